@@ -1,0 +1,1 @@
+"""codemods package."""

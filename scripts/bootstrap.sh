@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs everything the tool and its tests need on a fresh machine, once.
+# Idempotent: a stamp keyed on pyproject.toml skips the pip step when nothing changed.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+
+need_apt=()
+[ -d /usr/share/cargo/registry/cxx-build-1.0.87 ] || [ -n "$(ls -d /usr/share/cargo/registry/cxx-build-* 2>/dev/null)" ] \
+    || need_apt+=(librust-cxx-dev librust-cxx-build-dev)
+command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "bootstrap: apt-get install ${need_apt[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    echo "bootstrap: creating .venv" >&2
+    python3 -m venv .venv
+fi
+stamp=".venv/.stamp-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+    echo "bootstrap: installing Python packages into .venv" >&2
+    .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+    .venv/bin/python -m pip install -q torch==2.13.0
+    .venv/bin/python -m pip install -q -e ".[test,kernels]"
+    rm -f .venv/.stamp-*
+    touch "$stamp"
+fi
