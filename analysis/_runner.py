@@ -1,0 +1,333 @@
+"""Run the schedule: one fresh server per run, the bench against it, everything recorded.
+
+Layout of the output folder DIR::
+
+    DIR/host.json                 machine, target commit, MLX pin, tool version, command lines
+    DIR/runs.jsonl                one JSON object per attempted run, appended as each ends
+    DIR/stdout/<run_id>.txt       raw bench stdout
+    DIR/stderr/<run_id>.txt       raw bench stderr
+    DIR/server-logs/<run_id>.log  server stdout and stderr
+
+Resuming is the default: a run whose latest record in runs.jsonl has status
+``ok`` (server answered, bench exited 0, its output parsed, no failed requests)
+is skipped; every other run is (re)done and appends a new record, the newest
+record of a run superseding older ones. A server that does not answer, a bench
+that exits non-zero or times out, output that does not parse and failed
+requests are each recorded with their status and reported on stderr.
+
+On SIGINT (or SIGTERM, which the CLI maps to it) the current server and bench
+are stopped, the run is recorded as ``interrupted`` and KeyboardInterrupt
+propagates; running the same command again resumes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from analysis import _store
+from analysis._bench_output import BenchTable, parse_bench_file
+from analysis._host import collect_host_info
+from analysis._schedule import PlannedRun, render_command
+
+RUNS_FILE = "runs.jsonl"
+HOST_FILE = "host.json"
+_SERVER_BACKEND_LINE = re.compile(rb"decode storage backend:\s*(\w+)", re.IGNORECASE)
+
+STATUS_OK = "ok"
+STATUS_SERVER_FAILED = "server-failed"
+STATUS_BENCH_FAILED = "bench-failed"
+STATUS_UNPARSED = "unparsed"
+STATUS_FAILED_REQUESTS = "failed-requests"
+STATUS_INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    """How to start, probe and stop servers and where to record."""
+
+    serve_template: str
+    bench_template: str
+    repo: Path
+    out: Path
+    port: int = 18080
+    health_path: str = "/health"
+    startup_timeout_s: float = 900.0
+    poll_interval_s: float = 0.02
+    bench_timeout_s: float = 3600.0
+    stop_timeout_s: float = 30.0
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What happened to one planned run in this invocation."""
+
+    run: PlannedRun
+    status: str
+    skipped: bool
+    message: str
+
+
+def finished_keys(out: Path) -> set[tuple]:
+    """Keys of runs whose newest record in DIR/runs.jsonl has status ok."""
+    records, _ = _store.read_jsonl(out / RUNS_FILE)
+    latest: dict[tuple, dict] = {}
+    for record in records:
+        with contextlib.suppress(KeyError):
+            latest[_record_key(record)] = record
+    return {key for key, record in latest.items() if record.get("status") == STATUS_OK}
+
+
+def record_host(settings: RunnerSettings, command_line: list[str]) -> None:
+    """Write DIR/host.json; on resume keep the first probe and append this invocation."""
+    path = settings.out / HOST_FILE
+    probe = collect_host_info(settings.repo, command_line)
+    probe["serve_template"] = settings.serve_template
+    probe["bench_template"] = settings.bench_template
+    invocation = {
+        "started_at": _now(),
+        "hostname": probe["hostname"],
+        "commit": probe["commit"],
+        "command_line": command_line,
+    }
+    previous = _store.read_json_object(path)
+    document = previous if previous is not None else probe
+    document.setdefault("invocations", []).append(invocation)
+    _store.write_json(path, document)
+
+
+def run_schedule(
+    schedule: tuple[PlannedRun, ...],
+    settings: RunnerSettings,
+    progress: Callable[[str], None],
+) -> list[RunOutcome]:
+    """Do every unfinished run of ``schedule`` in order; return one outcome per run."""
+    done = finished_keys(settings.out)
+    outcomes = []
+    for index, run in enumerate(schedule, start=1):
+        label = f"[{index:>{len(str(len(schedule)))}}/{len(schedule)}] {_describe(run)}"
+        if run.key in done:
+            progress(f"{label}: already recorded ok, skipped")
+            outcomes.append(RunOutcome(run, STATUS_OK, True, "skipped"))
+            continue
+        started = time.monotonic()
+        outcome = run_one(run, settings)
+        progress(f"{label}: {outcome.status} {outcome.message} ({time.monotonic() - started:.1f}s)")
+        outcomes.append(outcome)
+    return outcomes
+
+
+def run_one(run: PlannedRun, settings: RunnerSettings) -> RunOutcome:
+    """Start a fresh server, bench it, stop it and append the run's record."""
+    out = settings.out
+    port = settings.port or pick_free_port()
+    serve_command = render_command(
+        settings.serve_template, model=run.model, port=port, backend=run.backend
+    )
+    bench_command = render_command(
+        settings.bench_template, port=port, prompt_tokens=run.prompt_tokens
+    )
+    paths = {
+        "stdout": Path("stdout") / f"{run.run_id}.txt",
+        "stderr": Path("stderr") / f"{run.run_id}.txt",
+        "server_log": Path("server-logs") / f"{run.run_id}.log",
+    }
+    record = {
+        "family": run.family,
+        "model": run.model,
+        "prompt_tokens": run.prompt_tokens,
+        "round": run.round,
+        "position": run.position,
+        "arm": run.arm,
+        "backend": run.backend,
+        "port": port,
+        "serve_command": serve_command,
+        "command": bench_command,
+        "started_at": _now(),
+        "exit_code": None,
+        **{name: path.as_posix() for name, path in paths.items()},
+    }
+    status, message = STATUS_INTERRUPTED, "interrupted"
+    try:
+        status, message = _serve_and_bench(record, settings, paths, port)
+    finally:
+        record["status"] = status
+        record["message"] = message
+        record["finished_at"] = _now()
+        record["server_backend"] = read_server_backend(out / paths["server_log"])
+        _store.append_jsonl(out / RUNS_FILE, record)
+    return RunOutcome(run, status, False, message)
+
+
+def _serve_and_bench(
+    record: dict, settings: RunnerSettings, paths: dict[str, Path], port: int
+) -> tuple[str, str]:
+    out = settings.out
+    if not wait_port_free(port, settings.stop_timeout_s, settings.poll_interval_s):
+        _store.open_output(out / paths["server_log"]).close()
+        return STATUS_SERVER_FAILED, f"port {port} is in use before the server starts"
+    with _store.open_output(out / paths["server_log"]) as log:
+        server = subprocess.Popen(
+            shlex.split(record["serve_command"]),
+            cwd=settings.repo,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    try:
+        failure = wait_until_answering(
+            server, port, settings.health_path, settings.startup_timeout_s, settings.poll_interval_s
+        )
+        if failure:
+            return STATUS_SERVER_FAILED, failure
+        status, message = _bench(record, settings, paths)
+    finally:
+        record["server_exit_code"] = stop_process(server, settings.stop_timeout_s)
+        record["port_freed"] = wait_port_free(
+            port, settings.stop_timeout_s, settings.poll_interval_s
+        )
+    if not record["port_freed"]:
+        message += f"; port {port} still in use after the server stopped"
+    return status, message
+
+
+def _bench(record: dict, settings: RunnerSettings, paths: dict[str, Path]) -> tuple[str, str]:
+    out = settings.out
+    with (
+        _store.open_output(out / paths["stdout"]) as stdout,
+        _store.open_output(out / paths["stderr"]) as stderr,
+    ):
+        bench = subprocess.Popen(
+            shlex.split(record["command"]),
+            cwd=settings.repo,
+            stdout=stdout,
+            stderr=stderr,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            record["exit_code"] = bench.wait(timeout=settings.bench_timeout_s)
+        except subprocess.TimeoutExpired:
+            stop_process(bench, settings.stop_timeout_s)
+            return STATUS_BENCH_FAILED, f"bench timed out after {settings.bench_timeout_s:g}s"
+        finally:
+            if bench.poll() is None:
+                stop_process(bench, settings.stop_timeout_s)
+    if record["exit_code"] != 0:
+        return STATUS_BENCH_FAILED, f"bench exited with {record['exit_code']}"
+    table = parse_bench_file(out / paths["stdout"], display=paths["stdout"].as_posix())
+    if not isinstance(table, BenchTable):
+        return STATUS_UNPARSED, str(table)
+    record["failed_requests"] = table.failed_requests
+    top = table.rows[-1]
+    summary = f"c{top.concurrency} aggregate {top.aggregate_tok_s:.1f} tok/s"
+    if table.failed_requests:
+        return STATUS_FAILED_REQUESTS, f"{table.failed_requests} failed requests; {summary}"
+    return STATUS_OK, summary
+
+
+def wait_until_answering(
+    server: subprocess.Popen, port: int, health_path: str, timeout_s: float, poll_s: float
+) -> str | None:
+    """None once the server answers HTTP on ``port``, else why it never did.
+
+    Any HTTP status below 500 counts as answering (a server without the health
+    route answers 404); 5xx means still loading.
+    """
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        code = server.poll()
+        if code is not None:
+            return f"server exited with {code} before answering"
+        status = _http_status(port, health_path)
+        if status is not None and status < 500:
+            return None
+        time.sleep(poll_s)
+    return f"server did not answer within {timeout_s:g}s"
+
+
+def _http_status(port: int, path: str) -> int | None:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()
+
+
+def stop_process(process: subprocess.Popen, timeout_s: float) -> int | None:
+    """SIGTERM the process's group, SIGKILL it after ``timeout_s``; its exit code."""
+    if process.poll() is not None:
+        return process.returncode
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        return process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        return process.wait()
+
+
+def port_is_free(port: int) -> bool:
+    """True when nothing accepts connections on 127.0.0.1:``port``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1)
+        return probe.connect_ex(("127.0.0.1", port)) != 0
+
+
+def wait_port_free(port: int, timeout_s: float, poll_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not port_is_free(port):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_s)
+    return True
+
+
+def pick_free_port() -> int:
+    """A port the kernel considers free right now (used when --port is 0)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def read_server_backend(log_path: Path) -> str | None:
+    """The decode storage the server logged at startup, if it did."""
+    try:
+        match = _SERVER_BACKEND_LINE.search(log_path.read_bytes())
+    except OSError:
+        return None
+    return match.group(1).decode().lower() if match else None
+
+
+def _record_key(record: dict) -> tuple:
+    return (
+        record["family"],
+        record["model"],
+        record["prompt_tokens"],
+        record["round"],
+        record["arm"],
+    )
+
+
+def _describe(run: PlannedRun) -> str:
+    return f"{run.family} p{run.prompt_tokens} round {run.round} pos {run.position} {run.arm}"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
