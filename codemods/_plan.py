@@ -1,0 +1,275 @@
+"""Running a recipe: from a tree and a recipe to a Plan (changes + findings).
+
+The same code path serves `--dry-run` and `apply`; only the last step,
+writing, differs. Nothing here writes or raises on user input.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._apply import FileChange, conflicts, map_offset, splice
+from ._edit import BLOCKING, Edit, Finding, line_col
+from ._files import files_matching, files_with_words
+from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
+from ._spans import Deletion, deletion_edits
+from .cpp.items import CppTarget, delete_cpp_items
+from .mentions import CODE, compile_pattern, mentions_in_source
+from .python.items import PythonTarget, delete_python_items
+from .recipes._model import Recipe, StepResult, Workspace
+from .rust.items import RustTarget, delete_rust_items
+
+# Finding codes that an explicit override lets through.
+DANGLING = "dangling-reference"
+UNREWORDED = "unreworded-mention"
+OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
+
+_RUST_IDENTIFIERS = {"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}
+_CPP_IDENTIFIERS = {"identifier", "type_identifier", "field_identifier", "namespace_identifier"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a recipe would do to a tree: file changes, findings, and the names it removes."""
+
+    root: Path
+    recipe_id: str
+    changes: tuple[FileChange, ...]
+    findings: tuple[Finding, ...]
+    removed_names: tuple[str, ...] = ()
+    overrides: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        """Findings that stop the plan from being written, given the overrides passed."""
+        return [f for f in self.findings if f.blocking and f.code not in self.overrides]
+
+
+def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
+    """(start, end, name) of code identifiers in `source` that spell one of `names`."""
+    import re
+
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
+    hits = [(m.start(), m.end(), m.group().decode()) for m in pattern.finditer(source)]
+    if not hits:
+        return []
+    language = language_of(path)
+    if language == PYTHON:
+        return _python_identifier_offsets(source, hits)
+    if language not in (RUST, CPP):
+        return []
+    tree = parse(source, language)
+    kinds = _RUST_IDENTIFIERS if language == RUST else _CPP_IDENTIFIERS
+    found = []
+    for start, end, name in hits:
+        node = tree.root_node.descendant_for_byte_range(start, end)
+        if node is not None and node.type in kinds and node.start_byte == start and node.end_byte == end:
+            found.append((start, end, name))
+    return found
+
+
+def _python_identifier_offsets(source: bytes, hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    line_starts = [0]
+    for index, byte in enumerate(source):
+        if byte == 0x0A:
+            line_starts.append(index + 1)
+    names = {}
+    try:
+        for token in tokenize.tokenize(io.BytesIO(source).readline):
+            if token.type == tokenize.NAME:
+                line_bytes = source[line_starts[token.start[0] - 1] :]
+                prefix = line_bytes.decode("utf-8", "replace")[: token.start[1]].encode("utf-8")
+                names[line_starts[token.start[0] - 1] + len(prefix)] = token.string
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return hits
+    return [(s, e, n) for s, e, n in hits if names.get(s) == n]
+
+
+def _parse_errors(path: str, source: bytes) -> list[tuple[int, int]]:
+    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python)."""
+    language = language_of(path)
+    if language in (RUST, CPP):
+        return [(n.start_byte, n.end_byte) for n in error_nodes(parse(source, language))]
+    if language == PYTHON:
+        try:
+            ast.parse(source)
+        except (SyntaxError, ValueError) as error:
+            lines = source.split(b"\n")
+            line = max(1, (getattr(error, "lineno", 1) or 1))
+            offset = sum(len(x) + 1 for x in lines[: line - 1])
+            return [(offset, offset)]
+    return []
+
+
+def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[Edit]], list[str], list[Finding]]:
+    by_file: dict[str, list] = {}
+    for target in recipe.deletions:
+        by_file.setdefault(target.path, []).append(target)
+    edits: dict[str, list[Edit]] = {}
+    names: list[str] = []
+    findings: list[Finding] = []
+    rule = f"{recipe.id}"
+    for path, targets in by_file.items():
+        source = workspace.read(path)
+        if source is None:
+            findings.append(Finding(path, 0, 0, "missing-file",
+                                    f"{path}: file not found; {len(targets)} item(s) of the recipe not looked for",
+                                    severity="note"))
+            continue
+        deletions: list[Deletion] = []
+        for language in ("rust", "cpp", "python"):
+            wanted = [t for t in targets if t.language == language]
+            if not wanted:
+                continue
+            if language == "rust":
+                found, resolved, notes = delete_rust_items(path, source, [RustTarget(t.kind, t.name) for t in wanted], rule)
+                deletions += found
+                names += [n for r in resolved for n in r.names]
+            elif language == "cpp":
+                found, deleted, notes = delete_cpp_items(path, source, [CppTarget(t.kind, t.name) for t in wanted], rule)
+                deletions += found
+                names += deleted
+            else:
+                whole, deleted, notes = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule)
+                edits.setdefault(path, []).extend(whole)
+                names += deleted
+            findings += notes
+        if deletions:
+            edits.setdefault(path, []).extend(deletion_edits(path, source, deletions))
+    return edits, list(dict.fromkeys(names)), findings
+
+
+def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
+    findings = []
+    for rewording in recipe.rewordings:
+        source = workspace.read(rewording.path)
+        find = rewording.find.encode("utf-8")
+        replace = rewording.replace.encode("utf-8")
+        if source is None:
+            continue
+        start = source.find(find)
+        if start < 0:
+            if replace not in source:
+                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                        f"rewording rule did not match: {rewording.find[:60]!r}", severity="note"))
+            continue
+        while start >= 0:
+            workspace.edits.setdefault(rewording.path, []).append(
+                Edit(rewording.path, start, start + len(find), replace, f"{recipe.id}:reword"))
+            start = source.find(find, start + len(find))
+    return findings
+
+
+def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes]) -> list[Finding]:
+    """Code references to removed names that survive the plan, anywhere in the tree."""
+    if not names:
+        return []
+    findings = []
+    candidates = set(files_with_words(workspace.root, names)) | set(after)
+    for path in sorted(candidates):
+        before = workspace.read(path)
+        if before is None:
+            continue
+        text = after.get(path, before)
+        edits = workspace.planned(path)
+        for start, _end, name in _identifier_offsets(path, text, set(names)):
+            original = map_offset(edits, start) if edits else start
+            line, col = line_col(before, original)
+            findings.append(Finding(path, line, col, DANGLING,
+                                    f"{name}: code still refers to an item the recipe deletes", symbol=name))
+    return findings
+
+
+def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, bytes],
+                        dangling: list[Finding]) -> list[Finding]:
+    """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
+    code not already reported by the closure is dangling."""
+    if not recipe.dead_symbol_pattern:
+        return []
+    pattern = compile_pattern(recipe.dead_symbol_pattern)
+    scope_hits = set(files_matching(workspace.root, recipe.dead_symbol_pattern, recipe.check_scope))
+    in_scope = {p for p in after if any(p == s or p.startswith(s.rstrip("/") + "/") for s in recipe.check_scope)}
+    reported = {(f.path, f.line) for f in dangling}
+    findings = []
+    for path in sorted(scope_hits | in_scope):
+        before = workspace.read(path)
+        if before is None:
+            continue
+        text = after.get(path, before)
+        edits = workspace.planned(path)
+        for mention in mentions_in_source(path, text, pattern):
+            original = map_offset(edits, mention.start) if edits else mention.start
+            line, col = line_col(before, original)
+            if mention.kind == CODE:
+                if (path, line) in reported:
+                    continue
+                findings.append(Finding(path, line, col, DANGLING,
+                                        f"{mention.symbol}: code still names a removed symbol", symbol=mention.symbol))
+            else:
+                findings.append(Finding(path, line, col, UNREWORDED,
+                                        f"unreworded mention of {mention.symbol} [{mention.kind}]", symbol=mention.symbol))
+    return findings
+
+
+def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
+                allow_unreworded: bool = False, options: dict | None = None) -> Plan:
+    """Everything `recipe` would change under `root`, and every reason not to."""
+    root = Path(root)
+    workspace = Workspace(root=root, options=dict(options or {}))
+    deleted, names, findings = _delete_items(workspace, recipe)
+    for path, edits in deleted.items():
+        workspace.edits.setdefault(path, []).extend(edits)
+    for step in recipe.steps:
+        result: StepResult = step(workspace)
+        for edit in result.edits:
+            workspace.edits.setdefault(edit.path, []).append(edit)
+        findings += result.findings
+        names += [n for n in result.names_removed if n not in names]
+    findings += _reword(workspace, recipe)
+
+    after: dict[str, bytes] = {}
+    changes: list[FileChange] = []
+    for path in sorted(workspace.edits):
+        edits = workspace.edits[path]
+        source = workspace.read(path)
+        if source is None or not edits:
+            continue
+        if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
+            findings.append(Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it"))
+            continue
+        overlaps = conflicts(edits, source)
+        if overlaps:
+            findings += overlaps
+            continue
+        errors_before = _parse_errors(path, source)
+        broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
+        if broken:
+            line, col = line_col(source, errors_before[0][0])
+            findings.append(Finding(path, line, col, "unparseable-target",
+                                    "the file does not parse where the recipe edits it (parse error here); not edited"))
+            continue
+        result = splice(source, edits)
+        errors_after = _parse_errors(path, result)
+        if len(errors_after) > len(errors_before):
+            original = map_offset(edits, errors_after[0][0])
+            line, col = line_col(source, original)
+            findings.append(Finding(path, line, col, "parse-regression",
+                                    "the edited file would not parse (new syntax error near here); not edited"))
+            continue
+        if result != source:
+            after[path] = result
+            changes.append(FileChange(path, source, result))
+
+    dangling = _closure(workspace, names, after)
+    findings += dangling
+    findings += _surviving_mentions(workspace, recipe, after, dangling)
+    overrides = set()
+    if allow_dangling:
+        overrides.add(DANGLING)
+    if allow_unreworded:
+        overrides.add(UNREWORDED)
+    return Plan(root, recipe.id, tuple(changes), tuple(findings), tuple(names), frozenset(overrides))

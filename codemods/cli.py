@@ -1,0 +1,191 @@
+"""The `codemod` command: renders results and owns the exit codes.
+
+Exit codes (stable; scripts depend on them):
+  0  success, or a clean check
+  1  findings: a refused plan, or dead symbols found
+  2  usage error: bad flags, missing root, unknown recipe
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
+def _load(recipe_spec: str):
+    from .recipes import RecipeError, load_recipe
+
+    try:
+        return load_recipe(recipe_spec)
+    except RecipeError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def _echo_err(text: str) -> None:
+    click.echo(text, err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="mlxcel-codemods")
+def main() -> None:
+    """Reviewable, provable codemods for mlxcel's post-epic cleanup (#2230).
+
+    \b
+    Typical use:
+      codemod apply --dry-run ROOT     review the removal as a diff
+      codemod apply ROOT               write it (atomically, all files or none)
+      codemod check ROOT               fail if dead symbols came back
+
+    Exit codes: 0 success or clean, 1 findings (refused plan or dead symbols
+    found), 2 usage error.
+    """
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
+def recipes(as_json: bool) -> None:
+    """List the bundled recipes."""
+    from .recipes import builtin_recipes
+
+    items = builtin_recipes()
+    if as_json:
+        click.echo(json.dumps([{"id": r.id, "summary": r.summary} for r in items], indent=2))
+        return
+    for recipe in items:
+        click.echo(f"{recipe.id:24} {recipe.summary}")
+
+
+@main.command()
+@click.argument("root", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
+@click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
+              metavar="ID|PATH", help="A bundled recipe id, or a .py/.toml recipe file.")
+@click.option("--allow-dangling", is_flag=True,
+              help="Apply even though code still refers to deleted items (fix them by hand from the report).")
+@click.option("--allow-unreworded", is_flag=True,
+              help="Apply even though comments or strings still name removed symbols.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout instead of text.")
+def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, allow_unreworded: bool,
+          as_json: bool) -> None:
+    """Plan a recipe on ROOT and write it, or with --dry-run only show it.
+
+    The plan is checked before anything is written: code that would still
+    refer to a deleted item, comments that still name a removed symbol,
+    targets that do not parse or do not have the expected shape, and edits
+    that overlap all block it (exit 1, nothing written) unless overridden.
+
+    \b
+    With --dry-run: the diff goes to stdout, findings and the summary to stderr.
+    Without: files are written atomically (all of them or none), the summary
+    goes to stderr.
+    """
+    from ._apply import WriteRefused, write_changes
+    from ._diff import render_text, unified_diff
+    from ._plan import OVERRIDABLE, plan_recipe
+
+    if not root.is_dir():
+        raise click.UsageError(f"ROOT {root} is not a directory")
+    recipe = _load(recipe_spec)
+    plan = plan_recipe(root, recipe, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded)
+    blocking = plan.blocking
+    diffs = [(c.path, unified_diff(c.path, c.before, c.after)) for c in plan.changes]
+    written = False
+    write_error = None
+    if not dry_run and not blocking and plan.changes:
+        try:
+            write_changes(root, list(plan.changes))
+            written = True
+        except WriteRefused as refused:
+            blocking = refused.findings
+            write_error = "refused"
+        except OSError as error:
+            write_error = f"{type(error).__name__}: {error}"
+    exit_code = EXIT_FINDINGS if blocking or write_error else EXIT_OK
+
+    if as_json:
+        document = {
+            "recipe": recipe.id,
+            "root": str(root),
+            "dry_run": dry_run,
+            "written": written,
+            "changes": [{"path": p, "diff": render_text(d)} for p, d in diffs],
+            "findings": [f.as_json() for f in plan.findings],
+            "blocking": len(blocking),
+            "removed_names": list(plan.removed_names),
+            "write_error": write_error,
+            "exit_code": exit_code,
+        }
+        click.echo(json.dumps(document, indent=2))
+        sys.exit(exit_code)
+
+    if dry_run:
+        for _, diff in diffs:
+            click.echo(render_text(diff), nl=False)
+    for finding in plan.findings:
+        if not finding.blocking:
+            _echo_err(f"{finding.render()} (note)")
+        elif finding.code in plan.overrides:
+            _echo_err(f"{finding.render()} (allowed by {OVERRIDABLE[finding.code]})")
+        else:
+            _echo_err(finding.render())
+    if blocking:
+        flags = sorted({OVERRIDABLE[f.code] for f in blocking if f.code in OVERRIDABLE})
+        hint = f" (override with {' '.join(flags)})" if flags and len(flags) == len({f.code for f in blocking}) else ""
+        _echo_err(f"codemod: plan refused: {len(blocking)} blocking finding(s); nothing written{hint}")
+    elif write_error:
+        _echo_err(f"codemod: write failed, nothing changed: {write_error}")
+    verb = "would change" if dry_run or not written else "changed"
+    _echo_err(f"codemod: {recipe.id}: {verb} {len(plan.changes)} file(s); "
+              f"{len(plan.findings)} finding(s), {len(blocking)} blocking")
+    sys.exit(exit_code)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
+              metavar="ID|PATH", help="Whose dead-symbol pattern to look for.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
+def check(paths: tuple[Path, ...], recipe_spec: str, as_json: bool) -> None:
+    """Fail (exit 1) if any removed symbol is mentioned again.
+
+    With one directory ROOT (default: the current directory), searches the
+    recipe's scope under it (for paged-compat-removal: src/). With FILE
+    arguments (as pre-commit passes them), searches exactly those files.
+    Prints one line per mention: path:line:col: SYMBOL [code|comment|string|unknown].
+    """
+    from .check import check_files, check_tree
+
+    recipe = _load(recipe_spec)
+    if len(paths) <= 1 and (not paths or paths[0].is_dir()):
+        root = paths[0] if paths else Path(".")
+        result = check_tree(root, recipe)
+    else:
+        missing = [p for p in paths if not p.exists()]
+        if missing:
+            raise click.UsageError(f"no such file: {missing[0]}")
+        result = check_files([p for p in paths if p.is_file()], recipe)
+    exit_code = EXIT_OK if result.clean else EXIT_FINDINGS
+    if as_json:
+        click.echo(json.dumps({
+            "recipe": recipe.id,
+            "pattern": recipe.dead_symbol_pattern,
+            "mentions": [m.as_json() for m in result.mentions],
+            "unreadable": list(result.unreadable),
+            "exit_code": exit_code,
+        }, indent=2))
+        sys.exit(exit_code)
+    for mention in result.mentions:
+        click.echo(mention.render())
+    for path in result.unreadable:
+        _echo_err(f"{path}: could not be read")
+    if not result.clean:
+        _echo_err(f"codemod check: {len(result.mentions)} mention(s) of removed symbols in "
+                  f"{result.files_with_matches} file(s)")
+    sys.exit(exit_code)
