@@ -1,0 +1,39 @@
+"""assert_deletes: one helper for inline before/after tests of deletion operations."""
+
+from __future__ import annotations
+
+import textwrap
+
+from codemods._apply import splice
+from codemods._parse import CPP, RUST, error_count, parse
+from codemods._spans import deletion_edits
+from codemods.cpp.items import CppTarget, delete_cpp_items
+from codemods.python.items import PythonTarget, delete_python_items
+from codemods.rust.items import RustTarget, delete_rust_items
+
+
+def dedent(text: str) -> bytes:
+    return textwrap.dedent(text).lstrip("\n").encode()
+
+
+def run_deletion(language: str, before: bytes, targets: list[tuple[str, str]]):
+    """Delete (kind, name) targets from `before`; returns (after, findings)."""
+    if language == "rust":
+        deletions, _, findings = delete_rust_items("t.rs", before, [RustTarget(k, n) for k, n in targets])
+        return splice(before, deletion_edits("t.rs", before, deletions)), findings
+    if language == "cpp":
+        deletions, _, findings = delete_cpp_items("t.cpp", before, [CppTarget(k, n) for k, n in targets])
+        return splice(before, deletion_edits("t.cpp", before, deletions)), findings
+    edits, _, findings = delete_python_items("t.py", before, [PythonTarget(k, n) for k, n in targets])
+    return splice(before, edits), findings
+
+
+def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], after: str) -> None:
+    """Deleting `targets` from dedented `before` gives exactly dedented `after`, still parsing."""
+    source, expected = dedent(before), dedent(after)
+    result, findings = run_deletion(language, source, targets)
+    assert not [f for f in findings if f.blocking], findings
+    assert result.decode() == expected.decode()
+    if language in ("rust", "cpp"):
+        grammar = RUST if language == "rust" else CPP
+        assert error_count(parse(result, grammar)) <= error_count(parse(source, grammar))

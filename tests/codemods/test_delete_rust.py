@@ -1,0 +1,379 @@
+from codemods.rust.items import RustTarget, delete_rust_items, rust_items
+
+from codemod_helpers import assert_deletes, dedent, run_deletion
+
+
+def test_function_with_doc_comment_intra_doc_links_and_attributes():
+    assert_deletes(
+        "rust",
+        """
+        use crate::ffi;
+
+        /// Runs the dense fallback.
+        ///
+        /// See [`crate::cache::FrobMeta`] and [`frob_compat`].
+        #[inline]
+        #[cfg(feature = "cuda")]
+        pub fn frob_fallback(x: i32) -> i32 {
+            x + 1
+        }
+
+        /// Stays.
+        pub fn keep() {}
+        """,
+        [("fn", "frob_fallback")],
+        """
+        use crate::ffi;
+
+        /// Stays.
+        pub fn keep() {}
+        """,
+    )
+
+
+def test_first_item_of_file_takes_following_blank_line():
+    assert_deletes(
+        "rust",
+        """
+        /// Gone.
+        fn gone() {}
+
+        fn keep() {}
+        """,
+        [("fn", "gone")],
+        """
+        fn keep() {}
+        """,
+    )
+
+
+def test_last_item_of_file_takes_preceding_blank_line():
+    assert_deletes(
+        "rust",
+        """
+        fn keep() {}
+
+        /// Gone.
+        fn gone() {}
+        """,
+        [("fn", "gone")],
+        """
+        fn keep() {}
+        """,
+    )
+
+
+def test_last_item_in_module_block():
+    assert_deletes(
+        "rust",
+        """
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn stays() {}
+
+            /// Doc above the attribute.
+            #[test]
+            fn gone() {
+                assert!(true);
+            }
+        }
+        """,
+        [("test", "tests::gone")],
+        """
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn stays() {}
+        }
+        """,
+    )
+
+
+def test_first_item_in_module_block():
+    assert_deletes(
+        "rust",
+        """
+        mod tests {
+            #[test]
+            fn gone() {}
+
+            #[test]
+            fn stays() {}
+        }
+        """,
+        [("test", "tests::gone")],
+        """
+        mod tests {
+            #[test]
+            fn stays() {}
+        }
+        """,
+    )
+
+
+def test_adjacent_items_are_settled_together():
+    assert_deletes(
+        "rust",
+        """
+        fn a() {}
+
+        fn gone_one() {}
+
+        fn gone_two() {}
+
+        fn b() {}
+        """,
+        [("fn", "gone_one"), ("fn", "gone_two")],
+        """
+        fn a() {}
+
+        fn b() {}
+        """,
+    )
+
+
+def test_adjacent_items_last_in_block():
+    assert_deletes(
+        "rust",
+        """
+        mod m {
+            fn a() {}
+
+            fn gone_one() {}
+
+            fn gone_two() {}
+        }
+        """,
+        [("fn", "m::gone_one"), ("fn", "m::gone_two")],
+        """
+        mod m {
+            fn a() {}
+        }
+        """,
+    )
+
+
+def test_struct_takes_every_impl_block_even_when_not_adjacent():
+    assert_deletes(
+        "rust",
+        """
+        /// Metadata.
+        #[derive(Debug, Clone)]
+        pub struct FrobMeta {
+            pub lengths: Vec<i32>,
+        }
+
+        pub fn keep() {}
+
+        impl FrobMeta {
+            pub fn new() -> Self {
+                Self { lengths: vec![] }
+            }
+        }
+
+        pub struct Other;
+
+        impl Default for FrobMeta {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl FrobMeta {
+            /// Second inherent block.
+            pub fn len(&self) -> usize {
+                self.lengths.len()
+            }
+        }
+
+        impl Other {
+            pub fn stays(&self) {}
+        }
+        """,
+        [("type", "FrobMeta")],
+        """
+        pub fn keep() {}
+
+        pub struct Other;
+
+        impl Other {
+            pub fn stays(&self) {}
+        }
+        """,
+    )
+
+
+def test_bridge_entry_with_rust_name_and_cfg():
+    assert_deletes(
+        "rust",
+        """
+        #[cxx::bridge]
+        pub mod ffi {
+            unsafe extern "C++" {
+                include!("frob.h");
+
+                type MlxArray;
+
+                /// Frobs the cache.
+                /// More text.
+                #[rust_name = "frob_compat_rs"]
+                unsafe fn frob_compat(q: &MlxArray, keys: &[*const MlxArray], n: i32) -> UniquePtr<MlxArray>;
+
+                /// Stays.
+                #[cfg(feature = "cuda")]
+                fn frob_pooled(q: &MlxArray) -> UniquePtr<MlxArray>;
+            }
+        }
+        """,
+        [("bridge_fn", "ffi::frob_compat")],
+        """
+        #[cxx::bridge]
+        pub mod ffi {
+            unsafe extern "C++" {
+                include!("frob.h");
+
+                type MlxArray;
+
+                /// Stays.
+                #[cfg(feature = "cuda")]
+                fn frob_pooled(q: &MlxArray) -> UniquePtr<MlxArray>;
+            }
+        }
+        """,
+    )
+
+
+def test_bridge_entry_reports_its_rust_name_as_a_visible_name():
+    source = dedent(
+        """
+        #[cxx::bridge]
+        mod ffi {
+            unsafe extern "C++" {
+                #[rust_name = "frob_rs"]
+                fn frob(x: i32) -> i32;
+            }
+        }
+        """
+    )
+    _, resolved, _ = delete_rust_items("t.rs", source, [RustTarget("bridge_fn", "ffi::frob")])
+    assert resolved[0].names == ("frob", "frob_rs")
+
+
+def test_plain_comment_directly_above_belongs_to_item_but_not_across_blank_line():
+    assert_deletes(
+        "rust",
+        """
+        // Section header, separated by a blank line: stays.
+
+        // Directly above: goes.
+        fn gone() {}
+        fn keep() {}
+        """,
+        [("fn", "gone")],
+        """
+        // Section header, separated by a blank line: stays.
+
+        fn keep() {}
+        """,
+    )
+
+
+def test_inner_doc_comment_stays_with_module():
+    assert_deletes(
+        "rust",
+        """
+        //! Crate docs.
+        fn gone() {}
+
+        fn keep() {}
+        """,
+        [("fn", "gone")],
+        """
+        //! Crate docs.
+
+        fn keep() {}
+        """,
+    )
+
+
+def test_trailing_comment_on_previous_item_is_not_taken():
+    source = dedent(
+        """
+        fn keep() {} // about keep
+        fn gone() {}
+        """
+    )
+    result, _ = run_deletion("rust", source, [("fn", "gone")])
+    assert result == b"fn keep() {} // about keep\n"
+
+
+def test_missing_target_is_a_note_not_an_error():
+    source = dedent("fn keep() {}\n")
+    result, findings = run_deletion("rust", source, [("fn", "absent")])
+    assert result == source
+    assert [(f.code, f.blocking) for f in findings] == [("not-found", False)]
+
+
+def test_wrong_kind_is_a_blocking_shape_mismatch():
+    source = dedent("pub struct Frob;\n")
+    result, findings = run_deletion("rust", source, [("fn", "Frob")])
+    assert result == source
+    assert [(f.code, f.blocking, f.line) for f in findings] == [("shape-mismatch", True, 1)]
+
+
+def test_same_name_in_two_modules_is_ambiguous():
+    source = dedent(
+        """
+        fn frob() {}
+        mod inner {
+            fn frob() {}
+        }
+        """
+    )
+    _, findings = run_deletion("rust", source, [("fn", "frob")])
+    assert [f.code for f in findings] == ["ambiguous"]
+    result, findings = run_deletion("rust", source, [("fn", "inner::frob")])
+    assert not findings
+    assert b"mod inner {\n}" in result
+
+
+def test_methods_are_named_through_their_type():
+    source = dedent(
+        """
+        struct W;
+        impl W {
+            fn new() -> Self {
+                W
+            }
+        }
+        fn new() {}
+        """
+    )
+    names = [i.qualified_name for i in rust_items(source)]
+    assert "W::new" in names and "new" in names
+
+
+def test_let_chains_parse_and_delete():
+    assert_deletes(
+        "rust",
+        """
+        fn keep(a: bool, f: Option<i32>) -> i32 {
+            if a && let Some(x) = f {
+                return x;
+            }
+            0
+        }
+
+        fn gone() {}
+        """,
+        [("fn", "gone")],
+        """
+        fn keep(a: bool, f: Option<i32>) -> i32 {
+            if a && let Some(x) = f {
+                return x;
+            }
+            0
+        }
+        """,
+    )
