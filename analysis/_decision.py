@@ -69,6 +69,8 @@ class CellDecision:
     median_paired_delta: float | None
     null_spread: float | None
     verdict: str
+    median_paged_tok_s: float | None
+    median_dense_tok_s: float | None
     mean_paired_delta: float | None
     ci95: tuple[float, float] | None
     rounds_favouring_dense: int
@@ -105,7 +107,7 @@ def decide_cell(
     if not triples:
         return CellDecision(
             family, prompt_tokens, concurrency, (), (), (), None, None, VERDICT_NO_DATA,
-            None, None, 0, None, STATS_UNRESOLVED, True, ("no complete round",),
+            None, None, None, None, 0, None, STATS_UNRESOLVED, True, ("no complete round",),
         )  # fmt: skip
     median_d = statistics.median(d)
     spread = max(abs(v) for v in z)
@@ -136,6 +138,8 @@ def decide_cell(
         median_d,
         spread,
         verdict,
+        statistics.median(t.paged for t in triples),
+        statistics.median(t.dense for t in triples),
         statistics.fmean(d),
         ci,
         sum(1 for v in d if v > 0),

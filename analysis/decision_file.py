@@ -32,6 +32,8 @@ JSON path of the first mismatch. The schema, version ``paged-bench-decision/1``
               "median_paired_delta": 0.012 | null,    number, null only when verdict is no-data
               "null_spread": 0.008 | null,            number >= 0, null only when verdict is no-data
               "verdict": "dense-faster",              dense-faster | paged-faster | within-noise | no-data
+              "median_paged_tok_s": 350.2 | null,     median aggregate tok/s of the paged arm
+              "median_dense_tok_s": 354.9 | null,     median aggregate tok/s of the dense arm
               "mean_paired_delta": 0.011 | null,
               "ci95": [0.004, 0.018] | null,          t interval of the mean paired delta
               "rounds_favouring_dense": 4,            integer
@@ -110,6 +112,8 @@ def _cell_json(cell: CellDecision) -> dict:
         "median_paired_delta": cell.median_paired_delta,
         "null_spread": cell.null_spread,
         "verdict": cell.verdict,
+        "median_paged_tok_s": cell.median_paged_tok_s,
+        "median_dense_tok_s": cell.median_dense_tok_s,
         "mean_paired_delta": cell.mean_paired_delta,
         "ci95": list(cell.ci95) if cell.ci95 else None,
         "rounds_favouring_dense": cell.rounds_favouring_dense,
@@ -214,7 +218,8 @@ class _Validator:
             values = self.field(cell, key, list, where)
             if len(values) != len(rounds):
                 self.fail(f"{where}.{key}", f"has {len(values)} values for {len(rounds)} rounds")
-        self.field(cell, "mean_paired_delta", (int, float, type(None)), where)
+        for key in ("median_paged_tok_s", "median_dense_tok_s", "mean_paired_delta"):
+            self.field(cell, key, (int, float, type(None)), where)
         ci = self.field(cell, "ci95", (list, type(None)), where)
         if ci is not None and len(ci) != 2:
             self.fail(f"{where}.ci95", "must be [low, high]")

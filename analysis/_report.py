@@ -1,0 +1,210 @@
+"""The results document, its plot and its data folder.
+
+For ``--out docs/benchmark_results/NAME.md`` under repository root ROOT:
+
+    docs/benchmark_results/NAME.md               the document
+    docs/benchmark_results/NAME.png              paired deltas against the null band per cell
+    docs/benchmark_results/data/NAME/            raw data: runs.jsonl, host.json, stdout/,
+                                                 stderr/, server-logs/, driver.sh, decision.json
+    DIR/decision.json                            decide --json content plus results_document
+
+``results_document`` is the document's path relative to ROOT, as the flag recipe
+cites it in doc comments.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from datetime import date
+from io import BytesIO
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from analysis import _store
+from analysis._collect import RunFolderDecision
+from analysis._decision import CellDecision, FamilyDecision
+from analysis._runner import HOST_FILE, RUNS_FILE
+from analysis.decision_file import RULE_TEXT, decision_to_json
+
+DECISION_FILE = "decision.json"
+_RAW_FOLDERS = ("stdout", "stderr", "server-logs")
+
+
+@dataclass(frozen=True)
+class WrittenReport:
+    """Where the report put things."""
+
+    document: Path
+    plot: Path
+    data_dir: Path
+    decision_file: Path
+    results_document: str
+
+
+def write_report(
+    run_dir: Path, decision: RunFolderDecision, out: Path, repo_root: Path
+) -> WrittenReport:
+    """Write the document, plot, data folder and both copies of decision.json."""
+    results_document = out.resolve().relative_to(repo_root.resolve()).as_posix()
+    data_dir = out.parent / "data" / out.stem
+    plot = out.with_suffix(".png")
+    host = _store.read_json_object(run_dir / HOST_FILE) or {}
+    document_json = decision_to_json(decision, results_document)
+    _copy_raw_data(run_dir, data_dir)
+    _store.write_atomic(data_dir / "driver.sh", render_driver_script(host).encode())
+    encoded = (json.dumps(document_json, indent=2) + "\n").encode()
+    _store.write_atomic(data_dir / DECISION_FILE, encoded)
+    _store.write_atomic(plot, render_plot(decision))
+    markdown = render_document(decision, host, out.stem, plot.name, f"data/{out.stem}/")
+    _store.write_atomic(out, markdown.encode())
+    _store.write_atomic(run_dir / DECISION_FILE, encoded)
+    return WrittenReport(out, plot, data_dir, run_dir / DECISION_FILE, results_document)
+
+
+def _copy_raw_data(run_dir: Path, data_dir: Path) -> None:
+    for name in (RUNS_FILE, HOST_FILE):
+        if (run_dir / name).is_file():
+            _store.copy_file(run_dir / name, data_dir / name)
+    for folder in _RAW_FOLDERS:
+        for source in sorted((run_dir / folder).glob("*")):
+            if source.is_file():
+                _store.copy_file(source, data_dir / folder / source.name)
+
+
+def render_driver_script(host: dict) -> str:
+    """A shell script that repeats the measurement: every recorded invocation, in order."""
+    lines = [
+        "#!/bin/sh",
+        "# Driver of this measurement, as recorded in host.json. Run from the target",
+        f"# repository ({host.get('repo')}) at commit {host.get('commit')}.",
+        f"# serve template: {host.get('serve_template')}",
+        f"# bench template: {host.get('bench_template')}",
+        "set -e",
+    ]
+    invocations = host.get("invocations") or [{"command_line": host.get("command_line") or []}]
+    for index, invocation in enumerate(invocations):
+        if index:
+            lines.append("# resumed with:")
+        lines.append(shlex.join(invocation.get("command_line") or ["true"]))
+    return "\n".join(lines) + "\n"
+
+
+def render_document(
+    decision: RunFolderDecision, host: dict, title_stem: str, plot_name: str, data_link: str
+) -> str:
+    """The markdown results document."""
+    pin = host.get("mlx_pin") or {}
+    lines = [
+        f"# Paged vs dense decode storage ({title_stem})",
+        "",
+        f"Written by `paged-bench report` on {date.today().isoformat()} from `{decision.run_dir}`.",
+        "",
+        "## Setup",
+        "",
+        f"- Host: {host.get('hostname')}; CPU: {host.get('cpu')}; GPU: {_join(host.get('gpu'))}",
+        f"- Target commit: `{host.get('commit')}`" + (" (working tree dirty)" if host.get("dirty") else ""),
+        f"- MLX pin: {('`' + pin['pin'] + '` from ' + pin['source']) if pin else 'not recorded in the tree'}",
+        f"- Serve command: `{host.get('serve_template')}`",
+        f"- Bench command: `{host.get('bench_template')}`",
+        f"- Tool: mlxcel-codemods {host.get('tool_version')}; rounds: {decision.rounds_planned}",
+        f"- Raw output, server logs, host record, driver script and decision.json: [{data_link}]({data_link})",
+        "",
+        "Each round ran three arms on fresh servers, `paged`, `dense` and `paged-null` "
+        "(paged again), in rotating order. Metric: aggregate tok/s from the bench summary.",
+        "",
+        f"Rule: {RULE_TEXT}.",
+        "",
+        "## Decision",
+        "",
+        "| family | model | supports_paged_decode_backend | reason |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {f.name} | `{f.model}` | `{str(f.supports_paged_decode_backend).lower()}` | {f.reason} |"
+        for f in decision.families
+    ]
+    for family in decision.families:
+        lines += _family_section(family)
+    lines += ["", "## Problems", ""]
+    lines += [f"- {p.kind}: {p.message}" for p in decision.problems] or ["None."]
+    lines += ["", "## Plot", "", f"![paired deltas against the null band]({plot_name})", ""]
+    return "\n".join(lines)
+
+
+def _family_section(family: FamilyDecision) -> list[str]:
+    lines = ["", f"## {family.name} (`{family.model}`)", ""]
+    lines += [f"- Flag: `{str(family.supports_paged_decode_backend).lower()}`: {family.reason}."]
+    lines += [f"- Note: {note}." for note in family.notes]
+    for prompt in sorted({c.prompt_tokens for c in family.cells}):
+        lines += [
+            "",
+            f"### {prompt}-token prompts",
+            "",
+            "| conc | rounds | paged tok/s | dense tok/s | median paired delta | null spread "
+            "| verdict | 95% CI of mean delta | rounds favouring dense | rounds to resolve | notes |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        lines += [_cell_row(c) for c in family.cells if c.prompt_tokens == prompt]
+    return lines
+
+
+def _cell_row(cell: CellDecision) -> str:
+    ci = f"{_pct(cell.ci95[0])} .. {_pct(cell.ci95[1])}" if cell.ci95 else "n/a"
+    notes = "; ".join(cell.notes) + ("; **inconclusive**" if cell.inconclusive else "")
+    return (
+        f"| {cell.concurrency} | {len(cell.rounds)} | {_number(cell.median_paged_tok_s)} "
+        f"| {_number(cell.median_dense_tok_s)} | {_pct(cell.median_paired_delta)} "
+        f"| {_pct(cell.null_spread, signed=False)} | {cell.verdict} | {ci} | "
+        f"{cell.rounds_favouring_dense}/{len(cell.rounds)} | {cell.rounds_to_resolve or 'n/a'} "
+        f"| {notes.lstrip('; ') or '-'} |"
+    )
+
+
+def render_plot(decision: RunFolderDecision) -> bytes:
+    """PNG: per (family, prompt length) panel, per-round paired deltas and the null band."""
+    panels = [
+        (family, prompt)
+        for family in decision.families
+        for prompt in sorted({c.prompt_tokens for c in family.cells})
+    ]
+    figure = Figure(figsize=(4.2 * max(1, len(panels)), 3.6), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(1, max(1, len(panels)), squeeze=False)[0]
+    for axis, (family, prompt) in zip(axes, panels):
+        cells = [c for c in family.cells if c.prompt_tokens == prompt]
+        for x, cell in enumerate(cells):
+            if cell.null_spread is not None:
+                spread = 100 * cell.null_spread
+                axis.bar(x, 2 * spread, bottom=-spread, width=0.6, color="0.85", edgecolor="0.6")
+            deltas = [100 * d for d in cell.paired_deltas]
+            axis.scatter([x] * len(deltas), deltas, s=14, color="tab:blue", zorder=3)
+            if cell.median_paired_delta is not None:
+                axis.plot([x - 0.3, x + 0.3], [100 * cell.median_paired_delta] * 2, color="tab:red", zorder=4)
+        axis.axhline(0, color="black", linewidth=0.8)
+        axis.set_xticks(range(len(cells)), [f"c{c.concurrency}" for c in cells])
+        axis.set_title(f"{family.name}, {prompt}-token prompts", fontsize=9)
+        axis.set_ylabel("dense / paged - 1 (%)")
+    for axis in axes[len(panels):]:
+        axis.set_visible(False)
+    figure.suptitle("Paired deltas (dots), median (red), null band ±max|z| (grey)", fontsize=9)
+    buffer = BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _pct(value: float | None, signed: bool = True) -> str:
+    if value is None:
+        return "n/a"
+    return f"{100 * value:+.2f}%" if signed else f"{100 * value:.2f}%"
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def _join(values: list[str] | None) -> str:
+    return ", ".join(values) if values else "not visible"

@@ -1,0 +1,256 @@
+"""``paged-bench``: measure paged vs dense decode storage and decide the flag.
+
+Exit codes (one table for every command):
+0 success, nothing to report; 1 done, but problems were recorded (failed
+servers, failed requests, unparsable output, missing rounds); 2 usage error;
+130 interrupted (the run folder is consistent; run the same command to resume).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from analysis._collect import decide_run_folder
+from analysis._report import write_report
+from analysis._runner import (
+    RUNS_FILE,
+    STATUS_OK,
+    RunnerSettings,
+    record_host,
+    run_schedule,
+)
+from analysis._schedule import (
+    DEFAULT_BENCH_TEMPLATE,
+    DEFAULT_SERVE_TEMPLATE,
+    Family,
+    build_schedule,
+    render_command,
+)
+from analysis.decision_file import decision_to_json
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_FAMILY_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _parse_family(ctx, param, values: tuple[str, ...]) -> tuple[Family, ...]:
+    families = []
+    for value in values:
+        name, sep, model = value.partition("=")
+        if not sep or not _FAMILY_NAME.match(name) or not model:
+            raise click.BadParameter(f"{value!r}: expected NAME=MODEL_PATH, e.g. gemma3=models/mlx/gemma-3-1b-it-4bit")
+        if name in (f.name for f in families):
+            raise click.BadParameter(f"family {name!r} given twice")
+        families.append(Family(name, model))
+    return tuple(families)
+
+
+def _parse_prompt_tokens(ctx, param, value: str) -> tuple[int, ...]:
+    try:
+        lengths = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: expected comma-separated integers") from None
+    if not lengths or any(n <= 0 for n in lengths) or len(set(lengths)) != len(lengths):
+        raise click.BadParameter(f"{value!r}: expected distinct positive integers")
+    return lengths
+
+
+def _check_template(template: str, **values: object) -> None:
+    try:
+        render_command(template, **values)
+    except (KeyError, IndexError, ValueError) as error:
+        raise click.UsageError(f"template {template!r}: bad placeholder {error}") from None
+
+
+def schedule_options(command):
+    """Options shared by `run` and `plan`: what to measure and how to start it."""
+    options = [
+        click.option("--family", "families", multiple=True, required=True, callback=_parse_family,
+                     help="NAME=MODEL_PATH; repeat per family. Canonical names: gemma3, llama4."),
+        click.option("--prompt-tokens", default="512,4096", show_default=True,
+                     callback=_parse_prompt_tokens, help="Comma-separated prompt lengths."),
+        click.option("--rounds", default=5, show_default=True, type=click.IntRange(min=1)),
+        click.option("--serve-cmd", "serve_template", default=DEFAULT_SERVE_TEMPLATE, show_default=True,
+                     help="Server command template; placeholders {model} {port} {backend}."),
+        click.option("--bench-cmd", "bench_template", default=DEFAULT_BENCH_TEMPLATE, show_default=True,
+                     help="Bench command template; placeholders {port} {prompt_tokens}."),
+        click.option("--port", default=18080, show_default=True, type=click.IntRange(0, 65535),
+                     help="Server port; 0 picks a free port for every run."),
+    ]  # fmt: skip
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.group()
+@click.version_option(package_name="mlxcel-codemods")
+def main() -> None:
+    """Measure paged vs dense decode storage per model family and decide the flag."""
+
+
+@main.command()
+@schedule_options
+@click.option("--json", "as_json", is_flag=True, help="Print the schedule as JSON.")
+def plan(families, prompt_tokens, rounds, serve_template, bench_template, port, as_json) -> None:
+    """Print the run schedule without running anything."""
+    _check_templates(serve_template, bench_template)
+    schedule = build_schedule(families, prompt_tokens, rounds)
+    shown_port = port or "{port}"
+    rows = [
+        {
+            "run_id": run.run_id,
+            "family": run.family,
+            "model": run.model,
+            "prompt_tokens": run.prompt_tokens,
+            "round": run.round,
+            "position": run.position,
+            "arm": run.arm,
+            "serve_command": serve_template.format(model=run.model, port=shown_port, backend=run.backend),
+            "command": bench_template.format(port=shown_port, prompt_tokens=run.prompt_tokens),
+        }
+        for run in schedule
+    ]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for index, row in enumerate(rows, start=1):
+        click.echo(
+            f"{index:>3} {row['family']} p{row['prompt_tokens']} round {row['round']} "
+            f"pos {row['position']} {row['arm']}\n      serve: {row['serve_command']}\n"
+            f"      bench: {row['command']}"
+        )
+    click.echo(f"{len(rows)} runs, each on a fresh server", err=True)
+
+
+@main.command()
+@schedule_options
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Run folder; created if needed, resumed if it holds runs.jsonl.")
+@click.option("--repo", "--cwd", "repo", default=".", show_default=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Target repository: commands run here; host.json records its commit and MLX pin.")
+@click.option("--no-resume", is_flag=True, help="Refuse to run into a folder that already holds runs.jsonl.")
+@click.option("--health-path", default="/health", show_default=True)
+@click.option("--startup-timeout", default=900.0, show_default=True, type=float)
+@click.option("--poll-interval", default=0.02, show_default=True, type=float)
+@click.option("--bench-timeout", default=3600.0, show_default=True, type=float)
+@click.option("--stop-timeout", default=30.0, show_default=True, type=float)
+def run(families, prompt_tokens, rounds, serve_template, bench_template, port, out, repo,
+        no_resume, health_path, startup_timeout, poll_interval, bench_timeout, stop_timeout) -> None:  # fmt: skip
+    """Run every arm of every round on a fresh server and record it under --out.
+
+    Resumes by default: runs recorded in OUT/runs.jsonl with status ok (bench
+    exit 0, output parsed, no failed requests) are skipped; every other run is
+    done again. Progress goes to stderr.
+    """
+    _check_templates(serve_template, bench_template)
+    if no_resume and (out / RUNS_FILE).exists():
+        raise click.UsageError(f"{out / RUNS_FILE} exists and --no-resume was given")
+    settings = RunnerSettings(
+        serve_template, bench_template, repo.resolve(), out.resolve(), port, health_path,
+        startup_timeout, poll_interval, bench_timeout, stop_timeout,
+    )  # fmt: skip
+    settings.out.mkdir(parents=True, exist_ok=True)
+    record_host(settings, [Path(sys.argv[0]).name, *sys.argv[1:]])
+    schedule = build_schedule(families, prompt_tokens, rounds)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        outcomes = run_schedule(schedule, settings, lambda line: click.echo(line, err=True))
+    except KeyboardInterrupt:
+        click.echo("interrupted; the server was stopped. Resume with the same command.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    failed = [o for o in outcomes if o.status != STATUS_OK]
+    click.echo(f"{len(outcomes) - len(failed)} of {len(outcomes)} runs ok; records in {out / RUNS_FILE}", err=True)
+    for outcome in failed:
+        click.echo(f"  {outcome.run.run_id}: {outcome.status}: {outcome.message}", err=True)
+    sys.exit(EXIT_PROBLEMS if failed else EXIT_OK)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print decision.json content (results_document null).")
+def decide(run_dir: Path, as_json: bool) -> None:
+    """Apply the decision rule to the runs under RUN_DIR and print each family's flag."""
+    decision = _decide(run_dir)
+    if as_json:
+        click.echo(json.dumps(decision_to_json(decision), indent=2))
+    else:
+        click.echo(render_decision_text(decision))
+    sys.exit(EXIT_PROBLEMS if decision.problems else EXIT_OK)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The document, e.g. docs/benchmark_results/paged-vs-dense-gb10-2026-11-30.md.")
+@click.option("--repo", "repo", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Repository root the document's path is recorded against "
+                   "(default: the folder above docs/ in --out, else the current folder).")  # fmt: skip
+def report(run_dir: Path, out: Path, repo: Path | None) -> None:
+    """Write the results document, its plot and data folder, and RUN_DIR/decision.json."""
+    if out.suffix != ".md":
+        raise click.UsageError(f"--out {out}: expected a .md path")
+    root = repo or _repository_root_of(out)
+    try:
+        out.resolve().relative_to(root.resolve())
+    except ValueError:
+        raise click.UsageError(f"--out {out} is not inside the repository root {root}") from None
+    decision = _decide(run_dir)
+    written = write_report(run_dir, decision, out, root)
+    click.echo(render_decision_text(decision))
+    click.echo(f"wrote {written.document}, {written.plot}, {written.data_dir}/ and {written.decision_file}", err=True)
+    sys.exit(EXIT_PROBLEMS if decision.problems else EXIT_OK)
+
+
+def render_decision_text(decision) -> str:
+    """Per family: the flag and reason, each cell's numbers and notes; then problems."""
+    lines = []
+    for family in decision.families:
+        flag = str(family.supports_paged_decode_backend).lower()
+        lines.append(f"{family.name} ({family.model}): supports_paged_decode_backend = {flag}")
+        lines.append(f"  {family.reason}")
+        lines += [f"  note: {note}" for note in family.notes]
+        for cell in family.cells:
+            median = "n/a" if cell.median_paired_delta is None else f"{100 * cell.median_paired_delta:+.2f}%"
+            spread = "n/a" if cell.null_spread is None else f"{100 * cell.null_spread:.2f}%"
+            ci = "n/a" if cell.ci95 is None else f"[{100 * cell.ci95[0]:+.2f}%, {100 * cell.ci95[1]:+.2f}%]"
+            lines.append(
+                f"  p{cell.prompt_tokens} c{cell.concurrency}: median d {median}, null spread {spread}, "
+                f"{cell.verdict}; CI95 {ci}; dense ahead in {cell.rounds_favouring_dense}/{len(cell.rounds)} "
+                f"rounds; rounds to resolve {cell.rounds_to_resolve or 'n/a'}"
+                + (" [inconclusive]" if cell.inconclusive else "")
+            )
+            lines += [f"    {note}" for note in cell.notes]
+    if decision.problems:
+        lines.append(f"problems ({len(decision.problems)}):")
+        lines += [f"  {p.kind}: {p.message}" for p in decision.problems]
+    return "\n".join(lines)
+
+
+def _decide(run_dir: Path):
+    if not (run_dir / RUNS_FILE).is_file():
+        raise click.UsageError(f"{run_dir} holds no {RUNS_FILE}; run `paged-bench run --out {run_dir}` first")
+    return decide_run_folder(run_dir)
+
+
+def _repository_root_of(out: Path) -> Path:
+    parts = out.resolve().parts
+    if "docs" in parts:
+        return Path(*parts[: len(parts) - 1 - parts[::-1].index("docs")])
+    return Path.cwd()
+
+
+def _check_templates(serve_template: str, bench_template: str) -> None:
+    _check_template(serve_template, model="m", port=1, backend="paged")
+    _check_template(bench_template, port=1, prompt_tokens=1)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
