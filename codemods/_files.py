@@ -1,7 +1,10 @@
-"""Finding the files of a tree that mention some words, fast.
+"""Finding files and matches in a tree, fast.
 
 ripgrep does the scan when it is installed (it is parallel and honours
 .gitignore); otherwise a walk that skips hidden folders and build outputs.
+`grep_matches` is `rg -n PATTERN TARGET...` as data: its set of (path, line)
+is, by construction, the set of lines `rg -n` prints, because ripgrep itself
+selects the files, detects binary files and splits lines.
 """
 
 from __future__ import annotations
@@ -10,15 +13,135 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
-
-from ._parse import language_of
 
 SKIPPED_DIRS = {"target", "node_modules", "__pycache__", "build"}
 SOURCE_GLOBS = ("*.rs", "*.cpp", "*.cc", "*.cxx", "*.c", "*.h", "*.hh", "*.hpp", "*.hxx", "*.cu", "*.cuh", "*.mm", "*.metal", "*.py")
 
+# What rg prints instead of match lines for a binary file (no NUL after the path).
+_BINARY_MARKERS = (b": binary file matches (", b": WARNING: stopped searching binary file after match (")
+
+
+@dataclass(frozen=True)
+class LineMatch:
+    """One match as rg prints it with --only-matching: path as given, 1-based line and byte column."""
+
+    path: str
+    line: int
+    col: int
+    text: bytes
+
+
+@dataclass(frozen=True)
+class GrepResult:
+    """All matches of one search, plus what rg said about binary files and what it could not read.
+
+    `binary` holds rg's own messages ("PATH: binary file matches (...)"): for a
+    file given explicitly, rg prints that instead of the lines; in a tree it
+    stops at the first NUL byte and says so after the lines before it.
+    `errors` holds rg's error lines (unreadable files, a bad pattern).
+    """
+
+    matches: tuple[LineMatch, ...]
+    binary: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    bad_pattern: bool = False
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _parse_rg_output(out: bytes) -> tuple[list[LineMatch], list[str]]:
+    """Records of `rg --null -n --column -o`: PATH NUL LINE ':' COL ':' TEXT newline; other lines are binary notes."""
+    matches: list[LineMatch] = []
+    binary: list[str] = []
+    position = 0
+    size = len(out)
+    while position < size:
+        newline = out.find(b"\n", position)
+        if newline < 0:
+            newline = size
+        nul = out.find(b"\0", position, newline)
+        if nul < 0:
+            message = out[position:newline]
+            if any(marker in message for marker in _BINARY_MARKERS):
+                binary.append(_decode(message))
+            position = newline + 1
+            continue
+        path = _decode(out[position:nul])
+        line_end = out.index(b":", nul + 1)
+        col_end = out.index(b":", line_end + 1)
+        matches.append(LineMatch(path, int(out[nul + 1 : line_end]), int(out[line_end + 1 : col_end]),
+                                 out[col_end + 1 : newline]))
+        position = newline + 1
+    return matches, binary
+
+
+def _rg_search(rg: str, cwd: Path, pattern: str, targets: list[str]) -> GrepResult:
+    # --no-config: a personal ripgreprc (--hidden, --max-columns, ...) must not change what a hook finds.
+    args = [rg, "--no-config", "--line-number", "--column", "--only-matching", "--with-filename",
+            "--no-heading", "--null", "--color", "never", "--regexp", pattern, "--", *targets]
+    result = subprocess.run(args, cwd=cwd, capture_output=True)
+    matches, binary = _parse_rg_output(result.stdout)
+    errors = [_decode(line) for line in result.stderr.splitlines() if line.strip()]
+    bad_pattern = result.returncode == 2 and not matches and any("regex" in e for e in errors)
+    return GrepResult(tuple(matches), tuple(binary), tuple(errors), bad_pattern)
+
+
+def _python_search(cwd: Path, pattern: str, targets: list[str], explicit: bool) -> GrepResult:
+    """Without rg: Python `re`, hidden entries skipped in folders; .gitignore is not read."""
+    from .mentions import compile_pattern, matches_by_line
+
+    try:
+        compiled = compile_pattern(pattern)
+    except re.error as error:
+        return GrepResult((), (), (f"regex parse error: {error}",), True)
+    paths: list[str] = []
+    for target in targets:
+        if (cwd / target).is_dir():
+            base = target.rstrip("/")
+            paths += [f"{base}/{p}" for p in _walk_all(cwd / target)]
+        else:
+            paths.append(target)
+    matches: list[LineMatch] = []
+    binary: list[str] = []
+    errors: list[str] = []
+    for path in paths:
+        try:
+            source = (cwd / path).read_bytes()
+        except OSError as error:
+            errors.append(f"{path}: {error.strerror}")
+            continue
+        found = matches_by_line(source, compiled)
+        if b"\0" in source:
+            if found:
+                binary.append(f"{path}: binary file matches")
+            if not explicit or found:
+                continue
+        matches += [LineMatch(path, line, col, source[s:e]) for s, e, line, col in found]
+    return GrepResult(tuple(matches), tuple(binary), tuple(errors))
+
+
+def grep_matches(cwd: Path, pattern: str, targets: list[str], *, explicit: bool) -> GrepResult:
+    """Every match of the regex `pattern` in `targets` (folders or files, relative to `cwd`).
+
+    With rg installed this is `rg -n PATTERN TARGET...` run in `cwd`: rg's
+    file selection (hidden files and .gitignore'd files skipped inside folders,
+    files named explicitly always searched), its binary-file handling and its
+    line splitting (on "\\n" only). `explicit` says the targets are files the
+    user named (it only matters for the fallback without rg).
+    """
+    rg = shutil.which("rg")
+    if rg is not None:
+        return _rg_search(rg, cwd, pattern, targets)
+    return _python_search(cwd, pattern, targets, explicit)
+
 
 def _walk_sources(root: Path) -> list[str]:
+    from ._parse import language_of
+
     found = []
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
@@ -34,7 +157,7 @@ def files_with_words(root: Path, words: list[str]) -> list[str]:
         return []
     rg = shutil.which("rg")
     if rg is not None:
-        args = [rg, "--files-with-matches", "--fixed-strings", "--word-regexp", "--no-messages"]
+        args = [rg, "--no-config", "--files-with-matches", "--fixed-strings", "--word-regexp", "--no-messages"]
         for glob in SOURCE_GLOBS:
             args += ["--glob", glob]
         for directory in SKIPPED_DIRS:
@@ -64,22 +187,12 @@ def files_matching(root: Path, pattern: str, scope: tuple[str, ...]) -> list[str
         return []
     rg = shutil.which("rg")
     if rg is not None:
-        args = [rg, "--files-with-matches", "--no-messages", "-e", pattern, "--", *dirs]
+        args = [rg, "--no-config", "--files-with-matches", "--no-messages", "-e", pattern, "--", *dirs]
         result = subprocess.run(args, cwd=root, capture_output=True)
         if result.returncode in (0, 1):
             return sorted(result.stdout.decode("utf-8", "surrogateescape").splitlines())
-    compiled = re.compile(pattern.encode("utf-8"))
-    hits = []
-    for directory in dirs:
-        base = root / directory
-        candidates = [directory] if base.is_file() else [f"{directory}/{p}" for p in _walk_all(base)]
-        for path in candidates:
-            try:
-                if compiled.search((root / path).read_bytes()):
-                    hits.append(path)
-            except OSError:
-                continue
-    return sorted(hits)
+    found = _python_search(root, pattern, dirs, explicit=False)
+    return sorted({m.path for m in found.matches})
 
 
 def _walk_all(base: Path) -> list[str]:

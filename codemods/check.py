@@ -2,8 +2,23 @@
 
 Used as a pre-commit hook, so it has to be fast: ripgrep (when installed)
 finds the files and lines, and only files with a match are parsed to classify
-each mention as code, comment or string. Its set of path:line equals what
-`rg -n PATTERN` prints for the same files.
+each mention as code, comment or string.
+
+Its set of path:line equals what `rg -n PATTERN` prints for the same files,
+because rg does the matching:
+
+- tree mode (`check_tree`): `rg -n PATTERN SCOPE...` run from ROOT, so rg's
+  rules decide which files are searched: hidden files and folders and
+  .gitignore'd files are skipped, binary files (a NUL byte) are searched only
+  up to the first NUL;
+- file mode (`check_files`): `rg -n PATTERN -- FILE...`, every named file is
+  searched, hidden or ignored or not; for a named binary file rg prints
+  "binary file matches" instead of lines, and so does the check (a note that
+  fails the check, since rg printed something).
+
+Lines end at "\\n" (CRLF files keep "\\r" in the line), invalid UTF-8 is
+searched as bytes, and each match on a line is its own mention (a line with
+several matches prints several mentions, one per column).
 """
 
 from __future__ import annotations
@@ -11,53 +26,94 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._files import files_matching
-from .mentions import Mention, compile_pattern, mentions_in_source
-from .recipes._model import Recipe
+from ._files import GrepResult, LineMatch, grep_matches
+from .mentions import Mention, classify_spans
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    """Mentions found, how many files had a match, and files that could not be read."""
+    """What a check found.
+
+    `mentions` in rg's output order; `binary` holds rg's notes for binary files
+    with a match (no line numbers); `errors` holds files rg could not read;
+    `bad_pattern` says the pattern itself was rejected.
+    """
 
     mentions: tuple[Mention, ...]
     files_with_matches: int
-    unreadable: tuple[str, ...] = ()
+    binary: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    bad_pattern: bool = False
 
     @property
     def clean(self) -> bool:
-        return not self.mentions
+        """True when nothing of the pattern was found (errors are judged separately)."""
+        return not self.mentions and not self.binary
 
 
-def _check(base: Path, paths: list[str], recipe: Recipe, shown: dict[str, str] | None = None) -> CheckResult:
-    pattern = compile_pattern(recipe.dead_symbol_pattern or "")
+def _line_offsets(source: bytes, wanted: set[int]) -> dict[int, int]:
+    """Byte offset of the start of each wanted 1-based line."""
+    offsets = {}
+    last = max(wanted)
+    position = 0
+    line = 1
+    while line <= last:
+        if line in wanted:
+            offsets[line] = position
+        newline = source.find(b"\n", position)
+        if newline < 0:
+            break
+        position = newline + 1
+        line += 1
+    return offsets
+
+
+def _classify(base: Path, path: str, hits: list[LineMatch]) -> tuple[list[Mention], str | None]:
+    """Mentions of one file from rg's matches, or an error if the file cannot be read back."""
+    try:
+        source = (base / path).read_bytes()
+    except OSError as error:
+        return [], f"{path}: {error.strerror}"
+    offsets = _line_offsets(source, {hit.line for hit in hits})
+    spans = []
+    for hit in hits:
+        start = offsets.get(hit.line, len(source)) + hit.col - 1
+        spans.append((start, start + len(hit.text)))
+    kinds = classify_spans(path, source, spans)
+    mentions = [
+        Mention(path, hit.line, hit.col, hit.text.decode("utf-8", "replace"), kind, start, end)
+        for hit, (start, end), kind in zip(hits, spans, kinds)
+    ]
+    return mentions, None
+
+
+def _result(base: Path, grep: GrepResult) -> CheckResult:
+    by_path: dict[str, list[LineMatch]] = {}
+    for hit in grep.matches:
+        by_path.setdefault(hit.path, []).append(hit)
     mentions: list[Mention] = []
-    unreadable: list[str] = []
-    with_matches = 0
-    for path in paths:
-        try:
-            source = (base / path).read_bytes()
-        except OSError:
-            unreadable.append(path)
-            continue
-        display = shown.get(path, path) if shown else path
-        found = mentions_in_source(display, source, pattern)
-        if found:
-            with_matches += 1
-            mentions.extend(found)
-    return CheckResult(tuple(mentions), with_matches, tuple(unreadable))
+    errors = list(grep.errors)
+    for path, hits in by_path.items():
+        found, error = _classify(base, path, hits)
+        mentions += found
+        if error:
+            errors.append(error)
+    return CheckResult(tuple(mentions), len(by_path), grep.binary, tuple(errors), grep.bad_pattern)
 
 
-def check_tree(root: Path, recipe: Recipe) -> CheckResult:
-    """Mentions within the recipe's scope under `root`, paths relative to `root`."""
-    if not recipe.dead_symbol_pattern:
+def check_tree(root: Path, pattern: str, scope: tuple[str, ...]) -> CheckResult:
+    """Mentions of `pattern` in the `scope` folders of `root` (as `rg -n PATTERN SCOPE...` from `root`).
+
+    Paths are relative to `root`; scope entries that do not exist are ignored.
+    """
+    targets = [s for s in scope if (root / s).exists()]
+    if not targets:
         return CheckResult((), 0)
-    paths = files_matching(root, recipe.dead_symbol_pattern, recipe.check_scope)
-    return _check(root, paths, recipe)
+    return _result(root, grep_matches(root, pattern, targets, explicit=False))
 
 
-def check_files(files: list[Path], recipe: Recipe) -> CheckResult:
-    """Mentions in the given files (whatever their folder), paths as given."""
-    if not recipe.dead_symbol_pattern:
+def check_files(files: list[str], pattern: str) -> CheckResult:
+    """Mentions of `pattern` in exactly these files (as `rg -n PATTERN -- FILE...`), paths as given."""
+    if not files:
         return CheckResult((), 0)
-    return _check(Path("."), [str(f) for f in files], recipe)
+    return _result(Path("."), grep_matches(Path("."), pattern, files, explicit=True))

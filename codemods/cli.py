@@ -148,44 +148,72 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
               metavar="ID|PATH", help="Whose dead-symbol pattern to look for.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
-def check(paths: tuple[Path, ...], recipe_spec: str, as_json: bool) -> None:
+def check(paths: tuple[str, ...], recipe_spec: str, as_json: bool) -> None:
     """Fail (exit 1) if any removed symbol is mentioned again.
 
-    With one directory ROOT (default: the current directory), searches the
-    recipe's scope under it (for paged-compat-removal: src/). With FILE
-    arguments (as pre-commit passes them), searches exactly those files.
-    Prints one line per mention: path:line:col: SYMBOL [code|comment|string|unknown].
+    \b
+    codemod check [ROOT]      the recipe's scope under ROOT (default: .), as
+                              `rg -n PATTERN src/` run in ROOT would search it
+                              (hidden and .gitignore'd files skipped)
+    codemod check FILE...     exactly these files (as pre-commit passes them),
+                              as `rg -n PATTERN -- FILE...` would
+
+    Prints one line per mention, path:line:col: SYMBOL [code|comment|string|unknown]
+    (unknown: the file does not parse; it is searched all the same). The set of
+    path:line is the set of lines `rg -n` prints. A named binary file with a
+    match is reported as rg reports it, without lines.
+
+    \b
+    Exit codes: 0 clean; 1 mentions found; 2 usage error (bad arguments,
+    unknown recipe, a pattern rg rejects) or a file that could not be read.
     """
     from .check import check_files, check_tree
 
     recipe = _load(recipe_spec)
-    if len(paths) <= 1 and (not paths or paths[0].is_dir()):
-        root = paths[0] if paths else Path(".")
-        result = check_tree(root, recipe)
+    pattern = recipe.dead_symbol_pattern
+    if not pattern:
+        raise click.UsageError(f"recipe {recipe.id} has no dead-symbol pattern to check")
+    folders = [p for p in paths if Path(p).is_dir()]
+    if folders and len(paths) > 1:
+        raise click.UsageError(f"{folders[0]} is a folder: give one ROOT folder, or only FILE arguments")
+    if not paths or folders:
+        root = Path(paths[0] if paths else ".")
+        result = check_tree(root, pattern, recipe.check_scope)
     else:
-        missing = [p for p in paths if not p.exists()]
+        missing = [p for p in paths if not Path(p).exists()]
         if missing:
             raise click.UsageError(f"no such file: {missing[0]}")
-        result = check_files([p for p in paths if p.is_file()], recipe)
-    exit_code = EXIT_OK if result.clean else EXIT_FINDINGS
+        result = check_files(list(paths), pattern)
+    if result.bad_pattern:
+        raise click.UsageError(f"recipe {recipe.id}: rg rejects the pattern: {' '.join(result.errors)}")
+    if not result.clean:
+        exit_code = EXIT_FINDINGS
+    else:
+        exit_code = EXIT_USAGE if result.errors else EXIT_OK
     if as_json:
         click.echo(json.dumps({
             "recipe": recipe.id,
-            "pattern": recipe.dead_symbol_pattern,
+            "pattern": pattern,
+            "mode": "files" if paths and not folders else "tree",
+            "scope": list(recipe.check_scope),
             "mentions": [m.as_json() for m in result.mentions],
-            "unreadable": list(result.unreadable),
+            "binary": list(result.binary),
+            "errors": list(result.errors),
+            "files_with_matches": result.files_with_matches,
             "exit_code": exit_code,
         }, indent=2))
         sys.exit(exit_code)
-    for mention in result.mentions:
-        click.echo(mention.render())
-    for path in result.unreadable:
-        _echo_err(f"{path}: could not be read")
+    if result.mentions:
+        # Paths are kept byte for byte (surrogate-escaped), so write bytes.
+        click.echo("\n".join(m.render() for m in result.mentions).encode("utf-8", "surrogateescape"))
+    for message in (*result.binary, *result.errors):
+        _echo_err(message)
     if not result.clean:
         _echo_err(f"codemod check: {len(result.mentions)} mention(s) of removed symbols in "
-                  f"{result.files_with_matches} file(s)")
+                  f"{result.files_with_matches} file(s)"
+                  + (f", {len(result.binary)} binary file(s) with a match" if result.binary else ""))
     sys.exit(exit_code)

@@ -1,18 +1,18 @@
 """Where a pattern occurs in a source file, and whether in code, a comment or a string.
 
 This is the classification shared by the dead-symbol check and by the plan's
-final validation. Matches are found on bytes with the same semantics as
-`rg -n PATTERN` (every match, line by line); only files with a match are
-parsed. A file that does not parse cleanly still reports its matches, with
-kind "unknown".
+final validation. `mentions_in_source` finds matches itself (Python `re` on
+bytes, line by line like `rg -n`); the check gets its matches from ripgrep and
+only asks `classify_spans` for their kinds. Only files with a match are parsed
+(tree-sitter for Rust and C++, libcst for Python, both imported lazily because
+the check's start-up time matters). A file that does not parse cleanly still
+reports its matches, with kind "unknown".
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from ._parse import CPP, PYTHON, RUST, language_of, parse
 
 CODE = "code"
 COMMENT = "comment"
@@ -33,7 +33,10 @@ _STRING_TYPES = {
 
 @dataclass(frozen=True)
 class Mention:
-    """One match of the pattern: 1-based line, 1-based byte column, the matched text and its kind."""
+    """One match of the pattern: 1-based line, 1-based byte column, the matched text and its kind.
+
+    `start` and `end` are the match's byte offsets in the file.
+    """
 
     path: str
     line: int
@@ -55,16 +58,20 @@ def compile_pattern(pattern: str) -> re.Pattern[bytes]:
     return re.compile(pattern.encode("utf-8"))
 
 
-def _matches(source: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int, int, int, int]]:
-    """(start, end, line, col) of every match; like rg, a match never spans lines."""
+def matches_by_line(source: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int, int, int, int]]:
+    """(start, end, line, col) of every match, searched line by line like `rg -n`.
+
+    Lines end at b"\\n" only (a b"\\r" before it belongs to the line, as in rg
+    without --crlf), so a match never spans lines. Empty matches count, as they
+    do for rg: `rg -n 'x*'` prints every line.
+    """
+    lines = source.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()  # after a final newline (or in an empty file) there is no further line, for rg
     found = []
-    line_no = 0
     offset = 0
-    for line in source.split(b"\n"):
-        line_no += 1
+    for line_no, line in enumerate(lines, start=1):
         for match in pattern.finditer(line):
-            if match.end() == match.start():
-                continue
             found.append((offset + match.start(), offset + match.end(), line_no, match.start() + 1))
         offset += len(line) + 1
     return found
@@ -81,15 +88,25 @@ def _tree_sitter_kind(tree, start: int, end: int) -> str:
     return CODE
 
 
-def _python_kinds(source: bytes, spots: list[tuple[int, int]]) -> list[str]:
-    """Kinds of (line, byte col) spots in a Python file, by libcst's comment and string nodes."""
+def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
+    from ._parse import parse
+
+    tree = parse(source, language)
+    if tree.root_node.has_error:
+        return [UNKNOWN] * len(spans)
+    return [_tree_sitter_kind(tree, start, end) for start, end in spans]
+
+
+def _python_kinds(source: bytes, spans: list[tuple[int, int]]) -> list[str]:
+    """Kinds of byte spans in a Python file, by libcst's comment and string nodes."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
     try:
         wrapper = MetadataWrapper(cst.parse_module(source))
     except Exception:
-        return [UNKNOWN] * len(spots)
+        # libcst raises ParserSyntaxError, and others on undecodable bytes: all mean "does not parse".
+        return [UNKNOWN] * len(spans)
     positions = wrapper.resolve(PositionProvider)
     ranges: list[tuple[tuple[int, int], tuple[int, int], str]] = []
     for node, position in positions.items():
@@ -100,35 +117,41 @@ def _python_kinds(source: bytes, spots: list[tuple[int, int]]) -> list[str]:
         else:
             continue
         ranges.append(((position.start.line, position.start.column), (position.end.line, position.end.column), kind))
-    lines = source.split(b"\n")
     kinds = []
-    for line, byte_col in spots:
-        text = lines[line - 1][: byte_col - 1] if line - 1 < len(lines) else b""
-        char_col = len(text.decode("utf-8", errors="replace"))
-        here = (line, char_col)
-        kind = next((k for lo, hi, k in ranges if lo <= here < hi), CODE)
-        kinds.append(kind)
+    for start, _end in spans:
+        line_start = source.rfind(b"\n", 0, start) + 1
+        line = source.count(b"\n", 0, start) + 1
+        # libcst columns count characters, not bytes.
+        here = (line, len(source[line_start:start].decode("utf-8", errors="replace")))
+        kinds.append(next((k for lo, hi, k in ranges if lo <= here < hi), CODE))
     return kinds
+
+
+def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> list[str]:
+    """The kind (code, comment, string or unknown) of each byte span [start, end) of one file.
+
+    The language comes from the file's suffix; a file of another language, or
+    one that does not parse cleanly, gets "unknown" for every span.
+    """
+    if not spans:
+        return []
+    from ._parse import CPP, PYTHON, RUST, language_of
+
+    language = language_of(path)
+    if language in (RUST, CPP):
+        return _tree_sitter_kinds(source, language, spans)
+    if language == PYTHON:
+        return _python_kinds(source, spans)
+    return [UNKNOWN] * len(spans)
 
 
 def mentions_in_source(path: str, source: bytes, pattern: re.Pattern[bytes]) -> list[Mention]:
     """Every match of `pattern` in one file, classified as code, comment, string or unknown."""
-    spots = _matches(source, pattern)
+    spots = matches_by_line(source, pattern)
     if not spots:
         return []
-    language = language_of(path)
-    symbols = [source[s:e].decode("utf-8", "replace") for s, e, _, _ in spots]
-    if language in (RUST, CPP):
-        tree = parse(source, language)
-        if tree.root_node.has_error:
-            kinds = [UNKNOWN] * len(spots)
-        else:
-            kinds = [_tree_sitter_kind(tree, s, e) for s, e, _, _ in spots]
-    elif language == PYTHON:
-        kinds = _python_kinds(source, [(line, col) for _, _, line, col in spots])
-    else:
-        kinds = [UNKNOWN] * len(spots)
+    kinds = classify_spans(path, source, [(start, end) for start, end, _, _ in spots])
     return [
-        Mention(path, line, col, symbol, kind, start, end)
-        for (start, end, line, col), symbol, kind in zip(spots, symbols, kinds)
+        Mention(path, line, col, source[start:end].decode("utf-8", "replace"), kind, start, end)
+        for (start, end, line, col), kind in zip(spots, kinds)
     ]
