@@ -156,7 +156,17 @@ def run(families, prompt_tokens, rounds, serve_template, bench_template, port, o
         startup_timeout, poll_interval, bench_timeout, stop_timeout,
     )  # fmt: skip
     settings.out.mkdir(parents=True, exist_ok=True)
-    record_host(settings, [Path(sys.argv[0]).name, *sys.argv[1:]])
+    command_line = ["paged-bench", "run"]
+    for family in families:
+        command_line += ["--family", f"{family.name}={family.model}"]
+    command_line += [
+        "--prompt-tokens", ",".join(map(str, prompt_tokens)), "--rounds", str(rounds),
+        "--serve-cmd", serve_template, "--bench-cmd", bench_template, "--port", str(port),
+        "--out", str(out), "--repo", str(repo), "--health-path", health_path,
+        "--startup-timeout", f"{startup_timeout:g}", "--poll-interval", f"{poll_interval:g}",
+        "--bench-timeout", f"{bench_timeout:g}", "--stop-timeout", f"{stop_timeout:g}",
+    ]  # fmt: skip
+    record_host(settings, command_line)
     schedule = build_schedule(families, prompt_tokens, rounds)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

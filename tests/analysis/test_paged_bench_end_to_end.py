@@ -1,0 +1,132 @@
+"""paged-bench against the fake server in fixtures/fake-serve: real processes, real HTTP."""
+
+import json
+import shlex
+import sys
+
+from click.testing import CliRunner
+
+from analysis.cli import main
+from analysis.decision_file import load_decision
+from paged_bench_helpers import FAKE_SERVE, ROOT
+
+PYTHON = shlex.quote(sys.executable)
+SERVE = (
+    f"{PYTHON} {FAKE_SERVE / 'fake_serve.py'} -m {{model}} --port {{port}} --metrics "
+    "--parallel 8 --decode-storage-backend {backend}"
+)
+BENCH = (
+    f"{PYTHON} {FAKE_SERVE / 'bench_serving_concurrency.py'} --port {{port}} --concurrency 1,4,8 "
+    "--prompt-tokens {prompt_tokens} --max-tokens 12 --metrics"
+)
+
+
+def _run(out, *families, rounds=1, prompt_tokens="32", serve=SERVE, bench=BENCH):
+    arguments = ["run", "--out", str(out), "--repo", str(ROOT), "--port", "0", "--rounds", str(rounds),
+                 "--prompt-tokens", prompt_tokens, "--serve-cmd", serve, "--bench-cmd", bench,
+                 "--startup-timeout", "20", "--stop-timeout", "10"]  # fmt: skip
+    for family in families:
+        arguments += ["--family", family]
+    return CliRunner().invoke(main, arguments)
+
+
+def _records(out):
+    return [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+
+
+def test_run_decide_report_end_to_end(tmp_path):
+    out = tmp_path / "run"
+    gemma = f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}"
+    llama = f"llama4={FAKE_SERVE / 'models' / 'llama4.json'}"
+    result = _run(out, gemma, llama, rounds=3, prompt_tokens="32,64")
+    assert result.exit_code == 0, result.output
+    assert "[36/36] llama4 p64 round 3 pos 3 dense: ok" in result.output
+
+    records = _records(out)
+    assert len(records) == 36
+    for record in records:
+        assert record["exit_code"] == 0 and record["status"] == "ok"
+        assert record["port_freed"] is True
+        assert record["server_backend"] == record["backend"]
+        assert (out / record["stdout"]).read_text().count("metrics conc=") == 3
+        assert "decode storage backend:" in (out / record["server_log"]).read_text()
+        assert set(record) >= {"family", "model", "prompt_tokens", "round", "position", "arm",
+                               "command", "started_at", "exit_code", "stdout"}  # fmt: skip
+    host = json.loads((out / "host.json").read_text())
+    assert host["commit"] and host["command_line"][0] and host["tool_version"] == "0.1.0"
+    assert "mlx_pin" in host and "gpu" in host and "cpu" in host
+
+    decided = CliRunner().invoke(main, ["decide", str(out), "--json"])
+    assert decided.exit_code == 0, decided.output
+    decision = json.loads(decided.output)
+    assert decision["results_document"] is None
+    assert decision["families"]["gemma3"]["supports_paged_decode_backend"] is False
+    assert decision["families"]["llama4"]["supports_paged_decode_backend"] is True
+    assert len(decision["families"]["gemma3"]["cells"]) == 6
+
+    repo = tmp_path / "mlxcel"
+    document = repo / "docs" / "benchmark_results" / "paged-vs-dense-fake-2026-11-30.md"
+    reported = CliRunner().invoke(main, ["report", str(out), "--out", str(document)])
+    assert reported.exit_code == 0, reported.output
+    text = document.read_text()
+    assert "| gemma3 |" in text and "`false`" in text and "### 64-token prompts" in text
+    assert "![paired deltas against the null band](paged-vs-dense-fake-2026-11-30.png)" in text
+    assert document.with_suffix(".png").read_bytes().startswith(b"\x89PNG")
+    data = document.parent / "data" / document.stem
+    for name in ("runs.jsonl", "host.json", "driver.sh", "decision.json"):
+        assert (data / name).is_file(), name
+    assert len(list((data / "stdout").iterdir())) == 36
+    assert len(list((data / "server-logs").iterdir())) == 36
+    assert "paged-bench run" in (data / "driver.sh").read_text()
+    written = load_decision(out / "decision.json")
+    assert written["results_document"] == "docs/benchmark_results/paged-vs-dense-fake-2026-11-30.md"
+    assert written["families"] == decision["families"]
+
+
+def test_resume_skips_finished_runs(tmp_path):
+    out = tmp_path / "run"
+    family = f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}"
+    assert _run(out, family).exit_code == 0
+    again = _run(out, family)
+    assert again.exit_code == 0
+    assert again.output.count("already recorded ok, skipped") == 3
+    assert len(_records(out)) == 3
+    assert len(json.loads((out / "host.json").read_text())["invocations"]) == 2
+    refused = CliRunner().invoke(main, ["run", "--out", str(out), "--family", family, "--no-resume"])
+    assert refused.exit_code == 2 and "--no-resume" in refused.output
+
+
+def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):
+    out = tmp_path / "run"
+    result = _run(out, "gemma3=unused", serve=f"{PYTHON} -c 'import sys; sys.exit(3)' {{model}} {{port}} {{backend}}")
+    assert result.exit_code == 1
+    assert "0 of 3 runs ok" in result.output
+    assert "server-failed: server exited with 3 before answering" in result.output
+    assert [r["status"] for r in _records(out)] == ["server-failed"] * 3
+    decided = CliRunner().invoke(main, ["decide", str(out)])
+    assert decided.exit_code == 1
+    assert "server-failed" in decided.output and "flag stays true" in decided.output
+
+
+def test_failed_requests_are_recorded_and_rerun_on_resume(tmp_path):
+    model = tmp_path / "flaky.json"
+    model.write_text(json.dumps({"decode_tok_s": {"paged": 2000, "dense": 2000}, "fail_every": 4}))
+    out = tmp_path / "run"
+    result = _run(out, f"gemma3={model}")
+    assert result.exit_code == 1
+    records = _records(out)
+    assert {r["status"] for r in records} == {"failed-requests"}
+    assert all(r["exit_code"] == 0 and r["failed_requests"] > 0 for r in records)
+    again = _run(out, f"gemma3={model}")
+    assert "skipped" not in again.output and len(_records(out)) == 6
+
+
+def test_sigint_stops_the_server_and_records_the_run(tmp_path):
+    out = tmp_path / "run"
+    interrupt = f"{PYTHON} -c 'import os, signal; os.kill(os.getppid(), signal.SIGINT)' {{port}} {{prompt_tokens}}"
+    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=interrupt)
+    assert result.exit_code == 130
+    assert "Resume with the same command" in result.output
+    (record,) = _records(out)
+    assert record["status"] == "interrupted"
+    assert record["port_freed"] is True and record["server_exit_code"] is not None
