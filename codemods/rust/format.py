@@ -1,0 +1,49 @@
+"""Formatting generated Rust the way rustfmt would, at a given indentation.
+
+Generated statements are wrapped in nested blocks to reach the target
+indentation, formatted by rustfmt (when installed) with the target tree's
+rustfmt.toml, and unwrapped. Without rustfmt the text is used as written,
+which the recipes' templates keep rustfmt-clean for typical widths.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+_INDENT = "    "
+
+
+def _config_args(root: Path | None) -> list[str]:
+    if root is None:
+        return []
+    for name in ("rustfmt.toml", ".rustfmt.toml"):
+        if (root / name).is_file():
+            return ["--config-path", str(root / name)]
+    return []
+
+
+def format_statements(text: str, indent: str, root: Path | None = None, edition: str = "2021") -> str:
+    """`text` (statements, one per line, unindented) formatted at `indent`; lines end with newlines."""
+    depth = len(indent.replace("\t", _INDENT)) // len(_INDENT)
+    plain = "".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+    rustfmt = shutil.which("rustfmt")
+    if rustfmt is None or depth < 1 or indent != _INDENT * depth:
+        return plain
+    opening = "fn __codemod_wrapper() {\n" + "".join(f"{_INDENT * d}{{\n" for d in range(1, depth))
+    closing = "".join(f"{_INDENT * d}}}\n" for d in range(depth - 1, 0, -1)) + "}\n"
+    body = "".join(f"{_INDENT * depth}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+    wrapped = opening + body + closing
+    try:
+        result = subprocess.run(
+            [rustfmt, "--edition", edition, "--emit", "stdout", *_config_args(root)],
+            input=wrapped.encode(), capture_output=True, timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return plain
+    if result.returncode != 0:
+        return plain
+    lines = result.stdout.decode().split("\n")
+    inner = lines[depth : len(lines) - depth - 1]
+    return "".join(f"{line}\n" for line in inner)

@@ -1,0 +1,113 @@
+"""Statements inside Rust function bodies: finding, reading and deleting them.
+
+Used by rewrites that work below the item level (an oracle call and the
+bindings that fed it, the parts of a test that exercise removed code).
+"""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from .._spans import Deletion, whole_lines
+from .items import leading_trivia
+
+# Node types that are statements of a block (comments are trivia, not statements).
+_STATEMENT_TYPES = {"let_declaration", "expression_statement", "use_declaration", "macro_invocation",
+                    "empty_statement", "function_item", "const_item", "static_item"}
+
+
+def text(source: bytes, node: tree_sitter.Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def find_function(root: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    """The first function item named `name` anywhere in the tree (tests live at top level or in mods)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_item":
+            name_node = node.child_by_field_name("name")
+            if name_node is not None and name_node.text.decode() == name:
+                return node
+            continue
+        stack.extend(reversed(node.named_children))
+    return None
+
+
+def statements(block: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The statements of a block, in order (the block's tail expression included)."""
+    return [c for c in block.named_children if c.type in _STATEMENT_TYPES or c.type.endswith("_expression")]
+
+
+def identifiers(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """Every identifier-like node in a subtree (macro token trees included)."""
+    found = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("identifier", "type_identifier", "field_identifier"):
+            found.append(current)
+        stack.extend(current.children)
+    return found
+
+
+def names_used(node: tree_sitter.Node) -> set[str]:
+    return {n.text.decode() for n in identifiers(node)}
+
+
+def let_binding(statement: tree_sitter.Node) -> str | None:
+    """The name a `let NAME = ...;` statement binds (None for patterns or other statements)."""
+    if statement.type != "let_declaration":
+        return None
+    pattern = statement.child_by_field_name("pattern")
+    if pattern is None:
+        return None
+    if pattern.type == "identifier":
+        return pattern.text.decode()
+    if pattern.type == "mut_pattern":
+        inner = next((c for c in pattern.named_children if c.type == "identifier"), None)
+        return inner.text.decode() if inner is not None else None
+    return None
+
+
+def statement_deletion(source: bytes, statement: tree_sitter.Node, rule: str) -> Deletion:
+    """Delete a statement with the comments directly above it, as whole lines."""
+    start, _ = leading_trivia(source, statement)
+    start, end = whole_lines(source, start, statement.end_byte, (b"//",))
+    return Deletion(start, end, rule)
+
+
+def line_indent(source: bytes, offset: int) -> str:
+    line_start = source.rfind(b"\n", 0, offset) + 1
+    line = source[line_start:offset]
+    return line[: len(line) - len(line.lstrip(b" \t"))].decode()
+
+
+def call_path(call: tree_sitter.Node) -> str | None:
+    """`a::b::f` for a call_expression whose function is a path or identifier."""
+    function = call.child_by_field_name("function")
+    if function is None or function.type not in ("scoped_identifier", "identifier"):
+        return None
+    return function.text.decode()
+
+
+def unwrap_call(expression: tree_sitter.Node) -> tree_sitter.Node | None:
+    """For `CALL.unwrap()` return CALL; otherwise None."""
+    if expression.type != "call_expression":
+        return None
+    function = expression.child_by_field_name("function")
+    if function is None or function.type != "field_expression":
+        return None
+    field = function.child_by_field_name("field")
+    if field is None or field.text != b"unwrap":
+        return None
+    arguments = expression.child_by_field_name("arguments")
+    if arguments is None or arguments.named_child_count:
+        return None
+    inner = function.child_by_field_name("value")
+    return inner if inner is not None and inner.type == "call_expression" else None
+
+
+def call_arguments(call: tree_sitter.Node) -> list[tree_sitter.Node]:
+    arguments = call.child_by_field_name("arguments")
+    return [] if arguments is None else [a for a in arguments.named_children if a.type not in ("line_comment", "block_comment")]
