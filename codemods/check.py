@@ -34,7 +34,7 @@ from .mentions import Mention, classify_spans
 class CheckResult:
     """What a check found.
 
-    `mentions` in rg's output order; `binary` holds rg's notes for binary files
+    `mentions` sorted by path, line and column (rg's own order varies: it searches in parallel); `binary` holds rg's notes for binary files
     with a match (no line numbers); `errors` holds files rg could not read;
     `bad_pattern` says the pattern itself was rejected.
     """
@@ -93,12 +93,12 @@ def _result(base: Path, grep: GrepResult) -> CheckResult:
         by_path.setdefault(hit.path, []).append(hit)
     mentions: list[Mention] = []
     errors = list(grep.errors)
-    for path, hits in by_path.items():
-        found, error = _classify(base, path, hits)
+    for path in sorted(by_path):
+        found, error = _classify(base, path, by_path[path])
         mentions += found
         if error:
             errors.append(error)
-    return CheckResult(tuple(mentions), len(by_path), grep.binary, tuple(errors), grep.bad_pattern)
+    return CheckResult(tuple(mentions), len(by_path), tuple(sorted(grep.binary)), tuple(errors), grep.bad_pattern)
 
 
 def check_tree(root: Path, pattern: str, scope: tuple[str, ...]) -> CheckResult:

@@ -1,0 +1,87 @@
+"""Classifying mentions: code, comment, string, unknown, for Rust, C++ and Python."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from codemods.mentions import CODE, COMMENT, STRING, UNKNOWN, compile_pattern, matches_by_line, mentions_in_source
+
+PATTERN = compile_pattern(r"frob_(dense|rotating)_compat|FrobMeta")
+
+
+def kinds(path: str, source: str) -> list[tuple[int, str, str]]:
+    text = textwrap.dedent(source).lstrip("\n").encode()
+    return [(m.line, m.symbol, m.kind) for m in mentions_in_source(path, text, PATTERN)]
+
+
+def test_rust_code_comment_doc_and_string():
+    assert kinds("a.rs", """
+        /// Calls [`frob_dense_compat`].
+        pub fn f() -> FrobMeta {
+            // FrobMeta is built here
+            let s = "frob_rotating_compat";
+            let r = r#"FrobMeta"#;
+            /* block FrobMeta */
+            frob_dense_compat()
+        }
+    """) == [
+        (1, "frob_dense_compat", COMMENT),
+        (2, "FrobMeta", CODE),
+        (3, "FrobMeta", COMMENT),
+        (4, "frob_rotating_compat", STRING),
+        (5, "FrobMeta", STRING),
+        (6, "FrobMeta", COMMENT),
+        (7, "frob_dense_compat", CODE),
+    ]
+
+
+def test_cpp_code_comment_and_string():
+    assert kinds("a.cpp", """
+        // frob_dense_compat: the reference
+        std::unique_ptr<A> frob_dense_compat(int n) {
+          throw std::invalid_argument("frob_dense_compat: empty");
+        }
+    """) == [(1, "frob_dense_compat", COMMENT), (2, "frob_dense_compat", CODE), (3, "frob_dense_compat", STRING)]
+
+
+def test_python_by_libcst_with_multibyte_columns():
+    assert kinds("a.py", """
+        # FrobMeta is gone
+        x = "é FrobMeta"
+        y = f"{FrobMeta}"  # é FrobMeta
+        FrobMeta()
+    """) == [
+        (1, "FrobMeta", COMMENT),
+        (2, "FrobMeta", STRING),
+        (3, "FrobMeta", STRING),
+        (3, "FrobMeta", COMMENT),
+        (4, "FrobMeta", CODE),
+    ]
+
+
+@pytest.mark.parametrize("path, source", [
+    ("k.cu", "__global__ void k() {}\nvoid go() { k<<<1, 2>>>(); FrobMeta m; }\n"),
+    ("b.rs", "fn f( { FrobMeta\n"),
+    ("b.py", "def f(:\n    FrobMeta\n"),
+    ("notes.txt", "FrobMeta\n"),
+])
+def test_files_that_do_not_parse_are_searched_with_kind_unknown(path, source):
+    found = mentions_in_source(path, source.encode(), PATTERN)
+    assert [m.kind for m in found] == [UNKNOWN]
+
+
+def test_matches_follow_rg_lines():
+    pattern = compile_pattern("x*")
+    # Empty matches count; no line after the final newline; "\r" belongs to the line.
+    assert [(line, col) for _, _, line, col in matches_by_line(b"ab\r\n\nxx\n", pattern)] == [
+        (1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (3, 1), (3, 3),
+    ]
+    assert matches_by_line(b"", pattern) == []
+
+
+def test_overlapping_names_match_once_leftmost():
+    pattern = compile_pattern(r"PagedDecodeMetadata|RotatingPagedDecodeMetadata")
+    spots = matches_by_line(b"let m: RotatingPagedDecodeMetadata;\n", pattern)
+    assert [(col, end - start) for start, end, _, col in spots] == [(8, 27)]
