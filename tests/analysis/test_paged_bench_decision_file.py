@@ -88,3 +88,15 @@ def test_not_json_and_missing_file(tmp_path):
         load_decision(path)
     with pytest.raises(DecisionSchemaError, match="cannot read"):
         load_decision(tmp_path / "absent.json")
+
+
+def test_the_documented_example_validates(tmp_path):
+    import re
+
+    from paged_bench_helpers import ROOT
+
+    text = (ROOT / "analysis" / "decision_schema.md").read_text()
+    example = re.search(r"```json\n(.*?)```", text, re.DOTALL).group(1)
+    path = tmp_path / "decision.json"
+    path.write_text(example)
+    assert load_decision(path)["families"]["gemma3"]["supports_paged_decode_backend"] is False
