@@ -72,8 +72,9 @@ def recipes(as_json: bool) -> None:
 @click.option("--allow-unreworded", is_flag=True,
               help="Apply even though comments or strings still name removed symbols.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout instead of text.")
+@click.option("-v", "--verbose", is_flag=True, help="Also list each target already absent.")
 def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, allow_unreworded: bool,
-          as_json: bool) -> None:
+          as_json: bool, verbose: bool) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -128,7 +129,10 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     if dry_run:
         for _, diff in diffs:
             click.echo(render_text(diff), nl=False)
+    absent = [f for f in plan.findings if f.code == "not-found"]
     for finding in plan.findings:
+        if finding.code == "not-found" and not verbose:
+            continue
         if not finding.blocking:
             _echo_err(f"{finding.render()} (note)")
         elif finding.code in plan.overrides:
@@ -141,10 +145,46 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         _echo_err(f"codemod: plan refused: {len(blocking)} blocking finding(s); nothing written{hint}")
     elif write_error:
         _echo_err(f"codemod: write failed, nothing changed: {write_error}")
+    if absent and not verbose:
+        _echo_err(f"codemod: {len(absent)} target(s) of the recipe already absent (--verbose lists them)")
     verb = "would change" if dry_run or not written else "changed"
     _echo_err(f"codemod: {recipe.id}: {verb} {len(plan.changes)} file(s); "
               f"{len(plan.findings)} finding(s), {len(blocking)} blocking")
     sys.exit(exit_code)
+
+
+@main.command()
+@click.argument("root", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--factor", type=float, default=1.01, show_default=True, help="Scale factor for the output.")
+@click.option("--function", "function", default="paged_decode_attention_pooled", show_default=True,
+              help="The Rust function whose returned array is scaled.")
+@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
+def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
+    """Scale the pooled kernel's output in ROOT, for the seed's one-off check.
+
+    After `codemod perturb ROOT`, the four pooled tests must fail against
+    their oracle; revert with your VCS afterwards. Never commit the result.
+    """
+    from ._apply import write_changes
+    from ._diff import render_text, unified_diff
+    from ._plan import plan_recipe
+    from .recipes.perturb import perturbation_recipe
+
+    if not root.is_dir():
+        raise click.UsageError(f"ROOT {root} is not a directory")
+    plan = plan_recipe(root, perturbation_recipe(factor, function))
+    for finding in plan.findings:
+        _echo_err(finding.render())
+    if plan.blocking:
+        sys.exit(EXIT_FINDINGS)
+    if dry_run:
+        for change in plan.changes:
+            click.echo(render_text(unified_diff(change.path, change.before, change.after)), nl=False)
+    else:
+        write_changes(root, list(plan.changes))
+        _echo_err(f"codemod perturb: scaled {function} by {factor} in {len(plan.changes)} file(s); "
+                  "revert before committing")
+    sys.exit(EXIT_OK)
 
 
 @main.command()
