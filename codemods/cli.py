@@ -72,9 +72,11 @@ def recipes(as_json: bool) -> None:
 @click.option("--allow-unreworded", is_flag=True,
               help="Apply even though comments or strings still name removed symbols.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout instead of text.")
+@click.option("--decision", "decision", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="decision.json from `paged-bench report` (for the paged-flag recipe).")
 @click.option("-v", "--verbose", is_flag=True, help="Also list each target already absent.")
 def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, allow_unreworded: bool,
-          as_json: bool, verbose: bool) -> None:
+          as_json: bool, decision: Path | None, verbose: bool) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -94,7 +96,9 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     if not root.is_dir():
         raise click.UsageError(f"ROOT {root} is not a directory")
     recipe = _load(recipe_spec)
-    plan = plan_recipe(root, recipe, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded)
+    options = {"decision": decision} if decision is not None else {}
+    plan = plan_recipe(root, recipe, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
+                       options=options)
     blocking = plan.blocking
     diffs = [(c.path, unified_diff(c.path, c.before, c.after)) for c in plan.changes]
     written = False
