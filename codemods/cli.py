@@ -96,9 +96,14 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     if not root.is_dir():
         raise click.UsageError(f"ROOT {root} is not a directory")
     recipe = _load(recipe_spec)
+    from .recipes import RecipeInputError
+
     options = {"decision": decision} if decision is not None else {}
-    plan = plan_recipe(root, recipe, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
-                       options=options)
+    try:
+        plan = plan_recipe(root, recipe, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
+                           options=options)
+    except RecipeInputError as error:
+        raise click.UsageError(str(error)) from None
     blocking = plan.blocking
     diffs = [(c.path, unified_diff(c.path, c.before, c.after)) for c in plan.changes]
     written = False

@@ -6,11 +6,12 @@ import importlib
 import importlib.util
 from pathlib import Path
 
-from ._model import ItemTarget, Recipe, Rewording, StepResult, Workspace
+from ._model import ItemTarget, Recipe, RecipeInputError, Rewording, StepResult, Workspace
 
 # Bundled recipes: id -> module defining RECIPE.
 BUILTIN = {
     "paged-compat-removal": "codemods.recipes.paged_compat_removal",
+    "paged-flag": "codemods.recipes.paged_flag",
 }
 DEFAULT_RECIPE = "paged-compat-removal"
 
@@ -78,6 +79,7 @@ __all__ = [
     "ItemTarget",
     "Recipe",
     "RecipeError",
+    "RecipeInputError",
     "Rewording",
     "StepResult",
     "Workspace",

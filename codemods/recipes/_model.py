@@ -13,6 +13,10 @@ from .._edit import Edit, Finding
 LANGUAGES = ("rust", "cpp", "python")
 
 
+class RecipeInputError(Exception):
+    """Input a recipe needs is missing or malformed (e.g. a decision file): a usage error, exit 2."""
+
+
 @dataclass(frozen=True)
 class ItemTarget:
     """Delete the item of `kind` named `name` (qualified with `::` or `.`) in the file at `path`."""
