@@ -4,8 +4,11 @@ Every probe is best effort: what cannot be found is recorded as null, never
 guessed. The MLX pin is looked up, in this order, in a version file at the
 repository root (``mlx.version``, ``MLX_VERSION``, ``.mlx-version``), in a git
 submodule whose path ends in ``mlx`` (its recorded commit), in a CMake
-``FetchContent_Declare(mlx ... GIT_TAG x)``, and in ``Cargo.lock`` packages whose
-name is ``mlx`` or starts with ``mlx-``/``mlx_`` (not the repository's own crates).
+``FetchContent_Declare(mlx ... GIT_TAG x)``, in an assignment such as
+``MLX_GIT_TAG = "v0.29.1"`` or ``set(MLX_VERSION 0.29.1)`` in a tracked build.rs,
+CMake file, Makefile or Cargo.toml, and in ``Cargo.lock`` packages whose name
+is ``mlx`` or starts with ``mlx-``/``mlx_`` and that come from a registry or git
+(not the repository's own crates).
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ _VERSION_FILES = ("mlx.version", "MLX_VERSION", ".mlx-version")
 _CMAKE_MLX_TAG = re.compile(
     r"FetchContent_Declare\(\s*mlx\b[^)]*?GIT_TAG\s+([^\s)]+)", re.IGNORECASE | re.DOTALL
 )
+_MLX_ASSIGNMENT = re.compile(
+    r"\bMLX_(?:GIT_TAG|TAG|VERSION|REV|COMMIT)\b\s*(?:[:=]|\s)\s*(?:&?str\s*=\s*)?\"?([\w.+-]+)\"?"
+)
+_BUILD_FILE_PATTERNS = ("build.rs", "*/build.rs", "*CMakeLists.txt", "*.cmake", "Makefile", "*.mk", "Cargo.toml", "*/Cargo.toml")
 _CARGO_LOCK_PACKAGE = re.compile(
     r'\[\[package\]\]\s*name\s*=\s*"([^"]+)"\s*version\s*=\s*"([^"]+)"(?:\s*source\s*=\s*"([^"]+)")?'
 )
@@ -78,7 +85,12 @@ def find_mlx_pin(repo: Path) -> dict | None:
         path = repo / name
         if path.is_file():
             return {"source": name, "pin": path.read_text(errors="replace").strip()}
-    return _submodule_pin(repo) or _cmake_pin(repo) or _cargo_lock_pin(repo)
+    return (
+        _submodule_pin(repo)
+        or _cmake_pin(repo)
+        or _assignment_pin(repo)
+        or _cargo_lock_pin(repo)
+    )
 
 
 def _submodule_pin(repo: Path) -> dict | None:
@@ -96,6 +108,17 @@ def _cmake_pin(repo: Path) -> dict | None:
         match = _CMAKE_MLX_TAG.search((repo / name).read_text(errors="replace"))
         if match:
             return {"source": name, "pin": match.group(1)}
+    return None
+
+
+def _assignment_pin(repo: Path) -> dict | None:
+    files = _git(repo, "ls-files", *_BUILD_FILE_PATTERNS) or ""
+    for name in files.splitlines():
+        path = repo / name
+        if path.is_file():
+            match = _MLX_ASSIGNMENT.search(path.read_text(errors="replace"))
+            if match:
+                return {"source": name, "pin": match.group(1)}
     return None
 
 

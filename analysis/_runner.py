@@ -1,6 +1,7 @@
 """Run the schedule: one fresh server per run, the bench against it, everything recorded.
 
-Layout of the output folder DIR::
+Layout of the output folder DIR (an output that was never produced, say the
+bench stdout of a server that did not start, is recorded as null)::
 
     DIR/host.json                 machine, target commit, MLX pin, tool version, command lines
     DIR/runs.jsonl                one JSON object per attempted run, appended as each ends
@@ -114,7 +115,9 @@ def run_schedule(
 ) -> list[RunOutcome]:
     """Do every unfinished run of ``schedule`` in order; return one outcome per run."""
     done = finished_keys(settings.out)
+    to_do = sum(1 for run in schedule if run.key not in done)
     outcomes = []
+    seconds_spent = 0.0
     for index, run in enumerate(schedule, start=1):
         label = f"[{index:>{len(str(len(schedule)))}}/{len(schedule)}] {_describe(run)}"
         if run.key in done:
@@ -123,7 +126,13 @@ def run_schedule(
             continue
         started = time.monotonic()
         outcome = run_one(run, settings)
-        progress(f"{label}: {outcome.status} {outcome.message} ({time.monotonic() - started:.1f}s)")
+        elapsed = time.monotonic() - started
+        seconds_spent += elapsed
+        ran = sum(1 for o in outcomes if not o.skipped) + 1
+        remaining = (to_do - ran) * seconds_spent / ran
+        progress(
+            f"{label}: {outcome.status} {outcome.message} ({elapsed:.1f}s, about {remaining:.0f}s left)"
+        )
         outcomes.append(outcome)
     return outcomes
 
@@ -166,6 +175,9 @@ def run_one(run: PlannedRun, settings: RunnerSettings) -> RunOutcome:
         record["message"] = message
         record["finished_at"] = _now()
         record["server_backend"] = read_server_backend(out / paths["server_log"])
+        for name, path in paths.items():
+            if not (out / path).exists():
+                record[name] = None
         _store.append_jsonl(out / RUNS_FILE, record)
     return RunOutcome(run, status, False, message)
 

@@ -66,3 +66,13 @@ def test_mlx_pin_lookup(tmp_path):
     assert pin["source"] == "Cargo.lock" and pin["pin"].startswith("mlx-sys 0.2.0")
     (tmp_path / "mlx.version").write_text("v0.29.1\n")
     assert find_mlx_pin(tmp_path) == {"source": "mlx.version", "pin": "v0.29.1"}
+
+
+def test_mlx_pin_from_a_tracked_build_script(tmp_path):
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "crates" / "core").mkdir(parents=True)
+    (tmp_path / "crates" / "core" / "build.rs").write_text('const MLX_GIT_TAG: &str = "v0.29.1";\n')
+    subprocess.run(["git", "-C", str(tmp_path), "add", "."], check=True)
+    assert find_mlx_pin(tmp_path) == {"source": "crates/core/build.rs", "pin": "v0.29.1"}
