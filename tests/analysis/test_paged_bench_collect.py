@@ -73,3 +73,28 @@ def test_unreadable_record_line_is_reported(tmp_path):
     decision = decide_run_folder(folder)
     assert "unreadable-record" in _kinds(decision)
     assert decision.families[0].supports_paged_decode_backend is False
+
+
+def test_decide_and_report_cli_on_a_synthetic_folder(tmp_path):
+    from click.testing import CliRunner
+
+    from analysis.cli import main
+
+    folder = write_run_folder(tmp_path / "run", _aggregates())
+    runner = CliRunner()
+    text = runner.invoke(main, ["decide", str(folder)])
+    assert text.exit_code == 0, text.output
+    assert "gemma3 (models/gemma3): supports_paged_decode_backend = false" in text.output
+    assert "p512 c8: median d +5.00%, null spread 1.00%, dense-faster" in text.output
+
+    document = tmp_path / "repo" / "docs" / "benchmark_results" / "r.md"
+    for arguments in (
+        ["decide", str(tmp_path)],
+        ["report", str(folder), "--out", str(document.with_suffix(".txt"))],
+        ["report", str(folder), "--out", str(document), "--repo", str(folder)],
+    ):
+        assert runner.invoke(main, arguments).exit_code == 2, arguments
+    assert not document.exists()
+    written = runner.invoke(main, ["report", str(folder), "--out", str(document)])
+    assert written.exit_code == 0, written.output
+    assert "| 8 | 3 | 1000.0 | 1050.0 | +5.00% | 1.00% | dense-faster |" in document.read_text()
