@@ -34,6 +34,18 @@ class Problem:
     arm: str | None = None
     concurrency: int | None = None
 
+    def describe(self) -> str:
+        """One line: kind, where (as far as known) and message."""
+        where = [
+            self.family,
+            None if self.prompt_tokens is None else f"p{self.prompt_tokens}",
+            None if self.round is None else f"round {self.round}",
+            self.arm,
+            None if self.concurrency is None else f"c{self.concurrency}",
+        ]
+        located = " ".join(part for part in where if part)
+        return f"{self.kind}: {located + ': ' if located else ''}{self.message}"
+
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
@@ -182,4 +194,4 @@ def _missing_runs(latest: dict[tuple, dict], rounds_planned: int) -> list[Proble
 
 
 def _run_message(record: dict) -> str:
-    return f"{record.get('status')}: {record.get('message', '')} (server log {record.get('server_log')})"
+    return f"{record.get('message', '')} (server log {record.get('server_log')})"

@@ -130,7 +130,7 @@ def render_document(
     for family in decision.families:
         lines += _family_section(family)
     lines += ["", "## Problems", ""]
-    lines += [f"- {p.kind}: {p.message}" for p in decision.problems] or ["None."]
+    lines += [f"- {p.describe()}" for p in decision.problems] or ["None."]
     lines += ["", "## Plot", "", f"![paired deltas against the null band]({plot_name})", ""]
     return "\n".join(lines)
 

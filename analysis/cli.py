@@ -240,7 +240,7 @@ def render_decision_text(decision) -> str:
             lines += [f"    {note}" for note in cell.notes]
     if decision.problems:
         lines.append(f"problems ({len(decision.problems)}):")
-        lines += [f"  {p.kind}: {p.message}" for p in decision.problems]
+        lines += [f"  {p.describe()}" for p in decision.problems]
     return "\n".join(lines)
 
 
