@@ -17,7 +17,7 @@ SERVE = (
 )
 BENCH = (
     f"{PYTHON} {FAKE_SERVE / 'bench_serving_concurrency.py'} --port {{port}} --concurrency 1,4,8 "
-    "--prompt-tokens {prompt_tokens} --max-tokens 12 --metrics"
+    "--prompt-tokens {prompt_tokens} --max-tokens 8 --metrics"
 )
 
 
