@@ -1,24 +1,28 @@
 """Plans and the one place that writes files.
 
 `splice` turns a file's edits into its new bytes (refusing overlaps),
+`with_line_endings_of` makes inserted text use the file's line ending,
 `FileChange` records what was read and what will be written, and
-`write_changes` writes a set of changes atomically, refusing any file that
-changed since it was read.
+`write_changes` writes a set of changes all or nothing (see _journal.py),
+refusing any file that changed since it was read.
+
+Symlinks: a planned path that is a symlink (or lies under one) is written
+through, replacing the file it resolves to and keeping the link, only when
+that file lies inside ROOT; otherwise the write is refused
+(`symlink-outside-root`). Two planned paths that resolve to the same file
+are refused (`aliased-path`): one would silently undo the other.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import _journal
 from ._edit import Edit, Finding, line_col
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+from ._journal import JOURNAL_DIR, JournalEntry, TreeLocked, atomic_write, digest, tree_lock
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,10 @@ class FileChange:
     @property
     def before_digest(self) -> str:
         return digest(self.before)
+
+    @property
+    def after_digest(self) -> str:
+        return digest(self.after)
 
 
 def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
@@ -80,52 +88,244 @@ def map_offset(edits: list[Edit], after_offset: int) -> int:
     return after_offset - delta
 
 
+def line_ending(source: bytes) -> bytes:
+    """The file's dominant line ending: CRLF if most of its line breaks are CRLF, else LF."""
+    crlf = source.count(b"\r\n")
+    return b"\r\n" if crlf > source.count(b"\n") - crlf else b"\n"
+
+
+def _common_affixes(old: bytes, new: bytes) -> tuple[int, int]:
+    """Lengths of the longest common prefix and (not overlapping it) suffix of `old` and `new`."""
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
+
+
+def with_line_endings_of(source: bytes, edits: list[Edit]) -> list[Edit]:
+    """`edits` with the bare LFs they insert turned into CRLF when `source` is mostly CRLF.
+
+    Only the text an edit really inserts is touched: the part of its
+    replacement that differs from the bytes it replaces (so a whole-file
+    rewrite keeps every untouched line, whatever its ending). Files that are
+    mostly LF are left as they are.
+    """
+    if line_ending(source) != b"\r\n":
+        return list(edits)
+    adjusted = []
+    for edit in edits:
+        old = source[edit.start : edit.end]
+        prefix, suffix = _common_affixes(old, edit.replacement)
+        middle = edit.replacement[prefix : len(edit.replacement) - suffix]
+        if b"\n" not in middle:
+            adjusted.append(edit)
+            continue
+        previous = edit.replacement[prefix - 1 : prefix] if prefix else source[edit.start - 1 : edit.start]
+        converted = bytearray()
+        for byte in middle:
+            if byte == 0x0A and previous != b"\r":
+                converted += b"\r"
+            converted.append(byte)
+            previous = bytes((byte,))
+        replacement = edit.replacement[:prefix] + bytes(converted) + edit.replacement[len(edit.replacement) - suffix :]
+        adjusted.append(replace(edit, replacement=replacement))
+    return adjusted
+
+
+def resolve_inside(root: Path, path: str) -> Path | None:
+    """The real file `path` (relative to `root`) names, following symlinks; None if outside `root`."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, path))
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        return None
+    return Path(real)
+
+
 class WriteRefused(Exception):
-    """A write was refused before anything was written; `findings` say why."""
+    """A write was refused before anything was written (or after undoing it); `findings` say why."""
 
     def __init__(self, findings: list[Finding]):
         super().__init__("; ".join(f.render() for f in findings))
         self.findings = findings
 
 
-def _atomic_write(target: Path, data: bytes) -> None:
-    mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".codemod-tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+class WriteFailed(Exception):
+    """Writing failed part way (`cause` says how).
+
+    `restored` is True when every file already written was put back, so the
+    tree is as it was; False when some could not be, in which case the
+    journal is still there and the next `codemod apply` restores them.
+    """
+
+    def __init__(self, message: str, cause: BaseException, restored: bool):
+        super().__init__(message)
+        self.cause = cause
+        self.restored = restored
+
+
+@dataclass(frozen=True)
+class _Target:
+    change: FileChange
+    real: Path
+    mode: int
+
+
+def _writable(path: Path, status: os.stat_result) -> bool:
+    """Writable by us, and not marked read-only (no write bit at all): root's writes too respect that."""
+    return bool(status.st_mode & 0o222) and os.access(path, os.W_OK)
+
+
+def _preflight(root: Path, changes: list[FileChange]) -> tuple[list[_Target], list[Finding]]:
+    """Where each change goes, and every reason not to write (nothing is written here)."""
+    targets: list[_Target] = []
+    findings: list[Finding] = []
+    seen: dict[Path, str] = {}
+
+    def refuse(change: FileChange, code: str, message: str) -> None:
+        findings.append(Finding(change.path, 0, 0, code, f"{change.path}: {message}; nothing written"))
+
+    if _journal.journal_present(root):
+        findings.append(Finding(JOURNAL_DIR, 0, 0, "journal-present",
+                                f"{JOURNAL_DIR}/ is left from an interrupted run; run `codemod apply` "
+                                f"to recover it first; nothing written"))
+    for change in changes:
+        real = resolve_inside(root, change.path)
+        if real is None:
+            refuse(change, "symlink-outside-root", "resolves outside ROOT (through a symlink or ..)")
+            continue
+        if real in seen:
+            refuse(change, "aliased-path", f"is the same file as {seen[real]} (a symlink)")
+            continue
+        seen[real] = change.path
+        try:
+            status = os.stat(real)
+            current = real.read_bytes() if stat.S_ISREG(status.st_mode) else None
+        except OSError as error:
+            refuse(change, "unreadable-file", f"cannot be read ({error.strerror})")
+            continue
+        if current is None:
+            refuse(change, "not-a-file", "is not a regular file")
+            continue
+        if digest(current) != change.before_digest:
+            refuse(change, "stale-plan", "changed since it was read")
+            continue
+        if not _writable(real, status):
+            refuse(change, "read-only-file", "is read-only")
+            continue
+        if not _writable(real.parent, os.stat(real.parent)):
+            refuse(change, "read-only-folder", f"its folder {real.parent.name or real.parent} is read-only")
+            continue
+        targets.append(_Target(change, real, stat.S_IMODE(status.st_mode)))
+    return targets, findings
+
+
+def _restore(written: list[_Target]) -> list[str]:
+    """Put written files back from the bytes the plan read; the paths that could not be."""
+    failed = []
+    for target in reversed(written):
+        try:
+            atomic_write(target.real, target.change.before, target.mode)
+        except OSError:
+            failed.append(target.change.path)
+    return failed
 
 
 def write_changes(root: Path, changes: list[FileChange]) -> None:
-    """Write every change or none.
+    """Write every change or none, holding the tree lock.
 
     Refuses (WriteRefused, nothing written) when a file's bytes differ from
-    what the plan read. If a write fails part way, the files already written
-    are put back from the bytes the plan read, and the error is re-raised.
+    what the plan read, when a file is read-only, not a regular file, or
+    resolves outside ROOT, or when a journal from an interrupted run is
+    still there. Otherwise journals the originals, then replaces the files
+    one by one. If a write fails part way, the files already written are put
+    back and WriteFailed is raised; if the process dies, the journal lets
+    the next run put them back (`_journal.recover`). Raises TreeLocked if
+    another run holds the lock.
     """
-    stale = []
-    for change in changes:
-        current = (root / change.path).read_bytes()
-        if digest(current) != change.before_digest:
-            stale.append(Finding(change.path, 0, 0, "stale-plan",
-                                 f"{change.path} changed since it was read; nothing written"))
-    if stale:
-        raise WriteRefused(stale)
-    written: list[FileChange] = []
+    root = Path(root)
+    if not changes:
+        return
+    with tree_lock(root):
+        targets, refusals = _preflight(root, changes)
+        if refusals:
+            raise WriteRefused(refusals)
+        real_root = Path(os.path.realpath(root))
+        try:
+            _journal.begin(root, [
+                (JournalEntry(t.real.relative_to(real_root).as_posix(), t.mode, t.change.before_digest,
+                              t.change.after_digest), t.change.before)
+                for t in targets
+            ])
+        except OSError as error:
+            raise WriteFailed(f"cannot write the journal {JOURNAL_DIR}/: {error.strerror or error}; "
+                              f"nothing changed", error, restored=True) from error
+        written: list[_Target] = []
+        try:
+            for target in targets:
+                _replace(target)
+                written.append(target)
+        except BaseException as error:
+            _undo(root, written, error)
+            raise
+        try:
+            _journal.finish(root)
+        except OSError as error:
+            raise WriteFailed(f"every file written, but the journal {JOURNAL_DIR}/ could not be removed "
+                              f"({error.strerror or error}); the next `codemod apply` removes it",
+                              error, restored=False) from error
+
+
+class _ChangedMeanwhile(Exception):
+    """A file changed between the preflight check and its replacement."""
+
+
+def _replace(target: _Target) -> None:
+    """Replace one file by its planned bytes; errors name the file as the plan does."""
     try:
-        for change in changes:
-            _atomic_write(root / change.path, change.after)
-            written.append(change)
-    except BaseException:
-        for change in reversed(written):
-            _atomic_write(root / change.path, change.before)
-        raise
+        # Re-read just before replacing: narrows the window for an editor saving meanwhile.
+        if digest(target.real.read_bytes()) != target.change.before_digest:
+            raise _ChangedMeanwhile(target.change.path)
+        atomic_write(target.real, target.change.after, target.mode)
+    except OSError as error:
+        raise OSError(error.errno, f"{target.change.path}: {error.strerror or error}") from error
+
+
+def _undo(root: Path, written: list[_Target], error: BaseException) -> None:
+    """After `error` stopped a write part way: put back what was written, then say what happened.
+
+    Raises WriteRefused or WriteFailed for expected failures; for anything
+    else (an interrupt) returns so that the caller re-raises it.
+    """
+    failed = _restore(written)
+    reason = error.strerror if isinstance(error, OSError) else str(error)
+    if failed:
+        raise WriteFailed(
+            f"{reason}; {len(failed)} file(s) already written could not be put back ({', '.join(failed)}): "
+            f"run `codemod apply {root}` again to restore them from {JOURNAL_DIR}/",
+            error, restored=False) from error
+    _journal.finish(root)
+    if isinstance(error, _ChangedMeanwhile):
+        raise WriteRefused([Finding(str(error), 0, 0, "stale-plan",
+                                    f"{error}: changed while the plan was being written; nothing written")]) from None
+    if isinstance(error, OSError):
+        raise WriteFailed(f"{reason}; every file put back, nothing changed", error, restored=True) from error
+
+
+__all__ = [
+    "FileChange",
+    "TreeLocked",
+    "WriteFailed",
+    "WriteRefused",
+    "conflicts",
+    "digest",
+    "line_ending",
+    "map_offset",
+    "resolve_inside",
+    "splice",
+    "with_line_endings_of",
+    "write_changes",
+]

@@ -12,7 +12,7 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._apply import FileChange, conflicts, map_offset, splice
+from ._apply import FileChange, conflicts, line_ending, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import BLOCKING, Edit, Finding, line_col
 from ._files import files_matching, files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
@@ -151,6 +151,9 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
         replace = rewording.replace.encode("utf-8")
         if source is None:
             continue
+        if line_ending(source) == b"\r\n":
+            # Rewordings are written with LF; in a CRLF file, find and replace them with CRLF.
+            find, replace = (t.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n") for t in (find, replace))
         start = source.find(find)
         if start < 0:
             if replace not in source:
@@ -215,6 +218,19 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, b
     return findings
 
 
+def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
+    """Why the file at `path` must not be edited at all, if it must not: it lies outside ROOT
+    (through a symlink or ..), or it is binary (holds a NUL byte)."""
+    if resolve_inside(root, path) is None:
+        return Finding(path, 0, 0, "symlink-outside-root",
+                       f"{path} resolves outside ROOT (through a symlink or ..); not edited")
+    nul = source.find(b"\0")
+    if nul >= 0:
+        line, col = line_col(source, nul)
+        return Finding(path, line, col, "binary-file", f"{path} looks binary (NUL byte here); not edited")
+    return None
+
+
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 allow_unreworded: bool = False, options: dict | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to."""
@@ -241,10 +257,15 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
             findings.append(Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it"))
             continue
+        refusal = _unwritable_target(root, path, source)
+        if refusal is not None:
+            findings.append(refusal)
+            continue
         overlaps = conflicts(edits, source)
         if overlaps:
             findings += overlaps
             continue
+        edits = workspace.edits[path] = with_line_endings_of(source, edits)
         errors_before = _parse_errors(path, source)
         broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
         if broken:
@@ -267,6 +288,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     dangling = _closure(workspace, names, after)
     findings += dangling
     findings += _surviving_mentions(workspace, recipe, after, dangling)
+    findings += [Finding(path, 0, 0, "unreadable-file", f"{path}: cannot be read ({why}); the recipe needs it")
+                 for path, why in sorted(workspace.unreadable.items())]
     overrides = set()
     if allow_dangling:
         overrides.add(DANGLING)

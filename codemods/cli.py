@@ -62,8 +62,78 @@ def recipes(as_json: bool) -> None:
         click.echo(f"{recipe.id:24} {recipe.summary}")
 
 
-@main.command()
-@click.argument("root", type=click.Path(file_okay=False, path_type=Path))
+class _UsageLine(click.ClickException):
+    """A usage error of `apply`, shown as one line (no usage block): exit 2."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file=None) -> None:
+        _echo_err(f"codemod: error: {self.message}")
+
+
+class _ApplyCommand(click.Command):
+    """`apply` reports click's own parameter errors as one line too."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            raise _UsageLine(f"{error.format_message()} (see `codemod apply --help`)") from None
+
+
+def _check_root(root: Path) -> None:
+    """A one-line usage error unless ROOT is a folder we can list."""
+    import os
+
+    if not root.exists():
+        raise _UsageLine(f"ROOT {root} does not exist")
+    if not root.is_dir():
+        raise _UsageLine(f"ROOT {root} is not a directory")
+    try:
+        with os.scandir(root) as entries:
+            next(entries, None)
+    except OSError as error:
+        raise _UsageLine(f"cannot read ROOT {root}: {error.strerror or error}") from None
+
+
+def _plan_and_write(root: Path, recipe, dry_run: bool, overrides: dict, options: dict):
+    """Recover a half-done earlier run, plan, and (without dry_run) write, holding the tree lock.
+
+    Returns (plan, refusals, written, write_error, recovery_message); plan is
+    None when recovery refused to go on.
+    """
+    from ._apply import TreeLocked, WriteFailed, WriteRefused, write_changes
+    from ._journal import JOURNAL_DIR, journal_present, recover, tree_lock
+    from ._plan import plan_recipe
+
+    if dry_run:
+        note = (f"note: {JOURNAL_DIR}/ is left from an interrupted run; `codemod apply {root}` recovers it "
+                f"before planning" if journal_present(root) else None)
+        return plan_recipe(root, recipe, options=options, **overrides), [], False, None, note
+    try:
+        with tree_lock(root):
+            recovery = recover(root)
+            message = f"recovered: {recovery.message}" if recovery.action != "none" else None
+            if recovery.refused:
+                return None, [], False, f"recovery refused: {recovery.message}", None
+            plan = plan_recipe(root, recipe, options=options, **overrides)
+            if plan.blocking or not plan.changes:
+                return plan, [], False, None, message
+            try:
+                write_changes(root, list(plan.changes))
+            except WriteRefused as refused:
+                return plan, refused.findings, False, None, message
+            except WriteFailed as failed:
+                return plan, [], False, str(failed), message
+            return plan, [], True, None, message
+    except TreeLocked as locked:
+        return None, [], False, str(locked), None
+    except OSError as error:
+        return None, [], False, f"cannot lock {root} for writing: {error.strerror or error}; nothing written", None
+
+
+@main.command(cls=_ApplyCommand)
+@click.argument("root", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
 @click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
               metavar="ID|PATH", help="A bundled recipe id, or a .py/.toml recipe file.")
@@ -72,7 +142,7 @@ def recipes(as_json: bool) -> None:
 @click.option("--allow-unreworded", is_flag=True,
               help="Apply even though comments or strings still name removed symbols.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout instead of text.")
-@click.option("--decision", "decision", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--decision", "decision", type=click.Path(path_type=Path), default=None,
               help="decision.json from `paged-bench report` (for the paged-flag recipe).")
 @click.option("-v", "--verbose", is_flag=True, help="Also list each target already absent.")
 def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, allow_unreworded: bool,
@@ -81,42 +151,54 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
 
     The plan is checked before anything is written: code that would still
     refer to a deleted item, comments that still name a removed symbol,
-    targets that do not parse or do not have the expected shape, and edits
-    that overlap all block it (exit 1, nothing written) unless overridden.
+    targets that do not parse or do not have the expected shape, binary
+    files, and edits that overlap all block it (exit 1, nothing written)
+    unless overridden.
 
     \b
     With --dry-run: the diff goes to stdout, findings and the summary to stderr.
-    Without: files are written atomically (all of them or none), the summary
-    goes to stderr.
+    Without: files are written all of them or none, the summary goes to
+    stderr. The write is journaled in ROOT/.codemod-journal/: if a run dies
+    part way, the next `codemod apply ROOT` first puts the files back (or
+    finishes, if all were written) and says so. Two runs on one tree never
+    interleave: the second stops at once (exit 1).
+
+    \b
+    Exit codes: 0 written (or nothing to do), 1 refused or failed (nothing
+    changed), 2 usage error (ROOT, recipe, recipe input such as --decision).
     """
-    from ._apply import WriteRefused, write_changes
     from ._diff import render_text, unified_diff
-    from ._plan import OVERRIDABLE, plan_recipe
+    from ._plan import OVERRIDABLE
+    from .recipes import RecipeError, RecipeInputError, load_recipe
 
-    if not root.is_dir():
-        raise click.UsageError(f"ROOT {root} is not a directory")
-    recipe = _load(recipe_spec)
-    from .recipes import RecipeInputError
-
-    options = {"decision": decision} if decision is not None else {}
     try:
-        plan = plan_recipe(root, recipe, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
-                           options=options)
-    except RecipeInputError as error:
-        raise click.UsageError(str(error)) from None
-    blocking = plan.blocking
-    diffs = [(c.path, unified_diff(c.path, c.before, c.after)) for c in plan.changes]
-    written = False
-    write_error = None
-    if not dry_run and not blocking and plan.changes:
+        _check_root(root)
+        if decision is not None and not decision.is_file():
+            raise _UsageLine(f"decision file {decision} not found")
         try:
-            write_changes(root, list(plan.changes))
-            written = True
-        except WriteRefused as refused:
-            blocking = refused.findings
-            write_error = "refused"
-        except OSError as error:
-            write_error = f"{type(error).__name__}: {error}"
+            recipe = load_recipe(recipe_spec)
+        except RecipeError as error:
+            raise _UsageLine(str(error)) from None
+        options = {"decision": decision} if decision is not None else {}
+        overrides = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded}
+        try:
+            plan, refusals, written, write_error, recovered = _plan_and_write(root, recipe, dry_run, overrides, options)
+        except RecipeInputError as error:
+            raise _UsageLine(str(error)) from None
+    except _UsageLine as error:
+        if as_json:
+            click.echo(json.dumps({"error": error.message, "exit_code": EXIT_USAGE}, indent=2))
+        raise
+    if recovered:
+        _echo_err(f"codemod: {recovered}")
+    if plan is None:
+        if as_json:
+            click.echo(json.dumps({"recipe": recipe.id, "root": str(root), "written": False,
+                                   "error": write_error, "exit_code": EXIT_FINDINGS}, indent=2))
+        _echo_err(f"codemod: error: {write_error}")
+        sys.exit(EXIT_FINDINGS)
+    blocking = plan.blocking or refusals
+    diffs = [(c.path, unified_diff(c.path, c.before, c.after)) for c in plan.changes]
     exit_code = EXIT_FINDINGS if blocking or write_error else EXIT_OK
 
     if as_json:
@@ -126,10 +208,11 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
             "dry_run": dry_run,
             "written": written,
             "changes": [{"path": p, "diff": render_text(d)} for p, d in diffs],
-            "findings": [f.as_json() for f in plan.findings],
+            "findings": [f.as_json() for f in (*plan.findings, *refusals)],
             "blocking": len(blocking),
             "removed_names": list(plan.removed_names),
             "write_error": write_error,
+            "recovered": recovered,
             "exit_code": exit_code,
         }
         click.echo(json.dumps(document, indent=2))
@@ -139,7 +222,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         for _, diff in diffs:
             click.echo(render_text(diff), nl=False)
     absent = [f for f in plan.findings if f.code == "not-found"]
-    for finding in plan.findings:
+    for finding in (*plan.findings, *refusals):
         if finding.code == "not-found" and not verbose:
             continue
         if not finding.blocking:
@@ -151,9 +234,10 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     if blocking:
         flags = sorted({OVERRIDABLE[f.code] for f in blocking if f.code in OVERRIDABLE})
         hint = f" (override with {' '.join(flags)})" if flags and len(flags) == len({f.code for f in blocking}) else ""
-        _echo_err(f"codemod: plan refused: {len(blocking)} blocking finding(s); nothing written{hint}")
+        _echo_err(f"codemod: {'write' if refusals else 'plan'} refused: {len(blocking)} blocking finding(s); "
+                  f"nothing written{hint}")
     elif write_error:
-        _echo_err(f"codemod: write failed, nothing changed: {write_error}")
+        _echo_err(f"codemod: write failed: {write_error}")
     if absent and not verbose:
         _echo_err(f"codemod: {len(absent)} target(s) of the recipe already absent (--verbose lists them)")
     verb = "would change" if dry_run or not written else "changed"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ._model import ItemTarget, Recipe, RecipeInputError, Rewording, StepResult, Workspace
 
@@ -31,8 +31,8 @@ def _from_module_file(path: Path) -> Recipe:
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as error:
-        raise RecipeError(f"{path}: recipe failed to load: {type(error).__name__}: {error}") from None
+    except (Exception, SystemExit) as error:
+        raise RecipeError(f"{path}: recipe failed to load: {type(error).__name__}: {_one_line(error)}") from None
     recipe = getattr(module, "RECIPE", None)
     if not isinstance(recipe, Recipe):
         raise RecipeError(f"{path}: defines no RECIPE of type codemods.recipes.Recipe")
@@ -44,8 +44,13 @@ def _from_toml_file(path: Path) -> Recipe:
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RecipeError(f"{path}: cannot read the recipe file: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise RecipeError(f"{path}: not valid TOML: {error}") from None
+        raise RecipeError(f"{path}: not valid TOML: {_one_line(error)}") from None
+    for key in ("delete", "reword", "check_scope", "protected"):
+        if not isinstance(data.get(key, []), list):
+            raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
     try:
         return Recipe(
             id=str(data["id"]),
@@ -56,8 +61,73 @@ def _from_toml_file(path: Path) -> Recipe:
             check_scope=tuple(data.get("check_scope", ["src"])),
             protected=tuple(data.get("protected", ["docs"])),
         )
-    except (KeyError, TypeError, ValueError) as error:
-        raise RecipeError(f"{path}: recipe does not match the schema: {error}") from None
+    except KeyError as error:
+        raise RecipeError(f"{path}: recipe does not match the schema: missing key {error}") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise RecipeError(f"{path}: recipe does not match the schema: {_one_line(error)}") from None
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+# Kinds a recipe may delete, by language (see rust/items.py, cpp/items.py, python/items.py).
+_CPP_KINDS = ("function", "declaration", "any")
+_PYTHON_KINDS = ("function", "class")
+
+
+def _deletable_kinds(language: str) -> tuple[str, ...]:
+    if language == "rust":
+        from ..rust.items import DELETABLE_KINDS
+
+        return tuple(DELETABLE_KINDS)
+    return _CPP_KINDS if language == "cpp" else _PYTHON_KINDS
+
+
+def _bad_path(path: object) -> str | None:
+    """Why `path` cannot name a file of the tree (None if it can): relative POSIX, inside ROOT."""
+    if not isinstance(path, str) or not path:
+        return f"path must be a non-empty string, not {path!r}"
+    parts = PurePosixPath(path).parts
+    if path.startswith("/") or "\\" in path or ".." in parts:
+        return f"path {path!r} must be relative to ROOT, with / separators and no .."
+    return None
+
+
+def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
+    """`recipe` if its data is well formed; RecipeError naming the first problem otherwise.
+
+    Checks what would otherwise fail late, in the middle of a plan: field
+    types, item kinds per language, and paths that are relative and stay
+    inside ROOT.
+    """
+    if not isinstance(recipe.id, str) or not recipe.id:
+        raise RecipeError(f"{origin}: recipe id must be a non-empty string")
+    for target in recipe.deletions:
+        for name in ("path", "language", "kind", "name"):
+            if not isinstance(getattr(target, name), str):
+                raise RecipeError(f"{origin}: delete entry {target}: {name} must be a string")
+        problem = _bad_path(target.path)
+        if problem:
+            raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")
+        kinds = _deletable_kinds(target.language)
+        if target.kind not in kinds:
+            raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
+                              f"{target.kind!r} (one of: {', '.join(kinds)})")
+    for rewording in recipe.rewordings:
+        if not all(isinstance(v, str) for v in (rewording.path, rewording.find, rewording.replace)):
+            raise RecipeError(f"{origin}: reword entry {rewording}: path, find and replace must be strings")
+        problem = _bad_path(rewording.path)
+        if problem:
+            raise RecipeError(f"{origin}: reword entry: {problem}")
+        if not rewording.find:
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: find must not be empty")
+    if recipe.dead_symbol_pattern is not None and not isinstance(recipe.dead_symbol_pattern, str):
+        raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
+    for scope in (*recipe.check_scope, *recipe.protected):
+        if not isinstance(scope, str):
+            raise RecipeError(f"{origin}: check_scope and protected must be lists of strings")
+    return recipe
 
 
 def load_recipe(spec: str) -> Recipe:
@@ -68,7 +138,8 @@ def load_recipe(spec: str) -> Recipe:
     if path.suffix in (".py", ".toml"):
         if not path.is_file():
             raise RecipeError(f"{spec}: recipe file not found")
-        return _from_module_file(path) if path.suffix == ".py" else _from_toml_file(path)
+        recipe = _from_module_file(path) if path.suffix == ".py" else _from_toml_file(path)
+        return validate_recipe(recipe, spec)
     known = ", ".join(sorted(BUILTIN))
     raise RecipeError(f"unknown recipe {spec!r} (bundled: {known}; or give a .py or .toml file)")
 

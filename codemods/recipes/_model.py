@@ -44,12 +44,18 @@ class Workspace:
     options: dict = field(default_factory=dict)
     _cache: dict[str, bytes | None] = field(default_factory=dict)
     edits: dict[str, list[Edit]] = field(default_factory=dict)
+    unreadable: dict[str, str] = field(default_factory=dict)
 
     def read(self, path: str) -> bytes | None:
-        """The bytes of a file relative to the root, or None if it does not exist."""
+        """The bytes of a file relative to the root, or None if it does not exist or cannot be
+        read (then `unreadable` holds why, and the plan reports it)."""
         if path not in self._cache:
             target = self.root / path
-            self._cache[path] = target.read_bytes() if target.is_file() else None
+            try:
+                self._cache[path] = target.read_bytes() if target.is_file() else None
+            except OSError as error:
+                self.unreadable[path] = error.strerror or str(error)
+                self._cache[path] = None
         return self._cache[path]
 
     def planned(self, path: str) -> list[Edit]:
