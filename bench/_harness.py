@@ -1,0 +1,86 @@
+"""Shared by the bench scripts: the tree, the tools, and timing commands against each other.
+
+Each command runs `runs` times after one warm-up run; the runs of the
+commands compared in one row are interleaved (A, B, A, B, ...) so that a
+change in machine load hits both sides alike, and each side's figure is the
+median of its runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+OUT = HERE / "out"
+VENV_BIN = REPO / ".venv" / "bin"
+
+
+def tool(name: str) -> str:
+    """A tool from the project's venv if it is there, else from PATH."""
+    candidate = VENV_BIN / name
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        sys.exit(f"bench: {name} not found (install the test extra: pip install -e '.[test]')")
+    return found
+
+
+def ensure_tree(lines: int = 550_000, seed: int = 2230) -> tuple[Path, dict]:
+    sys.path.insert(0, str(HERE))
+    from gen_tree import DEFAULT_OUT, generate
+
+    return DEFAULT_OUT, generate(DEFAULT_OUT, lines, seed)
+
+
+@dataclass
+class Timed:
+    label: str
+    command: str
+    seconds: list[float]
+    returncode: int
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def _run_once(argv: list[str] | str, cwd: Path) -> tuple[float, int]:
+    start = time.perf_counter()
+    result = subprocess.run(argv, cwd=cwd, shell=isinstance(argv, str), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start, result.returncode
+
+
+def race(commands: list[tuple[str, list[str] | str]], cwd: Path, runs: int) -> list[Timed]:
+    """Time each (label, command) `runs` times, interleaved, after one warm-up run each."""
+    timed = []
+    for label, argv in commands:
+        _, code = _run_once(argv, cwd)
+        shown = argv if isinstance(argv, str) else " ".join(_short(a) for a in argv)
+        timed.append(Timed(label, shown, [], code))
+    for _ in range(runs):
+        for entry, (_, argv) in zip(timed, commands):
+            seconds, _ = _run_once(argv, cwd)
+            entry.seconds.append(seconds)
+    return timed
+
+
+def _short(arg: str) -> str:
+    for prefix, name in ((str(VENV_BIN) + os.sep, ""), (str(REPO) + os.sep, "")):
+        if arg.startswith(prefix):
+            return name + arg[len(prefix):]
+    return arg
+
+
+def machine() -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"{os.cpu_count()} CPUs, load average {load:.2f}, Python {sys.version.split()[0]}"

@@ -1,0 +1,140 @@
+"""Time `codemod check` against ast-grep on the generated tree (issue 3's done-when).
+
+Rows, each a median of several interleaved runs:
+  1. the whole tree: `codemod check ROOT` vs `ast-grep scan` with identifier
+     rules (Rust and C++) for the same pattern          target: ratio <= 0.25
+  2. the whole tree: `codemod check ROOT` vs
+     `rg -l PATTERN src/ | xargs ast-grep scan ...`      target: ratio <= 2.0
+  3. ten files of a clean commit: `codemod check FILE...` vs a bare
+     `python3 -c pass` (the same interpreter)            target: <= +100 ms
+  4. (information) ten files of which one mentions a removed symbol.
+
+Before timing it checks that the check's path:line set equals `rg -n`'s on the tree.
+
+    python bench/bench_check.py [--runs N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+
+from _harness import OUT, VENV_BIN, ensure_tree, machine, race, tool
+
+RECIPE = "paged-compat-removal"
+IDENTIFIER_KINDS = ("identifier", "type_identifier", "field_identifier")
+CLEAN_FILES = 10
+
+
+def write_rules(pattern: str) -> str:
+    """ast-grep rules: any identifier node of Rust or C++ whose whole text matches the pattern."""
+    anchored = f"^({pattern})$"
+    documents = []
+    for language in ("Rust", "Cpp"):
+        kinds = "\n".join(f"    - kind: {kind}\n      regex: {json.dumps(anchored)}" for kind in IDENTIFIER_KINDS)
+        documents.append(f"id: dead-symbol-{language.lower()}\nlanguage: {language}\nseverity: error\n"
+                         f"message: a removed symbol is named again\nrule:\n  any:\n{kinds}\n")
+    path = OUT / "rules" / "dead-symbols.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\n".join(documents))
+    return str(path)
+
+
+def rg_lines(root, pattern: str) -> set[tuple[str, int]]:
+    out = subprocess.run([tool("rg"), "-n", "--null", pattern, "src/"], cwd=root, capture_output=True).stdout
+    lines = set()
+    for record in out.splitlines():
+        path, _, rest = record.partition(b"\0")
+        lines.add((path.decode(), int(rest.split(b":", 1)[0])))
+    return lines
+
+
+def check_lines(root) -> tuple[set[tuple[str, int]], int]:
+    out = subprocess.run([tool("codemod"), "check", "--json", str(root)], capture_output=True).stdout
+    mentions = json.loads(out)["mentions"]
+    return {(m["path"], m["line"]) for m in mentions}, len(mentions)
+
+
+def pick_files(root, pattern: str) -> tuple[list[str], list[str]]:
+    """Ten files of a clean commit (Rust, C++, a header), and the same with one mentioning file."""
+    listed = subprocess.run([tool("rg"), "--files", "src/"], cwd=root, capture_output=True, text=True).stdout.split()
+    mentioning = set(subprocess.run([tool("rg"), "-l", pattern, "src/"], cwd=root, capture_output=True,
+                                    text=True).stdout.split())
+    clean = sorted(p for p in listed if p not in mentioning)
+    rust = [p for p in clean if p.endswith(".rs")][:7]
+    cpp = [p for p in clean if p.endswith(".cpp")][:2]
+    header = [p for p in clean if p.endswith(".h")][:1]
+    files = rust + cpp + header
+    small_mention = min(mentioning, key=lambda p: (root / p).stat().st_size)
+    return files, files[:-1] + [small_mention]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--json", action="store_true", help="One JSON document instead of the table.")
+    args = parser.parse_args(argv)
+
+    root, manifest = ensure_tree()
+    sys.path.insert(0, str(VENV_BIN.parent.parent))
+    from codemods.recipes import load_recipe
+
+    pattern = load_recipe(RECIPE).dead_symbol_pattern
+    rules = write_rules(pattern)
+    codemod, sg, rg = tool("codemod"), tool("ast-grep"), tool("rg")
+    python = str(VENV_BIN / "python3")
+
+    found, mention_count = check_lines(root)
+    expected = rg_lines(root, pattern)
+    if found != expected:
+        print(f"bench_check: codemod check and rg -n disagree: {sorted(found ^ expected)[:5]}", file=sys.stderr)
+        return 1
+    clean, with_mention = pick_files(root, pattern)
+    pipeline = (f"{shlex.quote(rg)} -l {shlex.quote(pattern)} src/ | "
+                f"xargs {shlex.quote(sg)} scan --rule {shlex.quote(rules)}")
+    rows = []
+
+    def row(name: str, target: str, ours, peer, limit: float, kind: str) -> None:
+        if kind == "ratio":
+            value, met = ours.median / peer.median, ours.median / peer.median <= limit
+        else:
+            value, met = ours.median - peer.median, ours.median - peer.median <= limit
+        rows.append({"row": name, "target": target, "ours": ours.command, "ours_s": ours.median,
+                     "ours_runs": ours.seconds, "peer": peer.command, "peer_s": peer.median,
+                     "peer_runs": peer.seconds, kind: value, "met": met})
+
+    check_tree_cmd = ("codemod check ROOT", [codemod, "check", str(root)])
+    full = race([check_tree_cmd, ("ast-grep scan", [sg, "scan", "--rule", rules, "src/"])], root, args.runs)
+    row("whole tree vs ast-grep scan", "ratio <= 0.25", full[0], full[1], 0.25, "ratio")
+    piped = race([check_tree_cmd, ("rg -l | xargs ast-grep scan", pipeline)], root, args.runs)
+    row("whole tree vs rg -l | xargs ast-grep scan", "ratio <= 2.0", piped[0], piped[1], 2.0, "ratio")
+    ten = race([("codemod check 10 files", [codemod, "check", *clean]),
+                ("python3 -c pass", [python, "-c", "pass"])], root, args.runs)
+    row("10 files (clean commit) vs python3 -c pass", "delta <= 0.100 s", ten[0], ten[1], 0.100, "delta")
+    ten_hit = race([("codemod check 10 files, 1 with a mention", [codemod, "check", *with_mention]),
+                    ("python3 -c pass", [python, "-c", "pass"])], root, args.runs)
+    row("10 files, one with a mention (information)", "-", ten_hit[0], ten_hit[1], float("inf"), "delta")
+
+    lines = manifest["lines"]["rust"] + manifest["lines"]["cpp"]
+    document = {"tree": str(root), "files": manifest["files"], "lines": lines, "machine": machine(),
+                "runs": args.runs, "mentions": mention_count, "rg_equal": True, "rows": rows,
+                "clean_files": clean}
+    if args.json:
+        print(json.dumps(document, indent=2))
+    else:
+        print(f"tree: {manifest['files']} files, {lines} lines of Rust and C++; {mention_count} mentions "
+              f"(path:line set equal to rg -n's); {machine()}; median of {args.runs} runs")
+        print(f"{'row':48} {'codemod':>9} {'peer':>9} {'figure':>10}  {'target':18} met")
+        for r in rows:
+            figure = f"{r['ratio']:.3f}x" if "ratio" in r else f"{r['delta'] * 1000:+.0f} ms"
+            print(f"{r['row']:48} {r['ours_s']:8.3f}s {r['peer_s']:8.3f}s {figure:>10}  {r['target']:18} "
+                  f"{'yes' if r['met'] else 'NO'}")
+        print("peers:", "; ".join(sorted({r['peer'] for r in rows})))
+    return 0 if all(r["met"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""The pre-commit hook, driven by the real `pre-commit` package in a temporary git repository.
+
+`.pre-commit-hooks.yaml` declares the hook with `language: python`, with which
+pre-commit pip-installs this repository into its own environment: that needs
+the network. To stay offline and fast, the repository under test uses a
+`repo: local` hook that copies every key of the manifest's hook (entry,
+types_or, files, ...) except `language`, which becomes `system`, and points
+`entry` at this venv's `codemod`. The manifest itself is validated with
+pre-commit's own schema.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+MANIFEST = REPO / ".pre-commit-hooks.yaml"
+BIN = Path(sys.executable).parent
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("git") is None or shutil.which("rg") is None or not (BIN / "pre-commit").exists()
+    or not (BIN / "codemod").exists(),
+    reason="needs git, rg, and pre-commit and codemod in the running venv",
+)
+
+
+def manifest_hook() -> dict:
+    from pre_commit.clientlib import load_manifest
+
+    hooks = load_manifest(str(MANIFEST))
+    assert [h["id"] for h in hooks] == ["codemod-check"]
+    return hooks[0]
+
+
+def test_manifest_is_valid_and_covers_rust_cpp_cuda_python():
+    from identify.identify import tags_from_filename
+
+    hook = manifest_hook()
+    assert hook["entry"] == "codemod check" and hook["language"] == "python" and hook["pass_filenames"]
+    for name in ("a.rs", "a.cpp", "a.cc", "a.h", "a.hpp", "a.cu", "a.cuh", "a.py"):
+        assert set(hook["types_or"]) & tags_from_filename(name), name
+    assert not set(hook["types_or"]) & tags_from_filename("a.md")
+
+
+def _local_config(hook: dict) -> str:
+    keys = ("id", "name", "types_or", "files", "require_serial", "pass_filenames")
+    lines = ["repos:", "  - repo: local", "    hooks:", f"      - id: {hook['id']}"]
+    lines += [f"        {key}: {hook[key]!r}".replace("'", '"') for key in keys[1:]]
+    lines += [f"        entry: {BIN / 'codemod'} {hook['entry'].split(' ', 1)[1]}", "        language: system"]
+    return "\n".join(lines).replace("True", "true").replace("False", "false") + "\n"
+
+
+@pytest.fixture()
+def git_repo(tmp_path: Path) -> tuple[Path, dict]:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
+
+    assert git("init", "-q", "-b", "main").returncode == 0
+    (repo / ".pre-commit-config.yaml").write_text(_local_config(manifest_hook()))
+    (repo / "src").mkdir()
+    (repo / "src" / "cache.rs").write_text("pub struct PooledMeta {\n    pub block: usize,\n}\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "adr.rs").write_text("// PagedDecodeMetadata: out of the hook's files, never checked\n")
+    installed = subprocess.run([str(BIN / "pre-commit"), "install"], cwd=repo, env=env, capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr
+    git("add", "-A")
+    first = git("commit", "-q", "-m", "clean start")
+    assert first.returncode == 0, first.stdout + first.stderr
+    return repo, {"git": git}
+
+
+def test_commit_bringing_a_dead_symbol_back_is_rejected_with_its_location(git_repo):
+    repo, tools = git_repo
+    git = tools["git"]
+    (repo / "src" / "cache.rs").write_text(
+        "pub struct PooledMeta {\n    pub block: usize,\n}\n\n/// Replaces [`PagedDecodeMetadata`].\n"
+        "pub fn meta() -> crate::cache::PagedDecodeMetadata {\n    todo!()\n}\n")
+    (repo / "src" / "kernel.cu").write_text("void go() { k<<<1, 1>>>(\"paged_decode_attention_dense_compat\"); }\n")
+    git("add", "-A")
+    rejected = git("commit", "-m", "bring it back")
+    output = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0, output
+    assert "src/cache.rs:5:16: PagedDecodeMetadata [comment]" in output
+    assert "src/cache.rs:6:32: PagedDecodeMetadata [code]" in output
+    assert "src/kernel.cu:1:26: paged_decode_attention_dense_compat [unknown]" in output
+    assert "docs/adr.rs" not in output
+    assert git("rev-list", "--count", "HEAD").stdout.strip() == "1"
+
+
+def test_clean_commit_passes(git_repo):
+    repo, tools = git_repo
+    git = tools["git"]
+    (repo / "src" / "layers.rs").write_text("/// Pooled decode attention.\npub fn paged_decode_attention_pooled() {}\n")
+    (repo / "src" / "tool.py").write_text("# the pooled path is the only one\nPOOLED = 'paged_decode_attention_pooled'\n")
+    git("add", "-A")
+    accepted = git("commit", "-m", "pooled only")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "removed symbols stay removed" in accepted.stdout + accepted.stderr
+    assert git("rev-list", "--count", "HEAD").stdout.strip() == "2"
