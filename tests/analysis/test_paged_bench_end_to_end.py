@@ -8,6 +8,8 @@ from click.testing import CliRunner
 
 from analysis.cli import main
 from analysis.decision_file import load_decision
+from codemods.cli import main as codemod_main
+from fixture_crate import cargo, copy_fixture, write_offline_cargo_config
 from paged_bench_helpers import FAKE_SERVE, ROOT
 
 PYTHON = shlex.quote(sys.executable)
@@ -64,7 +66,7 @@ def test_run_decide_report_end_to_end(tmp_path):
     assert decision["families"]["llama4"]["supports_paged_decode_backend"] is True
     assert len(decision["families"]["gemma3"]["cells"]) == 6
 
-    repo = tmp_path / "mlxcel"
+    repo = copy_fixture(tmp_path / "mlxcel")
     document = repo / "docs" / "benchmark_results" / "paged-vs-dense-fake-2026-11-30.md"
     reported = CliRunner().invoke(main, ["report", str(out), "--out", str(document)])
     assert reported.exit_code == 0, reported.output
@@ -78,6 +80,20 @@ def test_run_decide_report_end_to_end(tmp_path):
     assert len(list((data / "stdout").iterdir())) == 36
     assert len(list((data / "server-logs").iterdir())) == 36
     assert "paged-bench run" in (data / "driver.sh").read_text()
+
+    # The flag follows mechanically: the recipe applied to the fixture crate builds and passes.
+    flag = ["apply", "--recipe", "paged-flag", "--decision", str(out / "decision.json"), str(repo)]
+    applied = CliRunner().invoke(codemod_main, flag)
+    assert applied.exit_code == 0, applied.output
+    assert "docs/benchmark_results/paged-vs-dense-fake-2026-11-30.md" in (repo / "src/models/gemma3.rs").read_text()
+    again = CliRunner().invoke(codemod_main, [*flag[:-1], "--dry-run", str(repo)])
+    assert again.exit_code == 0 and again.stdout == ""
+    write_offline_cargo_config(repo)
+    tests = cargo(repo, "test", "--workspace")
+    assert "gemma3_auto_and_paged_resolve_to_dense_at_parallel_8 ... ok" in tests.stdout
+    serve = cargo(repo, "run", "-q", "--bin", "mlxcel", "--", "serve", "--parallel", "8",
+                  "-m", "models/mlx/gemma-3-1b-it-4bit")
+    assert "decode storage backend: dense" in serve.stderr
     written = load_decision(out / "decision.json")
     assert written["results_document"] == "docs/benchmark_results/paged-vs-dense-fake-2026-11-30.md"
     assert written["families"] == decision["families"]
