@@ -91,7 +91,11 @@ def _rg_search(rg: str, cwd: Path, pattern: str, targets: list[str]) -> GrepResu
 
 
 def _python_search(cwd: Path, pattern: str, targets: list[str], explicit: bool) -> GrepResult:
-    """Without rg: Python `re`, hidden entries skipped in folders; .gitignore is not read."""
+    """Without rg, an approximation: Python `re` line by line, hidden entries skipped in folders.
+
+    .gitignore is not read, and a file with a NUL byte is skipped in folders
+    (rg searches it up to the NUL) and reported as binary when named.
+    """
     from .mentions import compile_pattern, matches_by_line
 
     try:

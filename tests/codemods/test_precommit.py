@@ -114,3 +114,19 @@ def test_clean_commit_passes(git_repo):
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert "removed symbols stay removed" in accepted.stdout + accepted.stderr
     assert git("rev-list", "--count", "HEAD").stdout.strip() == "2"
+
+
+@pytest.mark.skipif(os.environ.get("CODEMOD_TEST_NETWORK") != "1",
+                    reason="pip-installs this repository with its dependencies: set CODEMOD_TEST_NETWORK=1")
+def test_try_repo_installs_the_manifest_hook_and_rejects_a_mention(tmp_path):
+    """The manifest as users get it: `language: python`, installed by pre-commit itself (needs the network)."""
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "a.rs").write_text("// PagedDecodeMetadata\n")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "GIT_CONFIG_GLOBAL": os.devnull}
+    subprocess.run(["git", "init", "-q"], cwd=work, env=env, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=work, env=env, check=True)
+    result = subprocess.run([str(BIN / "pre-commit"), "try-repo", str(REPO), "codemod-check", "--files", "src/a.rs"],
+                            cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "src/a.rs:1:4: PagedDecodeMetadata [comment]" in result.stdout
