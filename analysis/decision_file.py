@@ -136,7 +136,7 @@ def load_decision(path: Path | str, require_results_document: bool = True) -> di
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise DecisionSchemaError(f"{path}: cannot read: {error.strerror}") from None
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise DecisionSchemaError(f"{path}: not JSON: {error}") from None
     _Validator(str(path)).document(document, require_results_document)
     return document

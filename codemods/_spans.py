@@ -3,7 +3,7 @@
 An item is deleted as whole lines (its leading comments and attributes
 included), and the blank lines around it are settled the way rustfmt and
 clang-format leave them: no blank line right after an opening brace or right
-before a closing one, and between two surviving items the larger of the two
+before a closing one, a block left empty closed up as `{}`, and between two surviving items the larger of the two
 gaps that surrounded the deleted run. Runs of adjacent deleted items are
 settled together, so that deleting neighbours never leaves a double gap.
 """
@@ -92,6 +92,17 @@ def _closes_block(source: bytes, pos: int) -> bool:
     return not tail or tail.startswith(b"}")
 
 
+def _close_up(source: bytes, before: int, after: int) -> tuple[int, int]:
+    """The range that empties a block whose whole content is [before, after): from just after its
+    `{` to its `}`, so that it reads `{}` as rustfmt and clang-format write it. At the start or
+    end of the file there is no brace: the range is kept."""
+    head = source[:before].rstrip(_WS)
+    tail = source[after:]
+    if head.endswith(b"{") and tail.lstrip(_WS).startswith(b"}"):
+        return len(head), after + len(tail) - len(tail.lstrip(_WS))
+    return before, after
+
+
 def _settle_blank_lines(source: bytes, start: int, end: int) -> tuple[int, int]:
     at_line_start = start == _line_start(source, start)
     at_line_end = end == len(source) or source[end - 1 : end] == b"\n"
@@ -102,7 +113,7 @@ def _settle_blank_lines(source: bytes, start: int, end: int) -> tuple[int, int]:
     opens = _opens_block(source, before)
     closes = _closes_block(source, after)
     if opens and closes:
-        return before, after
+        return _close_up(source, before, after)
     if opens:
         return start, after
     if closes:

@@ -33,6 +33,8 @@ def delete_python_items(
             Finding(path, error.raw_line, error.raw_column + 1, "parse-error",
                     f"cannot parse as Python: {error.message}; nothing deleted")
         ]
+    except UnicodeDecodeError as error:
+        return [], [], [Finding(path, 0, 0, "parse-error", f"cannot parse as Python: {error}; nothing deleted")]
     wanted = {t.name: t for t in targets}
     removed: list[str] = []
 
