@@ -186,7 +186,7 @@ def _preflight(root: Path, changes: list[FileChange]) -> tuple[list[_Target], li
     seen: dict[Path, str] = {}
 
     def refuse(change: FileChange, code: str, message: str) -> None:
-        findings.append(Finding(change.path, 0, 0, code, f"{change.path}: {message}; nothing written"))
+        findings.append(Finding(change.path, 0, 0, code, f"{message}; nothing written"))
 
     if _journal.journal_present(root):
         findings.append(Finding(JOURNAL_DIR, 0, 0, "journal-present",
@@ -198,7 +198,7 @@ def _preflight(root: Path, changes: list[FileChange]) -> tuple[list[_Target], li
             refuse(change, "symlink-outside-root", "resolves outside ROOT (through a symlink or ..)")
             continue
         if real in seen:
-            refuse(change, "aliased-path", f"is the same file as {seen[real]} (a symlink)")
+            refuse(change, "aliased-path", f"same file as {seen[real]} (through a symlink)")
             continue
         seen[real] = change.path
         try:
@@ -208,16 +208,16 @@ def _preflight(root: Path, changes: list[FileChange]) -> tuple[list[_Target], li
             refuse(change, "unreadable-file", f"cannot be read ({error.strerror})")
             continue
         if current is None:
-            refuse(change, "not-a-file", "is not a regular file")
+            refuse(change, "not-a-file", "not a regular file")
             continue
         if digest(current) != change.before_digest:
             refuse(change, "stale-plan", "changed since it was read")
             continue
         if not _writable(real, status):
-            refuse(change, "read-only-file", "is read-only")
+            refuse(change, "read-only-file", "file is read-only")
             continue
         if not _writable(real.parent, os.stat(real.parent)):
-            refuse(change, "read-only-folder", f"its folder {real.parent.name or real.parent} is read-only")
+            refuse(change, "read-only-folder", f"folder {real.parent} is read-only")
             continue
         targets.append(_Target(change, real, stat.S_IMODE(status.st_mode)))
     return targets, findings
@@ -310,7 +310,7 @@ def _undo(root: Path, written: list[_Target], error: BaseException) -> None:
     _journal.finish(root)
     if isinstance(error, _ChangedMeanwhile):
         raise WriteRefused([Finding(str(error), 0, 0, "stale-plan",
-                                    f"{error}: changed while the plan was being written; nothing written")]) from None
+                                    "changed while the plan was being written; nothing written")]) from None
     if isinstance(error, OSError):
         raise WriteFailed(f"{reason}; every file put back, nothing changed", error, restored=True) from error
 

@@ -223,11 +223,11 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     (through a symlink or ..), or it is binary (holds a NUL byte)."""
     if resolve_inside(root, path) is None:
         return Finding(path, 0, 0, "symlink-outside-root",
-                       f"{path} resolves outside ROOT (through a symlink or ..); not edited")
+                       "resolves outside ROOT (through a symlink or ..); not edited")
     nul = source.find(b"\0")
     if nul >= 0:
         line, col = line_col(source, nul)
-        return Finding(path, line, col, "binary-file", f"{path} looks binary (NUL byte here); not edited")
+        return Finding(path, line, col, "binary-file", "binary file (NUL byte here); not edited")
     return None
 
 
@@ -288,7 +288,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     dangling = _closure(workspace, names, after)
     findings += dangling
     findings += _surviving_mentions(workspace, recipe, after, dangling)
-    findings += [Finding(path, 0, 0, "unreadable-file", f"{path}: cannot be read ({why}); the recipe needs it")
+    findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()
     if allow_dangling:
