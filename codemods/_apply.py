@@ -223,12 +223,16 @@ def _preflight(root: Path, changes: list[FileChange]) -> tuple[list[_Target], li
     return targets, findings
 
 
-def _restore(written: list[_Target]) -> list[str]:
-    """Put written files back from the bytes the plan read; the paths that could not be."""
+def _restore(attempted: list[_Target]) -> list[str]:
+    """Put back, from the bytes the plan read, each attempted file that holds its planned bytes
+    (a replace can succeed and still report an error, from the fsync after it); a file that
+    holds anything else is someone else's and is left alone. Returns the paths that could not
+    be put back."""
     failed = []
-    for target in reversed(written):
+    for target in reversed(attempted):
         try:
-            atomic_write(target.real, target.change.before, target.mode)
+            if digest(target.real.read_bytes()) == target.change.after_digest:
+                atomic_write(target.real, target.change.before, target.mode)
         except OSError:
             failed.append(target.change.path)
     return failed
@@ -263,13 +267,13 @@ def write_changes(root: Path, changes: list[FileChange]) -> None:
         except OSError as error:
             raise WriteFailed(f"cannot write the journal {JOURNAL_DIR}/: {error.strerror or error}; "
                               f"nothing changed", error, restored=True) from error
-        written: list[_Target] = []
+        attempted: list[_Target] = []
         try:
             for target in targets:
+                attempted.append(target)
                 _replace(target)
-                written.append(target)
         except BaseException as error:
-            _undo(root, written, error)
+            _undo(root, attempted, error)
             raise
         try:
             _journal.finish(root)
@@ -294,13 +298,13 @@ def _replace(target: _Target) -> None:
         raise OSError(error.errno, f"{target.change.path}: {error.strerror or error}") from error
 
 
-def _undo(root: Path, written: list[_Target], error: BaseException) -> None:
+def _undo(root: Path, attempted: list[_Target], error: BaseException) -> None:
     """After `error` stopped a write part way: put back what was written, then say what happened.
 
     Raises WriteRefused or WriteFailed for expected failures; for anything
     else (an interrupt) returns so that the caller re-raises it.
     """
-    failed = _restore(written)
+    failed = _restore(attempted)
     reason = error.strerror if isinstance(error, OSError) else str(error)
     if failed:
         raise WriteFailed(

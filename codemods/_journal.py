@@ -203,7 +203,9 @@ def begin(root: Path, entries: list[tuple[JournalEntry, bytes]]) -> None:
         os.rename(partial, real / JOURNAL_DIR)
         fsync_dir(real)
     except BaseException:
+        # No file has been replaced yet: a journal, complete or not, only needs to go.
         shutil.rmtree(partial, ignore_errors=True)
+        shutil.rmtree(real / JOURNAL_DIR, ignore_errors=True)
         raise
 
 

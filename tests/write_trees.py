@@ -17,6 +17,7 @@ AFTER = {
     "src/b.rs": b"fn keep_b() {}\n",
     "src/nested/c.rs": b"mod inner {\n    fn keep_c() {}\n}\n",
 }
+TARGETS = tuple(BEFORE)
 RECIPE = Recipe(
     id="three-files",
     summary="delete one function from each of three files",
