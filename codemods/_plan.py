@@ -178,7 +178,7 @@ def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes]) ->
         if before is None:
             continue
         text = after.get(path, before)
-        edits = workspace.planned(path)
+        edits = workspace.planned(path) if path in after else []
         for start, _end, name in _identifier_offsets(path, text, set(names)):
             original = map_offset(edits, start) if edits else start
             line, col = line_col(before, original)
@@ -203,7 +203,7 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, b
         if before is None:
             continue
         text = after.get(path, before)
-        edits = workspace.planned(path)
+        edits = workspace.planned(path) if path in after else []
         for mention in mentions_in_source(path, text, pattern):
             original = map_offset(edits, mention.start) if edits else mention.start
             line, col = line_col(before, original)

@@ -240,7 +240,8 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         _echo_err(f"codemod: write failed: {write_error}")
     if absent and not verbose:
         _echo_err(f"codemod: {len(absent)} target(s) of the recipe already absent (--verbose lists them)")
-    verb = "would change" if dry_run or not written else "changed"
+    nothing_to_do = not dry_run and not plan.changes and not blocking
+    verb = "changed" if written or nothing_to_do else "would change"
     _echo_err(f"codemod: {recipe.id}: {verb} {len(plan.changes)} file(s); "
               f"{len(plan.findings)} finding(s), {len(blocking)} blocking")
     sys.exit(exit_code)
