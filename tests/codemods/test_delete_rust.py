@@ -335,7 +335,7 @@ def test_same_name_in_two_modules_is_ambiguous():
     assert [f.code for f in findings] == ["ambiguous"]
     result, findings = run_deletion("rust", source, [("fn", "inner::frob")])
     assert not findings
-    assert b"mod inner {\n}" in result
+    assert b"mod inner {}" in result
 
 
 def test_methods_are_named_through_their_type():
