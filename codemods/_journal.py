@@ -96,14 +96,22 @@ def fsync_dir(directory: Path) -> None:
 
 
 def atomic_write(target: Path, data: bytes, mode: int) -> None:
-    """Replace `target` by `data` with permission bits `mode`: temporary file in the same folder,
-    fsync, rename, fsync of the folder. The temporary file is removed if anything fails."""
+    """Replace `target` by `data` with permission bits `mode` (and its owner, where we may set it):
+    temporary file in the same folder, fsync, rename, fsync of the folder. The temporary file is
+    removed if anything fails."""
+    try:
+        owner = os.stat(target)
+    except FileNotFoundError:
+        owner = None
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=_TMP_SUFFIX, dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        if owner is not None and (owner.st_uid, owner.st_gid) != (os.getuid(), os.getgid()):
+            with contextlib.suppress(PermissionError):
+                os.chown(tmp, owner.st_uid, owner.st_gid)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:

@@ -238,3 +238,12 @@ def test_a_file_in_a_read_only_folder_is_refused_and_nothing_is_written(tree: Pa
     finally:
         os.chmod(tree / "src/nested", 0o755)
     assert snapshot(tree) == BEFORE
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a file to another user")
+def test_the_owner_is_kept_when_root_writes_a_users_file(tree: Path) -> None:
+    os.chown(tree / "src/a.rs", 1234, 5678)
+    write_changes(tree, list(plan_recipe(tree, RECIPE).changes))
+    status = os.stat(tree / "src/a.rs")
+    assert (status.st_uid, status.st_gid) == (1234, 5678)
+    assert snapshot(tree) == AFTER
