@@ -152,7 +152,7 @@ def tree_lock(root: Path) -> Iterator[None]:
         except OSError as error:
             os.close(fd)
             if error.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                raise TreeLocked(f"another codemod run is writing to {root}{_lock_holder(lock_path)}; "
+                raise TreeLocked(f"another codemod apply is running on {root}{_lock_holder(lock_path)}; "
                                  f"wait for it to finish (lock: {lock_path})") from None
             raise
         # The holder before us may have unlinked the file after we opened it: lock the live one.

@@ -71,7 +71,7 @@ def test_a_second_run_while_the_tree_is_locked_stops_at_once_and_writes_nothing(
         os.write(fd, b"4242\n")
         result = _apply("--recipe", str(write_recipe(tmp_path)), str(tree))
         assert result.exit_code == 1
-        assert result.stderr.strip() == (f"codemod: error: another codemod run is writing to {tree} (pid 4242); "
+        assert result.stderr.strip() == (f"codemod: error: another codemod apply is running on {tree} (pid 4242); "
                                          f"wait for it to finish (lock: {tree / LOCK_FILE})")
         with pytest.raises(TreeLocked):
             write_changes(tree, list(plan_recipe(tree, RECIPE).changes))
