@@ -247,3 +247,26 @@ def test_the_owner_is_kept_when_root_writes_a_users_file(tree: Path) -> None:
     status = os.stat(tree / "src/a.rs")
     assert (status.st_uid, status.st_gid) == (1234, 5678)
     assert snapshot(tree) == AFTER
+
+
+def test_two_processes_cannot_apply_to_one_tree_at_once(tree: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys; sys.path.insert(0, sys.argv[2]); from codemods._journal import tree_lock\n"
+         "with tree_lock(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.read()\n",
+         str(tree), str(repo)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        result = _apply("--recipe", str(write_recipe(tmp_path)), str(tree))
+        assert result.exit_code == 1
+        assert f"another codemod apply is running on {tree} (pid {holder.pid})" in result.stderr
+        assert {p: d for p, d in snapshot(tree).items() if p != LOCK_FILE} == BEFORE
+    finally:
+        holder.communicate("", timeout=60)
+    assert _apply("--recipe", str(write_recipe(tmp_path)), str(tree)).exit_code == 0
+    assert snapshot(tree) == AFTER
