@@ -13,20 +13,54 @@ The library surface other refactor scripts use::
 
 from __future__ import annotations
 
-from ._apply import FileChange, WriteRefused, write_changes
-from ._diff import unified_diff
-from ._edit import Edit, Finding
-from ._plan import Plan, plan_recipe
-from .recipes import ItemTarget, Recipe, RecipeError, Rewording, StepResult, Workspace, load_recipe
+import importlib
+from typing import TYPE_CHECKING
+
+# Public name -> module that defines it. Imported on first use, so that
+# `codemod check` (a pre-commit hook) does not pay for the whole engine.
+_EXPORTS = {
+    "Edit": "._edit",
+    "Finding": "._edit",
+    "FileChange": "._apply",
+    "WriteRefused": "._apply",
+    "Plan": "._plan",
+    "plan_recipe": "._plan",
+    "unified_diff": "._diff",
+    "ItemTarget": ".recipes",
+    "Recipe": ".recipes",
+    "RecipeError": ".recipes",
+    "Rewording": ".recipes",
+    "StepResult": ".recipes",
+    "Workspace": ".recipes",
+    "load_recipe": ".recipes",
+}
+
+if TYPE_CHECKING:
+    from ._apply import FileChange, WriteRefused
+    from ._diff import unified_diff
+    from ._edit import Edit, Finding
+    from ._plan import Plan, plan_recipe
+    from .recipes import ItemTarget, Recipe, RecipeError, Rewording, StepResult, Workspace, load_recipe
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'codemods' has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)
 
 
 def render_diff(plan: Plan) -> str:
     """The unified diff of every change in a plan, a/ and b/ paths relative to its root."""
+    from ._diff import unified_diff
+
     return "".join(unified_diff(c.path, c.before, c.after) for c in plan.changes)
 
 
 def write_plan(plan: Plan) -> None:
     """Write a plan's changes atomically (refuses if any file changed since it was read)."""
+    from ._apply import write_changes
+
     write_changes(plan.root, list(plan.changes))
 
 

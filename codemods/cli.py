@@ -305,35 +305,39 @@ def check(paths: tuple[str, ...], recipe_spec: str, as_json: bool) -> None:
     Exit codes: 0 clean; 1 mentions found; 2 usage error (bad arguments,
     unknown recipe, a pattern rg rejects) or a file that could not be read.
     """
+    from ._dead_symbols import DEAD_SYMBOLS
     from .check import check_files, check_tree
 
-    recipe = _load(recipe_spec)
-    pattern = recipe.dead_symbol_pattern
+    if recipe_spec in DEAD_SYMBOLS:
+        recipe_id, (pattern, scope) = recipe_spec, DEAD_SYMBOLS[recipe_spec]
+    else:
+        recipe = _load(recipe_spec)
+        recipe_id, pattern, scope = recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
     if not pattern:
-        raise click.UsageError(f"recipe {recipe.id} has no dead-symbol pattern to check")
+        raise click.UsageError(f"recipe {recipe_id} has no dead-symbol pattern to check")
     folders = [p for p in paths if Path(p).is_dir()]
     if folders and len(paths) > 1:
         raise click.UsageError(f"{folders[0]} is a folder: give one ROOT folder, or only FILE arguments")
     if not paths or folders:
         root = Path(paths[0] if paths else ".")
-        result = check_tree(root, pattern, recipe.check_scope)
+        result = check_tree(root, pattern, scope)
     else:
         missing = [p for p in paths if not Path(p).exists()]
         if missing:
             raise click.UsageError(f"no such file: {missing[0]}")
         result = check_files(list(paths), pattern)
     if result.bad_pattern:
-        raise click.UsageError(f"recipe {recipe.id}: rg rejects the pattern: {' '.join(result.errors)}")
+        raise click.UsageError(f"recipe {recipe_id}: rg rejects the pattern: {' '.join(result.errors)}")
     if not result.clean:
         exit_code = EXIT_FINDINGS
     else:
         exit_code = EXIT_USAGE if result.errors else EXIT_OK
     if as_json:
         click.echo(json.dumps({
-            "recipe": recipe.id,
+            "recipe": recipe_id,
             "pattern": pattern,
             "mode": "files" if paths and not folders else "tree",
-            "scope": list(recipe.check_scope),
+            "scope": list(scope),
             "mentions": [m.as_json() for m in result.mentions],
             "binary": list(result.binary),
             "errors": list(result.errors),

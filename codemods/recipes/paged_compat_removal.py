@@ -8,6 +8,7 @@ Items are found by kind and name in the files the seed names.
 
 from __future__ import annotations
 
+from .._dead_symbols import PAGED_COMPAT_PATTERN
 from ._model import ItemTarget, Recipe, Rewording
 from ._oracle import OracleRewrite
 from ._partial_test import TrimTest
@@ -23,12 +24,8 @@ FFI_TESTS_RS = f"{CORE}/src/ffi_tests.rs"
 
 COMPAT_KERNELS = ("paged_decode_attention_dense_compat", "paged_decode_attention_rotating_compat")
 
-# The seed's acceptance pattern: `rg -n PATTERN src/` must print nothing afterwards.
-DEAD_SYMBOL_PATTERN = (
-    r"paged_decode_attention_(dense|rotating)_(compat|fallback)"
-    r"|PagedDecodeMetadata"
-    r"|validate_(rotating_)?paged_decode_inputs"
-)
+# The seed's acceptance pattern: `rg -n PATTERN src/` must print nothing.
+DEAD_SYMBOL_PATTERN = PAGED_COMPAT_PATTERN
 
 DELETIONS = (
     *(ItemTarget(BRIDGE_CPP, "cpp", "function", name) for name in COMPAT_KERNELS),
