@@ -167,13 +167,18 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     return findings
 
 
-def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes]) -> list[Finding]:
-    """Code references to removed names that survive the plan, anywhere in the tree."""
+def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes],
+             refused: set[str]) -> list[Finding]:
+    """Code references to removed names that survive the plan, anywhere in the tree.
+
+    Files whose edits were refused are left out: their items were not
+    deleted, and the refusal is reported already.
+    """
     if not names:
         return []
     findings = []
     candidates = set(files_with_words(workspace.root, names)) | set(after)
-    for path in sorted(candidates):
+    for path in sorted(candidates - refused):
         before = workspace.read(path)
         if before is None:
             continue
@@ -285,7 +290,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             after[path] = result
             changes.append(FileChange(path, source, result))
 
-    dangling = _closure(workspace, names, after)
+    refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
+    dangling = _closure(workspace, names, after, refused)
     findings += dangling
     findings += _surviving_mentions(workspace, recipe, after, dangling)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")

@@ -259,23 +259,27 @@ def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
     After `codemod perturb ROOT`, the four pooled tests must fail against
     their oracle; revert with your VCS afterwards. Never commit the result.
     """
-    from ._apply import write_changes
     from ._diff import render_text, unified_diff
-    from ._plan import plan_recipe
     from .recipes.perturb import perturbation_recipe
 
-    if not root.is_dir():
-        raise click.UsageError(f"ROOT {root} is not a directory")
-    plan = plan_recipe(root, perturbation_recipe(factor, function))
-    for finding in plan.findings:
+    _check_root(root)
+    recipe = perturbation_recipe(factor, function)
+    plan, refusals, written, write_error, recovered = _plan_and_write(root, recipe, dry_run, {}, {})
+    if recovered:
+        _echo_err(f"codemod: {recovered}")
+    if plan is None:
+        _echo_err(f"codemod: error: {write_error}")
+        sys.exit(EXIT_FINDINGS)
+    for finding in (*plan.findings, *refusals):
         _echo_err(finding.render())
-    if plan.blocking:
+    if plan.blocking or refusals or write_error:
+        if write_error:
+            _echo_err(f"codemod: write failed, nothing changed: {write_error}")
         sys.exit(EXIT_FINDINGS)
     if dry_run:
         for change in plan.changes:
             click.echo(render_text(unified_diff(change.path, change.before, change.after)), nl=False)
-    else:
-        write_changes(root, list(plan.changes))
+    elif written:
         _echo_err(f"codemod perturb: scaled {function} by {factor} in {len(plan.changes)} file(s); "
                   "revert before committing")
     sys.exit(EXIT_OK)
