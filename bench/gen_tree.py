@@ -172,7 +172,7 @@ class Writer:
         lines.append("")
         lines.append(f"impl std::fmt::Display for {name} {{")
         lines.append("    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {")
-        lines.append(f"        write!(f, \"{{self:?}}\")")
+        lines.append("        write!(f, \"{self:?}\")")
         lines.append("    }")
         lines.append("}")
         return lines
@@ -243,7 +243,7 @@ class Writer:
         lines.append("  }")
         lines.append("  std::vector<float> out(input.data().size());")
         for _ in range(rng.randint(1, 4)):
-            lines.append(f"  for (size_t i = 0; i < out.size(); ++i) {{")
+            lines.append("  for (size_t i = 0; i < out.size(); ++i) {")
             lines.append(f"    // {self.sentence(4, 9)}")
             lines.append(f"    out[i] = input.data()[i] * {rng.randint(1, 9)}.0f + {rng.random():.3f}f;")
             lines.append("  }")
@@ -277,7 +277,7 @@ class Writer:
         head = ["#include <memory>", "#include <stdexcept>", "#include <vector>", "", '#include "array.h"', "",
                 f"namespace mlxcel_{self.rng.choice(AREAS)} {{", ""]
         body = self.cpp_items(lines - len(head) - 2)
-        return "\n".join(head + body + [f"}}  // namespace"]) + "\n"
+        return "\n".join(head + body + ["}  // namespace"]) + "\n"
 
     def cpp_header(self, lines: int) -> str:
         head = ["#pragma once", "", "#include <cstdint>", "#include <memory>", ""]

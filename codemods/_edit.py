@@ -65,3 +65,14 @@ def line_col(source: bytes, offset: int) -> tuple[int, int]:
     line = source.count(b"\n", 0, offset) + 1
     line_start = source.rfind(b"\n", 0, offset) + 1
     return line, offset - line_start + 1
+
+
+def target_not_deleted(path: str, source: bytes, kind: str, name: str,
+                       other_kind: str | None = None, other_start: int = 0, label: str = "") -> Finding:
+    """Why a deletion target was not deleted: found only as another kind (blocking) or absent (a note)."""
+    if other_kind is not None:
+        line, col = line_col(source, other_start)
+        return Finding(path, line, col, "shape-mismatch",
+                       f"{name}: expected a {kind}, found a {other_kind}; not deleted", symbol=name)
+    return Finding(path, 0, 0, "not-found", f"{label}{kind} {name} not found (already removed?)",
+                   severity=NOTE, symbol=name)

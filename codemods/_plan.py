@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._apply import FileChange, conflicts, line_ending, map_offset, resolve_inside, splice, with_line_endings_of
-from ._edit import BLOCKING, Edit, Finding, line_col
+from ._edit import Edit, Finding, line_col
 from ._files import files_matching, files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
 from ._spans import Deletion, deletion_edits

@@ -146,3 +146,14 @@ def deletion_edits(path: str, source: bytes, deletions: list[Deletion]) -> list[
         rules = "+".join(dict.fromkeys(d.rule for d in run))
         edits.append(Edit(path, start, end, b"", rules))
     return edits
+
+
+def last_row(node) -> int:
+    """The row of a tree-sitter node's last byte (comment nodes may end after their newline)."""
+    row, col = node.end_point
+    return row - 1 if col == 0 and node.end_byte > node.start_byte else row
+
+
+def starts_own_line(source: bytes, node) -> bool:
+    """Whether only whitespace precedes the node on its line."""
+    return _is_blank(source[_line_start(source, node.start_byte) : node.start_byte])

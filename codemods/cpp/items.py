@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from .._edit import Finding, line_col
+from .._edit import Finding, target_not_deleted
 from .._parse import CPP, parse
-from .._spans import Deletion, whole_lines
+from .._spans import Deletion, last_row, starts_own_line, whole_lines
 
 # Declarator wrappers to look through when finding a function's name.
 _DECLARATOR_WRAPPERS = {"pointer_declarator", "reference_declarator", "parenthesized_declarator"}
@@ -66,23 +66,13 @@ def _declared_name(node: tree_sitter.Node) -> str | None:
     return name.text.decode("utf-8", "replace")
 
 
-def _last_row(node: tree_sitter.Node) -> int:
-    row, col = node.end_point
-    return row - 1 if col == 0 and node.end_byte > node.start_byte else row
-
-
-def _starts_own_line(source: bytes, node: tree_sitter.Node) -> bool:
-    line_start = source.rfind(b"\n", 0, node.start_byte) + 1
-    return source[line_start : node.start_byte].strip() == b""
-
-
 def leading_comments_start(source: bytes, node: tree_sitter.Node) -> int:
     """Start of `node` with the comment lines directly above it (no blank line between)."""
     start = node.start_byte
     current = node
     prev = node.prev_sibling
-    while prev is not None and prev.type == "comment" and _starts_own_line(source, prev):
-        if current.start_point.row - _last_row(prev) > 1:
+    while prev is not None and prev.type == "comment" and starts_own_line(source, prev):
+        if current.start_point.row - last_row(prev) > 1:
             break
         start = prev.start_byte
         current = prev
@@ -137,18 +127,9 @@ def delete_cpp_items(
         chosen = [i for i in items if i.name == target.name and target.kind in ("any", i.kind)]
         if not chosen:
             other = next((i for i in items if i.name == target.name), None)
-            if other is not None:
-                line, col = line_col(source, other.node.start_byte)
-                findings.append(
-                    Finding(path, line, col, "shape-mismatch",
-                            f"{target.name}: expected a {target.kind}, found a {other.kind}; not deleted",
-                            symbol=target.name)
-                )
-            else:
-                findings.append(
-                    Finding(path, 0, 0, "not-found", f"C++ {target.kind} {target.name} not found (already removed?)",
-                            severity="note", symbol=target.name)
-                )
+            findings.append(target_not_deleted(path, source, target.kind, target.name,
+                                               other.kind if other else None, other.node.start_byte if other else 0,
+                                               label="C++ "))
             continue
         for item in chosen:
             start, end = whole_lines(source, item.start, item.end, (b"//", b"/*"))

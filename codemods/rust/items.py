@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from .._edit import Finding, line_col
+from .._edit import Finding, line_col, target_not_deleted
 from .._parse import RUST, parse
-from .._spans import Deletion, whole_lines
+from .._spans import Deletion, last_row, starts_own_line, whole_lines
 
 # Node types that are items, mapped to the kind names recipes use.
 _ITEM_KINDS = {
@@ -74,23 +74,12 @@ class RustItem:
         return (self.name,)
 
 
-def _last_row(node: tree_sitter.Node) -> int:
-    # Doc comment nodes end after their newline, at column 0 of the next row.
-    row, col = node.end_point
-    return row - 1 if col == 0 and node.end_byte > node.start_byte else row
-
-
 def _is_outer_doc(node: tree_sitter.Node) -> bool:
     return any(c.type in ("outer_doc_comment_marker",) for c in node.children)
 
 
 def _is_inner_doc(node: tree_sitter.Node) -> bool:
     return any(c.type == "inner_doc_comment_marker" for c in node.children)
-
-
-def _starts_own_line(source: bytes, node: tree_sitter.Node) -> bool:
-    line_start = source.rfind(b"\n", 0, node.start_byte) + 1
-    return source[line_start : node.start_byte].strip() == b""
 
 
 def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tree_sitter.Node]]:
@@ -105,9 +94,9 @@ def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tre
     current = node
     prev = node.prev_sibling
     while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
-        if current.start_point.row - _last_row(prev) > 1:
+        if current.start_point.row - last_row(prev) > 1:
             break
-        if prev.type != "attribute_item" and (_is_inner_doc(prev) or not _starts_own_line(source, prev)):
+        if prev.type != "attribute_item" and (_is_inner_doc(prev) or not starts_own_line(source, prev)):
             break
         if prev.type == "attribute_item":
             attributes.append(prev)
@@ -265,19 +254,9 @@ def delete_rust_items(
         named = [i for i in items if i.kind != "impl" and _matches_name(i, target.name)]
         chosen = [i for i in named if i.kind in accepted]
         if not chosen:
-            if named:
-                other = named[0]
-                line, col = line_col(source, other.node.start_byte)
-                findings.append(
-                    Finding(path, line, col, "shape-mismatch",
-                            f"{target.name}: expected a {target.kind}, found a {other.kind}; not deleted",
-                            symbol=target.name)
-                )
-            else:
-                findings.append(
-                    Finding(path, 0, 0, "not-found", f"{target.kind} {target.name} not found (already removed?)",
-                            severity="note", symbol=target.name)
-                )
+            other = named[0] if named else None
+            findings.append(target_not_deleted(path, source, target.kind, target.name,
+                                               other.kind if other else None, other.node.start_byte if other else 0))
             continue
         paths = {i.path for i in chosen}
         if len(paths) > 1:
