@@ -21,9 +21,6 @@ from datetime import date
 from io import BytesIO
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
 from analysis import _store
 from analysis._collect import RunFolderDecision
 from analysis._decision import CellDecision, FamilyDecision
@@ -164,6 +161,10 @@ def _cell_row(cell: CellDecision) -> str:
     )
 
 
+class MissingPlotter(Exception):
+    """matplotlib (the `analysis` extra) is not installed."""
+
+
 def render_plot(decision: RunFolderDecision) -> bytes:
     """PNG: per (family, prompt length) panel, per-round paired deltas and the null band."""
     panels = [
@@ -171,6 +172,11 @@ def render_plot(decision: RunFolderDecision) -> bytes:
         for family in decision.families
         for prompt in sorted({c.prompt_tokens for c in family.cells})
     ]
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise MissingPlotter("the plot needs matplotlib: pip install 'mlxcel-codemods[analysis]'") from None
     figure = Figure(figsize=(4.2 * max(1, len(panels)), 3.6), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.subplots(1, max(1, len(panels)), squeeze=False)[0]

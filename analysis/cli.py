@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from analysis._collect import decide_run_folder
-from analysis._report import write_report
+from analysis._report import MissingPlotter, write_report
 from analysis._runner import (
     RUNS_FILE,
     STATUS_OK,
@@ -213,7 +213,10 @@ def report(run_dir: Path, out: Path, repo: Path | None) -> None:
     except ValueError:
         raise click.UsageError(f"--out {out} is not inside the repository root {root}") from None
     decision = _decide(run_dir)
-    written = write_report(run_dir, decision, out, root)
+    try:
+        written = write_report(run_dir, decision, out, root)
+    except MissingPlotter as error:
+        raise click.UsageError(str(error)) from None
     click.echo(render_decision_text(decision))
     click.echo(f"wrote {written.document}, {written.plot}, {written.data_dir}/ and {written.decision_file}", err=True)
     sys.exit(EXIT_PROBLEMS if decision.problems else EXIT_OK)

@@ -26,7 +26,7 @@ if [ ! -f "$stamp" ]; then
     echo "bootstrap: installing Python packages into .venv" >&2
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
     .venv/bin/python -m pip install -q torch==2.13.0
-    .venv/bin/python -m pip install -q -e ".[test,kernels]"
+    .venv/bin/python -m pip install -q -e ".[test,analysis,kernels]"
     rm -f .venv/.stamp-*
     touch "$stamp"
 fi
