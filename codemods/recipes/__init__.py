@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import importlib
 import importlib.util
 from pathlib import Path, PurePosixPath
@@ -52,11 +54,15 @@ def _from_toml_file(path: Path) -> Recipe:
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
     try:
+        deletions = tuple(ItemTarget(**d) for d in data.get("delete", []))
+        rewordings = tuple(Rewording(**r) for r in data.get("reword", []))
+        if "extends" in data:
+            return _extended(path, str(data["extends"]), data, deletions, rewordings)
         return Recipe(
             id=str(data["id"]),
             summary=str(data.get("summary", "")),
-            deletions=tuple(ItemTarget(**d) for d in data.get("delete", [])),
-            rewordings=tuple(Rewording(**r) for r in data.get("reword", [])),
+            deletions=deletions,
+            rewordings=rewordings,
             dead_symbol_pattern=data.get("dead_symbol_pattern"),
             check_scope=tuple(data.get("check_scope", ["src"])),
             protected=tuple(data.get("protected", ["docs"])),
@@ -65,6 +71,28 @@ def _from_toml_file(path: Path) -> Recipe:
         raise RecipeError(f"{path}: recipe does not match the schema: missing key {error}") from None
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {_one_line(error)}") from None
+
+
+def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewordings: tuple) -> Recipe:
+    """A bundled recipe plus the file's own items and rewording rules.
+
+    This is how a tree whose prose differs from the bundled rules gets its own
+    rewordings (`extends = "paged-compat-removal"` and `[[reword]]` entries)
+    without copying the recipe.
+    """
+    if base_id not in BUILTIN:
+        raise RecipeError(f"{path}: extends unknown recipe {base_id!r} (bundled: {', '.join(sorted(BUILTIN))})")
+    base = load_recipe(base_id)
+    return dataclasses.replace(
+        base,
+        id=str(data.get("id", f"{base.id}+{path.stem}")),
+        summary=str(data.get("summary", base.summary)),
+        deletions=base.deletions + deletions,
+        rewordings=base.rewordings + rewordings,
+        dead_symbol_pattern=data.get("dead_symbol_pattern", base.dead_symbol_pattern),
+        check_scope=tuple(data.get("check_scope", base.check_scope)),
+        protected=tuple(data.get("protected", base.protected)),
+    )
 
 
 def _one_line(error: BaseException) -> str:
