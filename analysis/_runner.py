@@ -153,12 +153,7 @@ def run_one(run: PlannedRun, settings: RunnerSettings) -> RunOutcome:
         "server_log": Path("server-logs") / f"{run.run_id}.log",
     }
     record = {
-        "family": run.family,
-        "model": run.model,
-        "prompt_tokens": run.prompt_tokens,
-        "round": run.round,
-        "position": run.position,
-        "arm": run.arm,
+        **run.fields(),
         "backend": run.backend,
         "port": port,
         "serve_command": serve_command,

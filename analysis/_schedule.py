@@ -53,6 +53,17 @@ class PlannedRun:
         """A file-name-safe identity, unique within one schedule."""
         return f"{self.family}-p{self.prompt_tokens}-r{self.round}-{self.arm}"
 
+    def fields(self) -> dict:
+        """The run's identity as recorded in runs.jsonl and shown by `plan`."""
+        return {
+            "family": self.family,
+            "model": self.model,
+            "prompt_tokens": self.prompt_tokens,
+            "round": self.round,
+            "position": self.position,
+            "arm": self.arm,
+        }
+
     @property
     def key(self) -> tuple[str, str, int, int, str]:
         """What identifies this run in runs.jsonl when resuming."""

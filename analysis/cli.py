@@ -104,12 +104,7 @@ def plan(families, prompt_tokens, rounds, serve_template, bench_template, port, 
     rows = [
         {
             "run_id": run.run_id,
-            "family": run.family,
-            "model": run.model,
-            "prompt_tokens": run.prompt_tokens,
-            "round": run.round,
-            "position": run.position,
-            "arm": run.arm,
+            **run.fields(),
             "serve_command": serve_template.format(model=run.model, port=shown_port, backend=run.backend),
             "command": bench_template.format(port=shown_port, prompt_tokens=run.prompt_tokens),
         }

@@ -143,18 +143,6 @@ def grep_matches(cwd: Path, pattern: str, targets: list[str], *, explicit: bool)
     return _python_search(cwd, pattern, targets, explicit)
 
 
-def _walk_sources(root: Path) -> list[str]:
-    from ._parse import language_of
-
-    found = []
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-        for name in sorted(files):
-            if language_of(name) is not None and not name.startswith("."):
-                found.append(os.path.relpath(os.path.join(directory, name), root).replace(os.sep, "/"))
-    return found
-
-
 def files_with_words(root: Path, words: list[str]) -> list[str]:
     """Source files under `root` (relative POSIX paths) containing any of `words` as a whole word."""
     if not words:
@@ -175,7 +163,11 @@ def files_with_words(root: Path, words: list[str]) -> list[str]:
             return sorted(p[2:] if p.startswith("./") else p for p in paths)
     pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
     hits = []
-    for path in _walk_sources(root):
+    from ._parse import language_of
+
+    for path in _walk_all(root, SKIPPED_DIRS):
+        if language_of(path) is None:
+            continue
         try:
             if pattern.search((root / path).read_bytes()):
                 hits.append(path)
@@ -199,10 +191,11 @@ def files_matching(root: Path, pattern: str, scope: tuple[str, ...]) -> list[str
     return sorted({m.path for m in found.matches})
 
 
-def _walk_all(base: Path) -> list[str]:
+def _walk_all(base: Path, skipped_dirs: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """Files under `base` (relative POSIX paths, sorted), hidden entries and `skipped_dirs` left out."""
     found = []
     for directory, dirs, files in os.walk(base):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skipped_dirs)
         for name in sorted(files):
             if not name.startswith("."):
                 found.append(os.path.relpath(os.path.join(directory, name), base).replace(os.sep, "/"))
