@@ -3,10 +3,15 @@
 This is the classification shared by the dead-symbol check and by the plan's
 final validation. `mentions_in_source` finds matches itself (Python `re` on
 bytes, line by line like `rg -n`); the check gets its matches from ripgrep and
-only asks `classify_spans` for their kinds. Only files with a match are parsed
-(tree-sitter for Rust and C++, libcst for Python, both imported lazily because
-the check's start-up time matters). A file that does not parse cleanly still
-reports its matches, with kind "unknown".
+only asks `classify_spans` for their kinds.
+
+A kind is lexical. For Rust and C++ a scan of the file's comments and
+string literals decides it (`_lexer`, no parse); only a file whose
+comments or literals that scan cannot delimit is parsed with tree-sitter,
+and if that parse has errors too its matches get kind "unknown". Python
+files are classified by libcst (imported lazily: the check's start-up time
+matters), "unknown" where they do not parse; files of other languages get
+"unknown".
 """
 
 from __future__ import annotations
@@ -88,6 +93,16 @@ def _tree_sitter_kind(tree, start: int, end: int) -> str:
     return CODE
 
 
+def _lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Kinds from the lexical scan; a parse only where the scan cannot delimit comments and strings."""
+    from ._lexer import lex_spans
+
+    lexed = lex_spans(source, language)
+    if lexed is None:
+        return _tree_sitter_kinds(source, language, spans)
+    return [lexed.kind_at(start, end) or CODE for start, end in spans]
+
+
 def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
     from ._parse import parse
 
@@ -131,7 +146,8 @@ def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> li
     """The kind (code, comment, string or unknown) of each byte span [start, end) of one file.
 
     The language comes from the file's suffix; a file of another language, or
-    one that does not parse cleanly, gets "unknown" for every span.
+    one whose comments and strings cannot be delimited (see the module
+    docstring), gets "unknown" for every span.
     """
     if not spans:
         return []
@@ -139,7 +155,7 @@ def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> li
 
     language = language_of(path)
     if language in (RUST, CPP):
-        return _tree_sitter_kinds(source, language, spans)
+        return _lexical_kinds(source, language, spans)
     if language == PYTHON:
         return _python_kinds(source, spans)
     return [UNKNOWN] * len(spans)

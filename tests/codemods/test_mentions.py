@@ -61,13 +61,25 @@ def test_python_by_libcst_with_multibyte_columns():
     ]
 
 
+@pytest.mark.parametrize("path, source, kind", [
+    ("k.cu", "__global__ void k() {}\nvoid go() { k<<<1, 2>>>(); FrobMeta m; }\n", CODE),
+    ("k2.cu", "void go() { k<<<1, 2>>>(); } // FrobMeta\n", COMMENT),
+    ("b.rs", "fn f( { FrobMeta\n", CODE),
+    ("c.rs", "fn f( { \"FrobMeta\" \n", STRING),
+])
+def test_kinds_are_lexical_where_the_file_does_not_parse(path, source, kind):
+    """tree-sitter-cpp does not parse CUDA launches; the lexical kind is clear all the same."""
+    found = mentions_in_source(path, source.encode(), PATTERN)
+    assert [m.kind for m in found] == [kind]
+
+
 @pytest.mark.parametrize("path, source", [
-    ("k.cu", "__global__ void k() {}\nvoid go() { k<<<1, 2>>>(); FrobMeta m; }\n"),
-    ("b.rs", "fn f( { FrobMeta\n"),
+    ("d.rs", "fn f() { let s = \"FrobMeta;\n"),
+    ("e.cpp", "/* FrobMeta\nint x;\n"),
     ("b.py", "def f(:\n    FrobMeta\n"),
     ("notes.txt", "FrobMeta\n"),
 ])
-def test_files_that_do_not_parse_are_searched_with_kind_unknown(path, source):
+def test_undelimited_literals_and_other_files_get_kind_unknown(path, source):
     found = mentions_in_source(path, source.encode(), PATTERN)
     assert [m.kind for m in found] == [UNKNOWN]
 
