@@ -40,7 +40,7 @@ def profile(root) -> str:
     profiler.enable()
     plan = plan_recipe(root, load_recipe("paged-compat-removal"))
     for change in plan.changes:
-        unified_diff(change.path, change.before, change.after)
+        unified_diff(change.path, change.before, change.after, edits=change.edits)
     profiler.disable()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)

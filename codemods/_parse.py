@@ -57,9 +57,62 @@ def _parser(name: str) -> tree_sitter.Parser:
     return tree_sitter.Parser(ts_language(name))
 
 
+# Trees of the sources parsed lately, by (language, bytes): a plan reads the same
+# file in several steps (deleting items, rewriting, validating, the closure
+# scan), and each gets the one parse. Trees are never edited in place.
+_TREES: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+_TREES_KEPT = 64
+
+
+def _remember(key: tuple[str, bytes], tree: tree_sitter.Tree) -> tree_sitter.Tree:
+    if len(_TREES) >= _TREES_KEPT:
+        del _TREES[next(iter(_TREES))]
+    _TREES[key] = tree
+    return tree
+
+
 def parse(source: bytes, language: str) -> tree_sitter.Tree:
-    """Parse bytes with the grammar of `language` (RUST or CPP)."""
-    return _parser(language).parse(source)
+    """Parse bytes with the grammar of `language` (RUST or CPP); the same bytes are parsed once."""
+    key = (language, source)
+    tree = _TREES.get(key)
+    if tree is None:
+        tree = _remember(key, _parser(language).parse(source))
+    return tree
+
+
+def _point(source: bytes, offset: int) -> tuple[int, int]:
+    """tree-sitter's (row, byte column) of a byte offset."""
+    return source.count(b"\n", 0, offset), offset - (source.rfind(b"\n", 0, offset) + 1)
+
+
+def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
+    newlines = inserted.count(b"\n")
+    if not newlines:
+        return start[0], start[1] + len(inserted)
+    return start[0] + newlines, len(inserted) - (inserted.rfind(b"\n") + 1)
+
+
+def reparse(before: bytes, edits: list[tuple[int, int, bytes]], after: bytes, language: str) -> tree_sitter.Tree:
+    """The tree of `after`, which is `before` with the non-overlapping `edits`
+    (start, end, replacement) spliced in, re-reading only what they touch.
+
+    tree-sitter's incremental parse reuses every subtree of `before`'s tree
+    that the edits leave alone. Should the result hold a syntax error, `after`
+    is parsed afresh, so that an error count never depends on the route taken.
+    """
+    key = (language, after)
+    tree = _TREES.get(key)
+    if tree is not None:
+        return tree
+    old = parse(before, language).copy()
+    for start, end, replacement in sorted(edits, reverse=True):
+        start_point = _point(before, start)
+        old.edit(start, end, start + len(replacement), start_point, _point(before, end),
+                 _end_point(start_point, replacement))
+    tree = _parser(language).parse(after, old)
+    if tree.root_node.has_error:
+        tree = _parser(language).parse(after)
+    return _remember(key, tree)
 
 
 def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from ._apply import FileChange, conflicts, line_ending, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
 from ._files import files_matching, files_with_words
-from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
+from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse, reparse
 from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items
 from .mentions import CODE, compile_pattern, mentions_in_source
@@ -89,11 +89,20 @@ def _python_identifier_offsets(source: bytes, hits: list[tuple[int, int, str]]) 
     return [(s, e, n) for s, e, n in hits if names.get(s) == n]
 
 
-def _parse_errors(path: str, source: bytes) -> list[tuple[int, int]]:
-    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python)."""
+def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | None = None) -> list[tuple[int, int]]:
+    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python).
+
+    `edited` is (original, edits) when `source` is the original with the edits
+    spliced in: then tree-sitter re-reads only what the edits touched.
+    """
     language = language_of(path)
     if language in (RUST, CPP):
-        return [(n.start_byte, n.end_byte) for n in error_nodes(parse(source, language))]
+        if edited is not None:
+            original, edits = edited
+            tree = reparse(original, [(e.start, e.end, e.replacement) for e in edits], source, language)
+        else:
+            tree = parse(source, language)
+        return [(n.start_byte, n.end_byte) for n in error_nodes(tree)]
     if language == PYTHON:
         try:
             ast.parse(source)
@@ -279,7 +288,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                     "the file does not parse where the recipe edits it (parse error here); not edited"))
             continue
         result = splice(source, edits)
-        errors_after = _parse_errors(path, result)
+        errors_after = _parse_errors(path, result, (source, edits))
         if len(errors_after) > len(errors_before):
             original = map_offset(edits, errors_after[0][0])
             line, col = line_col(source, original)
@@ -288,7 +297,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             continue
         if result != source:
             after[path] = result
-            changes.append(FileChange(path, source, result))
+            changes.append(FileChange(path, source, result, tuple(edits)))
 
     refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     dangling = _closure(workspace, names, after, refused)

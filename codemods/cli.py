@@ -198,7 +198,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         _echo_err(f"codemod: error: {write_error}")
         sys.exit(EXIT_FINDINGS)
     blocking = plan.blocking or refusals
-    diffs = [(c.path, unified_diff(c.path, c.before, c.after)) for c in plan.changes]
+    diffs = [(c.path, unified_diff(c.path, c.before, c.after, edits=c.edits)) for c in plan.changes]
     exit_code = EXIT_FINDINGS if blocking or write_error else EXIT_OK
 
     if as_json:
@@ -278,7 +278,7 @@ def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
         sys.exit(EXIT_FINDINGS)
     if dry_run:
         for change in plan.changes:
-            click.echo(render_text(unified_diff(change.path, change.before, change.after)), nl=False)
+            click.echo(render_text(unified_diff(change.path, change.before, change.after, edits=change.edits)), nl=False)
     elif written:
         _echo_err(f"codemod perturb: scaled {function} by {factor} in {len(plan.changes)} file(s); "
                   "revert before committing")
