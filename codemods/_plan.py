@@ -9,12 +9,13 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._apply import FileChange, conflicts, line_ending, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
-from ._files import files_matching, files_with_words
+from ._files import FileSearch, start_files_matching, start_files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse, reparse
 from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items
@@ -177,16 +178,17 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
 
 
 def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes],
-             refused: set[str]) -> list[Finding]:
+             refused: set[str], referring: FileSearch) -> list[Finding]:
     """Code references to removed names that survive the plan, anywhere in the tree.
 
-    Files whose edits were refused are left out: their items were not
-    deleted, and the refusal is reported already.
+    `referring` is the search for files that name them. Files whose edits
+    were refused are left out: their items were not deleted, and the
+    refusal is reported already.
     """
     if not names:
         return []
     findings = []
-    candidates = set(files_with_words(workspace.root, names)) | set(after)
+    candidates = set(referring.result()) | set(after)
     for path in sorted(candidates - refused):
         before = workspace.read(path)
         if before is None:
@@ -202,13 +204,14 @@ def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes],
 
 
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, bytes],
-                        dangling: list[Finding]) -> list[Finding]:
+                        dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
-    code not already reported by the closure is dangling."""
-    if not recipe.dead_symbol_pattern:
+    code not already reported by the closure is dangling. `mentioning` is the search for
+    files in scope that match the pattern before the plan."""
+    if mentioning is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
-    scope_hits = set(files_matching(workspace.root, recipe.dead_symbol_pattern, recipe.check_scope))
+    scope_hits = set(mentioning.result())
     in_scope = {p for p in after if any(p == s or p.startswith(s.rstrip("/") + "/") for s in recipe.check_scope)}
     reported = {(f.path, f.line) for f in dangling}
     findings = []
@@ -250,59 +253,65 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     """Everything `recipe` would change under `root`, and every reason not to."""
     root = Path(root)
     workspace = Workspace(root=root, options=dict(options or {}))
-    deleted, names, findings = _delete_items(workspace, recipe)
-    for path, edits in deleted.items():
-        workspace.edits.setdefault(path, []).extend(edits)
-    for step in recipe.steps:
-        result: StepResult = step(workspace)
-        for edit in result.edits:
-            workspace.edits.setdefault(edit.path, []).append(edit)
-        findings += result.findings
-        names += [n for n in result.names_removed if n not in names]
-    findings += _reword(workspace, recipe)
+    with ExitStack() as searches:
+        # ripgrep looks for mentions, and then for references, while the plan is made and validated.
+        mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
+                                                                  recipe.check_scope))
+                      if recipe.dead_symbol_pattern else None)
+        deleted, names, findings = _delete_items(workspace, recipe)
+        for path, edits in deleted.items():
+            workspace.edits.setdefault(path, []).extend(edits)
+        for step in recipe.steps:
+            result: StepResult = step(workspace)
+            for edit in result.edits:
+                workspace.edits.setdefault(edit.path, []).append(edit)
+            findings += result.findings
+            names += [n for n in result.names_removed if n not in names]
+        findings += _reword(workspace, recipe)
+        referring = searches.enter_context(start_files_with_words(root, names))
 
-    after: dict[str, bytes] = {}
-    changes: list[FileChange] = []
-    for path in sorted(workspace.edits):
-        edits = workspace.edits[path]
-        source = workspace.read(path)
-        if source is None or not edits:
-            continue
-        if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
-            findings.append(Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it"))
-            continue
-        refusal = _unwritable_target(root, path, source)
-        if refusal is not None:
-            findings.append(refusal)
-            continue
-        overlaps = conflicts(edits, source)
-        if overlaps:
-            findings += overlaps
-            continue
-        edits = workspace.edits[path] = with_line_endings_of(source, edits)
-        errors_before = _parse_errors(path, source)
-        broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
-        if broken:
-            line, col = line_col(source, errors_before[0][0])
-            findings.append(Finding(path, line, col, "unparseable-target",
-                                    "the file does not parse where the recipe edits it (parse error here); not edited"))
-            continue
-        result = splice(source, edits)
-        errors_after = _parse_errors(path, result, (source, edits))
-        if len(errors_after) > len(errors_before):
-            original = map_offset(edits, errors_after[0][0])
-            line, col = line_col(source, original)
-            findings.append(Finding(path, line, col, "parse-regression",
-                                    "the edited file would not parse (new syntax error near here); not edited"))
-            continue
-        if result != source:
-            after[path] = result
-            changes.append(FileChange(path, source, result, tuple(edits)))
+        after: dict[str, bytes] = {}
+        changes: list[FileChange] = []
+        for path in sorted(workspace.edits):
+            edits = workspace.edits[path]
+            source = workspace.read(path)
+            if source is None or not edits:
+                continue
+            if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
+                findings.append(Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it"))
+                continue
+            refusal = _unwritable_target(root, path, source)
+            if refusal is not None:
+                findings.append(refusal)
+                continue
+            overlaps = conflicts(edits, source)
+            if overlaps:
+                findings += overlaps
+                continue
+            edits = workspace.edits[path] = with_line_endings_of(source, edits)
+            errors_before = _parse_errors(path, source)
+            broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
+            if broken:
+                line, col = line_col(source, errors_before[0][0])
+                findings.append(Finding(path, line, col, "unparseable-target",
+                                        "the file does not parse where the recipe edits it (parse error here); not edited"))
+                continue
+            result = splice(source, edits)
+            errors_after = _parse_errors(path, result, (source, edits))
+            if len(errors_after) > len(errors_before):
+                original = map_offset(edits, errors_after[0][0])
+                line, col = line_col(source, original)
+                findings.append(Finding(path, line, col, "parse-regression",
+                                        "the edited file would not parse (new syntax error near here); not edited"))
+                continue
+            if result != source:
+                after[path] = result
+                changes.append(FileChange(path, source, result, tuple(edits)))
 
-    refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
-    dangling = _closure(workspace, names, after, refused)
-    findings += dangling
-    findings += _surviving_mentions(workspace, recipe, after, dangling)
+        refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
+        dangling = _closure(workspace, names, after, refused, referring)
+        findings += dangling
+        findings += _surviving_mentions(workspace, recipe, after, dangling, mentioning)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()
