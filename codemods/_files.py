@@ -202,7 +202,7 @@ def start_files_with_words(root: Path, words: list[str]) -> FileSearch:
 def _walk_for_words(root: Path, words: list[str]) -> list[str]:
     pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
     hits = []
-    from ._parse import language_of
+    from ._languages import language_of
 
     for path in _walk_all(root, SKIPPED_DIRS):
         if language_of(path) is None:

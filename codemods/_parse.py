@@ -7,35 +7,15 @@ file is only ever decoded to be printed.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import PurePosixPath
 
 import tree_sitter
 
-RUST = "rust"
-CPP = "cpp"
-PYTHON = "python"
+# The language names and `language_of` live in _languages (the check needs them without
+# loading tree-sitter); they are re-exported here for the modules that parse.
+from ._languages import CPP, PYTHON, RUST, language_of
 
-_SUFFIX_LANGUAGE = {
-    ".rs": RUST,
-    ".cpp": CPP,
-    ".cc": CPP,
-    ".cxx": CPP,
-    ".c": CPP,
-    ".h": CPP,
-    ".hh": CPP,
-    ".hpp": CPP,
-    ".hxx": CPP,
-    ".cu": CPP,
-    ".cuh": CPP,
-    ".mm": CPP,
-    ".metal": CPP,
-    ".py": PYTHON,
-}
-
-
-def language_of(path: str | PurePosixPath) -> str | None:
-    """The language a file is parsed as, from its suffix; None if not a source file."""
-    return _SUFFIX_LANGUAGE.get(PurePosixPath(str(path)).suffix.lower())
+__all__ = ["CPP", "PYTHON", "RUST", "captures", "error_count", "error_nodes", "language_of", "parse", "query",
+           "reparse", "ts_language"]
 
 
 @lru_cache(maxsize=None)

@@ -151,7 +151,7 @@ def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> li
     """
     if not spans:
         return []
-    from ._parse import CPP, PYTHON, RUST, language_of
+    from ._languages import CPP, PYTHON, RUST, language_of
 
     language = language_of(path)
     if language in (RUST, CPP):
