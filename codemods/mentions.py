@@ -63,13 +63,37 @@ def compile_pattern(pattern: str) -> re.Pattern[bytes]:
     return re.compile(pattern.encode("utf-8"))
 
 
+# A pattern written only with these characters has no anchors, lookarounds,
+# classes or escapes: it cannot match b"\n", nor look past the line it is on.
+_LINE_BLIND = re.compile(rb"[A-Za-z0-9_|()?*+{},:-]*")
+
+
+def _searchable_whole(pattern: re.Pattern[bytes]) -> bool:
+    """True if searching the whole file finds exactly the matches a line-by-line search finds:
+    the pattern cannot see line ends and cannot match the empty string."""
+    return _LINE_BLIND.fullmatch(pattern.pattern) is not None and pattern.match(b"") is None
+
+
 def matches_by_line(source: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int, int, int, int]]:
     """(start, end, line, col) of every match, searched line by line like `rg -n`.
 
     Lines end at b"\\n" only (a b"\\r" before it belongs to the line, as in rg
     without --crlf), so a match never spans lines. Empty matches count, as they
-    do for rg: `rg -n 'x*'` prints every line.
+    do for rg: `rg -n 'x*'` prints every line. A pattern made of words and
+    groups (the usual dead-symbol pattern) is searched in one pass over the
+    file, which finds the same matches.
     """
+    if _searchable_whole(pattern):
+        found = []
+        line_no, line_start = 1, 0
+        for match in pattern.finditer(source):
+            start = match.start()
+            newlines = source.count(b"\n", line_start, start)
+            if newlines:
+                line_no += newlines
+                line_start = source.rfind(b"\n", line_start, start) + 1
+            found.append((start, match.end(), line_no, start - line_start + 1))
+        return found
     lines = source.split(b"\n")
     if lines[-1] == b"":
         lines.pop()  # after a final newline (or in an empty file) there is no further line, for rg

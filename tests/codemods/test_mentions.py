@@ -5,6 +5,8 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from codemods.mentions import CODE, COMMENT, STRING, UNKNOWN, compile_pattern, matches_by_line, mentions_in_source
 
@@ -97,3 +99,23 @@ def test_overlapping_names_match_once_leftmost():
     pattern = compile_pattern(r"PagedDecodeMetadata|RotatingPagedDecodeMetadata")
     spots = matches_by_line(b"let m: RotatingPagedDecodeMetadata;\n", pattern)
     assert [(col, end - start) for start, end, _, col in spots] == [(8, 27)]
+
+
+def _line_by_line(source: bytes, pattern) -> list[tuple[int, int, int, int]]:
+    lines = source.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    found, offset = [], 0
+    for number, line in enumerate(lines, start=1):
+        found += [(offset + m.start(), offset + m.end(), number, m.start() + 1) for m in pattern.finditer(line)]
+        offset += len(line) + 1
+    return found
+
+
+@given(st.lists(st.sampled_from([b"FrobMeta", b"frob_dense_compat", b"frob_", b"Meta", b"\n", b"\r\n", b" ", b"x",
+                                 b"\xff", b"frob_rotating_compat"]), max_size=30).map(b"".join),
+       st.sampled_from([r"frob_(dense|rotating)_compat|FrobMeta", r"Frob(Meta)?", r"(?:frob_)+", r"x{2,}|Meta",
+                        r"x*", r"^Meta", r"Meta$", r"\bMeta", r"(?<=b)Meta", r"Meta\s"]))
+def test_one_pass_search_finds_what_the_line_by_line_search_finds(source, text):
+    pattern = compile_pattern(text)
+    assert matches_by_line(source, pattern) == _line_by_line(source, pattern)
