@@ -178,17 +178,17 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
 
 
 def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes],
-             refused: set[str], referring: FileSearch) -> list[Finding]:
+             refused: set[str], referring: list[FileSearch]) -> list[Finding]:
     """Code references to removed names that survive the plan, anywhere in the tree.
 
-    `referring` is the search for files that name them. Files whose edits
+    `referring` are the searches for files that name them. Files whose edits
     were refused are left out: their items were not deleted, and the
     refusal is reported already.
     """
     if not names:
         return []
     findings = []
-    candidates = set(referring.result()) | set(after)
+    candidates = {path for search in referring for path in search.result()} | set(after)
     for path in sorted(candidates - refused):
         before = workspace.read(path)
         if before is None:
@@ -254,11 +254,12 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     root = Path(root)
     workspace = Workspace(root=root, options=dict(options or {}))
     with ExitStack() as searches:
-        # ripgrep looks for mentions, and then for references, while the plan is made and validated.
+        # ripgrep looks for mentions and for references to the deleted items while the plan is made.
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))
                       if recipe.dead_symbol_pattern else None)
         deleted, names, findings = _delete_items(workspace, recipe)
+        referring = [searches.enter_context(start_files_with_words(root, names))]
         for path, edits in deleted.items():
             workspace.edits.setdefault(path, []).extend(edits)
         for step in recipe.steps:
@@ -266,9 +267,11 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             for edit in result.edits:
                 workspace.edits.setdefault(edit.path, []).append(edit)
             findings += result.findings
-            names += [n for n in result.names_removed if n not in names]
+            added = [n for n in dict.fromkeys(result.names_removed) if n not in names]
+            if added:
+                names += added
+                referring.append(searches.enter_context(start_files_with_words(root, added)))
         findings += _reword(workspace, recipe)
-        referring = searches.enter_context(start_files_with_words(root, names))
 
         after: dict[str, bytes] = {}
         changes: list[FileChange] = []
