@@ -1,3 +1,5 @@
+from codemods.cpp.items import CppTarget, delete_cpp_items
+
 from codemod_helpers import assert_deletes, dedent, run_deletion
 
 
@@ -101,10 +103,20 @@ def test_declaration_kind_does_not_delete_the_definition():
     assert not findings
 
 
-def test_missing_function_is_a_note():
-    result, findings = run_deletion("cpp", b"int keep();\n", [("function", "absent")])
-    assert result == b"int keep();\n"
-    assert [f.code for f in findings] == ["not-found"]
+def test_missing_function_blocks_with_the_closest_names():
+    result, findings = run_deletion("cpp", b"namespace mlx {\nint frob_compat();\n}\n",
+                                    [("declaration", "mlx::frob_compta"), ("function", "frob_compat")])
+    assert result == b"namespace mlx {\nint frob_compat();\n}\n"
+    assert [(f.code, f.blocking, f.message) for f in findings] == [
+        ("no-such-item", True, "no item mlx::frob_compta of kind declaration in t.cpp; did you mean mlx::frob_compat?"),
+        ("shape-mismatch", True, "frob_compat: expected a function, found a declaration; not deleted"),
+    ]
+
+
+def test_missing_function_in_a_file_already_clean_is_a_note():
+    _, _, findings = delete_cpp_items("t.cpp", b"int keep();\n", [CppTarget("function", "absent")],
+                                      already_absent=lambda: True)
+    assert [(f.code, f.blocking) for f in findings] == [("not-found", False)]
 
 
 def test_template_and_qualified_definitions():

@@ -383,14 +383,16 @@ def deletion_choice(draw, block: Block):
 # ---------------------------------------------------------------- the code under test
 
 
-def delete_rust(source: bytes, targets: list[tuple[str, str]]) -> bytes:
-    deletions, _, findings = delete_rust_items("t.rs", source, [RustTarget(k, n) for k, n in targets])
+def delete_rust(source: bytes, targets: list[tuple[str, str]], again: bool = False) -> bytes:
+    deletions, _, findings = delete_rust_items("t.rs", source, [RustTarget(k, n) for k, n in targets],
+                                               already_absent=lambda: again)
     assert not [f for f in findings if f.blocking], findings
     return splice(source, deletion_edits("t.rs", source, deletions))
 
 
-def delete_cpp(source: bytes, targets: list[tuple[str, str]]) -> bytes:
-    deletions, _, findings = delete_cpp_items("t.cpp", source, [CppTarget(k, n) for k, n in targets])
+def delete_cpp(source: bytes, targets: list[tuple[str, str]], again: bool = False) -> bytes:
+    deletions, _, findings = delete_cpp_items("t.cpp", source, [CppTarget(k, n) for k, n in targets],
+                                              already_absent=lambda: again)
     assert not [f for f in findings if f.blocking], findings
     return splice(source, deletion_edits("t.cpp", source, deletions))
 
@@ -403,7 +405,7 @@ def _check_deletion(language: str, block: Block, unit: str, eol: str, targets: l
     result = delete(source, targets)
     assert result == expected
     assert error_count(parse(result, language)) == 0
-    assert delete(result, targets) == result
+    assert delete(result, targets, again=True) == result
     return result
 
 
