@@ -19,7 +19,7 @@ from ._edit import Edit, Finding, line_col
 from ._files import files_matching, files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
 from ._spans import Deletion, deletion_edits
-from .cpp.items import CppTarget, delete_cpp_items
+from .cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
 from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
 from .python.items import PythonTarget, delete_python_items
 from .recipes._model import Recipe, StepResult, Workspace
@@ -92,10 +92,14 @@ def _python_identifier_offsets(source: bytes, hits: list[tuple[int, int, str]]) 
 
 
 def _parse_errors(path: str, source: bytes) -> list[tuple[int, int]]:
-    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python)."""
+    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python).
+
+    The `;` tree-sitter-cpp misses after an annotation macro line is not one.
+    """
     language = language_of(path)
     if language in (RUST, CPP):
-        return [(n.start_byte, n.end_byte) for n in error_nodes(parse(source, language))]
+        return [(n.start_byte, n.end_byte) for n in error_nodes(parse(source, language))
+                if not (language == CPP and is_annotation_macro_semicolon(source, n))]
     if language == PYTHON:
         try:
             ast.parse(source)

@@ -104,8 +104,22 @@ def _is_annotation_macro(source: bytes, node: tree_sitter.Node) -> bool:
     `NAME` with no `;`, which tree-sitter-cpp reads as an expression statement missing its `;`."""
     if node.type != "expression_statement" or not node.children or not node.children[-1].is_missing:
         return False
-    named = node.named_children
+    named = [c for c in node.named_children if c.type != "comment"]  # comments before the missing `;` are inside
     return len(named) == 1 and named[0].type in ("call_expression", "identifier") and starts_own_line(source, node)
+
+
+def is_annotation_macro_semicolon(source: bytes, node: tree_sitter.Node) -> bool:
+    """Whether an error node is only the `;` tree-sitter-cpp misses after an annotation macro
+    line at file or namespace level that a function declaration or definition follows."""
+    macro = node.parent
+    if not node.is_missing or macro is None or not _is_annotation_macro(source, macro):
+        return False
+    if macro.parent is None or macro.parent.type not in ("translation_unit", "declaration_list"):
+        return False
+    following = macro.next_named_sibling
+    while following is not None and (following.type == "comment" or _is_annotation_macro(source, following)):
+        following = following.next_named_sibling
+    return following is not None and following.type in ("function_definition", "declaration", "template_declaration")
 
 
 def leading_start(source: bytes, node: tree_sitter.Node) -> int:
