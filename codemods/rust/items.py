@@ -270,7 +270,7 @@ def _spelled_like(item: RustItem, wanted: str) -> str:
 
 @dataclass(frozen=True)
 class RustTarget:
-    """A request to delete one Rust item: kind (a key of DELETABLE_KINDS) and qualified name."""
+    """A request to delete one Rust item: kind (a key of DELETABLE_KINDS) and name (see `_matches_name`)."""
 
     kind: str
     name: str
