@@ -88,7 +88,7 @@ def missing_target(path: str, kind: str, name: str, candidates: list[str],
     """
     if already_absent is not None and already_absent():
         return Finding(path, 0, 0, "not-found",
-                       f"{kind} {name} already absent (no code in {path} names the recipe's dead symbols)",
+                       f"{kind} {name} already absent (no code in the file names the recipe's dead symbols)",
                        severity=NOTE, symbol=name)
     closest = difflib.get_close_matches(name, dict.fromkeys(candidates), n=3, cutoff=0.6)
     hint = f"; did you mean {' or '.join(closest)}?" if closest else ""

@@ -330,7 +330,7 @@ def test_missing_target_in_a_file_already_clean_is_a_note():
     source = dedent("fn keep() {}\n")
     _, _, findings = delete_rust_items("t.rs", source, [RustTarget("fn", "absent")], already_absent=lambda: True)
     assert [(f.code, f.blocking, f.message) for f in findings] == [
-        ("not-found", False, "fn absent already absent (no code in t.rs names the recipe's dead symbols)")
+        ("not-found", False, "fn absent already absent (no code in the file names the recipe's dead symbols)")
     ]
 
 
@@ -468,3 +468,32 @@ def test_anchored_names_address_exactly():
     result, findings = run_deletion("rust", source, [("fn", "crate::Handle::frob")])
     assert not findings
     assert b"impl Handle {}" in result and b"pub fn frob() {}" in result
+
+
+def test_attributes_and_docs_belong_to_the_item_across_blank_lines_but_inner_ones_stay():
+    assert_deletes(
+        "rust",
+        """
+        //! Crate docs.
+        #![allow(dead_code)]
+        /// Doc of gone.
+
+        // Between the doc and the attribute.
+        #[inline] /* trailing */
+
+        fn gone() {}
+
+        // About keep.
+        #[cold]
+        fn keep() {}
+        """,
+        [("fn", "crate::gone")],
+        """
+        //! Crate docs.
+        #![allow(dead_code)]
+
+        // About keep.
+        #[cold]
+        fn keep() {}
+        """,
+    )
