@@ -12,15 +12,36 @@ ROOT = Path(__file__).resolve().parents[2]
 FAKE_SERVE = ROOT / "fixtures" / "fake-serve"
 
 
-def bench_stdout(aggregate_by_conc: dict[int, float], fail_by_conc: dict[int, int] | None = None) -> str:
-    """A bench summary table whose aggregate tok/s per level are the given numbers."""
+def bench_stdout(
+    aggregate_by_conc: dict[int, float],
+    fail_by_conc: dict[int, int] | None = None,
+    paged_launches: int | None = None,
+) -> str:
+    """Output in the shape of mlxcel's bench script whose aggregate tok/s per level are the given numbers.
+
+    With ``paged_launches`` it is the ``--metrics`` shape, each level launching that
+    many paged-attention kernels.
+    """
     fail_by_conc = fail_by_conc or {}
-    lines = ["bench_serving_concurrency: synthetic", "  ".join(SUMMARY_COLUMNS)]
+    lines = ["Server:       http://127.0.0.1:18080", "Model:        synthetic",
+             "Prompt:       ~512 tokens (2591 chars)", "Max tokens:   128",
+             f"Concurrency:  {list(aggregate_by_conc)}"]  # fmt: skip
+    for conc in aggregate_by_conc:
+        lines += ["", f">>> concurrency={conc} ..."]
+        lines += ["    request error: HTTP 500: synthetic"] * fail_by_conc.get(conc, 0)
+        if paged_launches is not None:
+            lines += [
+                f'    decode paths: paged_decode_launches_total{{path="fused_v2"}}=+{paged_launches}  '
+                'paged_decode_launches_total{path="gather"}=+0  paged_decode_launches_total{path="cascade"}=+0',
+                f"    batch counters: decode_steps=+128  decode_tokens=+{128 * conc}  mixed_steps=+0  "
+                f"prefill_chunks=+{conc}  tokens_predicted_seconds=+1.000",
+            ]
+    header = "  ".join(SUMMARY_COLUMNS)
+    lines += ["", header, "-" * len(header)]
     for conc, aggregate in aggregate_by_conc.items():
         fail = fail_by_conc.get(conc, 0)
-        lines.append(f"{conc} {conc - fail} {fail} 40.0 50.0 80.0 {aggregate:.4f}")
-    lines += [f"metrics conc={conc} backend=paged" for conc in aggregate_by_conc]
-    return "\n".join(lines) + "\n"
+        lines.append(f"{conc:>4}  {conc - fail:>3}  {fail:>4}  40.0  50.0  80.0  {aggregate:.4f}")
+    return "\n".join(lines) + "\n\n"
 
 
 def write_run_folder(
