@@ -7,6 +7,7 @@ from pathlib import Path
 
 from analysis._bench_output import SUMMARY_COLUMNS
 from analysis._schedule import BACKEND_OF_ARM, arm_order
+from analysis._status import DOCUMENTED_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_SERVE = ROOT / "fixtures" / "fake-serve"
@@ -51,8 +52,14 @@ def write_run_folder(
     fails: dict[tuple[str, int, int, str], dict[int, int]] | None = None,
     stdout_override: dict[tuple[str, int, int, str], str] | None = None,
     records_override: dict[tuple[str, int, int, str], dict] | None = None,
+    documented_only: bool = False,
+    paged_launches: dict[str, int] | None = None,
 ) -> Path:
-    """Write runs.jsonl and stdout files; keys are (family, prompt_tokens, round, arm)."""
+    """Write runs.jsonl and stdout files; keys are (family, prompt_tokens, round, arm).
+
+    With ``documented_only`` the records hold only runs.jsonl's documented fields;
+    ``paged_launches`` (per backend) writes the ``--metrics`` shape.
+    """
     fails = fails or {}
     stdout_override = stdout_override or {}
     records_override = records_override or {}
@@ -61,7 +68,8 @@ def write_run_folder(
     for key, by_conc in aggregates.items():
         family, prompt, round_number, arm = key
         stdout = Path("stdout") / f"{family}-p{prompt}-r{round_number}-{arm}.txt"
-        text = stdout_override.get(key, bench_stdout(by_conc, fails.get(key)))
+        launches = None if paged_launches is None else paged_launches[BACKEND_OF_ARM[arm]]
+        text = stdout_override.get(key, bench_stdout(by_conc, fails.get(key), launches))
         (folder / stdout).write_text(text)
         failed = sum(fails.get(key, {}).values())
         record = {
@@ -81,6 +89,8 @@ def write_run_folder(
             "server_backend": BACKEND_OF_ARM[arm],
         }
         record.update(records_override.get(key, {}))
+        if documented_only:
+            record = {name: record[name] for name in DOCUMENTED_FIELDS if name in record}
         lines.append(json.dumps(record))
     (folder / "runs.jsonl").write_text("\n".join(lines) + "\n")
     return folder
