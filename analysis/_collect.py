@@ -29,7 +29,7 @@ from analysis._bench_output import BenchParseFailure, BenchTable, LevelReport
 from analysis._decision import FamilyDecision, RoundTriple, decide_cell, decide_family
 from analysis._runner import RUNS_FILE
 from analysis._schedule import ARMS, BACKEND_OF_ARM
-from analysis._status import STATUS_FAILED_REQUESTS, STATUS_OK, status_of_record
+from analysis._status import STATUS_FAILED_REQUESTS, STATUS_OK, STATUS_UNPARSED, status_of_record
 
 RunKey = tuple[str, int, int, str]
 
@@ -142,7 +142,7 @@ def _read_tables(
         where = dict(family=family, prompt_tokens=prompt, round=round_number, arm=arm)
         ref = f"{RUNS_FILE}:{line}"
         status = status_of_record(record, run_dir)
-        if isinstance(status.output, BenchParseFailure) and status.status != STATUS_OK:
+        if status.status == STATUS_UNPARSED and isinstance(status.output, BenchParseFailure):
             kind = "truncated-output" if status.output.truncated else "malformed-output"
             problems.append(Problem(kind, f"{ref}: {status.output}", **where))
             continue

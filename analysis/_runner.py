@@ -237,6 +237,9 @@ def _bench(record: dict, settings: RunnerSettings, paths: dict[str, Path]) -> tu
                 stop_process(bench, settings.stop_timeout_s)
     output = parse_bench_file(out / paths["stdout"], display=paths["stdout"].as_posix())
     derived = status_of_bench(record["exit_code"], output)
+    if derived.status == STATUS_BENCH_FAILED:
+        said = _last_line(out / paths["stderr"])
+        return derived.status, derived.message + (f": {said}" if said else "")
     if isinstance(output, BenchTable):
         record["failed_requests"] = output.failed_requests
     return derived.status, derived.message
@@ -317,6 +320,15 @@ def read_server_backend(log_path: Path) -> str | None:
     except OSError:
         return None
     return match.group(1).decode().lower() if match else None
+
+
+def _last_line(path: Path) -> str | None:
+    """The last non-blank line of a bench's stderr (an argparse error, a traceback's last line)."""
+    try:
+        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return next((line.strip() for line in reversed(lines) if line.strip()), None)
 
 
 def _record_key(record: dict) -> tuple:

@@ -155,3 +155,12 @@ def test_sigint_stops_the_server_and_records_the_run(tmp_path):
     (record,) = _records(out)
     assert record["status"] == "interrupted"
     assert record["port_freed"] is True and record["server_exit_code"] is not None
+
+
+def test_a_bench_flag_the_script_does_not_know_is_reported_with_its_error(tmp_path, corpus):
+    out = tmp_path / "run"
+    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=BENCH + " --metrics", repo=corpus)
+    assert result.exit_code == 1
+    assert "bench-failed: bench exited with 2: " in result.output and "unrecognized arguments: --metrics" in result.output
+    decided = CliRunner().invoke(main, ["decide", str(out)])
+    assert "runs.jsonl:1: bench exited with 2 (bench exited with 2: " in decided.output
