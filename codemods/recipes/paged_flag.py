@@ -442,26 +442,72 @@ def _loop_over_both_backends(function: tree_sitter.Node, both: re.Pattern[bytes]
     return None
 
 
-def _record_in_docs(workspace: Workspace, site: FamilySite, value: bool, document: str,
+def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], document: str,
                     findings: list[Finding]) -> list[Edit]:
+    """Record each flipped family in docs/CONTINUOUS_BATCHING.md.
+
+    A per-family table row (``| Gemma 3 | true | ... |``) is updated in place;
+    without one, a paragraph per family goes at the end of the section that
+    first mentions ``--decode-storage-backend`` (the end of the document if
+    none does).
+    """
     source = workspace.read(CONTINUOUS_BATCHING)
     if source is None:
         findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, "missing-file", f"{CONTINUOUS_BATCHING} not found"))
         return []
-    note = (f"Measured in `{document}`: dense wins, so an explicit `--decode-storage-backend paged` "
-            "resolves to dense and the engine-parity paged row reports n/a.")
-    row = re.compile(rb"^\| " + re.escape(site.display.encode()) + rb" \|[^\n]*\|$", re.M)
-    match = row.search(source)
-    wanted = f"| {site.display} | {'true' if value else 'false'} | {note} |".encode()
-    if match is not None:
-        if match.group() == wanted:
-            return []
-        return [Edit(CONTINUOUS_BATCHING, match.start(), match.end(), wanted, f"paged-flag:{site.display}:docs")]
-    line = f"- {site.display}: `supports_paged_decode_backend` is false. {note}\n".encode()
-    if line in source:
-        return []
-    tail = b"" if source.endswith(b"\n") else b"\n"
-    return [Edit(CONTINUOUS_BATCHING, len(source), len(source), tail + b"\n" + line, f"paged-flag:{site.display}:docs")]
+    edits = []
+    paragraphs = []
+    for site in flipped:
+        note = (f"Measured in `{document}`: dense wins, so an explicit `--decode-storage-backend paged` "
+                "resolves to dense and the engine-parity paged row reports n/a.")
+        row = _table_row(source, site.display)
+        wanted = f"| {site.display} | false | {note} |".encode()
+        if row is not None:
+            if source[row[0] : row[1]] != wanted:
+                edits.append(Edit(CONTINUOUS_BATCHING, row[0], row[1], wanted, f"paged-flag:{site.display}:docs"))
+            continue
+        paragraph = textwrap.fill(f"{site.display}: `{METHOD}` is false. {note}", width=80,
+                                  break_long_words=False, break_on_hyphens=False) + "\n"  # fmt: skip
+        if paragraph.encode() not in source:
+            paragraphs.append(paragraph)
+    if paragraphs:
+        at = _section_end(source, b"--decode-storage-backend")
+        block = "\n".join(paragraphs).encode()
+        if at < len(source):
+            text = block + b"\n"
+        else:
+            text = (b"" if source.endswith(b"\n\n") else b"\n" if source.endswith(b"\n") else b"\n\n") + block
+        edits.append(Edit(CONTINUOUS_BATCHING, at, at, text, "paged-flag:docs"))
+    return edits
+
+
+def _markdown_lines(source: bytes):
+    """(offset, line, is_heading) for each line, headings inside fenced code blocks not counted."""
+    offset, fenced = 0, False
+    for line in source.splitlines(keepends=True):
+        if line.lstrip().startswith((b"```", b"~~~")):
+            fenced = not fenced
+        yield offset, line, not fenced and line.startswith(b"#")
+        offset += len(line)
+
+
+def _table_row(source: bytes, display: str) -> tuple[int, int] | None:
+    """The byte span (newline excluded) of the table row whose first cell is `display`."""
+    for offset, line, _ in _markdown_lines(source):
+        cells = line.strip().split(b"|")
+        if line.lstrip().startswith(b"|") and len(cells) > 2 and cells[1].strip() == display.encode():
+            return offset, offset + len(line.rstrip(b"\r\n"))
+    return None
+
+
+def _section_end(source: bytes, needle: bytes) -> int:
+    """Where the section that first mentions `needle` ends: its next heading, else the end."""
+    found = False
+    for offset, line, heading in _markdown_lines(source):
+        if heading and found:
+            return offset
+        found = found or needle in line
+    return len(source)
 
 
 def set_flags_from_decision(workspace: Workspace) -> StepResult:
@@ -470,6 +516,7 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
     document = decision["results_document"]
     findings: list[Finding] = []
     edits: list[Edit] = []
+    flipped: list[FamilySite] = []
     for key, family in decision["families"].items():
         site = FAMILIES.get(key)
         if site is None:
@@ -482,7 +529,9 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
         if not value:
             edits += _resolver_test(workspace, key, site, document, findings)
             edits += _unpin_parity_tests(workspace, key, site, document, findings)
-            edits += _record_in_docs(workspace, site, value, document, findings)
+            flipped.append(site)
+    if flipped:
+        edits += _record_in_docs(workspace, flipped, document, findings)
     return StepResult(edits=tuple(edits), findings=tuple(findings))
 
 
