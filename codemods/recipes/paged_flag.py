@@ -16,7 +16,6 @@ blocking finding.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -356,14 +355,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, document: s
 
 
 def _identifier_names(node: tree_sitter.Node) -> set[bytes]:
-    names = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type in ("identifier", "type_identifier"):
-            names.add(current.text)
-        stack.extend(current.children)
-    return names
+    return {d.text for d in _descendants(node) if d.type in ("identifier", "type_identifier")}
 
 
 def _has_glob_use(module: tree_sitter.Node) -> bool:
@@ -392,20 +384,17 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, docume
     if source is None:
         return []
     tree = parse(source, RUST)
-    constants = {i.name for i in rust_items(source, tree)
-                 if i.kind == "const" and site.checkpoint.encode() in source[i.node.start_byte : i.node.end_byte]}
+    constants = {i.name.encode() for i in rust_items(source, tree)
+                 if i.kind == "const" and _names_checkpoint(i.node, site.checkpoint)}
     edits = []
-    both = re.compile(rb"\[\s*(?:\w+::)*" + BACKEND_TYPE.encode() + rb"::Paged\s*,\s*(?:\w+::)*"
-                      + BACKEND_TYPE.encode() + rb"::Dense\s*,?\s*\]")
     for item in rust_items(source, tree):
         if item.kind != "test":
             continue
-        body = source[item.node.start_byte : item.node.end_byte]
-        mentions_family = site.checkpoint.encode() in body or any(
-            re.search(rb"\b" + re.escape(c.encode()) + rb"\b", body) for c in constants)
-        if not mentions_family or b"::Paged" not in body:
+        mentions_family = _names_checkpoint(item.node, site.checkpoint) or bool(
+            constants & _identifier_names(item.node))
+        if not mentions_family or not _backend_variants(item.node) & {"Paged"}:
             continue
-        loop = _loop_over_both_backends(item.node, both)
+        loop = _loop_over_both_backends(item.node)
         if loop is None:
             line, col = line_col(source, item.node.start_byte)
             findings.append(Finding(PARITY_TESTS, line, col, "shape-mismatch",
@@ -429,17 +418,43 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, docume
     return edits
 
 
-def _loop_over_both_backends(function: tree_sitter.Node, both: re.Pattern[bytes]) -> tree_sitter.Node | None:
-    """The `for` loop of a test that iterates over the paged and dense backends."""
-    stack = [function]
-    while stack:
-        node = stack.pop()
+def _loop_over_both_backends(function: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `for` loop of a test that iterates over `[<..>DecodeStorageBackend::Paged, <..>::Dense]`."""
+    for node in _descendants(function):
         if node.type == "for_expression":
             value = node.child_by_field_name("value")
-            if value is not None and both.fullmatch(value.text):
+            if value is not None and value.type == "array_expression" and \
+                    [_backend_variant(e) for e in value.named_children] == ["Paged", "Dense"]:
                 return node
-        stack.extend(node.children)
     return None
+
+
+def _backend_variant(node: tree_sitter.Node) -> str | None:
+    """`Paged` for a path `DecodeStorageBackend::Paged` (any prefix), else None."""
+    if node.type != "scoped_identifier":
+        return None
+    path = node.child_by_field_name("path")
+    enum = path.child_by_field_name("name") if path is not None and path.type == "scoped_identifier" else path
+    if enum is None or enum.text.decode() != BACKEND_TYPE:
+        return None
+    return node.child_by_field_name("name").text.decode()
+
+
+def _backend_variants(node: tree_sitter.Node) -> set[str]:
+    return {v for d in _descendants(node) if (v := _backend_variant(d)) is not None}
+
+
+def _names_checkpoint(node: tree_sitter.Node, checkpoint: str) -> bool:
+    """Whether a string literal under `node` names the checkpoint."""
+    return any(d.type == "string_literal" and checkpoint.encode() in d.text for d in _descendants(node))
+
+
+def _descendants(node: tree_sitter.Node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
 
 
 def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], document: str,
