@@ -199,6 +199,12 @@ def start_files_with_words(root: Path, words: list[str]) -> FileSearch:
     return FileSearch(_start_rg(root, [*args, "--", "."]), lambda: _walk_for_words(root, words))
 
 
+def files_with_words(root: Path, words: list[str]) -> list[str]:
+    """Source files under `root` (relative POSIX paths) containing any of `words` as a whole word."""
+    with start_files_with_words(root, words) as search:
+        return search.result()
+
+
 def _walk_for_words(root: Path, words: list[str]) -> list[str]:
     pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
     hits = []
