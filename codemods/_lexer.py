@@ -86,7 +86,7 @@ def _literal_prefix_start(source: bytes, quote: int, prefixes: tuple[bytes, ...]
     return quote
 
 
-def _rust_spans(source: bytes) -> Spans | None:
+def _rust_spans(source: bytes, stop: int) -> Spans | None:
     starts: list[int] = []
     ends: list[int] = []
     kinds: list[str] = []
@@ -94,7 +94,7 @@ def _rust_spans(source: bytes) -> Spans | None:
     search = _RUST_EDGE.search
     while True:
         match = search(source, position)
-        if match is None:
+        if match is None or match.start() >= stop:
             return Spans(starts, ends, kinds)
         start = match.start()
         token = match.group()
@@ -146,7 +146,7 @@ def _cpp_number_before(source: bytes, quote: int) -> bool:
         and source[quote + 1] in _WORD
 
 
-def _cpp_spans(source: bytes) -> Spans | None:
+def _cpp_spans(source: bytes, stop: int) -> Spans | None:
     starts: list[int] = []
     ends: list[int] = []
     kinds: list[str] = []
@@ -155,7 +155,7 @@ def _cpp_spans(source: bytes) -> Spans | None:
     prefixes = (b"u8", b"u", b"U", b"L")
     while True:
         match = search(source, position)
-        if match is None:
+        if match is None or match.start() >= stop:
             return Spans(starts, ends, kinds)
         start = match.start()
         token = match.group()
@@ -201,11 +201,16 @@ def _cpp_spans(source: bytes) -> Spans | None:
         position = end
 
 
-def lex_spans(source: bytes, language: str) -> Spans | None:
+def lex_spans(source: bytes, language: str, stop: int | None = None) -> Spans | None:
     """The comment and string spans of `source` ("rust" or "cpp"), or None where the
-    scan cannot delimit them (an unterminated comment or literal)."""
+    scan cannot delimit them (an unterminated comment or literal).
+
+    With `stop`, only spans that start before that offset are needed: the
+    scan ends there (the span it is in, if any, is still complete).
+    """
+    stop = len(source) if stop is None else min(stop, len(source))
     if language == "rust":
-        return _rust_spans(source)
+        return _rust_spans(source, stop)
     if language == "cpp":
-        return _cpp_spans(source)
+        return _cpp_spans(source, stop)
     raise ValueError(f"no lexer for {language!r}")

@@ -121,7 +121,7 @@ def _lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -
     """Kinds from the lexical scan; a parse only where the scan cannot delimit comments and strings."""
     from ._lexer import lex_spans
 
-    lexed = lex_spans(source, language)
+    lexed = lex_spans(source, language, stop=max(end for _, end in spans))
     if lexed is None:
         return _tree_sitter_kinds(source, language, spans)
     return [lexed.kind_at(start, end) or CODE for start, end in spans]

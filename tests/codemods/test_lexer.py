@@ -111,3 +111,12 @@ def test_scan_agrees_with_tree_sitter_on_the_real_tree(corpus):
         assert ours == theirs, path
         compared += 1
     assert compared > 900
+
+
+def test_a_scan_that_stops_early_still_completes_the_span_it_is_in():
+    source = b"#include <X/y.h>\n// X\nint X; /* X */\n" * 3
+    full = lex_spans(source, CPP)
+    end_of_first_x = source.index(b"X") + 1
+    early = lex_spans(source, CPP, stop=end_of_first_x)
+    assert early.kind_at(end_of_first_x - 1, end_of_first_x) == full.kind_at(end_of_first_x - 1, end_of_first_x) == STRING
+    assert len(early.starts) == 1 < len(full.starts)
