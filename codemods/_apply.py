@@ -92,6 +92,8 @@ def map_offset(edits: list[Edit], after_offset: int) -> int:
 
 def line_ending(source: bytes) -> bytes:
     """The file's dominant line ending: CRLF if most of its line breaks are CRLF, else LF."""
+    if b"\r" not in source:
+        return b"\n"
     crlf = source.count(b"\r\n")
     return b"\r\n" if crlf > source.count(b"\n") - crlf else b"\n"
 

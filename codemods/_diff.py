@@ -30,12 +30,16 @@ def _windows(before: bytes, after: bytes, edits: Sequence[Edit]) -> list[tuple[i
     """Line ranges [a0, a1) of `before` and [b0, b1) of `after` that hold all the edits; equal outside."""
     windows: list[list[int]] = []
     delta = 0
+    a_line = b_line = 0  # lines before the previous edit's start, in `before` and in `after`
+    a_at = b_at = 0
     for edit in sorted(edits, key=lambda e: (e.start, e.end)):
         new_start = edit.start + delta
         new_end = new_start + len(edit.replacement)
         delta += len(edit.replacement) - (edit.end - edit.start)
-        a0 = before.count(b"\n", 0, edit.start)
-        b0 = after.count(b"\n", 0, new_start)
+        a_line += before.count(b"\n", a_at, edit.start)
+        b_line += after.count(b"\n", b_at, new_start)
+        a_at, b_at = edit.start, new_start
+        a0, b0 = a_line, b_line
         a1 = a0 + before.count(b"\n", edit.start, edit.end) + 1
         b1 = b0 + after.count(b"\n", new_start, new_end) + 1
         if windows and a0 <= windows[-1][1]:

@@ -60,11 +60,6 @@ def parse(source: bytes, language: str) -> tree_sitter.Tree:
     return tree
 
 
-def _point(source: bytes, offset: int) -> tuple[int, int]:
-    """tree-sitter's (row, byte column) of a byte offset."""
-    return source.count(b"\n", 0, offset), offset - (source.rfind(b"\n", 0, offset) + 1)
-
-
 def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     newlines = inserted.count(b"\n")
     if not newlines:
@@ -85,10 +80,17 @@ def reparse(before: bytes, edits: list[tuple[int, int, bytes]], after: bytes, la
     if tree is not None:
         return tree
     old = parse(before, language).copy()
-    for start, end, replacement in sorted(edits, reverse=True):
-        start_point = _point(before, start)
-        old.edit(start, end, start + len(replacement), start_point, _point(before, end),
-                 _end_point(start_point, replacement))
+    located = []
+    row, at = 0, 0
+    for start, end, replacement in sorted(edits):
+        row += before.count(b"\n", at, start)
+        start_point = (row, start - (before.rfind(b"\n", 0, start) + 1))
+        end_row = row + before.count(b"\n", start, end)
+        located.append((start, end, replacement, start_point, (end_row, end - (before.rfind(b"\n", 0, end) + 1))))
+        row, at = end_row, end
+    # Last edit first: the offsets and points of the edits before it stay those of `before`.
+    for start, end, replacement, start_point, end_point in reversed(located):
+        old.edit(start, end, start + len(replacement), start_point, end_point, _end_point(start_point, replacement))
     tree = _parser(language).parse(after, old)
     if tree.root_node.has_error:
         tree = _parser(language).parse(after)
