@@ -106,14 +106,16 @@ def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tre
     attributes: list[tree_sitter.Node] = []
     comments_above: list[tree_sitter.Node] = []  # plain comments above `first`, nearest first
     prev = node.prev_sibling
-    while prev is not None and (_attaches_to_next(prev) or _is_plain_comment(prev)):
+    while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
         if _attaches_to_next(prev):
             if prev.type == "attribute_item":
                 attributes.append(prev)
             first = prev
             comments_above = []
-        else:
+        elif _is_plain_comment(prev):
             comments_above.append(prev)
+        else:
+            break
         prev = prev.prev_sibling
     for comment in comments_above:
         if not starts_own_line(source, comment) or first.start_point.row - last_row(comment) > 1:
