@@ -52,12 +52,29 @@ class Plan:
         return [f for f in self.findings if f.blocking and f.code not in self.overrides]
 
 
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _whole_words(source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each occurrence of a name as a whole word (as regex `\\b` sees words),
+    in order. A substring search per name: much faster than one regex alternation."""
+    hits = []
+    for name in names:
+        needle = name.encode()
+        start = source.find(needle)
+        while start >= 0:
+            end = start + len(needle)
+            if (start == 0 or source[start - 1] not in _WORD_BYTES) and (
+                    end == len(source) or source[end] not in _WORD_BYTES):
+                hits.append((start, end, name))
+            start = source.find(needle, start + 1)
+    hits.sort()
+    return hits
+
+
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, name) of code identifiers in `source` that spell one of `names`."""
-    import re
-
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
-    hits = [(m.start(), m.end(), m.group().decode()) for m in pattern.finditer(source)]
+    hits = _whole_words(source, names)
     if not hits:
         return []
     language = language_of(path)

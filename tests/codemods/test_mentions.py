@@ -119,3 +119,15 @@ def _line_by_line(source: bytes, pattern) -> list[tuple[int, int, int, int]]:
 def test_one_pass_search_finds_what_the_line_by_line_search_finds(source, text):
     pattern = compile_pattern(text)
     assert matches_by_line(source, pattern) == _line_by_line(source, pattern)
+
+
+@given(st.lists(st.sampled_from([b"Meta", b"FrobMeta", b"frob", b"_", b" ", b"\n", b"x1", b"\xc3\xa9", b"::"]),
+                max_size=30).map(b"".join))
+def test_whole_word_search_finds_what_a_word_bounded_regex_finds(source):
+    import re
+
+    from codemods._plan import _whole_words
+
+    names = {"Meta", "FrobMeta", "frob"}
+    regex = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
+    assert _whole_words(source, names) == [(m.start(), m.end(), m.group().decode()) for m in regex.finditer(source)]
