@@ -9,9 +9,8 @@ A kind is lexical. For Rust and C++ a scan of the file's comments and
 string literals decides it (`_lexer`, no parse); only a file whose
 comments or literals that scan cannot delimit is parsed with tree-sitter,
 and if that parse has errors too its matches get kind "unknown". Python
-files are classified by libcst (imported lazily: the check's start-up time
-matters), "unknown" where they do not parse; files of other languages get
-"unknown".
+files are classified by the standard tokenizer, "unknown" where they do not
+tokenize; files of other languages get "unknown".
 """
 
 from __future__ import annotations
@@ -137,33 +136,40 @@ def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]
 
 
 def _python_kinds(source: bytes, spans: list[tuple[int, int]]) -> list[str]:
-    """Kinds of byte spans in a Python file, by libcst's comment and string nodes."""
-    import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider
+    """Kinds of byte spans in a Python file, from the tokenizer's COMMENT and STRING tokens
+    (an f-string, with its replacement fields, is a string); "unknown" if it does not tokenize."""
+    import io
+    import tokenize
 
+    line_starts = [0]
+    position = source.find(b"\n")
+    while position >= 0:
+        line_starts.append(position + 1)
+        position = source.find(b"\n", position + 1)
+
+    def offset(row: int, col: int) -> int:
+        # tokenize's columns count characters of the decoded line, not bytes.
+        start = line_starts[row - 1]
+        line = source[start:line_starts[row] if row < len(line_starts) else len(source)]
+        return start + len(line.decode(encoding, "replace")[:col].encode(encoding, "replace"))
+
+    ranges: list[tuple[int, int, str]] = []
+    f_string_start = None
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source))
-    except Exception:
-        # libcst raises ParserSyntaxError, and others on undecodable bytes: all mean "does not parse".
+        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+        for token in tokenize.tokenize(io.BytesIO(source).readline):
+            name = tokenize.tok_name[token.type]
+            if name == "FSTRING_START":
+                f_string_start = f_string_start or token.start
+            elif name == "FSTRING_END" and f_string_start is not None:
+                ranges.append((offset(*f_string_start), offset(*token.end), STRING))
+                f_string_start = None
+            elif token.type in (tokenize.COMMENT, tokenize.STRING) and f_string_start is None:
+                ranges.append((offset(*token.start), offset(*token.end), COMMENT if token.type == tokenize.COMMENT
+                               else STRING))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, IndexError):
         return [UNKNOWN] * len(spans)
-    positions = wrapper.resolve(PositionProvider)
-    ranges: list[tuple[tuple[int, int], tuple[int, int], str]] = []
-    for node, position in positions.items():
-        if isinstance(node, cst.Comment):
-            kind = COMMENT
-        elif isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
-            kind = STRING
-        else:
-            continue
-        ranges.append(((position.start.line, position.start.column), (position.end.line, position.end.column), kind))
-    kinds = []
-    for start, _end in spans:
-        line_start = source.rfind(b"\n", 0, start) + 1
-        line = source.count(b"\n", 0, start) + 1
-        # libcst columns count characters, not bytes.
-        here = (line, len(source[line_start:start].decode("utf-8", errors="replace")))
-        kinds.append(next((k for lo, hi, k in ranges if lo <= here < hi), CODE))
-    return kinds
+    return [next((k for lo, hi, k in ranges if lo <= start and end <= hi), CODE) for start, end in spans]
 
 
 def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> list[str]:

@@ -48,7 +48,7 @@ def test_cpp_code_comment_and_string():
     """) == [(1, "frob_dense_compat", COMMENT), (2, "frob_dense_compat", CODE), (3, "frob_dense_compat", STRING)]
 
 
-def test_python_by_libcst_with_multibyte_columns():
+def test_python_by_the_tokenizer_with_multibyte_columns():
     assert kinds("a.py", """
         # FrobMeta is gone
         x = "é FrobMeta"
@@ -75,7 +75,17 @@ def test_kinds_are_lexical_where_the_file_does_not_parse(path, source, kind):
     assert [m.kind for m in found] == [kind]
 
 
+def test_python_multiline_strings_and_comments():
+    assert kinds("a.py", '''
+        s = """é
+        FrobMeta
+        """  # FrobMeta
+        FrobMeta
+    ''') == [(2, "FrobMeta", STRING), (3, "FrobMeta", COMMENT), (4, "FrobMeta", CODE)]
+
+
 @pytest.mark.parametrize("path, source", [
+    ("f.py", "s = \"\"\"FrobMeta\n"),
     ("d.rs", "fn f() { let s = \"FrobMeta;\n"),
     ("e.cpp", "/* FrobMeta\nint x;\n"),
     ("b.py", "def f(:\n    FrobMeta\n"),
