@@ -62,6 +62,7 @@ REWRITE_ORACLE = OracleRewrite(
     tests=POOLED_TESTS,
     fallback="paged_decode_attention_dense_fallback",
     metadata_type="PagedDecodeMetadata",
+    bridge=LIB_RS,
     helper="dense_reference_decode_attention",
 )
 
