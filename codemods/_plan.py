@@ -12,10 +12,11 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._apply import FileChange, conflicts, line_ending, map_offset, resolve_inside, splice, with_line_endings_of
+from ._apply import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
 from ._files import files_matching, files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
+from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
 from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items
 from .mentions import CODE, compile_pattern, mentions_in_source
@@ -147,23 +148,34 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     findings = []
     for rewording in recipe.rewordings:
         source = workspace.read(rewording.path)
-        find = rewording.find.encode("utf-8")
-        replace = rewording.replace.encode("utf-8")
         if source is None:
             continue
-        if line_ending(source) == b"\r\n":
-            # Rewordings are written with LF; in a CRLF file, find and replace them with CRLF.
-            find, replace = (t.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n") for t in (find, replace))
-        start = source.find(find)
-        if start < 0:
-            if replace not in source:
-                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule did not match: {rewording.find[:60]!r}", severity="note"))
+        language = language_of(rewording.path)
+        if language not in (RUST, CPP):
+            findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                    f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
+                                    severity="note"))
             continue
-        while start >= 0:
-            workspace.edits.setdefault(rewording.path, []).append(
-                Edit(rewording.path, start, start + len(find), replace, f"{recipe.id}:reword"))
-            start = source.find(find, start + len(find))
+        blocks = rule_blocks(language, source, parse(source, language), rewording.item)
+        if blocks is None:
+            findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                    f"rewording rule did not match: no item {rewording.item}", severity="note"))
+            continue
+        edit = None
+        for block in blocks:
+            if rewording.symbols:
+                edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
+            else:
+                edit = reword_phrase(block, rewording.find, rewording.replace)
+            if edit is not None:
+                break
+        if edit is None:
+            if not already_reworded(blocks, rewording.replace):
+                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                        f"rewording rule did not match: {rewording.describe()}", severity="note"))
+            continue
+        workspace.edits.setdefault(rewording.path, []).append(
+            Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{recipe.id}:reword"))
     return findings
 
 

@@ -145,11 +145,17 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
     for rewording in recipe.rewordings:
         if not all(isinstance(v, str) for v in (rewording.path, rewording.find, rewording.replace)):
             raise RecipeError(f"{origin}: reword entry {rewording}: path, find and replace must be strings")
+        if not (rewording.item is None or isinstance(rewording.item, str)) or \
+                not all(isinstance(v, str) and v for v in rewording.symbols):
+            raise RecipeError(f"{origin}: reword entry {rewording}: item and symbols must be strings")
         problem = _bad_path(rewording.path)
         if problem:
             raise RecipeError(f"{origin}: reword entry: {problem}")
-        if not rewording.find:
-            raise RecipeError(f"{origin}: reword entry in {rewording.path}: find must not be empty")
+        if bool(rewording.find) == bool(rewording.symbols):
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: give either find or symbols")
+        if not isinstance(rewording.sentences, int) or isinstance(rewording.sentences, bool) \
+                or rewording.sentences < 1:
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
     if recipe.dead_symbol_pattern is not None and not isinstance(recipe.dead_symbol_pattern, str):
         raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
     for scope in (*recipe.check_scope, *recipe.protected):

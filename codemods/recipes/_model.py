@@ -29,11 +29,31 @@ class ItemTarget:
 
 @dataclass(frozen=True)
 class Rewording:
-    """In the file at `path`, replace the exact text `find` with `replace` (prose only)."""
+    """Reword prose in the comments of the file at `path`.
+
+    The comment block is the one attached to, inside or right above the item
+    named `item` (a `::`-qualified name), or any block of the file when
+    `item` is None. What is replaced is either the first sentence that names
+    every one of `symbols` (with `sentences - 1` sentences after it), or the prose `find`
+    (comment markers and line breaks do not matter). The paragraph is filled
+    again to the block's width. A rule that finds nothing is a note.
+    """
 
     path: str
-    find: str
-    replace: str
+    find: str = ""
+    replace: str = ""
+    item: str | None = None
+    symbols: tuple[str, ...] = ()
+    sentences: int = 1
+
+    def __post_init__(self) -> None:
+        if isinstance(self.symbols, list):
+            object.__setattr__(self, "symbols", tuple(self.symbols))
+
+    def describe(self) -> str:
+        where = f" in the comments of {self.item}" if self.item else ""
+        what = f"the sentence naming {' and '.join(self.symbols)}" if self.symbols else repr(self.find[:60])
+        return f"{what}{where}"
 
 
 @dataclass

@@ -79,41 +79,48 @@ TRIM_EMPTY_BATCH_TEST = TrimTest(
     ),
 )
 
-# Prose that names removed symbols, reworded to describe the current state.
+# Prose that names removed symbols, reworded to describe the current state. Each
+# rule names its comment by the item it documents (or sits in, or right above)
+# and the sentence by the symbol it names. The first four fit the trees the seed
+# describes; the rest fit older trees, where models still called the routes.
 REWORDINGS = (
-    # The seed's layers.rs doc comment on the pooled route.
-    Rewording(
-        LAYERS_RS,
-        "/// This is the only paged route models use. The dense-pointer routes\n"
-        "/// [`paged_decode_attention_dense_compat`] and\n"
-        "/// [`paged_decode_attention_rotating_compat`] remain as the reference pair\n"
-        "/// their FFI tests pin.\n",
-        "/// This is the only paged decode route; its FFI tests check it against a\n"
-        "/// dense reference over contiguous K/V.\n",
-    ),
-    # The seed's cache/attend.rs doc comment.
-    Rewording(
-        ATTEND_RS,
-        "    /// padded with block 0 up to the longest row, the same layout\n"
-        "    /// [`crate::cache::PagedDecodeMetadata::flat_block_tables`] gives the\n"
-        "    /// logical tables of `paged_decode_attention_dense_compat`. Each\n"
-        "    /// logical start must lie below its sequence's length.\n",
-        "    /// padded with block 0 up to the longest row. Each logical start must\n"
-        "    /// lie below its sequence's length.\n",
-    ),
-    Rewording(
-        CACHE_RS,
-        "interleave. Unlike\n"
-        "/// [`PagedDecodeMetadata`], which indexes K/V each sequence owns, the pool\n"
-        "/// owns the K/V itself.\n",
-        "interleave. The pool\n"
-        "/// owns the K/V itself.\n",
-    ),
-    Rewording(
-        FFI_TESTS_RS,
-        "// The contiguous k_ref/v_ref are what paged_decode_attention_dense_fallback reads as the oracle.\n",
-        "// The contiguous k_ref/v_ref are what the dense reference reads as the oracle.\n",
-    ),
+    Rewording(LAYERS_RS, item="paged_decode_attention_pooled", symbols=("paged_decode_attention_dense_compat", "paged_decode_attention_rotating_compat"),
+              replace="Its FFI tests check it against a dense reference over contiguous K/V."),
+    Rewording(ATTEND_RS, item="PagedBlockPool::decode_tables", symbols=("PagedDecodeMetadata",),
+              replace="Each row lists the sequence's physical blocks in token order and is padded "
+                      "with block 0 up to the longest row."),
+    Rewording(CACHE_RS, item="PagedBlockPool", symbols=("PagedDecodeMetadata",),
+              replace="The pool owns the K/V itself."),
+    Rewording(FFI_TESTS_RS, item="test_pooled_paged_decode_matches_dense_over_200_steps",
+              symbols=("paged_decode_attention_dense_fallback",),
+              replace="The contiguous k_ref/v_ref are what the dense reference oracle reads."),
+    # The pooled fallback's doc compared it with the dense fallback (three sentences).
+    Rewording(LAYERS_RS, item="paged_decode_attention_pooled_fallback",
+              symbols=("paged_decode_attention_dense_fallback",), sentences=3,
+              replace="It calls [`crate::cache::PagedBlockPool::gather_visible`] to pull each "
+                      "sequence's visible K/V out of the pool in block-table order, then attends "
+                      "per sequence through [`attention_from_ptr`] and concatenates the results "
+                      "along the batch axis. Its FFI tests check it against a dense reference "
+                      "over contiguous K/V."),
+    Rewording(LAYERS_RS, item="paged_decode_attention_pooled_fallback",
+              symbols=("paged_decode_attention_rotating_fallback",),
+              replace="That is why there is no separate rotating pooled variant."),
+    Rewording(LAYERS_RS, item="paged_decode_attention_pooled",
+              symbols=("paged_decode_attention_dense_compat", "paged_decode_attention_dense_fallback"),
+              replace="The in-server decode reaches pool-backed layers through the per-sequence "
+                      "`update_and_fetch` pool intercept, never through this function."),
+    # The section comment above the pooled tests' helpers compared the pooled
+    # path with the dense fallback (three sentences).
+    Rewording(FFI_TESTS_RS, item="pooled_pseudo_f32", symbols=("paged_decode_attention_dense_fallback",),
+              sentences=3,
+              replace="`paged_decode_attention_pooled_fallback` gathers each sequence's visible K/V "
+                      "from a `PagedBlockPool` (real, possibly fragmented physical block tables); "
+                      "`dense_reference_decode_attention` computes softmax(q k^T * scale) v in "
+                      "float32 over the same K/V held contiguously. FP32 K/V/q keeps the gather "
+                      "exact, so the two outputs differ only by the order of floating-point "
+                      "operations."),
+    Rewording(FFI_TESTS_RS, item="pooled_pseudo_f32", find="parity vs the dense fallback baseline.",
+              replace="parity vs a dense reference."),
 )
 
 RECIPE = Recipe(
