@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._dead_symbols import PAGED_COMPAT_PATTERN
 from ._model import ItemTarget, Recipe, Rewording
 from ._oracle import OracleRewrite
-from ._partial_test import TrimTest
+from ._partial_test import DeleteOrphanedTests, TrimTest
 
 CORE = "src/lib/mlxcel-core"
 BRIDGE_CPP = f"{CORE}/cpp/mlx_cxx_bridge.cpp"
@@ -79,6 +79,13 @@ TRIM_EMPTY_BATCH_TEST = TrimTest(
     ),
 )
 
+# Tests elsewhere in the edited files that exercise nothing but the removed items
+# go with them (the plan names each one).
+DELETE_ORPHANED_TESTS = DeleteOrphanedTests(
+    paths=tuple(dict.fromkeys(t.path for t in DELETIONS if t.language == "rust")),
+    removed_names=tuple(dict.fromkeys(t.name.split("::")[-1] for t in DELETIONS)),
+)
+
 # Prose that names removed symbols, reworded to describe the current state. Each
 # rule names its comment by the item it documents (or sits in, or right above)
 # and the sentence by the symbol it names. The first four fit the trees the seed
@@ -127,7 +134,7 @@ RECIPE = Recipe(
     id="paged-compat-removal",
     summary="Remove the reference-only dense-compat paged kernels (#2230 a)",
     deletions=DELETIONS,
-    steps=(REWRITE_ORACLE, TRIM_EMPTY_BATCH_TEST),
+    steps=(REWRITE_ORACLE, TRIM_EMPTY_BATCH_TEST, DELETE_ORPHANED_TESTS),
     rewordings=REWORDINGS,
     dead_symbol_pattern=DEAD_SYMBOL_PATTERN,
     check_scope=("src",),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 _INDENT = "    "
@@ -35,14 +36,19 @@ def format_statements(text: str, indent: str, root: Path | None = None, edition:
     closing = "".join(f"{_INDENT * d}}}\n" for d in range(depth - 1, 0, -1)) + "}\n"
     body = "".join(f"{_INDENT * depth}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
     wrapped = opening + body + closing
-    try:
-        result = subprocess.run(
-            [rustfmt, "--edition", edition, "--emit", "stdout", *_config_args(root)],
-            input=wrapped.encode(), capture_output=True, timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return plain
-    if result.returncode != 0:
+    # rustup picks the toolchain the tree pins when run inside it; where that one is not
+    # installed, the default toolchain formats the same statements.
+    for cwd in (root, Path(tempfile.gettempdir())):
+        try:
+            result = subprocess.run(
+                [rustfmt, "--edition", edition, "--emit", "stdout", *_config_args(root)],
+                input=wrapped.encode(), capture_output=True, timeout=30, cwd=cwd,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if result.returncode == 0:
+            break
+    else:
         return plain
     lines = result.stdout.decode().split("\n")
     inner = lines[depth : len(lines) - depth - 1]
