@@ -17,6 +17,8 @@ from ._edit import Edit, Finding, line_col
 from ._files import files_matching, files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
 from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
+from ._scope import item_scopes
+from .pattern import Pattern, PatternError, Rewrite
 from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items
 from .mentions import CODE, compile_pattern, mentions_in_source
@@ -179,6 +181,31 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     return findings
 
 
+def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
+    """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
+    findings = []
+    for rule in recipe.rewrites:
+        source = workspace.read(rule.path)
+        if source is None:
+            continue
+        language = language_of(rule.path)
+        try:
+            rewrite = Rewrite(Pattern(rule.pattern, language), rule.replace)
+        except PatternError as error:
+            findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
+            continue
+        tree = parse(source, language)
+        scopes = [tree.root_node] if rule.item is None else \
+            [s.node for s in item_scopes(language, source, tree, rule.item)]
+        edits = [e for node in scopes for e in rewrite.edits(rule.path, source, node, f"{recipe.id}:rewrite")]
+        if not edits:
+            missing = f" (no item {rule.item})" if not scopes else ""
+            findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
+                                    f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
+        workspace.edits.setdefault(rule.path, []).extend(edits)
+    return findings
+
+
 def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes],
              refused: set[str]) -> list[Finding]:
     """Code references to removed names that survive the plan, anywhere in the tree.
@@ -262,6 +289,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             workspace.edits.setdefault(edit.path, []).append(edit)
         findings += result.findings
         names += [n for n in result.names_removed if n not in names]
+    findings += _rewrite(workspace, recipe)
     findings += _reword(workspace, recipe)
 
     after: dict[str, bytes] = {}

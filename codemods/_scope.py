@@ -25,6 +25,7 @@ class Scope:
     start: int
     end: int
     comments_start: int
+    node: tree_sitter.Node
 
 
 def _rust_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
@@ -35,7 +36,7 @@ def _rust_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope
     for item in rust_items(source, tree):
         if item.kind == "impl" or (*item.path, item.name)[-len(wanted):] != wanted:
             continue
-        found.append(Scope(name, item.start, item.end, _after_previous_sibling(item.node)))
+        found.append(Scope(name, item.start, item.end, _after_previous_sibling(item.node), item.node))
     return found
 
 
@@ -46,7 +47,7 @@ def _cpp_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
     found = []
     for item in cpp_items(source, tree):
         if (*item.namespace, item.name)[-len(wanted):] == wanted:
-            found.append(Scope(name, item.start, item.end, _after_previous_sibling(item.node)))
+            found.append(Scope(name, item.start, item.end, _after_previous_sibling(item.node), item.node))
     return found
 
 

@@ -60,6 +60,12 @@ class _Metavariable:
         return not self.name.startswith("_")
 
 
+def metavariables(text: str) -> set[str]:
+    """The names of the capturing metavariables in a pattern or replacement text."""
+    return {name for m in _METAVARIABLE.finditer(text) if (name := m.group(1) or m.group(2))
+            and not name.startswith("_")}
+
+
 def _encode(pattern: str) -> str:
     def spell(m: re.Match) -> str:
         if m.group(0).startswith("$$$"):
@@ -361,4 +367,4 @@ def replace_all(source: bytes, tree: tree_sitter.Tree, pattern: Pattern, templat
     return splice(source, Rewrite(pattern, template).edits("", source, tree.root_node))
 
 
-__all__ = ["Match", "Pattern", "PatternError", "Rewrite", "replace_all", "same_code"]
+__all__ = ["Match", "Pattern", "PatternError", "Rewrite", "metavariables", "replace_all", "same_code"]

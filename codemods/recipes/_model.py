@@ -56,6 +56,22 @@ class Rewording:
         return f"{what}{where}"
 
 
+@dataclass(frozen=True)
+class PatternRewrite:
+    """In the file at `path`, inside the item named `item` (the whole file when None), replace
+    each match of the structural pattern `pattern` with `replace`, its `$X` / `$$$XS` filled in
+    with what they matched. The language is the file's (Rust or C++)."""
+
+    path: str
+    pattern: str
+    replace: str
+    item: str | None = None
+
+    def describe(self) -> str:
+        where = f" in {self.item}" if self.item else ""
+        return f"{self.pattern!r}{where}"
+
+
 @dataclass
 class Workspace:
     """The tree a recipe runs on, as steps see it: cached reads and the edits planned so far."""
@@ -97,7 +113,7 @@ class Recipe:
     """A named cleanup.
 
     `deletions` run first, then `steps` in order (each sees the edits planned
-    before it), then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
+    before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
     `codemod check` searches for within `check_scope`; `protected` paths are
     never edited.
     """
@@ -106,6 +122,7 @@ class Recipe:
     summary: str
     deletions: tuple[ItemTarget, ...] = ()
     steps: tuple[Step, ...] = ()
+    rewrites: tuple[PatternRewrite, ...] = ()
     rewordings: tuple[Rewording, ...] = ()
     dead_symbol_pattern: str | None = None
     check_scope: tuple[str, ...] = ("src",)

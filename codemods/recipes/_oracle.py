@@ -259,7 +259,9 @@ class OracleRewrite:
             if function is None:
                 problem = f"the bridge declares no `{call.name}`"
             elif function.parameters != call.arguments:
-                problem = f"`{call.name}` takes {function.parameters} parameters, the helper passes {call.arguments}"
+                plural = "" if function.parameters == 1 else "s"
+                problem = (f"`{call.name}` takes {function.parameters} parameter{plural}, "
+                           f"the helper passes {call.arguments}")
             else:
                 continue
             findings.append(Finding(self.bridge, 0, 0, "helper-bridge",
