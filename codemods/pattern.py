@@ -13,6 +13,8 @@ between them)::
     rename = Rewrite(Pattern("old($$$ARGS)", "rust"), "new($$$ARGS)")
     edits = rename.edits("src/lib.rs", source, tree.root_node)
 
+Without a node, the source is parsed here (`call.find_all(source)`).
+
 Patterns are compiled once and then applied to any number of trees; matching
 is a pure function of the source bytes and their tree (the one the engine has
 already parsed). Comments are skipped on both sides, and a trailing comma
@@ -36,6 +38,7 @@ import tree_sitter
 
 from ._edit import Edit
 from ._parse import CPP, RUST, query, ts_language
+from ._parse import parse as _parse
 
 # Metavariables are spelled with an identifier character so that the pattern
 # parses as ordinary code: `$X` becomes `µX`, `$$$XS` becomes `µµµXS`.
@@ -217,10 +220,8 @@ class Pattern:
 
     def _compile(self, encoded: str) -> tuple[bytes, tree_sitter.Node]:
         body = encoded.encode("utf-8")
-        from ._parse import parse
-
         for candidate in (body, body + b";"):
-            tree = parse(candidate, self.language)
+            tree = _parse(candidate, self.language)
             if tree.root_node.has_error:
                 continue
             node = tree.root_node.descendant_for_byte_range(0, len(body))
@@ -244,8 +245,11 @@ class Pattern:
             return None
         return Match(node, MappingProxyType({k: v for k, v in env.items()}), source)
 
-    def find_all(self, source: bytes, node: tree_sitter.Node) -> list[Match]:
-        """Every match inside `node` (itself included), in source order; nested matches included."""
+    def find_all(self, source: bytes, node: tree_sitter.Node | None = None) -> list[Match]:
+        """Every match inside `node` (itself included; the whole file parsed here when None), in
+        source order; nested matches included."""
+        if node is None:
+            node = _parse(source, self.language).root_node
         matcher = _Matcher(self, source)
         found = []
         for candidate in self._candidates(node):
@@ -254,8 +258,8 @@ class Pattern:
                 found.append(Match(candidate, MappingProxyType(dict(env)), source))
         return found
 
-    def find(self, source: bytes, node: tree_sitter.Node) -> Match | None:
-        """The first match inside `node`, or None."""
+    def find(self, source: bytes, node: tree_sitter.Node | None = None) -> Match | None:
+        """The first match inside `node` (the whole file when None), or None."""
         matches = self.find_all(source, node)
         return matches[0] if matches else None
 
@@ -350,8 +354,10 @@ class Rewrite:
     pattern: Pattern
     template: str
 
-    def edits(self, path: str, source: bytes, node: tree_sitter.Node, rule: str = "rewrite") -> list[Edit]:
-        """One edit per outermost match inside `node` (a match inside another is left to it)."""
+    def edits(self, path: str, source: bytes, node: tree_sitter.Node | None = None,
+              rule: str = "rewrite") -> list[Edit]:
+        """One edit per outermost match inside `node` (the whole file when None; a match inside
+        another is left to it)."""
         edits: list[Edit] = []
         for match in self.pattern.find_all(source, node):
             if edits and match.start < edits[-1].end:
