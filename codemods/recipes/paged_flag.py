@@ -28,7 +28,8 @@ from .._parse import RUST, parse
 from .._spans import whole_lines
 from ..rust.format import format_statements
 from ..rust.items import leading_trivia, rust_items
-from ..rust.statements import find_function, line_indent, text
+from ..pattern import Pattern
+from ..rust.statements import find_function, line_indent, names_used, text
 from ._model import Recipe, RecipeInputError, StepResult, Workspace
 
 METHOD = "supports_paged_decode_backend"
@@ -158,9 +159,9 @@ def _resolver_arguments(source: bytes, function: tree_sitter.Node, backend: str)
         kind = text(source, parameter.child_by_field_name("type")).replace(" ", "")
         if kind.split("::")[-1] == BACKEND_TYPE:
             arguments.append(f"{BACKEND_TYPE}::{backend}")
-        elif kind in ("usize", "u32", "u64", "i32", "i64") and re.search(r"batch|parallel", name):
+        elif kind in ("usize", "u32", "u64", "i32", "i64") and any(w in name for w in ("batch", "parallel")):
             arguments.append(str(MAX_BATCH))
-        elif kind == "bool" and re.search(r"paged|support", name):
+        elif kind == "bool" and any(w in name for w in ("paged", "support")):
             arguments.append("false")
         else:
             return None, f"cannot supply parameter `{name}: {kind}`"
@@ -235,17 +236,14 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, docume
     constants = {i.name for i in rust_items(source, tree)
                  if i.kind == "const" and site.checkpoint.encode() in source[i.node.start_byte : i.node.end_byte]}
     edits = []
-    both = re.compile(rb"\[\s*(?:\w+::)*" + BACKEND_TYPE.encode() + rb"::Paged\s*,\s*(?:\w+::)*"
-                      + BACKEND_TYPE.encode() + rb"::Dense\s*,?\s*\]")
     for item in rust_items(source, tree):
         if item.kind != "test":
             continue
         body = source[item.node.start_byte : item.node.end_byte]
-        mentions_family = site.checkpoint.encode() in body or any(
-            re.search(rb"\b" + re.escape(c.encode()) + rb"\b", body) for c in constants)
+        mentions_family = site.checkpoint.encode() in body or bool(constants & names_used(item.node))
         if not mentions_family or b"::Paged" not in body:
             continue
-        loop = _loop_over_both_backends(item.node, both)
+        loop = _loop_over_both_backends(source, item.node)
         if loop is None:
             line, col = line_col(source, item.node.start_byte)
             findings.append(Finding(PARITY_TESTS, line, col, "shape-mismatch",
@@ -269,17 +267,18 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, docume
     return edits
 
 
-def _loop_over_both_backends(function: tree_sitter.Node, both: re.Pattern[bytes]) -> tree_sitter.Node | None:
-    """The `for` loop of a test that iterates over the paged and dense backends."""
-    stack = [function]
-    while stack:
-        node = stack.pop()
-        if node.type == "for_expression":
-            value = node.child_by_field_name("value")
-            if value is not None and both.fullmatch(value.text):
-                return node
-        stack.extend(node.children)
-    return None
+# `for B in [Backend::Paged, Backend::Dense] { ... }`, the backend type with or without a path.
+_BOTH_BACKENDS = tuple(
+    Pattern(f"for $B in [{paged}::Paged, {dense}::Dense] {{ $$$ }}", RUST)
+    for paged in (BACKEND_TYPE, f"$_::{BACKEND_TYPE}")
+    for dense in (BACKEND_TYPE, f"$_::{BACKEND_TYPE}")
+)
+
+
+def _loop_over_both_backends(source: bytes, function: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The first `for` loop of a test that iterates over the paged and dense backends."""
+    loops = [m.node for pattern in _BOTH_BACKENDS for m in pattern.find_all(source, function)]
+    return min(loops, key=lambda n: n.start_byte) if loops else None
 
 
 def _record_in_docs(workspace: Workspace, site: FamilySite, value: bool, document: str,
