@@ -148,6 +148,7 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
 
 def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     findings = []
+    trees: dict[str, object] = {}
     for rewording in recipe.rewordings:
         source = workspace.read(rewording.path)
         if source is None:
@@ -158,7 +159,9 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
                                     f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
                                     severity="note"))
             continue
-        blocks = rule_blocks(language, source, parse(source, language), rewording.item)
+        if rewording.path not in trees:
+            trees[rewording.path] = parse(source, language)
+        blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
         if blocks is None:
             findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
                                     f"rewording rule did not match: no item {rewording.item}", severity="note"))

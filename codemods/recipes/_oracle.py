@@ -38,7 +38,7 @@ from .._parse import RUST, parse
 from .._spans import deletion_edits, whole_lines
 from ..pattern import Match, Pattern
 from ..rust.bridge import bridge_calls, bridge_functions
-from ..rust.format import format_statements
+from ..rust.format import format_statement_groups
 from ..rust.items import leading_trivia
 from ..rust.statements import find_function, identifiers, let_binding, line_indent, statement_deletion
 from ._model import StepResult, Workspace
@@ -141,7 +141,7 @@ class OracleRewrite:
             removed += _without_dead_bindings(function, mine)
         deletions = [statement_deletion(source, s, f"{self.helper}:drop-binding") for s in removed]
         edits = deletion_edits(self.path, source, deletions)
-        edits += [self._replacement(source, run, workspace) for _, run in runs]
+        edits += self._replacements(source, [run for _, run in runs], workspace)
         if pieces and first_test is not None:
             edits.append(self._helper_insertion(source, tree, first_test, pieces))
         return StepResult(edits=tuple(edits), findings=tuple(findings))
@@ -213,23 +213,28 @@ class OracleRewrite:
 
     # -- generating ---------------------------------------------------------------------
 
-    def _replacement(self, source: bytes, run: _Run, workspace: Workspace) -> Edit:
-        statement = run.call_statement
-        indent = line_indent(source, statement.start_byte)
+    def _replacements(self, source: bytes, runs: list[_Run], workspace: Workspace) -> list[Edit]:
+        """One edit per run: its call statement becomes the helper call (formatted by rustfmt)."""
+        groups = [(self._helper_call(source, run), line_indent(source, run.call_statement.start_byte))
+                  for run in runs]
+        edits = []
+        for run, replacement in zip(runs, format_statement_groups(groups, workspace.root)):
+            statement = run.call_statement
+            start, end = whole_lines(source, statement.start_byte, statement.end_byte, (b"//",))
+            edits.append(Edit(self.path, start, end, replacement.encode(), f"{self.helper}:rewrite-oracle"))
+        return edits
+
+    def _helper_call(self, source: bytes, run: _Run) -> str:
         call = run.call
         text = lambda node: source[node.start_byte : node.end_byte].decode("utf-8", "replace")  # noqa: E731
         if len(run.keys) == 1:
-            code = (f"let {call.text('OUT')} = {self.helper}({call.text('Q')}, {text(run.keys[0])}, "
+            return (f"let {call.text('OUT')} = {self.helper}({call.text('Q')}, {text(run.keys[0])}, "
                     f"{text(run.values[0])}, {call.text('SCALE')});")
-        else:
-            rows = "".join(
-                f"    {self.helper}(&batch_row({call.text('Q')}, {i}), {text(k)}, {text(v)}, {call.text('SCALE')}),\n"
-                for i, (k, v) in enumerate(zip(run.keys, run.values))
-            )
-            code = f"let {call.text('OUT')} = concat_batch_rows(&[\n{rows}]);"
-        start, end = whole_lines(source, statement.start_byte, statement.end_byte, (b"//",))
-        replacement = format_statements(code, indent, workspace.root)
-        return Edit(self.path, start, end, replacement.encode(), f"{self.helper}:rewrite-oracle")
+        rows = "".join(
+            f"    {self.helper}(&batch_row({call.text('Q')}, {i}), {text(k)}, {text(v)}, {call.text('SCALE')}),\n"
+            for i, (k, v) in enumerate(zip(run.keys, run.values))
+        )
+        return f"let {call.text('OUT')} = concat_batch_rows(&[\n{rows}]);"
 
     def _helper_pieces(self, tree: tree_sitter.Tree, batch: bool) -> list[str]:
         existing = {n.child_by_field_name("name").text.decode()

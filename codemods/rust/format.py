@@ -27,15 +27,33 @@ def _config_args(root: Path | None) -> list[str]:
 
 def format_statements(text: str, indent: str, root: Path | None = None, edition: str = "2021") -> str:
     """`text` (statements, one per line, unindented) formatted at `indent`; lines end with newlines."""
+    return format_statement_groups([(text, indent)], root, edition)[0]
+
+
+def _plain(text: str, indent: str) -> str:
+    return "".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+
+
+def _depth(indent: str) -> int | None:
     depth = len(indent.replace("\t", _INDENT)) // len(_INDENT)
-    plain = "".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+    return depth if depth >= 1 and indent == _INDENT * depth else None
+
+
+def format_statement_groups(groups: list[tuple[str, str]], root: Path | None = None,
+                            edition: str = "2021") -> list[str]:
+    """Each (statements, indent) of `groups` formatted as `format_statements` does, with one
+    rustfmt run for all of them."""
+    plain = [_plain(text, indent) for text, indent in groups]
     rustfmt = shutil.which("rustfmt")
-    if rustfmt is None or depth < 1 or indent != _INDENT * depth:
+    depths = [_depth(indent) for _, indent in groups]
+    if rustfmt is None or not groups or None in depths:
         return plain
-    opening = "fn __codemod_wrapper() {\n" + "".join(f"{_INDENT * d}{{\n" for d in range(1, depth))
-    closing = "".join(f"{_INDENT * d}}}\n" for d in range(depth - 1, 0, -1)) + "}\n"
-    body = "".join(f"{_INDENT * depth}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
-    wrapped = opening + body + closing
+    wrapped = ""
+    for index, ((text, _), depth) in enumerate(zip(groups, depths)):
+        opening = f"fn __codemod_wrapper_{index}() {{\n" + "".join(f"{_INDENT * d}{{\n" for d in range(1, depth))
+        closing = "".join(f"{_INDENT * d}}}\n" for d in range(depth - 1, 0, -1)) + "}\n"
+        body = "".join(f"{_INDENT * depth}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+        wrapped += ("\n" if index else "") + opening + body + closing
     # rustup picks the toolchain the tree pins when run inside it; where that one is not
     # installed, the default toolchain formats the same statements.
     for cwd in (root, Path(tempfile.gettempdir())):
@@ -51,5 +69,9 @@ def format_statements(text: str, indent: str, root: Path | None = None, edition:
     else:
         return plain
     lines = result.stdout.decode().split("\n")
-    inner = lines[depth : len(lines) - depth - 1]
-    return "".join(f"{line}\n" for line in inner)
+    formatted = []
+    for index, depth in enumerate(depths):
+        start = lines.index(f"fn __codemod_wrapper_{index}() {{")
+        end = lines.index("}", start)
+        formatted.append("".join(f"{line}\n" for line in lines[start + depth : end - depth + 1]))
+    return formatted
