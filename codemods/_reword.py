@@ -168,13 +168,22 @@ def _width(block: CommentBlock) -> int:
     return min(wrapped[-1], _MAX_WIDTH)
 
 
+def _opens_block(word: str) -> bool:
+    """Whether a line starting with `word` would read as a list item, heading or quote in Markdown."""
+    return word in ("-", "+", "*", ">", "<") or word.startswith("#") or \
+        (len(word) > 1 and word[:-1].isdigit() and word[-1] in ".)")
+
+
 def _fill(words: list[str], lead: str, width: int) -> list[str]:
     lines: list[str] = []
     current = ""
     for word in words:
         if current and len(lead) + len(current) + 1 + len(word) > width:
+            carried = ""
+            if _opens_block(word) and " " in current:
+                current, carried = current.rsplit(" ", 1)
             lines.append(lead + current)
-            current = word
+            current = f"{carried} {word}" if carried else word
         else:
             current = f"{current} {word}" if current else word
     if current:

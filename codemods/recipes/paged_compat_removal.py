@@ -128,6 +128,20 @@ REWORDINGS = (
                       "operations."),
     Rewording(FFI_TESTS_RS, item="pooled_pseudo_f32", find="parity vs the dense fallback baseline.",
               replace="parity vs a dense reference."),
+    # Prose of the rewritten and trimmed tests that describes the old oracle without naming it.
+    *(Rewording(FFI_TESTS_RS, item=test, find=find, replace=replace) for test, find, replace in (
+        (POOLED_TESTS[0], "runs the pooled and dense fallbacks,", "runs the pooled fallback and the dense reference,"),
+        (POOLED_TESTS[0], "so the dense fallback's identity metadata lines up.",
+         "so that it holds exactly the tokens the pool holds."),
+        (POOLED_TESTS[1], "run the dense fallback over just those 7 tokens with identity metadata.",
+         "attend to just those 7 tokens."),
+        (POOLED_TESTS[2], "exercising the batch-concat tail of both fallbacks.",
+         "exercising the pooled fallback's batch-concat tail."),
+        (POOLED_TESTS[3], "compares the pooled vs dense fallback attention each step.",
+         "compares the pooled fallback with the dense reference each step."),
+        ("paged_decode_fallbacks_reject_an_empty_batch", "the paged-decode attention fallbacks must reject",
+         "the pooled paged-decode attention fallback must reject"),
+    )),
 )
 
 RECIPE = Recipe(
