@@ -15,14 +15,13 @@ CORPUS = ROOT.parent / "shared" / "corpora" / "mlxcel-2026-07.tar.xz"
 
 
 @pytest.fixture(scope="session")
-def mlxcel_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real mlxcel tree, unpacked once per session and shared by every test that
-    needs it: never edit it; copy it (shutil.copytree) and edit the copy."""
+    needs it: read it, never edit it; copy it (shutil.copytree) and edit the copy."""
     if not CORPUS.is_file():
-        pytest.skip(f"the real mlxcel tree is not available ({CORPUS} is absent; "
-                    "it lives in ../shared/corpora beside the project)")
+        pytest.skip(f"the real mlxcel tree is not here ({CORPUS} is absent); "
+                    "a clone without ../shared has no corpus")
     target = tmp_path_factory.mktemp("corpus")
     with tarfile.open(CORPUS) as archive:
         archive.extractall(target, filter="data")
     return target / "mlxcel"
-

@@ -38,7 +38,7 @@ from .._parse import RUST, parse
 from .._spans import deletion_edits, whole_lines
 from ..pattern import Match, Pattern
 from ..rust.bridge import bridge_calls, bridge_functions
-from ..rust.format import format_statement_groups
+from ..rust.format import crate_edition, format_statement_groups
 from ..rust.items import leading_trivia
 from ..rust.statements import find_function, identifiers, let_binding, line_indent, statement_deletion
 from ._model import StepResult, Workspace
@@ -218,7 +218,7 @@ class OracleRewrite:
         groups = [(self._helper_call(source, run), line_indent(source, run.call_statement.start_byte))
                   for run in runs]
         edits = []
-        for run, replacement in zip(runs, format_statement_groups(groups, workspace.root)):
+        for run, replacement in zip(runs, format_statement_groups(groups, workspace.root, crate_edition(workspace.root, self.path))):
             statement = run.call_statement
             start, end = whole_lines(source, statement.start_byte, statement.end_byte, (b"//",))
             edits.append(Edit(self.path, start, end, replacement.encode(), f"{self.helper}:rewrite-oracle"))

@@ -165,8 +165,8 @@ def check_touched_files(outcome: Outcome) -> None:
 
 
 @pytest.fixture(scope="module")
-def real(mlxcel_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Outcome:
-    return run_removal(mlxcel_corpus, tmp_path_factory.mktemp("real"))
+def real(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Outcome:
+    return run_removal(corpus, tmp_path_factory.mktemp("real"))
 
 
 def test_the_real_tree(real: Outcome) -> None:
@@ -183,15 +183,15 @@ def test_the_real_tree_has_no_unreworded_mention_and_names_the_extra_deleted_tes
                         "it exercises only removed items (PagedDecodeMetadata)"]
 
 
-def test_the_real_tree_reformatted(mlxcel_corpus: Path, tmp_path: Path) -> None:
+def test_the_real_tree_reformatted(corpus: Path, tmp_path: Path) -> None:
     if shutil.which("rustfmt") is None:
         pytest.skip("rustfmt is not installed")
     variant = tmp_path / "variant"
-    shutil.copytree(mlxcel_corpus, variant, symlinks=True)
+    shutil.copytree(corpus, variant, symlinks=True)
     for path in TARGET_RUST_FILES:
         subprocess.run(["rustfmt", "--edition", "2024", "--config", "max_width=72", str(variant / path)],
                        check=False, capture_output=True, cwd=tmp_path, env=STABLE)
-    assert (variant / FFI_TESTS_RS).read_bytes() != (mlxcel_corpus / FFI_TESTS_RS).read_bytes()
+    assert (variant / FFI_TESTS_RS).read_bytes() != (corpus / FFI_TESTS_RS).read_bytes()
     check_outcome(run_removal(variant, tmp_path))
 
 
@@ -212,9 +212,9 @@ def rename_locals(source: bytes, functions: tuple[str, ...], renames: dict[str, 
     return source
 
 
-def test_the_real_tree_with_locals_spelled_differently(mlxcel_corpus: Path, tmp_path: Path) -> None:
+def test_the_real_tree_with_locals_spelled_differently(corpus: Path, tmp_path: Path) -> None:
     variant = tmp_path / "variant"
-    shutil.copytree(mlxcel_corpus, variant, symlinks=True)
+    shutil.copytree(corpus, variant, symlinks=True)
     tests = variant / FFI_TESTS_RS
     tests.write_bytes(rename_locals(tests.read_bytes(), POOLED_TESTS, {
         "cache_keys": "key_pointers", "cache_values": "value_pointers", "metadata": "identity",
@@ -228,10 +228,10 @@ def test_the_real_tree_with_locals_spelled_differently(mlxcel_corpus: Path, tmp_
         in " ".join(after.split()).replace("( ", "(").replace(", )", ")")
 
 
-def test_the_real_tree_after_the_models_migrated(mlxcel_corpus: Path, tmp_path: Path) -> None:
+def test_the_real_tree_after_the_models_migrated(corpus: Path, tmp_path: Path) -> None:
     """After #2210 no model names the routes: a plain apply succeeds and rg prints nothing."""
     variant = tmp_path / "variant"
-    shutil.copytree(mlxcel_corpus, variant, symlinks=True)
+    shutil.copytree(corpus, variant, symlinks=True)
     removed = sorted({t.name.split("::")[-1] for t in RECIPE.deletions}, key=len, reverse=True)
     for path in MODEL_FILES:
         text = (variant / path).read_text()
