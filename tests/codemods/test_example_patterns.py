@@ -16,7 +16,7 @@ def test_example_lists_the_calls_and_prints_the_diff(tmp_path: Path) -> None:
     before = (FIXTURE / FFI_TESTS).read_bytes()
     result = subprocess.run([sys.executable, str(EXAMPLE), str(FIXTURE)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert f"{FFI_TESTS}:277: sequences &[seq_a, seq_b], logical starts &[0, 0]" in result.stderr
+    assert f"{FFI_TESTS}:290: sequences &sequences, logical starts &[0, 0]" in result.stderr
     assert result.stdout.count('.expect("the pooled route failed")') == 4
     assert (FIXTURE / FFI_TESTS).read_bytes() == before
 
@@ -26,5 +26,5 @@ def test_example_writes_with_write_flag(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, str(EXAMPLE), "--write", str(tree)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     written = (tree / FFI_TESTS).read_text()
-    assert "crate::layers::paged_decode_attention_pooled(&q, &pool, &[seq_a, seq_b], &[0, 0], scale)" \
+    assert "crate::layers::paged_decode_attention_pooled(&q, &pool, &sequences, &[0, 0], scale)" \
            '.expect("the pooled route failed")' in written
