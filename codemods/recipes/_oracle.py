@@ -2,8 +2,8 @@
 
 In each named test, every call of the dense fallback is the end of an oracle
 run: the call's result is bound (`let OUT = FALLBACK(Q, &KEYS, &VALUES, &META,
-SCALE).unwrap();`), and earlier statements of the same block bind the three
-locals it reads,
+SCALE).unwrap();`, or `.expect(...)`), and earlier statements in scope (of its
+block or an enclosing one) bind the three locals it reads,
 
     let META = <path>::Metadata::from_visible_lengths(LENGTHS, BLOCK).unwrap();
     let KEYS = vec![K0 as *const T, K1 as *const T, ...];
@@ -45,12 +45,16 @@ from ._model import StepResult, Workspace
 
 # Forms of the oracle run's parts (FALLBACK and METADATA are filled in per recipe).
 _CALL_PATTERNS = ("$_::{fallback}($$$)", "{fallback}($$$)")
-_CALL_STATEMENT = "let $OUT = $CALL($Q, &$KEYS, &$VALUES, &$META, $SCALE).unwrap();"
+# The result is unwrapped (`.unwrap()` or `.expect(...)`).
+_CALL_STATEMENTS = (
+    "let $OUT = $CALL($Q, &$KEYS, &$VALUES, &$META, $SCALE).unwrap();",
+    "let $OUT = $CALL($Q, &$KEYS, &$VALUES, &$META, $SCALE).expect($_);",
+)
 _POINTER_VEC = "let $NAME = vec![$$$ELEMENTS];"
 _POINTER = "$ARRAY as *const $_"
-_METADATA_PATTERNS = (
-    "let $NAME = $_::{metadata}::from_visible_lengths($LENGTHS, $BLOCK).unwrap();",
-    "let $NAME = {metadata}::from_visible_lengths($LENGTHS, $BLOCK).unwrap();",
+_METADATA_PATTERNS = tuple(
+    f"let $NAME = {path}::from_visible_lengths($LENGTHS, $BLOCK).{unwrap};"
+    for path in ("$_::{metadata}", "{metadata}") for unwrap in ("unwrap()", "expect($_)")
 )
 _LITERAL_LENGTHS = "&[$$$LENGTHS]"
 _BRIDGE_MODULE = "ffi"
@@ -99,7 +103,7 @@ class OracleRewrite:
     def _patterns(self) -> dict[str, object]:
         return {
             "calls": [Pattern(p.format(fallback=self.fallback), RUST) for p in _CALL_PATTERNS],
-            "statement": Pattern(_CALL_STATEMENT, RUST),
+            "statements": [Pattern(p, RUST) for p in _CALL_STATEMENTS],
             "pointers": Pattern(_POINTER_VEC, RUST),
             "pointer": Pattern(_POINTER, RUST),
             "metadata": [Pattern(p.format(metadata=self.metadata_type), RUST) for p in _METADATA_PATTERNS],
@@ -156,11 +160,11 @@ class OracleRewrite:
         statement = call
         while statement is not None and statement.type != "let_declaration" and statement.id != function.id:
             statement = statement.parent
-        matched = None if statement is None else self._patterns["statement"].match(source, statement)
+        matched = None if statement is None else \
+            next((m for p in self._patterns["statements"] if (m := p.match(source, statement))), None)
         if matched is None or matched["CALL"].id != call.child_by_field_name("function").id:
             raise _Mismatch("the call is not `let NAME = FALLBACK(Q, &KEYS, &VALUES, &METADATA, SCALE).unwrap();`")
-        block = statement.parent
-        earlier = [s for s in block.named_children if s.type == "let_declaration" and s.end_byte <= statement.start_byte]
+        earlier = _lets_before(statement, function)
         keys, keys_statement = self._pointers(source, earlier, matched.text("KEYS"))
         values, values_statement = self._pointers(source, earlier, matched.text("VALUES"))
         if len(keys) != len(values):
@@ -184,7 +188,7 @@ class OracleRewrite:
     def _pointers(self, source: bytes, earlier: list[tree_sitter.Node], name: str) -> tuple[tuple, tree_sitter.Node]:
         statement = self._binding(earlier, name)
         if statement is None:
-            raise _Mismatch(f"no `let {name}` before the call in the same block")
+            raise _Mismatch(f"no `let {name}` in scope before the call")
         matched = self._patterns["pointers"].match(source, statement)
         if matched is None:
             raise _Mismatch(f"`{name}` is not bound to `vec![ARRAY as *const T, ...]`")
@@ -201,7 +205,7 @@ class OracleRewrite:
     def _metadata(self, source: bytes, earlier: list[tree_sitter.Node], name: str, sequences: int) -> tree_sitter.Node:
         statement = self._binding(earlier, name)
         if statement is None:
-            raise _Mismatch(f"no `let {name}` before the call in the same block")
+            raise _Mismatch(f"no `let {name}` in scope before the call")
         matched = next((m for p in self._patterns["metadata"] if (m := p.match(source, statement))), None)
         if matched is None:
             raise _Mismatch(f"`{name}` is not identity metadata "
@@ -299,6 +303,21 @@ def _is_test(source: bytes, function: tree_sitter.Node) -> bool:
             return True
         prev = prev.prev_sibling
     return False
+
+
+def _lets_before(statement: tree_sitter.Node, function: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The `let`s in scope at `statement`: earlier ones of its block and of every enclosing block
+    of the function, in source order (the last of a name is the one visible)."""
+    found = []
+    block = statement.parent
+    while block is not None:
+        if block.type == "block":
+            found += [s for s in block.named_children if s.type == "let_declaration"
+                      and s.end_byte <= statement.start_byte]
+        if block.id == function.id:
+            break
+        block = block.parent
+    return sorted(found, key=lambda s: s.start_byte)
 
 
 def _lets(function: tree_sitter.Node) -> list[tree_sitter.Node]:

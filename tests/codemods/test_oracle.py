@@ -100,6 +100,28 @@ def test_a_run_with_a_variable_for_the_lengths_and_other_names(tmp_path: Path) -
     """)
 
 
+def test_a_run_inside_a_loop_with_pointers_built_outside(tmp_path: Path) -> None:
+    assert rewritten_body(tmp_path, """
+        let ks = vec![k.as_ref().unwrap() as *const MlxArray];
+        let vs = vec![v.as_ref().unwrap() as *const MlxArray];
+        for step in 0..4 {
+            let meta = DecodeMetadata::from_visible_lengths(&[n], 2).expect("metadata");
+            let out = dense_fallback(&queries[step], &ks, &vs, &meta, 1.0).expect("oracle");
+            check(&out);
+        }
+    """) == dedent("""
+        for step in 0..4 {
+            let out = dense_reference_decode_attention(
+                &queries[step],
+                k.as_ref().unwrap(),
+                v.as_ref().unwrap(),
+                1.0,
+            );
+            check(&out);
+        }
+    """)
+
+
 def test_bindings_that_only_fed_the_run_are_removed(tmp_path: Path) -> None:
     assert rewritten_body(tmp_path, """
         let window = total - start;
@@ -118,7 +140,7 @@ def test_bindings_that_only_fed_the_run_are_removed(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("body", "named"), [
     ("let out = dense_fallback(&q, &ks, &vs, &meta, 1.0)?;\n",
      "the call is not `let NAME = FALLBACK(Q, &KEYS, &VALUES, &METADATA, SCALE).unwrap();`"),
-    ("let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n", "no `let ks` before the call"),
+    ("let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n", "no `let ks` in scope before the call"),
     ("let meta = DecodeMetadata::from_visible_lengths(&[3], 2).unwrap();\n"
      "let ks = pointers(&k);\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
      "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n",
