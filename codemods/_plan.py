@@ -163,6 +163,8 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
             trees[rewording.path] = parse(source, language)
         blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
         if blocks is None:
+            if already_reworded(rule_blocks(language, source, trees[rewording.path], None), rewording.replace):
+                continue
             findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
                                     f"rewording rule did not match: no item {rewording.item}", severity="note"))
             continue
