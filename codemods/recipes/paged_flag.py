@@ -1,4 +1,4 @@
-"""The seed's part (b): set each family's paged flag from the measured decision.
+"""The ``paged-flag`` recipe (#2230 (b)): set each family's paged flag from the measured decision.
 
 `codemod apply --recipe paged-flag --decision DIR/decision.json ROOT`
 
@@ -12,6 +12,10 @@ effective_decode_storage_backend generated from that function's actual
 signature, and moves real-checkpoint tests that pin the paged backend for
 the family onto dense. Anything that does not have the expected shape is a
 blocking finding.
+
+The decision arrives as a typed, validated `DecisionDocument` from
+`interchange.decision`, the schema ``paged-bench report`` writes; reading it
+loads neither the analysis package nor its runner.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tree_sitter
+
+from interchange.decision import DecisionDocument, DecisionSchemaError, FamilyDecision, load_decision
 
 from .._edit import Edit, Finding, line_col
 from .._parse import RUST, parse
@@ -59,13 +65,11 @@ FAMILIES = {
 }
 
 
-def load_decision_option(workspace: Workspace) -> dict:
+def load_decision_option(workspace: Workspace) -> DecisionDocument:
     """The validated decision document named by the --decision option."""
     path = workspace.options.get("decision")
     if path is None:
         raise RecipeInputError("the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)")
-    from analysis.decision_file import DecisionSchemaError, load_decision
-
     try:
         return load_decision(Path(path))
     except DecisionSchemaError as error:
@@ -88,10 +92,10 @@ def _sentence(reason: str) -> str:
     return reason[:1].upper() + reason[1:] + "."
 
 
-def _doc_paragraphs(site: FamilySite, value: bool, decision: dict, family: dict) -> list[str]:
-    document = decision["results_document"]
+def _doc_paragraphs(site: FamilySite, value: bool, decision: DecisionDocument,
+                    family: FamilyDecision) -> list[str]:
     head = (f"Decided by measurement: {'dense' if not value else 'paged'} decode storage for {site.display}, "
-            f"see `{document}`. {_sentence(family['reason'])}")
+            f"see `{decision.results_document}`. {_sentence(family.reason)}")
     paragraphs = [head]
     if not value:
         paragraphs.append("So an explicit `--decode-storage-backend paged` resolves to dense for this family, "
@@ -108,8 +112,8 @@ def _method_in_impl(items, site: FamilySite, method: str = METHOD) -> tuple[obje
     return chosen[0], None
 
 
-def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: dict, family: dict,
-              findings: list[Finding]) -> list[Edit]:
+def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: DecisionDocument,
+              family: FamilyDecision, findings: list[Finding]) -> list[Edit]:
     source = workspace.read(site.path)
     if source is None:
         findings.append(Finding(site.path, 0, 0, "missing-file", f"{site.path} not found"))
@@ -528,18 +532,19 @@ def _section_end(source: bytes, needle: bytes) -> int:
 def set_flags_from_decision(workspace: Workspace) -> StepResult:
     """The whole recipe as one step: every edit the decision implies."""
     decision = load_decision_option(workspace)
-    document = decision["results_document"]
+    document = decision.results_document
     findings: list[Finding] = []
     edits: list[Edit] = []
     flipped: list[FamilySite] = []
-    for key, family in decision["families"].items():
+    for family in decision.families:
+        key = family.name
         site = FAMILIES.get(key)
         if site is None:
             findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, "unknown-family",
                                     f"decision names family {key!r}, which this recipe does not know "
                                     f"(known: {', '.join(FAMILIES)})", severity="note"))
             continue
-        value = bool(family["supports_paged_decode_backend"])
+        value = family.supports_paged_decode_backend
         edits += _set_flag(workspace, site, value, decision, family, findings)
         if not value:
             edits += _resolver_test(workspace, key, site, document, findings)

@@ -12,7 +12,7 @@ import sys
 from click.testing import CliRunner
 
 from analysis.cli import main
-from analysis.decision_file import load_decision
+from analysis import load_decision
 from codemods.cli import main as codemod_main
 from fixture_crate import cargo, copy_fixture, write_offline_cargo_config
 from paged_bench_helpers import FAKE_SERVE, ROOT
@@ -104,8 +104,8 @@ def test_run_decide_report_end_to_end(tmp_path, corpus):
                   "-m", "models/mlx/gemma-3-1b-it-4bit")
     assert "decode storage backend: dense" in serve.stderr
     written = load_decision(out / "decision.json")
-    assert written["results_document"] == "docs/benchmark_results/paged-vs-dense-fake-2026-11-30.md"
-    assert written["families"] == decision["families"]
+    assert written.results_document == "docs/benchmark_results/paged-vs-dense-fake-2026-11-30.md"
+    assert written.to_json()["families"] == decision["families"]
 
 
 def test_resume_skips_finished_runs(tmp_path):
