@@ -1,5 +1,8 @@
 """The maintainer's decision rule and the statistics reported beside it. Pure.
 
+It returns decision.json's own types (`interchange.decision`), whose loader
+re-applies the family rule `flag_from_verdicts` defined there.
+
 Per cell (family, prompt length, concurrency), with aggregate tok/s P (paged),
 D (dense) and N (paged-null) of each complete round (all three arms measured):
 

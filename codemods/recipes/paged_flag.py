@@ -157,9 +157,9 @@ class ResolverArgument:
     """One parameter of the resolver and what the generated test passes for it.
 
     ``source`` says where the value comes from: ``requested`` (the backend under
-    test), ``batch`` (the seed's --parallel 8), or the model method whose value
-    it is at the resolver's call site (``supports_paged_decode_backend``,
-    ``supports_batching``, ...).
+    test), ``batch`` (``MAX_BATCH``, the server's ``--parallel 8``), or the model
+    method whose value it is at the resolver's call site
+    (``supports_paged_decode_backend``, ``supports_batching``, ...).
     """
 
     name: str
@@ -305,7 +305,7 @@ def resolver_test_item(key: str, arguments: list[ResolverArgument]) -> str:
     return "\n".join(lines)
 
 
-def _resolver_test(workspace: Workspace, key: str, site: FamilySite, document: str,
+def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_document: str,
                    findings: list[Finding]) -> list[Edit]:
     scheduler = next((p for p in SCHEDULER_FILES if workspace.read(p) is not None), None)
     if scheduler is None:
@@ -339,7 +339,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, document: s
                                 f"the scheduler tests do not have {' and '.join(unseen)} in scope"))
         return []
     indent = line_indent(test_source, module.start_byte) + "    " if module.type == "mod_item" else ""
-    doc = _wrap_doc(indent, [f"{site.display} does not support the paged backend (measured: `{document}`). "
+    doc = _wrap_doc(indent, [f"{site.display} does not support the paged backend (measured: `{results_document}`). "
                              f"With what `{site.wrapper}` returns, the flag alone decides: at --parallel {MAX_BATCH}, "
                              "Auto and Paged resolve to Dense."])
     item = resolver_test_item(key, arguments)
@@ -382,7 +382,7 @@ def _tests_module(source: bytes, path: str) -> tree_sitter.Node | None:
     return None
 
 
-def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, document: str,
+def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, results_document: str,
                         findings: list[Finding]) -> list[Edit]:
     source = workspace.read(PARITY_TESTS)
     if source is None:
@@ -461,7 +461,7 @@ def _descendants(node: tree_sitter.Node):
         stack.extend(reversed(current.children))
 
 
-def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], document: str,
+def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], results_document: str,
                     findings: list[Finding]) -> list[Edit]:
     """Record each flipped family in docs/CONTINUOUS_BATCHING.md.
 
@@ -477,7 +477,7 @@ def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], document: s
     edits = []
     paragraphs = []
     for site in flipped:
-        note = (f"Measured in `{document}`: dense wins, so an explicit `--decode-storage-backend paged` "
+        note = (f"Measured in `{results_document}`: dense wins, so an explicit `--decode-storage-backend paged` "
                 "resolves to dense and the engine-parity paged row reports n/a.")
         row = _table_row(source, site.display)
         wanted = f"| {site.display} | false | {note} |".encode()
@@ -532,7 +532,7 @@ def _section_end(source: bytes, needle: bytes) -> int:
 def set_flags_from_decision(workspace: Workspace) -> StepResult:
     """The whole recipe as one step: every edit the decision implies."""
     decision = load_decision_option(workspace)
-    document = decision.results_document
+    results_document = decision.results_document
     findings: list[Finding] = []
     edits: list[Edit] = []
     flipped: list[FamilySite] = []
@@ -547,11 +547,11 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
         value = family.supports_paged_decode_backend
         edits += _set_flag(workspace, site, value, decision, family, findings)
         if not value:
-            edits += _resolver_test(workspace, key, site, document, findings)
-            edits += _unpin_parity_tests(workspace, key, site, document, findings)
+            edits += _resolver_test(workspace, key, site, results_document, findings)
+            edits += _unpin_parity_tests(workspace, key, site, results_document, findings)
             flipped.append(site)
     if flipped:
-        edits += _record_in_docs(workspace, flipped, document, findings)
+        edits += _record_in_docs(workspace, flipped, results_document, findings)
     return StepResult(edits=tuple(edits), findings=tuple(findings))
 
 
