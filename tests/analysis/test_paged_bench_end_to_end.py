@@ -121,6 +121,15 @@ def test_resume_skips_finished_runs(tmp_path):
     assert refused.exit_code == 2 and "--no-resume" in refused.output
 
 
+def test_resume_redoes_runs_recorded_with_another_model(tmp_path):
+    out = tmp_path / "run"
+    assert _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=REPLAY).exit_code == 0
+    again = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'llama4.json'}", bench=REPLAY)
+    assert again.exit_code == 0
+    assert "skipped" not in again.output
+    assert [r["model"].rsplit("/", 1)[-1] for r in _records(out)] == ["gemma3.json"] * 3 + ["llama4.json"] * 3
+
+
 def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):
     out = tmp_path / "run"
     result = _run(out, "gemma3=unused", serve=f"{PYTHON} -c 'import sys; sys.exit(3)' {{model}} {{port}} {{backend}}")
