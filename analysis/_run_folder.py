@@ -113,7 +113,10 @@ def read_runs(run_dir: Path) -> tuple[dict[RunKey, RecordedRun], list[str]]:
 
 
 def finished_runs(run_dir: Path) -> dict[RunKey, object]:
-    """The recorded model of each run whose newest record has status ok."""
+    """The model recorded for each run whose newest record has status ok.
+
+    A planned run is finished when its key is here with its own model.
+    """
     latest, _ = read_runs(run_dir)
     return {
         key: run.record.get("model")

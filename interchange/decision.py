@@ -235,9 +235,13 @@ class _Reader:
         families = self.field(document, "families", dict, "$")
         if not families:
             self.fail("$.families", "has no family")
-        typed_families = tuple(self.family(name, family, f"$.families.{name}") for name, family in families.items())
+        typed_families = tuple(
+            self.family(name, family, f"$.families.{name}") for name, family in families.items()
+        )
         problems = self.field(document, "problems", list, "$")
-        typed_problems = tuple(self.problem(problem, f"$.problems[{index}]") for index, problem in enumerate(problems))
+        typed_problems = tuple(
+            self.problem(problem, f"$.problems[{index}]") for index, problem in enumerate(problems)
+        )
         return DecisionDocument(run_dir, rounds_planned, rule, results, typed_families, typed_problems)
 
     def family(self, name: str, family: object, where: str) -> FamilyDecision:
@@ -248,7 +252,9 @@ class _Reader:
         statistics_flag = self.field(family, "statistics_flag", bool, where)
         notes = self.items(family, "notes", str, where)
         cells = self.field(family, "cells", list, where)
-        typed_cells = tuple(self.cell(name, cell, f"{where}.cells[{index}]") for index, cell in enumerate(cells))
+        typed_cells = tuple(
+            self.cell(name, cell, f"{where}.cells[{index}]") for index, cell in enumerate(cells)
+        )
         expected = flag_from_verdicts([cell.verdict for cell in typed_cells])
         if flag != expected:
             self.fail(
