@@ -9,6 +9,15 @@ The library surface other refactor scripts use::
     print(render_diff(plan))                  # review
     if not plan.blocking:
         write_plan(plan)                      # atomic, all files or none
+
+Structural patterns (Rust and C++; `$X` one node, `$$$XS` a sequence)::
+
+    from codemods import Pattern, Rewrite
+
+    call = Pattern("crate::layers::$F(&$Q, $$$REST)", "rust")
+    for match in call.find_all(source, tree.root_node):   # tree: tree-sitter parse of source
+        print(match.text("F"))
+    edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source, tree.root_node)
 """
 
 from __future__ import annotations
@@ -26,7 +35,13 @@ _EXPORTS = {
     "Plan": "._plan",
     "plan_recipe": "._plan",
     "unified_diff": "._diff",
+    "Match": ".pattern",
+    "Pattern": ".pattern",
+    "PatternError": ".pattern",
+    "Rewrite": ".pattern",
+    "replace_all": ".pattern",
     "ItemTarget": ".recipes",
+    "PatternRewrite": ".recipes",
     "Recipe": ".recipes",
     "RecipeError": ".recipes",
     "Rewording": ".recipes",
@@ -40,7 +55,9 @@ if TYPE_CHECKING:
     from ._diff import unified_diff
     from ._edit import Edit, Finding
     from ._plan import Plan, plan_recipe
-    from .recipes import ItemTarget, Recipe, RecipeError, Rewording, StepResult, Workspace, load_recipe
+    from .pattern import Match, Pattern, PatternError, Rewrite, replace_all
+    from .recipes import (ItemTarget, PatternRewrite, Recipe, RecipeError, Rewording, StepResult, Workspace,
+                          load_recipe)
 
 
 def __getattr__(name: str):
@@ -69,6 +86,10 @@ __all__ = [
     "FileChange",
     "Finding",
     "ItemTarget",
+    "Match",
+    "Pattern",
+    "PatternError",
+    "PatternRewrite",
     "Plan",
     "Recipe",
     "RecipeError",
@@ -79,6 +100,7 @@ __all__ = [
     "load_recipe",
     "plan_recipe",
     "render_diff",
+    "replace_all",
     "unified_diff",
     "write_plan",
 ]

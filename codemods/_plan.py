@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ._apply import FileChange, conflicts, line_ending, map_offset, resolve_inside, splice, with_line_endings_of
+from ._apply import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
 from ._files import files_matching, files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
+from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
+from ._scope import item_scopes
+from .pattern import Pattern, PatternError, Rewrite
 from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
 from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
@@ -171,25 +174,66 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
 
 def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     findings = []
+    trees: dict[str, object] = {}
     for rewording in recipe.rewordings:
         source = workspace.read(rewording.path)
-        find = rewording.find.encode("utf-8")
-        replace = rewording.replace.encode("utf-8")
         if source is None:
             continue
-        if line_ending(source) == b"\r\n":
-            # Rewordings are written with LF; in a CRLF file, find and replace them with CRLF.
-            find, replace = (t.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n") for t in (find, replace))
-        start = source.find(find)
-        if start < 0:
-            if replace not in source:
-                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule did not match: {rewording.find[:60]!r}", severity="note"))
+        language = language_of(rewording.path)
+        if language not in (RUST, CPP):
+            findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                    f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
+                                    severity="note"))
             continue
-        while start >= 0:
-            workspace.edits.setdefault(rewording.path, []).append(
-                Edit(rewording.path, start, start + len(find), replace, f"{recipe.id}:reword"))
-            start = source.find(find, start + len(find))
+        if rewording.path not in trees:
+            trees[rewording.path] = parse(source, language)
+        blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
+        if blocks is None:
+            if already_reworded(rule_blocks(language, source, trees[rewording.path], None), rewording.replace):
+                continue
+            findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                    f"rewording rule did not match: no item {rewording.item}", severity="note"))
+            continue
+        edit = None
+        for block in blocks:
+            if rewording.symbols:
+                edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
+            else:
+                edit = reword_phrase(block, rewording.find, rewording.replace)
+            if edit is not None:
+                break
+        if edit is None:
+            if not already_reworded(blocks, rewording.replace):
+                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                        f"rewording rule did not match: {rewording.describe()}", severity="note"))
+            continue
+        workspace.edits.setdefault(rewording.path, []).append(
+            Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{recipe.id}:reword"))
+    return findings
+
+
+def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
+    """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
+    findings = []
+    for rule in recipe.rewrites:
+        source = workspace.read(rule.path)
+        if source is None:
+            continue
+        language = language_of(rule.path)
+        try:
+            rewrite = Rewrite(Pattern(rule.pattern, language), rule.replace)
+        except PatternError as error:
+            findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
+            continue
+        tree = parse(source, language)
+        scopes = [tree.root_node] if rule.item is None else \
+            [s.node for s in item_scopes(language, source, tree, rule.item)]
+        edits = [e for node in scopes for e in rewrite.edits(rule.path, source, node, f"{recipe.id}:rewrite")]
+        if not edits:
+            missing = f" (no item {rule.item})" if not scopes else ""
+            findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
+                                    f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
+        workspace.edits.setdefault(rule.path, []).extend(edits)
     return findings
 
 
@@ -276,6 +320,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             workspace.edits.setdefault(edit.path, []).append(edit)
         findings += result.findings
         names += [n for n in result.names_removed if n not in names]
+    findings += _rewrite(workspace, recipe)
     findings += _reword(workspace, recipe)
 
     after: dict[str, bytes] = {}
