@@ -9,6 +9,13 @@ The library surface other refactor scripts use::
     print(render_diff(plan))                  # review
     if not plan.blocking:
         write_plan(plan)                      # atomic, all files or none
+
+Wrong input is a blocking finding, never an exception: a root that does not
+exist or holds none of the recipe's paths, invalid recipe data (an unknown
+kind, an invalid dead-symbol pattern), an option the recipe does not take, or
+an input a step rejects all give a plan with no changes and one finding of
+code `USAGE_ERROR` ("usage-error"). `load_recipe` raises `RecipeError` for an
+unknown id or a recipe file that does not load or match the schema.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ _EXPORTS = {
     "WriteRefused": "._apply",
     "Plan": "._plan",
     "plan_recipe": "._plan",
+    "USAGE_ERROR": "._plan",
     "unified_diff": "._diff",
     "ItemTarget": ".recipes",
     "Recipe": ".recipes",
@@ -39,7 +47,7 @@ if TYPE_CHECKING:
     from ._apply import FileChange, WriteRefused
     from ._diff import unified_diff
     from ._edit import Edit, Finding
-    from ._plan import Plan, plan_recipe
+    from ._plan import USAGE_ERROR, Plan, plan_recipe
     from .recipes import ItemTarget, Recipe, RecipeError, Rewording, StepResult, Workspace, load_recipe
 
 
@@ -65,6 +73,7 @@ def write_plan(plan: Plan) -> None:
 
 
 __all__ = [
+    "USAGE_ERROR",
     "Edit",
     "FileChange",
     "Finding",
