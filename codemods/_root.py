@@ -46,8 +46,9 @@ def root_problem(root: Path, expected: tuple[str, ...], whose: str) -> str | Non
         return f"ROOT {root} is not a directory"
     if not expected or _holds_any(root, expected):
         return None
-    message = f"ROOT {root} holds none of {_listed(expected)} ({whose})"
+    held = f"no {_listed(expected)}" if len(expected) == 1 else f"none of {_listed(expected)}"
+    message = f"ROOT {root} holds {held} ({whose})"
     likely = _likely_root(root, expected)
     if likely is not None:
         return f"{message}; give the repository root, probably {likely}"
-    return f"{message}; give the root of a tree that has them"
+    return f"{message}; give the repository root, the folder that holds {'it' if len(expected) == 1 else 'them'}"
