@@ -18,9 +18,10 @@ from ._cli_errors import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
-EXIT_CODES = ("Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
-              "2 usage error (bad flags, a ROOT that is not the recipe's tree, an unknown or invalid recipe, "
-              "a recipe input such as --decision). Errors are one line, `codemod: error: ...`.")
+USAGE_ERROR_TEXT = "2 usage error (one line, `codemod: error: ...`"
+EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
+              f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
+              f"recipe, a recipe input such as --decision).")
 
 
 def _load(recipe_spec: str):
@@ -49,7 +50,7 @@ def main() -> None:
     """
 
 
-@main.command(epilog="Exit codes: 0 listed; 2 usage error.")
+@main.command(epilog=f"Exit codes: 0 listed; {USAGE_ERROR_TEXT}).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
 def recipes(as_json: bool) -> None:
     """List the bundled recipes."""
@@ -155,9 +156,9 @@ def _summary(recipe_id: str, plan, blocking: list, verb: str) -> str:
             f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else ""))
 
 
-@main.command(epilog=("Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
-                      "1 refused or failed (nothing changed); 2 usage error (ROOT is not the recipe's tree, "
-                      "an unknown or invalid recipe, a recipe input such as --decision)."))
+@main.command(epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
+                      f"1 refused or failed (nothing changed); {USAGE_ERROR_TEXT}: ROOT is not the recipe's "
+                      f"tree, an unknown or invalid recipe, a recipe input such as --decision)."))
 @click.argument("root", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
 @click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
@@ -272,7 +273,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     sys.exit(exit_code)
 
 
-@main.command(epilog="Exit codes: 0 scaled (or shown); 1 refused or failed (nothing changed); 2 usage error.")
+@main.command(epilog=f"Exit codes: 0 scaled (or shown); 1 refused or failed (nothing changed); {USAGE_ERROR_TEXT}).")
 @click.argument("root", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--factor", type=float, default=1.01, show_default=True, help="Scale factor for the output.")
 @click.option("--function", "function", default="paged_decode_attention_pooled", show_default=True,
@@ -315,9 +316,9 @@ def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
     sys.exit(EXIT_OK)
 
 
-@main.command(epilog=("Exit codes: 0 clean; 1 mentions found; 2 usage error (bad arguments, a ROOT that does not "
-                      "hold the recipe's scope, an unknown recipe, an invalid pattern) or a file that could "
-                      "not be read."))
+@main.command(epilog=(f"Exit codes: 0 clean; 1 mentions found; {USAGE_ERROR_TEXT}: bad arguments, a ROOT that "
+                      f"does not hold the recipe's scope, an unknown recipe, an invalid pattern) or a file that "
+                      f"could not be read."))
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
               metavar="ID|PATH", help="Whose dead-symbol pattern to look for.")
