@@ -167,15 +167,16 @@ def _duration(seconds: float) -> str:
               help="Target repository: commands run here; host.json records its commit and MLX pin.")
 @click.option("--no-resume", is_flag=True, help="Refuse to run into a folder that already holds runs.jsonl.")
 @click.option("--health-path", default="/health", show_default=True,
-              help="HTTP path polled on the server until it answers 200: then it is up.")
+              help="HTTP path polled until the server answers it (any status below 500): then it is up.")
 @click.option("--startup-timeout", default=900.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Seconds to wait for the server to answer on --health-path (model loading included).")
 @click.option("--poll-interval", default=0.02, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Seconds between two health probes while the server starts.")
+              help="Seconds between two probes (health while the server starts, the port while it stops).")
 @click.option("--bench-timeout", default=3600.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="Seconds one bench command may run before it is stopped and the run recorded as failed.")
 @click.option("--stop-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Seconds to wait for the server to exit after SIGTERM before it is killed.")
+              help="Seconds to wait for the server (or a timed-out bench) to exit after SIGTERM before "
+                   "SIGKILL, and for the port to be free again.")
 def run(families, prompt_tokens, rounds, serve_template, bench_template, port, out, repo,
         no_resume, health_path, startup_timeout, poll_interval, bench_timeout, stop_timeout) -> None:  # fmt: skip
     """Run every arm of every round on a fresh server and record it under --out.

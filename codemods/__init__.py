@@ -14,8 +14,9 @@ Wrong input is a blocking finding, never an exception: a root that does not
 exist or holds none of the recipe's paths, invalid recipe data (an unknown
 kind, an invalid dead-symbol pattern), an option the recipe does not take, or
 an input a step rejects all give a plan with no changes and one finding of
-code `USAGE_ERROR` ("usage-error"). `load_recipe` raises `RecipeError` for an
-unknown id or a recipe file that does not load or match the schema.
+code `USAGE_ERROR` ("usage-error"); a recipe step signals such input by
+raising `RecipeInputError`. `load_recipe` raises `RecipeError` for an unknown
+id or a recipe file that does not load or match the schema (docs/recipes.md).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _EXPORTS = {
     "ItemTarget": ".recipes",
     "Recipe": ".recipes",
     "RecipeError": ".recipes",
+    "RecipeInputError": ".recipes",
     "Rewording": ".recipes",
     "StepResult": ".recipes",
     "Workspace": ".recipes",
@@ -48,7 +50,8 @@ if TYPE_CHECKING:
     from ._diff import unified_diff
     from ._edit import Edit, Finding
     from ._plan import USAGE_ERROR, Plan, plan_recipe
-    from .recipes import ItemTarget, Recipe, RecipeError, Rewording, StepResult, Workspace, load_recipe
+    from .recipes import (ItemTarget, Recipe, RecipeError, RecipeInputError, Rewording, StepResult, Workspace,
+                          load_recipe)
 
 
 def __getattr__(name: str):
@@ -81,6 +84,7 @@ __all__ = [
     "Plan",
     "Recipe",
     "RecipeError",
+    "RecipeInputError",
     "Rewording",
     "StepResult",
     "Workspace",
