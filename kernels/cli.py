@@ -16,7 +16,13 @@ import torch
 
 from codemods._cli_errors import HELP_OPTIONS, Command, UsageLine
 from kernels._injections import Injection
-from kernels._shapes import SHAPES, UpdateConfig, bytes_needed
+from kernels._shapes import (
+    GPU_BYTES_PER_STATE_ELEMENT,
+    HOST_BYTES_PER_STATE_ELEMENT,
+    SHAPES,
+    UpdateConfig,
+    state_elements,
+)
 from kernels.diff import DiffReport, run_diff
 from kernels.generations import GenerationComparison, GenerationFileError, compare_generations, load_tokens
 
@@ -111,10 +117,8 @@ def _check_device(device: str) -> None:
                     f"of torch on a machine with a GPU")
 
 
-def _available_bytes(device: str) -> int | None:
-    """Memory free for the run on `device` (None if unknown)."""
-    if device == "cuda":
-        return torch.cuda.mem_get_info()[0]
+def _host_available_bytes() -> int | None:
+    """Host memory available now (MemAvailable), None where /proc/meminfo does not say."""
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:
@@ -126,14 +130,17 @@ def _available_bytes(device: str) -> int | None:
 
 
 def _check_fits(config: UpdateConfig, device: str) -> None:
-    """A usage error when the batch cannot be allocated, said before trying."""
-    available = _available_bytes(device)
-    needed = bytes_needed(config)
-    if available is None or needed <= available:
-        return
-    fits = max(1, config.batch * available // needed)
-    raise UsageLine(f"--batch {config.batch}: needs about {_size(needed)} of memory on {device}, "
-                    f"{_size(available)} is available; at most about --batch {fits} fits")
+    """A usage error when the batch cannot be allocated, said before trying: the references
+    always live in host memory, the kernel's tensors on the GPU with --device cuda."""
+    elements = state_elements(config)
+    needs = [("host memory", elements * HOST_BYTES_PER_STATE_ELEMENT, _host_available_bytes())]
+    if device == "cuda":
+        needs.append(("GPU memory", elements * GPU_BYTES_PER_STATE_ELEMENT, torch.cuda.mem_get_info()[0]))
+    for where, needed, available in needs:
+        if available is not None and needed > available:
+            fits = max(1, config.batch * available // needed)
+            raise UsageLine(f"--batch {config.batch}: needs about {_size(needed)} of {where}, "
+                            f"{_size(available)} is available; at most about --batch {fits} fits")
 
 
 def _size(count: int) -> str:
