@@ -149,7 +149,7 @@ def test_wrong_input_is_one_line_and_exit_2(name: str, inputs: Path, request: py
             pytest.skip("this torch has CUDA")
     places = {"inputs": str(inputs), "tree": "", "parent": ""}
     if row.needs_tree:
-        tree = request.getfixturevalue("mlxcel_tree")
+        tree = request.getfixturevalue("corpus")
         places.update(tree=str(tree), parent=str(tree.parent))
     args = [a.format(**places) for a in row.args]
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
