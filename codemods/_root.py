@@ -17,17 +17,18 @@ def _holds_any(folder: Path, expected: tuple[str, ...]) -> bool:
         return False
 
 
-def _likely_root(root: Path, expected: tuple[str, ...]) -> Path | None:
-    """A folder above ROOT, or one just below it, that holds what the recipe expects."""
+def _likely_roots(root: Path, expected: tuple[str, ...]) -> list[Path]:
+    """The nearest folder above ROOT that holds what the recipe expects, or else the folders
+    just below it that do."""
     resolved = root.resolve()
     for parent in resolved.parents:
         if _holds_any(parent, expected):
-            return parent
+            return [parent]
     try:
         children = sorted(p for p in resolved.iterdir() if p.is_dir() and not p.name.startswith("."))
     except OSError:
-        return None
-    return next((child for child in children if _holds_any(child, expected)), None)
+        return []
+    return [child for child in children if _holds_any(child, expected)]
 
 
 def _listed(paths: tuple[str, ...]) -> str:
@@ -48,7 +49,10 @@ def root_problem(root: Path, expected: tuple[str, ...], whose: str) -> str | Non
         return None
     held = f"no {_listed(expected)}" if len(expected) == 1 else f"none of {_listed(expected)}"
     message = f"ROOT {root} holds {held} ({whose})"
-    likely = _likely_root(root, expected)
-    if likely is not None:
-        return f"{message}; give the repository root, probably {likely}"
+    likely = _likely_roots(root, expected)
+    if len(likely) == 1:
+        return f"{message}; give the repository root, probably {likely[0]}"
+    if likely:
+        shown = ", ".join(str(p) for p in likely[:3]) + (", ..." if len(likely) > 3 else "")
+        return f"{message}; give the repository root, one of {shown}"
     return f"{message}; give the repository root, the folder that holds {'it' if len(expected) == 1 else 'them'}"
