@@ -3,7 +3,9 @@
 Exit codes (stable; scripts depend on them):
   0  success, or a clean check
   1  findings: a refused plan, or dead symbols found
-  2  usage error: bad flags, missing root, unknown recipe
+  2  usage error: bad flags, a ROOT that is not the recipe's tree, an unknown
+     or invalid recipe, an option the recipe does not take; one line,
+     `codemod: error: ...` (see _cli_errors)
 """
 
 from __future__ import annotations
