@@ -18,6 +18,14 @@ Structural patterns (Rust and C++; `$X` one node, `$$$XS` a sequence)::
     for match in call.find_all(source, tree.root_node):   # tree: tree-sitter parse of source
         print(match.text("F"))
     edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source, tree.root_node)
+
+Wrong input is a blocking finding, never an exception: a root that does not
+exist or holds none of the recipe's paths, invalid recipe data (an unknown
+kind, an invalid dead-symbol pattern), an option the recipe does not take, or
+an input a step rejects all give a plan with no changes and one finding of
+code `USAGE_ERROR` ("usage-error"); a recipe step signals such input by
+raising `RecipeInputError`. `load_recipe` raises `RecipeError` for an unknown
+id or a recipe file that does not load or match the schema (docs/recipes.md).
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ _EXPORTS = {
     "WriteRefused": "._apply",
     "Plan": "._plan",
     "plan_recipe": "._plan",
+    "USAGE_ERROR": "._plan",
     "unified_diff": "._diff",
     "Match": ".pattern",
     "Pattern": ".pattern",
@@ -44,6 +53,7 @@ _EXPORTS = {
     "PatternRewrite": ".recipes",
     "Recipe": ".recipes",
     "RecipeError": ".recipes",
+    "RecipeInputError": ".recipes",
     "Rewording": ".recipes",
     "StepResult": ".recipes",
     "Workspace": ".recipes",
@@ -54,10 +64,10 @@ if TYPE_CHECKING:
     from ._apply import FileChange, WriteRefused
     from ._diff import unified_diff
     from ._edit import Edit, Finding
-    from ._plan import Plan, plan_recipe
+    from ._plan import USAGE_ERROR, Plan, plan_recipe
     from .pattern import Match, Pattern, PatternError, Rewrite, replace_all
-    from .recipes import (ItemTarget, PatternRewrite, Recipe, RecipeError, Rewording, StepResult, Workspace,
-                          load_recipe)
+    from .recipes import (ItemTarget, PatternRewrite, Recipe, RecipeError, RecipeInputError, Rewording, StepResult,
+                          Workspace, load_recipe)
 
 
 def __getattr__(name: str):
@@ -82,6 +92,7 @@ def write_plan(plan: Plan) -> None:
 
 
 __all__ = [
+    "USAGE_ERROR",
     "Edit",
     "FileChange",
     "Finding",
@@ -93,6 +104,7 @@ __all__ = [
     "Plan",
     "Recipe",
     "RecipeError",
+    "RecipeInputError",
     "Rewording",
     "StepResult",
     "Workspace",

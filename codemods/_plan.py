@@ -25,8 +25,11 @@ from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
 from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
 from .python.items import PythonTarget, delete_python_items
-from .recipes._model import Recipe, StepResult, Workspace
+from .recipes._model import Recipe, RecipeInputError, StepResult, Workspace
 from .rust.items import RustTarget, delete_rust_items
+
+# A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
+USAGE_ERROR = "usage-error"
 
 # Finding codes that an explicit override lets through.
 DANGLING = "dangling-reference"
@@ -142,7 +145,7 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
         source = workspace.read(path)
         if source is None:
             findings.append(Finding(path, 0, 0, "missing-file",
-                                    f"{path}: file not found; {len(targets)} item(s) of the recipe not looked for",
+                                    f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                     severity="note"))
             continue
         absent = _already_absent(recipe, path, source)
@@ -178,6 +181,8 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     for rewording in recipe.rewordings:
         source = workspace.read(rewording.path)
         if source is None:
+            findings.append(Finding(rewording.path, 0, 0, "missing-file",
+                                    "file not found; its rewording rule was not applied", severity="note"))
             continue
         language = language_of(rewording.path)
         if language not in (RUST, CPP):
@@ -306,16 +311,46 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     return None
 
 
+def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
+    """Why `recipe` cannot be planned on `root` with `options` at all (None if it can).
+
+    The recipe's data is invalid, an option is one the recipe does not take, or
+    ROOT is not a folder holding any path the recipe looks at.
+    """
+    from ._root import root_problem
+    from .recipes import RecipeError, validate_recipe
+
+    try:
+        validate_recipe(recipe, f"recipe {recipe.id}")
+    except RecipeError as error:
+        return str(error)
+    unknown = sorted(set(options) - set(recipe.parameters))
+    if unknown:
+        takes = ", ".join(recipe.parameters) or "none"
+        return f"recipe {recipe.id} takes no option {unknown[0]!r} (options it takes: {takes})"
+    return root_problem(root, recipe.footprint(), f"the paths recipe {recipe.id} works on")
+
+
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 allow_unreworded: bool = False, options: dict | None = None) -> Plan:
-    """Everything `recipe` would change under `root`, and every reason not to."""
+    """Everything `recipe` would change under `root`, and every reason not to.
+
+    A root, recipe or option that makes planning pointless (see `usage_problem`)
+    gives a plan with no changes and one blocking finding of code "usage-error".
+    """
     root = Path(root)
+    problem = usage_problem(root, recipe, dict(options or {}))
+    if problem is not None:
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),))
     workspace = Workspace(root=root, options=dict(options or {}))
     deleted, names, findings = _delete_items(workspace, recipe)
     for path, edits in deleted.items():
         workspace.edits.setdefault(path, []).extend(edits)
     for step in recipe.steps:
-        result: StepResult = step(workspace)
+        try:
+            result: StepResult = step(workspace)
+        except RecipeInputError as error:
+            return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
         for edit in result.edits:
             workspace.edits.setdefault(edit.path, []).append(edit)
         findings += result.findings

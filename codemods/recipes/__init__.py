@@ -53,6 +53,7 @@ def _from_toml_file(path: Path) -> Recipe:
     for key in ("delete", "rewrite", "reword", "check_scope", "protected"):
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
+    _refuse_unknown_keys(path, data)
     try:
         deletions = tuple(ItemTarget(**d) for d in data.get("delete", []))
         rewrites = tuple(PatternRewrite(**r) for r in data.get("rewrite", []))
@@ -73,6 +74,39 @@ def _from_toml_file(path: Path) -> Recipe:
         raise RecipeError(f"{path}: recipe does not match the schema: missing key {error}") from None
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {_one_line(error)}") from None
+
+
+# The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
+TOML_KEYS = ("id", "summary", "extends", "dead_symbol_pattern", "check_scope", "protected", "delete", "rewrite", "reword")
+TOML_TABLE_KEYS = {
+    "delete": tuple(f.name for f in dataclasses.fields(ItemTarget)),
+    "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),
+    "reword": tuple(f.name for f in dataclasses.fields(Rewording)),
+}
+
+
+def _closest(word: str, valid: tuple[str, ...]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, valid, n=1, cutoff=0.5)
+    return f"did you mean {close[0]!r}?" if close else f"valid: {', '.join(valid)}"
+
+
+def _refuse_unknown_keys(path: Path, data: dict) -> None:
+    """RecipeError naming the first key the schema does not have, and the closest one it has."""
+    for key in data:
+        if key not in TOML_KEYS:
+            shown = f"[[{key}]]" if isinstance(data[key], list) and all(isinstance(v, dict) for v in data[key]) \
+                and data[key] else repr(key)
+            raise RecipeError(f"{path}: unknown key {shown} ({_closest(key, TOML_KEYS)})")
+    for table, keys in TOML_TABLE_KEYS.items():
+        for number, entry in enumerate(data.get(table, []), start=1):
+            if not isinstance(entry, dict):
+                raise RecipeError(f"{path}: recipe does not match the schema: {table} must be a list of tables")
+            for key in entry:
+                if key not in keys:
+                    raise RecipeError(f"{path}: [[{table}]] entry {number}: unknown key {key!r} "
+                                      f"({_closest(key, keys)})")
 
 
 def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: tuple, rewordings: tuple) -> Recipe:
@@ -125,6 +159,19 @@ def _bad_path(path: object) -> str | None:
     return None
 
 
+def pattern_problem(pattern: str) -> str | None:
+    """Why `pattern` is not a valid regular expression (None if it is)."""
+    import re
+
+    from ..mentions import compile_pattern
+
+    try:
+        compile_pattern(pattern)
+    except re.error as error:
+        return str(error)
+    return None
+
+
 def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
     """`recipe` if its data is well formed; RecipeError naming the first problem otherwise.
 
@@ -161,8 +208,13 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         if not isinstance(rewording.sentences, int) or isinstance(rewording.sentences, bool) \
                 or rewording.sentences < 1:
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
-    if recipe.dead_symbol_pattern is not None and not isinstance(recipe.dead_symbol_pattern, str):
-        raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
+    if recipe.dead_symbol_pattern is not None:
+        if not isinstance(recipe.dead_symbol_pattern, str):
+            raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
+        problem = pattern_problem(recipe.dead_symbol_pattern)
+        if problem:
+            raise RecipeError(f"{origin}: dead_symbol_pattern {recipe.dead_symbol_pattern!r} is not a valid "
+                              f"pattern: {problem}")
     for scope in (*recipe.check_scope, *recipe.protected):
         if not isinstance(scope, str):
             raise RecipeError(f"{origin}: check_scope and protected must be lists of strings")
@@ -221,4 +273,5 @@ __all__ = [
     "Workspace",
     "builtin_recipes",
     "load_recipe",
+    "validate_recipe",
 ]

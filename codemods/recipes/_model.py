@@ -119,7 +119,10 @@ class Recipe:
     `deletions` run first, then `steps` in order (each sees the edits planned
     before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
     `codemod check` searches for within `check_scope`; `protected` paths are
-    never edited.
+    never edited. `parameters` names the options the recipe's steps read
+    (`codemod apply --decision` is `decision`); `expects` lists paths its
+    steps read, beyond its deletions and rewordings, so that a ROOT holding
+    none of them is refused before planning.
     """
 
     id: str
@@ -131,6 +134,13 @@ class Recipe:
     dead_symbol_pattern: str | None = None
     check_scope: tuple[str, ...] = ("src",)
     protected: tuple[str, ...] = ("docs",)
+    parameters: tuple[str, ...] = ()
+    expects: tuple[str, ...] = ()
+
+    def footprint(self) -> tuple[str, ...]:
+        """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
+        paths = [t.path for t in self.deletions] + [r.path for r in self.rewordings]
+        return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
     def __post_init__(self) -> None:
         for target in self.deletions:
