@@ -99,17 +99,19 @@ def update_torch(inputs: UpdateInputs) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 @functools.cache
-def tree_extension(unit: str) -> ModuleType:
+def tree_extension(unit: str, contract: bool = True) -> ModuleType:
     """Kernels read from a tree (kernels.tree.compile_unit), built like the extension above.
 
     The unit is built with nvcc's defaults, as MLX's NVRTC builds a custom
-    kernel: FMA contraction on, no fast math.
+    kernel: FMA contraction on, no fast math.  contract=False builds it with
+    --fmad=false, to tell contraction apart from any other difference.
     """
     import hashlib
 
     from torch.utils.cpp_extension import load
 
-    name = "mlxcel_tree_" + hashlib.sha256(unit.encode()).hexdigest()[:16]
+    flags = ["-O3"] if contract else ["-O3", "--fmad=false"]
+    name = "mlxcel_tree_" + hashlib.sha256((unit + " ".join(flags)).encode()).hexdigest()[:16]
     build = Path.home() / ".cache" / "mlxcel-codemods" / name
     build.mkdir(parents=True, exist_ok=True)
     generated = build / "tree_kernels.cu"
@@ -119,7 +121,7 @@ def tree_extension(unit: str) -> ModuleType:
         name=name,
         sources=[str(CSRC / "tree_launch.cpp"), str(generated)],
         extra_cflags=["-O3"],
-        extra_cuda_cflags=["-O3"],
+        extra_cuda_cflags=flags,
         build_directory=str(build),
         verbose=False,
     )

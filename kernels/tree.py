@@ -64,8 +64,9 @@ WRAPPER_PRELUDE = """\
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda/std/array>
 #include <cuda/std/limits>
-#include <cstdint>
+#include <cuda/std/tuple>
 
 #define inf cuda::std::numeric_limits<float>::infinity()
 """

@@ -149,8 +149,11 @@ def _output(outputs: dict[str, torch.Tensor], prefix: str) -> torch.Tensor:
     return next(t for name, t in outputs.items() if name.startswith(prefix))
 
 
-def tree_reports(kernels: tuple[TreeKernel, ...], configs: tuple[UpdateConfig, ...]) -> tuple[TreeReport, ...]:
-    """Each instance on each configuration, against float64 and the faithful kernel, on CUDA (one build)."""
+def tree_reports(kernels: tuple[TreeKernel, ...], configs: tuple[UpdateConfig, ...], contract: bool = True) -> tuple[TreeReport, ...]:
+    """Each instance on each configuration, against float64 and the faithful kernel, on CUDA (one build).
+
+    contract=False builds the tree kernel without FMA contraction (see ops.tree_extension).
+    """
     from kernels import ops
 
     cases = []
@@ -158,7 +161,7 @@ def tree_reports(kernels: tuple[TreeKernel, ...], configs: tuple[UpdateConfig, .
         inputs = make_inputs(config)
         device_inputs = inputs.to("cuda")
         cases.append((config, inputs, device_inputs, tuple(bind_update(k, device_inputs) for k in kernels)))
-    module = ops.tree_extension(compile_unit(tuple(launch for *_, launches in cases for launch in launches)))
+    module = ops.tree_extension(compile_unit(tuple(launch for *_, launches in cases for launch in launches)), contract)
     reports = []
     for config, inputs, device_inputs, launches in cases:
         ref64 = reference_float64(inputs)

@@ -55,11 +55,11 @@ def configs() -> list[tuple[str, UpdateConfig]]:
     ]
 
 
-def tree_section(root: Path) -> list[dict]:
-    """Every instance of the tree on every case."""
+def tree_section(root: Path, contract: bool = True) -> list[dict]:
+    """Every instance of the tree on every case (contract=False: built with --fmad=false)."""
     kernels = find_tree_kernels(root)
     labelled = configs()
-    reports = tree_reports(kernels, tuple(config for _, config in labelled))
+    reports = tree_reports(kernels, tuple(config for _, config in labelled), contract)
     rows = []
     per_case = len(kernels)
     for index, report in enumerate(reports):
@@ -129,7 +129,7 @@ def nvrtc_section(root: Path) -> list[dict]:
 
 def render(results: dict) -> str:
     out = [f"# ssm-diff --tree on {results['device']}", "", f"torch {results['torch']}", ""]
-    for tree in ("corpus", "upstream_shaped"):
+    for tree in ("corpus", "corpus_no_fma", "upstream_shaped"):
         rows = results.get(tree) or []
         out += [f"## {tree}: {results['roots'][tree]}", ""]
         out.append(
@@ -179,13 +179,14 @@ def main() -> None:
     results: dict = {
         "device": torch.cuda.get_device_name(0),
         "torch": torch.__version__,
-        "roots": {"corpus": str(args.tree), "upstream_shaped": str(args.upstream)},
+        "roots": {"corpus": str(args.tree), "corpus_no_fma": f"{args.tree}, built with --fmad=false", "upstream_shaped": str(args.upstream)},
     }
     started = time.time()
     ops.extension()
     print(f"faithful extension built in {time.time() - started:.0f} s", flush=True)
     sections = {
         "corpus": lambda: tree_section(args.tree),
+        "corpus_no_fma": lambda: tree_section(args.tree, contract=False),
         "corpus_cache": lambda: cache_section(args.tree),
         "corpus_nvrtc": lambda: nvrtc_section(args.tree),
         "upstream_shaped": lambda: tree_section(args.upstream),
