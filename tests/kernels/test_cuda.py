@@ -56,10 +56,10 @@ def test_an_upstream_shaped_tree_kernel_runs_within_the_f32_budget():
         assert report.stages[0].vs_faithful.max_ulp <= 4
 
 
-def test_the_corpus_kernel_runs_beside_the_faithful_one(corpus_tree):
+def test_the_corpus_kernel_runs_beside_the_faithful_one(corpus):
     from kernels.tree import find_tree_kernels
     from kernels.tree_diff import tree_reports
 
-    (report,) = tree_reports(find_tree_kernels(corpus_tree), (UpdateConfig(SHAPES["granite-4.0-h-tiny"], 1, "bf16", "bf16", "f32", 2069),))
+    (report,) = tree_reports(find_tree_kernels(corpus), (UpdateConfig(SHAPES["granite-4.0-h-tiny"], 1, "bf16", "bf16", "f32", 2069),))
     assert report.first_failing_stage is None
     assert [s.name for s in report.stages] == ["dt", "state", "out"]

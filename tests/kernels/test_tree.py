@@ -37,8 +37,8 @@ def ssm_diff(*args):
     return CliRunner().invoke(ssm_diff_main, [str(a) for a in args], catch_exceptions=False)
 
 
-def test_corpus_kernel_is_found_with_its_call_site(corpus_tree):
-    (kernel,) = find_tree_kernels(corpus_tree)
+def test_corpus_kernel_is_found_with_its_call_site(corpus):
+    (kernel,) = find_tree_kernels(corpus)
     assert kernel.name == "ssm_kernel_cu"
     assert kernel.input_names == ("X", "A_log", "B", "C", "D", "dt", "state_in")
     assert kernel.output_names == ("out", "state_out")
@@ -49,8 +49,8 @@ def test_corpus_kernel_is_found_with_its_call_site(corpus_tree):
     assert str(kernel.where).startswith(KERNEL_FILE + ":")
 
 
-def test_corpus_call_site_evaluates_on_an_update(corpus_tree):
-    (kernel,) = find_tree_kernels(corpus_tree)
+def test_corpus_call_site_evaluates_on_an_update(corpus):
+    (kernel,) = find_tree_kernels(corpus)
     launch = launch_for(kernel, NEMOTRON, "bf16", "f32", batch=2)
     assert launch.grid == (32, 64, 2 * 128) and launch.threadgroup == (32, 8, 1) and launch.blocks == (1, 8, 256)
     assert dict(launch.template_values) == {"T": torch.bfloat16, "U": torch.float32, "Dh": 64, "Ds": 128, "H": 128, "G": 16}
@@ -67,9 +67,9 @@ def test_the_tree_op_chain_computes_dt_prime():
     assert torch.equal(launch.inputs[kernel.input_names.index("dt")].reshape(expected.shape), expected)
 
 
-def test_corpus_module_name_omits_the_a_log_dtype(corpus_tree):
+def test_corpus_module_name_omits_the_a_log_dtype(corpus):
     """The corpus keys its JIT module on T, U and the shape only: the A_log bf16 and f32 launches share a name."""
-    (kernel,) = find_tree_kernels(corpus_tree)
+    (kernel,) = find_tree_kernels(corpus)
     bf16, f32 = (launch_for(kernel, GRANITE, "bf16", a_log) for a_log in ("bf16", "f32"))
     assert bf16.module_name == f32.module_name
     assert bf16.signature != f32.signature
@@ -77,8 +77,8 @@ def test_corpus_module_name_omits_the_a_log_dtype(corpus_tree):
     assert unit.count("__global__ void") == 2
 
 
-def test_show_kernel_on_the_corpus_prints_path_and_line(corpus_tree):
-    result = ssm_diff("--tree", corpus_tree, "--show-kernel")
+def test_show_kernel_on_the_corpus_prints_path_and_line(corpus):
+    result = ssm_diff("--tree", corpus, "--show-kernel")
     assert result.exit_code == 0
     assert f"--- extracted source: {KERNEL_FILE}:" in result.output
     assert f"--- generated wrapper: MLX cuda_kernel layout; signature from {KERNEL_FILE}:" in result.output
