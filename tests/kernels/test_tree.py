@@ -151,6 +151,13 @@ def test_tree_option_errors(args, message):
     assert message in result.output
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without CUDA")
+def test_running_a_tree_kernel_without_cuda_is_a_usage_error():
+    result = CliRunner().invoke(ssm_diff_main, ["--tree", str(UPSTREAM_SHAPED), "--device", "cuda"])
+    assert result.exit_code == 2
+    assert "needs a CUDA device" in result.output
+
+
 def test_ulp_diff_counts_on_an_ordered_line():
     one = torch.tensor([1.0, -1.0, 0.0])
     nudged = torch.tensor([torch.nextafter(torch.tensor(1.0), torch.tensor(2.0)).item(), -1.0, -0.0])
