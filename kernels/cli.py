@@ -73,6 +73,13 @@ def render_report(report: DiffReport) -> str:
     help="Switch on a named deviation (repeat to combine).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--tree",
+    type=click.Path(path_type=Path),
+    help="Run the SSM kernel this mlxcel tree ships (read from its source) instead of our port; needs --device cuda.",
+)
+@click.option("--show-kernel", is_flag=True, help="With --tree: print the extracted kernel and its generated wrapper (no CUDA needed).")
+@click.option("--instance", help="With --tree: only the SSM kernel instance of this cuda_kernel name (default: all).")
 def ssm_diff_main(
     shape: str,
     batch: int,
@@ -83,6 +90,9 @@ def ssm_diff_main(
     device: str,
     inject: tuple[str, ...],
     as_json: bool,
+    tree: Path | None,
+    show_kernel: bool,
+    instance: str | None,
 ) -> None:
     """Reproduce mlxcel's SSM decode update and diff every stage against the references.
 
@@ -91,11 +101,22 @@ def ssm_diff_main(
     one; a stage passes when its float64 distance is within its budget (1e-5
     for a float32 result, 1e-2 for a bf16 one).  --device cpu runs the CPU
     emulation of the faithful kernel, --device cuda the kernel itself.
+
+    --tree ROOT finds mlxcel's own SSM kernel in ROOT (the cuda_kernel source,
+    its launch site and the compute_dt op chain), wraps it as MLX's
+    cuda_kernel does, and diffs dt', the new state and out against float64
+    and against our faithful kernel (bitwise or ulps).  --show-kernel prints
+    what was extracted and generated, with path:line, without CUDA.
     """
     config = UpdateConfig(SHAPES[shape], batch, act_dtype, a_log_dtype, state_dtype, seed)
-    _check_device(device)
-    _check_fits(config, device)
+    if not show_kernel:
+        _check_device(device)
+        _check_fits(config, device)
     try:
+        if tree is not None or show_kernel or instance is not None:
+            from kernels.tree_cli import run_tree
+
+            raise SystemExit(run_tree(config, tree, device, inject, as_json, show_kernel, instance))
         report = run_diff(config, device, frozenset(Injection(name) for name in inject))
     except (MemoryError, torch.OutOfMemoryError) as error:
         raise UsageLine(f"--batch {batch}: out of memory on {device} ({_one_line(error)}); use a smaller --batch") \
