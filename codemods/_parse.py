@@ -6,7 +6,9 @@ file is only ever decoded to be printed.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable
+from functools import lru_cache, wraps
+from typing import TypeVar
 
 import tree_sitter
 
@@ -14,8 +16,8 @@ import tree_sitter
 # loading tree-sitter); they are re-exported here for the modules that parse.
 from ._languages import CPP, PYTHON, RUST, language_of
 
-__all__ = ["CPP", "PYTHON", "RUST", "captures", "error_count", "error_nodes", "language_of", "parse", "query",
-           "reparse", "ts_language"]
+__all__ = ["CPP", "PYTHON", "RUST", "captures", "error_count", "error_nodes", "language_of", "once_per_tree",
+           "parse", "query", "reparse", "ts_language"]
 
 
 @lru_cache(maxsize=None)
@@ -58,6 +60,29 @@ def parse(source: bytes, language: str) -> tree_sitter.Tree:
     if tree is None:
         tree = _remember(key, _parser(language).parse(source))
     return tree
+
+
+_Value = TypeVar("_Value")
+
+
+def once_per_tree(function: Callable[[bytes, tree_sitter.Tree], _Value]) -> Callable[[bytes, tree_sitter.Tree], _Value]:
+    """Cache `function(source, tree)` by the tree: a tree stands for one source, and steps and
+    rules that each ask for the same file's items or comments then share one walk of it.
+    The value is shared too: callers must not change it."""
+    cache: dict[int, tuple[tree_sitter.Tree, _Value]] = {}
+
+    @wraps(function)
+    def cached(source: bytes, tree: tree_sitter.Tree) -> _Value:
+        hit = cache.get(id(tree))
+        if hit is not None and hit[0] is tree:
+            return hit[1]
+        value = function(source, tree)
+        if len(cache) >= _TREES_KEPT:
+            del cache[next(iter(cache))]
+        cache[id(tree)] = (tree, value)  # holding the tree keeps its id from being reused
+        return value
+
+    return cached
 
 
 def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:

@@ -11,11 +11,12 @@ that changed. A rule that finds nothing is reported, never raised.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import tree_sitter
 
-from ._parse import CPP, RUST, captures
+from ._parse import CPP, RUST, captures, once_per_tree
 from ._scope import item_scopes
 from ._spans import starts_own_line
 
@@ -61,12 +62,23 @@ def _marker(text: str) -> str | None:
     return next((m for m in _MARKERS if text.startswith(m)), None)
 
 
+def _sorted_comments(language: str) -> Callable[[bytes, tree_sitter.Tree], list[tree_sitter.Node]]:
+    def comments(source: bytes, tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
+        return sorted(captures(language, _COMMENT_QUERY[language], tree.root_node).get("comment", []),
+                      key=lambda n: n.start_byte)
+
+    return once_per_tree(comments)
+
+
+# The comment nodes of a tree, in order: each rewording rule reads the same file's comments.
+_COMMENTS = {language: _sorted_comments(language) for language in _COMMENT_QUERY}
+
+
 def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: int = 0,
                    end: int | None = None) -> list[CommentBlock]:
     """The line-comment blocks that lie within [start, end) of a file."""
     end = len(source) if end is None else end
-    nodes = sorted(captures(language, _COMMENT_QUERY[language], tree.root_node).get("comment", []),
-                   key=lambda n: n.start_byte)
+    nodes = _COMMENTS[language](source, tree)
     blocks: list[list[_Line]] = []
     previous: tuple[int, str, str] | None = None
     for node in nodes:
