@@ -79,6 +79,15 @@ def names_used(node: tree_sitter.Node) -> set[str]:
     return {n.text.decode() for n in identifiers(node)}
 
 
+def uses_any(source: bytes, node: tree_sitter.Node, names: set[str]) -> bool:
+    """Whether `node` (of `source`) names one of `names` as an identifier. Most nodes do not
+    even hold one as text, and that is all most need to be asked."""
+    text = source[node.start_byte : node.end_byte]
+    if not any(name.encode() in text for name in names):
+        return False
+    return bool(names_used(node) & names)
+
+
 def let_binding(statement: tree_sitter.Node) -> str | None:
     """The name a `let NAME = ...;` statement binds (None for patterns or other statements)."""
     if statement.type != "let_declaration":
