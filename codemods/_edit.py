@@ -30,7 +30,12 @@ NOTE = "note"
 
 @dataclass(frozen=True)
 class Finding:
-    """Something the user must know about a plan, located at path:line:col (1-based)."""
+    """Something the user must know about a plan, located at path:line:col (1-based).
+
+    A dangling reference also says how sure the check is (`certainty`:
+    definite or possible), what kind of use it is (`reference`: call, import,
+    serde default, ...) and how the name resolved (`resolution`).
+    """
 
     path: str
     line: int
@@ -39,6 +44,9 @@ class Finding:
     message: str
     severity: str = BLOCKING
     symbol: str | None = None
+    certainty: str | None = None
+    reference: str | None = None
+    resolution: str | None = None
 
     @property
     def blocking(self) -> bool:
@@ -49,7 +57,7 @@ class Finding:
         return f"{where}: {self.message}"
 
     def as_json(self) -> dict:
-        return {
+        document = {
             "path": self.path,
             "line": self.line,
             "col": self.col,
@@ -58,6 +66,9 @@ class Finding:
             "symbol": self.symbol,
             "message": self.message,
         }
+        if self.certainty is not None:
+            document.update(certainty=self.certainty, kind=self.reference, resolution=self.resolution)
+        return document
 
 
 def line_col(source: bytes, offset: int) -> tuple[int, int]:
