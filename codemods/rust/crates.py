@@ -223,12 +223,16 @@ class CrateIndex:
         file = PurePosixPath(path)
         name = file.parent.name if file.name == "mod.rs" else file.stem
         folder = file.parent.parent if file.name == "mod.rs" else file.parent
+        declaration = re.compile(rb"\bmod\s+" + re.escape(name.encode()) + rb"\s*;")
         for parent in self._parents_of_folder(str(folder), package):
+            if not declaration.search(self._read(parent) or b""):
+                continue
             for inline, declared, attr_path in self._parse_mods(parent):
                 if declared == name and attr_path is None and not inline:
                     found += [(root, module + (name,)) for root, module in self.instances(parent)]
-        for parent, inline, declared in self._declared_by_path(path, package):
-            found += [(root, module + inline + (declared,)) for root, module in self.instances(parent)]
+        if not found:
+            for parent, inline, declared in self._declared_by_path(path, package):
+                found += [(root, module + inline + (declared,)) for root, module in self.instances(parent)]
         return list(dict.fromkeys(found))
 
     def _parents_of_folder(self, folder: str, package: Package) -> list[str]:
