@@ -683,7 +683,9 @@ class RustResolver:
                 return None
             receiver = use.receiver
             owner = _impl_type(node)
-            if receiver == "self" and owner is not None and any(t.owner == owner for t in methods):
+            if receiver == "self" and owner is not None:
+                if not any(t.owner == owner for t in methods):
+                    return None
                 return Reference(path, match.start(), match.end(), name, DEFINITE, "method call",
                                  f"self.{name} in impl {owner}")
             return Reference(path, match.start(), match.end(), name, POSSIBLE, "method call",
