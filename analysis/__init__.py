@@ -10,6 +10,7 @@ defines decision.json, which the ``paged-flag`` codemod recipe reads with
 from analysis._bench_output import (
     BenchParseFailure,
     BenchTable,
+    LevelReport,
     SummaryRow,
     parse_bench_file,
     parse_bench_output,
@@ -33,6 +34,7 @@ __all__ = [
     "DecisionSchemaError",
     "Family",
     "FamilyDecision",
+    "LevelReport",
     "PlannedRun",
     "Problem",
     "RoundTriple",

@@ -1,25 +1,37 @@
 """Read a run folder into per-cell round triples and a list of problems.
 
-The newest record of each (family, prompt length, round, arm) in runs.jsonl
-counts. A run contributes a measurement per concurrency level only when its
-bench exited 0, its stdout parses, the server logged the arm's backend (or
-logged none), and that level had no failed request. Everything else becomes a
-`Problem`: nothing is dropped silently. A round enters a cell only when all
-three arms measured that level; a round that lacks one is reported too.
+Only the documented fields of runs.jsonl are needed (see `_status`); what the
+runner adds beyond them (``status``, ``server_backend``, ``message``,
+``server_log``) is used where present. The newest record of each (family,
+prompt length, round, arm) counts. A run contributes a measurement per
+concurrency level only when its bench exited 0, its stdout parses, it ran on
+its arm's decode storage, and that level had no failed request. Whether it ran
+on its arm's storage is read from the server log's startup line where the
+runner recorded it, and from the bench's decode-path counters (``--metrics``):
+a dense arm whose levels launched paged-attention kernels decoded on paged
+storage. (A paged arm may launch none: families with model-owned KV do not
+read the pool, so zero launches there is reported, not held against the run.)
+Everything else becomes a `Problem` whose message starts with the run's
+``runs.jsonl:LINE``: nothing is dropped silently. A round enters a cell only
+when all three arms measured that level; a round that lacks one is reported too.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from analysis import _store
-from analysis._bench_output import BenchTable, parse_bench_file
+from analysis._bench_output import BenchParseFailure, BenchTable, LevelReport
 from analysis._decision import FamilyDecision, RoundTriple, decide_cell, decide_family
-from analysis._runner import RUNS_FILE, STATUS_FAILED_REQUESTS, STATUS_OK, STATUS_UNPARSED
-from analysis._schedule import ARMS
+from analysis._runner import RUNS_FILE
+from analysis._schedule import ARMS, BACKEND_OF_ARM
+from analysis._status import STATUS_FAILED_REQUESTS, STATUS_OK, STATUS_UNPARSED, status_of_record
+
+RunKey = tuple[str, int, int, str]
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,17 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class LevelObservation:
+    """What one accepted run's bench printed under one concurrency level."""
+
+    family: str
+    prompt_tokens: int
+    round: int
+    arm: str
+    report: LevelReport
+
+
+@dataclass(frozen=True)
 class RunFolderDecision:
     """Every family's decision from one run folder, with the problems found."""
 
@@ -58,70 +81,110 @@ class RunFolderDecision:
     rounds_planned: int
     families: tuple[FamilyDecision, ...]
     problems: tuple[Problem, ...]
+    observations: tuple[LevelObservation, ...] = ()
 
 
 def decide_run_folder(run_dir: Path) -> RunFolderDecision:
     """Collect the measurements under ``run_dir`` and decide every family."""
     records, unreadable = _store.read_jsonl(run_dir / RUNS_FILE)
     problems = [Problem("unreadable-record", message) for message in unreadable]
-    latest: dict[tuple, dict] = {}
+    latest: dict[RunKey, tuple[int, dict]] = {}
     models: dict[str, str] = {}
-    for record in records:
-        try:
-            key = (record["family"], int(record["prompt_tokens"]), int(record["round"]), record["arm"])
-        except (KeyError, TypeError, ValueError):
-            problems.append(Problem("unreadable-record", f"record lacks identity fields: {record}"))
+    for line, record in records:
+        key = _run_key(record)
+        if key is None:
+            problems.append(Problem(
+                "unreadable-record",
+                f"{RUNS_FILE}:{line}: record lacks a family, an integer prompt_tokens and round, "
+                f"or an arm in {', '.join(ARMS)}",
+            ))  # fmt: skip
             continue
-        latest[key] = record
-        models[record["family"]] = str(record.get("model", ""))
-    tables = _read_tables(run_dir, latest, problems)
+        latest[key] = (line, record)
+        models[key[0]] = str(record.get("model") or "")
+    observations: list[LevelObservation] = []
+    tables = _read_tables(run_dir, latest, problems, observations)
     rounds_planned = max((key[2] for key in latest), default=0)
     problems.extend(_missing_runs(latest, rounds_planned))
-    measured = _measurements(latest, tables, problems)
+    lines = {key: line for key, (line, _) in latest.items()}
+    measured = _measurements(latest, tables, lines, problems)
     families = []
     for family, model in models.items():
         cells = [
-            decide_cell(family, prompt, conc, _triples(family, prompt, conc, by_round, problems))
+            decide_cell(family, prompt, conc, _triples(family, prompt, conc, by_round, lines, problems))
             for (fam, prompt, conc), by_round in sorted(measured.items())
             if fam == family
         ]
         families.append(decide_family(family, model, cells))
-    return RunFolderDecision(str(run_dir), rounds_planned, tuple(families), tuple(problems))
+    return RunFolderDecision(
+        str(run_dir), rounds_planned, tuple(families), tuple(problems), tuple(observations)
+    )
+
+
+def _run_key(record: dict) -> RunKey | None:
+    family, arm = record.get("family"), record.get("arm")
+    numbers = [record.get("prompt_tokens"), record.get("round")]
+    if not isinstance(family, str) or not family or arm not in ARMS:
+        return None
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in numbers):
+        return None
+    return (family, numbers[0], numbers[1], arm)
 
 
 def _read_tables(
-    run_dir: Path, latest: dict[tuple, dict], problems: list[Problem]
-) -> dict[tuple, BenchTable]:
+    run_dir: Path,
+    latest: dict[RunKey, tuple[int, dict]],
+    problems: list[Problem],
+    observations: list[LevelObservation],
+) -> dict[RunKey, BenchTable]:
     tables = {}
-    for key, record in latest.items():
+    for key, (line, record) in latest.items():
         family, prompt, round_number, arm = key
         where = dict(family=family, prompt_tokens=prompt, round=round_number, arm=arm)
-        status = record.get("status")
-        if status not in (STATUS_OK, STATUS_FAILED_REQUESTS, STATUS_UNPARSED):
-            problems.append(Problem(status or "unknown-status", _run_message(record), **where))
+        ref = f"{RUNS_FILE}:{line}"
+        status = status_of_record(record, run_dir)
+        if status.status == STATUS_UNPARSED and isinstance(status.output, BenchParseFailure):
+            kind = "truncated-output" if status.output.truncated else "malformed-output"
+            problems.append(Problem(kind, f"{ref}: {status.output}", **where))
             continue
-        table = parse_bench_file(run_dir / record.get("stdout", ""), display=record.get("stdout"))
-        if not isinstance(table, BenchTable):
-            kind = "truncated-output" if table.truncated else "malformed-output"
-            problems.append(Problem(kind, str(table), **where))
+        if status.status not in (STATUS_OK, STATUS_FAILED_REQUESTS):
+            log = record.get("server_log")
+            detail = f" (server log {log})" if isinstance(log, str) and log else ""
+            problems.append(Problem(status.status, f"{ref}: {status.message}{detail}", **where))
             continue
-        logged = record.get("server_backend")
-        if logged is not None and logged != record.get("backend"):
-            problems.append(
-                Problem(
-                    "backend-mismatch",
-                    f"arm {arm} asked for {record.get('backend')} but the server logged "
-                    f"{logged} decode storage; run left out",
-                    **where,
-                )
-            )
+        table = status.output
+        mismatch = _backend_mismatch(record, arm, table)
+        if mismatch:
+            problems.append(Problem("backend-mismatch", f"{ref}: {mismatch}; run left out", **where))
             continue
         tables[key] = table
+        observations += [
+            LevelObservation(family, prompt, round_number, arm, report)
+            for _, report in sorted(table.levels.items())
+        ]
     return tables
 
 
+def _backend_mismatch(record: dict, arm: str, table: BenchTable) -> str | None:
+    """Why the run did not decode on its arm's storage, or None."""
+    wanted = BACKEND_OF_ARM[arm]
+    logged = record.get("server_backend")
+    if isinstance(logged, str) and logged != wanted:
+        return f"arm {arm} asked for {wanted} but the server logged {logged} decode storage"
+    if wanted == "dense":
+        for conc, report in sorted(table.levels.items()):
+            if report.paged_launches:
+                return (
+                    f"{table.source}: arm {arm} launched {report.paged_launches:.0f} paged-attention "
+                    f"kernels at concurrency {conc}, so the server decoded on paged storage"
+                )
+    return None
+
+
 def _measurements(
-    latest: dict[tuple, dict], tables: dict[tuple, BenchTable], problems: list[Problem]
+    latest: dict[RunKey, tuple[int, dict]],
+    tables: dict[RunKey, BenchTable],
+    lines: dict[RunKey, int],
+    problems: list[Problem],
 ) -> dict[tuple[str, int, int], dict[int, dict[str, float]]]:
     """(family, prompt, conc) -> round -> arm -> aggregate tok/s, reporting gaps."""
     levels: dict[tuple[str, int], set[int]] = defaultdict(set)
@@ -130,20 +193,22 @@ def _measurements(
     measured: dict[tuple[str, int, int], dict[int, dict[str, float]]] = defaultdict(
         lambda: defaultdict(dict)
     )
-    for (family, prompt, round_number, arm), table in tables.items():
+    for key, table in tables.items():
+        family, prompt, round_number, arm = key
         where = dict(family=family, prompt_tokens=prompt, round=round_number, arm=arm)
+        ref = f"{RUNS_FILE}:{lines[key]}: {table.source}"
         for conc in sorted(levels[(family, prompt)]):
             by_round = measured[(family, prompt, conc)]
             row = table.row(conc)
             if row is None:
                 problems.append(
-                    Problem("truncated-output", f"{table.source}: no row for concurrency {conc}", concurrency=conc, **where)
+                    Problem("truncated-output", f"{ref}: no row for concurrency {conc}", concurrency=conc, **where)
                 )
             elif row.fail or not row.ok or math.isnan(row.aggregate_tok_s) or row.aggregate_tok_s <= 0:
                 problems.append(
                     Problem(
                         "failed-requests",
-                        f"{table.source}: {row.fail} of {row.ok + row.fail} requests failed at "
+                        f"{ref}: {row.fail} of {row.ok + row.fail} requests failed at "
                         f"concurrency {conc}; level left out",
                         concurrency=conc,
                         **where,
@@ -154,23 +219,32 @@ def _measurements(
     for family, prompt in {(k[0], k[1]) for k in latest}:
         if not levels.get((family, prompt)):
             problems.append(
-                Problem("no-data", "no run of this prompt length produced a usable table", family=family, prompt_tokens=prompt)
-            )
+                Problem("no-data", "no run of this prompt length produced a usable table (see the problems of its runs)",
+                        family=family, prompt_tokens=prompt)
+            )  # fmt: skip
     return measured
 
 
 def _triples(
-    family: str, prompt: int, conc: int, by_round: dict[int, dict[str, float]], problems: list[Problem]
+    family: str,
+    prompt: int,
+    conc: int,
+    by_round: dict[int, dict[str, float]],
+    lines: dict[RunKey, int],
+    problems: list[Problem],
 ) -> list[RoundTriple]:
     triples = []
     for round_number, arms in sorted(by_round.items()):
         lacking = [arm for arm in ARMS if arm not in arms]
         if lacking:
+            have = ", ".join(
+                f"{RUNS_FILE}:{lines[(family, prompt, round_number, arm)]} {arm}" for arm in ARMS if arm in arms
+            )
             problems.append(
                 Problem(
                     "incomplete-round",
-                    f"round {round_number} lacks {', '.join(lacking)} at concurrency {conc}; "
-                    "round left out of this cell",
+                    f"round {round_number} lacks {', '.join(lacking)} at concurrency {conc} "
+                    f"(measured: {have}); round left out of this cell",
                     family=family,
                     prompt_tokens=prompt,
                     round=round_number,
@@ -182,10 +256,10 @@ def _triples(
     return triples
 
 
-def _missing_runs(latest: dict[tuple, dict], rounds_planned: int) -> list[Problem]:
+def _missing_runs(latest: dict[RunKey, tuple[int, dict]], rounds_planned: int) -> list[Problem]:
     families_prompts = sorted({(k[0], k[1]) for k in latest})
     return [
-        Problem("missing-run", "no record of this run in runs.jsonl", family=f, prompt_tokens=p, round=r, arm=a)
+        Problem("missing-run", f"{RUNS_FILE} has no record of this run", family=f, prompt_tokens=p, round=r, arm=a)
         for f, p in families_prompts
         for r in range(1, rounds_planned + 1)
         for a in ARMS
@@ -193,5 +267,48 @@ def _missing_runs(latest: dict[tuple, dict], rounds_planned: int) -> list[Proble
     ]
 
 
-def _run_message(record: dict) -> str:
-    return f"{record.get('message', '')} (server log {record.get('server_log')})"
+@dataclass(frozen=True)
+class LevelSummary:
+    """Medians over rounds of what one arm's runs printed at one level (None: not printed)."""
+
+    family: str
+    prompt_tokens: int
+    arm: str
+    concurrency: int
+    runs: int
+    paged_launches: float | None
+    decode_steps: float | None
+    occupancy: float | None
+    decode_step_ms: float | None
+    request_errors: int
+
+    @property
+    def decode_path(self) -> str:
+        """Which storage the decode-path counters show: paged, no paged launch, or unknown."""
+        if self.paged_launches is None:
+            return "unknown (no --metrics)"
+        return "paged kernels" if self.paged_launches > 0 else "no paged launch"
+
+
+def summarise_levels(observations: tuple[LevelObservation, ...]) -> list[LevelSummary]:
+    """One summary per (family, prompt length, arm, level), in that order."""
+    groups: dict[tuple[str, int, str, int], list[LevelReport]] = defaultdict(list)
+    for seen in observations:
+        groups[(seen.family, seen.prompt_tokens, seen.arm, seen.report.concurrency)].append(seen.report)
+    summaries = []
+    for (family, prompt, arm, conc), reports in sorted(groups.items(), key=lambda item: (
+            item[0][0], item[0][1], ARMS.index(item[0][2]), item[0][3])):  # fmt: skip
+        summaries.append(LevelSummary(
+            family, prompt, arm, conc, len(reports),
+            _median([r.paged_launches for r in reports]),
+            _median([(r.batch_counters or {}).get("decode_steps") for r in reports]),
+            _median([(r.batch_steps or {}).get("occupancy") for r in reports]),
+            _median([(r.batch_steps or {}).get("decode_step_ms") for r in reports]),
+            sum(len(r.request_errors) for r in reports),
+        ))  # fmt: skip
+    return summaries
+
+
+def _median(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None

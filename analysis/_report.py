@@ -22,7 +22,7 @@ from io import BytesIO
 from pathlib import Path
 
 from analysis import _store
-from analysis._collect import RunFolderDecision
+from analysis._collect import RunFolderDecision, summarise_levels
 from analysis._decision import CellDecision, FamilyDecision
 from analysis._runner import HOST_FILE, RUNS_FILE
 from analysis.decision_file import RULE_TEXT, decision_to_json
@@ -73,28 +73,55 @@ def _copy_raw_data(run_dir: Path, data_dir: Path) -> None:
 
 
 def render_driver_script(host: dict) -> str:
-    """A shell script that repeats the measurement: every recorded invocation, in order."""
+    """A shell script that repeats the measurement: every recorded invocation, in order.
+
+    host.json may come from elsewhere: a command line that is not a list of
+    strings is kept as a comment, never run.
+    """
     lines = [
         "#!/bin/sh",
         "# Driver of this measurement, as recorded in host.json. Run from the target",
-        f"# repository ({host.get('repo')}) at commit {host.get('commit')}.",
-        f"# serve template: {host.get('serve_template')}",
-        f"# bench template: {host.get('bench_template')}",
+        f"# repository ({_plain(host.get('repo'))}) at commit {_plain(host.get('commit'))}.",
+        f"# serve template: {_plain(host.get('serve_template'))}",
+        f"# bench template: {_plain(host.get('bench_template'))}",
         "set -e",
     ]
-    invocations = host.get("invocations") or [{"command_line": host.get("command_line") or []}]
+    invocations = host.get("invocations")
+    if not isinstance(invocations, list) or not invocations:
+        invocations = [{"command_line": host.get("command_line")}]
     for index, invocation in enumerate(invocations):
         if index:
             lines.append("# resumed with:")
-        lines.append(shlex.join(invocation.get("command_line") or ["true"]))
+        command = invocation.get("command_line") if isinstance(invocation, dict) else invocation
+        if isinstance(command, list) and command and all(isinstance(part, str) for part in command):
+            lines.append(shlex.join(command))
+        else:
+            lines.append(f"# not a command line: {_plain(command)}")
     return "\n".join(lines) + "\n"
+
+
+def _plain(value: object) -> str:
+    """Any JSON value from host.json as one line of text."""
+    if value is None:
+        return "not recorded"
+    if isinstance(value, str):
+        return " ".join(value.split())
+    return json.dumps(value, sort_keys=True)
+
+
+def _pin_text(pin: object) -> str:
+    if isinstance(pin, dict) and isinstance(pin.get("pin"), str):
+        source = f" from {_plain(pin.get('source'))}" if pin.get("source") is not None else ""
+        return f"`{_plain(pin['pin'])}`{source}"
+    if pin in (None, "", {}, []):
+        return "not recorded in the tree"
+    return f"`{_plain(pin)}`"
 
 
 def render_document(
     decision: RunFolderDecision, host: dict, title_stem: str, plot_name: str, data_link: str
 ) -> str:
     """The markdown results document."""
-    pin = host.get("mlx_pin") or {}
     lines = [
         f"# Paged vs dense decode storage ({title_stem})",
         "",
@@ -102,12 +129,12 @@ def render_document(
         "",
         "## Setup",
         "",
-        f"- Host: {host.get('hostname')}; CPU: {host.get('cpu')}; GPU: {_join(host.get('gpu'))}",
-        f"- Target commit: `{host.get('commit')}`" + (" (working tree dirty)" if host.get("dirty") else ""),
-        f"- MLX pin: {('`' + pin['pin'] + '` from ' + pin['source']) if pin else 'not recorded in the tree'}",
-        f"- Serve command: `{host.get('serve_template')}`",
-        f"- Bench command: `{host.get('bench_template')}`",
-        f"- Tool: mlxcel-codemods {host.get('tool_version')}; rounds: {decision.rounds_planned}",
+        f"- Host: {_plain(host.get('hostname'))}; CPU: {_plain(host.get('cpu'))}; GPU: {_join(host.get('gpu'))}",
+        f"- Target commit: `{_plain(host.get('commit'))}`" + (" (working tree dirty)" if host.get("dirty") is True else ""),
+        f"- MLX pin: {_pin_text(host.get('mlx_pin'))}",
+        f"- Serve command: `{_plain(host.get('serve_template'))}`",
+        f"- Bench command: `{_plain(host.get('bench_template'))}`",
+        f"- Tool: mlxcel-codemods {_plain(host.get('tool_version'))}; rounds: {decision.rounds_planned}",
         f"- Raw output, server logs, host record, driver script and decision.json: [{data_link}]({data_link})",
         "",
         "Each round ran three arms on fresh servers, `paged`, `dense` and `paged-null` "
@@ -126,6 +153,7 @@ def render_document(
     ]
     for family in decision.families:
         lines += _family_section(family)
+    lines += _paths_section(decision)
     lines += ["", "## Problems", ""]
     lines += [f"- {p.describe()}" for p in decision.problems] or ["None."]
     lines += ["", "## Plot", "", f"![paired deltas against the null band]({plot_name})", ""]
@@ -159,6 +187,36 @@ def _cell_row(cell: CellDecision) -> str:
         f"{cell.rounds_favouring_dense}/{len(cell.rounds)} | {cell.rounds_to_resolve or 'n/a'} "
         f"| {notes.lstrip('; ') or '-'} |"
     )
+
+
+def _paths_section(decision: RunFolderDecision) -> list[str]:
+    """What the bench's --metrics lines say each arm's decode actually ran, median over rounds."""
+    summaries = summarise_levels(decision.observations)
+    lines = ["", "## Decode paths and batch counters", ""]
+    if all(s.paged_launches is None and s.decode_steps is None for s in summaries):
+        return lines + ["The bench ran without `--metrics` (or against a server without `/metrics`): "
+                        "which decode path ran is not recorded."]
+    lines += [
+        "Medians over the accepted runs of each arm, from the bench's `decode paths:`, "
+        "`batch counters:` and `batch steps:` lines. Paged-kernel launches count every "
+        "`paged_decode_launches_total` path; a dense arm that launched any is left out as a backend "
+        "mismatch. A paged arm may launch none (model-owned KV is not read from the pool).",
+        "",
+        "| family | prompt | arm | conc | runs | paged-kernel launches | decode path | decode steps "
+        "| occupancy | decode step ms | request errors |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {s.family} | {s.prompt_tokens} | {s.arm} | {s.concurrency} | {s.runs} | {_count(s.paged_launches)} "
+        f"| {s.decode_path} | {_count(s.decode_steps)} | {_number(s.occupancy, 2)} | {_number(s.decode_step_ms, 2)} "
+        f"| {s.request_errors} |"
+        for s in summaries
+    ]
+    return lines
+
+
+def _count(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0f}"
 
 
 class MissingPlotter(Exception):
@@ -208,9 +266,11 @@ def _pct(value: float | None, signed: bool = True) -> str:
     return f"{100 * value:+.2f}%" if signed else f"{100 * value:.2f}%"
 
 
-def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}"
+def _number(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def _join(values: list[str] | None) -> str:
-    return ", ".join(values) if values else "not visible"
+def _join(values: object) -> str:
+    if isinstance(values, list) and values:
+        return ", ".join(_plain(v) for v in values)
+    return _plain(values) if values else "not visible"

@@ -10,8 +10,8 @@ bench stdout of a server that did not start, is recorded as null)::
     DIR/server-logs/<run_id>.log  server stdout and stderr
 
 Resuming is the default: a run whose latest record in runs.jsonl has status
-``ok`` (server answered, bench exited 0, its output parsed, no failed requests)
-is skipped; every other run is (re)done and appends a new record, the newest
+``ok`` (server answered, bench exited 0, its output parsed, no failed requests;
+derived again from the record as `_status` does) is skipped; every other run is (re)done and appends a new record, the newest
 record of a run superseding older ones. A server that does not answer, a bench
 that exits non-zero or times out, output that does not parse and failed
 requests are each recorded with their status and reported on stderr.
@@ -41,17 +41,18 @@ from analysis import _store
 from analysis._bench_output import BenchTable, parse_bench_file
 from analysis._host import collect_host_info
 from analysis._schedule import PlannedRun, render_command
+from analysis._status import (
+    STATUS_BENCH_FAILED,
+    STATUS_INTERRUPTED,
+    STATUS_OK,
+    STATUS_SERVER_FAILED,
+    status_of_bench,
+    status_of_record,
+)
 
 RUNS_FILE = "runs.jsonl"
 HOST_FILE = "host.json"
 _SERVER_BACKEND_LINE = re.compile(rb"decode storage backend:\s*(\w+)", re.IGNORECASE)
-
-STATUS_OK = "ok"
-STATUS_SERVER_FAILED = "server-failed"
-STATUS_BENCH_FAILED = "bench-failed"
-STATUS_UNPARSED = "unparsed"
-STATUS_FAILED_REQUESTS = "failed-requests"
-STATUS_INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,10 @@ def finished_keys(out: Path) -> set[tuple]:
     """Keys of runs whose newest record in DIR/runs.jsonl has status ok."""
     records, _ = _store.read_jsonl(out / RUNS_FILE)
     latest: dict[tuple, dict] = {}
-    for record in records:
-        with contextlib.suppress(KeyError):
+    for _, record in records:
+        with contextlib.suppress(KeyError, TypeError):
             latest[_record_key(record)] = record
-    return {key for key, record in latest.items() if record.get("status") == STATUS_OK}
+    return {key for key, record in latest.items() if status_of_record(record, out).status == STATUS_OK}
 
 
 def record_host(settings: RunnerSettings, command_line: list[str]) -> None:
@@ -104,7 +105,9 @@ def record_host(settings: RunnerSettings, command_line: list[str]) -> None:
     }
     previous = _store.read_json_object(path)
     document = previous if previous is not None else probe
-    document.setdefault("invocations", []).append(invocation)
+    if not isinstance(document.get("invocations"), list):
+        document["invocations"] = []
+    document["invocations"].append(invocation)
     _store.write_json(path, document)
 
 
@@ -232,17 +235,14 @@ def _bench(record: dict, settings: RunnerSettings, paths: dict[str, Path]) -> tu
         finally:
             if bench.poll() is None:
                 stop_process(bench, settings.stop_timeout_s)
-    if record["exit_code"] != 0:
-        return STATUS_BENCH_FAILED, f"bench exited with {record['exit_code']}"
-    table = parse_bench_file(out / paths["stdout"], display=paths["stdout"].as_posix())
-    if not isinstance(table, BenchTable):
-        return STATUS_UNPARSED, str(table)
-    record["failed_requests"] = table.failed_requests
-    top = table.rows[-1]
-    summary = f"c{top.concurrency} aggregate {top.aggregate_tok_s:.1f} tok/s"
-    if table.failed_requests:
-        return STATUS_FAILED_REQUESTS, f"{table.failed_requests} failed requests; {summary}"
-    return STATUS_OK, summary
+    output = parse_bench_file(out / paths["stdout"], display=paths["stdout"].as_posix())
+    derived = status_of_bench(record["exit_code"], output)
+    if derived.status == STATUS_BENCH_FAILED:
+        said = _last_line(out / paths["stderr"])
+        return derived.status, derived.message + (f": {said}" if said else "")
+    if isinstance(output, BenchTable):
+        record["failed_requests"] = output.failed_requests
+    return derived.status, derived.message
 
 
 def wait_until_answering(
@@ -320,6 +320,15 @@ def read_server_backend(log_path: Path) -> str | None:
     except OSError:
         return None
     return match.group(1).decode().lower() if match else None
+
+
+def _last_line(path: Path) -> str | None:
+    """The last non-blank line of a bench's stderr (an argparse error, a traceback's last line)."""
+    try:
+        lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return next((line.strip() for line in reversed(lines) if line.strip()), None)
 
 
 def _record_key(record: dict) -> tuple:

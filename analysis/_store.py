@@ -44,13 +44,14 @@ def append_jsonl(path: Path, record: dict) -> None:
         os.fsync(stream.fileno())
 
 
-def read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
-    """The records of a JSON-lines file and a note per line that could not be read."""
+def read_jsonl(path: Path) -> tuple[list[tuple[int, dict]], list[str]]:
+    """The records of a JSON-lines file with their line numbers, and a note per line that could not be read."""
     if not path.exists():
         return [], []
-    records: list[dict] = []
+    records: list[tuple[int, dict]] = []
     problems: list[str] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -59,7 +60,7 @@ def read_jsonl(path: Path) -> tuple[list[dict], list[str]]:
             problems.append(f"{path}:{number}: unreadable record ({error.msg})")
             continue
         if isinstance(record, dict):
-            records.append(record)
+            records.append((number, record))
         else:
             problems.append(f"{path}:{number}: record is not a JSON object")
     return records, problems
@@ -81,6 +82,6 @@ def read_json_object(path: Path) -> dict | None:
     """A JSON object file's content, or None when it is missing or not an object."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):
         return None
     return document if isinstance(document, dict) else None

@@ -16,15 +16,9 @@ from pathlib import Path
 
 import click
 
-from analysis._collect import decide_run_folder
+from analysis._collect import decide_run_folder, summarise_levels
 from analysis._report import MissingPlotter, write_report
-from analysis._runner import (
-    RUNS_FILE,
-    STATUS_OK,
-    RunnerSettings,
-    record_host,
-    run_schedule,
-)
+from analysis._runner import RUNS_FILE, RunnerSettings, record_host, run_schedule
 from analysis._schedule import (
     DEFAULT_BENCH_TEMPLATE,
     DEFAULT_SERVE_TEMPLATE,
@@ -32,6 +26,7 @@ from analysis._schedule import (
     build_schedule,
     render_command,
 )
+from analysis._status import STATUS_OK
 from analysis.decision_file import decision_to_json
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -236,10 +231,26 @@ def render_decision_text(decision) -> str:
                 + (" [inconclusive]" if cell.inconclusive else "")
             )
             lines += [f"    {note}" for note in cell.notes]
+    lines += _decode_path_lines(decision)
     if decision.problems:
         lines.append(f"problems ({len(decision.problems)}):")
         lines += [f"  {p.describe()}" for p in decision.problems]
     return "\n".join(lines)
+
+
+def _decode_path_lines(decision) -> list[str]:
+    """Per family and prompt length, which decode path each arm's runs took at each level."""
+    summaries = [s for s in summarise_levels(decision.observations) if s.paged_launches is not None]
+    if not summaries:
+        return []
+    lines = ["decode paths (median paged-kernel launches per level, from the bench's --metrics lines):"]
+    keys = dict.fromkeys((s.family, s.prompt_tokens, s.arm) for s in summaries)
+    for family, prompt, arm in keys:
+        levels = [s for s in summaries if (s.family, s.prompt_tokens, s.arm) == (family, prompt, arm)]
+        cells = ", ".join(f"c{s.concurrency} {s.paged_launches:.0f}" for s in levels)
+        steps = ", ".join(f"c{s.concurrency} {s.occupancy:.2f}" for s in levels if s.occupancy is not None)
+        lines.append(f"  {family} p{prompt} {arm}: {cells}" + (f"; batch occupancy {steps}" if steps else ""))
+    return lines
 
 
 def _decide(run_dir: Path):

@@ -1,15 +1,21 @@
 """Formatting generated Rust the way rustfmt would, at a given indentation.
 
-Generated statements are wrapped in nested blocks to reach the target
-indentation, formatted by rustfmt (when installed) with the target tree's
-rustfmt.toml, and unwrapped. Without rustfmt the text is used as written,
-which the recipes' templates keep rustfmt-clean for typical widths.
+Generated statements are wrapped in nested blocks (items in nested modules)
+to reach the target indentation, formatted by rustfmt (when installed) with
+the target tree's rustfmt.toml and its crate's edition, and unwrapped.
+Without rustfmt the text is used as written, which the recipes' templates keep
+rustfmt-clean for typical widths.
+
+rustfmt runs in the target tree, so a toolchain the tree pins is used; where
+that toolchain is not installed it runs again on the default one.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 _INDENT = "    "
@@ -34,16 +40,80 @@ def format_statements(text: str, indent: str, root: Path | None = None, edition:
     opening = "fn __codemod_wrapper() {\n" + "".join(f"{_INDENT * d}{{\n" for d in range(1, depth))
     closing = "".join(f"{_INDENT * d}}}\n" for d in range(depth - 1, 0, -1)) + "}\n"
     body = "".join(f"{_INDENT * depth}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
-    wrapped = opening + body + closing
-    try:
-        result = subprocess.run(
-            [rustfmt, "--edition", edition, "--emit", "stdout", *_config_args(root)],
-            input=wrapped.encode(), capture_output=True, timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    formatted = _rustfmt(rustfmt, opening + body + closing, root, edition)
+    if formatted is None:
         return plain
-    if result.returncode != 0:
-        return plain
-    lines = result.stdout.decode().split("\n")
+    lines = formatted.split("\n")
     inner = lines[depth : len(lines) - depth - 1]
     return "".join(f"{line}\n" for line in inner)
+
+
+def format_item(text: str, indent: str, root: Path | None = None, edition: str = "2021") -> str | None:
+    """One item (with its doc comment and attributes) formatted at `indent`, lines ending in newlines.
+
+    Returns None when rustfmt is missing, rejects the item, or `indent` is not a
+    multiple of four spaces: the caller then reports that it could not format.
+    """
+    depth = len(indent) // len(_INDENT)
+    rustfmt = shutil.which("rustfmt")
+    if rustfmt is None or indent != _INDENT * depth:
+        return None
+    opening = "".join(f"{_INDENT * d}mod __codemod_wrapper {{\n" for d in range(depth))
+    closing = "".join(f"{_INDENT * d}}}\n" for d in range(depth - 1, -1, -1))
+    body = "".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+    formatted = _rustfmt(rustfmt, opening + body + closing, root, edition)
+    if formatted is None:
+        return None
+    lines = formatted.rstrip("\n").split("\n")
+    inner = lines[depth : len(lines) - depth]
+    return "".join(f"{line}\n" for line in inner)
+
+
+def crate_edition(root: Path, path: str) -> str:
+    """The edition of the crate holding `path` (relative to `root`): its nearest Cargo.toml's, else 2021."""
+    folder = (root / path).parent
+    while True:
+        manifest = _manifest(folder / "Cargo.toml")
+        package = manifest.get("package") if isinstance(manifest.get("package"), dict) else None
+        if package is not None:
+            edition = package.get("edition")
+            if isinstance(edition, dict) and edition.get("workspace"):
+                return _workspace_edition(folder.parent, root) or "2021"
+            return edition if isinstance(edition, str) else "2015"
+        if folder == root or folder == folder.parent:
+            return "2021"
+        folder = folder.parent
+
+
+def _workspace_edition(folder: Path, root: Path) -> str | None:
+    while True:
+        workspace = _manifest(folder / "Cargo.toml").get("workspace")
+        if isinstance(workspace, dict):
+            edition = (workspace.get("package") or {}).get("edition")
+            return edition if isinstance(edition, str) else None
+        if folder == root or folder == folder.parent:
+            return None
+        folder = folder.parent
+
+
+def _manifest(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def _rustfmt(rustfmt: str, source: str, root: Path | None, edition: str) -> str | None:
+    """rustfmt's output for `source`, run in `root` (its pinned toolchain), else on the default toolchain."""
+    command = [rustfmt, "--edition", edition, "--emit", "stdout", *_config_args(root)]
+    for env in (None, {**os.environ, "RUSTUP_TOOLCHAIN": "stable"}):
+        try:
+            result = subprocess.run(command, input=source.encode(), capture_output=True, timeout=30,
+                                    cwd=root, env=env)  # fmt: skip
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if result.returncode == 0:
+            return result.stdout.decode()
+        if b"toolchain" not in result.stderr:
+            return None
+    return None

@@ -1,4 +1,9 @@
-"""paged-bench against the fake server in fixtures/fake-serve: real processes, real HTTP."""
+"""paged-bench driving mlxcel's own bench script against fixtures/fake-serve: real processes, real HTTP.
+
+The bench client is the real tree's ``scripts/bench_serving_concurrency.py``
+(from ../shared/corpora, unpacked by the session's ``corpus`` fixture), run in
+the tree as the default bench template does.
+"""
 
 import json
 import shlex
@@ -18,13 +23,16 @@ SERVE = (
     "--parallel 8 --decode-storage-backend {backend}"
 )
 BENCH = (
-    f"{PYTHON} {FAKE_SERVE / 'bench_serving_concurrency.py'} --port {{port}} --concurrency 1,4,8 "
-    "--prompt-tokens {prompt_tokens} --max-tokens 8 --metrics"
+    f"{PYTHON} scripts/bench_serving_concurrency.py --port {{port}} --concurrency 1,4,8 "
+    "--prompt-tokens {prompt_tokens} --max-tokens 8"
 )
+SAMPLE = ROOT / "fixtures" / "bench-output" / "corpus-plain.txt"
+# Prints a committed output of the real script: for tests about the runner, not the client.
+REPLAY = f"{PYTHON} -c 'import sys; sys.stdout.write(open(sys.argv[1]).read())' {SAMPLE} {{port}} {{prompt_tokens}}"
 
 
-def _run(out, *families, rounds=1, prompt_tokens="32", serve=SERVE, bench=BENCH):
-    arguments = ["run", "--out", str(out), "--repo", str(ROOT), "--port", "0", "--rounds", str(rounds),
+def _run(out, *families, rounds=1, prompt_tokens="32", serve=SERVE, bench=BENCH, repo=ROOT):
+    arguments = ["run", "--out", str(out), "--repo", str(repo), "--port", "0", "--rounds", str(rounds),
                  "--prompt-tokens", prompt_tokens, "--serve-cmd", serve, "--bench-cmd", bench,
                  "--startup-timeout", "20", "--stop-timeout", "10"]  # fmt: skip
     for family in families:
@@ -36,11 +44,11 @@ def _records(out):
     return [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
 
 
-def test_run_decide_report_end_to_end(tmp_path):
+def test_run_decide_report_end_to_end(tmp_path, corpus):
     out = tmp_path / "run"
     gemma = f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}"
     llama = f"llama4={FAKE_SERVE / 'models' / 'llama4.json'}"
-    result = _run(out, gemma, llama, rounds=3, prompt_tokens="32,64")
+    result = _run(out, gemma, llama, rounds=3, prompt_tokens="32,64", repo=corpus)
     assert result.exit_code == 0, result.output
     assert "[36/36] llama4 p64 round 3 pos 3 dense: ok" in result.output
 
@@ -50,12 +58,13 @@ def test_run_decide_report_end_to_end(tmp_path):
         assert record["exit_code"] == 0 and record["status"] == "ok"
         assert record["port_freed"] is True
         assert record["server_backend"] == record["backend"]
-        assert (out / record["stdout"]).read_text().count("metrics conc=") == 3
+        stdout = (out / record["stdout"]).read_text()
+        assert "Concurrency:  [1, 4, 8]" in stdout and stdout.count(">>> concurrency=") == 3
         assert "decode storage backend:" in (out / record["server_log"]).read_text()
         assert set(record) >= {"family", "model", "prompt_tokens", "round", "position", "arm",
                                "command", "started_at", "exit_code", "stdout"}  # fmt: skip
     host = json.loads((out / "host.json").read_text())
-    assert host["commit"] and host["command_line"][0] and host["tool_version"] == "0.1.0"
+    assert host["repo"] == str(corpus.resolve()) and host["command_line"][0] and host["tool_version"] == "0.1.0"
     assert "mlx_pin" in host and "gpu" in host and "cpu" in host
 
     decided = CliRunner().invoke(main, ["decide", str(out), "--json"])
@@ -102,8 +111,8 @@ def test_run_decide_report_end_to_end(tmp_path):
 def test_resume_skips_finished_runs(tmp_path):
     out = tmp_path / "run"
     family = f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}"
-    assert _run(out, family).exit_code == 0
-    again = _run(out, family)
+    assert _run(out, family, bench=REPLAY).exit_code == 0
+    again = _run(out, family, bench=REPLAY)
     assert again.exit_code == 0
     assert again.output.count("already recorded ok, skipped") == 3
     assert len(_records(out)) == 3
@@ -124,16 +133,16 @@ def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):
     assert "server-failed" in decided.output and "flag stays true" in decided.output
 
 
-def test_failed_requests_are_recorded_and_rerun_on_resume(tmp_path):
+def test_failed_requests_are_recorded_and_rerun_on_resume(tmp_path, corpus):
     model = tmp_path / "flaky.json"
     model.write_text(json.dumps({"decode_tok_s": {"paged": 2000, "dense": 2000}, "fail_every": 4}))
     out = tmp_path / "run"
-    result = _run(out, f"gemma3={model}")
+    result = _run(out, f"gemma3={model}", repo=corpus)
     assert result.exit_code == 1
     records = _records(out)
     assert {r["status"] for r in records} == {"failed-requests"}
     assert all(r["exit_code"] == 0 and r["failed_requests"] > 0 for r in records)
-    again = _run(out, f"gemma3={model}")
+    again = _run(out, f"gemma3={model}", repo=corpus)
     assert "skipped" not in again.output and len(_records(out)) == 6
 
 
@@ -146,3 +155,12 @@ def test_sigint_stops_the_server_and_records_the_run(tmp_path):
     (record,) = _records(out)
     assert record["status"] == "interrupted"
     assert record["port_freed"] is True and record["server_exit_code"] is not None
+
+
+def test_a_bench_flag_the_script_does_not_know_is_reported_with_its_error(tmp_path, corpus):
+    out = tmp_path / "run"
+    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=BENCH + " --metrics", repo=corpus)
+    assert result.exit_code == 1
+    assert "bench-failed: bench exited with 2: " in result.output and "unrecognized arguments: --metrics" in result.output
+    decided = CliRunner().invoke(main, ["decide", str(out)])
+    assert "runs.jsonl:1: bench exited with 2 (bench exited with 2: " in decided.output

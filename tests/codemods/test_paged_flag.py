@@ -98,15 +98,44 @@ def test_decision_not_matching_the_schema_is_a_usage_error(tree: Path, tmp_path:
     assert "does not match its schema" in result.output and "null_spread" in result.output
 
 
-def test_a_resolver_signature_it_cannot_match_is_refused(tree: Path, tmp_path: Path) -> None:
-    scheduler = tree / "src/server/batch/scheduler/mod.rs"
-    scheduler.write_text(scheduler.read_text().replace("model_supports_paged: bool", "model: &str"))
-    decision = write_decision(tmp_path / "run", gemma3=False, llama4=True)
+def _refusal(tree: Path, tmp_path: Path) -> str:
     before = (tree / "src/models/gemma3.rs").read_bytes()
-    result = _apply(tree, decision)
+    result = _apply(tree, write_decision(tmp_path / "run", gemma3=False, llama4=True))
     assert result.exit_code == 1
-    assert "cannot generate a test for effective_decode_storage_backend: cannot supply parameter `model: &str`" in result.output
     assert (tree / "src/models/gemma3.rs").read_bytes() == before
+    return result.output
+
+
+def test_every_resolver_argument_is_derived_from_the_tree(tree: Path, tmp_path: Path) -> None:
+    assert _apply(tree, write_decision(tmp_path / "run", gemma3=False, llama4=True)).exit_code == 0
+    test = (tree / "src/server/batch/scheduler/mod.rs").read_text().split("fn gemma3_auto_and_paged")[1]
+    # supports_batching is what Gemma3Wrapper::supports_batching returns; the flag is the decided value.
+    assert "let supports_batching = true;\n        let supports_paged_decode_backend = false;" in test
+    assert ("effective_decode_storage_backend(\n                    requested,\n                    8,\n"
+            "                    supports_batching,\n                    supports_paged_decode_backend\n") in test
+
+
+def test_a_wrapper_value_it_cannot_read_is_refused(tree: Path, tmp_path: Path) -> None:
+    gemma3 = tree / "src/models/gemma3.rs"
+    gemma3.write_text(gemma3.read_text().replace(
+        "    fn supports_batching(&self) -> bool {\n        true\n    }",
+        "    fn supports_batching(&self) -> bool {\n        !self.model_path.is_empty()\n    }", 1))
+    assert ("cannot determine what Gemma3Wrapper::supports_batching returns (parameter `supports_batching`)"
+            in _refusal(tree, tmp_path))
+
+
+def test_a_resolver_argument_that_is_not_a_model_method_is_refused(tree: Path, tmp_path: Path) -> None:
+    main = tree / "src/main.rs"
+    main.write_text(main.read_text().replace("        wrapper.supports_batching(),\n", "        args.parallel > 1,\n"))
+    assert ("cannot supply parameter `supports_batching: bool` (its call sites pass no model method)"
+            in _refusal(tree, tmp_path))
+
+
+def test_a_resolver_the_flag_does_not_reach_is_refused(tree: Path, tmp_path: Path) -> None:
+    main = tree / "src/main.rs"
+    main.write_text(main.read_text().replace("wrapper.supports_paged_decode_backend(),", "wrapper.supports_batching(),"))
+    assert "no argument of effective_decode_storage_backend comes from supports_paged_decode_backend()" in _refusal(
+        tree, tmp_path)  # fmt: skip
 
 
 def test_a_method_body_that_is_not_a_literal_is_refused(tree: Path, tmp_path: Path) -> None:
@@ -134,3 +163,14 @@ def test_flipped_fixture_builds_passes_and_logs_dense(tmp_path: Path) -> None:
     serve = cargo(root, "run", "-q", "--bin", "mlxcel", "--", "serve", "--parallel", "8",
                   "-m", "models/mlx/gemma-3-1b-it-4bit")
     assert "decode storage backend: dense (requested auto, parallel 8" in serve.stderr
+
+    # The flag decides the generated test: left true, the same test fails.
+    scheduler = root / "src/server/batch/scheduler/mod.rs"
+    generated = scheduler.read_text()
+    assert generated.count("let supports_paged_decode_backend = false;") == 1
+    scheduler.write_text(generated.replace("let supports_paged_decode_backend = false;",
+                                           "let supports_paged_decode_backend = true;"))
+    left_true = cargo(root, "test", "-p", "mlxcel", "--lib", "gemma3_auto_and_paged", check=False)
+    assert left_true.returncode != 0
+    assert "gemma3_auto_and_paged_resolve_to_dense_at_parallel_8 ... FAILED" in left_true.stdout
+    assert " left: Paged\n right: Dense" in left_true.stdout

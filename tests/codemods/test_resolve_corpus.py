@@ -197,19 +197,19 @@ def private_functions_with_twins(root: Path):
 
 
 @pytest.fixture(scope="module")
-def chosen(mlxcel_corpus):
-    admitted, parsed = private_functions_with_twins(mlxcel_corpus)
+def chosen(corpus):
+    admitted, parsed = private_functions_with_twins(corpus)
     admitted.sort(key=lambda entry: (entry[0], entry[1]))
     picked = random.Random(SEED).sample(admitted, COUNT)
     return [(path, name, {(p, *line_col(parsed[p][0], offset)) for p, offset in truth})
             for path, name, truth in picked]
 
 
-def test_definite_findings_are_exactly_the_true_uses(mlxcel_corpus, chosen):
+def test_definite_findings_are_exactly_the_true_uses(corpus, chosen):
     true_uses = reported = correct = 0
     wrong = []
     for path, name, truth in chosen:
-        plan = plan_recipe(mlxcel_corpus, Recipe(id="one", summary="", deletions=(ItemTarget(path, "rust", "fn", name),)))
+        plan = plan_recipe(corpus, Recipe(id="one", summary="", deletions=(ItemTarget(path, "rust", "fn", name),)))
         definite = {(f.path, f.line, f.col) for f in plan.findings if f.code == DANGLING and f.certainty == "definite"}
         true_uses += len(truth)
         reported += len(definite)
@@ -220,8 +220,8 @@ def test_definite_findings_are_exactly_the_true_uses(mlxcel_corpus, chosen):
     assert not wrong, f"precision {correct}/{reported}, recall {correct}/{true_uses}: {wrong}"
 
 
-def test_the_seed_recipe_refuses_on_the_model_lines_as_before(mlxcel_corpus):
-    plan = plan_recipe(mlxcel_corpus, load_recipe("paged-compat-removal"))
+def test_the_seed_recipe_refuses_on_the_model_lines_as_before(corpus):
+    plan = plan_recipe(corpus, load_recipe("paged-compat-removal"))
     model_lines = sorted({(f.path, f.line) for f in plan.blocking
                           if f.code == DANGLING and f.path.startswith("src/models/")})
     assert len(model_lines) == 19

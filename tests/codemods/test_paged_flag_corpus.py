@@ -1,0 +1,118 @@
+"""Part (b) on the real mlxcel tree: report on measurements in the real script's format, then flip a copy.
+
+The tree (../shared/corpora) has the older layout: `src/server/batch/scheduler.rs`
+with the 4-parameter resolver and its tests in `scheduler_tests.rs`, which is
+not rustfmt-clean before any edit, so edits are judged by the hunks they add.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from analysis.cli import main as paged_bench
+from codemods._parse import RUST, parse
+from codemods.cli import main as codemod
+from codemods.rust.items import leading_trivia, rust_items
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
+from paged_bench_helpers import cells_from_ratios, write_run_folder
+
+DOCUMENT = "docs/benchmark_results/paged-vs-dense-synthetic-2026-11-30.md"
+WRAPPERS = {"src/models/gemma3.rs": "Gemma3Wrapper", "src/models/llama4.rs": "Llama4Wrapper"}
+TESTS = "src/server/batch/scheduler_tests.rs"
+EXPECTED_CHANGES = {*WRAPPERS, TESTS, "docs/CONTINUOUS_BATCHING.md"}
+LEVELS = (1, 4, 8)
+DENSE_5PCT = [(1.05, 1.01), (1.06, 0.995), (1.04, 1.008), (1.05, 0.99), (1.055, 1.004)]
+NOISE = [(1.002, 1.01), (0.995, 0.99), (1.004, 1.008), (0.998, 0.992), (1.001, 1.004)]
+
+pytestmark = pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
+
+
+def _measurements(folder: Path) -> Path:
+    """Five rounds per family and prompt length, written as the real script prints with --metrics."""
+    aggregates = {}
+    for family, ratios in (("gemma3", DENSE_5PCT), ("llama4", NOISE)):
+        cells = {(prompt, conc): ratios for prompt in (512, 4096) for conc in LEVELS}
+        aggregates.update(cells_from_ratios(family, cells))
+    return write_run_folder(folder, aggregates, documented_only=True, paged_launches={"paged": 26, "dense": 0})
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file()
+    }
+
+
+def _rustfmt_hunks(source: bytes) -> int:
+    """How many hunks `rustfmt --check` would change (stdin, so no module is followed)."""
+    result = subprocess.run(
+        ["rustfmt", "--check", "--edition", "2024"], input=source, capture_output=True,
+        env={**os.environ, "RUSTUP_TOOLCHAIN": "stable"},
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr.decode()
+    return result.stdout.count(b"Diff in ")
+
+
+def _without_method(source: bytes, wrapper: str, method: str) -> bytes:
+    """The file with `method` of the trait impl for `wrapper` (docs included) cut out."""
+    items = rust_items(source, parse(source, RUST))
+    impl = next(i for i in items if i.kind == "impl" and i.name == wrapper and i.trait is not None)
+    (found,) = [i for i in items if i.kind == "fn" and i.name == method and i.path[-1:] == (wrapper,)
+                and impl.node.start_byte <= i.node.start_byte < impl.node.end_byte]  # fmt: skip
+    start, _ = leading_trivia(source, found.node)
+    return source[:start] + source[found.node.end_byte :]
+
+
+def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
+    tree = tmp_path / "mlxcel"
+    shutil.copytree(corpus, tree, symlinks=True)
+    run = _measurements(tmp_path / "run")
+
+    reported = CliRunner().invoke(paged_bench, ["report", str(run), "--out", str(tree / DOCUMENT)])
+    assert reported.exit_code == 0, reported.output
+    assert "gemma3 (models/gemma3): supports_paged_decode_backend = false" in reported.output
+    assert "llama4 (models/llama4): supports_paged_decode_backend = true" in reported.output
+    assert "gemma3 p512 dense: c1 0, c4 0, c8 0" in reported.output
+    text = (tree / DOCUMENT).read_text()
+    assert "## Decode paths and batch counters" in text and "| gemma3 | 512 | paged | 8 | 5 | 26 | paged kernels |" in text
+    decision = run / "decision.json"
+    assert json.loads(decision.read_text())["results_document"] == DOCUMENT
+
+    before = _snapshot(tree)
+    flip = ["apply", "--recipe", "paged-flag", "--decision", str(decision), str(tree)]
+    applied = CliRunner().invoke(codemod, flip)
+    assert applied.exit_code == 0, applied.output
+    after = _snapshot(tree)
+    assert set(after) == set(before)
+    assert {path for path in after if after[path] != before[path]} == EXPECTED_CHANGES
+
+    for path, wrapper in WRAPPERS.items():
+        assert _without_method(after[path], wrapper, "supports_paged_decode_backend") == _without_method(
+            before[path], wrapper, "supports_paged_decode_backend"), path  # fmt: skip
+    assert b"    fn supports_paged_decode_backend(&self) -> bool {\n        false\n    }" in after["src/models/gemma3.rs"]
+    assert DOCUMENT.encode() in after["src/models/llama4.rs"]
+
+    generated = after[TESTS][len(before[TESTS]) :].decode()
+    assert before[TESTS] == after[TESTS][: len(before[TESTS])]
+    assert "fn gemma3_auto_and_paged_resolve_to_dense_at_parallel_8() {\n" in generated
+    # supports_batching: what Gemma3Wrapper::supports_batching returns; the flag: the decision.
+    assert "    let supports_batching = true;\n    let supports_paged_decode_backend = false;\n" in generated
+    assert ("            effective_decode_storage_backend(\n                requested,\n                8,\n"
+            "                supports_batching,\n                supports_paged_decode_backend\n") in generated
+    for path in (*WRAPPERS, TESTS):
+        assert _rustfmt_hunks(after[path]) == _rustfmt_hunks(before[path]), path
+    assert _rustfmt_hunks(before[TESTS]) > 0  # the tree's own formatting debt is left alone
+
+    again = CliRunner().invoke(codemod, [*flip[:-1], "--dry-run", str(tree)])
+    assert again.exit_code == 0 and again.stdout == ""
+    assert _snapshot(tree) == after
