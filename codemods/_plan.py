@@ -19,6 +19,7 @@ from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
 from ._references import DANGLING, DeletedNames, dangling_references
 from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items
+from .cpp.resolve import deleted_cpp_items
 from .mentions import CODE, compile_pattern, mentions_in_source
 from .python.items import PythonTarget, delete_python_items
 from .recipes._model import Recipe, StepResult, Workspace
@@ -133,7 +134,7 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
             elif language == "cpp":
                 found, cpp_names, notes = delete_cpp_items(path, source, [CppTarget(t.kind, t.name) for t in wanted], rule)
                 deletions += found
-                deleted.cpp += cpp_names
+                deleted.cpp += deleted_cpp_items(path, source, cpp_names)
             else:
                 whole, python_names, notes = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule)
                 edits.setdefault(path, []).extend(whole)

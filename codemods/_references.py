@@ -5,10 +5,11 @@ files a mention counts only if it resolves to a deleted item
 (codemods/rust/resolve.py): `definite` findings block the plan, `possible`
 ones (a method call on a receiver of unknown type, a use inside a macro whose
 arguments are not known to be expressions) are listed and block only with
-`strict`. Rust items are never named from C++ or Python, except C++
-functions from the `extern "C++"` declarations of a cxx bridge. C++ and
-Python names, and names a recipe step reports removed without deleting an
-item, are matched by spelling in code.
+`strict`. Rust items are never named from C++ or Python, and C++ functions
+from Rust only by the `extern "C++"` declarations of a cxx bridge.
+C++ uses are resolved within their file (codemods/cpp/resolve.py). Python
+names, and names a recipe step reports removed without deleting an item, are
+matched by spelling in code.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from ._edit import BLOCKING, NOTE, Finding, line_col
 from ._files import files_with_words
 from ._parse import CPP, PYTHON, RUST, language_of
 from .recipes._model import Workspace
-from .rust.resolve import DEFINITE, DeletedRustItem, Reference, RustResolver
+from ._resolution import DEFINITE, Reference
+from .cpp.resolve import DeletedCppItem, cpp_references
+from .rust.resolve import DeletedRustItem, RustResolver
 
 DANGLING = "dangling-reference"
 
@@ -30,12 +33,13 @@ class DeletedNames:
     """What a plan deletes, by language: Rust items (resolved) and names matched by spelling."""
 
     rust: list[DeletedRustItem] = field(default_factory=list)
-    cpp: list[str] = field(default_factory=list)
+    cpp: list[DeletedCppItem] = field(default_factory=list)
     python: list[str] = field(default_factory=list)
     other: list[str] = field(default_factory=list)
 
     def all_names(self) -> list[str]:
-        return list(dict.fromkeys([*(i.name for i in self.rust), *self.cpp, *self.python, *self.other]))
+        return list(dict.fromkeys([*(i.name for i in self.rust), *(i.name for i in self.cpp), *self.python,
+                                    *self.other]))
 
 
 def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict[str, bytes], refused: set[str],
@@ -69,7 +73,8 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict
             if resolver is not None:
                 for reference in resolver.references_in_file(path, text, deleted.rust):
                     findings.append(_reference_finding(path, reference, *locate(reference.start), strict))
-            bridge = _bridge_declarations(text, set(deleted.cpp)) if deleted.cpp else []
+            exported = {i.name for i in deleted.cpp if not i.translation_unit_local}
+            bridge = _bridge_declarations(text, exported) if exported else []
             for start, name in bridge:
                 line, col = locate(start)
                 findings.append(Finding(path, line, col, DANGLING,
@@ -77,7 +82,8 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict
                                         certainty=DEFINITE, reference="cxx bridge declaration",
                                         resolution=f"extern \"C++\" declaration of the C++ function {name}"))
         elif language == CPP:
-            spelled_names |= set(deleted.cpp)
+            for reference in cpp_references(path, text, deleted.cpp):
+                findings.append(_reference_finding(path, reference, *locate(reference.start), strict))
         elif language == PYTHON:
             spelled_names |= set(deleted.python)
         if not spelled_names:

@@ -35,11 +35,9 @@ from typing import Callable
 import tree_sitter
 
 from .._edit import line_col
+from .._resolution import DEFINITE, POSSIBLE, Reference
 from .._parse import RUST, parse
 from .crates import CrateIndex, _join
-
-DEFINITE = "definite"
-POSSIBLE = "possible"
 
 VALUE = "value"
 TYPE = "type"
@@ -104,19 +102,6 @@ class DeletedRustItem:
     start: int
     owner: str | None = None
     visibility: str = ""
-
-
-@dataclass(frozen=True)
-class Reference:
-    """A use of a name that resolves (definite) or may resolve (possible) to a deleted item."""
-
-    path: str
-    start: int
-    end: int
-    name: str
-    certainty: str
-    kind: str
-    resolution: str
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,12 @@
 """The dangling-reference check resolves Rust names: one test per rule, on small crates.
 
-Each tree is written from a dict of files; a line ending in `// REF` must be
-reported as a definite reference to the deleted item, a line ending in
-`// MAYBE` as a possible one, and no other line at all.
+Each tree is written from a dict of files, its expectations are markers in
+the sources (see tests/resolve_helpers.py).
 """
 
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -17,6 +15,8 @@ from codemods._plan import plan_recipe
 from codemods._references import DANGLING
 from codemods.cli import main
 from codemods.recipes import ItemTarget, Recipe
+
+from resolve_helpers import expected, write_tree
 
 CARGO = """
 [package]
@@ -27,26 +27,8 @@ edition = "2021"
 """
 
 
-def write_tree(root: Path, files: dict[str, str]) -> None:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text).lstrip("\n"))
-
-
 def package(name: str, extra: str = "") -> str:
     return CARGO.format(name=name, extra=extra)
-
-
-def expected(root: Path) -> dict[tuple[str, int], str]:
-    marks = {}
-    for path in sorted(root.rglob("*.rs")):
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if line.rstrip().endswith("// REF"):
-                marks[(path.relative_to(root).as_posix(), number)] = "definite"
-            elif line.rstrip().endswith("// MAYBE"):
-                marks[(path.relative_to(root).as_posix(), number)] = "possible"
-    return marks
 
 
 def found(root: Path, path: str, kind: str, name: str, **options) -> dict[tuple[str, int], str]:
