@@ -154,8 +154,8 @@ class _Outcome:
 
 @dataclass
 class _Scope:
-    key: tuple[str, tuple[str, ...]]
-    file: str
+    """What a module (or a block) declares: items, named imports, globs, child module locations."""
+
     items: dict[str, list[_Def]]
     imports: dict[str, list[_Import]]
     globs: list[_Import]
@@ -333,7 +333,7 @@ class RustResolver:
         return self._scopes[key]
 
     def _build_scope(self, key, file: str, container: tree_sitter.Node, folder: str) -> _Scope:
-        scope = _Scope(key, file, {}, {}, [], {})
+        scope = _Scope({}, {}, [], {})
         for node in container.named_children:
             self._declare(scope, node, file, folder, key)
         return scope
@@ -547,7 +547,7 @@ class RustResolver:
 
     def _block_items(self, key, block: tree_sitter.Node, name: str, namespace: str) -> list[_Outcome]:
         """Items and `use` declarations of a block (they are visible in all of it)."""
-        scope = _Scope(key, "", {}, {}, [], {})
+        scope = _Scope({}, {}, [], {})
         file = self._current_file
         for statement in block.named_children:
             if statement.type == "use_declaration":
@@ -631,7 +631,7 @@ class RustResolver:
         so that files that cannot refer to a private item are never parsed)."""
         if target.visibility in ("", "pub(self)") and target.owner is None:
             return path in self._subtree_files(target.path, target.module)
-        if target.visibility.startswith("pub(") and target.visibility != "pub(in":
+        if target.visibility.startswith("pub("):
             return self.crates.package_of(path) is self.crates.package_of(target.path)
         return True
 
@@ -658,7 +658,7 @@ class RustResolver:
 
     def _may_reach_orphan(self, path: str, target: DeletedRustItem) -> bool:
         package = self.crates.package_of(path)
-        return package is not None and package == self.crates.package_of(target.path)
+        return package is not None and package is self.crates.package_of(target.path)
 
     def _resolve_use(self, key, node, use: "_Use", name: str, candidates: list[DeletedRustItem],
                      identities, path: str, match) -> Reference | None:
@@ -691,8 +691,7 @@ class RustResolver:
                 deleted = identities.get((target.file, target.start))
             elif isinstance(target, tuple) and target[0] == "assoc":
                 owner_def, member = target[1], target[2]
-                deleted = next((t for t in candidates if t.owner == owner_def.name and t.name == member
-                                and t.path == owner_def.file), None)
+                deleted = next((t for t in candidates if t.owner == owner_def.name and t.name == member), None)
             if deleted is None:
                 continue
             via = "; ".join(outcome.via)
@@ -703,6 +702,10 @@ class RustResolver:
             if use.reason:
                 resolution = f"{use.reason}; {resolution}"
             return Reference(path, match.start(), match.end(), name, certainty, use.kind, resolution)
+        unknown = next((o for o in outcomes if o.target == _UNKNOWN), None)
+        if unknown is not None:
+            return Reference(path, match.start(), match.end(), name, POSSIBLE, use.kind,
+                             "; ".join((*unknown.via, "resolution stops there, so this may name the deleted item")))
         return None
 
 
