@@ -11,7 +11,8 @@ a `let`, another item, an alias), uses it in a path other than `self::`/
 expressions.
 
 The true uses are then every remaining code identifier with that name in the
-function's module and the files it loads (method calls `.name` excluded),
+function's module and the files it loads (method calls `.name` and the
+function's own body excluded),
 and the `#[serde(default = "name")]`-like strings there. Each function is
 deleted on its own; the definite dangling-reference findings must be
 exactly those places (precision and recall 1.0), anywhere in the tree.
@@ -105,8 +106,8 @@ def _true_uses(source: bytes, tree, container, name: str, definition, own_module
             continue
         if node.type != "identifier" or (node.start_byte, node.end_byte) != (start, start + len(raw)):
             continue
-        if definition is not None and node == definition.child_by_field_name("name"):
-            continue
+        if definition is not None and definition.start_byte <= start < definition.end_byte:
+            continue  # its name, or a recursive call deleted with it
         parent = node.parent
         if _in_macro_rules(node) or parent.type in _BINDING_PARENTS | _DECLARING_PARENTS:
             return None
