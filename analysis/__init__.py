@@ -1,10 +1,22 @@
 """Serving benchmark of paged vs dense decode storage, and the flag decision (#2230 (b)).
 
-``paged-bench run`` drives servers and the bench script (`_runner`), the bench
-output is parsed by `_bench_output`, `_collect` and `_decision` apply the
-maintainer's rule, `_report` writes the results document, and `decision_file`
-defines decision.json, which the ``paged-flag`` codemod recipe reads with
-`load_decision`.
+Who owns what:
+
+- `_schedule`: which runs, in which order (arms, rounds, positions);
+- `_run_folder`: the run folder's layout, the documented fields of a run
+  record, a run's key and its status;
+- `_runner`: starting servers and the bench, appending run records;
+- `_host`: what host.json records about the machine and the target tree;
+- `_bench_output`: parsing what the bench script prints;
+- `_collect`: a run folder into per-cell measurements and problems;
+- `_decision`: the maintainer's rule and the statistics beside it;
+- `_report`: the results document, its plot and data folder;
+- `_store`: writing and reading files (whole files through the shared
+  atomic write of `interchange.atomic_file`);
+- `cli`: ``paged-bench``.
+
+decision.json itself is defined in `interchange.decision` (re-exported here),
+so the ``paged-flag`` codemod recipe reads it without importing this package.
 """
 
 from analysis._bench_output import (
@@ -15,13 +27,17 @@ from analysis._bench_output import (
     parse_bench_file,
     parse_bench_output,
 )
-from analysis._collect import Problem, RunFolderDecision, decide_run_folder
-from analysis._decision import CellDecision, FamilyDecision, RoundTriple, decide_cell
+from analysis._collect import RunFolderDecision, decide_run_folder, decision_to_json
+from analysis._decision import RoundTriple, decide_cell
+from analysis._run_folder import RunKey
 from analysis._schedule import ARMS, Family, PlannedRun, arm_order, build_schedule
-from analysis.decision_file import (
+from interchange.decision import (
     SCHEMA_ID,
+    CellDecision,
+    DecisionDocument,
     DecisionSchemaError,
-    decision_to_json,
+    FamilyDecision,
+    Problem,
     load_decision,
 )
 
@@ -31,6 +47,7 @@ __all__ = [
     "BenchParseFailure",
     "BenchTable",
     "CellDecision",
+    "DecisionDocument",
     "DecisionSchemaError",
     "Family",
     "FamilyDecision",
@@ -39,6 +56,7 @@ __all__ = [
     "Problem",
     "RoundTriple",
     "RunFolderDecision",
+    "RunKey",
     "SummaryRow",
     "arm_order",
     "build_schedule",

@@ -1,9 +1,9 @@
 """Read a run folder into per-cell round triples and a list of problems.
 
-Only the documented fields of runs.jsonl are needed (see `_status`); what the
-runner adds beyond them (``status``, ``server_backend``, ``message``,
-``server_log``) is used where present. The newest record of each (family,
-prompt length, round, arm) counts. A run contributes a measurement per
+Only the documented fields of runs.jsonl are needed (see `_run_folder`); what
+the runner adds beyond them (``status``, ``server_backend``, ``message``,
+``server_log``) is used where present. The newest record of each run key
+(family, prompt length, round, arm) counts. A run contributes a measurement per
 concurrency level only when its bench exited 0, its stdout parses, it ran on
 its arm's decode storage, and that level had no failed request. Whether it ran
 on its arm's storage is read from the server log's startup line where the
@@ -21,45 +21,24 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import _store
 from analysis._bench_output import BenchParseFailure, BenchTable, LevelReport
-from analysis._decision import FamilyDecision, RoundTriple, decide_cell, decide_family
-from analysis._runner import RUNS_FILE
-from analysis._schedule import ARMS, BACKEND_OF_ARM
-from analysis._status import STATUS_FAILED_REQUESTS, STATUS_OK, STATUS_UNPARSED, status_of_record
-
-RunKey = tuple[str, int, int, str]
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Something wrong with the data that the reader of the decision must see."""
-
-    kind: str
-    message: str
-    family: str | None = None
-    prompt_tokens: int | None = None
-    round: int | None = None
-    arm: str | None = None
-    concurrency: int | None = None
-
-    def describe(self) -> str:
-        """One line: kind, where (as far as known) and message."""
-        where = [
-            self.family,
-            None if self.prompt_tokens is None else f"p{self.prompt_tokens}",
-            None if self.round is None else f"round {self.round}",
-            self.arm,
-            None if self.concurrency is None else f"c{self.concurrency}",
-        ]
-        located = " ".join(part for part in where if part)
-        return f"{self.kind}: {located + ': ' if located else ''}{self.message}"
-
-    def to_json(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+from analysis._decision import RULE_TEXT, RoundTriple, decide_cell, decide_family
+from analysis._run_folder import (
+    ARMS,
+    RUNS_FILE,
+    STATUS_FAILED_REQUESTS,
+    STATUS_OK,
+    STATUS_UNPARSED,
+    RecordedRun,
+    RunKey,
+    read_runs,
+    status_of_record,
+)
+from analysis._schedule import BACKEND_OF_ARM
+from interchange.decision import DecisionDocument, FamilyDecision, Problem
 
 
 @dataclass(frozen=True)
@@ -83,34 +62,34 @@ class RunFolderDecision:
     problems: tuple[Problem, ...]
     observations: tuple[LevelObservation, ...] = ()
 
+    def document(self, results_document: str | None = None) -> DecisionDocument:
+        """The decision.json content: ``results_document`` as `paged-bench report` records it, or None."""
+        return DecisionDocument(
+            self.run_dir, self.rounds_planned, RULE_TEXT, results_document, self.families, self.problems
+        )
+
+
+def decision_to_json(decision: RunFolderDecision, results_document: str | None = None) -> dict:
+    """The decision.json document for a run folder's decision."""
+    return decision.document(results_document).to_json()
+
 
 def decide_run_folder(run_dir: Path) -> RunFolderDecision:
     """Collect the measurements under ``run_dir`` and decide every family."""
-    records, unreadable = _store.read_jsonl(run_dir / RUNS_FILE)
-    problems = [Problem("unreadable-record", message) for message in unreadable]
-    latest: dict[RunKey, tuple[int, dict]] = {}
-    models: dict[str, str] = {}
-    for line, record in records:
-        key = _run_key(record)
-        if key is None:
-            problems.append(Problem(
-                "unreadable-record",
-                f"{RUNS_FILE}:{line}: record lacks a family, an integer prompt_tokens and round, "
-                f"or an arm in {', '.join(ARMS)}",
-            ))  # fmt: skip
-            continue
-        latest[key] = (line, record)
-        models[key[0]] = str(record.get("model") or "")
+    latest, unusable = read_runs(run_dir)
+    problems = [Problem("unreadable-record", message) for message in unusable]
+    models = {key.family: "" for key in latest}
+    for run in sorted(latest.values(), key=lambda run: run.line):
+        models[run.key.family] = str(run.record.get("model") or "")
     observations: list[LevelObservation] = []
     tables = _read_tables(run_dir, latest, problems, observations)
-    rounds_planned = max((key[2] for key in latest), default=0)
+    rounds_planned = max((key.round for key in latest), default=0)
     problems.extend(_missing_runs(latest, rounds_planned))
-    lines = {key: line for key, (line, _) in latest.items()}
-    measured = _measurements(latest, tables, lines, problems)
+    measured = _measurements(latest, tables, problems)
     families = []
     for family, model in models.items():
         cells = [
-            decide_cell(family, prompt, conc, _triples(family, prompt, conc, by_round, lines, problems))
+            decide_cell(family, prompt, conc, _triples(family, prompt, conc, by_round, latest, problems))
             for (fam, prompt, conc), by_round in sorted(measured.items())
             if fam == family
         ]
@@ -120,45 +99,39 @@ def decide_run_folder(run_dir: Path) -> RunFolderDecision:
     )
 
 
-def _run_key(record: dict) -> RunKey | None:
-    family, arm = record.get("family"), record.get("arm")
-    numbers = [record.get("prompt_tokens"), record.get("round")]
-    if not isinstance(family, str) or not family or arm not in ARMS:
-        return None
-    if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in numbers):
-        return None
-    return (family, numbers[0], numbers[1], arm)
+def _located(key: RunKey) -> dict:
+    """A run key as the keyword arguments that locate a `Problem`."""
+    return dict(family=key.family, prompt_tokens=key.prompt_tokens, round=key.round, arm=key.arm)
 
 
 def _read_tables(
     run_dir: Path,
-    latest: dict[RunKey, tuple[int, dict]],
+    latest: dict[RunKey, RecordedRun],
     problems: list[Problem],
     observations: list[LevelObservation],
 ) -> dict[RunKey, BenchTable]:
     tables = {}
-    for key, (line, record) in latest.items():
-        family, prompt, round_number, arm = key
-        where = dict(family=family, prompt_tokens=prompt, round=round_number, arm=arm)
-        ref = f"{RUNS_FILE}:{line}"
-        status = status_of_record(record, run_dir)
+    for key, run in latest.items():
+        where = _located(key)
+        ref = f"{RUNS_FILE}:{run.line}"
+        status = status_of_record(run.record, run_dir)
         if status.status == STATUS_UNPARSED and isinstance(status.output, BenchParseFailure):
             kind = "truncated-output" if status.output.truncated else "malformed-output"
             problems.append(Problem(kind, f"{ref}: {status.output}", **where))
             continue
         if status.status not in (STATUS_OK, STATUS_FAILED_REQUESTS):
-            log = record.get("server_log")
+            log = run.record.get("server_log")
             detail = f" (server log {log})" if isinstance(log, str) and log else ""
             problems.append(Problem(status.status, f"{ref}: {status.message}{detail}", **where))
             continue
         table = status.output
-        mismatch = _backend_mismatch(record, arm, table)
+        mismatch = _backend_mismatch(run.record, key.arm, table)
         if mismatch:
             problems.append(Problem("backend-mismatch", f"{ref}: {mismatch}; run left out", **where))
             continue
         tables[key] = table
         observations += [
-            LevelObservation(family, prompt, round_number, arm, report)
+            LevelObservation(key.family, key.prompt_tokens, key.round, key.arm, report)
             for _, report in sorted(table.levels.items())
         ]
     return tables
@@ -181,24 +154,22 @@ def _backend_mismatch(record: dict, arm: str, table: BenchTable) -> str | None:
 
 
 def _measurements(
-    latest: dict[RunKey, tuple[int, dict]],
+    latest: dict[RunKey, RecordedRun],
     tables: dict[RunKey, BenchTable],
-    lines: dict[RunKey, int],
     problems: list[Problem],
 ) -> dict[tuple[str, int, int], dict[int, dict[str, float]]]:
     """(family, prompt, conc) -> round -> arm -> aggregate tok/s, reporting gaps."""
     levels: dict[tuple[str, int], set[int]] = defaultdict(set)
-    for (family, prompt, _, _), table in tables.items():
-        levels[(family, prompt)].update(r.concurrency for r in table.rows)
+    for key, table in tables.items():
+        levels[(key.family, key.prompt_tokens)].update(r.concurrency for r in table.rows)
     measured: dict[tuple[str, int, int], dict[int, dict[str, float]]] = defaultdict(
         lambda: defaultdict(dict)
     )
     for key, table in tables.items():
-        family, prompt, round_number, arm = key
-        where = dict(family=family, prompt_tokens=prompt, round=round_number, arm=arm)
-        ref = f"{RUNS_FILE}:{lines[key]}: {table.source}"
-        for conc in sorted(levels[(family, prompt)]):
-            by_round = measured[(family, prompt, conc)]
+        where = _located(key)
+        ref = f"{RUNS_FILE}:{latest[key].line}: {table.source}"
+        for conc in sorted(levels[(key.family, key.prompt_tokens)]):
+            by_round = measured[(key.family, key.prompt_tokens, conc)]
             row = table.row(conc)
             if row is None:
                 problems.append(
@@ -215,8 +186,8 @@ def _measurements(
                     )
                 )
             else:
-                by_round[round_number][arm] = row.aggregate_tok_s
-    for family, prompt in {(k[0], k[1]) for k in latest}:
+                by_round[key.round][key.arm] = row.aggregate_tok_s
+    for family, prompt in {(key.family, key.prompt_tokens) for key in latest}:
         if not levels.get((family, prompt)):
             problems.append(
                 Problem("no-data", "no run of this prompt length produced a usable table (see the problems of its runs)",
@@ -230,7 +201,7 @@ def _triples(
     prompt: int,
     conc: int,
     by_round: dict[int, dict[str, float]],
-    lines: dict[RunKey, int],
+    latest: dict[RunKey, RecordedRun],
     problems: list[Problem],
 ) -> list[RoundTriple]:
     triples = []
@@ -238,7 +209,9 @@ def _triples(
         lacking = [arm for arm in ARMS if arm not in arms]
         if lacking:
             have = ", ".join(
-                f"{RUNS_FILE}:{lines[(family, prompt, round_number, arm)]} {arm}" for arm in ARMS if arm in arms
+                f"{RUNS_FILE}:{latest[RunKey(family, prompt, round_number, arm)].line} {arm}"
+                for arm in ARMS
+                if arm in arms
             )
             problems.append(
                 Problem(
@@ -256,14 +229,18 @@ def _triples(
     return triples
 
 
-def _missing_runs(latest: dict[RunKey, tuple[int, dict]], rounds_planned: int) -> list[Problem]:
-    families_prompts = sorted({(k[0], k[1]) for k in latest})
+def _missing_runs(latest: dict[RunKey, RecordedRun], rounds_planned: int) -> list[Problem]:
+    families_prompts = sorted({(key.family, key.prompt_tokens) for key in latest})
+    expected = (
+        RunKey(family, prompt, round_number, arm)
+        for family, prompt in families_prompts
+        for round_number in range(1, rounds_planned + 1)
+        for arm in ARMS
+    )
     return [
-        Problem("missing-run", f"{RUNS_FILE} has no record of this run", family=f, prompt_tokens=p, round=r, arm=a)
-        for f, p in families_prompts
-        for r in range(1, rounds_planned + 1)
-        for a in ARMS
-        if (f, p, r, a) not in latest
+        Problem("missing-run", f"{RUNS_FILE} has no record of this run", **_located(key))
+        for key in expected
+        if key not in latest
     ]
 
 

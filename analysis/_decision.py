@@ -1,5 +1,8 @@
 """The maintainer's decision rule and the statistics reported beside it. Pure.
 
+It returns decision.json's own types (`interchange.decision`), whose loader
+re-applies the family rule `flag_from_verdicts` defined there.
+
 Per cell (family, prompt length, concurrency), with aggregate tok/s P (paged),
 D (dense) and N (paged-null) of each complete round (all three arms measured):
 
@@ -31,14 +34,25 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-VERDICT_DENSE = "dense-faster"
-VERDICT_PAGED = "paged-faster"
-VERDICT_NOISE = "within-noise"
-VERDICT_NO_DATA = "no-data"
-VERDICTS = (VERDICT_DENSE, VERDICT_PAGED, VERDICT_NOISE, VERDICT_NO_DATA)
-STATS_UNRESOLVED = "unresolved"
+from interchange.decision import (
+    STATS_UNRESOLVED,
+    VERDICT_DENSE,
+    VERDICT_NO_DATA,
+    VERDICT_NOISE,
+    VERDICT_PAGED,
+    CellDecision,
+    FamilyDecision,
+    flag_from_verdicts,
+)
+
+RULE_TEXT = (
+    "per cell: d = D/P - 1, z = N/P - 1 per round; dense clears the null spread upward "
+    "when median(d) > max|z|, paged is faster beyond it when median(d) < -max|z|; "
+    "supports_paged_decode_backend becomes false iff dense clears upward in at least one "
+    "cell and paged is faster beyond the null spread in none"
+)
 MIN_CONCLUSIVE_ROUNDS = 3
 _Z_ALPHA_PLUS_POWER = 1.959964 + 0.841621
 _T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -54,43 +68,6 @@ class RoundTriple:
     paged: float
     dense: float
     paged_null: float
-
-
-@dataclass(frozen=True)
-class CellDecision:
-    """The rule's verdict and the statistics for one cell."""
-
-    family: str
-    prompt_tokens: int
-    concurrency: int
-    rounds: tuple[int, ...]
-    paired_deltas: tuple[float, ...]
-    null_deltas: tuple[float, ...]
-    median_paired_delta: float | None
-    null_spread: float | None
-    verdict: str
-    median_paged_tok_s: float | None
-    median_dense_tok_s: float | None
-    mean_paired_delta: float | None
-    ci95: tuple[float, float] | None
-    rounds_favouring_dense: int
-    rounds_to_resolve: int | None
-    statistics_verdict: str
-    inconclusive: bool
-    notes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class FamilyDecision:
-    """The flag a family gets from its cells, and why."""
-
-    name: str
-    model: str
-    supports_paged_decode_backend: bool
-    reason: str
-    statistics_flag: bool
-    cells: tuple[CellDecision, ...]
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 def paired_delta(paged: float, dense: float) -> float:
@@ -156,11 +133,6 @@ def rule_verdict(median_paired_delta: float, null_spread: float) -> str:
     if median_paired_delta < -null_spread:
         return VERDICT_PAGED
     return VERDICT_NOISE
-
-
-def flag_from_verdicts(verdicts: list[str]) -> bool:
-    """The rule at family level: false iff some cell is dense-faster and none paged-faster."""
-    return not (VERDICT_DENSE in verdicts and VERDICT_PAGED not in verdicts)
 
 
 def decide_family(name: str, model: str, cells: list[CellDecision]) -> FamilyDecision:

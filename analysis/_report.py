@@ -22,13 +22,10 @@ from io import BytesIO
 from pathlib import Path
 
 from analysis import _store
-from analysis._collect import RunFolderDecision, summarise_levels
-from analysis._decision import CellDecision, FamilyDecision
-from analysis._runner import HOST_FILE, RUNS_FILE
-from analysis.decision_file import RULE_TEXT, decision_to_json
-
-DECISION_FILE = "decision.json"
-_RAW_FOLDERS = ("stdout", "stderr", "server-logs")
+from analysis._collect import RunFolderDecision, decision_to_json, summarise_levels
+from analysis._decision import RULE_TEXT
+from analysis._run_folder import DECISION_FILE, HOST_FILE, OUTPUT_FOLDERS, RUNS_FILE
+from interchange.decision import CellDecision, FamilyDecision
 
 
 @dataclass(frozen=True)
@@ -52,13 +49,13 @@ def write_report(
     host = _store.read_json_object(run_dir / HOST_FILE) or {}
     document_json = decision_to_json(decision, results_document)
     _copy_raw_data(run_dir, data_dir)
-    _store.write_atomic(data_dir / "driver.sh", render_driver_script(host).encode())
+    _store.write_file(data_dir / "driver.sh", render_driver_script(host).encode())
     encoded = (json.dumps(document_json, indent=2) + "\n").encode()
-    _store.write_atomic(data_dir / DECISION_FILE, encoded)
-    _store.write_atomic(plot, render_plot(decision))
+    _store.write_file(data_dir / DECISION_FILE, encoded)
+    _store.write_file(plot, render_plot(decision))
     markdown = render_document(decision, host, out.stem, plot.name, f"data/{out.stem}/")
-    _store.write_atomic(out, markdown.encode())
-    _store.write_atomic(run_dir / DECISION_FILE, encoded)
+    _store.write_file(out, markdown.encode())
+    _store.write_file(run_dir / DECISION_FILE, encoded)
     return WrittenReport(out, plot, data_dir, run_dir / DECISION_FILE, results_document)
 
 
@@ -66,7 +63,7 @@ def _copy_raw_data(run_dir: Path, data_dir: Path) -> None:
     for name in (RUNS_FILE, HOST_FILE):
         if (run_dir / name).is_file():
             _store.copy_file(run_dir / name, data_dir / name)
-    for folder in _RAW_FOLDERS:
+    for folder in OUTPUT_FOLDERS:
         for source in sorted((run_dir / folder).glob("*")):
             if source.is_file():
                 _store.copy_file(source, data_dir / folder / source.name)

@@ -1,17 +1,12 @@
 """Run the schedule: one fresh server per run, the bench against it, everything recorded.
 
-Layout of the output folder DIR (an output that was never produced, say the
-bench stdout of a server that did not start, is recorded as null)::
-
-    DIR/host.json                 machine, target commit, MLX pin, tool version, command lines
-    DIR/runs.jsonl                one JSON object per attempted run, appended as each ends
-    DIR/stdout/<run_id>.txt       raw bench stdout
-    DIR/stderr/<run_id>.txt       raw bench stderr
-    DIR/server-logs/<run_id>.log  server stdout and stderr
+The run folder's layout, a run's key and its status are `_run_folder`'s; this module
+starts and stops processes and appends what happened to runs.jsonl.
 
 Resuming is the default: a run whose latest record in runs.jsonl has status
 ``ok`` (server answered, bench exited 0, its output parsed, no failed requests;
-derived again from the record as `_status` does) is skipped; every other run is (re)done and appends a new record, the newest
+derived again from the record as `_run_folder` does) and the same model is
+skipped; every other run is (re)done and appends a new record, the newest
 record of a run superseding older ones. A server that does not answer, a bench
 that exits non-zero or times out, output that does not parse and failed
 requests are each recorded with their status and reported on stderr.
@@ -40,18 +35,18 @@ from pathlib import Path
 from analysis import _store
 from analysis._bench_output import BenchTable, parse_bench_file
 from analysis._host import collect_host_info
-from analysis._schedule import PlannedRun, render_command
-from analysis._status import (
+from analysis._run_folder import (
+    HOST_FILE,
+    RUNS_FILE,
     STATUS_BENCH_FAILED,
     STATUS_INTERRUPTED,
     STATUS_OK,
     STATUS_SERVER_FAILED,
+    finished_runs,
     status_of_bench,
-    status_of_record,
 )
+from analysis._schedule import PlannedRun, render_command
 
-RUNS_FILE = "runs.jsonl"
-HOST_FILE = "host.json"
 _SERVER_BACKEND_LINE = re.compile(rb"decode storage backend:\s*(\w+)", re.IGNORECASE)
 
 
@@ -81,16 +76,6 @@ class RunOutcome:
     message: str
 
 
-def finished_keys(out: Path) -> set[tuple]:
-    """Keys of runs whose newest record in DIR/runs.jsonl has status ok."""
-    records, _ = _store.read_jsonl(out / RUNS_FILE)
-    latest: dict[tuple, dict] = {}
-    for _, record in records:
-        with contextlib.suppress(KeyError, TypeError):
-            latest[_record_key(record)] = record
-    return {key for key, record in latest.items() if status_of_record(record, out).status == STATUS_OK}
-
-
 def record_host(settings: RunnerSettings, command_line: list[str]) -> None:
     """Write DIR/host.json; on resume keep the first probe and append this invocation."""
     path = settings.out / HOST_FILE
@@ -117,8 +102,9 @@ def run_schedule(
     progress: Callable[[str], None],
 ) -> list[RunOutcome]:
     """Do every unfinished run of ``schedule`` in order; return one outcome per run."""
-    done = finished_keys(settings.out)
-    to_do = sum(1 for run in schedule if run.key not in done)
+    finished = finished_runs(settings.out)
+    done = {run.key for run in schedule if finished.get(run.key) == run.model}
+    to_do = len(schedule) - len(done)
     outcomes = []
     seconds_spent = 0.0
     for index, run in enumerate(schedule, start=1):
@@ -150,11 +136,7 @@ def run_one(run: PlannedRun, settings: RunnerSettings) -> RunOutcome:
     bench_command = render_command(
         settings.bench_template, port=port, prompt_tokens=run.prompt_tokens
     )
-    paths = {
-        "stdout": Path("stdout") / f"{run.run_id}.txt",
-        "stderr": Path("stderr") / f"{run.run_id}.txt",
-        "server_log": Path("server-logs") / f"{run.run_id}.log",
-    }
+    paths = run.key.output_paths()
     record = {
         **run.fields(),
         "backend": run.backend,
@@ -329,16 +311,6 @@ def _last_line(path: Path) -> str | None:
     except OSError:
         return None
     return next((line.strip() for line in reversed(lines) if line.strip()), None)
-
-
-def _record_key(record: dict) -> tuple:
-    return (
-        record["family"],
-        record["model"],
-        record["prompt_tokens"],
-        record["round"],
-        record["arm"],
-    )
 
 
 def _describe(run: PlannedRun) -> str:

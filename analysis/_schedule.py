@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ARMS = ("paged", "dense", "paged-null")
+from analysis._run_folder import ARMS, RunKey
+
 BACKEND_OF_ARM = {"paged": "paged", "dense": "dense", "paged-null": "paged"}
 
 DEFAULT_SERVE_TEMPLATE = (
@@ -49,9 +50,14 @@ class PlannedRun:
         return BACKEND_OF_ARM[self.arm]
 
     @property
+    def key(self) -> RunKey:
+        """What identifies this run in runs.jsonl."""
+        return RunKey(self.family, self.prompt_tokens, self.round, self.arm)
+
+    @property
     def run_id(self) -> str:
         """A file-name-safe identity, unique within one schedule."""
-        return f"{self.family}-p{self.prompt_tokens}-r{self.round}-{self.arm}"
+        return self.key.run_id
 
     def fields(self) -> dict:
         """The run's identity as recorded in runs.jsonl and shown by `plan`."""
@@ -63,11 +69,6 @@ class PlannedRun:
             "position": self.position,
             "arm": self.arm,
         }
-
-    @property
-    def key(self) -> tuple[str, str, int, int, str]:
-        """What identifies this run in runs.jsonl when resuming."""
-        return (self.family, self.model, self.prompt_tokens, self.round, self.arm)
 
 
 def arm_order(round_number: int) -> tuple[str, ...]:

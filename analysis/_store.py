@@ -1,9 +1,10 @@
 """The only module of the analysis package that writes files.
 
-Whole files are written atomically (temporary file in the same folder, fsync,
-``os.replace``). ``runs.jsonl`` is append-only, one fsynced line per run, so an
-interrupted runner loses at most the line it was writing; `read_jsonl` skips such
-a cut-off last line and reports it.
+Whole files are written by the shared atomic write (`interchange.atomic_file`:
+temporary file in the same folder, fsync, ``os.replace``). ``runs.jsonl`` is
+append-only, one fsynced line per run, so an interrupted runner loses at most
+the line it was writing; `read_jsonl` skips such a cut-off last line and
+reports it. Where each file goes is `_run_folder`'s and `_report`'s.
 """
 
 from __future__ import annotations
@@ -11,28 +12,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import IO
 
+from interchange.atomic_file import write_atomic
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so readers see the old or the new file, never half."""
+
+def write_file(path: Path, data: bytes) -> None:
+    """Create the folder if needed and replace ``path`` with ``data`` atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data)
 
 
 def write_json(path: Path, document: object) -> None:
-    write_atomic(path, (json.dumps(document, indent=2, sort_keys=False) + "\n").encode())
+    write_file(path, (json.dumps(document, indent=2, sort_keys=False) + "\n").encode())
 
 
 def append_jsonl(path: Path, record: dict) -> None:

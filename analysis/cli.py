@@ -16,9 +16,10 @@ from pathlib import Path
 
 import click
 
-from analysis._collect import decide_run_folder, summarise_levels
+from analysis._collect import decide_run_folder, decision_to_json, summarise_levels
 from analysis._report import MissingPlotter, write_report
-from analysis._runner import RUNS_FILE, RunnerSettings, record_host, run_schedule
+from analysis._run_folder import RUNS_FILE, STATUS_OK
+from analysis._runner import RunnerSettings, record_host, run_schedule
 from analysis._schedule import (
     DEFAULT_BENCH_TEMPLATE,
     DEFAULT_SERVE_TEMPLATE,
@@ -26,8 +27,6 @@ from analysis._schedule import (
     build_schedule,
     render_command,
 )
-from analysis._status import STATUS_OK
-from analysis.decision_file import decision_to_json
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _FAMILY_NAME = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 
 @dataclass(frozen=True, order=True)
@@ -78,12 +81,41 @@ def line_col(source: bytes, offset: int) -> tuple[int, int]:
     return line, offset - line_start + 1
 
 
-def target_not_deleted(path: str, source: bytes, kind: str, name: str,
-                       other_kind: str | None = None, other_start: int = 0, label: str = "") -> Finding:
-    """Why a deletion target was not deleted: found only as another kind (blocking) or absent (a note)."""
-    if other_kind is not None:
-        line, col = line_col(source, other_start)
-        return Finding(path, line, col, "shape-mismatch",
-                       f"{name}: expected a {kind}, found a {other_kind}; not deleted", symbol=name)
-    return Finding(path, 0, 0, "not-found", f"{label}{kind} {name} not found (already removed?)",
-                   severity=NOTE, symbol=name)
+def shape_mismatch(path: str, source: bytes, kind: str, name: str, other_kind: str, other_start: int) -> Finding:
+    """A target whose name is found only as another kind of item: blocking, nothing deleted."""
+    line, col = line_col(source, other_start)
+    return Finding(path, line, col, "shape-mismatch",
+                   f"{name}: expected a {kind}, found a {other_kind}; not deleted", symbol=name)
+
+
+def _closest(name: str, candidates: list[str], count: int = 3) -> list[str]:
+    """The candidates spelt most like `name`, judged by the last part of the name first (a
+    shared `crate::` or module prefix says nothing), then by the whole name."""
+
+    def similarity(a: str, b: str) -> float:
+        return difflib.SequenceMatcher(None, a, b).ratio()
+
+    def last(qualified: str) -> str:
+        return re.split(r"::|\.", qualified)[-1]
+
+    scored = [(similarity(last(name), last(c)), similarity(name, c), c) for c in dict.fromkeys(candidates)]
+    return [c for score, _, c in sorted(scored, reverse=True) if score >= 0.6][:count]
+
+
+def missing_target(path: str, kind: str, name: str, candidates: list[str],
+                   already_absent: Callable[[], bool] | None) -> Finding:
+    """A target with no item of that name and kind in its file.
+
+    It is "already absent", a note (so that re-running a recipe changes
+    nothing), when `already_absent()` says so: the recipe's dead-symbol
+    pattern shows no mention left in the file. Otherwise (no pattern, or
+    mentions left) it is blocking and names the closest of `candidates`,
+    since the name is most likely misspelt.
+    """
+    if already_absent is not None and already_absent():
+        return Finding(path, 0, 0, "not-found",
+                       f"{kind} {name} already absent (no code in the file names the recipe's dead symbols)",
+                       severity=NOTE, symbol=name)
+    closest = _closest(name, candidates)
+    hint = f"; did you mean {' or '.join(closest)}?" if closest else ""
+    return Finding(path, 0, 0, "no-such-item", f"no item {name} of kind {kind} in {path}{hint}", symbol=name)

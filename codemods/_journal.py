@@ -28,10 +28,11 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
+
+from interchange.atomic_file import fsync_dir, write_atomic
 
 JOURNAL_DIR = ".codemod-journal"
 LOCK_FILE = ".codemod.lock"
@@ -86,39 +87,10 @@ def _real_root(root: Path) -> Path:
     return Path(os.path.realpath(root))
 
 
-def fsync_dir(directory: Path) -> None:
-    """Make a rename or unlink in `directory` durable."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def atomic_write(target: Path, data: bytes, mode: int) -> None:
-    """Replace `target` by `data` with permission bits `mode` (and its owner, where we may set it):
-    temporary file in the same folder, fsync, rename, fsync of the folder. The temporary file is
-    removed if anything fails."""
-    try:
-        owner = os.stat(target)
-    except FileNotFoundError:
-        owner = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=_TMP_SUFFIX, dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if owner is not None and (owner.st_uid, owner.st_gid) != (os.getuid(), os.getgid()):
-            with contextlib.suppress(PermissionError):
-                os.chown(tmp, owner.st_uid, owner.st_gid)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    fsync_dir(target.parent)
+    """Replace `target` by `data` with permission bits `mode` (and its owner, where we may set it),
+    by the shared atomic write; its temporary file carries a suffix `recover` can find."""
+    write_atomic(target, data, mode=mode, temporary_suffix=_TMP_SUFFIX)
 
 
 def _lock_holder(lock_path: Path) -> str:

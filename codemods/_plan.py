@@ -7,10 +7,12 @@ writing, differs. Nothing here writes or raises on user input.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from ._apply import FileChange, conflicts, line_ending, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
@@ -18,9 +20,9 @@ from ._files import files_matching
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
 from ._references import DANGLING, DeletedNames, dangling_references
 from ._spans import Deletion, deletion_edits
-from .cpp.items import CppTarget, delete_cpp_items
+from .cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
 from .cpp.resolve import deleted_cpp_items
-from .mentions import CODE, compile_pattern, mentions_in_source
+from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
 from .python.items import PythonTarget, delete_python_items
 from .recipes._model import Recipe, StepResult, Workspace
 from .rust.items import RustTarget, delete_rust_items
@@ -92,10 +94,14 @@ def _python_identifier_offsets(source: bytes, hits: list[tuple[int, int, str]]) 
 
 
 def _parse_errors(path: str, source: bytes) -> list[tuple[int, int]]:
-    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python)."""
+    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python).
+
+    The `;` tree-sitter-cpp misses after an annotation macro line is not one.
+    """
     language = language_of(path)
     if language in (RUST, CPP):
-        return [(n.start_byte, n.end_byte) for n in error_nodes(parse(source, language))]
+        return [(n.start_byte, n.end_byte) for n in error_nodes(parse(source, language))
+                if not (language == CPP and is_annotation_macro_semicolon(source, n))]
     if language == PYTHON:
         try:
             ast.parse(source)
@@ -105,6 +111,22 @@ def _parse_errors(path: str, source: bytes) -> list[tuple[int, int]]:
             offset = sum(len(x) + 1 for x in lines[: line - 1])
             return [(offset, offset)]
     return []
+
+
+def _already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
+    """For targets not found in `path`: whether the recipe's dead-symbol pattern shows no
+    mention left in the file's code (prose in comments and strings says nothing about whether
+    an item is there). Searched only when a target is missing; None without a pattern."""
+    if not recipe.dead_symbol_pattern:
+        return None
+    pattern = recipe.dead_symbol_pattern
+
+    @functools.cache
+    def no_code_mention_left() -> bool:
+        mentions = mentions_in_source(path, source, compile_pattern(pattern))
+        return all(m.kind in (COMMENT, STRING) for m in mentions)
+
+    return no_code_mention_left
 
 
 def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[Edit]], DeletedNames, list[Finding]]:
@@ -122,21 +144,25 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
                                     f"{path}: file not found; {len(targets)} item(s) of the recipe not looked for",
                                     severity="note"))
             continue
+        absent = _already_absent(recipe, path, source)
         deletions: list[Deletion] = []
         for language in ("rust", "cpp", "python"):
             wanted = [t for t in targets if t.language == language]
             if not wanted:
                 continue
             if language == "rust":
-                found, resolved, notes = delete_rust_items(path, source, [RustTarget(t.kind, t.name) for t in wanted], rule)
+                found, resolved, notes = delete_rust_items(
+                    path, source, [RustTarget(t.kind, t.name) for t in wanted], rule, absent)
                 deletions += found
                 deleted.rust += deleted_rust_items(path, resolved)
             elif language == "cpp":
-                found, cpp_names, notes = delete_cpp_items(path, source, [CppTarget(t.kind, t.name) for t in wanted], rule)
+                cpp_targets = [CppTarget(t.kind, t.name) for t in wanted]
+                found, cpp_names, notes = delete_cpp_items(path, source, cpp_targets, rule, absent)
                 deletions += found
-                deleted.cpp += deleted_cpp_items(path, source, cpp_names)
+                deleted.cpp += deleted_cpp_items(path, source, cpp_targets, cpp_names)
             else:
-                whole, python_names, notes = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule)
+                whole, python_names, notes = delete_python_items(
+                    path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule, absent)
                 edits.setdefault(path, []).extend(whole)
                 deleted.python += python_names
             findings += notes

@@ -26,10 +26,12 @@ RECIPE = Recipe(
         ItemTarget("src/b.rs", "rust", "fn", "gone_b"),
         ItemTarget("src/nested/c.rs", "rust", "fn", "inner::gone_c"),
     ),
+    dead_symbol_pattern="gone_[abc]",
 )
 RECIPE_TOML = """\
 id = "three-files"
 summary = "delete one function from each of three files"
+dead_symbol_pattern = "gone_[abc]"
 delete = [
   { path = "src/a.rs", language = "rust", kind = "fn", name = "gone_a" },
   { path = "src/b.rs", language = "rust", kind = "fn", name = "gone_b" },

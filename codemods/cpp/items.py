@@ -1,18 +1,23 @@
-"""C++ function definitions and declarations by name, with their leading comments.
+"""C++ function definitions and declarations by name, with what belongs to them.
 
-A `//` or `/* */` comment directly above an item (no blank line between, on
-its own line) belongs to the item. Namespaces, `extern "C"` blocks and
-templates are looked into; everything else (classes, anonymous namespaces'
-neighbours) is left alone.
+Attributes (`[[nodiscard]]`, `__attribute__((...))`) are part of a
+declaration's node. An annotation macro on its own line before it
+(`MLX_DEPRECATED("...")`, no semicolon) is a sibling that tree-sitter-cpp
+reads as an expression statement missing its `;`: it belongs to the item,
+with the comments among or after such lines. Above them, the `//` or `/* */`
+comments on their own lines directly above (no blank line between) belong to
+the item too. Namespaces, `extern "C"` blocks and templates are looked into;
+everything else (classes, anonymous namespaces' neighbours) is left alone.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import tree_sitter
 
-from .._edit import Finding, target_not_deleted
+from .._edit import Finding, missing_target, shape_mismatch
 from .._parse import CPP, parse
 from .._spans import Deletion, last_row, starts_own_line, whole_lines
 
@@ -22,13 +27,22 @@ _DECLARATOR_WRAPPERS = {"pointer_declarator", "reference_declarator", "parenthes
 
 @dataclass(frozen=True)
 class CppItem:
-    """A function definition ("function") or declaration ("declaration") in a C++ file."""
+    """A function definition ("function") or declaration ("declaration") in a C++ file.
+
+    `scope` is where the name lives: the enclosing named namespaces (an
+    anonymous namespace or `extern "C"` block adds nothing), then the
+    qualifier of a qualified declarator (`int ns::Klass::f()`).
+    """
 
     kind: str
     name: str
-    namespace: tuple[str, ...]
+    scope: tuple[str, ...]
     node: tree_sitter.Node
     start: int
+
+    @property
+    def qualified_name(self) -> str:
+        return "::".join((*self.scope, self.name))
 
     @property
     def end(self) -> int:
@@ -37,10 +51,27 @@ class CppItem:
 
 @dataclass(frozen=True)
 class CppTarget:
-    """A request to delete C++ functions named `name`: kind "function", "declaration" or "any"."""
+    """A request to delete C++ functions named `name`: kind "function", "declaration" or "any".
+
+    A bare name selects every function of that name (all overloads, any
+    namespace); a qualified one, `ns::name` or `::name`, exactly those whose
+    qualified name it is.
+    """
 
     kind: str
     name: str
+
+    def selects(self, item: CppItem) -> bool:
+        if "::" not in self.name:
+            return item.name == self.name
+        return item.qualified_name == self.name.removeprefix("::")
+
+
+def _spelled_like(item: CppItem, wanted: str) -> str:
+    """The item's name as a suggestion for `wanted`: qualified the way `wanted` is."""
+    if wanted.startswith("::"):
+        return f"::{item.qualified_name}"
+    return item.qualified_name if "::" in wanted else item.name
 
 
 def _function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -51,33 +82,63 @@ def _function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | No
     return node if node is not None and node.type == "function_declarator" else None
 
 
-def _declared_name(node: tree_sitter.Node) -> str | None:
+def _declared_name(node: tree_sitter.Node) -> tuple[tuple[str, ...], str] | None:
+    """The qualifier and the name a definition or declaration declares: ((), "f") or (("ns", "K"), "f")."""
     declarator = _function_declarator(node.child_by_field_name("declarator"))
     if declarator is None:
         return None
     name = declarator.child_by_field_name("declarator")
+    qualifier: tuple[str, ...] = ()
+    while name is not None and name.type == "qualified_identifier":
+        scope = name.child_by_field_name("scope")
+        if scope is not None:
+            qualifier += (scope.text.decode("utf-8", "replace"),)
+        name = name.child_by_field_name("name")
     if name is None:
         return None
-    if name.type == "qualified_identifier":
-        while name is not None and name.type == "qualified_identifier":
-            name = name.child_by_field_name("name")
-        if name is None:
-            return None
-    return name.text.decode("utf-8", "replace")
+    return qualifier, name.text.decode("utf-8", "replace")
 
 
-def leading_comments_start(source: bytes, node: tree_sitter.Node) -> int:
-    """Start of `node` with the comment lines directly above it (no blank line between)."""
-    start = node.start_byte
-    current = node
+def _is_annotation_macro(source: bytes, node: tree_sitter.Node) -> bool:
+    """Whether `node` is a macro on its own line(s) annotating what follows: `NAME(args)` or
+    `NAME` with no `;`, which tree-sitter-cpp reads as an expression statement missing its `;`."""
+    if node.type != "expression_statement" or not node.children or not node.children[-1].is_missing:
+        return False
+    named = [c for c in node.named_children if c.type != "comment"]  # comments before the missing `;` are inside
+    return len(named) == 1 and named[0].type in ("call_expression", "identifier") and starts_own_line(source, node)
+
+
+def is_annotation_macro_semicolon(source: bytes, node: tree_sitter.Node) -> bool:
+    """Whether an error node is only the `;` tree-sitter-cpp misses after an annotation macro
+    line at file or namespace level that a function declaration or definition follows."""
+    macro = node.parent
+    if not node.is_missing or macro is None or not _is_annotation_macro(source, macro):
+        return False
+    if macro.parent is None or macro.parent.type not in ("translation_unit", "declaration_list"):
+        return False
+    following = macro.next_named_sibling
+    while following is not None and (following.type == "comment" or _is_annotation_macro(source, following)):
+        following = following.next_named_sibling
+    return following is not None and following.type in ("function_definition", "declaration", "template_declaration")
+
+
+def leading_start(source: bytes, node: tree_sitter.Node) -> int:
+    """Start of `node` with the annotation macros and comments that belong to it (see the module doc)."""
+    first = node
+    comments_above: list[tree_sitter.Node] = []  # comments above `first`, nearest first
     prev = node.prev_sibling
-    while prev is not None and prev.type == "comment" and starts_own_line(source, prev):
-        if current.start_point.row - last_row(prev) > 1:
-            break
-        start = prev.start_byte
-        current = prev
+    while prev is not None and (prev.type == "comment" or _is_annotation_macro(source, prev)):
+        if prev.type == "comment":
+            comments_above.append(prev)
+        else:
+            first = prev
+            comments_above = []
         prev = prev.prev_sibling
-    return start
+    for comment in comments_above:
+        if not starts_own_line(source, comment) or first.start_point.row - last_row(comment) > 1:
+            break
+        first = comment
+    return first.start_byte
 
 
 def cpp_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[CppItem]:
@@ -93,16 +154,17 @@ def cpp_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[CppIt
                     (c for c in node.named_children if c.type in ("function_definition", "declaration")), node
                 )
             if target.type in ("function_definition", "declaration"):
-                name = _declared_name(target)
-                if name is not None:
+                declared = _declared_name(target)
+                if declared is not None:
+                    qualifier, name = declared
                     kind = "function" if target.type == "function_definition" else "declaration"
-                    found.append(CppItem(kind, name, namespace, node, leading_comments_start(source, node)))
+                    found.append(CppItem(kind, name, namespace + qualifier, node, leading_start(source, node)))
             elif node.type == "namespace_definition":
                 name_node = node.child_by_field_name("name")
-                name = name_node.text.decode("utf-8", "replace") if name_node is not None else ""
+                inner = tuple(name_node.text.decode("utf-8", "replace").split("::")) if name_node is not None else ()
                 body = node.child_by_field_name("body")
                 if body is not None:
-                    visit(body, namespace + (name,))
+                    visit(body, namespace + inner)
             elif node.type == "linkage_specification":
                 body = node.child_by_field_name("body")
                 if body is not None and body.type == "declaration_list":
@@ -113,26 +175,33 @@ def cpp_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[CppIt
 
 
 def delete_cpp_items(
-    path: str, source: bytes, targets: list[CppTarget], rule: str = "delete"
+    path: str, source: bytes, targets: list[CppTarget], rule: str = "delete",
+    already_absent: Callable[[], bool] | None = None,
 ) -> tuple[list[Deletion], list[str], list[Finding]]:
-    """Deletions for the requested functions of one C++ file (all overloads of a name).
+    """Deletions for the requested functions of one C++ file (all overloads a target selects).
 
-    Returns the deletions, the names deleted, and findings (a note per name not found).
+    Returns the deletions, the names deleted, and findings: a name found only
+    as the other kind is a blocking shape mismatch; a target not found is a
+    note when `already_absent()` says the file is already clean, and blocking
+    otherwise (see `missing_target`).
     """
     items = cpp_items(source)
     deletions: list[Deletion] = []
     names: list[str] = []
     findings: list[Finding] = []
     for target in targets:
-        chosen = [i for i in items if i.name == target.name and target.kind in ("any", i.kind)]
+        named = [i for i in items if target.selects(i)]
+        chosen = [i for i in named if target.kind in ("any", i.kind)]
+        if named and not chosen:
+            findings.append(shape_mismatch(path, source, target.kind, target.name, named[0].kind,
+                                           named[0].node.start_byte))
+            continue
         if not chosen:
-            other = next((i for i in items if i.name == target.name), None)
-            findings.append(target_not_deleted(path, source, target.kind, target.name,
-                                               other.kind if other else None, other.node.start_byte if other else 0,
-                                               label="C++ "))
+            candidates = [_spelled_like(i, target.name) for i in items if target.kind in ("any", i.kind)]
+            findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
             continue
         for item in chosen:
             start, end = whole_lines(source, item.start, item.end, (b"//", b"/*"))
             deletions.append(Deletion(start, end, f"{rule}:cpp-{item.kind}:{target.name}"))
-        names.append(target.name)
+        names.append(chosen[0].name)
     return deletions, names, findings

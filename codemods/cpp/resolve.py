@@ -25,7 +25,7 @@ import tree_sitter
 
 from .._parse import CPP, parse
 from .._resolution import DEFINITE, POSSIBLE, Reference
-from .items import cpp_items
+from .items import CppTarget, cpp_items
 
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
@@ -33,31 +33,37 @@ _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_i
 
 @dataclass(frozen=True)
 class DeletedCppItem:
-    """A C++ function (definition or declaration) a plan deletes: its namespace, and whether it
-    is local to its translation unit (`static`, or in an anonymous namespace)."""
+    """A C++ function (definition or declaration) a plan deletes: the namespace code names it
+    through (anonymous namespaces are transparent), and whether it is local to its translation
+    unit (`static`, or in an anonymous namespace)."""
 
     path: str
     name: str
-    namespace: tuple[str, ...]
+    visible_namespace: tuple[str, ...]
     kind: str
     translation_unit_local: bool
 
-    @property
-    def visible_namespace(self) -> tuple[str, ...]:
-        """The namespace code names it through (anonymous namespaces are transparent)."""
-        return tuple(n for n in self.namespace if n)
 
-
-def deleted_cpp_items(path: str, source: bytes, names: list[str]) -> list[DeletedCppItem]:
-    """The resolver's view of the functions `delete_cpp_items` deleted by name in one file."""
+def deleted_cpp_items(path: str, source: bytes, targets: list[CppTarget], names: list[str]) -> list[DeletedCppItem]:
+    """The resolver's view of what `delete_cpp_items` deleted in one file (`names`: the names
+    it reports deleted)."""
     found = []
     for item in cpp_items(source, parse(source, CPP)):
-        if item.name in names:
+        if item.name in names and any(t.selects(item) and t.kind in ("any", item.kind) for t in targets):
             node = item.node
             static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
-            local = (static or "" in item.namespace) and not path.endswith(_HEADER_SUFFIXES)
-            found.append(DeletedCppItem(path, item.name, item.namespace, item.kind, local))
+            local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
+            found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local))
     return found
+
+
+def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
+    current = node.parent
+    while current is not None:
+        if current.type == "namespace_definition" and current.child_by_field_name("name") is None:
+            return True
+        current = current.parent
+    return False
 
 
 def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
@@ -80,7 +86,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem]) -> lis
         return []
     tree = parse(source, CPP)
     directives = _using(tree.root_node)
-    declared = {(i.name, tuple(n for n in i.namespace if n)) for i in cpp_items(source, tree)}
+    declared = {(i.name, i.scope) for i in cpp_items(source, tree)}
     deleted_definitions = {(i.name, i.visible_namespace) for i in items if i.kind == "function"}
     found = []
     for match in hits:

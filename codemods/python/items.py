@@ -8,8 +8,9 @@ one whole-file edit, which the applier treats like any other.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
-from .._edit import Edit, Finding
+from .._edit import Edit, Finding, missing_target
 
 
 @dataclass(frozen=True)
@@ -21,9 +22,14 @@ class PythonTarget:
 
 
 def delete_python_items(
-    path: str, source: bytes, targets: list[PythonTarget], rule: str = "delete"
+    path: str, source: bytes, targets: list[PythonTarget], rule: str = "delete",
+    already_absent: Callable[[], bool] | None = None,
 ) -> tuple[list[Edit], list[str], list[Finding]]:
-    """One whole-file edit deleting the targets; the names deleted; findings for the rest."""
+    """One whole-file edit deleting the targets; the names deleted; findings for the rest.
+
+    A target not found is a note when `already_absent()` says the file is
+    already clean, and blocking otherwise (see `missing_target`).
+    """
     import libcst as cst
 
     try:
@@ -37,6 +43,7 @@ def delete_python_items(
         return [], [], [Finding(path, 0, 0, "parse-error", f"cannot parse as Python: {error}; nothing deleted")]
     wanted = {t.name: t for t in targets}
     removed: list[str] = []
+    seen: dict[str, str] = {}  # qualified name -> kind, of every definition visited
 
     class _Remover(cst.CSTTransformer):
         def __init__(self) -> None:
@@ -50,6 +57,7 @@ def delete_python_items(
         def _leave(self, original, updated, kind: str):
             qualified = ".".join(self.scope)
             self.scope.pop()
+            seen[qualified] = kind
             target = wanted.get(qualified)
             if target is not None and target.kind == kind:
                 removed.append(qualified)
@@ -73,8 +81,7 @@ def delete_python_items(
     except Exception as error:  # libcst refuses e.g. a body left empty
         return [], [], [Finding(path, 0, 0, "cannot-delete", f"libcst could not delete: {error}")]
     findings = [
-        Finding(path, 0, 0, "not-found", f"{t.kind} {t.name} not found (already removed?)",
-                severity="note", symbol=t.name)
+        missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent)
         for t in targets
         if t.name not in removed
     ]

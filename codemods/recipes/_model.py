@@ -19,7 +19,11 @@ class RecipeInputError(Exception):
 
 @dataclass(frozen=True)
 class ItemTarget:
-    """Delete the item of `kind` named `name` (qualified with `::` or `.`) in the file at `path`."""
+    """Delete the item of `kind` named `name` (qualified with `::` or `.`) in the file at `path`.
+
+    `crate::a::name` (Rust) and `ns::name` (C++) name exactly one item; a bare
+    Rust name matches the end of qualified names (see README, "As a library").
+    """
 
     path: str
     language: str

@@ -1,4 +1,4 @@
-"""The seed's part (b): set each family's paged flag from the measured decision.
+"""The ``paged-flag`` recipe (#2230 (b)): set each family's paged flag from the measured decision.
 
 `codemod apply --recipe paged-flag --decision DIR/decision.json ROOT`
 
@@ -12,6 +12,10 @@ effective_decode_storage_backend generated from that function's actual
 signature, and moves real-checkpoint tests that pin the paged backend for
 the family onto dense. Anything that does not have the expected shape is a
 blocking finding.
+
+The decision arrives as a typed, validated `DecisionDocument` from
+`interchange.decision`, the schema ``paged-bench report`` writes; reading it
+loads neither the analysis package nor its runner.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tree_sitter
+
+from interchange.decision import DecisionDocument, DecisionSchemaError, FamilyDecision, load_decision
 
 from .._edit import Edit, Finding, line_col
 from .._parse import RUST, parse
@@ -59,13 +65,11 @@ FAMILIES = {
 }
 
 
-def load_decision_option(workspace: Workspace) -> dict:
+def load_decision_option(workspace: Workspace) -> DecisionDocument:
     """The validated decision document named by the --decision option."""
     path = workspace.options.get("decision")
     if path is None:
         raise RecipeInputError("the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)")
-    from analysis.decision_file import DecisionSchemaError, load_decision
-
     try:
         return load_decision(Path(path))
     except DecisionSchemaError as error:
@@ -88,10 +92,10 @@ def _sentence(reason: str) -> str:
     return reason[:1].upper() + reason[1:] + "."
 
 
-def _doc_paragraphs(site: FamilySite, value: bool, decision: dict, family: dict) -> list[str]:
-    document = decision["results_document"]
+def _doc_paragraphs(site: FamilySite, value: bool, decision: DecisionDocument,
+                    family: FamilyDecision) -> list[str]:
     head = (f"Decided by measurement: {'dense' if not value else 'paged'} decode storage for {site.display}, "
-            f"see `{document}`. {_sentence(family['reason'])}")
+            f"see `{decision.results_document}`. {_sentence(family.reason)}")
     paragraphs = [head]
     if not value:
         paragraphs.append("So an explicit `--decode-storage-backend paged` resolves to dense for this family, "
@@ -108,8 +112,8 @@ def _method_in_impl(items, site: FamilySite, method: str = METHOD) -> tuple[obje
     return chosen[0], None
 
 
-def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: dict, family: dict,
-              findings: list[Finding]) -> list[Edit]:
+def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: DecisionDocument,
+              family: FamilyDecision, findings: list[Finding]) -> list[Edit]:
     source = workspace.read(site.path)
     if source is None:
         findings.append(Finding(site.path, 0, 0, "missing-file", f"{site.path} not found"))
@@ -153,9 +157,9 @@ class ResolverArgument:
     """One parameter of the resolver and what the generated test passes for it.
 
     ``source`` says where the value comes from: ``requested`` (the backend under
-    test), ``batch`` (the seed's --parallel 8), or the model method whose value
-    it is at the resolver's call site (``supports_paged_decode_backend``,
-    ``supports_batching``, ...).
+    test), ``batch`` (``MAX_BATCH``, the server's ``--parallel 8``), or the model
+    method whose value it is at the resolver's call site
+    (``supports_paged_decode_backend``, ``supports_batching``, ...).
     """
 
     name: str
@@ -301,7 +305,7 @@ def resolver_test_item(key: str, arguments: list[ResolverArgument]) -> str:
     return "\n".join(lines)
 
 
-def _resolver_test(workspace: Workspace, key: str, site: FamilySite, document: str,
+def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_document: str,
                    findings: list[Finding]) -> list[Edit]:
     scheduler = next((p for p in SCHEDULER_FILES if workspace.read(p) is not None), None)
     if scheduler is None:
@@ -335,7 +339,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, document: s
                                 f"the scheduler tests do not have {' and '.join(unseen)} in scope"))
         return []
     indent = line_indent(test_source, module.start_byte) + "    " if module.type == "mod_item" else ""
-    doc = _wrap_doc(indent, [f"{site.display} does not support the paged backend (measured: `{document}`). "
+    doc = _wrap_doc(indent, [f"{site.display} does not support the paged backend (measured: `{results_document}`). "
                              f"With what `{site.wrapper}` returns, the flag alone decides: at --parallel {MAX_BATCH}, "
                              "Auto and Paged resolve to Dense."])
     item = resolver_test_item(key, arguments)
@@ -378,7 +382,7 @@ def _tests_module(source: bytes, path: str) -> tree_sitter.Node | None:
     return None
 
 
-def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, document: str,
+def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, results_document: str,
                         findings: list[Finding]) -> list[Edit]:
     source = workspace.read(PARITY_TESTS)
     if source is None:
@@ -457,7 +461,7 @@ def _descendants(node: tree_sitter.Node):
         stack.extend(reversed(current.children))
 
 
-def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], document: str,
+def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], results_document: str,
                     findings: list[Finding]) -> list[Edit]:
     """Record each flipped family in docs/CONTINUOUS_BATCHING.md.
 
@@ -473,7 +477,7 @@ def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], document: s
     edits = []
     paragraphs = []
     for site in flipped:
-        note = (f"Measured in `{document}`: dense wins, so an explicit `--decode-storage-backend paged` "
+        note = (f"Measured in `{results_document}`: dense wins, so an explicit `--decode-storage-backend paged` "
                 "resolves to dense and the engine-parity paged row reports n/a.")
         row = _table_row(source, site.display)
         wanted = f"| {site.display} | false | {note} |".encode()
@@ -528,25 +532,26 @@ def _section_end(source: bytes, needle: bytes) -> int:
 def set_flags_from_decision(workspace: Workspace) -> StepResult:
     """The whole recipe as one step: every edit the decision implies."""
     decision = load_decision_option(workspace)
-    document = decision["results_document"]
+    results_document = decision.results_document
     findings: list[Finding] = []
     edits: list[Edit] = []
     flipped: list[FamilySite] = []
-    for key, family in decision["families"].items():
+    for family in decision.families:
+        key = family.name
         site = FAMILIES.get(key)
         if site is None:
             findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, "unknown-family",
                                     f"decision names family {key!r}, which this recipe does not know "
                                     f"(known: {', '.join(FAMILIES)})", severity="note"))
             continue
-        value = bool(family["supports_paged_decode_backend"])
+        value = family.supports_paged_decode_backend
         edits += _set_flag(workspace, site, value, decision, family, findings)
         if not value:
-            edits += _resolver_test(workspace, key, site, document, findings)
-            edits += _unpin_parity_tests(workspace, key, site, document, findings)
+            edits += _resolver_test(workspace, key, site, results_document, findings)
+            edits += _unpin_parity_tests(workspace, key, site, results_document, findings)
             flipped.append(site)
     if flipped:
-        edits += _record_in_docs(workspace, flipped, document, findings)
+        edits += _record_in_docs(workspace, flipped, results_document, findings)
     return StepResult(edits=tuple(edits), findings=tuple(findings))
 
 

@@ -7,10 +7,11 @@ item, not its children; `RustItem.start` is computed to include them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import tree_sitter
 
-from .._edit import Finding, line_col, target_not_deleted
+from .._edit import Finding, line_col, missing_target, shape_mismatch
 from .._parse import RUST, parse
 from .._spans import Deletion, last_row, starts_own_line, whole_lines
 
@@ -74,56 +75,84 @@ class RustItem:
         return (self.name,)
 
 
-def _is_outer_doc(node: tree_sitter.Node) -> bool:
-    return any(c.type in ("outer_doc_comment_marker",) for c in node.children)
+def _has_marker(node: tree_sitter.Node, marker: str) -> bool:
+    return node.type in ("line_comment", "block_comment") and any(c.type == marker for c in node.children)
 
 
-def _is_inner_doc(node: tree_sitter.Node) -> bool:
-    return any(c.type == "inner_doc_comment_marker" for c in node.children)
+def _attaches_to_next(node: tree_sitter.Node) -> bool:
+    """Whether `node` is part of the item after it: an outer attribute or an outer doc comment."""
+    return node.type == "attribute_item" or _has_marker(node, "outer_doc_comment_marker")
+
+
+def _is_plain_comment(node: tree_sitter.Node) -> bool:
+    return (node.type in ("line_comment", "block_comment")
+            and not _has_marker(node, "outer_doc_comment_marker")
+            and not _has_marker(node, "inner_doc_comment_marker"))
 
 
 def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tree_sitter.Node]]:
-    """Start offset of `node` with the doc comments, attributes and comments that belong to it.
+    """Start offset of `node` with the doc comments, attributes and comments that belong to it,
+    and its attribute nodes.
 
-    Walks back over attribute items and comments that sit on their own lines
-    with no blank line in between. Inner doc comments (//!) belong to the
-    enclosing module and stop the walk; so does a blank line.
+    Read from the syntax tree: every outer attribute and outer doc comment
+    before the node is part of it (blank lines between or not), and so is every
+    plain comment among them or after them, trailing comments on their lines
+    included. Above the first of them, the leading comment block (plain
+    comments on their own lines, no blank line between) belongs to it too.
+    An inner attribute or inner doc comment (`#![..]`, `//!`) belongs to the
+    enclosing module and ends the walk, as does any other node.
     """
-    start = node.start_byte
+    first = node
     attributes: list[tree_sitter.Node] = []
-    current = node
+    comments_above: list[tree_sitter.Node] = []  # plain comments above `first`, nearest first
     prev = node.prev_sibling
-    while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
-        if current.start_point.row - last_row(prev) > 1:
-            break
-        if prev.type != "attribute_item" and (_is_inner_doc(prev) or not starts_own_line(source, prev)):
-            break
-        if prev.type == "attribute_item":
-            attributes.append(prev)
-        start = prev.start_byte
-        current = prev
+    while prev is not None and (_attaches_to_next(prev) or _is_plain_comment(prev)):
+        if _attaches_to_next(prev):
+            if prev.type == "attribute_item":
+                attributes.append(prev)
+            first = prev
+            comments_above = []
+        else:
+            comments_above.append(prev)
         prev = prev.prev_sibling
+    for comment in comments_above:
+        if not starts_own_line(source, comment) or first.start_point.row - last_row(comment) > 1:
+            break
+        first = comment
     attributes.reverse()
-    return start, attributes
+    return first.start_byte, attributes
 
 
-def _attribute_text(source: bytes, attribute_item: tree_sitter.Node) -> str:
-    inner = next((c for c in attribute_item.named_children if c.type == "attribute"), None)
-    if inner is None:
-        return ""
-    return source[inner.start_byte : inner.end_byte].decode("utf-8", "replace")
+def _attribute_text(attribute_item: tree_sitter.Node) -> str:
+    inner = _attribute(attribute_item)
+    return inner.text.decode("utf-8", "replace") if inner is not None else ""
 
 
-def _attribute_path(text: str) -> str:
-    for sep in ("(", "=", " "):
-        text = text.split(sep, 1)[0]
-    return text.strip()
+def _attribute(attribute_item: tree_sitter.Node) -> tree_sitter.Node | None:
+    return next((c for c in attribute_item.named_children if c.type == "attribute"), None)
 
 
-def _rust_name(attributes: tuple[str, ...]) -> str | None:
-    for text in attributes:
-        if _attribute_path(text) == "rust_name" and "=" in text:
-            return text.split("=", 1)[1].strip().strip('"')
+def _attribute_path(attribute_item: tree_sitter.Node) -> str:
+    """The path of an attribute as written: `test`, `cxx::bridge`, `rust_name`."""
+    inner = _attribute(attribute_item)
+    path = inner.named_children[0] if inner is not None and inner.named_children else None
+    return path.text.decode("utf-8", "replace") if path is not None else ""
+
+
+def _attribute_string_value(attribute_item: tree_sitter.Node) -> str | None:
+    """The string of a `#[path = "string"]` attribute (None for any other shape)."""
+    inner = _attribute(attribute_item)
+    value = inner.child_by_field_name("value") if inner is not None else None
+    if value is None or value.type not in ("string_literal", "raw_string_literal"):
+        return None
+    content = next((c for c in value.named_children if c.type == "string_content"), None)
+    return content.text.decode("utf-8", "replace") if content is not None else ""
+
+
+def _rust_name(attribute_items: list[tree_sitter.Node]) -> str | None:
+    for attribute_item in attribute_items:
+        if _attribute_path(attribute_item) == "rust_name":
+            return _attribute_string_value(attribute_item)
     return None
 
 
@@ -147,8 +176,8 @@ def _node_name(node: tree_sitter.Node) -> str | None:
     return name.text.decode("utf-8", "replace")
 
 
-def _is_cxx_bridge(attributes: tuple[str, ...]) -> bool:
-    return any(_attribute_path(a) in ("cxx::bridge", "bridge") for a in attributes)
+def _is_cxx_bridge(attribute_items: list[tree_sitter.Node]) -> bool:
+    return any(_attribute_path(a) in ("cxx::bridge", "bridge") for a in attribute_items)
 
 
 def rust_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[RustItem]:
@@ -162,19 +191,19 @@ def rust_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[Rust
             if kind is None:
                 continue
             start, attribute_nodes = leading_trivia(source, node)
-            attributes = tuple(_attribute_text(source, a) for a in attribute_nodes)
+            attributes = tuple(_attribute_text(a) for a in attribute_nodes)
             trait = None
             if node.type == "impl_item":
                 name = _type_base_name(node.child_by_field_name("type"))
                 trait = _type_base_name(node.child_by_field_name("trait"))
             else:
                 name = _node_name(node)
-            if kind == "fn" and any(_attribute_path(a) in _TEST_ATTRIBUTES for a in attributes):
+            if kind == "fn" and any(_attribute_path(a) in _TEST_ATTRIBUTES for a in attribute_nodes):
                 kind = "test"
             if kind == "fn_signature" and in_bridge:
                 kind = "bridge_fn"
             found.append(
-                RustItem(kind, name or "", path, node, start, attributes, trait, _rust_name(attributes))
+                RustItem(kind, name or "", path, node, start, attributes, trait, _rust_name(attribute_nodes))
             )
             if node.type in _CONTAINERS:
                 body = node.child_by_field_name("body")
@@ -184,7 +213,7 @@ def rust_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[Rust
                     continue
                 # Methods are named through their type or trait: `Type::method`.
                 inner_path = path + (name,) if name and node.type != "foreign_mod_item" else path
-                bridge = in_bridge or (node.type == "mod_item" and _is_cxx_bridge(attributes))
+                bridge = in_bridge or (node.type == "mod_item" and _is_cxx_bridge(attribute_nodes))
                 visit(body, inner_path, bridge)
 
     visit(tree.root_node, (), False)
@@ -209,16 +238,39 @@ DELETABLE_KINDS = {
 _TYPE_KINDS = {"struct", "enum", "union", "type"}
 
 
+# A name that starts with one of these addresses the file's top level exactly.
+_ANCHORS = ("crate", "self")
+
+
+def _address(wanted: str) -> tuple[tuple[str, ...], bool]:
+    """The parts of a target's name, and whether it is anchored at the file's top level."""
+    parts = tuple(wanted.split("::"))
+    if len(parts) > 1 and parts[0] in _ANCHORS:
+        return parts[1:], True
+    return parts, False
+
+
 def _matches_name(item: RustItem, wanted: str) -> bool:
-    """Whether the item's qualified name ends with the wanted `a::b::name` path."""
-    wanted_parts = tuple(wanted.split("::"))
+    """Whether `wanted` names the item.
+
+    `crate::a::name` (or `self::a::name`) names exactly the item `name` in
+    module, type or trait `a` at the file's top level; any other name is the
+    trailing part of the item's qualified name (`name`, `a::name`).
+    """
+    parts, anchored = _address(wanted)
     have = (*item.path, item.name)
-    return have[-len(wanted_parts) :] == wanted_parts
+    return have == parts if anchored else have[-len(parts) :] == parts
+
+
+def _spelled_like(item: RustItem, wanted: str) -> str:
+    """The item's name as a suggestion for `wanted`: anchored if `wanted` is."""
+    anchor = wanted.split("::", 1)[0]
+    return f"{anchor}::{item.qualified_name}" if _address(wanted)[1] else item.qualified_name
 
 
 @dataclass(frozen=True)
 class RustTarget:
-    """A request to delete one Rust item: kind (a key of DELETABLE_KINDS) and qualified name."""
+    """A request to delete one Rust item: kind (a key of DELETABLE_KINDS) and name (see `_matches_name`)."""
 
     kind: str
     name: str
@@ -234,13 +286,16 @@ class DeletedItem:
 
 
 def delete_rust_items(
-    path: str, source: bytes, targets: list[RustTarget], rule: str = "delete"
+    path: str, source: bytes, targets: list[RustTarget], rule: str = "delete",
+    already_absent: Callable[[], bool] | None = None,
 ) -> tuple[list[Deletion], list[DeletedItem], list[Finding]]:
     """Deletions for the requested items of one Rust file, each with its docs and attributes.
 
     A type target takes all its impl blocks in the file (inherent and trait).
-    A target not found is a note; a name found only as another kind of item is
-    a blocking shape mismatch.
+    A name found only as another kind of item is a blocking shape mismatch; a
+    bare name found in several modules is ambiguous. A target not found is a
+    note when `already_absent()` says the file is already clean, and blocking
+    otherwise (see `missing_target`).
     """
     tree = parse(source, RUST)
     items = rust_items(source, tree)
@@ -253,18 +308,21 @@ def delete_rust_items(
             raise ValueError(f"unknown Rust item kind {target.kind!r}")
         named = [i for i in items if i.kind != "impl" and _matches_name(i, target.name)]
         chosen = [i for i in named if i.kind in accepted]
+        if named and not chosen:
+            findings.append(shape_mismatch(path, source, target.kind, target.name, named[0].kind,
+                                           named[0].node.start_byte))
+            continue
         if not chosen:
-            other = named[0] if named else None
-            findings.append(target_not_deleted(path, source, target.kind, target.name,
-                                               other.kind if other else None, other.node.start_byte if other else 0))
+            candidates = [_spelled_like(i, target.name) for i in items if i.kind in accepted]
+            findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
             continue
         paths = {i.path for i in chosen}
         if len(paths) > 1:
             line, col = line_col(source, chosen[1].node.start_byte)
-            where = ", ".join("::".join((*p, target.name.split("::")[-1])) for p in sorted(paths))
+            where = ", ".join("::".join(("crate", *p, chosen[0].name)) for p in sorted(paths))
             findings.append(
                 Finding(path, line, col, "ambiguous",
-                        f"{target.name} matches items in several modules ({where}); qualify the name",
+                        f"{target.name} matches items in several modules ({where}); name one exactly",
                         symbol=target.name)
             )
             continue

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from analysis._bench_output import SUMMARY_COLUMNS
+from analysis._run_folder import DOCUMENTED_FIELDS
 from analysis._schedule import BACKEND_OF_ARM, arm_order
-from analysis._status import DOCUMENTED_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_SERVE = ROOT / "fixtures" / "fake-serve"

@@ -105,7 +105,7 @@ def test_decide_and_report_cli_on_a_synthetic_folder(tmp_path):
 
 
 def test_documented_fields_alone_decide_as_the_runner_records_do(tmp_path):
-    from analysis._status import DOCUMENTED_FIELDS
+    from analysis._run_folder import DOCUMENTED_FIELDS
 
     full = decide_run_folder(write_run_folder(tmp_path / "full", _aggregates()))
     folder = write_run_folder(tmp_path / "documented", _aggregates(), documented_only=True)

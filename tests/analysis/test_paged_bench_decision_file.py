@@ -2,8 +2,7 @@ import json
 
 import pytest
 
-from analysis._collect import decide_run_folder
-from analysis.decision_file import SCHEMA_ID, DecisionSchemaError, decision_to_json, load_decision
+from analysis import SCHEMA_ID, DecisionSchemaError, decide_run_folder, decision_to_json, load_decision
 from paged_bench_helpers import cells_from_ratios, write_run_folder
 
 DENSE_5PCT = [(1.05, 1.01), (1.06, 0.995), (1.04, 1.008)]
@@ -23,14 +22,16 @@ def _write(tmp_path, document):
 
 def test_round_trip(tmp_path, document):
     loaded = load_decision(_write(tmp_path, document))
-    assert loaded["schema"] == SCHEMA_ID
-    family = loaded["families"]["gemma3"]
-    assert family["supports_paged_decode_backend"] is False
-    cell = family["cells"][0]
-    assert (cell["prompt_tokens"], cell["concurrency"], cell["verdict"]) == (512, 4, "dense-faster")
-    assert cell["median_paired_delta"] == pytest.approx(0.05)
-    assert cell["null_spread"] == pytest.approx(0.01)
-    assert loaded["results_document"] == "docs/benchmark_results/x.md"
+    assert loaded.to_json()["schema"] == SCHEMA_ID
+    family = loaded.families[0]
+    assert family.name == "gemma3"
+    assert family.supports_paged_decode_backend is False
+    cell = family.cells[0]
+    assert (cell.prompt_tokens, cell.concurrency, cell.verdict) == (512, 4, "dense-faster")
+    assert cell.median_paired_delta == pytest.approx(0.05)
+    assert cell.null_spread == pytest.approx(0.01)
+    assert loaded.results_document == "docs/benchmark_results/x.md"
+    assert loaded.to_json() == document
 
 
 def _drop(key):
@@ -99,4 +100,4 @@ def test_the_documented_example_validates(tmp_path):
     example = re.search(r"```json\n(.*?)```", text, re.DOTALL).group(1)
     path = tmp_path / "decision.json"
     path.write_text(example)
-    assert load_decision(path)["families"]["gemma3"]["supports_paged_decode_backend"] is False
+    assert load_decision(path).families[0].supports_paged_decode_backend is False

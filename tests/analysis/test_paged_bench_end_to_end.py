@@ -12,7 +12,7 @@ import sys
 from click.testing import CliRunner
 
 from analysis.cli import main
-from analysis.decision_file import load_decision
+from analysis import load_decision
 from codemods.cli import main as codemod_main
 from fixture_crate import cargo, copy_fixture, write_offline_cargo_config
 from paged_bench_helpers import FAKE_SERVE, ROOT
@@ -104,8 +104,8 @@ def test_run_decide_report_end_to_end(tmp_path, corpus):
                   "-m", "models/mlx/gemma-3-1b-it-4bit")
     assert "decode storage backend: dense" in serve.stderr
     written = load_decision(out / "decision.json")
-    assert written["results_document"] == "docs/benchmark_results/paged-vs-dense-fake-2026-11-30.md"
-    assert written["families"] == decision["families"]
+    assert written.results_document == "docs/benchmark_results/paged-vs-dense-fake-2026-11-30.md"
+    assert written.to_json()["families"] == decision["families"]
 
 
 def test_resume_skips_finished_runs(tmp_path):
@@ -119,6 +119,15 @@ def test_resume_skips_finished_runs(tmp_path):
     assert len(json.loads((out / "host.json").read_text())["invocations"]) == 2
     refused = CliRunner().invoke(main, ["run", "--out", str(out), "--family", family, "--no-resume"])
     assert refused.exit_code == 2 and "--no-resume" in refused.output
+
+
+def test_resume_redoes_runs_recorded_with_another_model(tmp_path):
+    out = tmp_path / "run"
+    assert _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=REPLAY).exit_code == 0
+    again = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'llama4.json'}", bench=REPLAY)
+    assert again.exit_code == 0
+    assert "skipped" not in again.output
+    assert [r["model"].rsplit("/", 1)[-1] for r in _records(out)] == ["gemma3.json"] * 3 + ["llama4.json"] * 3
 
 
 def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):

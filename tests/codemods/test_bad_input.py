@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from codemods.cli import main
-from write_trees import BEFORE, make_tree, snapshot, write_recipe
+from write_trees import BEFORE, RECIPE_TOML, make_tree, snapshot, write_recipe
 
 
 @pytest.fixture
@@ -201,7 +201,7 @@ def test_binary_target(tree: Path, tmp_path: Path) -> None:
     assert snapshot(tree) == before
 
 
-def test_empty_targets_are_a_note_not_an_error(tree: Path, tmp_path: Path) -> None:
+def test_targets_already_absent_are_a_note_not_an_error(tree: Path, tmp_path: Path) -> None:
     for path in BEFORE:
         (tree / path).write_bytes(b"")
     result = _apply("--recipe", str(write_recipe(tmp_path)), str(tree))
@@ -211,6 +211,22 @@ def test_empty_targets_are_a_note_not_an_error(tree: Path, tmp_path: Path) -> No
         "codemod: three-files: changed 0 file(s); 3 finding(s), 0 blocking",
     ]
     assert all(data == b"" for data in snapshot(tree).values())
+
+
+def test_a_misspelt_target_blocks_the_plan_with_a_suggestion(tree: Path, tmp_path: Path) -> None:
+    recipe = tmp_path / "misspelt.toml"
+    recipe.write_text(RECIPE_TOML.replace('name = "gone_b"', 'name = "gnoe_b"'))
+    result = _apply("--recipe", str(recipe), str(tree))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[0] == "src/b.rs: no item gnoe_b of kind fn in src/b.rs; did you mean gone_b?"
+    assert snapshot(tree) == BEFORE
+
+
+def test_a_missing_target_blocks_while_the_file_still_names_dead_symbols(tree: Path, tmp_path: Path) -> None:
+    (tree / "src/b.rs").write_bytes(b"fn keep_b() {\n    gone_a();\n}\n")
+    result = _apply("--dry-run", "--allow-dangling", "--recipe", str(write_recipe(tmp_path)), str(tree))
+    assert result.exit_code == 1
+    assert "src/b.rs: no item gone_b of kind fn in src/b.rs" in result.stderr.splitlines()
 
 
 def test_undecodable_python_target(tree: Path, tmp_path: Path) -> None:

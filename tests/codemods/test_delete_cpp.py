@@ -1,3 +1,8 @@
+from pathlib import Path
+
+from codemods import ItemTarget, Recipe, plan_recipe
+from codemods.cpp.items import CppTarget, delete_cpp_items
+
 from codemod_helpers import assert_deletes, dedent, run_deletion
 
 
@@ -101,10 +106,20 @@ def test_declaration_kind_does_not_delete_the_definition():
     assert not findings
 
 
-def test_missing_function_is_a_note():
-    result, findings = run_deletion("cpp", b"int keep();\n", [("function", "absent")])
-    assert result == b"int keep();\n"
-    assert [f.code for f in findings] == ["not-found"]
+def test_missing_function_blocks_with_the_closest_names():
+    result, findings = run_deletion("cpp", b"namespace mlx {\nint frob_compat();\n}\n",
+                                    [("declaration", "mlx::frob_compta"), ("function", "frob_compat")])
+    assert result == b"namespace mlx {\nint frob_compat();\n}\n"
+    assert [(f.code, f.blocking, f.message) for f in findings] == [
+        ("no-such-item", True, "no item mlx::frob_compta of kind declaration in t.cpp; did you mean mlx::frob_compat?"),
+        ("shape-mismatch", True, "frob_compat: expected a function, found a declaration; not deleted"),
+    ]
+
+
+def test_missing_function_in_a_file_already_clean_is_a_note():
+    _, _, findings = delete_cpp_items("t.cpp", b"int keep();\n", [CppTarget("function", "absent")],
+                                      already_absent=lambda: True)
+    assert [(f.code, f.blocking) for f in findings] == [("not-found", False)]
 
 
 def test_template_and_qualified_definitions():
@@ -125,3 +140,80 @@ def test_template_and_qualified_definitions():
         int keep() { return 1; }
         """,
     )
+
+
+def test_attributes_and_annotation_macros_go_with_the_declaration():
+    assert_deletes(
+        "cpp",
+        """
+        namespace mlx_cxx {
+
+        // Kept.
+        int keep();
+
+        // Pooled.
+        [[nodiscard]]
+        std::unique_ptr<MlxArray> gone_nodiscard(const MlxArray& q);
+
+        __attribute__((visibility("default")))
+        int gone_visible(int x) { return x; }
+
+        // Deprecated, see below.
+        MLX_DEPRECATED("use frob_pooled")  // until 2.0
+        // Between the macro and the declaration.
+        MLX_API
+        std::unique_ptr<MlxArray> gone_macro(const MlxArray& q);
+        int keep2();
+
+        }  // namespace mlx_cxx
+        """,
+        [("declaration", "gone_nodiscard"), ("function", "gone_visible"), ("declaration", "gone_macro")],
+        """
+        namespace mlx_cxx {
+
+        // Kept.
+        int keep();
+
+        int keep2();
+
+        }  // namespace mlx_cxx
+        """,
+    )
+
+
+def test_a_qualified_name_addresses_exactly():
+    source = dedent(
+        """
+        int frob();
+        namespace mlx_cxx {
+        int frob();
+        namespace detail {
+        int frob();
+        }  // namespace detail
+        namespace {
+        int helper();
+        }  // namespace
+        }  // namespace mlx_cxx
+        int mlx_cxx::Klass::frob() { return 0; }
+        """
+    )
+    deleted = {}
+    for name in ("frob", "::frob", "mlx_cxx::frob", "mlx_cxx::detail::frob", "mlx_cxx::Klass::frob",
+                 "mlx_cxx::helper"):
+        result, findings = run_deletion("cpp", source, [("any", name)])
+        assert not findings, findings
+        deleted[name] = source.count(b"\n") - result.count(b"\n")
+    assert deleted == {"frob": 5, "::frob": 1, "mlx_cxx::frob": 1, "mlx_cxx::detail::frob": 2,
+                       "mlx_cxx::Klass::frob": 1, "mlx_cxx::helper": 2}
+    _, findings = run_deletion("cpp", source, [("any", "detail::frob")])
+    assert [f.message for f in findings] == [
+        "no item detail::frob of kind any in t.cpp; did you mean mlx_cxx::detail::frob or mlx_cxx::frob or frob?"]
+
+
+def test_a_plan_deletes_a_declaration_annotated_by_a_macro_line(tmp_path: Path):
+    header = tmp_path / "bridge.h"
+    header.write_bytes(b'#pragma once\n\nMLX_DEPRECATED("old")\nint gone(int x);\n\nint keep(int x);\n')
+    recipe = Recipe(id="macro", summary="", deletions=(ItemTarget("bridge.h", "cpp", "declaration", "gone"),))
+    plan = plan_recipe(tmp_path, recipe)
+    assert not plan.findings
+    assert [c.after for c in plan.changes] == [b"#pragma once\n\nint keep(int x);\n"]

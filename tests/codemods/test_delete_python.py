@@ -52,3 +52,11 @@ def test_unparseable_python_is_a_blocking_finding():
     result, findings = run_deletion("python", b"def broken(:\n", [("function", "broken")])
     assert result == b"def broken(:\n"
     assert findings and findings[0].code == "parse-error" and findings[0].blocking
+
+
+def test_missing_python_target_blocks_with_the_closest_names():
+    source = b"class Frob:\n    def gone(self):\n        return 2\n"
+    result, findings = run_deletion("python", source, [("function", "Frob.goen")])
+    assert result == source
+    assert [(f.code, f.message) for f in findings] == [
+        ("no-such-item", "no item Frob.goen of kind function in t.py; did you mean Frob.gone?")]

@@ -1,3 +1,10 @@
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from codemods import ItemTarget, Recipe, plan_recipe
 from codemods.rust.items import RustTarget, delete_rust_items, rust_items
 
 from codemod_helpers import assert_deletes, dedent, run_deletion
@@ -308,11 +315,23 @@ def test_trailing_comment_on_previous_item_is_not_taken():
     assert result == b"fn keep() {} // about keep\n"
 
 
-def test_missing_target_is_a_note_not_an_error():
-    source = dedent("fn keep() {}\n")
-    result, findings = run_deletion("rust", source, [("fn", "absent")])
+def test_missing_target_blocks_with_the_closest_names():
+    source = dedent("pub fn merge() {}\n\nimpl Handle {\n    pub fn merge(&self) {}\n}\n")
+    result, findings = run_deletion("rust", source, [("fn", "crate::mrege"), ("fn", "absent")])
     assert result == source
-    assert [(f.code, f.blocking) for f in findings] == [("not-found", False)]
+    assert [(f.code, f.blocking, f.message) for f in findings] == [
+        ("no-such-item", True,
+         "no item crate::mrege of kind fn in t.rs; did you mean crate::merge or crate::Handle::merge?"),
+        ("no-such-item", True, "no item absent of kind fn in t.rs"),
+    ]
+
+
+def test_missing_target_in_a_file_already_clean_is_a_note():
+    source = dedent("fn keep() {}\n")
+    _, _, findings = delete_rust_items("t.rs", source, [RustTarget("fn", "absent")], already_absent=lambda: True)
+    assert [(f.code, f.blocking, f.message) for f in findings] == [
+        ("not-found", False, "fn absent already absent (no code in the file names the recipe's dead symbols)")
+    ]
 
 
 def test_wrong_kind_is_a_blocking_shape_mismatch():
@@ -375,5 +394,106 @@ def test_let_chains_parse_and_delete():
             }
             0
         }
+        """,
+    )
+
+
+ISSUE_12_LIB_RS = """\
+pub fn keep() {}
+
+#[link_section = ".vectors"]
+#[no_mangle] // stays with the item
+#[cfg_attr(feature = "x", allow(dead_code))]
+pub static TABLE: [i32; 2] = [1, 2];
+
+pub fn also_keep() {}
+
+pub fn merge() {}
+
+impl Handle {
+    pub fn merge(&self) {}
+}
+"""
+
+
+def _rustfmt_clean(source: bytes) -> bool:
+    result = subprocess.run(["rustfmt", "--edition", "2024", "--emit", "stdout"], input=source, capture_output=True)
+    return result.returncode == 0 and result.stdout == source
+
+
+def _plan_lib_rs(tmp_path: Path, *targets: ItemTarget):
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "src" / "lib.rs").write_text(ISSUE_12_LIB_RS)
+    return plan_recipe(tmp_path, Recipe(id="issue-12", summary="", deletions=targets), allow_dangling=True)
+
+
+@pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt not installed")
+def test_static_goes_with_every_attribute_and_trailing_comment(tmp_path: Path):
+    plan = _plan_lib_rs(tmp_path, ItemTarget("src/lib.rs", "rust", "const", "TABLE"))
+    assert not plan.blocking, plan.blocking
+    (change,) = plan.changes
+    assert change.after.decode() == ISSUE_12_LIB_RS.replace(
+        '#[link_section = ".vectors"]\n#[no_mangle] // stays with the item\n'
+        '#[cfg_attr(feature = "x", allow(dead_code))]\npub static TABLE: [i32; 2] = [1, 2];\n\n', "")
+    assert _rustfmt_clean(change.before) and _rustfmt_clean(change.after)
+
+
+@pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt not installed")
+@pytest.mark.parametrize("name", ["crate::merge", "self::merge"])
+def test_an_anchored_name_deletes_the_top_level_item_only(tmp_path: Path, name: str):
+    plan = _plan_lib_rs(tmp_path, ItemTarget("src/lib.rs", "rust", "fn", name))
+    assert not plan.blocking, plan.blocking
+    (change,) = plan.changes
+    assert change.after.decode() == ISSUE_12_LIB_RS.replace("pub fn merge() {}\n\n", "")
+    assert _rustfmt_clean(change.after)
+
+
+def test_anchored_names_address_exactly():
+    source = dedent(
+        """
+        mod inner {
+            pub fn frob() {}
+        }
+
+        impl Handle {
+            pub fn frob(&self) {}
+        }
+        """
+    )
+    _, findings = run_deletion("rust", source, [("fn", "crate::frob")])
+    assert [f.code for f in findings] == ["no-such-item"]
+    _, findings = run_deletion("rust", source, [("fn", "frob")])
+    assert [f.message for f in findings] == [
+        "frob matches items in several modules (crate::Handle::frob, crate::inner::frob); name one exactly"]
+    result, findings = run_deletion("rust", source, [("fn", "crate::Handle::frob")])
+    assert not findings
+    assert b"impl Handle {}" in result and b"pub fn frob() {}" in result
+
+
+def test_attributes_and_docs_belong_to_the_item_across_blank_lines_but_inner_ones_stay():
+    assert_deletes(
+        "rust",
+        """
+        //! Crate docs.
+        #![allow(dead_code)]
+        /// Doc of gone.
+
+        // Between the doc and the attribute.
+        #[inline] /* trailing */
+
+        fn gone() {}
+
+        // About keep.
+        #[cold]
+        fn keep() {}
+        """,
+        [("fn", "crate::gone")],
+        """
+        //! Crate docs.
+        #![allow(dead_code)]
+
+        // About keep.
+        #[cold]
+        fn keep() {}
         """,
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,19 @@ def _refusal(tree: Path, tmp_path: Path) -> str:
     assert result.exit_code == 1
     assert (tree / "src/models/gemma3.rs").read_bytes() == before
     return result.output
+
+
+def test_reading_the_decision_loads_neither_analysis_nor_its_runner(tmp_path: Path) -> None:
+    decision = write_decision(tmp_path / "run", gemma3=False, llama4=True)
+    script = (
+        "import sys\n"
+        "from codemods.recipes import paged_flag\n"
+        f"document = paged_flag.load_decision({str(decision)!r})\n"
+        "print(type(document).__name__, [f.supports_paged_decode_backend for f in document.families])\n"
+        "print(sorted(m for m in ('http.client', 'socket', 'analysis') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["DecisionDocument [False, True]", "[]"]
 
 
 def test_every_resolver_argument_is_derived_from_the_tree(tree: Path, tmp_path: Path) -> None:

@@ -3,15 +3,21 @@
 The generator builds a model of a file (items with doc comments, attributes,
 leading comments, blank lines; nested modules, impl blocks, a cxx bridge with
 its extern "C++" block; C++ namespaces and extern "C" blocks) and renders it
-with LF or CRLF. The expected text after deleting a subset of items is built
+with LF or CRLF. A Rust item's doc lines and attributes come in any order,
+with plain comments between them, trailing comments after attributes and
+block docs, blank lines among them in a loose layout, and inner attributes or
+docs of the enclosing module just above; a C++ function may carry an
+attribute or an annotation macro line. The expected text after deleting a subset of items is built
 from the model alone, following the documented rules of the deletion spans
 (see codemods/_spans.py): an item goes with its leading trivia as whole
 lines; a block emptied by the deletion closes up (`mod m {}`); at the start
 of a block the blank lines before the deleted run stay, at its end those
 after it; between two survivors the larger of the two gaps stays.
 
-Properties: exactly the expected text; no new parse errors; rustfmt-clean
-Rust stays rustfmt-clean; deleting again changes nothing.
+Properties: exactly the expected text; no new parse errors; no attribute or
+doc comment outlives its item, and every other item keeps exactly its own
+(read from the tree after the deletion); rustfmt-clean Rust stays
+rustfmt-clean; deleting again changes nothing.
 
 Run counts are fixed and derandomized (the `codemods-ci` profile) so that CI
 is stable; CODEMOD_PROPERTY_SCALE=10 runs ten times as many examples.
@@ -30,10 +36,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemods._apply import splice, write_changes
-from codemods._parse import CPP, RUST, error_count, parse
+from codemods._parse import CPP, RUST, error_nodes, parse
 from codemods._plan import plan_recipe
 from codemods._spans import deletion_edits
-from codemods.cpp.items import CppTarget, delete_cpp_items
+from codemods.cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
 from codemods.recipes import ItemTarget, Recipe
 from codemods.rust.items import RustTarget, delete_rust_items
 
@@ -64,7 +70,8 @@ class Entry:
     also has `block` and its closing line `close`. `kinds` are the target
     kinds that select it by `name` (empty: never a target). `impl_of` names
     the type an impl block belongs to; `is_type` marks structs and enums,
-    whose deletion takes their impl blocks in the same block.
+    whose deletion takes their impl blocks in the same block. A free comment
+    `needs_blank_after`: directly above an item, it would belong to it.
     """
 
     lines: list[str]
@@ -75,6 +82,7 @@ class Entry:
     impl_of: str | None = None
     is_type: bool = False
     item: bool = True
+    needs_blank_after: bool = False
 
 
 @dataclass
@@ -189,34 +197,46 @@ def _gaps(draw, style: Style, entries: list[Entry], top: bool) -> list[list[str]
     gaps = []
     for index in range(len(entries) + 1):
         edge = index in (0, len(entries)) and (not top or style.clean)
-        after_comment = 0 < index < len(entries) and not entries[index - 1].item
+        after_comment = 0 < index < len(entries) and entries[index - 1].needs_blank_after
         gaps.append(_gap(draw, style, edge, needs_blank=after_comment))
     return gaps
 
 
-def _rust_trivia(draw, name: str, fn: bool = False) -> list[str]:
-    lines = [f"/// Doc {i} of {name}." for i in range(draw(st.integers(0, 2)))]
-    attributes = ["#[allow(dead_code)]", '#[cfg(feature = "cuda")]', "#[doc(hidden)]"] + (["#[inline]"] if fn else [])
-    lines += draw(st.lists(st.sampled_from(attributes), max_size=2, unique=True))
-    if draw(st.integers(0, 4)) == 0:
-        lines.append(f"// Note on {name}.")
+_RUST_ATTRIBUTES = ("#[allow(dead_code)]", '#[cfg(feature = "cuda")]', "#[doc(hidden)]",
+                    '#[cfg_attr(feature = "cuda", allow(dead_code))]')
+
+
+def _rust_trivia(draw, style: Style, name: str, fn: bool = False, test: bool = False) -> list[str]:
+    """An item's leading trivia: maybe a leading comment, then outer doc lines and attributes
+    in any order, with plain comments between and after them, trailing comments after
+    attributes and block docs, and (in a loose layout) blank lines among them."""
+    lines = [f"// Note on {name}."] if draw(st.integers(0, 4)) == 0 else []
+    docs = [draw(st.sampled_from([f"/// Doc {i} of {name}.", f"/** Doc {i} of {name}. */"]))
+            for i in range(draw(st.integers(0, 2)))]
+    choices = _RUST_ATTRIBUTES + (("#[inline]", "#[cold]") if fn else ())
+    attributes = draw(st.lists(st.sampled_from(choices), max_size=3, unique=True)) + (["#[test]"] if test else [])
+    for member in draw(st.permutations(docs + attributes)):
+        if not member.startswith("///") and draw(st.integers(0, 3)) == 0:
+            member += draw(st.sampled_from([f" // Why {name}.", " /* why */"]))
+        lines.append(member)
+        if draw(st.integers(0, 4)) == 0:
+            lines.append(f"// Between, on {name}.")
+        if not style.clean and draw(st.integers(0, 4)) == 0:
+            lines.append("")
     return lines
 
 
-def _rust_leaf(draw, names: Names) -> list[Entry]:
+def _rust_leaf(draw, names: Names, style: Style) -> list[Entry]:
     choice = draw(st.sampled_from(["fn", "fn1", "test", "struct", "unit", "enum", "const", "static", "alias",
                                    "trait", "macro", "use", "comment"]))
     if choice == "comment":
-        return [Entry([f"// Free comment {names.fresh('c')}."], item=False)]
+        return [Entry([f"// Free comment {names.fresh('c')}."], item=False, needs_blank_after=True)]
     if choice == "use":
         return [Entry(["use std::fmt;"])]
     if choice in ("fn", "fn1", "test"):
         name = names.fresh("f")
-        trivia = _rust_trivia(draw, name, fn=True)
-        kinds = ("fn",)
-        if choice == "test":
-            trivia.append("#[test]")
-            kinds = ("fn", "test")
+        trivia = _rust_trivia(draw, style, name, fn=True, test=choice == "test")
+        kinds = ("fn", "test") if choice == "test" else ("fn",)
         if choice == "fn1":
             body = [f"fn {name}() {{}}"]
         else:
@@ -226,7 +246,7 @@ def _rust_leaf(draw, names: Names) -> list[Entry]:
         return [Entry(trivia + body, name, kinds)]
     if choice in ("struct", "unit", "enum"):
         name = names.fresh("T")
-        trivia = _rust_trivia(draw, name)
+        trivia = _rust_trivia(draw, style, name)
         if choice == "struct":
             body = [f"pub struct {name} {{", "    pub x: i32,", "}"]
         elif choice == "unit":
@@ -236,28 +256,28 @@ def _rust_leaf(draw, names: Names) -> list[Entry]:
         kind = "enum" if choice == "enum" else "struct"
         entries = [Entry(trivia + body, name, (kind, "type"), is_type=True)]
         if draw(st.booleans()):
-            methods = [_rust_method(draw, names) for _ in range(draw(st.integers(1, 2)))]
-            impl = Entry(_rust_trivia(draw, f"impl {name}") + [f"impl {name} {{"], impl_of=name, close="}",
+            methods = [_rust_method(draw, names, style) for _ in range(draw(st.integers(1, 2)))]
+            impl = Entry(_rust_trivia(draw, style, f"impl {name}") + [f"impl {name} {{"], impl_of=name, close="}",
                          block=Block(methods))
             entries.append(impl)
         return entries
     if choice in ("const", "static"):
         name = names.fresh("K")
         keyword = "const" if choice == "const" else "static"
-        return [Entry(_rust_trivia(draw, name) + [f"{keyword} {name}: i32 = 1;"], name, ("const",))]
+        return [Entry(_rust_trivia(draw, style, name) + [f"{keyword} {name}: i32 = 1;"], name, ("const",))]
     if choice == "alias":
         name = names.fresh("A")
-        return [Entry(_rust_trivia(draw, name) + [f"type {name} = i32;"], name, ("type",))]
+        return [Entry(_rust_trivia(draw, style, name) + [f"type {name} = i32;"], name, ("type",))]
     if choice == "trait":
         name = names.fresh("Tr")
-        return [Entry(_rust_trivia(draw, name) + [f"pub trait {name} {{", "    fn run(&self);", "}"], name, ("trait",))]
+        return [Entry(_rust_trivia(draw, style, name) + [f"pub trait {name} {{", "    fn run(&self);", "}"], name, ("trait",))]
     name = names.fresh("m")
-    return [Entry(_rust_trivia(draw, name) + [f"macro_rules! {name} {{", "    () => {};", "}"], name, ("macro",))]
+    return [Entry(_rust_trivia(draw, style, name) + [f"macro_rules! {name} {{", "    () => {};", "}"], name, ("macro",))]
 
 
-def _rust_method(draw, names: Names) -> Entry:
+def _rust_method(draw, names: Names, style: Style) -> Entry:
     name = names.fresh("meth")
-    return Entry(_rust_trivia(draw, name, fn=True) + [f"pub fn {name}(&self) -> i32 {{", "    1", "}"], name, ("fn",))
+    return Entry(_rust_trivia(draw, style, name, fn=True) + [f"pub fn {name}(&self) -> i32 {{", "    1", "}"], name, ("fn",))
 
 
 def _fill_gaps(draw, style: Style, block: Block, top: bool) -> Block:
@@ -268,22 +288,26 @@ def _fill_gaps(draw, style: Style, block: Block, top: bool) -> Block:
     return block
 
 
-def _rust_block(draw, names: Names, depth: int, top: bool) -> Block:
+def _rust_block(draw, names: Names, style: Style, depth: int, top: bool) -> Block:
     entries: list[Entry] = []
+    if draw(st.integers(0, 4)) == 0:
+        # An inner attribute or doc comment belongs to the enclosing module (file or `mod`).
+        inner = draw(st.sampled_from(["#![allow(dead_code)]", "//! Docs of the module."]))
+        entries.append(Entry([inner], item=False))
     for _ in range(draw(st.integers(1, 5 if depth == 0 else 3))):
         if depth < 2 and draw(st.integers(0, 5)) == 0:
             name = names.fresh("md")
-            inner = _rust_block(draw, names, depth + 1, top=False)
-            trivia = _rust_trivia(draw, name)
-            entries.append(Entry(trivia + [f"mod {name} {{"], name, ("mod",), block=inner, close="}"))
+            inner_block = _rust_block(draw, names, style, depth + 1, top=False)
+            trivia = _rust_trivia(draw, style, name)
+            entries.append(Entry(trivia + [f"mod {name} {{"], name, ("mod",), block=inner_block, close="}"))
         elif top and depth == 0 and draw(st.integers(0, 6)) == 0:
             entries.append(_rust_bridge(draw, names))
         else:
-            entries += _rust_leaf(draw, names)
+            entries += _rust_leaf(draw, names, style)
     while entries and not entries[-1].item and draw(st.booleans()):
         entries.pop()
     if not any(e.item for e in entries):
-        entries += _rust_leaf(draw, names)
+        entries += _rust_leaf(draw, names, style)
     return Block(entries)
 
 
@@ -294,7 +318,7 @@ def _rust_bridge(draw, names: Names) -> Entry:
         name = names.fresh("k")
         trivia = [f"/// Bridge {name}."] if draw(st.booleans()) else []
         if draw(st.booleans()):
-            trivia.append(f'#[rust_name = "{name}_rs"]')
+            trivia.append(f'#[rust_name = "{name}_rs"]' + draw(st.sampled_from(["", " // Its Rust name."])))
         functions.append(Entry(trivia + [f"fn {name}(x: i32) -> i32;"], name, ("bridge_fn",)))
     include = Entry(['include!("bridge.h");'], item=False)
     extern = Entry(['unsafe extern "C++" {'], block=Block([include, *functions]), close="}")
@@ -306,7 +330,7 @@ def _rust_bridge(draw, names: Names) -> Entry:
 def rust_files(draw, clean: bool | None = None):
     """(model, eol) of a Rust file; `clean` forces (or forbids) the rustfmt-clean layout."""
     style = Style(draw(st.booleans()) if clean is None else clean)
-    block = _fill_gaps(draw, style, _rust_block(draw, Names(), 0, top=True), top=True)
+    block = _fill_gaps(draw, style, _rust_block(draw, Names(), style, 0, top=True), top=True)
     return block, draw(st.sampled_from(["\n", "\r\n"]))
 
 
@@ -323,16 +347,31 @@ def _cpp_trivia(draw, name: str) -> list[str]:
     return []
 
 
+def _cpp_annotations(draw, name: str, template: bool) -> list[str]:
+    """Lines that annotate a function before its signature: an attribute (not before a
+    template), or an annotation macro, maybe with a trailing comment and a comment after it."""
+    shapes = ["none", "none", "macro"] + ([] if template else ["nodiscard", "attribute"])
+    shape = draw(st.sampled_from(shapes))
+    if shape == "nodiscard":
+        return ["[[nodiscard]]"]
+    if shape == "attribute":
+        return ['__attribute__((visibility("default")))']
+    if shape == "macro":
+        lines = [f'MLX_DEPRECATED("{name} is going")' + draw(st.sampled_from(["", "  // Until 2.0."]))]
+        return lines + ([f"// Between, on {name}."] if draw(st.booleans()) else [])
+    return []
+
+
 def _cpp_leaf(draw, names: Names) -> Entry:
     choice = draw(st.sampled_from(["def", "def1", "decl", "template", "static", "struct", "variable", "comment"]))
     if choice == "comment":
-        return Entry([f"// Free comment {names.fresh('c')}."], item=False)
+        return Entry([f"// Free comment {names.fresh('c')}."], item=False, needs_blank_after=True)
     if choice == "struct":
         return Entry([f"struct {names.fresh('S')} {{", "  int x;", "};"])
     if choice == "variable":
         return Entry([f"int {names.fresh('v')} = 1;"])
     name = names.fresh("fn")
-    trivia = _cpp_trivia(draw, name)
+    trivia = _cpp_trivia(draw, name) + _cpp_annotations(draw, name, template=choice == "template")
     if choice == "decl":
         return Entry(trivia + [f"int {name}(int x);"], name, ("declaration", "any"))
     if choice == "def1":
@@ -383,27 +422,100 @@ def deletion_choice(draw, block: Block):
 # ---------------------------------------------------------------- the code under test
 
 
-def delete_rust(source: bytes, targets: list[tuple[str, str]]) -> bytes:
-    deletions, _, findings = delete_rust_items("t.rs", source, [RustTarget(k, n) for k, n in targets])
+def delete_rust(source: bytes, targets: list[tuple[str, str]], again: bool = False) -> bytes:
+    deletions, _, findings = delete_rust_items("t.rs", source, [RustTarget(k, n) for k, n in targets],
+                                               already_absent=lambda: again)
     assert not [f for f in findings if f.blocking], findings
     return splice(source, deletion_edits("t.rs", source, deletions))
 
 
-def delete_cpp(source: bytes, targets: list[tuple[str, str]]) -> bytes:
-    deletions, _, findings = delete_cpp_items("t.cpp", source, [CppTarget(k, n) for k, n in targets])
+def delete_cpp(source: bytes, targets: list[tuple[str, str]], again: bool = False) -> bytes:
+    deletions, _, findings = delete_cpp_items("t.cpp", source, [CppTarget(k, n) for k, n in targets],
+                                              already_absent=lambda: again)
     assert not [f for f in findings if f.blocking], findings
     return splice(source, deletion_edits("t.cpp", source, deletions))
+
+
+_RUST_ITEM_TYPES = {"function_item", "function_signature_item", "struct_item", "enum_item", "type_item",
+                    "trait_item", "impl_item", "mod_item", "const_item", "static_item", "macro_definition"}
+
+
+def _is_outer_attribute(node) -> bool:
+    """An attribute or outer doc comment: syntax that belongs to the item after it."""
+    return node.type == "attribute_item" or (
+        node.type in ("line_comment", "block_comment")
+        and any(c.type == "outer_doc_comment_marker" for c in node.children))
+
+
+def _owner_key(node) -> str | None:
+    if node is None or node.type not in _RUST_ITEM_TYPES:
+        return None
+    if node.type == "impl_item":
+        return "impl " + node.child_by_field_name("type").text.decode()
+    return node.child_by_field_name("name").text.decode()
+
+
+def attributes_by_item_in_tree(source: bytes) -> dict[str | None, list[str]]:
+    """The outer attributes and doc comments of a Rust file by the item they belong to, read
+    from its tree: each one's owner is the next sibling that is not a comment or attribute.
+    Those followed by no item are under None."""
+    found: dict[str | None, list[str]] = {}
+
+    def visit(node) -> None:
+        for child in node.named_children:
+            if _is_outer_attribute(child):
+                owner = child.next_named_sibling
+                while owner is not None and owner.type in ("line_comment", "block_comment", "attribute_item"):
+                    owner = owner.next_named_sibling
+                found.setdefault(_owner_key(owner), []).append(child.text.decode().rstrip("\r\n"))
+            visit(child)
+
+    visit(parse(source, RUST).root_node)
+    return found
+
+
+def attributes_by_item_in_model(block: Block) -> dict[str | None, list[str]]:
+    """The same, from the model: each entry's attribute and doc lines, trailing comments cut off."""
+    found: dict[str | None, list[str]] = {}
+    for entry in block.entries:
+        texts = []
+        for line in entry.lines:
+            if line.startswith("#["):
+                texts.append(line.split(" //")[0].split(" /*")[0])
+            elif line.startswith("/**"):
+                texts.append(line[: line.index("*/") + 2])
+            elif line.startswith("///"):
+                texts.append(line)
+        if texts:
+            found.setdefault(f"impl {entry.impl_of}" if entry.impl_of else entry.name, []).extend(texts)
+        if entry.block is not None:
+            for key, value in attributes_by_item_in_model(entry.block).items():
+                found.setdefault(key, []).extend(value)
+    return found
+
+
+def _parse_errors(language: str, source: bytes) -> list:
+    """Parse errors, less the `;` tree-sitter-cpp misses after an annotation macro line."""
+    return [n for n in error_nodes(parse(source, language))
+            if not (language == CPP and is_annotation_macro_semicolon(source, n))]
 
 
 def _check_deletion(language: str, block: Block, unit: str, eol: str, targets: list[tuple[str, str]]) -> bytes:
     delete = delete_rust if language == RUST else delete_cpp
     source = to_bytes(block, unit, eol)
-    assert error_count(parse(source, language)) == 0, source.decode()
+    assert _parse_errors(language, source) == [], source.decode()
     expected = to_bytes(expected_after(block, {name for _, name in targets}), unit, eol)
     result = delete(source, targets)
+    if language == RUST:
+        # No attribute outlives its item, and every other item keeps exactly its own.
+        assert attributes_by_item_in_tree(source) == attributes_by_item_in_model(block)
+        after = attributes_by_item_in_tree(result)
+        assert None not in after, after[None]
+        kept = expected_after(block, {name for _, name in targets})
+        assert after == attributes_by_item_in_model(kept)
     assert result == expected
-    assert error_count(parse(result, language)) == 0
-    assert delete(result, targets) == result
+    assert _parse_errors(language, result) == []
+    assert delete(result, targets, again=True) == result
     return result
 
 
