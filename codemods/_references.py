@@ -15,6 +15,7 @@ matched by spelling in code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ._apply import map_offset
 from ._edit import BLOCKING, NOTE, Finding, line_col
@@ -43,13 +44,15 @@ class DeletedNames:
 
 
 def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict[str, bytes], refused: set[str],
-                        spelled: "callable", strict: bool = False) -> list[Finding]:
+                        spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
+                        strict: bool = False) -> list[Finding]:
     """Findings for every surviving use of a deleted item, anywhere in the tree.
 
     `spelled(path, text, names)` gives (start, end, name) of code identifiers
-    spelling `names` (the spelling match used for C++ and Python). Files whose
-    edits were refused are left out: their items were not deleted, and the
-    refusal is reported already.
+    spelling `names` (the match used for Python names and for names a recipe
+    step reports removed without deleting an item). Files whose edits were
+    refused are left out: their items were not deleted, and the refusal is
+    reported already.
     """
     names = deleted.all_names()
     if not names:
