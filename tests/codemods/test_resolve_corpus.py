@@ -227,3 +227,12 @@ def test_the_seed_recipe_refuses_on_the_model_lines_as_before(corpus):
                           if f.code == DANGLING and f.path.startswith("src/models/")})
     assert len(model_lines) == 19
     assert {PurePosixPath(p).name for p, _ in model_lines} == {"gemma3.rs", "llama3.rs", "qwen3.rs", "model_owned.rs"}
+
+
+def test_a_twin_in_another_crate_is_not_a_reference(corpus):
+    """The issue's example: the private `fused_global_scale_disabled` of mlxcel-core's layers.rs
+    has a namesake in the mlxcel crate's gemma4.rs; only layers.rs refers to the deleted one."""
+    target = ItemTarget("src/lib/mlxcel-core/src/layers.rs", "rust", "fn", "fused_global_scale_disabled")
+    plan = plan_recipe(corpus, Recipe(id="one", summary="", deletions=(target,)))
+    dangling = [(f.path, f.certainty) for f in plan.findings if f.code == DANGLING]
+    assert dangling == [("src/lib/mlxcel-core/src/layers.rs", "definite")]
