@@ -180,6 +180,21 @@ class CrateIndex:
                 found[_crate_name(key)] = lib
         return found
 
+    def depends_on(self, package: Package, lib: str, seen: set[str] | None = None) -> bool:
+        """Whether `package` depends on the crate whose lib root is `lib`, directly or through
+        other packages of the tree (a re-export can pass an item on)."""
+        seen = set() if seen is None else seen
+        if package.dir in seen:
+            return False
+        seen.add(package.dir)
+        for dependency in package.dependencies.values():
+            if dependency == lib:
+                return True
+            middle = self.package_of(dependency) if dependency is not None else None
+            if middle is not None and self.depends_on(middle, lib, seen):
+                return True
+        return False
+
     def package_of(self, path: str) -> Package | None:
         """The nearest package above `path`."""
         current = PurePosixPath(path).parent

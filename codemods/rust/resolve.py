@@ -92,7 +92,8 @@ class DeletedRustItem:
 
     `start` is the byte offset of the item node in the file before the plan
     (its identity); `module` the inline module path inside the file; `owner`
-    the implemented type for a method.
+    the implemented type for a method, and `owner_declared_here` whether the
+    file declares that type (then a namesake declared elsewhere is another type).
     """
 
     path: str
@@ -102,6 +103,7 @@ class DeletedRustItem:
     start: int
     owner: str | None = None
     visibility: str = ""
+    owner_declared_here: bool = False
 
 
 @dataclass(frozen=True)
@@ -600,7 +602,8 @@ class RustResolver:
             return []
         instances = self.crates.instances(path)
         tree = parse(source, RUST)
-        self._current_file, self._current_source = path, source
+        self._current_file, self._current_source, self._current_tree = path, source, tree
+        self._types: _FileTypes | None = None
         identities = {(t.path, t.start): t for t in targets}
         found: dict[tuple[int, int], Reference] = {}
         for match in hits:
@@ -629,11 +632,12 @@ class RustResolver:
     def _may_reach(self, target: DeletedRustItem, path: str) -> bool:
         """Whether code in the file at `path` could see `target` at all (a cheap first cut,
         so that files that cannot refer to a private item are never parsed)."""
-        if target.visibility in ("", "pub(self)") and target.owner is None:
+        if target.visibility in ("", "pub(self)"):
             return path in self._subtree_files(target.path, target.module)
-        if target.visibility.startswith("pub("):
-            return self.crates.package_of(path) is self.crates.package_of(target.path)
-        return True
+        package, home = self.crates.package_of(path), self.crates.package_of(target.path)
+        if package is home or target.visibility.startswith("pub("):
+            return package is home
+        return package is None or home is None or home.lib is None or self.crates.depends_on(package, home.lib)
 
     def _subtree_files(self, file: str, module: tuple[str, ...]) -> set[str]:
         """The files of the module `module` of `file` and of its descendant modules."""
@@ -662,20 +666,8 @@ class RustResolver:
 
     def _resolve_use(self, key, node, use: "_Use", name: str, candidates: list[DeletedRustItem],
                      identities, path: str, match) -> Reference | None:
-        if use.kind == "member":
-            methods = [t for t in candidates if t.owner is not None]
-            if not methods:
-                return None
-            receiver = use.receiver
-            owner = _impl_type(node)
-            if receiver == "self" and owner is not None:
-                if not any(t.owner == owner for t in methods):
-                    return None
-                return Reference(path, match.start(), match.end(), name, DEFINITE, "method call",
-                                 f"self.{name} in impl {owner}")
-            return Reference(path, match.start(), match.end(), name, POSSIBLE, "method call",
-                             f"`.{name}` on a receiver whose type is not known here "
-                             f"(deleted: {', '.join(f'{t.owner}::{t.name}' for t in methods)})")
+        if use.kind == "method call":
+            return self._method_call(node, use, name, candidates, path, match)
         outcomes: list[_Outcome] = []
         for namespace in use.namespaces:
             if len(use.segments) == 1 and use.scope_node is not None:
@@ -685,6 +677,8 @@ class RustResolver:
         for outcome in outcomes:
             target = outcome.target
             deleted = None
+            certain = use.certain
+            reason = use.reason
             if isinstance(target, _Mod):
                 target = target.definition
             if isinstance(target, _Def):
@@ -692,21 +686,53 @@ class RustResolver:
             elif isinstance(target, tuple) and target[0] == "assoc":
                 owner_def, member = target[1], target[2]
                 deleted = next((t for t in candidates if t.owner == owner_def.name and t.name == member), None)
+                if deleted is not None and deleted.path != owner_def.file:
+                    if deleted.owner_declared_here:
+                        continue  # a namesake: the deleted impl is of the type declared beside it
+                    # The type resolved here is declared in another file than the deleted impl:
+                    # the impl may be of this type or of a namesake.
+                    certain = False
+                    reason = f"{owner_def.name} is declared in {owner_def.file}, the deleted impl is in {deleted.path}"
             if deleted is None:
                 continue
             via = "; ".join(outcome.via)
             where = (f"{deleted.owner}::{deleted.name} ({deleted.path}:{self._line(deleted.path, deleted.start)})"
                      if deleted.owner else self.describe(target) if isinstance(target, _Def) else deleted.name)
             resolution = f"{via}; resolves to {where}" if via else f"resolves to {where}"
-            certainty = DEFINITE if use.certain else POSSIBLE
-            if use.reason:
-                resolution = f"{use.reason}; {resolution}"
+            certainty = DEFINITE if certain else POSSIBLE
+            if reason:
+                resolution = f"{reason}; {resolution}"
             return Reference(path, match.start(), match.end(), name, certainty, use.kind, resolution)
         unknown = next((o for o in outcomes if o.target == _UNKNOWN), None)
         if unknown is not None:
             return Reference(path, match.start(), match.end(), name, POSSIBLE, use.kind,
                              "; ".join((*unknown.via, "resolution stops there, so this may name the deleted item")))
         return None
+
+
+    def _method_call(self, node, use: "_Use", name: str, candidates: list[DeletedRustItem], path: str,
+                     match) -> Reference | None:
+        """`receiver.name(...)`: definite where the receiver's type is the deleted method's type,
+        nothing where it is known to be another type, possible where it is not known."""
+        methods = [t for t in candidates if t.owner is not None]
+        if not methods:
+            return None
+        if self._types is None:
+            self._types = _FileTypes.of(self._current_tree.root_node)
+        receiver = _receiver_type(use.receiver, self._types) if use.receiver is not None else None
+        if receiver is not None:
+            type_name, declared_in_this_file = receiver
+            same_type = [t for t in methods if t.owner == type_name]
+            if not same_type:
+                return None
+            if declared_in_this_file and any(t.path == path for t in same_type):
+                return Reference(path, match.start(), match.end(), name, DEFINITE, "method call",
+                                 f"the receiver is a {type_name}; resolves to {type_name}::{name}")
+            if declared_in_this_file and all(t.owner_declared_here for t in same_type):
+                return None  # this file's own type of that name, not the deleted impl's
+        deleted = ", ".join(dict.fromkeys(f"{t.owner}::{t.name}" for t in methods))
+        return Reference(path, match.start(), match.end(), name, POSSIBLE, "method call",
+                         f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})")
 
 
 @dataclass(frozen=True)
@@ -719,7 +745,7 @@ class _Use:
     scope_node: tree_sitter.Node | None = None
     certain: bool = True
     reason: str = ""
-    receiver: str = ""
+    receiver: tree_sitter.Node | None = None
 
 
 def _own_folder(file: str) -> str:
@@ -770,6 +796,116 @@ def _impl_type(node: tree_sitter.Node) -> str | None:
                 kind = kind.child_by_field_name("type") if kind.type == "generic_type" else kind.child_by_field_name("name")
             return _text(kind) if kind is not None else None
         current = current.parent
+    return None
+
+
+_POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
+_SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
+
+
+@dataclass
+class _FileTypes:
+    """The types a file declares: names, and each struct's field types."""
+
+    declared: set[str]
+    fields: dict[str, dict[str, tree_sitter.Node]]
+
+    @classmethod
+    def of(cls, root: tree_sitter.Node) -> "_FileTypes":
+        types = cls(set(), {})
+        for node in _descendants(root):
+            if node.type in ("struct_item", "enum_item", "union_item"):
+                name = _text(node.child_by_field_name("name"))
+                types.declared.add(name)
+                body = node.child_by_field_name("body")
+                if node.type == "struct_item" and body is not None and name not in types.fields:
+                    types.fields[name] = {_text(d.child_by_field_name("name")): d.child_by_field_name("type")
+                                          for d in body.named_children if d.type == "field_declaration"}
+        return types
+
+
+def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, bool] | None:
+    """(type name, whether this file declares it) where the source shows the receiver's type:
+    `self` in an impl, `self.field` and `self.field[i]` with the field's declared type, a local
+    or parameter with a type annotation or a `Type { .. }` value."""
+    if receiver.type == "self":
+        owner = _impl_type(receiver)
+        return (owner, True) if owner else None
+    indexed = receiver.type == "index_expression"
+    access = (receiver.named_children or [None])[0] if indexed else receiver
+    if access is not None and access.type == "field_expression" and access.child_by_field_name("value").type == "self":
+        fields = types.fields.get(_impl_type(access) or "", {})
+        return _named_type(fields.get(_text(access.child_by_field_name("field"))), access, indexed, types)
+    if receiver.type == "identifier":
+        return _named_type(_local_type(receiver), receiver, False, types)
+    return None
+
+
+def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed: bool,
+                types: _FileTypes) -> tuple[str, bool] | None:
+    """The base name of a type node (through references, Box/Arc/Rc, and for `indexed` a Vec's
+    or an array's element), unless it is a generic parameter; and whether this file declares it."""
+    while node is not None:
+        if node.type == "reference_type":
+            node = node.child_by_field_name("type")
+        elif indexed and node.type in ("array_type", "slice_type"):
+            node, indexed = node.child_by_field_name("element") or (node.named_children or [None])[0], False
+        elif node.type == "generic_type":
+            base = _text(node.child_by_field_name("type")).split("::")[-1]
+            arguments = node.child_by_field_name("type_arguments")
+            inner = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+            if base in _POINTERS or indexed and base in _SEQUENCES:
+                indexed = indexed and base not in _SEQUENCES
+                node = inner
+            else:
+                return None if indexed else _declared_type(base, place, types)
+        elif node.type in ("type_identifier", "scoped_type_identifier"):
+            return None if indexed else _declared_type(_text(node).split("::")[-1], place, types)
+        else:
+            return None
+    return None
+
+
+def _declared_type(name: str, place: tree_sitter.Node, types: _FileTypes) -> tuple[str, bool] | None:
+    """(name, declared in this file) unless `name` is a generic parameter around `place`."""
+    current = place
+    while current is not None:
+        if _generic_here(current, name.encode()):
+            return None
+        current = current.parent
+    return name, name in types.declared
+
+
+def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`."""
+    name = variable.text
+    child, current = variable, variable.parent
+    while current is not None and current.type not in ("function_item", "closure_expression"):
+        if current.type == "block":
+            latest = None
+            for statement in current.named_children:
+                if statement.start_byte >= child.start_byte:
+                    break
+                pattern = statement.child_by_field_name("pattern") if statement.type == "let_declaration" else None
+                if pattern is not None and _binds(pattern, name):
+                    latest = statement
+            if latest is not None:
+                if latest.child_by_field_name("pattern").type != "identifier":
+                    return None
+                value = latest.child_by_field_name("value")
+                if latest.child_by_field_name("type") is None and value is not None and value.type == "struct_expression":
+                    return value.child_by_field_name("name")
+                return latest.child_by_field_name("type")
+        elif _binds_here(current, child, name):
+            return None
+        child, current = current, current.parent
+    if current is not None and current.type == "function_item":
+        parameters = current.child_by_field_name("parameters")
+        for parameter in parameters.named_children if parameters is not None else []:
+            pattern = parameter.child_by_field_name("pattern")
+            if parameter.type == "parameter" and pattern is not None and pattern.type == "identifier" \
+                    and pattern.text == name:
+                return parameter.child_by_field_name("type")
     return None
 
 
@@ -841,8 +977,10 @@ def _classify(node: tree_sitter.Node, start: int, end: int, name: str) -> _Use |
     if parent is None:
         return None
     if kind == "field_identifier":
-        if parent.type == "field_expression" and parent.child_by_field_name("field") == node:
-            return _Use("member", receiver=_text(parent.child_by_field_name("value")))
+        caller = parent.parent
+        if parent.type == "field_expression" and parent.child_by_field_name("field") == node and \
+                caller is not None and caller.type == "call_expression" and caller.child_by_field_name("function") == parent:
+            return _Use("method call", receiver=parent.child_by_field_name("value"))
         return None
     if kind == "shorthand_field_identifier":
         return _Use("field shorthand", (name,), (VALUE,), node) if parent.type == "field_initializer_list" else None
@@ -927,6 +1065,12 @@ def _import_use(node: tree_sitter.Node, use_declaration: tree_sitter.Node) -> _U
     return _Use("import", segments, namespaces, None)
 
 
+def _root_of(node: tree_sitter.Node) -> tree_sitter.Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
 def _descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     found = []
     stack = [node]
@@ -968,7 +1112,7 @@ def _token_use(node: tree_sitter.Node, name: str) -> _Use | None:
     """A name inside a macro invocation's tokens or a macro_rules! body."""
     previous = node.prev_sibling
     if previous is not None and previous.type == ".":
-        return _Use("member", receiver="")
+        return _Use("method call")
     segments = [name]
     current = node
     while True:
@@ -1082,7 +1226,12 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
             in_impl = container is not None and container.type in ("impl_item", "trait_item")
             owner = item.path[-1] if in_impl and item.path else None
             module = item.path[:-1] if owner else item.path
-            visibility = "pub" if item.kind == "bridge_fn" else _visibility(item.node)
+            # Bridge entries, trait methods and trait impl methods are as visible as their trait.
+            public = item.kind == "bridge_fn" or in_impl and (
+                container.type == "trait_item" or container.child_by_field_name("trait") is not None)
+            visibility = "pub" if public else _visibility(item.node)
+            declared_here = owner is not None and owner in _FileTypes.of(_root_of(item.node)).declared
             for name in item.visible_names:
-                found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility))
+                found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility,
+                                             declared_here))
     return found

@@ -267,15 +267,39 @@ def test_method_calls_resolve_only_on_a_known_receiver(tmp_path):
                 pub fn frob(&self) -> u32 { 1 }
                 pub fn run(&self) -> u32 { self.frob() + Self::frob(self) } // REF
             }
-            pub struct Other;
+            pub struct Other {}
             impl Other {
                 pub fn frob(&self) -> u32 { 2 }
                 pub fn run(&self) -> u32 { self.frob() }
             }
-            pub fn user(c: &Cache) -> u32 {
-                c.frob() // MAYBE
+            pub struct Holder { cache: Box<Cache>, others: Vec<Other> }
+            impl Holder {
+                pub fn run(&self) -> u32 { self.cache.frob() } // REF
+                pub fn all(&self) -> u32 { self.others[0].frob() }
+            }
+            pub fn typed(c: &Cache, o: &Other) -> u32 {
+                c.frob() // REF
+                    + o.frob()
                     + Cache::frob(c) // REF
             }
+            pub fn by_let() -> u32 {
+                let o = Other {};
+                o.frob()
+            }
+            pub fn unknown(items: &[Cache]) -> u32 {
+                items.iter().next().unwrap().frob() // MAYBE
+            }
+            pub fn generic<T: Frob>(t: T) -> u32 {
+                t.frob() // MAYBE
+            }
+            mod namesake;
+        """,
+        "src/namesake.rs": """
+            pub struct Cache;
+            impl Cache {
+                pub fn frob(&self) -> u32 { 3 }
+            }
+            pub fn own(c: &Cache) -> u32 { c.frob() + Cache::frob(c) }
         """,
     }, "src/lib.rs", "Cache::frob")
 
