@@ -837,7 +837,43 @@ def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, 
         fields = types.fields.get(_impl_type(access) or "", {})
         return _named_type(fields.get(_text(access.child_by_field_name("field"))), access, indexed, types)
     if receiver.type == "identifier":
+        loop = _loop_over_field(receiver)
+        if loop is not None:
+            fields = types.fields.get(_impl_type(loop) or "", {})
+            return _named_type(fields.get(_text(loop.child_by_field_name("field"))), loop, True, types)
         return _named_type(_local_type(receiver), receiver, False, types)
+    return None
+
+
+def _loop_over_field(variable: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `self.field` walked by the `for variable in &self.field` (or `self.field.iter()`,
+    `.iter_mut()`) loop that binds `variable`, if that is what binds it."""
+    name = variable.text
+    child, current = variable, variable.parent
+    while current is not None and current.type not in ("function_item", "closure_expression"):
+        if current.type == "for_expression" and child == current.child_by_field_name("body"):
+            pattern = current.child_by_field_name("pattern")
+            if pattern is not None and _binds(pattern, name):
+                return _walked_field(current.child_by_field_name("value")) if pattern.type == "identifier" else None
+        elif _binds_here(current, child, name):
+            return None
+        child, current = current, current.parent
+    return None
+
+
+def _walked_field(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """`self.field` for the loop values `&self.field`, `&mut self.field`, `self.field.iter()`, `self.field.iter_mut()`."""
+    if value is not None and value.type == "reference_expression":
+        value = value.child_by_field_name("value")
+    if value is not None and value.type == "call_expression":
+        method = value.child_by_field_name("function")
+        arguments = value.child_by_field_name("arguments")
+        if method is None or method.type != "field_expression" or arguments is None or arguments.named_children \
+                or _text(method.child_by_field_name("field")) not in ("iter", "iter_mut"):
+            return None
+        value = method.child_by_field_name("value")
+    if value is not None and value.type == "field_expression" and value.child_by_field_name("value").type == "self":
+        return value
     return None
 
 

@@ -272,10 +272,20 @@ def test_method_calls_resolve_only_on_a_known_receiver(tmp_path):
                 pub fn frob(&self) -> u32 { 2 }
                 pub fn run(&self) -> u32 { self.frob() }
             }
-            pub struct Holder { cache: Box<Cache>, others: Vec<Other> }
+            pub struct Holder { cache: Box<Cache>, others: Vec<Other>, caches: Vec<Cache> }
             impl Holder {
                 pub fn run(&self) -> u32 { self.cache.frob() } // REF
                 pub fn all(&self) -> u32 { self.others[0].frob() }
+                pub fn each(&self) -> u32 {
+                    let mut total = 0;
+                    for other in &self.others {
+                        total += other.frob();
+                    }
+                    for other in self.caches.iter() {
+                        total += other.frob(); // REF
+                    }
+                    total
+                }
             }
             pub fn typed(c: &Cache, o: &Other) -> u32 {
                 c.frob() // REF
