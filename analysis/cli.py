@@ -1,6 +1,6 @@
 """``paged-bench``: measure paged vs dense decode storage and decide the flag.
 
-Exit codes (one table for every command):
+Exit codes (one table for every command, shown in each command's --help):
 0 success, nothing to report; 1 done, but problems were recorded (failed
 servers, failed requests, unparsable output, missing rounds); 2 usage error;
 130 interrupted (the run folder is consistent; run the same command to resume).
@@ -16,6 +16,8 @@ from pathlib import Path
 
 import click
 
+from codemods._cli_errors import HELP_OPTIONS, Group, UsageLine
+
 from analysis._collect import decide_run_folder, decision_to_json, summarise_levels
 from analysis._report import MissingPlotter, write_report
 from analysis._run_folder import RUNS_FILE, STATUS_OK
@@ -29,6 +31,18 @@ from analysis._schedule import (
 )
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_CODES = ("Exit codes: 0 success, nothing to report; 1 done, but problems were recorded (failed servers, "
+              "failed requests, unparsable output, missing rounds); 2 usage error (one line, "
+              "`paged-bench: error: ...`); 130 interrupted (run the same command to resume).")
+# Placeholders a template must hold, with what goes wrong without them (see _check_templates).
+WHY_NEEDED = {
+    "backend": "the paged, dense and null arms would start the same server",
+    "model": "every family would start the same model",
+    "port": "--port 0 gives every run its own port",
+    "prompt_tokens": "every prompt length would run the same bench",
+}
+# Assumed for `plan`'s estimate when no measurement is at hand: a server start plus one bench.
+DEFAULT_SECONDS_PER_RUN = 180.0
 _FAMILY_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -54,11 +68,18 @@ def _parse_prompt_tokens(ctx, param, value: str) -> tuple[int, ...]:
     return lengths
 
 
-def _check_template(template: str, **values: object) -> None:
+def _check_template(option: str, template: str, needed: tuple[str, ...], **values: object) -> None:
+    import string
+
     try:
         render_command(template, **values)
+        used = {field for _, field, _, _ in string.Formatter().parse(template) if field}
     except (KeyError, IndexError, ValueError) as error:
-        raise click.UsageError(f"template {template!r}: bad placeholder {error}") from None
+        raise UsageLine(f"{option} {template!r}: bad placeholder {error} "
+                        f"(placeholders: {', '.join('{' + k + '}' for k in values)})") from None
+    missing = [name for name in needed if name not in used]
+    if missing:
+        raise UsageLine(f"{option} {template!r} lacks {{{missing[0]}}}: without it {WHY_NEEDED[missing[0]]}")
 
 
 def schedule_options(command):
@@ -67,10 +88,12 @@ def schedule_options(command):
         click.option("--family", "families", multiple=True, required=True, callback=_parse_family,
                      help="NAME=MODEL_PATH; repeat per family. Canonical names: gemma3, llama4."),
         click.option("--prompt-tokens", default="512,4096", show_default=True,
-                     callback=_parse_prompt_tokens, help="Comma-separated prompt lengths."),
-        click.option("--rounds", default=5, show_default=True, type=click.IntRange(min=1)),
+                     callback=_parse_prompt_tokens, help="Comma-separated prompt lengths, in tokens."),
+        click.option("--rounds", default=5, show_default=True, type=click.IntRange(min=1),
+                     help="Rounds per family and prompt length; each round runs the three arms once."),
         click.option("--serve-cmd", "serve_template", default=DEFAULT_SERVE_TEMPLATE, show_default=True,
-                     help="Server command template; placeholders {model} {port} {backend}."),
+                     help="Server command template; placeholders {model} {port} {backend} "
+                          "({model} and {backend} required)."),
         click.option("--bench-cmd", "bench_template", default=DEFAULT_BENCH_TEMPLATE, show_default=True,
                      help="Bench command template; placeholders {port} {prompt_tokens}."),
         click.option("--port", default=18080, show_default=True, type=click.IntRange(0, 65535),
@@ -81,18 +104,22 @@ def schedule_options(command):
     return command
 
 
-@click.group()
+@click.group(name="paged-bench", cls=Group, context_settings=HELP_OPTIONS, epilog=EXIT_CODES)
 @click.version_option(package_name="mlxcel-codemods")
 def main() -> None:
     """Measure paged vs dense decode storage per model family and decide the flag."""
 
 
-@main.command()
+@main.command(epilog=EXIT_CODES)
 @schedule_options
 @click.option("--json", "as_json", is_flag=True, help="Print the schedule as JSON.")
-def plan(families, prompt_tokens, rounds, serve_template, bench_template, port, as_json) -> None:
-    """Print the run schedule without running anything."""
-    _check_templates(serve_template, bench_template)
+@click.option("--seconds-per-run", default=DEFAULT_SECONDS_PER_RUN, show_default=True,
+              type=click.FloatRange(min=0, min_open=True),
+              help="Seconds one run takes (server start, bench, stop), for the time estimate; "
+                   "`run` re-estimates from the runs it has done.")
+def plan(families, prompt_tokens, rounds, serve_template, bench_template, port, as_json, seconds_per_run) -> None:
+    """Print the run schedule and its time estimate without running anything."""
+    _check_templates(serve_template, bench_template, port, prompt_tokens)
     schedule = build_schedule(families, prompt_tokens, rounds)
     shown_port = port or "{port}"
     rows = [
@@ -113,10 +140,19 @@ def plan(families, prompt_tokens, rounds, serve_template, bench_template, port, 
             f"pos {row['position']} {row['arm']}\n      serve: {row['serve_command']}\n"
             f"      bench: {row['command']}"
         )
-    click.echo(f"{len(rows)} runs, each on a fresh server", err=True)
+    click.echo(f"{len(rows)} runs, each on a fresh server; about {_duration(len(rows) * seconds_per_run)} "
+               f"at {seconds_per_run:g}s per run (--seconds-per-run)", err=True)
 
 
-@main.command()
+def _duration(seconds: float) -> str:
+    """`4h 30min`, `12min`, `40s`: a time estimate at the precision it deserves."""
+    minutes = round(seconds / 60)
+    if minutes >= 60:
+        return f"{minutes // 60}h {minutes % 60:02d}min"
+    return f"{minutes}min" if minutes else f"{seconds:.0f}s"
+
+
+@main.command(epilog=EXIT_CODES)
 @schedule_options
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Run folder; created if needed, resumed if it holds runs.jsonl.")
@@ -124,22 +160,29 @@ def plan(families, prompt_tokens, rounds, serve_template, bench_template, port, 
               type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Target repository: commands run here; host.json records its commit and MLX pin.")
 @click.option("--no-resume", is_flag=True, help="Refuse to run into a folder that already holds runs.jsonl.")
-@click.option("--health-path", default="/health", show_default=True)
-@click.option("--startup-timeout", default=900.0, show_default=True, type=float)
-@click.option("--poll-interval", default=0.02, show_default=True, type=float)
-@click.option("--bench-timeout", default=3600.0, show_default=True, type=float)
-@click.option("--stop-timeout", default=30.0, show_default=True, type=float)
+@click.option("--health-path", default="/health", show_default=True,
+              help="HTTP path polled until the server answers it (any status below 500): then it is up.")
+@click.option("--startup-timeout", default=900.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Seconds to wait for the server to answer on --health-path (model loading included).")
+@click.option("--poll-interval", default=0.02, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Seconds between two probes (health while the server starts, the port while it stops).")
+@click.option("--bench-timeout", default=3600.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Seconds one bench command may run before it is stopped and the run recorded as failed.")
+@click.option("--stop-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="Seconds to wait for the server (or a timed-out bench) to exit after SIGTERM before "
+                   "SIGKILL, and for the port to be free again.")
 def run(families, prompt_tokens, rounds, serve_template, bench_template, port, out, repo,
         no_resume, health_path, startup_timeout, poll_interval, bench_timeout, stop_timeout) -> None:  # fmt: skip
     """Run every arm of every round on a fresh server and record it under --out.
 
     Resumes by default: runs recorded in OUT/runs.jsonl with status ok (bench
     exit 0, output parsed, no failed requests) are skipped; every other run is
-    done again. Progress goes to stderr.
+    done again. Progress goes to stderr, with the time left estimated from
+    the runs done so far.
     """
-    _check_templates(serve_template, bench_template)
+    _check_templates(serve_template, bench_template, port, prompt_tokens)
     if no_resume and (out / RUNS_FILE).exists():
-        raise click.UsageError(f"{out / RUNS_FILE} exists and --no-resume was given")
+        raise UsageLine(f"{out / RUNS_FILE} exists and --no-resume was given")
     settings = RunnerSettings(
         serve_template, bench_template, repo.resolve(), out.resolve(), port, health_path,
         startup_timeout, poll_interval, bench_timeout, stop_timeout,
@@ -172,7 +215,7 @@ def run(families, prompt_tokens, rounds, serve_template, bench_template, port, o
     sys.exit(EXIT_PROBLEMS if failed else EXIT_OK)
 
 
-@main.command()
+@main.command(epilog=EXIT_CODES)
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print decision.json content (results_document null).")
 def decide(run_dir: Path, as_json: bool) -> None:
@@ -185,7 +228,7 @@ def decide(run_dir: Path, as_json: bool) -> None:
     sys.exit(EXIT_PROBLEMS if decision.problems else EXIT_OK)
 
 
-@main.command()
+@main.command(epilog=EXIT_CODES)
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The document, e.g. docs/benchmark_results/paged-vs-dense-gb10-2026-11-30.md.")
@@ -195,17 +238,17 @@ def decide(run_dir: Path, as_json: bool) -> None:
 def report(run_dir: Path, out: Path, repo: Path | None) -> None:
     """Write the results document, its plot and data folder, and RUN_DIR/decision.json."""
     if out.suffix != ".md":
-        raise click.UsageError(f"--out {out}: expected a .md path")
+        raise UsageLine(f"--out {out}: expected a .md path")
     root = repo or _repository_root_of(out)
     try:
         out.resolve().relative_to(root.resolve())
     except ValueError:
-        raise click.UsageError(f"--out {out} is not inside the repository root {root}") from None
+        raise UsageLine(f"--out {out} is not inside the repository root {root}") from None
     decision = _decide(run_dir)
     try:
         written = write_report(run_dir, decision, out, root)
     except MissingPlotter as error:
-        raise click.UsageError(str(error)) from None
+        raise UsageLine(str(error)) from None
     click.echo(render_decision_text(decision))
     click.echo(f"wrote {written.document}, {written.plot}, {written.data_dir}/ and {written.decision_file}", err=True)
     sys.exit(EXIT_PROBLEMS if decision.problems else EXIT_OK)
@@ -253,8 +296,16 @@ def _decode_path_lines(decision) -> list[str]:
 
 
 def _decide(run_dir: Path):
-    if not (run_dir / RUNS_FILE).is_file():
-        raise click.UsageError(f"{run_dir} holds no {RUNS_FILE}; run `paged-bench run --out {run_dir}` first")
+    runs = run_dir / RUNS_FILE
+    if not runs.is_file():
+        raise UsageLine(f"{run_dir} holds no {RUNS_FILE}; run `paged-bench run --out {run_dir}` first")
+    try:
+        with runs.open("rb") as lines:
+            empty = not any(line.strip() for line in lines)
+    except OSError as error:
+        raise UsageLine(f"cannot read {runs}: {error.strerror or error}") from None
+    if empty:
+        raise UsageLine(f"{runs} holds no runs; run `paged-bench run --out {run_dir}` first")
     return decide_run_folder(run_dir)
 
 
@@ -265,9 +316,14 @@ def _repository_root_of(out: Path) -> Path:
     return Path.cwd()
 
 
-def _check_templates(serve_template: str, bench_template: str) -> None:
-    _check_template(serve_template, model="m", port=1, backend="paged")
-    _check_template(bench_template, port=1, prompt_tokens=1)
+def _check_templates(serve_template: str, bench_template: str, port: int, prompt_tokens: tuple[int, ...]) -> None:
+    """Usage errors for templates that do not render, or that leave out what varies between runs:
+    {port} in both when --port 0 picks a new port per run, {prompt_tokens} when there are several."""
+    port_needed = ("port",) if port == 0 else ()
+    _check_template("--serve-cmd", serve_template, ("model", "backend", *port_needed),
+                    model="m", port=1, backend="paged")
+    lengths_needed = ("prompt_tokens",) if len(prompt_tokens) > 1 else ()
+    _check_template("--bench-cmd", bench_template, port_needed + lengths_needed, port=1, prompt_tokens=1)
 
 
 def _interrupt(signum: int, frame: object) -> None:

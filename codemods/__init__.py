@@ -9,6 +9,23 @@ The library surface other refactor scripts use::
     print(render_diff(plan))                  # review
     if not plan.blocking:
         write_plan(plan)                      # atomic, all files or none
+
+Structural patterns (Rust and C++; `$X` one node, `$$$XS` a sequence)::
+
+    from codemods import Pattern, Rewrite
+
+    call = Pattern("crate::layers::$F(&$Q, $$$REST)", "rust")
+    for match in call.find_all(source, tree.root_node):   # tree: tree-sitter parse of source
+        print(match.text("F"))
+    edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source, tree.root_node)
+
+Wrong input is a blocking finding, never an exception: a root that does not
+exist or holds none of the recipe's paths, invalid recipe data (an unknown
+kind, an invalid dead-symbol pattern), an option the recipe does not take, or
+an input a step rejects all give a plan with no changes and one finding of
+code `USAGE_ERROR` ("usage-error"); a recipe step signals such input by
+raising `RecipeInputError`. `load_recipe` raises `RecipeError` for an unknown
+id or a recipe file that does not load or match the schema (docs/recipes.md).
 """
 
 from __future__ import annotations
@@ -25,10 +42,18 @@ _EXPORTS = {
     "WriteRefused": "._apply",
     "Plan": "._plan",
     "plan_recipe": "._plan",
+    "USAGE_ERROR": "._plan",
     "unified_diff": "._diff",
+    "Match": ".pattern",
+    "Pattern": ".pattern",
+    "PatternError": ".pattern",
+    "Rewrite": ".pattern",
+    "replace_all": ".pattern",
     "ItemTarget": ".recipes",
+    "PatternRewrite": ".recipes",
     "Recipe": ".recipes",
     "RecipeError": ".recipes",
+    "RecipeInputError": ".recipes",
     "Rewording": ".recipes",
     "StepResult": ".recipes",
     "Workspace": ".recipes",
@@ -39,8 +64,10 @@ if TYPE_CHECKING:
     from ._apply import FileChange, WriteRefused
     from ._diff import unified_diff
     from ._edit import Edit, Finding
-    from ._plan import Plan, plan_recipe
-    from .recipes import ItemTarget, Recipe, RecipeError, Rewording, StepResult, Workspace, load_recipe
+    from ._plan import USAGE_ERROR, Plan, plan_recipe
+    from .pattern import Match, Pattern, PatternError, Rewrite, replace_all
+    from .recipes import (ItemTarget, PatternRewrite, Recipe, RecipeError, RecipeInputError, Rewording, StepResult,
+                          Workspace, load_recipe)
 
 
 def __getattr__(name: str):
@@ -65,13 +92,19 @@ def write_plan(plan: Plan) -> None:
 
 
 __all__ = [
+    "USAGE_ERROR",
     "Edit",
     "FileChange",
     "Finding",
     "ItemTarget",
+    "Match",
+    "Pattern",
+    "PatternError",
+    "PatternRewrite",
     "Plan",
     "Recipe",
     "RecipeError",
+    "RecipeInputError",
     "Rewording",
     "StepResult",
     "Workspace",
@@ -79,6 +112,7 @@ __all__ = [
     "load_recipe",
     "plan_recipe",
     "render_diff",
+    "replace_all",
     "unified_diff",
     "write_plan",
 ]

@@ -57,7 +57,7 @@ class Finding:
 
     def render(self) -> str:
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
-        return f"{where}: {self.message}"
+        return f"{where}: {self.message}" if where else self.message
 
     def as_json(self) -> dict:
         document = {

@@ -14,19 +14,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ._apply import FileChange, conflicts, line_ending, map_offset, resolve_inside, splice, with_line_endings_of
+from ._apply import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
 from ._files import files_matching
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
 from ._references import DANGLING, DeletedNames, dangling_references
+from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
+from ._scope import item_scopes
+from .pattern import Pattern, PatternError, Rewrite
 from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
 from .cpp.resolve import deleted_cpp_items
 from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
 from .python.items import PythonTarget, delete_python_items
-from .recipes._model import Recipe, StepResult, Workspace
+from .recipes._model import Recipe, RecipeInputError, StepResult, Workspace
 from .rust.items import RustTarget, delete_rust_items
 from .rust.resolve import deleted_rust_items
+
+# A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
+USAGE_ERROR = "usage-error"
 
 # Finding codes that an explicit override lets through.
 UNREWORDED = "unreworded-mention"
@@ -141,7 +147,7 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
         source = workspace.read(path)
         if source is None:
             findings.append(Finding(path, 0, 0, "missing-file",
-                                    f"{path}: file not found; {len(targets)} item(s) of the recipe not looked for",
+                                    f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                     severity="note"))
             continue
         absent = _already_absent(recipe, path, source)
@@ -173,25 +179,68 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
 
 def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     findings = []
+    trees: dict[str, object] = {}
     for rewording in recipe.rewordings:
         source = workspace.read(rewording.path)
-        find = rewording.find.encode("utf-8")
-        replace = rewording.replace.encode("utf-8")
+        if source is None:
+            findings.append(Finding(rewording.path, 0, 0, "missing-file",
+                                    "file not found; its rewording rule was not applied", severity="note"))
+            continue
+        language = language_of(rewording.path)
+        if language not in (RUST, CPP):
+            findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                    f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
+                                    severity="note"))
+            continue
+        if rewording.path not in trees:
+            trees[rewording.path] = parse(source, language)
+        blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
+        if blocks is None:
+            if already_reworded(rule_blocks(language, source, trees[rewording.path], None), rewording.replace):
+                continue
+            findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                    f"rewording rule did not match: no item {rewording.item}", severity="note"))
+            continue
+        edit = None
+        for block in blocks:
+            if rewording.symbols:
+                edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
+            else:
+                edit = reword_phrase(block, rewording.find, rewording.replace)
+            if edit is not None:
+                break
+        if edit is None:
+            if not already_reworded(blocks, rewording.replace):
+                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                        f"rewording rule did not match: {rewording.describe()}", severity="note"))
+            continue
+        workspace.edits.setdefault(rewording.path, []).append(
+            Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{recipe.id}:reword"))
+    return findings
+
+
+def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
+    """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
+    findings = []
+    for rule in recipe.rewrites:
+        source = workspace.read(rule.path)
         if source is None:
             continue
-        if line_ending(source) == b"\r\n":
-            # Rewordings are written with LF; in a CRLF file, find and replace them with CRLF.
-            find, replace = (t.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n") for t in (find, replace))
-        start = source.find(find)
-        if start < 0:
-            if replace not in source:
-                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule did not match: {rewording.find[:60]!r}", severity="note"))
+        language = language_of(rule.path)
+        try:
+            rewrite = Rewrite(Pattern(rule.pattern, language), rule.replace)
+        except PatternError as error:
+            findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
             continue
-        while start >= 0:
-            workspace.edits.setdefault(rewording.path, []).append(
-                Edit(rewording.path, start, start + len(find), replace, f"{recipe.id}:reword"))
-            start = source.find(find, start + len(find))
+        tree = parse(source, language)
+        scopes = [tree.root_node] if rule.item is None else \
+            [s.node for s in item_scopes(language, source, tree, rule.item)]
+        edits = [e for node in scopes for e in rewrite.edits(rule.path, source, node, f"{recipe.id}:rewrite")]
+        if not edits:
+            missing = f" (no item {rule.item})" if not scopes else ""
+            findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
+                                    f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
+        workspace.edits.setdefault(rule.path, []).extend(edits)
     return findings
 
 
@@ -239,25 +288,54 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     return None
 
 
+def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
+    """Why `recipe` cannot be planned on `root` with `options` at all (None if it can).
+
+    The recipe's data is invalid, an option is one the recipe does not take, or
+    ROOT is not a folder holding any path the recipe looks at.
+    """
+    from ._root import root_problem
+    from .recipes import RecipeError, validate_recipe
+
+    try:
+        validate_recipe(recipe, f"recipe {recipe.id}")
+    except RecipeError as error:
+        return str(error)
+    unknown = sorted(set(options) - set(recipe.parameters))
+    if unknown:
+        takes = ", ".join(recipe.parameters) or "none"
+        return f"recipe {recipe.id} takes no option {unknown[0]!r} (options it takes: {takes})"
+    return root_problem(root, recipe.footprint(), f"the paths recipe {recipe.id} works on")
+
+
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 allow_unreworded: bool = False, strict: bool = False, options: dict | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
 
+    A root, recipe or option that makes planning pointless (see `usage_problem`)
+    gives a plan with no changes and one blocking finding of code "usage-error".
     With `strict`, a use that may refer to a deleted item (a method call on a
     receiver of unknown type, a name inside an unknown macro) blocks the plan
     like one that does.
     """
     root = Path(root)
+    problem = usage_problem(root, recipe, dict(options or {}))
+    if problem is not None:
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),))
     workspace = Workspace(root=root, options=dict(options or {}))
     deleted_edits, deleted, findings = _delete_items(workspace, recipe)
     for path, edits in deleted_edits.items():
         workspace.edits.setdefault(path, []).extend(edits)
     for step in recipe.steps:
-        result: StepResult = step(workspace)
+        try:
+            result: StepResult = step(workspace)
+        except RecipeInputError as error:
+            return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
         for edit in result.edits:
             workspace.edits.setdefault(edit.path, []).append(edit)
         findings += result.findings
         deleted.other += [n for n in result.names_removed if n not in deleted.all_names()]
+    findings += _rewrite(workspace, recipe)
     findings += _reword(workspace, recipe)
 
     after: dict[str, bytes] = {}

@@ -3,7 +3,9 @@
 Exit codes (stable; scripts depend on them):
   0  success, or a clean check
   1  findings: a refused plan, or dead symbols found
-  2  usage error: bad flags, missing root, unknown recipe
+  2  usage error: bad flags, a ROOT that is not the recipe's tree, an unknown
+     or invalid recipe, an option the recipe does not take; one line,
+     `codemod: error: ...` (see _cli_errors)
 """
 
 from __future__ import annotations
@@ -14,9 +16,14 @@ from pathlib import Path
 
 import click
 
+from ._cli_errors import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine
+
 EXIT_OK = 0
 EXIT_FINDINGS = 1
-EXIT_USAGE = 2
+USAGE_ERROR_TEXT = "2 usage error (one line, `codemod: error: ...`"
+EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
+              f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
+              f"recipe, a recipe input such as --decision).")
 
 
 def _load(recipe_spec: str):
@@ -25,14 +32,14 @@ def _load(recipe_spec: str):
     try:
         return load_recipe(recipe_spec)
     except RecipeError as error:
-        raise click.UsageError(str(error)) from None
+        raise UsageLine(str(error)) from None
 
 
 def _echo_err(text: str) -> None:
     click.echo(text, err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="codemod", cls=Group, context_settings=HELP_OPTIONS, epilog=EXIT_CODES)
 @click.version_option(package_name="mlxcel-codemods")
 def main() -> None:
     """Reviewable, provable codemods for mlxcel's post-epic cleanup (#2230).
@@ -42,13 +49,10 @@ def main() -> None:
       codemod apply --dry-run ROOT     review the removal as a diff
       codemod apply ROOT               write it (atomically, all files or none)
       codemod check ROOT               fail if dead symbols came back
-
-    Exit codes: 0 success or clean, 1 findings (refused plan or dead symbols
-    found), 2 usage error.
     """
 
 
-@main.command()
+@main.command(epilog=f"Exit codes: 0 listed; {USAGE_ERROR_TEXT}).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
 def recipes(as_json: bool) -> None:
     """List the bundled recipes."""
@@ -62,38 +66,19 @@ def recipes(as_json: bool) -> None:
         click.echo(f"{recipe.id:24} {recipe.summary}")
 
 
-class _UsageLine(click.ClickException):
-    """A usage error of `apply`, shown as one line (no usage block): exit 2."""
-
-    exit_code = EXIT_USAGE
-
-    def show(self, file=None) -> None:
-        _echo_err(f"codemod: error: {self.message}")
-
-
-class _ApplyCommand(click.Command):
-    """`apply` reports click's own parameter errors as one line too."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as error:
-            raise _UsageLine(f"{error.format_message()} (see `codemod apply --help`)") from None
-
-
 def _check_root(root: Path) -> None:
     """A one-line usage error unless ROOT is a folder we can list."""
     import os
 
     if not root.exists():
-        raise _UsageLine(f"ROOT {root} does not exist")
+        raise UsageLine(f"ROOT {root} does not exist")
     if not root.is_dir():
-        raise _UsageLine(f"ROOT {root} is not a directory")
+        raise UsageLine(f"ROOT {root} is not a directory")
     try:
         with os.scandir(root) as entries:
             next(entries, None)
     except OSError as error:
-        raise _UsageLine(f"cannot read ROOT {root}: {error.strerror or error}") from None
+        raise UsageLine(f"cannot read ROOT {root}: {error.strerror or error}") from None
 
 
 def _plan_and_write(root: Path, recipe, dry_run: bool, overrides: dict, options: dict):
@@ -132,11 +117,54 @@ def _plan_and_write(root: Path, recipe, dry_run: bool, overrides: dict, options:
         return None, [], False, f"cannot lock {root} for writing: {error.strerror or error}; nothing written", None
 
 
-@main.command(cls=_ApplyCommand)
+def _diff_stat(diffs: list[tuple[str, str]]) -> list[str]:
+    """`git diff --stat`-like lines: each file's added and removed lines, then the totals."""
+    rows = []
+    for path, diff in diffs:
+        lines = diff.splitlines()
+        added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+        removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+        rows.append((path, added, removed))
+    width = max((len(path) for path, _, _ in rows), default=0)
+    out = [f" {path:<{width}} | {click.style(f'+{a}', fg='green')} {click.style(f'-{r}', fg='red')}"
+           for path, a, r in rows]
+    out.append(f" {len(rows)} file(s) changed, {sum(a for _, a, _ in rows)} insertion(s)(+), "
+               f"{sum(r for _, _, r in rows)} deletion(s)(-)")
+    return out
+
+
+def _coloured(diff: str) -> str:
+    """A unified diff with git's colours (click strips them when stdout is not a terminal)."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            out.append(click.style(line, bold=True))
+        elif line.startswith("@@"):
+            out.append(click.style(line, fg="cyan"))
+        elif line.startswith("+"):
+            out.append(click.style(line, fg="green"))
+        elif line.startswith("-"):
+            out.append(click.style(line, fg="red"))
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def _summary(recipe_id: str, plan, blocking: list, verb: str) -> str:
+    """The last line of `apply`: files, findings (blocking or allowed) and notes, counted apart."""
+    findings = sum(1 for f in plan.findings if f.blocking)
+    notes = len(plan.findings) - findings
+    return (f"codemod: {recipe_id}: {verb} {len(plan.changes)} file(s); {findings} finding(s), "
+            f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else ""))
+
+
+@main.command(epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
+                      f"1 refused or failed (nothing changed); {USAGE_ERROR_TEXT}: ROOT is not the recipe's "
+                      f"tree, an unknown or invalid recipe, a recipe input such as --decision)."))
 @click.argument("root", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
 @click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
-              metavar="ID|PATH", help="A bundled recipe id, or a .py/.toml recipe file.")
+              metavar="ID|PATH", help="A bundled recipe id, or a .py/.toml recipe file (docs/recipes.md).")
 @click.option("--allow-dangling", is_flag=True,
               help="Apply even though code still refers to deleted items (fix them by hand from the report).")
 @click.option("--allow-unreworded", is_flag=True,
@@ -146,10 +174,12 @@ def _plan_and_write(root: Path, recipe, dry_run: bool, overrides: dict, options:
                    "names inside macros whose arguments are not known to be expressions).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout instead of text.")
 @click.option("--decision", "decision", type=click.Path(path_type=Path), default=None,
-              help="decision.json from `paged-bench report` (for the paged-flag recipe).")
+              help="decision.json from `paged-bench report` (only the paged-flag recipe takes it).")
 @click.option("-v", "--verbose", is_flag=True, help="Also list each target already absent.")
+@click.option("--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff.")
+@click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")
 def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, allow_unreworded: bool,
-          strict: bool, as_json: bool, decision: Path | None, verbose: bool) -> None:
+          strict: bool, as_json: bool, decision: Path | None, verbose: bool, stat: bool, no_color: bool) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -158,7 +188,8 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     that still name a removed symbol,
     targets that do not parse or do not have the expected shape, binary
     files, and edits that overlap all block it (exit 1, nothing written)
-    unless overridden.
+    unless overridden. ROOT must be the tree's root: a folder that holds
+    none of the files the recipe edits is a usage error.
 
     \b
     With --dry-run: the diff goes to stdout, findings and the summary to stderr.
@@ -167,33 +198,24 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     part way, the next `codemod apply ROOT` first puts the files back (or
     finishes, if all were written) and says so. Two runs on one tree never
     interleave: the second stops at once (exit 1).
-
-    \b
-    Exit codes: 0 written (or nothing to do), 1 refused or failed (nothing
-    changed), 2 usage error (ROOT, recipe, recipe input such as --decision).
     """
     from ._diff import render_text, unified_diff
-    from ._plan import OVERRIDABLE
-    from .recipes import RecipeError, RecipeInputError, load_recipe
+    from ._plan import OVERRIDABLE, USAGE_ERROR, usage_problem
 
-    try:
-        _check_root(root)
-        if decision is not None and not decision.is_file():
-            raise _UsageLine(f"decision file {decision} not found")
-        try:
-            recipe = load_recipe(recipe_spec)
-        except RecipeError as error:
-            raise _UsageLine(str(error)) from None
-        options = {"decision": decision} if decision is not None else {}
-        overrides = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict}
-        try:
-            plan, refusals, written, write_error, recovered = _plan_and_write(root, recipe, dry_run, overrides, options)
-        except RecipeInputError as error:
-            raise _UsageLine(str(error)) from None
-    except _UsageLine as error:
-        if as_json:
-            click.echo(json.dumps({"error": error.message, "exit_code": EXIT_USAGE}, indent=2))
-        raise
+    _check_root(root)
+    if decision is not None and not decision.is_file():
+        raise UsageLine(f"decision file {decision} not found")
+    recipe = _load(recipe_spec)
+    if decision is not None and "decision" not in recipe.parameters:
+        raise UsageLine(f"--decision: recipe {recipe.id} takes no decision file (the paged-flag recipe does)")
+    options = {"decision": decision} if decision is not None else {}
+    problem = usage_problem(root, recipe, options)
+    if problem is not None:
+        raise UsageLine(problem)
+    overrides = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict}
+    plan, refusals, written, write_error, recovered = _plan_and_write(root, recipe, dry_run, overrides, options)
+    if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
+        raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
     if recovered:
         _echo_err(f"codemod: {recovered}")
     if plan is None:
@@ -223,9 +245,13 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         click.echo(json.dumps(document, indent=2))
         sys.exit(exit_code)
 
-    if dry_run:
+    colour = False if no_color else None
+    if stat and (dry_run or written):
+        for line in _diff_stat(diffs):
+            click.echo(line, color=colour)
+    elif dry_run:
         for _, diff in diffs:
-            click.echo(render_text(diff), nl=False)
+            click.echo(_coloured(render_text(diff)), nl=False, color=colour)
     absent = [f for f in plan.findings if f.code == "not-found"]
     for finding in (*plan.findings, *refusals):
         if finding.code == "not-found" and not verbose:
@@ -239,20 +265,22 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     if blocking:
         flags = sorted({OVERRIDABLE[f.code] for f in blocking if f.code in OVERRIDABLE})
         hint = f" (override with {' '.join(flags)})" if flags and len(flags) == len({f.code for f in blocking}) else ""
-        _echo_err(f"codemod: {'write' if refusals else 'plan'} refused: {len(blocking)} blocking finding(s); "
-                  f"nothing written{hint}")
+        if dry_run:
+            _echo_err(f"codemod: the plan has {len(blocking)} blocking finding(s): apply would refuse it{hint}")
+        else:
+            _echo_err(f"codemod: {'write' if refusals else 'plan'} refused: {len(blocking)} blocking finding(s); "
+                      f"nothing written{hint}")
     elif write_error:
         _echo_err(f"codemod: write failed: {write_error}")
     if absent and not verbose:
         _echo_err(f"codemod: {len(absent)} target(s) of the recipe already absent (--verbose lists them)")
     nothing_to_do = not dry_run and not plan.changes and not blocking
     verb = "changed" if written or nothing_to_do else "would change"
-    _echo_err(f"codemod: {recipe.id}: {verb} {len(plan.changes)} file(s); "
-              f"{len(plan.findings)} finding(s), {len(blocking)} blocking")
+    _echo_err(_summary(recipe.id, plan, blocking, verb))
     sys.exit(exit_code)
 
 
-@main.command()
+@main.command(epilog=f"Exit codes: 0 scaled (or shown); 1 refused or failed (nothing changed); {USAGE_ERROR_TEXT}).")
 @click.argument("root", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--factor", type=float, default=1.01, show_default=True, help="Scale factor for the output.")
 @click.option("--function", "function", default="paged_decode_attention_pooled", show_default=True,
@@ -267,8 +295,13 @@ def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
     from ._diff import render_text, unified_diff
     from .recipes.perturb import perturbation_recipe
 
+    from ._plan import usage_problem
+
     _check_root(root)
     recipe = perturbation_recipe(factor, function)
+    problem = usage_problem(root, recipe, {})
+    if problem is not None:
+        raise UsageLine(problem)
     plan, refusals, written, write_error, recovered = _plan_and_write(root, recipe, dry_run, {}, {})
     if recovered:
         _echo_err(f"codemod: {recovered}")
@@ -290,7 +323,9 @@ def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
     sys.exit(EXIT_OK)
 
 
-@main.command()
+@main.command(epilog=(f"Exit codes: 0 clean; 1 mentions found; {USAGE_ERROR_TEXT}: bad arguments, a ROOT that "
+                      f"does not hold the recipe's scope, an unknown recipe, an invalid pattern) or a file that "
+                      f"could not be read."))
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
               metavar="ID|PATH", help="Whose dead-symbol pattern to look for.")
@@ -308,11 +343,9 @@ def check(paths: tuple[str, ...], recipe_spec: str, as_json: bool) -> None:
     Prints one line per mention, path:line:col: SYMBOL [code|comment|string|unknown]
     (unknown: the file does not parse; it is searched all the same). The set of
     path:line is the set of lines `rg -n` prints. A named binary file with a
-    match is reported as rg reports it, without lines.
-
-    \b
-    Exit codes: 0 clean; 1 mentions found; 2 usage error (bad arguments,
-    unknown recipe, a pattern rg rejects) or a file that could not be read.
+    match is reported as rg reports it, without lines. ROOT must hold the
+    recipe's scope (src/ for the default recipe): a subfolder of the tree, its
+    parent or an empty folder is a usage error, not a clean check.
     """
     from ._dead_symbols import DEAD_SYMBOLS
     from .check import check_files, check_tree
@@ -323,20 +356,25 @@ def check(paths: tuple[str, ...], recipe_spec: str, as_json: bool) -> None:
         recipe = _load(recipe_spec)
         recipe_id, pattern, scope = recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
     if not pattern:
-        raise click.UsageError(f"recipe {recipe_id} has no dead-symbol pattern to check")
+        raise UsageLine(f"recipe {recipe_id} has no dead-symbol pattern to check")
     folders = [p for p in paths if Path(p).is_dir()]
     if folders and len(paths) > 1:
-        raise click.UsageError(f"{folders[0]} is a folder: give one ROOT folder, or only FILE arguments")
+        raise UsageLine(f"{folders[0]} is a folder: give one ROOT folder, or only FILE arguments")
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        raise UsageLine(f"no such file or folder: {missing[0]}")
     if not paths or folders:
+        from ._root import root_problem
+
         root = Path(paths[0] if paths else ".")
+        problem = root_problem(root, scope, f"the scope recipe {recipe_id} checks")
+        if problem is not None:
+            raise UsageLine(problem)
         result = check_tree(root, pattern, scope)
     else:
-        missing = [p for p in paths if not Path(p).exists()]
-        if missing:
-            raise click.UsageError(f"no such file: {missing[0]}")
         result = check_files(list(paths), pattern)
     if result.bad_pattern:
-        raise click.UsageError(f"recipe {recipe_id}: rg rejects the pattern: {' '.join(result.errors)}")
+        raise UsageLine(f"recipe {recipe_id}: rg rejects the pattern: {' '.join(' '.join(result.errors).split())}")
     if not result.clean:
         exit_code = EXIT_FINDINGS
     else:

@@ -52,6 +52,22 @@ class UpdateConfig:
         }
 
 
+# Peak bytes ssm-diff holds in host memory per element of the [N, H, Dh, Ds] state: the
+# inputs, both references' float64/float32 copies (always computed on the CPU) and the CPU
+# reproduction's intermediates (measured: about 42 bytes for nemotron-h at N = 16..64;
+# rounded up).
+HOST_BYTES_PER_STATE_ELEMENT = 48
+# On the GPU (--device cuda): the state moved there, the new state and the kernel's
+# float32 intermediates, at most four bytes each (rounded up).
+GPU_BYTES_PER_STATE_ELEMENT = 16
+
+
+def state_elements(config: UpdateConfig) -> int:
+    """Elements of the [N, H, Dh, Ds] state, the tensor every memory need scales with."""
+    shape = config.shape
+    return config.batch * shape.heads * shape.head_dim * shape.state_dim
+
+
 @dataclass(frozen=True)
 class UpdateInputs:
     """The tensors one decode step reads, in the dtypes the kernel receives them.

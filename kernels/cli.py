@@ -1,7 +1,9 @@
 """Console scripts: ssm-diff (stage-by-stage diff of the SSM update) and ssm-generations.
 
 Exit codes: 0 all stages within budget / generations agree; 1 a stage over
-budget / generations diverge; 2 usage error (click's).
+budget / generations diverge; 2 usage error (one line, `PROG: error: ...`):
+bad flags, CUDA asked for where torch has none, a batch that does not fit in
+memory, a generation file that cannot be read.
 """
 
 from __future__ import annotations
@@ -10,14 +12,26 @@ import json
 from pathlib import Path
 
 import click
+import torch
 
+from codemods._cli_errors import HELP_OPTIONS, Command, UsageLine
 from kernels._injections import Injection
-from kernels._shapes import SHAPES, UpdateConfig
+from kernels._shapes import (
+    GPU_BYTES_PER_STATE_ELEMENT,
+    HOST_BYTES_PER_STATE_ELEMENT,
+    SHAPES,
+    UpdateConfig,
+    state_elements,
+)
 from kernels.diff import DiffReport, run_diff
-from kernels.generations import GenerationComparison, compare_generations, load_tokens
+from kernels.generations import GenerationComparison, GenerationFileError, compare_generations, load_tokens
 
 EXIT_OK = 0
 EXIT_DIFFERS = 1
+DIFF_EXIT_CODES = ("Exit codes: 0 every stage within budget; 1 a stage over budget; 2 usage error (one line, "
+                   "`ssm-diff: error: ...`: bad flags, CUDA where torch has none, a batch that does not fit).")
+GENERATIONS_EXIT_CODES = ("Exit codes: 0 identical over the compared tokens; 1 they diverge; 2 usage error (one "
+                          "line, `ssm-generations: error: ...`: bad flags, a file that cannot be read).")
 
 
 def render_report(report: DiffReport) -> str:
@@ -37,14 +51,21 @@ def render_report(report: DiffReport) -> str:
     return "\n".join(lines)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--shape", type=click.Choice(sorted(SHAPES)), default="granite-4.0-h-tiny", show_default=True)
-@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True, help="Sequences N.")
-@click.option("--act-dtype", type=click.Choice(["bf16", "f32"]), default="bf16", show_default=True)
-@click.option("--a-log-dtype", type=click.Choice(["bf16", "f32"]), default="bf16", show_default=True)
-@click.option("--state-dtype", type=click.Choice(["f32", "bf16"]), default="f32", show_default=True)
-@click.option("--seed", type=int, default=2069, show_default=True)
-@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True)
+@click.command(name="ssm-diff", cls=Command, context_settings=HELP_OPTIONS, epilog=DIFF_EXIT_CODES)
+@click.option("--shape", type=click.Choice(sorted(SHAPES)), default="granite-4.0-h-tiny", show_default=True,
+              help="Model whose SSM head layout (heads, head and state sizes, groups, dt clip) is reproduced.")
+@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Sequences N in the decode step (memory grows with it: about 20 MB per sequence for "
+                   "granite-4.0-h-tiny).")
+@click.option("--act-dtype", type=click.Choice(["bf16", "f32"]), default="bf16", show_default=True,
+              help="Dtype T of the activations x, dt, B, C, D and dt_bias.")
+@click.option("--a-log-dtype", type=click.Choice(["bf16", "f32"]), default="bf16", show_default=True,
+              help="Dtype of A_log.")
+@click.option("--state-dtype", type=click.Choice(["f32", "bf16"]), default="f32", show_default=True,
+              help="Dtype U of the SSM state.")
+@click.option("--seed", type=int, default=2069, show_default=True, help="Seed of the N(0, 1) inputs.")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
+              help="cpu: the CPU emulation of the kernel; cuda: the kernel itself (needs a CUDA build of torch).")
 @click.option(
     "--inject",
     type=click.Choice([i.value for i in Injection]),
@@ -52,6 +73,13 @@ def render_report(report: DiffReport) -> str:
     help="Switch on a named deviation (repeat to combine).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--tree",
+    type=click.Path(path_type=Path),
+    help="Run the SSM kernel this mlxcel tree ships (read from its source) instead of our port; needs --device cuda.",
+)
+@click.option("--show-kernel", is_flag=True, help="With --tree: print the extracted kernel and its generated wrapper (no CUDA needed).")
+@click.option("--instance", help="With --tree: only the SSM kernel instance of this cuda_kernel name (default: all).")
 def ssm_diff_main(
     shape: str,
     batch: int,
@@ -62,6 +90,9 @@ def ssm_diff_main(
     device: str,
     inject: tuple[str, ...],
     as_json: bool,
+    tree: Path | None,
+    show_kernel: bool,
+    instance: str | None,
 ) -> None:
     """Reproduce mlxcel's SSM decode update and diff every stage against the references.
 
@@ -70,12 +101,75 @@ def ssm_diff_main(
     one; a stage passes when its float64 distance is within its budget (1e-5
     for a float32 result, 1e-2 for a bf16 one).  --device cpu runs the CPU
     emulation of the faithful kernel, --device cuda the kernel itself.
-    Exit status 1 when a stage is over budget.
+
+    --tree ROOT finds mlxcel's own SSM kernel in ROOT (the cuda_kernel source,
+    its launch site and the compute_dt op chain), wraps it as MLX's
+    cuda_kernel does, and diffs dt', the new state and out against float64
+    and against our faithful kernel (bitwise or ulps).  --show-kernel prints
+    what was extracted and generated, with path:line, without CUDA.
     """
     config = UpdateConfig(SHAPES[shape], batch, act_dtype, a_log_dtype, state_dtype, seed)
-    report = run_diff(config, device, frozenset(Injection(name) for name in inject))
+    if not show_kernel:
+        _check_device(device)
+        _check_fits(config, device)
+    try:
+        if tree is not None or show_kernel or instance is not None:
+            from kernels.tree_cli import run_tree
+
+            raise SystemExit(run_tree(config, tree, device, inject, as_json, show_kernel, instance))
+        report = run_diff(config, device, frozenset(Injection(name) for name in inject))
+    except (MemoryError, torch.OutOfMemoryError) as error:
+        raise UsageLine(f"--batch {batch}: out of memory on {device} ({_one_line(error)}); use a smaller --batch") \
+            from None
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else render_report(report))
     raise SystemExit(EXIT_OK if report.first_failing_stage is None else EXIT_DIFFERS)
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())[:200] or type(error).__name__
+
+
+def _check_device(device: str) -> None:
+    """A usage error when CUDA is asked for and this torch cannot give it."""
+    if device != "cuda" or torch.cuda.is_available():
+        return
+    why = "is a CPU-only build" if torch.version.cuda is None else "sees no CUDA device"
+    raise UsageLine(f"--device cuda: this torch ({torch.__version__}) {why}; use --device cpu, or a CUDA build "
+                    f"of torch on a machine with a GPU")
+
+
+def _host_available_bytes() -> int | None:
+    """Host memory available now (MemAvailable), None where /proc/meminfo does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _check_fits(config: UpdateConfig, device: str) -> None:
+    """A usage error when the batch cannot be allocated, said before trying: the references
+    always live in host memory, the kernel's tensors on the GPU with --device cuda."""
+    elements = state_elements(config)
+    needs = [("host memory", elements * HOST_BYTES_PER_STATE_ELEMENT, _host_available_bytes())]
+    if device == "cuda":
+        needs.append(("GPU memory", elements * GPU_BYTES_PER_STATE_ELEMENT, torch.cuda.mem_get_info()[0]))
+    for where, needed, available in needs:
+        if available is not None and needed > available:
+            fits = max(1, config.batch * available // needed)
+            raise UsageLine(f"--batch {config.batch}: needs about {_size(needed)} of {where}, "
+                            f"{_size(available)} is available; at most about --batch {fits} fits")
+
+
+def _size(count: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if count < 1024:
+            return f"{count:.0f} {unit}"
+        count /= 1024
+    return f"{count:.1f} TB"
 
 
 def render_comparison(comparison: GenerationComparison) -> str:
@@ -89,10 +183,11 @@ def render_comparison(comparison: GenerationComparison) -> str:
     )
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(name="ssm-generations", cls=Command, context_settings=HELP_OPTIONS, epilog=GENERATIONS_EXIT_CODES)
 @click.argument("generation_a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("generation_b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--tokens", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--tokens", type=click.IntRange(min=1), default=64, show_default=True,
+              help="How many tokens from the start to compare.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 def ssm_generations_main(generation_a: Path, generation_b: Path, tokens: int, as_json: bool) -> None:
     """Compare two saved greedy generations token by token and report the first divergence.
@@ -103,7 +198,7 @@ def ssm_generations_main(generation_a: Path, generation_b: Path, tokens: int, as
     """
     try:
         comparison = compare_generations(load_tokens(generation_a), load_tokens(generation_b), tokens)
-    except ValueError as error:
-        raise click.UsageError(str(error)) from error
+    except GenerationFileError as error:
+        raise UsageLine(str(error)) from None
     click.echo(json.dumps(comparison.to_json()) if as_json else render_comparison(comparison))
     raise SystemExit(EXIT_OK if comparison.first_divergence is None else EXIT_DIFFERS)

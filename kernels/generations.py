@@ -30,20 +30,32 @@ class GenerationComparison:
         }
 
 
+class GenerationFileError(ValueError):
+    """A saved generation that cannot be read: the message names the file and why."""
+
+
 def load_tokens(path: Path) -> list[str]:
     """A saved generation's tokens.
 
     A .json file holds a list of token ids or strings, or an object whose
     "tokens" or "token_ids" holds one; any other file is text and is split on
     white space (then a "token" is a word: exact for ids printed one per line).
+    Raises GenerationFileError when the file cannot be read or has another shape.
     """
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise GenerationFileError(f"{path}: cannot read: {reason}") from None
     if path.suffix == ".json":
-        value = json.loads(text)
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise GenerationFileError(f"{path}: not valid JSON: {error}") from None
         if isinstance(value, dict):
             value = value.get("tokens", value.get("token_ids"))
         if not isinstance(value, list):
-            raise ValueError(f"{path}: expected a list of tokens, or an object with 'tokens' or 'token_ids'")
+            raise GenerationFileError(f"{path}: expected a list of tokens, or an object with 'tokens' or 'token_ids'")
         return [str(token) for token in value]
     return text.split()
 

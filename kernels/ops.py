@@ -96,3 +96,32 @@ def update_torch(inputs: UpdateInputs) -> tuple[torch.Tensor, torch.Tensor]:
     state = dA[..., None, None] * inputs.state.float() + (x * dt[..., None])[..., None] * B[:, :, None, :]
     out = torch.einsum("nhds,nhs->nhd", state, C) + x * inputs.D.float()[:, None]
     return state.to(inputs.state.dtype), out.to(inputs.x.dtype)
+
+
+@functools.cache
+def tree_extension(unit: str, contract: bool = True) -> ModuleType:
+    """Kernels read from a tree (kernels.tree.compile_unit), built like the extension above.
+
+    The unit is built with nvcc's defaults, as MLX's NVRTC builds a custom
+    kernel: FMA contraction on, no fast math.  contract=False builds it with
+    --fmad=false, to tell contraction apart from any other difference.
+    """
+    import hashlib
+
+    from torch.utils.cpp_extension import load
+
+    flags = ["-O3"] if contract else ["-O3", "--fmad=false"]
+    name = "mlxcel_tree_" + hashlib.sha256((unit + " ".join(flags)).encode()).hexdigest()[:16]
+    build = Path.home() / ".cache" / "mlxcel-codemods" / name
+    build.mkdir(parents=True, exist_ok=True)
+    generated = build / "tree_kernels.cu"
+    if not generated.exists() or generated.read_text() != unit:
+        generated.write_text(unit)
+    return load(
+        name=name,
+        sources=[str(CSRC / "tree_launch.cpp"), str(generated)],
+        extra_cflags=["-O3"],
+        extra_cuda_cflags=flags,
+        build_directory=str(build),
+        verbose=False,
+    )

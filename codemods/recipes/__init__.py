@@ -8,7 +8,7 @@ import importlib
 import importlib.util
 from pathlib import Path, PurePosixPath
 
-from ._model import ItemTarget, Recipe, RecipeInputError, Rewording, StepResult, Workspace
+from ._model import ItemTarget, PatternRewrite, Recipe, RecipeInputError, Rewording, StepResult, Workspace
 
 # Bundled recipes: id -> module defining RECIPE.
 BUILTIN = {
@@ -50,18 +50,21 @@ def _from_toml_file(path: Path) -> Recipe:
         raise RecipeError(f"{path}: cannot read the recipe file: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise RecipeError(f"{path}: not valid TOML: {_one_line(error)}") from None
-    for key in ("delete", "reword", "check_scope", "protected"):
+    for key in ("delete", "rewrite", "reword", "check_scope", "protected"):
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
+    _refuse_unknown_keys(path, data)
     try:
         deletions = tuple(ItemTarget(**d) for d in data.get("delete", []))
+        rewrites = tuple(PatternRewrite(**r) for r in data.get("rewrite", []))
         rewordings = tuple(Rewording(**r) for r in data.get("reword", []))
         if "extends" in data:
-            return _extended(path, str(data["extends"]), data, deletions, rewordings)
+            return _extended(path, str(data["extends"]), data, deletions, rewrites, rewordings)
         return Recipe(
             id=str(data["id"]),
             summary=str(data.get("summary", "")),
             deletions=deletions,
+            rewrites=rewrites,
             rewordings=rewordings,
             dead_symbol_pattern=data.get("dead_symbol_pattern"),
             check_scope=tuple(data.get("check_scope", ["src"])),
@@ -73,7 +76,40 @@ def _from_toml_file(path: Path) -> Recipe:
         raise RecipeError(f"{path}: recipe does not match the schema: {_one_line(error)}") from None
 
 
-def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewordings: tuple) -> Recipe:
+# The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
+TOML_KEYS = ("id", "summary", "extends", "dead_symbol_pattern", "check_scope", "protected", "delete", "rewrite", "reword")
+TOML_TABLE_KEYS = {
+    "delete": tuple(f.name for f in dataclasses.fields(ItemTarget)),
+    "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),
+    "reword": tuple(f.name for f in dataclasses.fields(Rewording)),
+}
+
+
+def _closest(word: str, valid: tuple[str, ...]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, valid, n=1, cutoff=0.5)
+    return f"did you mean {close[0]!r}?" if close else f"valid: {', '.join(valid)}"
+
+
+def _refuse_unknown_keys(path: Path, data: dict) -> None:
+    """RecipeError naming the first key the schema does not have, and the closest one it has."""
+    for key in data:
+        if key not in TOML_KEYS:
+            shown = f"[[{key}]]" if isinstance(data[key], list) and all(isinstance(v, dict) for v in data[key]) \
+                and data[key] else repr(key)
+            raise RecipeError(f"{path}: unknown key {shown} ({_closest(key, TOML_KEYS)})")
+    for table, keys in TOML_TABLE_KEYS.items():
+        for number, entry in enumerate(data.get(table, []), start=1):
+            if not isinstance(entry, dict):
+                raise RecipeError(f"{path}: recipe does not match the schema: {table} must be a list of tables")
+            for key in entry:
+                if key not in keys:
+                    raise RecipeError(f"{path}: [[{table}]] entry {number}: unknown key {key!r} "
+                                      f"({_closest(key, keys)})")
+
+
+def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: tuple, rewordings: tuple) -> Recipe:
     """A bundled recipe plus the file's own items and rewording rules.
 
     This is how a tree whose prose differs from the bundled rules gets its own
@@ -88,6 +124,7 @@ def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewordings
         id=str(data.get("id", f"{base.id}+{path.stem}")),
         summary=str(data.get("summary", base.summary)),
         deletions=base.deletions + deletions,
+        rewrites=base.rewrites + rewrites,
         rewordings=base.rewordings + rewordings,
         dead_symbol_pattern=data.get("dead_symbol_pattern", base.dead_symbol_pattern),
         check_scope=tuple(data.get("check_scope", base.check_scope)),
@@ -122,6 +159,19 @@ def _bad_path(path: object) -> str | None:
     return None
 
 
+def pattern_problem(pattern: str) -> str | None:
+    """Why `pattern` is not a valid regular expression (None if it is)."""
+    import re
+
+    from ..mentions import compile_pattern
+
+    try:
+        compile_pattern(pattern)
+    except re.error as error:
+        return str(error)
+    return None
+
+
 def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
     """`recipe` if its data is well formed; RecipeError naming the first problem otherwise.
 
@@ -142,20 +192,58 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         if target.kind not in kinds:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
                               f"{target.kind!r} (one of: {', '.join(kinds)})")
+    for rewrite in recipe.rewrites:
+        _validate_rewrite(rewrite, origin)
     for rewording in recipe.rewordings:
         if not all(isinstance(v, str) for v in (rewording.path, rewording.find, rewording.replace)):
             raise RecipeError(f"{origin}: reword entry {rewording}: path, find and replace must be strings")
+        if not (rewording.item is None or isinstance(rewording.item, str)) or \
+                not all(isinstance(v, str) and v for v in rewording.symbols):
+            raise RecipeError(f"{origin}: reword entry {rewording}: item and symbols must be strings")
         problem = _bad_path(rewording.path)
         if problem:
             raise RecipeError(f"{origin}: reword entry: {problem}")
-        if not rewording.find:
-            raise RecipeError(f"{origin}: reword entry in {rewording.path}: find must not be empty")
-    if recipe.dead_symbol_pattern is not None and not isinstance(recipe.dead_symbol_pattern, str):
-        raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
+        if bool(rewording.find) == bool(rewording.symbols):
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: give either find or symbols")
+        if not isinstance(rewording.sentences, int) or isinstance(rewording.sentences, bool) \
+                or rewording.sentences < 1:
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
+    if recipe.dead_symbol_pattern is not None:
+        if not isinstance(recipe.dead_symbol_pattern, str):
+            raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
+        problem = pattern_problem(recipe.dead_symbol_pattern)
+        if problem:
+            raise RecipeError(f"{origin}: dead_symbol_pattern {recipe.dead_symbol_pattern!r} is not a valid "
+                              f"pattern: {problem}")
     for scope in (*recipe.check_scope, *recipe.protected):
         if not isinstance(scope, str):
             raise RecipeError(f"{origin}: check_scope and protected must be lists of strings")
     return recipe
+
+
+def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
+    """RecipeError unless a rewrite rule names a Rust or C++ file, its pattern compiles, and its
+    replacement uses only metavariables the pattern captures."""
+    from .._parse import CPP, RUST, language_of
+    from ..pattern import Pattern, PatternError, metavariables
+
+    if not all(isinstance(v, str) for v in (rewrite.path, rewrite.pattern, rewrite.replace)) or \
+            not (rewrite.item is None or isinstance(rewrite.item, str)):
+        raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace and item must be strings")
+    problem = _bad_path(rewrite.path)
+    if problem:
+        raise RecipeError(f"{origin}: rewrite entry: {problem}")
+    language = language_of(rewrite.path)
+    if language not in (RUST, CPP):
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on Rust and C++ files only")
+    try:
+        Pattern(rewrite.pattern, language)
+    except PatternError as error:
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: {error}") from None
+    unknown = sorted(metavariables(rewrite.replace) - metavariables(rewrite.pattern))
+    if unknown:
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: the replacement uses "
+                          f"{', '.join('$' + n for n in unknown)}, which the pattern does not capture")
 
 
 def load_recipe(spec: str) -> Recipe:
@@ -176,6 +264,7 @@ __all__ = [
     "BUILTIN",
     "DEFAULT_RECIPE",
     "ItemTarget",
+    "PatternRewrite",
     "Recipe",
     "RecipeError",
     "RecipeInputError",
@@ -184,4 +273,5 @@ __all__ = [
     "Workspace",
     "builtin_recipes",
     "load_recipe",
+    "validate_recipe",
 ]

@@ -33,11 +33,47 @@ class ItemTarget:
 
 @dataclass(frozen=True)
 class Rewording:
-    """In the file at `path`, replace the exact text `find` with `replace` (prose only)."""
+    """Reword prose in the comments of the file at `path`.
+
+    The comment block is the one attached to, inside or right above the item
+    named `item` (a `::`-qualified name), or any block of the file when
+    `item` is None. What is replaced is either the first sentence that names
+    every one of `symbols` (with `sentences - 1` sentences after it), or the prose `find`
+    (comment markers and line breaks do not matter). The paragraph is filled
+    again to the block's width. A rule that finds nothing is a note.
+    """
 
     path: str
-    find: str
+    find: str = ""
+    replace: str = ""
+    item: str | None = None
+    symbols: tuple[str, ...] = ()
+    sentences: int = 1
+
+    def __post_init__(self) -> None:
+        if isinstance(self.symbols, list):
+            object.__setattr__(self, "symbols", tuple(self.symbols))
+
+    def describe(self) -> str:
+        where = f" in the comments of {self.item}" if self.item else ""
+        what = f"the sentence naming {' and '.join(self.symbols)}" if self.symbols else repr(self.find[:60])
+        return f"{what}{where}"
+
+
+@dataclass(frozen=True)
+class PatternRewrite:
+    """In the file at `path`, inside the item named `item` (the whole file when None), replace
+    each match of the structural pattern `pattern` with `replace`, its `$X` / `$$$XS` filled in
+    with what they matched. The language is the file's (Rust or C++)."""
+
+    path: str
+    pattern: str
     replace: str
+    item: str | None = None
+
+    def describe(self) -> str:
+        where = f" in {self.item}" if self.item else ""
+        return f"{self.pattern!r}{where}"
 
 
 @dataclass
@@ -81,19 +117,30 @@ class Recipe:
     """A named cleanup.
 
     `deletions` run first, then `steps` in order (each sees the edits planned
-    before it), then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
+    before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
     `codemod check` searches for within `check_scope`; `protected` paths are
-    never edited.
+    never edited. `parameters` names the options the recipe's steps read
+    (`codemod apply --decision` is `decision`); `expects` lists paths its
+    steps read, beyond its deletions and rewordings, so that a ROOT holding
+    none of them is refused before planning.
     """
 
     id: str
     summary: str
     deletions: tuple[ItemTarget, ...] = ()
     steps: tuple[Step, ...] = ()
+    rewrites: tuple[PatternRewrite, ...] = ()
     rewordings: tuple[Rewording, ...] = ()
     dead_symbol_pattern: str | None = None
     check_scope: tuple[str, ...] = ("src",)
     protected: tuple[str, ...] = ("docs",)
+    parameters: tuple[str, ...] = ()
+    expects: tuple[str, ...] = ()
+
+    def footprint(self) -> tuple[str, ...]:
+        """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
+        paths = [t.path for t in self.deletions] + [r.path for r in self.rewordings]
+        return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
     def __post_init__(self) -> None:
         for target in self.deletions:

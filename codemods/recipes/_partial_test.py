@@ -1,9 +1,13 @@
-"""Keeping only the part of a test that exercises surviving code.
+"""Tests that exercise removed code: trimmed to what survives, or deleted.
 
 A test that checks several routes in turn keeps the statements that do not
 touch a removed name, directly or through a binding made from one; its
 braced `use` list loses the names that no longer exist or are no longer
 used; and it takes a new name that says what it still tests.
+
+A test of which nothing would survive (every statement uses a removed name,
+or only builds a binding that such statements read) tests only removed items
+and goes with them; the plan lists each one it deletes that way.
 """
 
 from __future__ import annotations
@@ -14,9 +18,43 @@ import tree_sitter
 
 from .._edit import Edit, Finding, line_col
 from .._parse import RUST, parse
-from .._spans import deletion_edits
+from .._spans import Deletion, deletion_edits, whole_lines
+from ..rust.items import rust_items
 from ..rust.statements import find_function, let_binding, names_used, statement_deletion, statements, text
 from ._model import StepResult, Workspace
+
+
+def split_statements(body: tree_sitter.Node, removed: set[str]) -> tuple[list, list, list]:
+    """(use declarations, statements kept, statements dropped) of a test body.
+
+    A statement is dropped when it names a removed item or a binding made by a
+    dropped statement.
+    """
+    dead: set[str] = set()
+    uses, kept, dropped = [], [], []
+    for statement in statements(body):
+        if statement.type == "use_declaration":
+            uses.append(statement)
+        elif names_used(statement) & (removed | dead):
+            dropped.append(statement)
+            binding = let_binding(statement)
+            if binding:
+                dead.add(binding)
+        else:
+            kept.append(statement)
+    return uses, kept, dropped
+
+
+def only_feeds_dropped(kept: list[tree_sitter.Node], dropped: list[tree_sitter.Node]) -> bool:
+    """Whether every kept statement is a `let` read only by dropped statements (set-up for them)."""
+    read_by_dropped = set().union(*(names_used(s) for s in dropped)) if dropped else set()
+    for statement in kept:
+        binding = let_binding(statement)
+        if binding is None or binding not in read_by_dropped:
+            return False
+        if any(binding in names_used(other) for other in kept if other is not statement):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -42,21 +80,7 @@ class TrimTest:
             return StepResult(findings=(Finding(self.path, 0, 0, "not-found", message, severity=severity),))
         body = function.child_by_field_name("body")
         removed = set(self.removed_names)
-        dead: set[str] = set()
-        uses: list[tree_sitter.Node] = []
-        kept: list[tree_sitter.Node] = []
-        dropped: list[tree_sitter.Node] = []
-        for statement in statements(body):
-            if statement.type == "use_declaration":
-                uses.append(statement)
-                continue
-            if names_used(statement) & (removed | dead):
-                dropped.append(statement)
-                binding = let_binding(statement)
-                if binding:
-                    dead.add(binding)
-            else:
-                kept.append(statement)
+        uses, kept, dropped = split_statements(body, removed)
         if not kept:
             line, col = line_col(source, function.start_byte)
             return StepResult(findings=(Finding(self.path, line, col, "nothing-survives",
@@ -95,3 +119,44 @@ class TrimTest:
         start, end = use.start_byte, use.end_byte
         return Edit(self.path, start, end, f"use {text(source, prefix)}::{inner};".encode(),
                     f"trim:{self.name}:use")
+
+
+@dataclass(frozen=True)
+class DeleteOrphanedTests:
+    """Delete the tests in `paths` that exercise only `removed_names` (reported as notes).
+
+    Tests that other steps already edit (rewritten or trimmed) or that the
+    recipe deletes are left to them.
+    """
+
+    paths: tuple[str, ...]
+    removed_names: tuple[str, ...]
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        edits: list[Edit] = []
+        findings: list[Finding] = []
+        removed = set(self.removed_names)
+        for path in self.paths:
+            source = workspace.read(path)
+            if source is None:
+                continue
+            planned = workspace.planned(path)
+            deletions = []
+            for item in rust_items(source, parse(source, RUST)):
+                body = item.node.child_by_field_name("body")
+                if item.kind != "test" or body is None or not names_used(body) & removed:
+                    continue
+                if any(e.start < item.end and item.start < e.end for e in planned):
+                    continue
+                _, kept, dropped = split_statements(body, removed)
+                if kept and not only_feeds_dropped(kept, dropped):
+                    continue
+                start, end = whole_lines(source, item.start, item.end, (b"//",))
+                deletions.append(Deletion(start, end, f"orphaned-test:{item.qualified_name}"))
+                line, col = line_col(source, item.node.start_byte)
+                names = ", ".join(sorted(names_used(body) & removed))
+                findings.append(Finding(path, line, col, "orphaned-test",
+                                        f"deleted test {item.qualified_name}: it exercises only removed items "
+                                        f"({names})", severity="note"))
+            edits += deletion_edits(path, source, deletions)
+        return StepResult(edits=tuple(edits), findings=tuple(findings))

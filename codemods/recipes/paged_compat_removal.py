@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._dead_symbols import PAGED_COMPAT_PATTERN
 from ._model import ItemTarget, Recipe, Rewording
 from ._oracle import OracleRewrite
-from ._partial_test import TrimTest
+from ._partial_test import DeleteOrphanedTests, TrimTest
 
 CORE = "src/lib/mlxcel-core"
 BRIDGE_CPP = f"{CORE}/cpp/mlx_cxx_bridge.cpp"
@@ -62,6 +62,7 @@ REWRITE_ORACLE = OracleRewrite(
     tests=POOLED_TESTS,
     fallback="paged_decode_attention_dense_fallback",
     metadata_type="PagedDecodeMetadata",
+    bridge=LIB_RS,
     helper="dense_reference_decode_attention",
 )
 
@@ -78,48 +79,76 @@ TRIM_EMPTY_BATCH_TEST = TrimTest(
     ),
 )
 
-# Prose that names removed symbols, reworded to describe the current state.
+# Tests elsewhere in the edited files that exercise nothing but the removed items
+# go with them (the plan names each one).
+DELETE_ORPHANED_TESTS = DeleteOrphanedTests(
+    paths=tuple(dict.fromkeys(t.path for t in DELETIONS if t.language == "rust")),
+    removed_names=tuple(dict.fromkeys(t.name.split("::")[-1] for t in DELETIONS)),
+)
+
+# Prose that names removed symbols, reworded to describe the current state. Each
+# rule names its comment by the item it documents (or sits in, or right above)
+# and the sentence by the symbol it names. The first four fit the trees the seed
+# describes; the rest fit older trees, where models still called the routes.
 REWORDINGS = (
-    # The seed's layers.rs doc comment on the pooled route.
-    Rewording(
-        LAYERS_RS,
-        "/// This is the only paged route models use. The dense-pointer routes\n"
-        "/// [`paged_decode_attention_dense_compat`] and\n"
-        "/// [`paged_decode_attention_rotating_compat`] remain as the reference pair\n"
-        "/// their FFI tests pin.\n",
-        "/// This is the only paged decode route; its FFI tests check it against a\n"
-        "/// dense reference over contiguous K/V.\n",
-    ),
-    # The seed's cache/attend.rs doc comment.
-    Rewording(
-        ATTEND_RS,
-        "    /// padded with block 0 up to the longest row, the same layout\n"
-        "    /// [`crate::cache::PagedDecodeMetadata::flat_block_tables`] gives the\n"
-        "    /// logical tables of `paged_decode_attention_dense_compat`. Each\n"
-        "    /// logical start must lie below its sequence's length.\n",
-        "    /// padded with block 0 up to the longest row. Each logical start must\n"
-        "    /// lie below its sequence's length.\n",
-    ),
-    Rewording(
-        CACHE_RS,
-        "interleave. Unlike\n"
-        "/// [`PagedDecodeMetadata`], which indexes K/V each sequence owns, the pool\n"
-        "/// owns the K/V itself.\n",
-        "interleave. The pool\n"
-        "/// owns the K/V itself.\n",
-    ),
-    Rewording(
-        FFI_TESTS_RS,
-        "// The contiguous k_ref/v_ref are what paged_decode_attention_dense_fallback reads as the oracle.\n",
-        "// The contiguous k_ref/v_ref are what the dense reference reads as the oracle.\n",
-    ),
+    Rewording(LAYERS_RS, item="paged_decode_attention_pooled", symbols=("paged_decode_attention_dense_compat", "paged_decode_attention_rotating_compat"),
+              replace="Its FFI tests check it against a dense reference over contiguous K/V."),
+    Rewording(ATTEND_RS, item="PagedBlockPool::decode_tables", symbols=("PagedDecodeMetadata",),
+              replace="Each row lists the sequence's physical blocks in token order and is padded "
+                      "with block 0 up to the longest row."),
+    Rewording(CACHE_RS, item="PagedBlockPool", symbols=("PagedDecodeMetadata",),
+              replace="The pool owns the K/V itself."),
+    Rewording(FFI_TESTS_RS, item="test_pooled_paged_decode_matches_dense_over_200_steps",
+              symbols=("paged_decode_attention_dense_fallback",),
+              replace="The contiguous k_ref/v_ref are what the dense reference oracle reads."),
+    # The pooled fallback's doc compared it with the dense fallback (three sentences).
+    Rewording(LAYERS_RS, item="paged_decode_attention_pooled_fallback",
+              symbols=("paged_decode_attention_dense_fallback",), sentences=3,
+              replace="It calls [`crate::cache::PagedBlockPool::gather_visible`] to pull each "
+                      "sequence's visible K/V out of the pool in block-table order, then attends "
+                      "per sequence through [`attention_from_ptr`] and concatenates the results "
+                      "along the batch axis. Its FFI tests check it against a dense reference "
+                      "over contiguous K/V."),
+    Rewording(LAYERS_RS, item="paged_decode_attention_pooled_fallback",
+              symbols=("paged_decode_attention_rotating_fallback",),
+              replace="That is why there is no separate rotating pooled variant."),
+    Rewording(LAYERS_RS, item="paged_decode_attention_pooled",
+              symbols=("paged_decode_attention_dense_compat", "paged_decode_attention_dense_fallback"),
+              replace="The in-server decode reaches pool-backed layers through the per-sequence "
+                      "`update_and_fetch` pool intercept, never through this function."),
+    # The section comment above the pooled tests' helpers compared the pooled
+    # path with the dense fallback (three sentences).
+    Rewording(FFI_TESTS_RS, item="pooled_pseudo_f32", symbols=("paged_decode_attention_dense_fallback",),
+              sentences=3,
+              replace="`paged_decode_attention_pooled_fallback` gathers each sequence's visible K/V "
+                      "from a `PagedBlockPool` (real, possibly fragmented physical block tables); "
+                      "`dense_reference_decode_attention` computes softmax(q k^T * scale) v in "
+                      "float32 over the same K/V held contiguously. FP32 K/V/q keeps the gather "
+                      "exact, so the two outputs differ only by the order of floating-point "
+                      "operations."),
+    Rewording(FFI_TESTS_RS, item="pooled_pseudo_f32", find="parity vs the dense fallback baseline.",
+              replace="parity vs a dense reference."),
+    # Prose of the rewritten and trimmed tests that describes the old oracle without naming it.
+    *(Rewording(FFI_TESTS_RS, item=test, find=find, replace=replace) for test, find, replace in (
+        (POOLED_TESTS[0], "runs the pooled and dense fallbacks,", "runs the pooled fallback and the dense reference,"),
+        (POOLED_TESTS[0], "so the dense fallback's identity metadata lines up.",
+         "so that it holds exactly the tokens the pool holds."),
+        (POOLED_TESTS[1], "run the dense fallback over just those 7 tokens with identity metadata.",
+         "attend to just those 7 tokens."),
+        (POOLED_TESTS[2], "exercising the batch-concat tail of both fallbacks.",
+         "exercising the pooled fallback's batch-concat tail."),
+        (POOLED_TESTS[3], "compares the pooled vs dense fallback attention each step.",
+         "compares the pooled fallback with the dense reference each step."),
+        ("paged_decode_fallbacks_reject_an_empty_batch", "the paged-decode attention fallbacks must reject",
+         "the pooled paged-decode attention fallback must reject"),
+    )),
 )
 
 RECIPE = Recipe(
     id="paged-compat-removal",
     summary="Remove the reference-only dense-compat paged kernels (#2230 a)",
     deletions=DELETIONS,
-    steps=(REWRITE_ORACLE, TRIM_EMPTY_BATCH_TEST),
+    steps=(REWRITE_ORACLE, TRIM_EMPTY_BATCH_TEST, DELETE_ORPHANED_TESTS),
     rewordings=REWORDINGS,
     dead_symbol_pattern=DEAD_SYMBOL_PATTERN,
     check_scope=("src",),

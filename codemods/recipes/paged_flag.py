@@ -559,6 +559,8 @@ RECIPE = Recipe(
     id="paged-flag",
     summary="Set each family's supports_paged_decode_backend from a measured decision (#2230 b)",
     steps=(set_flags_from_decision,),
+    parameters=("decision",),
+    expects=tuple(site.path for site in FAMILIES.values()),
     check_scope=(),
     protected=("docs/adr",),
 )

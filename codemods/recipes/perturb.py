@@ -49,4 +49,6 @@ def perturbation_recipe(factor: float, function: str = POOLED_ROUTE, path: str =
         id="perturb-pooled-output",
         summary=f"scale the output of {function} by {factor} (local check; never commit)",
         steps=(ScaleReturnedArray(path, function, factor),),
+        check_scope=(),
+        expects=(path,),
     )

@@ -48,6 +48,34 @@ def format_statements(text: str, indent: str, root: Path | None = None, edition:
     return "".join(f"{line}\n" for line in inner)
 
 
+def format_statement_groups(groups: list[tuple[str, str]], root: Path | None = None,
+                            edition: str = "2021") -> list[str]:
+    """Each (statements, indent) of `groups` formatted as `format_statements` does, with one
+    rustfmt run for all of them."""
+    plain = ["".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+             for text, indent in groups]
+    depths = [len(indent.replace("\t", _INDENT)) // len(_INDENT) for _, indent in groups]
+    rustfmt = shutil.which("rustfmt")
+    if rustfmt is None or any(d < 1 or indent != _INDENT * d for d, (_, indent) in zip(depths, groups)):
+        return plain
+    wrapped = ""
+    for index, ((text, _), depth) in enumerate(zip(groups, depths)):
+        opening = f"fn __codemod_wrapper_{index}() {{\n" + "".join(f"{_INDENT * d}{{\n" for d in range(1, depth))
+        closing = "".join(f"{_INDENT * d}}}\n" for d in range(depth - 1, 0, -1)) + "}\n"
+        body = "".join(f"{_INDENT * depth}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+        wrapped += ("\n" if index else "") + opening + body + closing
+    formatted = _rustfmt(rustfmt, wrapped, root, edition)
+    if formatted is None:
+        return plain
+    lines = formatted.split("\n")
+    found = []
+    for index, depth in enumerate(depths):
+        start = lines.index(f"fn __codemod_wrapper_{index}() {{")
+        end = lines.index("}", start)
+        found.append("".join(f"{line}\n" for line in lines[start + depth : end - depth + 1]))
+    return found
+
+
 def format_item(text: str, indent: str, root: Path | None = None, edition: str = "2021") -> str | None:
     """One item (with its doc comment and attributes) formatted at `indent`, lines ending in newlines.
 

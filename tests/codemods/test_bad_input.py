@@ -105,8 +105,14 @@ RECIPE_FILES = {
     "escapes.toml": ('id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
                      "delete entry 'f': path '../../etc/a.rs' must be relative to ROOT, with / separators and no .."),
     "bad_field.toml": ('id = "x"\n[[delete]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\nwhy = 1\n',
-                       "recipe does not match the schema: ItemTarget.__init__() got an unexpected keyword "
-                       "argument 'why'"),
+                       "[[delete]] entry 1: unknown key 'why' (valid: path, language, kind, name)"),
+    "misspelt_table.toml": ('id = "x"\n[[deletions]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
+                            "unknown key [[deletions]] (did you mean 'delete'?)"),
+    "misspelt_key.toml": ('id = "x"\n[[reword]]\npath = "a.rs"\nfnd = "a"\nreplace = "b"\n',
+                          "[[reword]] entry 1: unknown key 'fnd' (did you mean 'find'?)"),
+    "bad_pattern.toml": ('id = "x"\ndead_symbol_pattern = "frob_(compat"\n',
+                         "dead_symbol_pattern 'frob_(compat' is not a valid pattern: missing ), unterminated "
+                         "subpattern at position 5"),
     "scope_string.toml": ('id = "x"\ncheck_scope = "src"\n', "recipe does not match the schema: check_scope must "
                                                              "be a list"),
     "binary.toml": (b"\xff\xfe\x00", "not valid TOML: 'utf-8' codec can't decode byte 0xff in position 0"),
@@ -130,6 +136,14 @@ def test_recipe_file_that_does_not_load(tree: Path, tmp_path: Path, name: str) -
 # ---------------------------------------------------------------- recipe inputs (--decision)
 
 
+@pytest.fixture
+def flag_tree(tree: Path) -> Path:
+    """The small tree with a file the paged-flag recipe edits, so that ROOT is accepted."""
+    (tree / "src/models").mkdir()
+    (tree / "src/models/gemma3.rs").write_text("")
+    return tree
+
+
 def test_decision_file_missing(tree: Path, tmp_path: Path) -> None:
     missing = tmp_path / "decision.json"
     assert _usage_error("--recipe", "paged-flag", "--decision", str(missing), str(tree)) == (
@@ -141,17 +155,17 @@ def test_decision_file_missing(tree: Path, tmp_path: Path) -> None:
     (b"{", "not JSON: "),
     (b"\xff\xfe\x00\x01", "not JSON: 'utf-8' codec can't decode"),
 ], ids=["wrong-schema", "not-json", "binary"])
-def test_decision_file_that_does_not_match_its_schema(tree: Path, tmp_path: Path, content: bytes,
+def test_decision_file_that_does_not_match_its_schema(flag_tree: Path, tmp_path: Path, content: bytes,
                                                       expected: str) -> None:
     decision = tmp_path / "decision.json"
     decision.write_bytes(content)
-    message = _usage_error("--recipe", "paged-flag", "--decision", str(decision), str(tree))
+    message = _usage_error("--recipe", "paged-flag", "--decision", str(decision), str(flag_tree))
     assert message.startswith(f"decision file does not match its schema: {decision}: ")
     assert expected in message
 
 
-def test_paged_flag_without_decision(tree: Path) -> None:
-    assert _usage_error("--recipe", "paged-flag", str(tree)) == (
+def test_paged_flag_without_decision(flag_tree: Path) -> None:
+    assert _usage_error("--recipe", "paged-flag", str(flag_tree)) == (
         "the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)")
 
 
@@ -208,7 +222,7 @@ def test_targets_already_absent_are_a_note_not_an_error(tree: Path, tmp_path: Pa
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == [
         "codemod: 3 target(s) of the recipe already absent (--verbose lists them)",
-        "codemod: three-files: changed 0 file(s); 3 finding(s), 0 blocking",
+        "codemod: three-files: changed 0 file(s); 0 finding(s), 0 blocking; 3 note(s)",
     ]
     assert all(data == b"" for data in snapshot(tree).values())
 

@@ -171,23 +171,29 @@ def test_applied_fixture_passes_the_gate_and_keeps_the_pooled_tests_power(tmp_pa
 
 
 def test_local_rewording_rules_extend_the_bundled_recipe(tree: Path, tmp_path: Path) -> None:
-    """A tree whose prose differs from the bundled rules: refused with the location, then
+    """A tree with prose the bundled rules do not know: refused with the location, then
     applied once the user adds a rule in a recipe file that extends the bundled one."""
     cache = tree / "src/lib/mlxcel-core/src/cache.rs"
     cache.write_bytes(cache.read_bytes().replace(
-        b"interleave. Unlike\n/// [`PagedDecodeMetadata`], which indexes K/V each sequence owns, the pool\n",
-        b"interleave. Unlike the old\n/// [`PagedDecodeMetadata`] layout, the pool\n"))
+        b"/// Per-batch attention metadata as the scheduler hands it to the layers.\n",
+        b"/// Per-batch attention metadata as the scheduler hands it to the layers. It\n"
+        b"/// becomes [`PagedDecodeMetadata`] for the dense routes.\n"))
     refused = CliRunner().invoke(main, ["apply", str(tree)])
     assert refused.exit_code == 1
-    assert "src/lib/mlxcel-core/src/cache.rs:56:7: unreworded mention of PagedDecodeMetadata [comment]" in refused.stderr
+    line = cache.read_bytes().split(b"\n").index(b"/// becomes [`PagedDecodeMetadata`] for the dense routes.") + 1
+    assert (f"src/lib/mlxcel-core/src/cache.rs:{line}:15: unreworded mention of PagedDecodeMetadata [comment]"
+            in refused.stderr)
 
     local = tmp_path / "local.toml"
     local.write_text(
         'extends = "paged-compat-removal"\n\n[[reword]]\n'
         'path = "src/lib/mlxcel-core/src/cache.rs"\n'
-        "find = '''interleave. Unlike the old\n/// [`PagedDecodeMetadata`] layout, the pool\n'''\n"
-        "replace = '''interleave. The pool\n'''\n"
+        'item = "AttentionMetadata"\n'
+        'symbols = ["PagedDecodeMetadata"]\n'
+        'replace = "The pooled route reads it directly."\n'
     )
     applied = CliRunner().invoke(main, ["apply", "--recipe", str(local), str(tree)])
     assert applied.exit_code == 0, applied.output
     assert CliRunner().invoke(main, ["check", str(tree)]).exit_code == 0
+    assert (b"/// Per-batch attention metadata as the scheduler hands it to the layers. The\n"
+            b"/// pooled route reads it directly.\n") in cache.read_bytes()

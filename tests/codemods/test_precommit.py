@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,7 @@ def _local_config(hook: dict) -> str:
     return "\n".join(lines).replace("True", "true").replace("False", "false") + "\n"
 
 
-@pytest.fixture()
-def git_repo(tmp_path: Path) -> tuple[Path, dict]:
+def _make_repo(tmp_path: Path, config: str) -> tuple[Path, dict]:
     repo = tmp_path / "repo"
     repo.mkdir()
     env = {
@@ -73,7 +73,7 @@ def git_repo(tmp_path: Path) -> tuple[Path, dict]:
         return subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
 
     assert git("init", "-q", "-b", "main").returncode == 0
-    (repo / ".pre-commit-config.yaml").write_text(_local_config(manifest_hook()))
+    (repo / ".pre-commit-config.yaml").write_text(config)
     (repo / "src").mkdir()
     (repo / "src" / "cache.rs").write_text("pub struct PooledMeta {\n    pub block: usize,\n}\n")
     (repo / "docs").mkdir()
@@ -83,7 +83,12 @@ def git_repo(tmp_path: Path) -> tuple[Path, dict]:
     git("add", "-A")
     first = git("commit", "-q", "-m", "clean start")
     assert first.returncode == 0, first.stdout + first.stderr
-    return repo, {"git": git}
+    return repo, {"git": git, "env": env}
+
+
+@pytest.fixture()
+def git_repo(tmp_path: Path) -> tuple[Path, dict]:
+    return _make_repo(tmp_path, _local_config(manifest_hook()))
 
 
 def test_commit_bringing_a_dead_symbol_back_is_rejected_with_its_location(git_repo):
@@ -114,6 +119,36 @@ def test_clean_commit_passes(git_repo):
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert "removed symbols stay removed" in accepted.stdout + accepted.stderr
     assert git("rev-list", "--count", "HEAD").stdout.strip() == "2"
+
+
+def readme_consumer_config() -> str:
+    """The `.pre-commit-config.yaml` snippet the README gives for a repository to guard."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    return textwrap.dedent(block)
+
+
+def test_readme_consumer_config_is_valid_and_the_hook_prints_one_total(tmp_path):
+    """The README's snippet passes pre-commit's config schema and names the manifest's hook; run (as
+    a local hook, offline) on more files than one batch, the hook prints one list and one total."""
+    from pre_commit.clientlib import load_config
+
+    snippet = tmp_path / "snippet.yaml"
+    snippet.write_text(readme_consumer_config())
+    [repo_entry] = load_config(str(snippet))["repos"]
+    [hook] = repo_entry["hooks"]
+    assert repo_entry["rev"] and hook["id"] == manifest_hook()["id"]
+    repo, tools = _make_repo(tmp_path, _local_config({**manifest_hook(), **hook}))
+    for index in range(40):
+        (repo / "src" / f"m{index:02d}.rs").write_text(f"// PagedDecodeMetadata {index}\n")
+    tools["git"]("add", "-A")
+    result = subprocess.run([str(BIN / "pre-commit"), "run", "--all-files"], cwd=repo, env=tools["env"],
+                            capture_output=True, text=True)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    totals = [line for line in output.splitlines() if line.startswith("codemod check: ")]
+    assert totals == ["codemod check: 40 mention(s) of removed symbols in 40 file(s)"], output
+    assert all(f"src/m{index:02d}.rs:1:4: PagedDecodeMetadata [comment]" in output for index in range(40))
 
 
 @pytest.mark.skipif(os.environ.get("CODEMOD_TEST_NETWORK") != "1",

@@ -38,3 +38,28 @@ def test_fast_and_faithful_match_float64_for_f32(shape):
     kernel = ops.faithful_stages(inputs.to("cuda"))
     for name in STAGE_NAMES:
         assert normalized_rms(kernel.stage(name), ref.stage(name)) < 5e-7, name
+
+
+def test_an_upstream_shaped_tree_kernel_runs_within_the_f32_budget():
+    """Both CUDA instances of the synthetic tree build, launch and match float64 (its body is not the port's)."""
+    from pathlib import Path
+
+    from kernels.tree import find_tree_kernels
+    from kernels.tree_diff import tree_reports
+
+    kernels = find_tree_kernels(Path(__file__).parent / "fixtures" / "upstream_shaped")
+    configs = (UpdateConfig(SHAPES["granite-4.0-h-tiny"], 2, "bf16", "f32", "f32", 2072), UpdateConfig(SHAPES["nemotron-h"], 2, "f32", "f32", "f32", 2070))
+    reports = tree_reports(kernels, configs)
+    assert len(reports) == 4
+    for report in reports:
+        assert report.first_failing_stage is None, report.to_json()
+        assert report.stages[0].vs_faithful.max_ulp <= 4
+
+
+def test_the_corpus_kernel_runs_beside_the_faithful_one(corpus):
+    from kernels.tree import find_tree_kernels
+    from kernels.tree_diff import tree_reports
+
+    (report,) = tree_reports(find_tree_kernels(corpus), (UpdateConfig(SHAPES["granite-4.0-h-tiny"], 1, "bf16", "bf16", "f32", 2069),))
+    assert report.first_failing_stage is None
+    assert [s.name for s in report.stages] == ["dt", "state", "out"]

@@ -1,0 +1,376 @@
+"""Structural patterns: code with metavariables, matched on the tree-sitter tree.
+
+A pattern is a piece of Rust or C++ in which `$NAME` stands for any one node
+and `$$$NAME` for any sequence of sibling nodes (possibly empty), as ast-grep
+writes them; `$_` and `$$$` match without capturing. A metavariable used twice
+must match equal code (the same tokens, whatever the whitespace and comments
+between them)::
+
+    call = Pattern("crate::layers::$F(&$Q, $$$REST)", "rust")
+    for match in call.find_all(source, tree.root_node):
+        print(match.text("F"), match.text("REST"))
+
+    rename = Rewrite(Pattern("old($$$ARGS)", "rust"), "new($$$ARGS)")
+    edits = rename.edits("src/lib.rs", source, tree.root_node)
+
+Without a node, the source is parsed here (`call.find_all(source)`).
+
+Patterns are compiled once and then applied to any number of trees; matching
+is a pure function of the source bytes and their tree (the one the engine has
+already parsed). Comments are skipped on both sides, and a trailing comma
+before a closing bracket is optional, so rustfmt's vertical layouts match
+their one-line forms. tree-sitter-rust leaves macro arguments as token trees;
+where a pattern's macro call meets one in the code, both argument lists are
+parsed as expressions in place, so `vec![$X as *const $T]` matches by
+structure too. Code inside macro arguments is matched only through such an
+enclosing macro pattern.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Mapping
+
+import tree_sitter
+
+from ._edit import Edit
+from ._parse import CPP, RUST, query, ts_language
+from ._parse import parse as _parse
+
+# Metavariables are spelled with an identifier character so that the pattern
+# parses as ordinary code: `$X` becomes `µX`, `$$$XS` becomes `µµµXS`.
+_EXPANDO = "µ"
+_METAVARIABLE = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)")
+_COMMENT_TYPES = {"line_comment", "block_comment", "comment"}
+_CLOSERS = {")", "]", "}", ">"}
+LANGUAGES = (RUST, CPP)
+
+
+class PatternError(ValueError):
+    """A pattern that does not parse as one piece of code of its language."""
+
+
+@dataclass(frozen=True)
+class _Metavariable:
+    name: str
+    sequence: bool
+
+    @property
+    def captures(self) -> bool:
+        return not self.name.startswith("_")
+
+
+def metavariables(text: str) -> set[str]:
+    """The names of the capturing metavariables in a pattern or replacement text."""
+    return {name for m in _METAVARIABLE.finditer(text) if (name := m.group(1) or m.group(2))
+            and not name.startswith("_")}
+
+
+def _encode(pattern: str) -> str:
+    def spell(m: re.Match) -> str:
+        if m.group(0).startswith("$$$"):
+            return _EXPANDO * 3 + (m.group(1) or "_")
+        return _EXPANDO + m.group(2)
+
+    return _METAVARIABLE.sub(spell, pattern)
+
+
+def _metavariable(node: tree_sitter.Node) -> _Metavariable | None:
+    text = node.text.decode("utf-8", "replace") if node.text is not None else ""
+    if not text.startswith(_EXPANDO):
+        return None
+    if text.startswith(_EXPANDO * 3):
+        name = text[3:]
+        sequence = True
+    else:
+        name = text[1:]
+        sequence = False
+    if not name or not all(c.isupper() or c.isdigit() or c == "_" for c in name):
+        return None
+    return _Metavariable(name, sequence)
+
+
+def _children(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The children that take part in matching: no comments, no trailing comma before a closer."""
+    kids = [c for c in node.children if c.type not in _COMMENT_TYPES]
+    if len(kids) >= 2 and kids[-2].type == "," and kids[-1].type in _CLOSERS:
+        del kids[-2]
+    return kids
+
+
+def _tokens(nodes: tuple[tree_sitter.Node, ...]) -> list[bytes]:
+    found: list[bytes] = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        if node.type in _COMMENT_TYPES:
+            continue
+        if node.child_count == 0:
+            found.append(node.text or b"")
+        else:
+            stack.extend(reversed(node.children))
+    return found
+
+
+def same_code(a: tuple[tree_sitter.Node, ...], b: tuple[tree_sitter.Node, ...]) -> bool:
+    """Whether two node sequences spell the same tokens (layout and comments aside)."""
+    return _tokens(a) == _tokens(b)
+
+
+@lru_cache(maxsize=4)
+def _range_parser(language: str) -> tree_sitter.Parser:
+    return tree_sitter.Parser(ts_language(language))
+
+
+def _macro_arguments(source: bytes, token_tree: tree_sitter.Node, language: str) -> tree_sitter.Node | None:
+    """A macro's token tree parsed in place as an expression (same byte offsets), or None."""
+    parser = _range_parser(language)
+    parser.included_ranges = [tree_sitter.Range(token_tree.start_point, token_tree.end_point,
+                                                 token_tree.start_byte, token_tree.end_byte)]
+    try:
+        tree = parser.parse(source)
+    finally:
+        parser.included_ranges = []
+    node = tree.root_node.descendant_for_byte_range(token_tree.start_byte, token_tree.end_byte)
+    if node is None or node.has_error or (node.start_byte, node.end_byte) != (token_tree.start_byte, token_tree.end_byte):
+        return None
+    return node
+
+
+Env = Mapping[str, tuple[tree_sitter.Node, ...]]
+
+
+@dataclass(frozen=True)
+class Match:
+    """One match: the node matched and what each metavariable captured.
+
+    A `$X` capture is one node, a `$$$XS` capture a tuple of sibling nodes
+    (punctuation such as separating commas included; `named` leaves it out).
+    """
+
+    node: tree_sitter.Node
+    captures: Mapping[str, tuple[tree_sitter.Node, ...]]
+    source: bytes = field(repr=False)
+
+    @property
+    def start(self) -> int:
+        return self.node.start_byte
+
+    @property
+    def end(self) -> int:
+        return self.node.end_byte
+
+    def __getitem__(self, name: str) -> tree_sitter.Node:
+        nodes = self.captures[name]
+        if len(nodes) != 1:
+            raise KeyError(f"${name} captured {len(nodes)} nodes; use nodes({name!r})")
+        return nodes[0]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.captures
+
+    def nodes(self, name: str) -> tuple[tree_sitter.Node, ...]:
+        return self.captures[name]
+
+    def named(self, name: str) -> tuple[tree_sitter.Node, ...]:
+        """The named nodes of a capture (for `$$$ARGS`: the arguments, without the commas)."""
+        return tuple(n for n in self.captures[name] if n.is_named and n.type not in _COMMENT_TYPES)
+
+    def text(self, name: str | None = None) -> str:
+        """The source text of a capture (of the whole match without a name); "" for an empty one."""
+        if name is None:
+            return self.source[self.start : self.end].decode("utf-8", "replace")
+        nodes = self.captures[name]
+        if not nodes:
+            return ""
+        return self.source[nodes[0].start_byte : nodes[-1].end_byte].decode("utf-8", "replace")
+
+    def expand(self, template: str) -> str:
+        """`template` with every `$X` / `$$$XS` replaced by the text it captured."""
+
+        def fill(m: re.Match) -> str:
+            name = m.group(1) or m.group(2)
+            if name is None or name not in self.captures:
+                raise KeyError(f"the replacement names {m.group(0)}, which the pattern does not capture")
+            return self.text(name)
+
+        return _METAVARIABLE.sub(fill, template)
+
+
+class Pattern:
+    """A compiled structural pattern of one language (RUST or CPP).
+
+    Raises PatternError when the text does not parse as one piece of code.
+    """
+
+    def __init__(self, text: str, language: str) -> None:
+        if language not in LANGUAGES:
+            raise PatternError(f"patterns are for {' and '.join(LANGUAGES)}, not {language!r}")
+        self.text = text
+        self.language = language
+        encoded = _encode(text.strip())
+        self._source, self.root = self._compile(encoded)
+        self._macro_cache: dict[tuple[int, int], tree_sitter.Node | None] = {}
+
+    def __repr__(self) -> str:
+        return f"Pattern({self.text!r}, {self.language!r})"
+
+    def _compile(self, encoded: str) -> tuple[bytes, tree_sitter.Node]:
+        body = encoded.encode("utf-8")
+        for candidate in (body, body + b";"):
+            tree = _parse(candidate, self.language)
+            if tree.root_node.has_error:
+                continue
+            node = tree.root_node.descendant_for_byte_range(0, len(body))
+            while node is not None and (node.start_byte, node.end_byte) != (0, len(body)) \
+                    and node.parent is not None:
+                node = node.parent
+            if node is None or node.type in ("source_file", "translation_unit"):
+                named = [c for c in tree.root_node.named_children if c.type not in _COMMENT_TYPES]
+                if len(named) != 1:
+                    raise PatternError(f"pattern {self.text!r} is {len(named)} pieces of code; give one")
+                node = named[0]
+            return candidate, node
+        raise PatternError(f"pattern {self.text!r} does not parse as {self.language}")
+
+    # -- matching -----------------------------------------------------------------
+
+    def match(self, source: bytes, node: tree_sitter.Node) -> Match | None:
+        """The match of the pattern at exactly `node`, or None."""
+        env = _Matcher(self, source).node(self.root, node, MappingProxyType({}))
+        if env is None:
+            return None
+        return Match(node, MappingProxyType({k: v for k, v in env.items()}), source)
+
+    def find_all(self, source: bytes, node: tree_sitter.Node | None = None) -> list[Match]:
+        """Every match inside `node` (itself included; the whole file parsed here when None), in
+        source order; nested matches included."""
+        if node is None:
+            node = _parse(source, self.language).root_node
+        matcher = _Matcher(self, source)
+        found = []
+        for candidate in self._candidates(node):
+            env = matcher.node(self.root, candidate, MappingProxyType({}))
+            if env is not None:
+                found.append(Match(candidate, MappingProxyType(dict(env)), source))
+        return found
+
+    def find(self, source: bytes, node: tree_sitter.Node | None = None) -> Match | None:
+        """The first match inside `node` (the whole file when None), or None."""
+        matches = self.find_all(source, node)
+        return matches[0] if matches else None
+
+    def _candidates(self, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        if _metavariable(self.root) is None and self.root.is_named:
+            captured = tree_sitter.QueryCursor(query(self.language, f"({self.root.type}) @node")).captures(node)
+            nodes = captured.get("node", [])
+        else:
+            nodes = []
+            stack = [node]
+            while stack:
+                current = stack.pop()
+                if current.is_named and current.type not in _COMMENT_TYPES:
+                    nodes.append(current)
+                stack.extend(current.children)
+        return sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
+
+
+class _Matcher:
+    """One pattern against one source: the recursive comparison, with macro arguments parsed once."""
+
+    def __init__(self, pattern: Pattern, source: bytes) -> None:
+        self.pattern = pattern
+        self.source = source
+        self._parsed: dict[tuple[int, int], tree_sitter.Node | None] = {}
+
+    def _arguments(self, token_tree: tree_sitter.Node, in_pattern: bool) -> tree_sitter.Node | None:
+        if in_pattern:
+            key = (token_tree.start_byte, token_tree.end_byte)
+            cache = self.pattern._macro_cache
+            if key not in cache:
+                cache[key] = _macro_arguments(self.pattern._source, token_tree, self.pattern.language)
+            return cache[key]
+        key = (token_tree.start_byte, token_tree.end_byte)
+        if key not in self._parsed:
+            self._parsed[key] = _macro_arguments(self.source, token_tree, self.pattern.language)
+        return self._parsed[key]
+
+    @staticmethod
+    def _bind(env: Env, variable: _Metavariable, nodes: tuple[tree_sitter.Node, ...]) -> Env | None:
+        if not variable.captures:
+            return env
+        if variable.name in env:
+            return env if same_code(env[variable.name], nodes) else None
+        bound = dict(env)
+        bound[variable.name] = nodes
+        return MappingProxyType(bound)
+
+    def node(self, p: tree_sitter.Node, t: tree_sitter.Node, env: Env) -> Env | None:
+        variable = _metavariable(p)
+        if variable is not None and not variable.sequence:
+            if not t.is_named or t.type in _COMMENT_TYPES:
+                return None
+            return self._bind(env, variable, (t,))
+        if p.type != t.type:
+            return None
+        if p.child_count == 0:
+            return env if (p.text or b"") == (t.text or b"") else None
+        if p.type == "token_tree" and p.parent is not None and p.parent.type == "macro_invocation":
+            p_args = self._arguments(p, in_pattern=True)
+            t_args = self._arguments(t, in_pattern=False)
+            if p_args is not None and t_args is not None:
+                return self.node(p_args, t_args, env)
+        return self.sequence(_children(p), _children(t), env)
+
+    def sequence(self, ps: list[tree_sitter.Node], ts: list[tree_sitter.Node], env: Env) -> Env | None:
+        if not ps:
+            return env if not ts else None
+        head = ps[0]
+        variable = _metavariable(head)
+        if variable is not None and variable.sequence:
+            for stop in range(0, len(ts) + 1):
+                bound = self._bind(env, variable, tuple(ts[:stop]))
+                if bound is None:
+                    continue
+                rest = self.sequence(ps[1:], ts[stop:], bound)
+                if rest is not None:
+                    return rest
+            return None
+        if not ts:
+            return None
+        bound = self.node(head, ts[0], env)
+        if bound is None:
+            return None
+        return self.sequence(ps[1:], ts[1:], bound)
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Replace each match of `pattern` by `template` with its captures filled in."""
+
+    pattern: Pattern
+    template: str
+
+    def edits(self, path: str, source: bytes, node: tree_sitter.Node | None = None,
+              rule: str = "rewrite") -> list[Edit]:
+        """One edit per outermost match inside `node` (the whole file when None; a match inside
+        another is left to it)."""
+        edits: list[Edit] = []
+        for match in self.pattern.find_all(source, node):
+            if edits and match.start < edits[-1].end:
+                continue
+            edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), rule))
+        return edits
+
+
+def replace_all(source: bytes, tree: tree_sitter.Tree, pattern: Pattern, template: str) -> bytes:
+    """`source` with every outermost match of `pattern` replaced by `template` (a convenience)."""
+    from ._apply import splice
+
+    return splice(source, Rewrite(pattern, template).edits("", source, tree.root_node))
+
+
+__all__ = ["Match", "Pattern", "PatternError", "Rewrite", "metavariables", "replace_all", "same_code"]

@@ -1,0 +1,89 @@
+"""The --tree branch of ssm-diff: option checks, then --show-kernel or the CUDA run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from kernels._shapes import UpdateConfig
+
+EXIT_OK = 0
+EXIT_DIFFERS = 1
+EXIT_USAGE = 2
+
+
+def _usage_error(message: str) -> int:
+    click.echo(f"ssm-diff: error: {message}", err=True)
+    return EXIT_USAGE
+
+
+def run_tree(
+    config: UpdateConfig,
+    root: Path | None,
+    device: str,
+    inject: tuple[str, ...],
+    as_json: bool,
+    show_kernel: bool,
+    instance: str | None,
+) -> int:
+    """ssm-diff --tree ROOT [--show-kernel] [--instance NAME]; returns the exit status."""
+    from kernels.tree import TreeKernelError, find_tree_kernels, select_instances
+
+    if root is None:
+        return _usage_error("--show-kernel and --instance read a tree: give --tree ROOT")
+    if inject:
+        return _usage_error("--inject switches deviations on in our port; it does not apply to a tree's kernel")
+    if not show_kernel and device != "cuda":
+        return _usage_error("--tree runs the tree's CUDA kernel: add --device cuda (or --show-kernel, which needs no CUDA)")
+    try:
+        kernels = select_instances(find_tree_kernels(root), instance)
+        if show_kernel:
+            return _show(kernels, config, root, as_json)
+        import torch
+
+        if not torch.cuda.is_available():
+            return _usage_error("--device cuda needs a CUDA device and a CUDA build of torch (--show-kernel needs neither)")
+        from kernels.tree_diff import render_tree_report, tree_reports
+
+        reports = tree_reports(kernels, (config,))
+    except TreeKernelError as error:
+        return _usage_error(str(error))
+    if as_json:
+        click.echo(json.dumps({"tree": str(root), "instances": [r.to_json() for r in reports]}, indent=2))
+    else:
+        click.echo("\n\n".join(render_tree_report(r, root) for r in reports))
+    return EXIT_OK if all(r.first_failing_stage is None for r in reports) else EXIT_DIFFERS
+
+
+def _show(kernels, config: UpdateConfig, root: Path, as_json: bool) -> int:
+    from kernels._shapes import make_inputs
+    from kernels.tree_diff import bind_update, render_kernel
+
+    inputs = make_inputs(config)
+    launches = [bind_update(kernel, inputs) for kernel in kernels]
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "tree": str(root),
+                    "instances": [
+                        {
+                            "instance": launch.kernel.name,
+                            "registered_at": str(launch.kernel.where),
+                            "source_at": str(launch.kernel.source_where),
+                            "launched_at": str(launch.kernel.launch.where),
+                            "module": launch.module_name,
+                            "source": launch.kernel.source,
+                            "wrapper": launch.wrapper(),
+                        }
+                        for launch in launches
+                    ],
+                },
+                indent=2,
+            )
+        )
+    else:
+        click.echo("\n\n".join(render_kernel(launch, root) for launch in launches))
+    return EXIT_OK
