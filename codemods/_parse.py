@@ -57,9 +57,22 @@ def _parser(name: str) -> tree_sitter.Parser:
     return tree_sitter.Parser(ts_language(name))
 
 
+# The last trees parsed, by (language, source): a plan parses the same text for
+# several purposes (deleting items, parse-error accounting, resolving names).
+_RECENT_TREES: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+_RECENT_LIMIT = 64
+
+
 def parse(source: bytes, language: str) -> tree_sitter.Tree:
-    """Parse bytes with the grammar of `language` (RUST or CPP)."""
-    return _parser(language).parse(source)
+    """Parse bytes with the grammar of `language` (RUST or CPP); the same text is parsed once."""
+    key = (language, source)
+    tree = _RECENT_TREES.get(key)
+    if tree is None:
+        tree = _parser(language).parse(source)
+        if len(_RECENT_TREES) >= _RECENT_LIMIT:
+            del _RECENT_TREES[next(iter(_RECENT_TREES))]
+        _RECENT_TREES[key] = tree
+    return tree
 
 
 def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
