@@ -33,7 +33,12 @@ NOTE = "note"
 
 @dataclass(frozen=True)
 class Finding:
-    """Something the user must know about a plan, located at path:line:col (1-based)."""
+    """Something the user must know about a plan, located at path:line:col (1-based).
+
+    A dangling reference also says how sure the check is (`certainty`:
+    definite or possible), what kind of use it is (`reference`: call, import,
+    serde default, ...) and how the name resolved (`resolution`).
+    """
 
     path: str
     line: int
@@ -42,6 +47,9 @@ class Finding:
     message: str
     severity: str = BLOCKING
     symbol: str | None = None
+    certainty: str | None = None
+    reference: str | None = None
+    resolution: str | None = None
 
     @property
     def blocking(self) -> bool:
@@ -52,7 +60,7 @@ class Finding:
         return f"{where}: {self.message}" if where else self.message
 
     def as_json(self) -> dict:
-        return {
+        document = {
             "path": self.path,
             "line": self.line,
             "col": self.col,
@@ -61,6 +69,9 @@ class Finding:
             "symbol": self.symbol,
             "message": self.message,
         }
+        if self.certainty is not None:
+            document.update(certainty=self.certainty, kind=self.reference, resolution=self.resolution)
+        return document
 
 
 def line_col(source: bytes, offset: int) -> tuple[int, int]:

@@ -19,21 +19,23 @@ from ._apply import FileChange, conflicts, map_offset, resolve_inside, splice, w
 from ._edit import Edit, Finding, line_col
 from ._files import FileSearch, start_files_matching, start_files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse, reparse
+from ._references import DANGLING, DeletedNames, dangling_references
 from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
 from ._scope import item_scopes
 from .pattern import Pattern, PatternError, Rewrite
 from ._spans import Deletion, deletion_edits
 from .cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
+from .cpp.resolve import deleted_cpp_items
 from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
 from .python.items import PythonTarget, delete_python_items
 from .recipes._model import Recipe, RecipeInputError, StepResult, Workspace
 from .rust.items import RustTarget, delete_rust_items
+from .rust.resolve import deleted_rust_items
 
 # A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
 USAGE_ERROR = "usage-error"
 
 # Finding codes that an explicit override lets through.
-DANGLING = "dangling-reference"
 UNREWORDED = "unreworded-mention"
 OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
 
@@ -158,12 +160,12 @@ def _already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bo
     return no_code_mention_left
 
 
-def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[Edit]], list[str], list[Finding]]:
+def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[Edit]], DeletedNames, list[Finding]]:
     by_file: dict[str, list] = {}
     for target in recipe.deletions:
         by_file.setdefault(target.path, []).append(target)
     edits: dict[str, list[Edit]] = {}
-    names: list[str] = []
+    deleted = DeletedNames()
     findings: list[Finding] = []
     rule = f"{recipe.id}"
     for path, targets in by_file.items():
@@ -183,21 +185,21 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
                 found, resolved, notes = delete_rust_items(
                     path, source, [RustTarget(t.kind, t.name) for t in wanted], rule, absent)
                 deletions += found
-                names += [n for r in resolved for n in r.names]
+                deleted.rust += deleted_rust_items(path, resolved)
             elif language == "cpp":
-                found, deleted, notes = delete_cpp_items(
-                    path, source, [CppTarget(t.kind, t.name) for t in wanted], rule, absent)
+                cpp_targets = [CppTarget(t.kind, t.name) for t in wanted]
+                found, cpp_names, notes = delete_cpp_items(path, source, cpp_targets, rule, absent)
                 deletions += found
-                names += deleted
+                deleted.cpp += deleted_cpp_items(path, source, cpp_targets, cpp_names)
             else:
-                whole, deleted, notes = delete_python_items(
+                whole, python_names, notes = delete_python_items(
                     path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule, absent)
                 edits.setdefault(path, []).extend(whole)
-                names += deleted
+                deleted.python += python_names
             findings += notes
         if deletions:
             edits.setdefault(path, []).extend(deletion_edits(path, source, deletions))
-    return edits, list(dict.fromkeys(names)), findings
+    return edits, deleted, findings
 
 
 def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
@@ -267,32 +269,6 @@ def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     return findings
 
 
-def _closure(workspace: Workspace, names: list[str], after: dict[str, bytes],
-             refused: set[str], referring: list[FileSearch]) -> list[Finding]:
-    """Code references to removed names that survive the plan, anywhere in the tree.
-
-    `referring` are the searches for files that name them. Files whose edits
-    were refused are left out: their items were not deleted, and the
-    refusal is reported already.
-    """
-    if not names:
-        return []
-    findings = []
-    candidates = {path for search in referring for path in search.result()} | set(after)
-    for path in sorted(candidates - refused):
-        before = workspace.read(path)
-        if before is None:
-            continue
-        text = after.get(path, before)
-        edits = workspace.planned(path) if path in after else []
-        for start, _end, name in _identifier_offsets(path, text, set(names)):
-            original = map_offset(edits, start) if edits else start
-            line, col = line_col(before, original)
-            findings.append(Finding(path, line, col, DANGLING,
-                                    f"{name}: code still refers to an item the recipe deletes", symbol=name))
-    return findings
-
-
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, bytes],
                         dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
@@ -359,11 +335,14 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
 
 
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
-                allow_unreworded: bool = False, options: dict | None = None) -> Plan:
+                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
     gives a plan with no changes and one blocking finding of code "usage-error".
+    With `strict`, a use that may refer to a deleted item (a method call on a
+    receiver of unknown type, a name inside an unknown macro) blocks the plan
+    like one that does.
     """
     root = Path(root)
     problem = usage_problem(root, recipe, dict(options or {}))
@@ -375,9 +354,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))
                       if recipe.dead_symbol_pattern else None)
-        deleted, names, findings = _delete_items(workspace, recipe)
-        referring = [searches.enter_context(start_files_with_words(root, names))]
-        for path, edits in deleted.items():
+        deleted_edits, deleted, findings = _delete_items(workspace, recipe)
+        searched = deleted.all_names()
+        referring = [searches.enter_context(start_files_with_words(root, searched))]
+        for path, edits in deleted_edits.items():
             workspace.edits.setdefault(path, []).extend(edits)
         for step in recipe.steps:
             try:
@@ -387,10 +367,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             for edit in result.edits:
                 workspace.edits.setdefault(edit.path, []).append(edit)
             findings += result.findings
-            added = [n for n in dict.fromkeys(result.names_removed) if n not in names]
-            if added:
-                names += added
-                referring.append(searches.enter_context(start_files_with_words(root, added)))
+            deleted.other += [n for n in result.names_removed if n not in deleted.all_names()]
+        added = [n for n in deleted.all_names() if n not in searched]
+        if added:
+            referring.append(searches.enter_context(start_files_with_words(root, added)))
         findings += _rewrite(workspace, recipe)
         findings += _reword(workspace, recipe)
 
@@ -433,7 +413,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 changes.append(FileChange(path, source, result, tuple(edits)))
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
-        dangling = _closure(workspace, names, after, refused, referring)
+        dangling = dangling_references(workspace, deleted, after, refused, _identifier_offsets, strict=strict,
+                                       referring=referring)
         findings += dangling
         findings += _surviving_mentions(workspace, recipe, after, dangling, mentioning)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
@@ -443,4 +424,4 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         overrides.add(DANGLING)
     if allow_unreworded:
         overrides.add(UNREWORDED)
-    return Plan(root, recipe.id, tuple(changes), tuple(findings), tuple(names), frozenset(overrides))
+    return Plan(root, recipe.id, tuple(changes), tuple(findings), tuple(deleted.all_names()), frozenset(overrides))

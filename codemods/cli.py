@@ -179,6 +179,9 @@ def _summary(recipe_id: str, plan, blocking: list, verb: str) -> str:
               help="Apply even though code still refers to deleted items (fix them by hand from the report).")
 @click.option("--allow-unreworded", is_flag=True,
               help="Apply even though comments or strings still name removed symbols.")
+@click.option("--strict", is_flag=True,
+              help="Also refuse on possible references (method calls on receivers of unknown type, "
+                   "names inside macros whose arguments are not known to be expressions).")
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
               help="text (default): the diff, findings on stderr; json: one document; sarif: the findings "
                    "as a SARIF 2.1.0 log; github: the findings as workflow-command annotations.")
@@ -189,12 +192,14 @@ def _summary(recipe_id: str, plan, blocking: list, verb: str) -> str:
 @click.option("--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff.")
 @click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")
 def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, allow_unreworded: bool,
-          output_format: str | None, as_json: bool, decision: Path | None, verbose: bool, stat: bool,
-          no_color: bool) -> None:
+          strict: bool, output_format: str | None, as_json: bool, decision: Path | None, verbose: bool,
+          stat: bool, no_color: bool) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
-    refer to a deleted item, comments that still name a removed symbol,
+    refer to a deleted item (names are resolved: a use that only may refer
+    to it is listed as possible, and blocks only with --strict), comments
+    that still name a removed symbol,
     targets that do not parse or do not have the expected shape, binary
     files, and edits that overlap all block it (exit 1, nothing written)
     unless overridden. ROOT must be the tree's root: a folder that holds
@@ -224,7 +229,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     problem = usage_problem(root, recipe, options)
     if problem is not None:
         raise UsageLine(problem)
-    overrides = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded}
+    overrides = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict}
     plan, refusals, written, write_error, recovered = _plan_and_write(root, recipe, dry_run, overrides, options)
     if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
@@ -280,7 +285,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         if finding.code == "not-found" and not verbose:
             continue
         if not finding.blocking:
-            _echo_err(f"{finding.render()} (note)")
+            _echo_err(f"{finding.render()} ({'possible; --strict blocks it' if finding.certainty == 'possible' else 'note'})")
         elif finding.code in plan.overrides:
             _echo_err(f"{finding.render()} (allowed by {OVERRIDABLE[finding.code]})")
         else:

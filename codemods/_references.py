@@ -1,0 +1,143 @@
+"""The dangling-reference check: code that still refers to an item a plan deletes.
+
+Only files that mention a deleted name (one rg search) are read. In Rust
+files a mention counts only if it resolves to a deleted item
+(codemods/rust/resolve.py): `definite` findings block the plan, `possible`
+ones (a method call on a receiver of unknown type, a use inside a macro whose
+arguments are not known to be expressions) are listed and block only with
+`strict`. Rust items are never named from C++ or Python, and C++ functions
+from Rust only by the `extern "C++"` declarations of a cxx bridge.
+C++ uses are resolved within their file (codemods/cpp/resolve.py). Python
+names, and names a recipe step reports removed without deleting an item, are
+matched by spelling in code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ._apply import map_offset
+from ._edit import BLOCKING, NOTE, Finding, line_col
+from ._files import FileSearch, files_with_words
+from ._parse import CPP, PYTHON, RUST, language_of
+from .recipes._model import Workspace
+from ._resolution import DEFINITE, Reference
+from .cpp.resolve import DeletedCppItem, cpp_references
+from .rust.resolve import DeletedRustItem, RustResolver
+
+DANGLING = "dangling-reference"
+
+
+@dataclass
+class DeletedNames:
+    """What a plan deletes, by language: Rust items (resolved) and names matched by spelling."""
+
+    rust: list[DeletedRustItem] = field(default_factory=list)
+    cpp: list[DeletedCppItem] = field(default_factory=list)
+    python: list[str] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+
+    def all_names(self) -> list[str]:
+        return list(dict.fromkeys([*(i.name for i in self.rust), *(i.name for i in self.cpp), *self.python,
+                                    *self.other]))
+
+
+def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict[str, bytes], refused: set[str],
+                        spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
+                        strict: bool = False, referring: list[FileSearch] | None = None) -> list[Finding]:
+    """Findings for every surviving use of a deleted item, anywhere in the tree.
+
+    `spelled(path, text, names)` gives (start, end, name) of code identifiers
+    spelling `names` (the match used for Python names and for names a recipe
+    step reports removed without deleting an item). Files whose edits were
+    refused are left out: their items were not deleted, and the refusal is
+    reported already. `referring`, when given, are rg searches for the files
+    naming the deleted names, started earlier (the plan starts them before it
+    parses and validates, so that they run meanwhile).
+    """
+    names = deleted.all_names()
+    if not names:
+        return []
+    resolver = RustResolver(workspace.root, workspace.read) if deleted.rust else None
+    findings: list[Finding] = []
+    found = ({path for search in referring for path in search.result()} if referring is not None
+             else files_with_words(workspace.root, names))
+    candidates = set(found) | set(after)
+    for path in sorted(candidates - refused):
+        before = workspace.read(path)
+        if before is None:
+            continue
+        text = after.get(path, before)
+        edits = workspace.planned(path) if path in after else []
+
+        def locate(offset: int) -> tuple[int, int]:
+            return line_col(before, map_offset(edits, offset) if edits else offset)
+
+        language = language_of(path)
+        spelled_names = set(deleted.other)
+        if language == RUST:
+            if resolver is not None:
+                for reference in resolver.references_in_file(path, text, deleted.rust):
+                    findings.append(_reference_finding(path, reference, *locate(reference.start), strict))
+            exported = {i.name for i in deleted.cpp if not i.translation_unit_local}
+            bridge = _bridge_declarations(text, exported) if exported else []
+            for start, name in bridge:
+                line, col = locate(start)
+                findings.append(Finding(path, line, col, DANGLING,
+                                        f"{name}: code still refers to an item the recipe deletes", symbol=name,
+                                        certainty=DEFINITE, reference="cxx bridge declaration",
+                                        resolution=f"extern \"C++\" declaration of the C++ function {name}"))
+        elif language == CPP:
+            for reference in cpp_references(path, text, deleted.cpp):
+                findings.append(_reference_finding(path, reference, *locate(reference.start), strict))
+        elif language == PYTHON:
+            spelled_names |= set(deleted.python)
+        if not spelled_names:
+            continue
+        for start, _end, name in spelled(path, text, spelled_names):
+            line, col = locate(start)
+            findings.append(Finding(path, line, col, DANGLING,
+                                    f"{name}: code still refers to an item the recipe deletes", symbol=name,
+                                    certainty=DEFINITE, reference="name",
+                                    resolution="same spelling (names of this language are not resolved)"))
+    return _one_per_place(findings)
+
+
+def _reference_finding(path: str, reference: Reference, line: int, col: int, strict: bool) -> Finding:
+    name = reference.name
+    if reference.certainty == DEFINITE:
+        return Finding(path, line, col, DANGLING, f"{name}: code still refers to an item the recipe deletes",
+                       symbol=name, certainty=DEFINITE, reference=reference.kind, resolution=reference.resolution)
+    return Finding(path, line, col, DANGLING,
+                   f"{name}: may still refer to an item the recipe deletes ({reference.resolution})",
+                   severity=BLOCKING if strict else NOTE, symbol=name, certainty=reference.certainty,
+                   reference=reference.kind, resolution=reference.resolution)
+
+
+def _bridge_declarations(source: bytes, names: set[str]) -> list[tuple[int, str]]:
+    """(start, name) of cxx bridge declarations of the C++ functions `names` in a Rust file."""
+    from ._parse import parse
+    from .rust.items import rust_items
+
+    if not any(n.encode() in source for n in names):
+        return []
+    return [(item.node.start_byte, item.name) for item in rust_items(source, parse(source, RUST))
+            if item.kind == "bridge_fn" and item.name in names and _extern_cpp(item.node)]
+
+
+def _extern_cpp(node) -> bool:
+    current = node.parent
+    while current is not None and current.type != "foreign_mod_item":
+        current = current.parent
+    return current is not None and b'"C++"' in current.text[:40]
+
+
+def _one_per_place(findings: list[Finding]) -> list[Finding]:
+    """One finding per (path, line, col, name): a definite one wins over a possible one."""
+    chosen: dict[tuple, Finding] = {}
+    for finding in findings:
+        key = (finding.path, finding.line, finding.col, finding.symbol)
+        if key not in chosen or chosen[key].certainty != DEFINITE and finding.certainty == DEFINITE:
+            chosen[key] = finding
+    return list(chosen.values())

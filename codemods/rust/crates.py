@@ -1,0 +1,309 @@
+"""Which crate and module a Rust file is, from Cargo.toml files and `mod` declarations.
+
+Everything is found lazily, walking up from the files the check looks at:
+the package is the nearest Cargo.toml with a [package] table above the file;
+its crate roots are the targets Cargo would build (src/lib.rs, src/main.rs,
+src/bin/*, tests/*, examples/*, benches/*, build.rs, and the paths of
+[lib]/[[bin]]/[[test]]/[[example]]/[[bench]] tables). A file's module path is
+found by walking up the directory conventions (`a/b.rs` or `a/b/mod.rs` is
+declared by `mod b;` in `a.rs`, `a/mod.rs` or a crate root in `a/`) and by the
+`#[path = "..."]` declarations of its package (one rg search per package).
+Only the declarations on the way are parsed.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Callable
+
+# std and friends: names in every crate's extern prelude that are never items of the tree.
+BUILTIN_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
+
+
+@dataclass(frozen=True)
+class Crate:
+    """One compilation unit: the root file and the crates it can name (`extern` prelude).
+
+    `externs` maps a crate name to the lib root of a package in the tree, or
+    to None for a crate from a registry (its items are never ours).
+    """
+
+    root: str
+    name: str
+    externs: tuple[tuple[str, str | None], ...]
+
+    def extern(self, name: str) -> tuple[bool, str | None]:
+        """(known, lib root or None) for a name of the extern prelude."""
+        for extern_name, root in self.externs:
+            if extern_name == name:
+                return True, root
+        return name in BUILTIN_CRATES, None
+
+
+@dataclass
+class Package:
+    """A Cargo package: its folder, lib root and crate name, and its other crate roots."""
+
+    dir: str
+    name: str
+    lib: str | None
+    roots: list[str]
+    dependencies: dict[str, str | None] = field(default_factory=dict)
+
+
+def _crate_name(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def _join(*parts: str) -> str:
+    """A normalized relative POSIX path ('' parts and '.' dropped, '..' applied)."""
+    out: list[str] = []
+    for part in "/".join(p for p in parts if p).split("/"):
+        if part in ("", "."):
+            continue
+        if part == ".." and out and out[-1] != "..":
+            out.pop()
+        else:
+            out.append(part)
+    return "/".join(out)
+
+
+class CrateIndex:
+    """Packages, crates and module paths of the files of one tree, computed on demand.
+
+    `exists(path)` and `read(path)` see the tree as it was before the plan;
+    `parse_mods(path)` returns the out-of-line `mod` declarations of a file as
+    (inline module path, name, #[path] value or None).
+    """
+
+    def __init__(self, root, exists: Callable[[str], bool], read: Callable[[str], bytes | None],
+                 parse_mods: Callable[[str], list[tuple[tuple[str, ...], str, str | None]]]) -> None:
+        self._root = root
+        self._exists = exists
+        self._read = read
+        self._parse_mods = parse_mods
+        self._packages: dict[str, Package | None] = {}
+        self._path_decls: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self._instances: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        self._crates: dict[str, Crate] = {}
+
+    # -- packages -----------------------------------------------------------
+
+    def _manifest(self, directory: str) -> dict | None:
+        data = self._read(_join(directory, "Cargo.toml"))
+        if data is None:
+            return None
+        try:
+            return tomllib.loads(data.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            return None
+
+    def package(self, directory: str) -> Package | None:
+        """The package whose Cargo.toml is in `directory`, or None."""
+        if directory in self._packages:
+            return self._packages[directory]
+        manifest = self._manifest(directory)
+        package = None
+        if manifest is not None and isinstance(manifest.get("package"), dict):
+            package = self._load_package(directory, manifest)
+        self._packages[directory] = package
+        return package
+
+    def _load_package(self, directory: str, manifest: dict) -> Package:
+        name = str(manifest["package"].get("name", PurePosixPath(directory).name or "crate"))
+        lib_table = manifest.get("lib") if isinstance(manifest.get("lib"), dict) else {}
+        lib = _join(directory, str(lib_table.get("path", "src/lib.rs")))
+        lib = lib if self._exists(lib) else None
+        roots = []
+        for table in ("bin", "test", "example", "bench"):
+            for target in manifest.get(table, []) if isinstance(manifest.get(table), list) else []:
+                if isinstance(target, dict) and "path" in target:
+                    roots.append(_join(directory, str(target["path"])))
+        for conventional in ("src/main.rs", "build.rs"):
+            if self._exists(_join(directory, conventional)):
+                roots.append(_join(directory, conventional))
+        for folder in ("src/bin", "tests", "examples", "benches"):
+            roots += self._target_files(_join(directory, folder))
+        package = Package(directory, _crate_name(str(lib_table.get("name", name))), lib,
+                          sorted(set(roots) - {lib}))
+        package.dependencies = self._dependencies(directory, manifest)
+        return package
+
+    def _target_files(self, folder: str) -> list[str]:
+        base = self._root / folder
+        if not base.is_dir():
+            return []
+        found = []
+        for entry in sorted(base.iterdir()):
+            if entry.suffix == ".rs" and entry.is_file():
+                found.append(_join(folder, entry.name))
+            elif entry.is_dir() and (entry / "main.rs").is_file():
+                found.append(_join(folder, entry.name, "main.rs"))
+        return found
+
+    def _workspace_dependencies(self, directory: str) -> tuple[str, dict]:
+        """(folder, [workspace.dependencies]) of the workspace above `directory`."""
+        current = PurePosixPath(directory)
+        while True:
+            manifest = self._manifest(str(current) if str(current) != "." else "")
+            if manifest is not None and isinstance(manifest.get("workspace"), dict):
+                deps = manifest["workspace"].get("dependencies", {})
+                return (str(current) if str(current) != "." else ""), deps if isinstance(deps, dict) else {}
+            if str(current) in ("", "."):
+                return "", {}
+            current = current.parent
+
+    def _dependencies(self, directory: str, manifest: dict) -> dict[str, str | None]:
+        """Extern crate name -> lib root in the tree (path dependencies) or None."""
+        found: dict[str, str | None] = {}
+        tables = [manifest.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+        for target in (manifest.get("target") or {}).values():
+            if isinstance(target, dict):
+                tables += [target.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+        for table in tables:
+            if not isinstance(table, dict):
+                continue
+            for key, spec in table.items():
+                base = directory
+                if isinstance(spec, dict) and spec.get("workspace") is True:
+                    base, workspace_deps = self._workspace_dependencies(directory)
+                    spec = workspace_deps.get(key, {})
+                lib = None
+                if isinstance(spec, dict) and "path" in spec:
+                    dependency = self.package(_join(base, str(spec["path"])))
+                    lib = dependency.lib if dependency is not None else None
+                found[_crate_name(key)] = lib
+        return found
+
+    def depends_on(self, package: Package, lib: str, seen: set[str] | None = None) -> bool:
+        """Whether `package` depends on the crate whose lib root is `lib`, directly or through
+        other packages of the tree (a re-export can pass an item on)."""
+        seen = set() if seen is None else seen
+        if package.dir in seen:
+            return False
+        seen.add(package.dir)
+        for dependency in package.dependencies.values():
+            if dependency == lib:
+                return True
+            middle = self.package_of(dependency) if dependency is not None else None
+            if middle is not None and self.depends_on(middle, lib, seen):
+                return True
+        return False
+
+    def package_of(self, path: str) -> Package | None:
+        """The nearest package above `path`."""
+        current = PurePosixPath(path).parent
+        while True:
+            directory = "" if str(current) == "." else str(current)
+            package = self.package(directory)
+            if package is not None:
+                return package
+            if directory == "":
+                return None
+            current = current.parent
+
+    def crate(self, root: str) -> Crate:
+        """The crate whose root file is `root`."""
+        if root not in self._crates:
+            package = self.package_of(root)
+            externs = dict(package.dependencies) if package else {}
+            name = package.name if package else PurePosixPath(root).stem
+            if package is not None and package.lib is not None and root != package.lib:
+                externs.setdefault(package.name, package.lib)
+                name = PurePosixPath(root).stem
+            self._crates[root] = Crate(root, name, tuple(sorted(externs.items())))
+        return self._crates[root]
+
+    # -- modules ------------------------------------------------------------
+
+    def instances(self, path: str) -> list[tuple[str, tuple[str, ...]]]:
+        """Every (crate root, module path) the file at `path` is compiled as."""
+        if path not in self._instances:
+            self._instances[path] = []
+            self._instances[path] = self._find_instances(path)
+        return self._instances[path]
+
+    def _find_instances(self, path: str) -> list[tuple[str, tuple[str, ...]]]:
+        package = self.package_of(path)
+        if package is None:
+            return []
+        if path == package.lib or path in package.roots:
+            return [(path, ())]
+        found: list[tuple[str, tuple[str, ...]]] = []
+        file = PurePosixPath(path)
+        name = file.parent.name if file.name == "mod.rs" else file.stem
+        folder = file.parent.parent if file.name == "mod.rs" else file.parent
+        declaration = re.compile(rb"\bmod\s+" + re.escape(name.encode()) + rb"\s*;")
+        for parent in self._parents_of_folder(str(folder), package):
+            if not declaration.search(self._read(parent) or b""):
+                continue
+            for inline, declared, attr_path in self._parse_mods(parent):
+                if declared == name and attr_path is None and not inline:
+                    found += [(root, module + (name,)) for root, module in self.instances(parent)]
+        if not found:
+            for parent, inline, declared in self._declared_by_path(path, package):
+                found += [(root, module + inline + (declared,)) for root, module in self.instances(parent)]
+        return list(dict.fromkeys(found))
+
+    def _parents_of_folder(self, folder: str, package: Package) -> list[str]:
+        """Files whose `mod x;` declarations load files from `folder`."""
+        folder_path = PurePosixPath(folder)
+        candidates = [_join(str(folder_path.parent), folder_path.name + ".rs"), _join(folder, "mod.rs")]
+        # A crate root loads its modules from its own folder, as a mod.rs does.
+        candidates += [r for r in (package.lib, *package.roots)
+                       if r is not None and str(PurePosixPath(r).parent) == str(folder_path)]
+        return [c for c in dict.fromkeys(candidates) if self._exists(c)]
+
+    def _path_declarations(self, package: Package) -> dict[str, list[tuple[str, tuple[str, ...], str]]]:
+        """File name -> [(declaring file, `#[path]` value)] for the `#[path]` attributes of a package."""
+        if package.dir not in self._path_decls:
+            found: dict[str, list[tuple[str, str]]] = {}
+            for declaring, value in self._path_attributes(package.dir):
+                found.setdefault(PurePosixPath(value).name, []).append((declaring, value))
+            self._path_decls[package.dir] = found
+        return self._path_decls[package.dir]
+
+    def _declared_by_path(self, path: str, package: Package) -> list[tuple[str, tuple[str, ...], str]]:
+        """(declaring file, inline module path, module name) of the `#[path]` mods that load `path`."""
+        found = []
+        for declaring, value in self._path_declarations(package).get(PurePosixPath(path).name, []):
+            base = PurePosixPath(declaring).parent
+            for inline, name, attr_path in self._parse_mods(declaring):
+                if attr_path != value:
+                    continue
+                if inline:
+                    stem = PurePosixPath(declaring)
+                    inner = base if stem.name in ("mod.rs", "lib.rs", "main.rs") else base / stem.stem
+                    target = _join(str(inner), *inline, attr_path)
+                else:
+                    target = _join(str(base), attr_path)
+                if target == path:
+                    found.append((declaring, inline, name))
+        return found
+
+    def _path_attributes(self, directory: str) -> list[tuple[str, str]]:
+        """(file, value) of every `#[path = "value"]` under `directory` (one rg search)."""
+        pattern = r'#\[\s*path\s*=\s*"([^"]*)"'
+        rg = shutil.which("rg")
+        base = self._root / directory if directory else self._root
+        found = []
+        if rg is not None:
+            result = subprocess.run([rg, "--no-config", "--only-matching", "--no-line-number", "--with-filename",
+                                     "--null", "--no-messages", "--glob", "*.rs", "--glob", "!target/",
+                                     "--replace", "$1", "-e", pattern, "--", "."], cwd=base, capture_output=True)
+            for line in result.stdout.decode("utf-8", "surrogateescape").splitlines():
+                file, _, value = line.partition("\0")
+                found.append((_join(directory, file), value))
+            return found
+        compiled = re.compile(pattern.encode())
+        for file in sorted(base.rglob("*.rs")):
+            if "target" in file.parts:
+                continue
+            for match in compiled.finditer(file.read_bytes()):
+                found.append((_join(directory, file.relative_to(base).as_posix()), match.group(1).decode()))
+        return found

@@ -1,0 +1,446 @@
+"""The dangling-reference check resolves Rust names: one test per rule, on small crates.
+
+Each tree is written from a dict of files, its expectations are markers in
+the sources (see tests/resolve_helpers.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from codemods._plan import plan_recipe
+from codemods._references import DANGLING
+from codemods.cli import main
+from codemods.recipes import ItemTarget, Recipe
+
+from resolve_helpers import expected, write_tree
+
+CARGO = """
+[package]
+name = "{name}"
+version = "0.1.0"
+edition = "2021"
+{extra}
+"""
+
+
+def package(name: str, extra: str = "") -> str:
+    return CARGO.format(name=name, extra=extra)
+
+
+def found(root: Path, path: str, kind: str, name: str, **options) -> dict[tuple[str, int], str]:
+    plan = plan_recipe(root, Recipe(id="t", summary="", deletions=(ItemTarget(path, "rust", kind, name),)), **options)
+    assert not [f for f in plan.findings if f.code not in (DANGLING,)], plan.findings
+    return {(f.path, f.line): f.certainty for f in plan.findings if f.code == DANGLING}
+
+
+def check(tmp_path: Path, files: dict[str, str], path: str, name: str, kind: str = "fn") -> None:
+    write_tree(tmp_path, files)
+    assert found(tmp_path, path, kind, name) == expected(tmp_path)
+
+
+def test_a_twin_in_another_module_is_not_a_reference(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            mod a;
+            mod b;
+        """,
+        "src/a.rs": """
+            fn helper() -> u32 { 1 }
+            pub fn run() -> u32 { helper() } // REF
+        """,
+        "src/b.rs": """
+            fn helper() -> u32 { 2 }
+            pub fn run() -> u32 { helper() + self::helper() }
+        """,
+    }, "src/a.rs", "helper")
+
+
+def test_another_crate_sees_an_item_only_through_its_crate_name_or_a_reexport(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": '[workspace]\nmembers = ["core", "app"]\n',
+        "core/Cargo.toml": package("core"),
+        "core/src/lib.rs": """
+            pub mod layers;
+            pub use layers::frob as frob_again; // REF
+        """,
+        "core/src/layers.rs": """
+            pub fn frob() -> u32 { 1 }
+        """,
+        "app/Cargo.toml": package("app", '[dependencies]\ncore = { path = "../core" }'),
+        "app/src/main.rs": """
+            mod local;
+            use core::layers::frob; // REF
+            fn main() {
+                let _ = frob(); // REF
+                let _ = core::layers::frob(); // REF
+                // Uses of an alias are not reported: rustc reports the import that made it.
+                let _ = core::frob_again();
+                let _ = local::frob();
+            }
+        """,
+        "app/src/local.rs": """
+            pub fn frob() -> u32 { 2 }
+        """,
+    }, "core/src/layers.rs", "frob")
+
+
+def test_workspace_dependencies_and_renamed_packages(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": '[workspace]\nmembers = ["my-core", "app"]\n'
+                      '[workspace.dependencies]\nmy-core = { path = "my-core" }\n',
+        "my-core/Cargo.toml": package("my-core"),
+        "my-core/src/lib.rs": """
+            pub fn frob() -> u32 { 1 }
+        """,
+        "app/Cargo.toml": package("app", "[dependencies]\nmy-core = { workspace = true }"),
+        "app/src/lib.rs": """
+            pub fn run() -> u32 { my_core::frob() } // REF
+            pub fn frob() -> u32 { 3 }
+            pub fn again() -> u32 { frob() }
+        """,
+    }, "my-core/src/lib.rs", "frob")
+
+
+def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            mod a;
+            mod sibling {
+                use crate::a::*;
+                fn helper() -> u32 { 5 }
+                pub fn run() -> u32 { helper() }
+            }
+        """,
+        "src/a.rs": """
+            fn helper() -> u32 { 1 }
+            mod child {
+                use super::*;
+                fn run() -> u32 { helper() } // REF
+                mod grandchild {
+                    fn run() -> u32 { super::super::helper() } // REF
+                }
+            }
+            #[cfg(test)]
+            #[path = "a_tests.rs"]
+            mod tests;
+        """,
+        "src/a_tests.rs": """
+            use super::helper; // REF
+            #[test]
+            fn works() {
+                assert_eq!(helper(), 1); // REF
+            }
+        """,
+    }, "src/a.rs", "helper")
+
+
+def test_restricted_visibility_reaches_through_globs(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            mod outer;
+            mod other {
+                use crate::outer::inner::*;
+                pub fn run() -> u32 { helper() } // REF
+            }
+        """,
+        "src/outer.rs": """
+            pub mod inner {
+                pub(crate) fn helper() -> u32 { 1 }
+                pub(super) fn near() -> u32 { 2 }
+                pub(in crate::outer) fn nearer() -> u32 { 3 }
+            }
+            mod user {
+                use super::inner::*;
+                fn run() -> u32 { helper() + near() + nearer() } // REF
+            }
+        """,
+    }, "src/outer.rs", "inner::helper")
+
+
+def test_use_forms_renames_groups_self_and_nested_groups(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            pub mod layers {
+                pub fn frob() -> u32 { 1 }
+                pub fn keep() -> u32 { 2 }
+            }
+            mod a {
+                use crate::layers::frob as renamed; // REF
+                use crate::layers::{keep, frob}; // REF
+                use crate::{layers::{self, frob as again}}; // REF
+                pub fn run() -> u32 { renamed() + keep() + frob() + layers::frob() + again() } // REF
+            }
+            mod b {
+                use crate::layers::keep as frob;
+                pub fn run() -> u32 { frob() }
+            }
+        """,
+    }, "src/lib.rs", "layers::frob")
+
+
+def test_glob_imports_are_shadowed_by_local_items(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            pub mod layers {
+                pub fn frob() -> u32 { 1 }
+            }
+            pub mod a {
+                use crate::layers::*;
+                fn frob() -> u32 { 7 }
+                pub fn run() -> u32 { frob() }
+            }
+            pub mod b {
+                use crate::layers::*;
+                pub fn run() -> u32 { frob() } // REF
+            }
+            pub mod c {
+                pub use crate::layers::*;
+            }
+            pub mod d {
+                pub fn run() -> u32 { crate::c::frob() } // REF
+            }
+        """,
+    }, "src/lib.rs", "layers::frob")
+
+
+def test_locals_parameters_closures_patterns_and_block_items_shadow(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            fn frob(x: u32) -> u32 { x }
+            pub fn by_let() -> u32 {
+                let frob = frob(1); // REF
+                frob + 1
+            }
+            pub fn by_parameter(frob: u32) -> u32 { frob }
+            pub fn by_closure() -> u32 { (|frob: u32| frob)(2) }
+            pub fn by_pattern(v: Option<u32>) -> u32 {
+                match v { Some(frob) => frob, None => frob(0) } // REF
+            }
+            pub fn by_if_let(v: Option<u32>) -> u32 {
+                if let Some(frob) = v { frob } else { frob(3) } // REF
+            }
+            pub fn by_block_item() -> u32 {
+                fn frob(y: u32) -> u32 { y + 1 }
+                frob(4)
+            }
+            pub fn nested_fn_does_not_see_outer_locals() -> u32 {
+                let frob = 5;
+                fn inner() -> u32 { frob(6) } // REF
+                frob + inner()
+            }
+            pub fn in_macros(values: &[u32]) -> bool {
+                assert_eq!(frob(1), 1); // REF
+                values.iter().all(|frob| *frob > 0) && values.iter().any(|v| { let frob = *v; frob > 1 })
+            }
+        """,
+    }, "src/lib.rs", "frob")
+
+
+def test_generics_shadow_types(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            pub struct Meta;
+            pub fn with_generic<Meta: Default>() -> Meta { Meta::default() }
+            pub fn uses() -> Meta { Meta } // REF
+            pub struct Holder<Meta> { pub value: Meta }
+        """,
+    }, "src/lib.rs", "Meta", kind="struct")
+
+
+def test_method_calls_resolve_only_on_a_known_receiver(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            pub struct Cache;
+            impl Cache {
+                pub fn frob(&self) -> u32 { 1 }
+                pub fn run(&self) -> u32 { self.frob() + Self::frob(self) } // REF
+            }
+            pub struct Other {}
+            impl Other {
+                pub fn frob(&self) -> u32 { 2 }
+                pub fn run(&self) -> u32 { self.frob() }
+            }
+            pub struct Holder { cache: Box<Cache>, others: Vec<Other>, caches: Vec<Cache> }
+            impl Holder {
+                pub fn run(&self) -> u32 { self.cache.frob() } // REF
+                pub fn all(&self) -> u32 { self.others[0].frob() }
+                pub fn each(&self) -> u32 {
+                    let mut total = 0;
+                    for other in &self.others {
+                        total += other.frob();
+                    }
+                    for other in self.caches.iter() {
+                        total += other.frob(); // REF
+                    }
+                    total
+                }
+            }
+            pub fn typed(c: &Cache, o: &Other) -> u32 {
+                c.frob() // REF
+                    + o.frob()
+                    + Cache::frob(c) // REF
+            }
+            pub fn by_let() -> u32 {
+                let o = Other {};
+                o.frob()
+            }
+            pub fn unknown(items: &[Cache]) -> u32 {
+                items.iter().next().unwrap().frob() // MAYBE
+            }
+            pub fn generic<T: Frob>(t: T) -> u32 {
+                t.frob() // MAYBE
+            }
+            mod namesake;
+        """,
+        "src/namesake.rs": """
+            pub struct Cache;
+            impl Cache {
+                pub fn frob(&self) -> u32 { 3 }
+            }
+            pub fn own(c: &Cache) -> u32 { c.frob() + Cache::frob(c) }
+        """,
+    }, "src/lib.rs", "Cache::frob")
+
+
+def test_serde_attribute_strings_name_functions(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            mod config {
+                fn default_rope_theta() -> f32 { 1e4 }
+                pub struct Config {
+                    #[serde(default = "default_rope_theta")] // REF
+                    pub theta: f32,
+                    #[serde(rename = "default_rope_theta")]
+                    pub other: f32,
+                    #[serde(skip_serializing_if = "self::default_rope_theta")] // REF
+                    pub third: f32,
+                }
+            }
+            mod twin {
+                fn default_rope_theta() -> f32 { 2e4 }
+                pub struct Config {
+                    #[serde(default = "default_rope_theta")]
+                    pub theta: f32,
+                }
+            }
+        """,
+    }, "src/lib.rs", "config::default_rope_theta")
+
+
+def test_macro_bodies_and_unknown_macros_are_possible(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            fn frob() -> u32 { 1 }
+            macro_rules! call_frob {
+                () => { frob() }; // MAYBE
+            }
+            pub fn run() -> u32 {
+                let a = call_frob!();
+                let b = my_macro!(frob()); // MAYBE
+                let c = format!("{}", frob()); // REF
+                a + b + c.len() as u32
+            }
+        """,
+    }, "src/lib.rs", "frob")
+
+
+def test_files_reached_by_path_attributes_and_mod_rs(tmp_path):
+    check(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            mod models;
+        """,
+        "src/models/mod.rs": """
+            mod gemma;
+            mod llama;
+        """,
+        "src/models/gemma.rs": """
+            fn weight() -> u32 { 1 }
+            pub fn run() -> u32 { weight() } // REF
+            #[cfg(test)]
+            #[path = "gemma_tests.rs"]
+            mod tests;
+        """,
+        "src/models/gemma_tests.rs": """
+            use super::*;
+            #[test]
+            fn loads() { assert_eq!(weight(), 1); } // REF
+        """,
+        "src/models/llama.rs": """
+            fn weight() -> u32 { 2 }
+            pub fn run() -> u32 { weight() }
+            #[cfg(test)]
+            #[path = "llama_tests.rs"]
+            mod tests;
+        """,
+        "src/models/llama_tests.rs": """
+            use super::*;
+            #[test]
+            fn loads() { assert_eq!(weight(), 2); }
+        """,
+    }, "src/models/gemma.rs", "weight")
+
+
+def test_possible_findings_block_only_with_strict(tmp_path):
+    write_tree(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            fn frob() -> u32 { 1 }
+            pub fn run() -> u32 { my_macro!(frob()) }
+        """,
+    })
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('id = "r"\n[[delete]]\npath = "src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "frob"\n')
+    runner = CliRunner()
+    relaxed = runner.invoke(main, ["apply", "--dry-run", "--recipe", str(recipe), str(tmp_path)])
+    assert relaxed.exit_code == 0, relaxed.output
+    assert "src/lib.rs:2:33: frob: may still refer to an item the recipe deletes" in relaxed.stderr
+    assert "(possible; --strict blocks it)" in relaxed.stderr
+    strict = runner.invoke(main, ["apply", "--dry-run", "--strict", "--recipe", str(recipe), str(tmp_path)])
+    assert strict.exit_code == 1
+    document = json.loads(runner.invoke(main, ["apply", "--dry-run", "--json", "--recipe", str(recipe),
+                                               str(tmp_path)]).stdout)
+    [finding] = [f for f in document["findings"] if f["code"] == DANGLING]
+    assert finding["certainty"] == "possible" and finding["severity"] == "note"
+    assert finding["kind"] == "macro argument"
+    assert "my_macro!" in finding["resolution"]
+
+
+def test_json_carries_the_resolution_path(tmp_path):
+    write_tree(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            pub mod layers;
+            mod a;
+        """,
+        "src/layers.rs": """
+            pub fn frob() -> u32 { 1 }
+        """,
+        "src/a.rs": """
+            use crate::layers::frob;
+            pub fn run() -> u32 { frob() }
+        """,
+    })
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('id = "r"\n[[delete]]\npath = "src/layers.rs"\nlanguage = "rust"\nkind = "fn"\nname = "frob"\n')
+    result = CliRunner().invoke(main, ["apply", "--dry-run", "--json", "--recipe", str(recipe), str(tmp_path)])
+    assert result.exit_code == 1
+    findings = {(f["line"], f["kind"]): f for f in json.loads(result.stdout)["findings"]}
+    assert findings[(1, "import")]["resolution"] == "resolves to core::layers::frob (src/layers.rs:1)"
+    call = findings[(2, "call")]
+    assert call["certainty"] == "definite"
+    assert call["resolution"] == "use crate::layers::frob at src/a.rs:1; resolves to core::layers::frob (src/layers.rs:1)"
