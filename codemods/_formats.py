@@ -177,8 +177,11 @@ def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], override
             "message": {"text": finding.message},
             "locations": [_location(finding.path, finding.line, finding.col, None, lines)],
         }
-        if finding.symbol:
-            result["properties"] = {"symbol": finding.symbol}
+        properties = {key: value for key, value in (("symbol", finding.symbol), ("certainty", finding.certainty),
+                                                     ("reference", finding.reference),
+                                                     ("resolution", finding.resolution)) if value}
+        if properties:
+            result["properties"] = properties
         results.append(result)
     return _log(root, rules, results, {"recipe": recipe_id})
 
