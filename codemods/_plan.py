@@ -20,7 +20,7 @@ from ._edit import Edit, Finding, line_col
 from ._files import FileSearch, start_files_matching, start_files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse, reparse
 from ._references import DANGLING, DeletedNames, dangling_references
-from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
+from ._reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
 from ._scope import item_scopes
 from .pattern import Pattern, PatternError, Rewrite
 from ._spans import Deletion, deletion_edits
@@ -221,7 +221,7 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
             trees[rewording.path] = parse(source, language)
         blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
         if blocks is None:
-            if already_reworded(rule_blocks(language, source, trees[rewording.path], None), rewording.replace):
+            if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
                 continue
             findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
                                     f"rewording rule did not match: no item {rewording.item}", severity="note"))
