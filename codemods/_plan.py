@@ -17,6 +17,7 @@ from typing import Callable
 
 from ._apply import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
+from ._fork import Worker
 from ._files import FileSearch, start_files_matching, start_files_with_words
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse, reparse
 from ._references import DANGLING, DeletedNames, dangling_references
@@ -160,14 +161,93 @@ def _already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bo
     return no_code_mention_left
 
 
-def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[Edit]], DeletedNames, list[Finding]]:
+def _targets_by_file(recipe: Recipe) -> dict[str, list]:
     by_file: dict[str, list] = {}
     for target in recipe.deletions:
         by_file.setdefault(target.path, []).append(target)
+    return by_file
+
+
+def _delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> tuple[list[Edit] | None,
+                                                                                      DeletedNames, list[Finding]]:
+    """The edits deleting `targets` from one file (None: no Python target and nothing found),
+    what they delete, and the findings."""
+    rule = f"{recipe.id}"
+    absent = _already_absent(recipe, path, source)
+    edits: list[Edit] | None = None
+    deleted = DeletedNames()
+    findings: list[Finding] = []
+    deletions: list[Deletion] = []
+    for language in ("rust", "cpp", "python"):
+        wanted = [t for t in targets if t.language == language]
+        if not wanted:
+            continue
+        if language == "rust":
+            found, resolved, notes = delete_rust_items(
+                path, source, [RustTarget(t.kind, t.name) for t in wanted], rule, absent)
+            deletions += found
+            deleted.rust += deleted_rust_items(path, resolved)
+        elif language == "cpp":
+            cpp_targets = [CppTarget(t.kind, t.name) for t in wanted]
+            found, cpp_names, notes = delete_cpp_items(path, source, cpp_targets, rule, absent)
+            deletions += found
+            deleted.cpp += deleted_cpp_items(path, source, cpp_targets, cpp_names)
+        else:
+            whole, python_names, notes = delete_python_items(
+                path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule, absent)
+            edits = [*(edits or []), *whole]
+            deleted.python += python_names
+        findings += notes
+    if deletions:
+        edits = [*(edits or []), *deletion_edits(path, source, deletions)]
+    return edits, deleted, findings
+
+
+# The C++ files a plan deletes from go to a forked process (`_fork`) when they are this
+# big together: their parse then runs beside the Rust files' on the other CPU.
+FORK_BYTES = 64 * 1024
+
+
+def _forked_paths(workspace: Workspace, recipe: Recipe) -> list[str]:
+    """The files whose deletions and parse checks a child process takes (see FORK_BYTES):
+    the C++-only ones, when other files are left for this process."""
+    by_file = _targets_by_file(recipe)
+    sources = {path: workspace.read(path) for path in by_file}
+    forked = [p for p, targets in by_file.items() if sources[p] is not None and all(t.language == "cpp" for t in targets)]
+    if not forked or len(forked) == sum(s is not None for s in sources.values()) or \
+            sum(len(sources[p]) for p in forked) < FORK_BYTES:
+        return []
+    return forked
+
+
+def _start_worker(workspace: Workspace, recipe: Recipe, forked: list[str]) -> Worker:
+    """A child process deleting from the `forked` files, and later checking their parse
+    errors, while this process works on the rest."""
+    by_file = _targets_by_file(recipe)
+    sources = {path: workspace.read(path) for path in forked}
+
+    def delete(path: str) -> Callable[[], object]:
+        return lambda: _delete_in_file(recipe, path, sources[path], by_file[path])
+
+    def parse_errors(request: tuple[str, list[Edit]]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        path, edits = request
+        source = workspace.read(path)
+        return _parse_errors(path, source), _parse_errors(path, splice(source, edits), (source, edits))
+
+    return Worker([(("delete", p), delete(p)) for p in forked], parse_errors)
+
+
+def _delete_items(workspace: Workspace, recipe: Recipe, worker: Worker | None) -> tuple[dict[str, list[Edit]],
+                                                                                       DeletedNames, list[Finding]]:
+    by_file = _targets_by_file(recipe)
+    done = {}
+    for path, targets in by_file.items():
+        source = workspace.read(path)
+        if source is not None and (worker is None or not worker.owns(("delete", path))):
+            done[path] = _delete_in_file(recipe, path, source, targets)
     edits: dict[str, list[Edit]] = {}
     deleted = DeletedNames()
     findings: list[Finding] = []
-    rule = f"{recipe.id}"
     for path, targets in by_file.items():
         source = workspace.read(path)
         if source is None:
@@ -175,30 +255,17 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
                                     f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                     severity="note"))
             continue
-        absent = _already_absent(recipe, path, source)
-        deletions: list[Deletion] = []
-        for language in ("rust", "cpp", "python"):
-            wanted = [t for t in targets if t.language == language]
-            if not wanted:
-                continue
-            if language == "rust":
-                found, resolved, notes = delete_rust_items(
-                    path, source, [RustTarget(t.kind, t.name) for t in wanted], rule, absent)
-                deletions += found
-                deleted.rust += deleted_rust_items(path, resolved)
-            elif language == "cpp":
-                cpp_targets = [CppTarget(t.kind, t.name) for t in wanted]
-                found, cpp_names, notes = delete_cpp_items(path, source, cpp_targets, rule, absent)
-                deletions += found
-                deleted.cpp += deleted_cpp_items(path, source, cpp_targets, cpp_names)
-            else:
-                whole, python_names, notes = delete_python_items(
-                    path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule, absent)
-                edits.setdefault(path, []).extend(whole)
-                deleted.python += python_names
-            findings += notes
-        if deletions:
-            edits.setdefault(path, []).extend(deletion_edits(path, source, deletions))
+        if path in done:
+            file_edits, file_deleted, notes = done[path]
+        else:
+            file_edits, file_deleted, notes = worker.result(
+                ("delete", path), lambda: _delete_in_file(recipe, path, source, targets))
+        if file_edits is not None:
+            edits[path] = file_edits
+        deleted.rust += file_deleted.rust
+        deleted.cpp += file_deleted.cpp
+        deleted.python += file_deleted.python
+        findings += notes
     return edits, deleted, findings
 
 
@@ -314,6 +381,43 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     return None
 
 
+def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, worker: Worker | None,
+                asked: list[Edit] | None) -> tuple[list[Finding], FileChange | None]:
+    """Whether the planned edits of one file may be written: the findings that say why not,
+    else the change (None also when the edits change nothing). `worker` was `asked` about
+    the file's parse errors for those edits."""
+    edits = workspace.edits[path]
+    source = workspace.read(path)
+    if source is None or not edits:
+        return [], None
+    if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
+        return [Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it")], None
+    refusal = _unwritable_target(root, path, source)
+    if refusal is not None:
+        return [refusal], None
+    overlaps = conflicts(edits, source)
+    if overlaps:
+        return overlaps, None
+    edits = workspace.edits[path] = with_line_endings_of(source, edits)
+    checked = worker.result(("errors", path), lambda: None) if worker is not None and asked == edits else None
+    errors_before = _parse_errors(path, source) if checked is None else checked[0]
+    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
+    if broken:
+        line, col = line_col(source, errors_before[0][0])
+        return [Finding(path, line, col, "unparseable-target",
+                        "the file does not parse where the recipe edits it (parse error here); not edited")], None
+    result = splice(source, edits)
+    errors_after = _parse_errors(path, result, (source, edits)) if checked is None else checked[1]
+    if len(errors_after) > len(errors_before):
+        original = map_offset(edits, errors_after[0][0])
+        line, col = line_col(source, original)
+        return [Finding(path, line, col, "parse-regression",
+                        "the edited file would not parse (new syntax error near here); not edited")], None
+    if result == source:
+        return [], None
+    return [], FileChange(path, source, result, tuple(edits))
+
+
 def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
     """Why `recipe` cannot be planned on `root` with `options` at all (None if it can).
 
@@ -354,7 +458,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))
                       if recipe.dead_symbol_pattern else None)
-        deleted_edits, deleted, findings = _delete_items(workspace, recipe)
+        forked = _forked_paths(workspace, recipe)
+        worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
+        deleted_edits, deleted, findings = _delete_items(workspace, recipe, worker)
         searched = deleted.all_names()
         referring = [searches.enter_context(start_files_with_words(root, searched))]
         for path, edits in deleted_edits.items():
@@ -374,43 +480,24 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         findings += _rewrite(workspace, recipe)
         findings += _reword(workspace, recipe)
 
+        # The child checks its files' parse errors meanwhile, for the edits as they stand.
+        asked = {}
+        for path in forked:
+            if workspace.edits.get(path):
+                asked[path] = with_line_endings_of(workspace.read(path), workspace.edits[path])
+                worker.ask(("errors", path), (path, asked[path]))
+        # The child's files are checked last, so that it works on them meanwhile; the
+        # results are taken in path order all the same.
+        checks = {path: _check_file(root, recipe, workspace, path, worker if path in asked else None, asked.get(path))
+                  for path in sorted(workspace.edits, key=lambda p: (p in asked, p))}
         after: dict[str, bytes] = {}
         changes: list[FileChange] = []
-        for path in sorted(workspace.edits):
-            edits = workspace.edits[path]
-            source = workspace.read(path)
-            if source is None or not edits:
-                continue
-            if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
-                findings.append(Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it"))
-                continue
-            refusal = _unwritable_target(root, path, source)
-            if refusal is not None:
-                findings.append(refusal)
-                continue
-            overlaps = conflicts(edits, source)
-            if overlaps:
-                findings += overlaps
-                continue
-            edits = workspace.edits[path] = with_line_endings_of(source, edits)
-            errors_before = _parse_errors(path, source)
-            broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
-            if broken:
-                line, col = line_col(source, errors_before[0][0])
-                findings.append(Finding(path, line, col, "unparseable-target",
-                                        "the file does not parse where the recipe edits it (parse error here); not edited"))
-                continue
-            result = splice(source, edits)
-            errors_after = _parse_errors(path, result, (source, edits))
-            if len(errors_after) > len(errors_before):
-                original = map_offset(edits, errors_after[0][0])
-                line, col = line_col(source, original)
-                findings.append(Finding(path, line, col, "parse-regression",
-                                        "the edited file would not parse (new syntax error near here); not edited"))
-                continue
-            if result != source:
-                after[path] = result
-                changes.append(FileChange(path, source, result, tuple(edits)))
+        for path in sorted(checks):
+            file_findings, change = checks[path]
+            findings += file_findings
+            if change is not None:
+                after[path] = change.after
+                changes.append(change)
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
         dangling = dangling_references(workspace, deleted, after, refused, _identifier_offsets, strict=strict,
