@@ -223,24 +223,29 @@ def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
     findings = []
     for rule in recipe.rewrites:
-        source = workspace.read(rule.path)
-        if source is None:
-            continue
-        language = language_of(rule.path)
+        language = rule.file_language()
         try:
             rewrite = Rewrite(Pattern(rule.pattern, language), rule.replace)
         except PatternError as error:
             findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
             continue
-        tree = parse(source, language)
-        scopes = [tree.root_node] if rule.item is None else \
-            [s.node for s in item_scopes(language, source, tree, rule.item)]
-        edits = [e for node in scopes for e in rewrite.edits(rule.path, source, node, f"{recipe.id}:rewrite")]
-        if not edits:
-            missing = f" (no item {rule.item})" if not scopes else ""
+        matched = scoped = read = False
+        for path in workspace.files(rule.path, language):
+            source = workspace.read(path)
+            if source is None:
+                continue
+            read = True
+            tree = parse(source, language)
+            scopes = [tree.root_node] if rule.item is None else \
+                [s.node for s in item_scopes(language, source, tree, rule.item)]
+            scoped = scoped or bool(scopes)
+            edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{recipe.id}:rewrite")]
+            matched = matched or bool(edits)
+            workspace.edits.setdefault(path, []).extend(edits)
+        if read and not matched:
+            missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
             findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
                                     f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
-        workspace.edits.setdefault(rule.path, []).extend(edits)
     return findings
 
 

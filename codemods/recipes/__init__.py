@@ -222,18 +222,22 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
 
 
 def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
-    """RecipeError unless a rewrite rule names a Rust or C++ file, its pattern compiles, and its
+    """RecipeError unless a rewrite rule names Rust or C++ files, its pattern compiles, and its
     replacement uses only metavariables the pattern captures."""
-    from .._parse import CPP, RUST, language_of
+    from .._parse import CPP, RUST
     from ..pattern import Pattern, PatternError, metavariables
 
     if not all(isinstance(v, str) for v in (rewrite.path, rewrite.pattern, rewrite.replace)) or \
-            not (rewrite.item is None or isinstance(rewrite.item, str)):
-        raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace and item must be strings")
+            not all(v is None or isinstance(v, str) for v in (rewrite.item, rewrite.language)):
+        raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace, item and language "
+                          f"must be strings")
     problem = _bad_path(rewrite.path)
     if problem:
         raise RecipeError(f"{origin}: rewrite entry: {problem}")
-    language = language_of(rewrite.path)
+    language = rewrite.file_language()
+    if language is None:
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust or cpp); "
+                          f"the path has no source suffix")
     if language not in (RUST, CPP):
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on Rust and C++ files only")
     try:

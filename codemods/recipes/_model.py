@@ -60,20 +60,47 @@ class Rewording:
         return f"{what}{where}"
 
 
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+def is_glob(path: str) -> bool:
+    return any(c in GLOB_CHARACTERS for c in path)
+
+
 @dataclass(frozen=True)
 class PatternRewrite:
-    """In the file at `path`, inside the item named `item` (the whole file when None), replace
+    """In the files `path` names, inside the item named `item` (the whole file when None), replace
     each match of the structural pattern `pattern` with `replace`, its `$X` / `$$$XS` filled in
-    with what they matched. The language is the file's (Rust or C++)."""
+    with what they matched.
+
+    `path` is one file, a folder (every file of `language` under it), or a glob
+    (`src/**/*.rs`; its files of `language`). `language` (Rust or C++) defaults
+    to the language of `path`'s suffix; a folder needs it.
+    """
 
     path: str
     pattern: str
     replace: str
     item: str | None = None
+    language: str | None = None
 
     def describe(self) -> str:
         where = f" in {self.item}" if self.item else ""
         return f"{self.pattern!r}{where}"
+
+    def file_language(self) -> str | None:
+        """The language the rule's pattern is written in: `language`, else the suffix's."""
+        from .._parse import language_of
+
+        return self.language if self.language is not None else language_of(self.path)
+
+    def anchor(self) -> str:
+        """The folder of `path` before its first glob character (what ROOT must hold); "" when
+        the glob starts at ROOT."""
+        if not is_glob(self.path):
+            return self.path
+        head = self.path[: min(self.path.index(c) for c in GLOB_CHARACTERS if c in self.path)]
+        return head.rsplit("/", 1)[0] if "/" in head else ""
 
 
 @dataclass
@@ -100,6 +127,23 @@ class Workspace:
 
     def planned(self, path: str) -> list[Edit]:
         return self.edits.get(path, [])
+
+    def files(self, path: str, language: str) -> list[str]:
+        """The files (relative POSIX paths, sorted) that a rule's `path` names: itself if it is
+        a file, else the files of `language` under the folder or matching the glob (hidden
+        entries and build outputs left out, as `codemod check` leaves them)."""
+        from .._files import SKIPPED_DIRS, _walk_all
+        from .._parse import language_of
+
+        if is_glob(path):
+            candidates = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(path) if p.is_file())
+            candidates = [p for p in candidates
+                          if not any(part.startswith(".") or part in SKIPPED_DIRS for part in p.split("/")[:-1])]
+        elif (self.root / path).is_dir():
+            candidates = [f"{path.rstrip('/')}/{p}" for p in _walk_all(self.root / path, SKIPPED_DIRS)]
+        else:
+            return [path]
+        return [p for p in candidates if language_of(p) == language]
 
 
 @dataclass(frozen=True)
@@ -139,7 +183,8 @@ class Recipe:
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
-        paths = [t.path for t in self.deletions] + [r.path for r in self.rewordings]
+        paths = [t.path for t in self.deletions] + [a for r in self.rewrites if (a := r.anchor())] + \
+            [r.path for r in self.rewordings]
         return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
     def __post_init__(self) -> None:
