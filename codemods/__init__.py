@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 _EXPORTS = {
     "Edit": "._edit",
     "Finding": "._edit",
-    "FileChange": "._apply",
+    "FileChange": "._splice",
     "WriteRefused": "._apply",
     "Plan": "._plan",
     "plan_recipe": "._plan",
@@ -61,10 +61,11 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:
-    from ._apply import FileChange, WriteRefused
+    from ._apply import WriteRefused
     from ._diff import unified_diff
     from ._edit import Edit, Finding
     from ._plan import USAGE_ERROR, Plan, plan_recipe
+    from ._splice import FileChange
     from .pattern import Match, Pattern, PatternError, Rewrite, replace_all
     from .recipes import (ItemTarget, PatternRewrite, Recipe, RecipeError, RecipeInputError, Rewording, StepResult,
                           Workspace, load_recipe)

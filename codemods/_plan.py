@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ._apply import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
+from ._splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
 from ._files import files_matching
 from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse

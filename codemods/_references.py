@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ._apply import map_offset
+from ._splice import map_offset
 from ._edit import BLOCKING, NOTE, Finding, line_col
 from ._files import files_with_words
 from ._parse import CPP, PYTHON, RUST, language_of

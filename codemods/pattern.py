@@ -368,7 +368,7 @@ class Rewrite:
 
 def replace_all(source: bytes, tree: tree_sitter.Tree, pattern: Pattern, template: str) -> bytes:
     """`source` with every outermost match of `pattern` replaced by `template` (a convenience)."""
-    from ._apply import splice
+    from ._splice import splice
 
     return splice(source, Rewrite(pattern, template).edits("", source, tree.root_node))
 

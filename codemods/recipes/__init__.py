@@ -159,19 +159,6 @@ def _bad_path(path: object) -> str | None:
     return None
 
 
-def pattern_problem(pattern: str) -> str | None:
-    """Why `pattern` is not a valid regular expression (None if it is)."""
-    import re
-
-    from ..mentions import compile_pattern
-
-    try:
-        compile_pattern(pattern)
-    except re.error as error:
-        return str(error)
-    return None
-
-
 def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
     """`recipe` if its data is well formed; RecipeError naming the first problem otherwise.
 
@@ -209,9 +196,11 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
                 or rewording.sentences < 1:
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
     if recipe.dead_symbol_pattern is not None:
+        from .._files import search_pattern_problem
+
         if not isinstance(recipe.dead_symbol_pattern, str):
             raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
-        problem = pattern_problem(recipe.dead_symbol_pattern)
+        problem = search_pattern_problem(recipe.dead_symbol_pattern)
         if problem:
             raise RecipeError(f"{origin}: dead_symbol_pattern {recipe.dead_symbol_pattern!r} is not a valid "
                               f"pattern: {problem}")

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods._apply import FileChange, TreeLocked, WriteRefused, line_ending, with_line_endings_of, write_changes
+from codemods._apply import TreeLocked, WriteRefused, write_changes
+from codemods._splice import FileChange, line_ending, with_line_endings_of
 from codemods._edit import Edit
 from codemods._journal import JOURNAL_DIR, LOCK_FILE, tree_lock
 from codemods._plan import plan_recipe
