@@ -142,7 +142,7 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
     edits: dict[str, list[Edit]] = {}
     deleted = DeletedNames()
     findings: list[Finding] = []
-    rule = f"{recipe.id}"
+    origin = recipe.id
     for path, targets in by_file.items():
         source = workspace.read(path)
         if source is None:
@@ -158,17 +158,17 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
                 continue
             if language == "rust":
                 found, resolved, notes = delete_rust_items(
-                    path, source, [RustTarget(t.kind, t.name) for t in wanted], rule, absent)
+                    path, source, [RustTarget(t.kind, t.name) for t in wanted], origin, absent)
                 deletions += found
                 deleted.rust += deleted_rust_items(path, resolved)
             elif language == "cpp":
                 cpp_targets = [CppTarget(t.kind, t.name) for t in wanted]
-                found, cpp_names, notes = delete_cpp_items(path, source, cpp_targets, rule, absent)
+                found, cpp_names, notes = delete_cpp_items(path, source, cpp_targets, origin, absent)
                 deletions += found
                 deleted.cpp += deleted_cpp_items(path, source, cpp_targets, cpp_names)
             else:
                 whole, python_names, notes = delete_python_items(
-                    path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule, absent)
+                    path, source, [PythonTarget(t.kind, t.name) for t in wanted], origin, absent)
                 edits.setdefault(path, []).extend(whole)
                 deleted.python += python_names
             findings += notes
@@ -252,7 +252,7 @@ def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, bytes],
                         dangling: list[Finding]) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
-    code not already reported by the closure is dangling."""
+    code not already reported by the dangling-reference check is dangling."""
     if not recipe.dead_symbol_pattern:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
@@ -339,7 +339,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         for edit in result.edits:
             workspace.edits.setdefault(edit.path, []).append(edit)
         findings += result.findings
-        deleted.other += [n for n in result.names_removed if n not in deleted.all_names()]
+        deleted.other += [n for n in result.removed_names if n not in deleted.all_names()]
     findings += _rewrite(workspace, recipe)
     findings += _reword(workspace, recipe)
 

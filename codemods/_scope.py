@@ -34,7 +34,7 @@ def _rust_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope
     wanted = tuple(name.split("::"))
     found = []
     for item in rust_items(source, tree):
-        if item.kind == "impl" or (*item.path, item.name)[-len(wanted):] != wanted:
+        if item.kind == "impl" or (*item.module_path, item.name)[-len(wanted):] != wanted:
             continue
         found.append(Scope(name, item.start, item.end, _after_previous_sibling(item.node), item.node))
     return found

@@ -39,7 +39,7 @@ class FileChange:
 
 
 def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
-    """Overlapping edits of one file, each reported naming both rules."""
+    """Overlapping edits of one file, each reported naming both origins."""
     findings = []
     ordered = sorted(edits, key=lambda e: (e.start, e.end))
     for first, second in zip(ordered, ordered[1:]):
@@ -49,8 +49,8 @@ def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
             line, col = line_col(source, second.start)
             findings.append(
                 Finding(first.path, line, col, "overlapping-edits",
-                        f"edits overlap: {first.rule} [{first.start},{first.end}) and "
-                        f"{second.rule} [{second.start},{second.end}); nothing written")
+                        f"edits overlap: {first.origin} [{first.start},{first.end}) and "
+                        f"{second.origin} [{second.start},{second.end}); nothing written")
             )
     return findings
 

@@ -253,7 +253,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
               help="The Rust function whose returned array is scaled.")
 @click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
 def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
-    """Scale the pooled kernel's output in ROOT, for the seed's one-off check.
+    """Scale the pooled kernel's output in ROOT, for mlxcel #2230's one-off check.
 
     After `codemod perturb ROOT`, the four pooled tests must fail against
     their oracle; revert with your VCS afterwards. Never commit the result.

@@ -355,14 +355,14 @@ class Rewrite:
     template: str
 
     def edits(self, path: str, source: bytes, node: tree_sitter.Node | None = None,
-              rule: str = "rewrite") -> list[Edit]:
+              origin: str = "rewrite") -> list[Edit]:
         """One edit per outermost match inside `node` (the whole file when None; a match inside
         another is left to it)."""
         edits: list[Edit] = []
         for match in self.pattern.find_all(source, node):
             if edits and match.start < edits[-1].end:
                 continue
-            edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), rule))
+            edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), origin))
         return edits
 
 

@@ -22,7 +22,7 @@ class PythonTarget:
 
 
 def delete_python_items(
-    path: str, source: bytes, targets: list[PythonTarget], rule: str = "delete",
+    path: str, source: bytes, targets: list[PythonTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
 ) -> tuple[list[Edit], list[str], list[Finding]]:
     """One whole-file edit deleting the targets; the names deleted; findings for the rest.
@@ -85,5 +85,5 @@ def delete_python_items(
         for t in targets
         if t.name not in removed
     ]
-    edits = [Edit(path, 0, len(source), result, f"{rule}:python")] if result != source else []
+    edits = [Edit(path, 0, len(source), result, f"{origin}:python")] if result != source else []
     return edits, [n.rsplit(".", 1)[-1] for n in removed], findings

@@ -148,9 +148,12 @@ class Workspace:
 
 @dataclass(frozen=True)
 class StepResult:
+    """What a recipe step returns: its edits, its findings, and the names it made unavailable
+    without deleting an item (the dangling-reference check looks for uses of them by spelling)."""
+
     edits: tuple[Edit, ...] = ()
     findings: tuple[Finding, ...] = ()
-    names_removed: tuple[str, ...] = ()
+    removed_names: tuple[str, ...] = ()
 
 
 Step = Callable[[Workspace], StepResult]

@@ -1,9 +1,9 @@
-"""The seed's cleanup (a): remove the reference-only dense-compat paged kernels.
+"""mlxcel #2230's cleanup (a) (post-epic compat kernels): remove the reference-only dense-compat paged kernels.
 
 Deletes the two C++ compat kernels and their declarations, their cxx bridge
 entries, the Rust fallbacks, compat wrappers and validators, both metadata
 types with their impls and test, and the two compat-vs-fallback FFI tests.
-Items are found by kind and name in the files the seed names.
+Items are found by kind and name in the files mlxcel #2230 names.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ FFI_TESTS_RS = f"{CORE}/src/ffi_tests.rs"
 
 COMPAT_KERNELS = ("paged_decode_attention_dense_compat", "paged_decode_attention_rotating_compat")
 
-# The seed's acceptance pattern: `rg -n PATTERN src/` must print nothing.
+# mlxcel #2230's acceptance pattern for (a): `rg -n PATTERN src/` must print nothing.
 DEAD_SYMBOL_PATTERN = PAGED_COMPAT_PATTERN
 
 DELETIONS = (
@@ -88,8 +88,8 @@ DELETE_ORPHANED_TESTS = DeleteOrphanedTests(
 
 # Prose that names removed symbols, reworded to describe the current state. Each
 # rule names its comment by the item it documents (or sits in, or right above)
-# and the sentence by the symbol it names. The first four fit the trees the seed
-# describes; the rest fit older trees, where models still called the routes.
+# and the sentence by the symbol it names. The first four fit the trees mlxcel
+# #2230 describes; the rest fit older trees, where models still called the routes.
 REWORDINGS = (
     Rewording(LAYERS_RS, item="paged_decode_attention_pooled", symbols=("paged_decode_attention_dense_compat", "paged_decode_attention_rotating_compat"),
               replace="Its FFI tests check it against a dense reference over contiguous K/V."),

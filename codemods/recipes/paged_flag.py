@@ -105,7 +105,7 @@ def _doc_paragraphs(site: FamilySite, value: bool, decision: DecisionDocument,
 
 def _method_in_impl(items, site: FamilySite, method: str = METHOD) -> tuple[object | None, str | None]:
     impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is not None]
-    methods = [i for i in items if i.kind == "fn" and i.path[-1:] == (site.wrapper,) and i.name == method]
+    methods = [i for i in items if i.kind == "fn" and i.module_path[-1:] == (site.wrapper,) and i.name == method]
     chosen = [m for m in methods if any(i.node.start_byte <= m.node.start_byte < i.node.end_byte for i in impls)]
     if len(chosen) != 1:
         return None, f"expected one {method} in a trait impl for {site.wrapper}, found {len(chosen)}"
