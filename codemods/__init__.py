@@ -60,6 +60,7 @@ _EXPORTS = {
     "Rewrite": ".pattern",
     "replace_all": ".pattern",
     "ItemTarget": ".recipes",
+    "Parameter": ".recipes",
     "PatternRewrite": ".recipes",
     "Recipe": ".recipes",
     "RecipeError": ".recipes",
@@ -78,8 +79,8 @@ if TYPE_CHECKING:
     from ._run import RunResult, apply_recipe
     from ._splice import FileChange
     from .pattern import Match, Pattern, PatternError, Rewrite, replace_all
-    from .recipes import (ItemTarget, PatternRewrite, Recipe, RecipeError, RecipeInputError, Rewording, StepResult,
-                          Workspace, load_recipe)
+    from .recipes import (ItemTarget, Parameter, PatternRewrite, Recipe, RecipeError, RecipeInputError, Rewording,
+                          StepResult, Workspace, load_recipe)
 
 
 def __getattr__(name: str):
@@ -126,6 +127,7 @@ __all__ = [
     "Finding",
     "ItemTarget",
     "Match",
+    "Parameter",
     "Pattern",
     "PatternError",
     "PatternRewrite",

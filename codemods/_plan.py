@@ -306,9 +306,9 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
         validate_recipe(recipe, f"recipe {recipe.id}")
     except RecipeError as error:
         return str(error)
-    unknown = sorted(set(options) - set(recipe.parameters))
+    unknown = sorted(set(options) - set(recipe.parameter_names))
     if unknown:
-        takes = ", ".join(recipe.parameters) or "none"
+        takes = ", ".join(recipe.parameter_names) or "none"
         return f"recipe {recipe.id} takes no option {unknown[0]!r} (options it takes: {takes})"
     return root_problem(root, recipe.footprint(), f"the paths recipe {recipe.id} works on")
 
@@ -327,7 +327,11 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     problem = usage_problem(root, recipe, dict(options or {}))
     if problem is not None:
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),))
-    workspace = Workspace(root=root, options=dict(options or {}))
+    try:
+        loaded = recipe.load_options(dict(options or {}))
+    except RecipeInputError as error:
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+    workspace = Workspace(root=root, options=loaded)
     deleted_edits, deleted, findings = _delete_items(workspace, recipe)
     for path, edits in deleted_edits.items():
         workspace.edits.setdefault(path, []).extend(edits)

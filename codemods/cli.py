@@ -171,7 +171,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     if decision is not None and not decision.is_file():
         raise UsageLine(f"decision file {decision} not found")
     recipe = _load(recipe_spec)
-    if decision is not None and "decision" not in recipe.parameters:
+    if decision is not None and "decision" not in recipe.parameter_names:
         raise UsageLine(f"--decision: recipe {recipe.id} takes no decision file (the paged-flag recipe does)")
     options = {"decision": decision} if decision is not None else {}
     problem = usage_problem(root, recipe, options)

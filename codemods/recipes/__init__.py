@@ -8,7 +8,7 @@ import importlib
 import importlib.util
 from pathlib import Path, PurePosixPath
 
-from ._model import ItemTarget, PatternRewrite, Recipe, RecipeInputError, Rewording, StepResult, Workspace
+from ._model import ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError, Rewording, StepResult, Workspace
 
 # Bundled recipes: id -> module defining RECIPE.
 BUILTIN = {
@@ -257,6 +257,7 @@ __all__ = [
     "BUILTIN",
     "DEFAULT_RECIPE",
     "ItemTarget",
+    "Parameter",
     "PatternRewrite",
     "Recipe",
     "RecipeError",

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 from .._edit import Edit, Finding
 
@@ -103,12 +104,30 @@ class PatternRewrite:
         return head.rsplit("/", 1)[0] if "/" in head else ""
 
 
+@dataclass(frozen=True)
+class Parameter:
+    """An option a recipe takes (`codemod apply --decision` is `decision`).
+
+    `missing` is what the plan says when the option is not given (None: it may
+    be left out). `load` turns the value given into what the steps read (a
+    path into a validated document), raising RecipeInputError when it is
+    malformed; both happen before planning starts.
+    """
+
+    name: str
+    missing: str | None = None
+    load: Callable[[object], object] | None = None
+
+
 @dataclass
 class Workspace:
-    """The tree a recipe runs on, as steps see it: cached reads and the edits planned so far."""
+    """The tree a recipe runs on, as steps see it: cached reads and the edits planned so far.
+
+    `options` are the recipe's parameters as its `Parameter.load`s made them (read-only).
+    """
 
     root: Path
-    options: dict = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     _cache: dict[str, bytes | None] = field(default_factory=dict)
     edits: dict[str, list[Edit]] = field(default_factory=dict)
     unreadable: dict[str, str] = field(default_factory=dict)
@@ -166,8 +185,8 @@ class Recipe:
     `deletions` run first, then `steps` in order (each sees the edits planned
     before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
     `codemod check` searches for within `check_scope`; `protected` paths are
-    never edited. `parameters` names the options the recipe's steps read
-    (`codemod apply --decision` is `decision`); `expects` lists paths its
+    never edited. `parameters` declares the options the recipe's steps read
+    (a bare name is an optional option taken as given); `expects` lists paths its
     steps read, beyond its deletions and rewordings, so that a ROOT holding
     none of them is refused before planning.
     """
@@ -181,7 +200,7 @@ class Recipe:
     dead_symbol_pattern: str | None = None
     check_scope: tuple[str, ...] = ("src",)
     protected: tuple[str, ...] = ("docs",)
-    parameters: tuple[str, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
     expects: tuple[str, ...] = ()
 
     def footprint(self) -> tuple[str, ...]:
@@ -190,7 +209,30 @@ class Recipe:
             [r.path for r in self.rewordings]
         return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+    def load_options(self, options: Mapping[str, object]) -> Mapping[str, object]:
+        """`options` as the steps read them: each loaded by its parameter (read-only).
+
+        Raises RecipeInputError for a required option not given or a value its
+        parameter refuses (options the recipe does not take are refused before,
+        by the planner's usage check).
+        """
+        loaded = {}
+        for parameter in self.parameters:
+            if parameter.name not in options:
+                if parameter.missing is not None:
+                    raise RecipeInputError(parameter.missing)
+                continue
+            value = options[parameter.name]
+            loaded[parameter.name] = parameter.load(value) if parameter.load is not None else value
+        return MappingProxyType(loaded)
+
     def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", tuple(Parameter(p) if isinstance(p, str) else p
+                                                     for p in self.parameters))
         for target in self.deletions:
             if target.language not in LANGUAGES:
                 raise ValueError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")
