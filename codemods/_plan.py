@@ -225,7 +225,8 @@ def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     for rule in recipe.rewrites:
         language = rule.file_language()
         try:
-            rewrite = Rewrite(Pattern(rule.pattern, language), rule.replace)
+            rewrite = Rewrite(Pattern(rule.pattern, language), rule.replace,
+                              {name: frozenset(texts) for name, texts in rule.where})
         except PatternError as error:
             findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
             continue

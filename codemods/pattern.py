@@ -349,10 +349,19 @@ class _Matcher:
 
 @dataclass(frozen=True)
 class Rewrite:
-    """Replace each match of `pattern` by `template` with its captures filled in."""
+    """Replace each match of `pattern` by `template` with its captures filled in.
+
+    `where` constrains metavariables: a match is rewritten only when each named
+    capture's text (comments and layout aside) is one of the texts given.
+    """
 
     pattern: Pattern
     template: str
+    where: Mapping[str, frozenset[str]] = field(default_factory=lambda: MappingProxyType({}))
+
+    def accepts(self, match: Match) -> bool:
+        return all(b"".join(_tokens(match.nodes(name))).decode("utf-8", "replace") in
+                   {"".join(t.split()) for t in texts} for name, texts in self.where.items())
 
     def edits(self, path: str, source: bytes, node: tree_sitter.Node | None = None,
               origin: str = "rewrite") -> list[Edit]:
@@ -360,7 +369,7 @@ class Rewrite:
         another is left to it)."""
         edits: list[Edit] = []
         for match in self.pattern.find_all(source, node):
-            if edits and match.start < edits[-1].end:
+            if edits and match.start < edits[-1].end or not self.accepts(match):
                 continue
             edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), origin))
         return edits

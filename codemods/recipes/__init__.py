@@ -237,6 +237,15 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     if unknown:
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: the replacement uses "
                           f"{', '.join('$' + n for n in unknown)}, which the pattern does not capture")
+    if not isinstance(rewrite.where, tuple):
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where must be a table")
+    for name, texts in rewrite.where:
+        if name not in metavariables(rewrite.pattern):
+            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where names {name}, which the "
+                              f"pattern does not capture (write it without the $)")
+        if not isinstance(texts, tuple) or not texts or not all(isinstance(t, str) and t for t in texts):
+            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where.{name} must be a non-empty "
+                              f"list of non-empty strings")
 
 
 def load_recipe(spec: str) -> Recipe:

@@ -76,7 +76,9 @@ class PatternRewrite:
 
     `path` is one file, a folder (every file of `language` under it), or a glob
     (`src/**/*.rs`; its files of `language`). `language` (Rust or C++) defaults
-    to the language of `path`'s suffix; a folder needs it.
+    to the language of `path`'s suffix; a folder needs it. `where` maps a
+    metavariable of the pattern to the texts it may match (a dict is accepted
+    and kept as sorted pairs); a match whose capture is none of them is left.
     """
 
     path: str
@@ -84,6 +86,12 @@ class PatternRewrite:
     replace: str
     item: str | None = None
     language: str | None = None
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.where, dict):
+            object.__setattr__(self, "where", tuple(sorted(
+                (name, tuple(texts) if isinstance(texts, list) else texts) for name, texts in self.where.items())))
 
     def describe(self) -> str:
         where = f" in {self.item}" if self.item else ""

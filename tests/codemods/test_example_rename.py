@@ -89,3 +89,25 @@ def test_a_folder_rule_that_matches_nothing_is_one_note(tmp_path: Path) -> None:
                                                'replace = "other"\n')))
     plan = plan_recipe(EXAMPLE / "tree", recipe)
     assert [(f.path, f.code, f.severity) for f in plan.findings] == [("src", "rewrite-not-found", "note")]
+
+
+def test_where_keeps_only_matches_whose_capture_is_listed(tmp_path: Path) -> None:
+    recipe = load_recipe(str(_recipe(tmp_path, 'path = "src"\nlanguage = "rust"\npattern = "$F($$$A)"\n'
+                                               'replace = "pages_for_tokens($$$A)"\n'
+                                               'where = { F = ["kv :: blocks_needed"] }\n')))
+    plan = plan_recipe(EXAMPLE / "tree", recipe)
+    (change,) = plan.changes
+    assert change.path == "src/lib.rs"
+    assert "map(|&n| pages_for_tokens(n, page_size))" in change.after.decode()
+    assert change.after.count(b"blocks_needed") == change.before.count(b"blocks_needed") - 1
+
+
+def test_where_must_name_a_captured_metavariable(tmp_path: Path) -> None:
+    from codemods.recipes import RecipeError
+
+    with pytest.raises(RecipeError, match="where names G, which the pattern does not capture"):
+        load_recipe(str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\n'
+                                          'where = { G = ["f"] }\n')))
+    with pytest.raises(RecipeError, match="where.F must be a non-empty list"):
+        load_recipe(str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\n'
+                                          'where = { F = "f" }\n')))
