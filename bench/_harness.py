@@ -34,11 +34,62 @@ def tool(name: str) -> str:
     return found
 
 
+DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "mlxcel-2026-07.tar.xz"
+
+
 def ensure_tree(lines: int = 550_000, seed: int = 2230) -> tuple[Path, dict]:
     sys.path.insert(0, str(HERE))
     from gen_tree import DEFAULT_OUT, generate
 
     return DEFAULT_OUT, generate(DEFAULT_OUT, lines, seed)
+
+
+@dataclass
+class Tree:
+    """A tree to time on: its name in the report, its root, and its size."""
+
+    name: str
+    root: Path
+    files: int
+    lines: int
+
+
+def generated_tree() -> Tree:
+    root, manifest = ensure_tree()
+    return Tree("generated", root, manifest["files"], manifest["lines"]["rust"] + manifest["lines"]["cpp"])
+
+
+def corpus_tree(archive: Path) -> Tree:
+    """The real mlxcel tree, unpacked from `archive` into bench/out/corpus/ (once per archive)."""
+    import tarfile
+
+    target = OUT / "corpus" / archive.name.split(".")[0]
+    if not (target / "mlxcel").is_dir():
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        with tarfile.open(archive) as opened:
+            opened.extractall(target, filter="data")
+    root = target / "mlxcel"
+    sources = [p for p in (root / "src").rglob("*") if p.suffix in (".rs", ".cpp", ".h", ".cu", ".cc", ".hpp", ".cuh")]
+    lines = sum(p.read_bytes().count(b"\n") for p in sources)
+    return Tree("real (corpus)", root, len(sources), lines)
+
+
+def trees(corpus: str | None) -> list[Tree]:
+    """The trees to time: the real one when its archive is there (`corpus`, or the default), then the generated one."""
+    found = []
+    archive = Path(corpus) if corpus else DEFAULT_CORPUS
+    if archive.is_file():
+        found.append(corpus_tree(archive))
+    elif corpus:
+        sys.exit(f"bench: corpus archive {archive} not found")
+    found.append(generated_tree())
+    return found
+
+
+def add_corpus_option(parser) -> None:
+    parser.add_argument("--corpus", metavar="ARCHIVE", default=None,
+                        help=f"the real tree's .tar.xz (default: {DEFAULT_CORPUS} when present)")
 
 
 @dataclass

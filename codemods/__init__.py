@@ -94,7 +94,7 @@ def render_diff(plan: Plan) -> str:
     """The unified diff of every change in a plan, a/ and b/ paths relative to its root."""
     from ._diff import unified_diff
 
-    return "".join(unified_diff(c.path, c.before, c.after) for c in plan.changes)
+    return "".join(unified_diff(c.path, c.before, c.after, edits=c.edits) for c in plan.changes)
 
 
 def write_plan(plan: Plan) -> None:

@@ -143,27 +143,72 @@ def grep_matches(cwd: Path, pattern: str, targets: list[str], *, explicit: bool)
     return _python_search(cwd, pattern, targets, explicit)
 
 
+class FileSearch:
+    """A search for files started in the background: `result()` waits for it.
+
+    ripgrep runs while the caller goes on (a plan parses and validates in the
+    meantime); without rg, the fallback runs in `result()`. Use it as a
+    context manager, so that rg is reaped whatever happens.
+    """
+
+    def __init__(self, process: subprocess.Popen | None, fallback) -> None:
+        self._process = process
+        self._fallback = fallback
+
+    def __enter__(self) -> FileSearch:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        """Stop rg if nobody waited for it (the caller raised), and reap it."""
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.kill()
+            self._process.wait()
+            self._process.stdout.close()
+
+    def result(self) -> list[str]:
+        """Sorted relative POSIX paths of the files found."""
+        if self._process is not None:
+            out, _ = self._process.communicate()
+            if self._process.returncode in (0, 1):
+                paths = out.decode("utf-8", "surrogateescape").splitlines()
+                return sorted(p[2:] if p.startswith("./") else p for p in paths)
+        return self._fallback()
+
+
+def _start_rg(root: Path, args: list[str]) -> subprocess.Popen | None:
+    rg = shutil.which("rg")
+    if rg is None:
+        return None
+    return subprocess.Popen([rg, "--no-config", "--files-with-matches", "--no-messages", *args], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+
+def start_files_with_words(root: Path, words: list[str]) -> FileSearch:
+    """Start looking for source files under `root` (relative POSIX paths) containing any of
+    `words` as a whole word."""
+    if not words:
+        return FileSearch(None, list)
+    args = ["--fixed-strings", "--word-regexp"]
+    for glob in SOURCE_GLOBS:
+        args += ["--glob", glob]
+    for directory in SKIPPED_DIRS:
+        args += ["--glob", f"!{directory}/"]
+    for word in words:
+        args += ["-e", word]
+    return FileSearch(_start_rg(root, [*args, "--", "."]), lambda: _walk_for_words(root, words))
+
+
 def files_with_words(root: Path, words: list[str]) -> list[str]:
     """Source files under `root` (relative POSIX paths) containing any of `words` as a whole word."""
-    if not words:
-        return []
-    rg = shutil.which("rg")
-    if rg is not None:
-        args = [rg, "--no-config", "--files-with-matches", "--fixed-strings", "--word-regexp", "--no-messages"]
-        for glob in SOURCE_GLOBS:
-            args += ["--glob", glob]
-        for directory in SKIPPED_DIRS:
-            args += ["--glob", f"!{directory}/"]
-        for word in words:
-            args += ["-e", word]
-        args += ["--", "."]
-        result = subprocess.run(args, cwd=root, capture_output=True)
-        if result.returncode in (0, 1):
-            paths = result.stdout.decode("utf-8", "surrogateescape").splitlines()
-            return sorted(p[2:] if p.startswith("./") else p for p in paths)
+    with start_files_with_words(root, words) as search:
+        return search.result()
+
+
+def _walk_for_words(root: Path, words: list[str]) -> list[str]:
     pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
     hits = []
-    from ._parse import language_of
+    from ._languages import language_of
 
     for path in _walk_all(root, SKIPPED_DIRS):
         if language_of(path) is None:
@@ -176,19 +221,18 @@ def files_with_words(root: Path, words: list[str]) -> list[str]:
     return hits
 
 
-def files_matching(root: Path, pattern: str, scope: tuple[str, ...]) -> list[str]:
-    """Files under the `scope` folders of `root` with a match of the regex `pattern` (rg semantics)."""
+def start_files_matching(root: Path, pattern: str, scope: tuple[str, ...]) -> FileSearch:
+    """Start looking for files under the `scope` folders of `root` with a match of the regex `pattern`
+    (rg semantics)."""
     dirs = [d for d in scope if (root / d).exists()]
     if not dirs:
-        return []
-    rg = shutil.which("rg")
-    if rg is not None:
-        args = [rg, "--no-config", "--files-with-matches", "--no-messages", "-e", pattern, "--", *dirs]
-        result = subprocess.run(args, cwd=root, capture_output=True)
-        if result.returncode in (0, 1):
-            return sorted(result.stdout.decode("utf-8", "surrogateescape").splitlines())
-    found = _python_search(root, pattern, dirs, explicit=False)
-    return sorted({m.path for m in found.matches})
+        return FileSearch(None, list)
+
+    def fallback() -> list[str]:
+        found = _python_search(root, pattern, dirs, explicit=False)
+        return sorted({m.path for m in found.matches})
+
+    return FileSearch(_start_rg(root, ["-e", pattern, "--", *dirs]), fallback)
 
 
 def _walk_all(base: Path, skipped_dirs: frozenset[str] | set[str] = frozenset()) -> list[str]:

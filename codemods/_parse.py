@@ -6,36 +6,18 @@ file is only ever decoded to be printed.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import PurePosixPath
+from collections.abc import Callable
+from functools import lru_cache, wraps
+from typing import TypeVar
 
 import tree_sitter
 
-RUST = "rust"
-CPP = "cpp"
-PYTHON = "python"
+# The language names and `language_of` live in _languages (the check needs them without
+# loading tree-sitter); they are re-exported here for the modules that parse.
+from ._languages import CPP, PYTHON, RUST, language_of
 
-_SUFFIX_LANGUAGE = {
-    ".rs": RUST,
-    ".cpp": CPP,
-    ".cc": CPP,
-    ".cxx": CPP,
-    ".c": CPP,
-    ".h": CPP,
-    ".hh": CPP,
-    ".hpp": CPP,
-    ".hxx": CPP,
-    ".cu": CPP,
-    ".cuh": CPP,
-    ".mm": CPP,
-    ".metal": CPP,
-    ".py": PYTHON,
-}
-
-
-def language_of(path: str | PurePosixPath) -> str | None:
-    """The language a file is parsed as, from its suffix; None if not a source file."""
-    return _SUFFIX_LANGUAGE.get(PurePosixPath(str(path)).suffix.lower())
+__all__ = ["CPP", "PYTHON", "RUST", "captures", "error_count", "error_nodes", "language_of", "once_per_tree",
+           "parse", "query", "reparse", "ts_language"]
 
 
 @lru_cache(maxsize=None)
@@ -57,22 +39,87 @@ def _parser(name: str) -> tree_sitter.Parser:
     return tree_sitter.Parser(ts_language(name))
 
 
-# The last trees parsed, by (language, source): a plan parses the same text for
-# several purposes (deleting items, parse-error accounting, resolving names).
-_RECENT_TREES: dict[tuple[str, bytes], tree_sitter.Tree] = {}
-_RECENT_LIMIT = 64
+# Trees of the sources parsed lately, by (language, bytes): a plan reads the same
+# file in several steps (deleting items, rewriting, validating, the closure
+# scan), and each gets the one parse. Trees are never edited in place.
+_TREES: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+_TREES_KEPT = 64
+
+
+def _remember(key: tuple[str, bytes], tree: tree_sitter.Tree) -> tree_sitter.Tree:
+    if len(_TREES) >= _TREES_KEPT:
+        del _TREES[next(iter(_TREES))]
+    _TREES[key] = tree
+    return tree
 
 
 def parse(source: bytes, language: str) -> tree_sitter.Tree:
-    """Parse bytes with the grammar of `language` (RUST or CPP); the same text is parsed once."""
+    """Parse bytes with the grammar of `language` (RUST or CPP); the same bytes are parsed once."""
     key = (language, source)
-    tree = _RECENT_TREES.get(key)
+    tree = _TREES.get(key)
     if tree is None:
-        tree = _parser(language).parse(source)
-        if len(_RECENT_TREES) >= _RECENT_LIMIT:
-            del _RECENT_TREES[next(iter(_RECENT_TREES))]
-        _RECENT_TREES[key] = tree
+        tree = _remember(key, _parser(language).parse(source))
     return tree
+
+
+_Value = TypeVar("_Value")
+
+
+def once_per_tree(function: Callable[[bytes, tree_sitter.Tree], _Value]) -> Callable[[bytes, tree_sitter.Tree], _Value]:
+    """Cache `function(source, tree)` by the tree: a tree stands for one source, and steps and
+    rules that each ask for the same file's items or comments then share one walk of it.
+    The value is shared too: callers must not change it."""
+    cache: dict[int, tuple[tree_sitter.Tree, _Value]] = {}
+
+    @wraps(function)
+    def cached(source: bytes, tree: tree_sitter.Tree) -> _Value:
+        hit = cache.get(id(tree))
+        if hit is not None and hit[0] is tree:
+            return hit[1]
+        value = function(source, tree)
+        if len(cache) >= _TREES_KEPT:
+            del cache[next(iter(cache))]
+        cache[id(tree)] = (tree, value)  # holding the tree keeps its id from being reused
+        return value
+
+    return cached
+
+
+def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
+    newlines = inserted.count(b"\n")
+    if not newlines:
+        return start[0], start[1] + len(inserted)
+    return start[0] + newlines, len(inserted) - (inserted.rfind(b"\n") + 1)
+
+
+def reparse(before: bytes, edits: list[tuple[int, int, bytes]], after: bytes, language: str) -> tree_sitter.Tree:
+    """The tree of `after`, which is `before` with the non-overlapping `edits`
+    (start, end, replacement) spliced in, re-reading only what they touch.
+
+    tree-sitter's incremental parse reuses every subtree of `before`'s tree
+    that the edits leave alone. Should the result hold a syntax error, `after`
+    is parsed afresh, so that an error count never depends on the route taken.
+    """
+    key = (language, after)
+    tree = _TREES.get(key)
+    if tree is not None:
+        return tree
+    old = parse(before, language).copy()
+    located = []
+    row, at = 0, 0
+    for start, end, replacement in sorted(edits):
+        row += before.count(b"\n", at, start)
+        start_point = (row, start - (before.rfind(b"\n", 0, start) + 1))
+        end_row = row + before.count(b"\n", start, end)
+        located.append((start, end, replacement, start_point, (end_row, end - (before.rfind(b"\n", 0, end) + 1))))
+        row, at = end_row, end
+    # Last edit first: the offsets and points of the edits before it stay those of `before`.
+    for start, end, replacement, start_point, end_point in reversed(located):
+        old.edit(start, end, start + len(replacement), start_point, end_point, _end_point(start_point, replacement))
+    tree = _parser(language).parse(after, old)
+    if tree.root_node.has_error:
+        tree = _parser(language).parse(after)
+    return _remember(key, tree)
 
 
 def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:

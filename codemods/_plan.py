@@ -10,14 +10,15 @@ import ast
 import functools
 import io
 import tokenize
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from ._splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
-from ._files import files_matching
-from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse
+from ._files import FileSearch, start_files_matching, start_files_with_words
+from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse, reparse
 from ._references import DANGLING, DeletedNames, dangling_references
 from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
 from ._scope import item_scopes
@@ -59,12 +60,29 @@ class Plan:
         return [f for f in self.findings if f.blocking and f.code not in self.overrides]
 
 
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _whole_words(source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each occurrence of a name as a whole word (as regex `\\b` sees words),
+    in order. A substring search per name: much faster than one regex alternation."""
+    hits = []
+    for name in names:
+        needle = name.encode()
+        start = source.find(needle)
+        while start >= 0:
+            end = start + len(needle)
+            if (start == 0 or source[start - 1] not in _WORD_BYTES) and (
+                    end == len(source) or source[end] not in _WORD_BYTES):
+                hits.append((start, end, name))
+            start = source.find(needle, start + 1)
+    hits.sort()
+    return hits
+
+
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, name) of code identifiers in `source` that spell one of `names`."""
-    import re
-
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")
-    hits = [(m.start(), m.end(), m.group().decode()) for m in pattern.finditer(source)]
+    hits = _whole_words(source, names)
     if not hits:
         return []
     language = language_of(path)
@@ -99,14 +117,21 @@ def _python_identifier_offsets(source: bytes, hits: list[tuple[int, int, str]]) 
     return [(s, e, n) for s, e, n in hits if names.get(s) == n]
 
 
-def _parse_errors(path: str, source: bytes) -> list[tuple[int, int]]:
+def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | None = None) -> list[tuple[int, int]]:
     """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python).
 
     The `;` tree-sitter-cpp misses after an annotation macro line is not one.
+    `edited` is (original, edits) when `source` is the original with the edits
+    spliced in: then tree-sitter re-reads only what the edits touched.
     """
     language = language_of(path)
     if language in (RUST, CPP):
-        return [(n.start_byte, n.end_byte) for n in error_nodes(parse(source, language))
+        if edited is not None:
+            original, edits = edited
+            tree = reparse(original, [(e.start, e.end, e.replacement) for e in edits], source, language)
+        else:
+            tree = parse(source, language)
+        return [(n.start_byte, n.end_byte) for n in error_nodes(tree)
                 if not (language == CPP and is_annotation_macro_semicolon(source, n))]
     if language == PYTHON:
         try:
@@ -251,13 +276,14 @@ def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
 
 
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, bytes],
-                        dangling: list[Finding]) -> list[Finding]:
+                        dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
-    code not already reported by the dangling-reference check is dangling."""
-    if not recipe.dead_symbol_pattern:
+    code not already reported by the dangling-reference check is dangling. `mentioning` is the
+    search for files in scope that match the pattern before the plan."""
+    if mentioning is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
-    scope_hits = set(files_matching(workspace.root, recipe.dead_symbol_pattern, recipe.check_scope))
+    scope_hits = set(mentioning.result())
     in_scope = {p for p in after if any(p == s or p.startswith(s.rstrip("/") + "/") for s in recipe.check_scope)}
     reported = {(f.path, f.line) for f in dangling}
     findings = []
@@ -333,63 +359,74 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     except RecipeInputError as error:
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
     workspace = Workspace(root=root, options=loaded)
-    deleted_edits, deleted, findings = _delete_items(workspace, recipe)
-    for path, edits in deleted_edits.items():
-        workspace.edits.setdefault(path, []).extend(edits)
-    for step in recipe.steps:
-        try:
-            result: StepResult = step(workspace)
-        except RecipeInputError as error:
-            return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
-        for edit in result.edits:
-            workspace.edits.setdefault(edit.path, []).append(edit)
-        findings += result.findings
-        deleted.other += [n for n in result.removed_names if n not in deleted.all_names()]
-    findings += _rewrite(workspace, recipe)
-    findings += _reword(workspace, recipe)
+    with ExitStack() as searches:
+        # ripgrep looks for mentions and for references to the deleted items while the plan is made.
+        mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
+                                                                  recipe.check_scope))
+                      if recipe.dead_symbol_pattern else None)
+        deleted_edits, deleted, findings = _delete_items(workspace, recipe)
+        searched = deleted.all_names()
+        referring = [searches.enter_context(start_files_with_words(root, searched))]
+        for path, edits in deleted_edits.items():
+            workspace.edits.setdefault(path, []).extend(edits)
+        for step in recipe.steps:
+            try:
+                result: StepResult = step(workspace)
+            except RecipeInputError as error:
+                return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+            for edit in result.edits:
+                workspace.edits.setdefault(edit.path, []).append(edit)
+            findings += result.findings
+            deleted.other += [n for n in result.removed_names if n not in deleted.all_names()]
+        added = [n for n in deleted.all_names() if n not in searched]
+        if added:
+            referring.append(searches.enter_context(start_files_with_words(root, added)))
+        findings += _rewrite(workspace, recipe)
+        findings += _reword(workspace, recipe)
 
-    after: dict[str, bytes] = {}
-    changes: list[FileChange] = []
-    for path in sorted(workspace.edits):
-        edits = workspace.edits[path]
-        source = workspace.read(path)
-        if source is None or not edits:
-            continue
-        if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
-            findings.append(Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it"))
-            continue
-        refusal = _unwritable_target(root, path, source)
-        if refusal is not None:
-            findings.append(refusal)
-            continue
-        overlaps = conflicts(edits, source)
-        if overlaps:
-            findings += overlaps
-            continue
-        edits = workspace.edits[path] = with_line_endings_of(source, edits)
-        errors_before = _parse_errors(path, source)
-        broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
-        if broken:
-            line, col = line_col(source, errors_before[0][0])
-            findings.append(Finding(path, line, col, "unparseable-target",
-                                    "the file does not parse where the recipe edits it (parse error here); not edited"))
-            continue
-        result = splice(source, edits)
-        errors_after = _parse_errors(path, result)
-        if len(errors_after) > len(errors_before):
-            original = map_offset(edits, errors_after[0][0])
-            line, col = line_col(source, original)
-            findings.append(Finding(path, line, col, "parse-regression",
-                                    "the edited file would not parse (new syntax error near here); not edited"))
-            continue
-        if result != source:
-            after[path] = result
-            changes.append(FileChange(path, source, result))
+        after: dict[str, bytes] = {}
+        changes: list[FileChange] = []
+        for path in sorted(workspace.edits):
+            edits = workspace.edits[path]
+            source = workspace.read(path)
+            if source is None or not edits:
+                continue
+            if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
+                findings.append(Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it"))
+                continue
+            refusal = _unwritable_target(root, path, source)
+            if refusal is not None:
+                findings.append(refusal)
+                continue
+            overlaps = conflicts(edits, source)
+            if overlaps:
+                findings += overlaps
+                continue
+            edits = workspace.edits[path] = with_line_endings_of(source, edits)
+            errors_before = _parse_errors(path, source)
+            broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
+            if broken:
+                line, col = line_col(source, errors_before[0][0])
+                findings.append(Finding(path, line, col, "unparseable-target",
+                                        "the file does not parse where the recipe edits it (parse error here); not edited"))
+                continue
+            result = splice(source, edits)
+            errors_after = _parse_errors(path, result, (source, edits))
+            if len(errors_after) > len(errors_before):
+                original = map_offset(edits, errors_after[0][0])
+                line, col = line_col(source, original)
+                findings.append(Finding(path, line, col, "parse-regression",
+                                        "the edited file would not parse (new syntax error near here); not edited"))
+                continue
+            if result != source:
+                after[path] = result
+                changes.append(FileChange(path, source, result, tuple(edits)))
 
-    refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
-    dangling = dangling_references(workspace, deleted, after, refused, _identifier_offsets, strict=strict)
-    findings += dangling
-    findings += _surviving_mentions(workspace, recipe, after, dangling)
+        refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
+        dangling = dangling_references(workspace, deleted, after, refused, _identifier_offsets, strict=strict,
+                                       referring=referring)
+        findings += dangling
+        findings += _surviving_mentions(workspace, recipe, after, dangling, mentioning)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()

@@ -19,7 +19,7 @@ from typing import Callable
 
 from ._splice import map_offset
 from ._edit import BLOCKING, NOTE, Finding, line_col
-from ._files import files_with_words
+from ._files import FileSearch, files_with_words
 from ._parse import CPP, PYTHON, RUST, language_of
 from .recipes._model import Workspace
 from ._resolution import DEFINITE, Reference
@@ -45,21 +45,25 @@ class DeletedNames:
 
 def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict[str, bytes], refused: set[str],
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
-                        strict: bool = False) -> list[Finding]:
+                        strict: bool = False, referring: list[FileSearch] | None = None) -> list[Finding]:
     """Findings for every surviving use of a deleted item, anywhere in the tree.
 
     `spelled(path, text, names)` gives (start, end, name) of code identifiers
     spelling `names` (the match used for Python names and for names a recipe
     step reports removed without deleting an item). Files whose edits were
     refused are left out: their items were not deleted, and the refusal is
-    reported already.
+    reported already. `referring`, when given, are rg searches for the files
+    naming the deleted names, started earlier (the plan starts them before it
+    parses and validates, so that they run meanwhile).
     """
     names = deleted.all_names()
     if not names:
         return []
     resolver = RustResolver(workspace.root, workspace.read) if deleted.rust else None
     findings: list[Finding] = []
-    candidates = set(files_with_words(workspace.root, names)) | set(after)
+    found = ({path for search in referring for path in search.result()} if referring is not None
+             else files_with_words(workspace.root, names))
+    candidates = set(found) | set(after)
     for path in sorted(candidates - refused):
         before = workspace.read(path)
         if before is None:

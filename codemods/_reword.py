@@ -11,11 +11,13 @@ that changed. A rule that finds nothing is reported, never raised.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import tree_sitter
 
-from ._parse import CPP, RUST, captures
+from ._parse import CPP, RUST, captures, once_per_tree
 from ._scope import item_scopes
 from ._spans import starts_own_line
 
@@ -61,12 +63,27 @@ def _marker(text: str) -> str | None:
     return next((m for m in _MARKERS if text.startswith(m)), None)
 
 
+def _sorted_comments(language: str) -> Callable[[bytes, tree_sitter.Tree],
+                                                tuple[list[int], list[tree_sitter.Node]]]:
+    def comments(source: bytes, tree: tree_sitter.Tree) -> tuple[list[int], list[tree_sitter.Node]]:
+        nodes = sorted(captures(language, _COMMENT_QUERY[language], tree.root_node).get("comment", []),
+                       key=lambda n: n.start_byte)
+        return [n.start_byte for n in nodes], nodes
+
+    return once_per_tree(comments)
+
+
+# The comment nodes of a tree (and their starts), in order: each rewording rule reads the
+# same file's comments, most of them only those of one item.
+_COMMENTS = {language: _sorted_comments(language) for language in _COMMENT_QUERY}
+
+
 def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: int = 0,
                    end: int | None = None) -> list[CommentBlock]:
     """The line-comment blocks that lie within [start, end) of a file."""
     end = len(source) if end is None else end
-    nodes = sorted(captures(language, _COMMENT_QUERY[language], tree.root_node).get("comment", []),
-                   key=lambda n: n.start_byte)
+    starts, comments = _COMMENTS[language](source, tree)
+    nodes = comments[bisect_left(starts, start) : bisect_left(starts, end)]
     blocks: list[list[_Line]] = []
     previous: tuple[int, str, str] | None = None
     for node in nodes:

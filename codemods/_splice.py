@@ -23,11 +23,13 @@ def digest(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class FileChange:
-    """One file's planned change: the bytes read (and their hash) and the bytes to write."""
+    """One file's planned change: the bytes read (and their hash), the bytes to write,
+    and the edits that make the one from the other (for the diff; may be empty)."""
 
     path: str
     before: bytes
     after: bytes
+    edits: tuple[Edit, ...] = ()
 
     @property
     def before_digest(self) -> str:
@@ -86,6 +88,8 @@ def map_offset(edits: list[Edit], after_offset: int) -> int:
 
 def line_ending(source: bytes) -> bytes:
     """The file's dominant line ending: CRLF if most of its line breaks are CRLF, else LF."""
+    if b"\r" not in source:
+        return b"\n"
     crlf = source.count(b"\r\n")
     return b"\r\n" if crlf > source.count(b"\n") - crlf else b"\n"
 

@@ -1,8 +1,10 @@
 """The dead-symbol check: every mention of a recipe's pattern, with its kind.
 
 Used as a pre-commit hook, so it has to be fast: ripgrep (when installed)
-finds the files and lines, and only files with a match are parsed to classify
-each mention as code, comment or string.
+finds the files and lines, and only files with a match are read again, up to
+their last match, to classify each mention as code, comment or string by a
+lexical scan (`mentions.classify_spans`; no parse unless the scan cannot
+delimit a comment or literal).
 
 Its set of path:line equals what `rg -n PATTERN` prints for the same files,
 because rg does the matching:

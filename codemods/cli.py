@@ -39,6 +39,16 @@ def _echo_err(text: str) -> None:
     click.echo(text, err=True)
 
 
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def _output_format(output_format: str | None, as_json: bool) -> str:
+    """The --format chosen, --json being its alias for json."""
+    if as_json and output_format not in (None, "json"):
+        raise UsageLine(f"--json and --format {output_format} contradict each other; give one")
+    return "json" if as_json else output_format or "text"
+
+
 @click.group(name="codemod", cls=Group, context_settings=HELP_OPTIONS, epilog=EXIT_CODES)
 @click.version_option(package_name="mlxcel-codemods")
 def main() -> None:
@@ -136,14 +146,18 @@ def _summary(recipe_id: str, plan, blocking: list, verb: str) -> str:
 @click.option("--strict", is_flag=True,
               help="Also refuse on possible references (method calls on receivers of unknown type, "
                    "names inside macros whose arguments are not known to be expressions).")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout instead of text.")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
+              help="text (default): the diff, findings on stderr; json: one document; sarif: the findings "
+                   "as a SARIF 2.1.0 log; github: the findings as workflow-command annotations.")
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
 @click.option("--decision", "decision", type=click.Path(path_type=Path), default=None,
               help="decision.json from `paged-bench report` (only the paged-flag recipe takes it).")
 @click.option("-v", "--verbose", is_flag=True, help="Also list each target already absent.")
 @click.option("--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff.")
 @click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")
 def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, allow_unreworded: bool,
-          strict: bool, as_json: bool, decision: Path | None, verbose: bool, stat: bool, no_color: bool) -> None:
+          strict: bool, output_format: str | None, as_json: bool, decision: Path | None, verbose: bool,
+          stat: bool, no_color: bool) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -158,7 +172,8 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     \b
     With --dry-run: the diff goes to stdout, findings and the summary to stderr.
     Without: files are written all of them or none, the summary goes to
-    stderr. The write is journaled in ROOT/.codemod-journal/: if a run dies
+    stderr. --format sarif or github puts the findings on stdout instead, as
+    a SARIF 2.1.0 log or as GitHub annotations (no diff). The write is journaled in ROOT/.codemod-journal/: if a run dies
     part way, the next `codemod apply ROOT` first puts the files back (or
     finishes, if all were written) and says so. Two runs on one tree never
     interleave: the second stops at once (exit 1).
@@ -167,6 +182,8 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     from ._plan import OVERRIDABLE, USAGE_ERROR, usage_problem
     from ._run import apply_recipe
 
+    output_format = _output_format(output_format, as_json)
+    as_json = output_format == "json"
     _check_root(root)
     if decision is not None and not decision.is_file():
         raise UsageLine(f"decision file {decision} not found")
@@ -191,7 +208,9 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         _echo_err(f"codemod: error: {run.error}")
         sys.exit(EXIT_FINDINGS)
     blocking = run.blocking
-    diffs = [(c.path, unified_diff(c.path, c.before, c.after)) for c in plan.changes]
+    shows_diff = as_json or (output_format == "text" and (dry_run or (stat and run.written)))
+    diffs = [(c.path, unified_diff(c.path, c.before, c.after, edits=c.edits))
+             for c in plan.changes] if shows_diff else []
     exit_code = EXIT_FINDINGS if blocking or run.error else EXIT_OK
 
     if as_json:
@@ -212,7 +231,16 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         sys.exit(exit_code)
 
     colour = False if no_color else None
-    if stat and (dry_run or run.written):
+    if output_format == "sarif":
+        from ._formats import plan_sarif
+
+        click.echo(json.dumps(plan_sarif(root, recipe.id, [*plan.findings, *run.refusals], plan.overrides), indent=2))
+    elif output_format == "github":
+        from ._formats import plan_github
+
+        for line in plan_github([*plan.findings, *run.refusals], plan.overrides):
+            click.echo(line)
+    elif stat and (dry_run or run.written):
         for line in _diff_stat(diffs):
             click.echo(line, color=colour)
     elif dry_run:
@@ -296,8 +324,11 @@ def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--recipe", "recipe_spec", default="paged-compat-removal", show_default=True,
               metavar="ID|PATH", help="Whose dead-symbol pattern to look for.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
-def check(paths: tuple[str, ...], recipe_spec: str, as_json: bool) -> None:
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
+              help="text (default): one line per mention; json: one document; sarif: a SARIF 2.1.0 log; "
+                   "github: workflow-command annotations.")
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
+def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, as_json: bool) -> None:
     """Fail (exit 1) if any removed symbol is mentioned again.
 
     \b
@@ -308,14 +339,23 @@ def check(paths: tuple[str, ...], recipe_spec: str, as_json: bool) -> None:
                               as `rg -n PATTERN -- FILE...` would
 
     Prints one line per mention, path:line:col: SYMBOL [code|comment|string|unknown]
-    (unknown: the file does not parse; it is searched all the same). The set of
+    (the kind is lexical; unknown: a comment or literal that never ends, or a
+    file of another language; it is searched all the same). The set of
     path:line is the set of lines `rg -n` prints. A named binary file with a
     match is reported as rg reports it, without lines. ROOT must hold the
     recipe's scope (src/ for the default recipe): a subfolder of the tree, its
     parent or an empty folder is a usage error, not a clean check.
+
+    \b
+    --format sarif   a SARIF 2.1.0 log on stdout for code scanning: a rule per
+                     removed-symbol group of the pattern, a result per mention,
+                     paths relative to ROOT (or to the working directory)
+    --format github  `::error file=...,line=...,col=...::` lines for GitHub Actions
     """
     from ._dead_symbols import DEAD_SYMBOLS
     from .check import check_files, check_tree
+
+    output_format = _output_format(output_format, as_json)
 
     if recipe_spec in DEAD_SYMBOLS:
         recipe_id, (pattern, scope) = recipe_spec, DEAD_SYMBOLS[recipe_spec]
@@ -339,6 +379,7 @@ def check(paths: tuple[str, ...], recipe_spec: str, as_json: bool) -> None:
             raise UsageLine(problem)
         result = check_tree(root, pattern, scope)
     else:
+        root = Path(".")
         result = check_files(list(paths), pattern)
     if result.bad_pattern:
         raise UsageLine(f"recipe {recipe_id}: rg rejects the pattern: {' '.join(' '.join(result.errors).split())}")
@@ -346,7 +387,17 @@ def check(paths: tuple[str, ...], recipe_spec: str, as_json: bool) -> None:
         exit_code = EXIT_FINDINGS
     else:
         exit_code = EXIT_USAGE if result.errors else EXIT_OK
-    if as_json:
+    if output_format in ("sarif", "github"):
+        from ._formats import check_github, check_sarif
+
+        if output_format == "sarif":
+            click.echo(json.dumps(check_sarif(root, recipe_id, pattern, result.mentions), indent=2))
+        elif result.mentions:
+            click.echo("\n".join(check_github(result.mentions)).encode("utf-8", "surrogateescape"))
+        for message in (*result.binary, *result.errors):
+            _echo_err(message)
+        sys.exit(exit_code)
+    if output_format == "json":
         click.echo(json.dumps({
             "recipe": recipe_id,
             "pattern": pattern,

@@ -18,7 +18,7 @@ from typing import Callable
 import tree_sitter
 
 from .._edit import Finding, missing_target, shape_mismatch
-from .._parse import CPP, parse
+from .._parse import CPP, once_per_tree, parse
 from .._spans import Deletion, last_row, starts_own_line, whole_lines
 
 # Declarator wrappers to look through when finding a function's name.
@@ -143,7 +143,11 @@ def leading_start(source: bytes, node: tree_sitter.Node) -> int:
 
 def cpp_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[CppItem]:
     """Function definitions and declarations at file, namespace and extern-block level."""
-    tree = tree or parse(source, CPP)
+    return list(_cpp_items(source, tree or parse(source, CPP)))
+
+
+@once_per_tree
+def _cpp_items(source: bytes, tree: tree_sitter.Tree) -> tuple[CppItem, ...]:
     found: list[CppItem] = []
 
     def visit(container: tree_sitter.Node, namespace: tuple[str, ...]) -> None:
@@ -171,7 +175,7 @@ def cpp_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[CppIt
                     visit(body, namespace)
 
     visit(tree.root_node, ())
-    return found
+    return tuple(found)
 
 
 def delete_cpp_items(

@@ -20,7 +20,7 @@ from .._edit import Edit, Finding, line_col
 from .._parse import RUST, parse
 from .._spans import Deletion, deletion_edits, whole_lines
 from ..rust.items import rust_items
-from ..rust.statements import find_function, let_binding, names_used, statement_deletion, statements, text
+from ..rust.statements import find_function, let_binding, names_used, statement_deletion, statements, text, uses_any
 from ._model import StepResult, Workspace
 
 
@@ -144,7 +144,7 @@ class DeleteOrphanedTests:
             deletions = []
             for item in rust_items(source, parse(source, RUST)):
                 body = item.node.child_by_field_name("body")
-                if item.kind != "test" or body is None or not names_used(body) & removed:
+                if item.kind != "test" or body is None or not uses_any(source, body, removed):
                     continue
                 if any(e.start < item.end and item.start < e.end for e in planned):
                     continue

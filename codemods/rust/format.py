@@ -109,6 +109,34 @@ def _workspace_edition(folder: Path, root: Path) -> str | None:
         folder = folder.parent
 
 
+def _pinned_toolchain_missing(root: Path | None) -> bool:
+    """True when `root` pins a toolchain (rust-toolchain.toml or rust-toolchain, as rustup looks
+    for them) that rustup's home does not hold: rustfmt there would only fail, after a
+    rustup start-up. False whenever that cannot be told."""
+    if root is None or "RUSTUP_TOOLCHAIN" in os.environ:
+        return False
+    toolchains = Path(os.environ.get("RUSTUP_HOME") or Path.home() / ".rustup") / "toolchains"
+    folder = root.resolve()
+    while True:
+        if (folder / "rust-toolchain.toml").is_file():
+            channel = (_manifest(folder / "rust-toolchain.toml").get("toolchain") or {}).get("channel")
+            break
+        if (folder / "rust-toolchain").is_file():
+            try:
+                text = (folder / "rust-toolchain").read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return False
+            channel = _manifest(folder / "rust-toolchain").get("toolchain", {}).get("channel") if "[" in text \
+                else text.strip()
+            break
+        if folder == folder.parent:
+            return False
+        folder = folder.parent
+    if not isinstance(channel, str) or not channel or not toolchains.is_dir():
+        return False
+    return not any(entry.name == channel or entry.name.startswith(channel + "-") for entry in toolchains.iterdir())
+
+
 def _manifest(path: Path) -> dict:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
@@ -119,7 +147,8 @@ def _manifest(path: Path) -> dict:
 def _rustfmt(rustfmt: str, source: str, root: Path | None, edition: str) -> str | None:
     """rustfmt's output for `source`, run in `root` (its pinned toolchain), else on the default toolchain."""
     command = [rustfmt, "--edition", edition, "--emit", "stdout", *_config_args(root)]
-    for env in (None, {**os.environ, "RUSTUP_TOOLCHAIN": "stable"}):
+    default = {**os.environ, "RUSTUP_TOOLCHAIN": "stable"}
+    for env in ((default,) if _pinned_toolchain_missing(root) else (None, default)):
         try:
             result = subprocess.run(command, input=source.encode(), capture_output=True, timeout=30,
                                     cwd=root, env=env)  # fmt: skip

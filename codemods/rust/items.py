@@ -12,7 +12,7 @@ from typing import Callable
 import tree_sitter
 
 from .._edit import Finding, line_col, missing_target, shape_mismatch
-from .._parse import RUST, parse
+from .._parse import RUST, once_per_tree, parse
 from .._spans import Deletion, last_row, starts_own_line, whole_lines
 
 # Node types that are items, mapped to the kind names recipes use.
@@ -106,14 +106,16 @@ def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tre
     attributes: list[tree_sitter.Node] = []
     comments_above: list[tree_sitter.Node] = []  # plain comments above `first`, nearest first
     prev = node.prev_sibling
-    while prev is not None and (_attaches_to_next(prev) or _is_plain_comment(prev)):
+    while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
         if _attaches_to_next(prev):
             if prev.type == "attribute_item":
                 attributes.append(prev)
             first = prev
             comments_above = []
-        else:
+        elif _is_plain_comment(prev):
             comments_above.append(prev)
+        else:
+            break
         prev = prev.prev_sibling
     for comment in comments_above:
         if not starts_own_line(source, comment) or first.start_point.row - last_row(comment) > 1:
@@ -182,7 +184,11 @@ def _is_cxx_bridge(attribute_items: list[tree_sitter.Node]) -> bool:
 
 def rust_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[RustItem]:
     """Every item of a Rust file, nested modules, extern blocks and impls included."""
-    tree = tree or parse(source, RUST)
+    return list(_rust_items(source, tree or parse(source, RUST)))
+
+
+@once_per_tree
+def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
     found: list[RustItem] = []
 
     def visit(container: tree_sitter.Node, path: tuple[str, ...], in_bridge: bool) -> None:
@@ -217,7 +223,7 @@ def rust_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[Rust
                 visit(body, inner_path, bridge)
 
     visit(tree.root_node, (), False)
-    return found
+    return tuple(found)
 
 
 # Kinds a recipe may ask to delete, and the item kinds each one accepts.

@@ -104,7 +104,7 @@ def test_commit_bringing_a_dead_symbol_back_is_rejected_with_its_location(git_re
     assert rejected.returncode != 0, output
     assert "src/cache.rs:5:16: PagedDecodeMetadata [comment]" in output
     assert "src/cache.rs:6:32: PagedDecodeMetadata [code]" in output
-    assert "src/kernel.cu:1:26: paged_decode_attention_dense_compat [unknown]" in output
+    assert "src/kernel.cu:1:26: paged_decode_attention_dense_compat [string]" in output
     assert "docs/adr.rs" not in output
     assert git("rev-list", "--count", "HEAD").stdout.strip() == "1"
 
