@@ -6,10 +6,7 @@ writing, differs. Nothing here writes or raises on user input.
 
 from __future__ import annotations
 
-import ast
 import functools
-import io
-import tokenize
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,19 +15,14 @@ from typing import Callable
 from ._splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
 from ._files import FileSearch, start_files_matching, start_files_with_words
-from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse, reparse
+from ._languages import LANGUAGES, language_for, language_of, parsed_languages
+from ._parse import parse, reparse
 from ._references import DANGLING, DeletedNames, dangling_references
 from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
 from ._scope import item_scopes
 from .pattern import Pattern, PatternError, Rewrite
-from ._spans import Deletion, deletion_edits
-from .cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
-from .cpp.resolve import deleted_cpp_items
 from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
-from .python.items import PythonTarget, delete_python_items
 from .recipes._model import Recipe, RecipeInputError, StepResult, Workspace
-from .rust.items import RustTarget, delete_rust_items
-from .rust.resolve import deleted_rust_items
 
 # A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
 USAGE_ERROR = "usage-error"
@@ -38,9 +30,6 @@ USAGE_ERROR = "usage-error"
 # Finding codes that an explicit override lets through.
 UNREWORDED = "unreworded-mention"
 OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
-
-_RUST_IDENTIFIERS = {"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}
-_CPP_IDENTIFIERS = {"identifier", "type_identifier", "field_identifier", "namespace_identifier"}
 
 
 @dataclass(frozen=True)
@@ -83,65 +72,29 @@ def _whole_words(source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, name) of code identifiers in `source` that spell one of `names`."""
     hits = _whole_words(source, names)
-    if not hits:
+    language = language_for(path)
+    if not hits or language is None:
         return []
-    language = language_of(path)
-    if language == PYTHON:
-        return _python_identifier_offsets(source, hits)
-    if language not in (RUST, CPP):
-        return []
-    tree = parse(source, language)
-    kinds = _RUST_IDENTIFIERS if language == RUST else _CPP_IDENTIFIERS
-    found = []
-    for start, end, name in hits:
-        node = tree.root_node.descendant_for_byte_range(start, end)
-        if node is not None and node.type in kinds and node.start_byte == start and node.end_byte == end:
-            found.append((start, end, name))
-    return found
-
-
-def _python_identifier_offsets(source: bytes, hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    line_starts = [0]
-    for index, byte in enumerate(source):
-        if byte == 0x0A:
-            line_starts.append(index + 1)
-    names = {}
-    try:
-        for token in tokenize.tokenize(io.BytesIO(source).readline):
-            if token.type == tokenize.NAME:
-                line_bytes = source[line_starts[token.start[0] - 1] :]
-                prefix = line_bytes.decode("utf-8", "replace")[: token.start[1]].encode("utf-8")
-                names[line_starts[token.start[0] - 1] + len(prefix)] = token.string
-    except (tokenize.TokenError, SyntaxError, IndexError):
-        return hits
-    return [(s, e, n) for s, e, n in hits if names.get(s) == n]
+    return language.operations.identifiers(source, parse(source, language.name) if language.grammar else None, hits)
 
 
 def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | None = None) -> list[tuple[int, int]]:
-    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python).
+    """Byte ranges of parse errors, as the file's language reports them (none for other files).
 
-    The `;` tree-sitter-cpp misses after an annotation macro line is not one.
     `edited` is (original, edits) when `source` is the original with the edits
     spliced in: then tree-sitter re-reads only what the edits touched.
     """
-    language = language_of(path)
-    if language in (RUST, CPP):
+    language = language_for(path)
+    if language is None:
+        return []
+    tree = None
+    if language.grammar is not None:
         if edited is not None:
             original, edits = edited
-            tree = reparse(original, [(e.start, e.end, e.replacement) for e in edits], source, language)
+            tree = reparse(original, [(e.start, e.end, e.replacement) for e in edits], source, language.name)
         else:
-            tree = parse(source, language)
-        return [(n.start_byte, n.end_byte) for n in error_nodes(tree)
-                if not (language == CPP and is_annotation_macro_semicolon(source, n))]
-    if language == PYTHON:
-        try:
-            ast.parse(source)
-        except (SyntaxError, ValueError) as error:
-            lines = source.split(b"\n")
-            line = max(1, (getattr(error, "lineno", 1) or 1))
-            offset = sum(len(x) + 1 for x in lines[: line - 1])
-            return [(offset, offset)]
-    return []
+            tree = parse(source, language.name)
+    return language.operations.parse_errors(source, tree)
 
 
 def _already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
@@ -176,29 +129,13 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
                                     severity="note"))
             continue
         absent = _already_absent(recipe, path, source)
-        deletions: list[Deletion] = []
-        for language in ("rust", "cpp", "python"):
-            wanted = [t for t in targets if t.language == language]
-            if not wanted:
-                continue
-            if language == "rust":
-                found, resolved, notes = delete_rust_items(
-                    path, source, [RustTarget(t.kind, t.name) for t in wanted], origin, absent)
-                deletions += found
-                deleted.rust += deleted_rust_items(path, resolved)
-            elif language == "cpp":
-                cpp_targets = [CppTarget(t.kind, t.name) for t in wanted]
-                found, cpp_names, notes = delete_cpp_items(path, source, cpp_targets, origin, absent)
-                deletions += found
-                deleted.cpp += deleted_cpp_items(path, source, cpp_targets, cpp_names)
-            else:
-                whole, python_names, notes = delete_python_items(
-                    path, source, [PythonTarget(t.kind, t.name) for t in wanted], origin, absent)
-                edits.setdefault(path, []).extend(whole)
-                deleted.python += python_names
-            findings += notes
-        if deletions:
-            edits.setdefault(path, []).extend(deletion_edits(path, source, deletions))
+        for name, language in LANGUAGES.items():
+            wanted = [t for t in targets if t.language == name]
+            if wanted:
+                found, notes = language.operations.delete_items(path, source, wanted, origin, absent, deleted)
+                if found:
+                    edits.setdefault(path, []).extend(found)
+                findings += notes
     return edits, deleted, findings
 
 
@@ -212,7 +149,7 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
                                     "file not found; its rewording rule was not applied", severity="note"))
             continue
         language = language_of(rewording.path)
-        if language not in (RUST, CPP):
+        if language not in parsed_languages():
             findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
                                     f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
                                     severity="note"))

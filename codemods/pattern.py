@@ -37,16 +37,18 @@ from typing import Mapping
 import tree_sitter
 
 from ._edit import Edit
-from ._parse import CPP, RUST, query, ts_language
+from ._languages import LANGUAGES as REGISTERED
+from ._languages import parsed_languages
+from ._parse import query, ts_language
 from ._parse import parse as _parse
 
 # Metavariables are spelled with an identifier character so that the pattern
 # parses as ordinary code: `$X` becomes `µX`, `$$$XS` becomes `µµµXS`.
 _EXPANDO = "µ"
 _METAVARIABLE = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)")
-_COMMENT_TYPES = {"line_comment", "block_comment", "comment"}
+_COMMENT_TYPES = {kind for language in REGISTERED.values() for kind in language.comment_kinds}
 _CLOSERS = {")", "]", "}", ">"}
-LANGUAGES = (RUST, CPP)
+LANGUAGES = parsed_languages()
 
 
 class PatternError(ValueError):

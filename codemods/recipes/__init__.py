@@ -8,6 +8,7 @@ import importlib
 import importlib.util
 from pathlib import Path, PurePosixPath
 
+from .._languages import LANGUAGES, parsed_languages
 from ._model import ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError, Rewording, StepResult, Workspace
 
 # Bundled recipes: id -> module defining RECIPE.
@@ -136,19 +137,6 @@ def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
-# Kinds a recipe may delete, by language (see rust/items.py, cpp/items.py, python/items.py).
-_CPP_KINDS = ("function", "declaration", "any")
-_PYTHON_KINDS = ("function", "class")
-
-
-def _deletable_kinds(language: str) -> tuple[str, ...]:
-    if language == "rust":
-        from ..rust.items import DELETABLE_KINDS
-
-        return tuple(DELETABLE_KINDS)
-    return _CPP_KINDS if language == "cpp" else _PYTHON_KINDS
-
-
 def _bad_path(path: object) -> str | None:
     """Why `path` cannot name a file of the tree (None if it can): relative POSIX, inside ROOT."""
     if not isinstance(path, str) or not path:
@@ -175,7 +163,7 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         problem = _bad_path(target.path)
         if problem:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")
-        kinds = _deletable_kinds(target.language)
+        kinds = LANGUAGES[target.language].deletable_kinds if target.language in LANGUAGES else ()
         if target.kind not in kinds:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
                               f"{target.kind!r} (one of: {', '.join(kinds)})")
@@ -213,7 +201,6 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
 def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     """RecipeError unless a rewrite rule names Rust or C++ files, its pattern compiles, and its
     replacement uses only metavariables the pattern captures."""
-    from .._parse import CPP, RUST
     from ..pattern import Pattern, PatternError, metavariables
 
     if not all(isinstance(v, str) for v in (rewrite.path, rewrite.pattern, rewrite.replace)) or \
@@ -227,7 +214,7 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     if language is None:
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust or cpp); "
                           f"the path has no source suffix")
-    if language not in (RUST, CPP):
+    if language not in parsed_languages():
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on Rust and C++ files only")
     try:
         Pattern(rewrite.pattern, language)

@@ -10,9 +10,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from .._edit import Edit, Finding
-
-LANGUAGES = ("rust", "cpp", "python")
-
+from .._languages import LANGUAGES
 
 class RecipeInputError(Exception):
     """Input a recipe needs is missing or malformed (e.g. a decision file): a usage error, exit 2."""

@@ -32,3 +32,26 @@ def test_the_planner_does_not_import_the_writer() -> None:
 def test_no_recipe_module_uses_regular_expressions() -> None:
     for path in sorted((PACKAGE / "recipes").glob("*.py")):
         assert "re" not in _imported_modules(path), path.name
+
+
+def test_the_language_registry_is_the_one_place_languages_are_described() -> None:
+    from codemods._languages import LANGUAGES, language_for, language_of, parsed_languages
+    from codemods.rust.items import DELETABLE_KINDS
+
+    assert list(LANGUAGES) == ["rust", "cpp", "python"]
+    assert parsed_languages() == ("rust", "cpp")
+    assert set(LANGUAGES["rust"].deletable_kinds) == set(DELETABLE_KINDS)
+    assert [language_of(p) for p in ("a/b.rs", "k.CU", "x.metal", "t.py", "README.md")] == \
+        ["rust", "cpp", "cpp", "python", None]
+    for language in LANGUAGES.values():
+        operations = language.operations
+        for name in ("parse_errors", "identifiers", "delete_items", "item_scopes"):
+            assert callable(getattr(operations, name)), (language.name, name)
+    assert language_for("src/lib.rs") is LANGUAGES["rust"]
+
+
+def test_no_language_ladder_is_left_in_the_planner_or_the_recipe_loader() -> None:
+    for name in ("_plan.py", "_scope.py", "recipes/__init__.py", "_parse.py", "pattern.py"):
+        text = (PACKAGE / name).read_text(encoding="utf-8")
+        for ladder in ("== RUST", "== CPP", "== PYTHON", '== "rust"', '== "cpp"', "in (RUST, CPP)"):
+            assert ladder not in text, (name, ladder)
