@@ -34,7 +34,12 @@ OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
 
 @dataclass(frozen=True)
 class Plan:
-    """What a recipe would do to a tree: file changes, findings, and the names it removes."""
+    """What a recipe would do to a tree: file changes, findings, and the names it removes.
+
+    `crlf_files` are the files whose planned text was given CRLF line ends, as
+    the file's own (see `with_line_endings_of`); each change's `edits` are the
+    edits as written, after that conversion.
+    """
 
     root: Path
     recipe_id: str
@@ -42,6 +47,7 @@ class Plan:
     findings: tuple[Finding, ...]
     removed_names: tuple[str, ...] = ()
     overrides: frozenset[str] = field(default_factory=frozenset)
+    crlf_files: tuple[str, ...] = ()
 
     @property
     def blocking(self) -> list[Finding]:
@@ -212,7 +218,7 @@ def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
     return findings
 
 
-def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, bytes],
+def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
                         dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
@@ -221,15 +227,16 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, b
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
     scope_hits = set(mentioning.result())
-    in_scope = {p for p in after if any(p == s or p.startswith(s.rstrip("/") + "/") for s in recipe.check_scope)}
+    in_scope = {p for p in changes if any(p == s or p.startswith(s.rstrip("/") + "/") for s in recipe.check_scope)}
     reported = {(f.path, f.line) for f in dangling}
     findings = []
     for path in sorted(scope_hits | in_scope):
         before = workspace.read(path)
         if before is None:
             continue
-        text = after.get(path, before)
-        edits = workspace.planned(path) if path in after else []
+        change = changes.get(path)
+        text = change.after if change is not None else before
+        edits = list(change.edits) if change is not None else []
         for mention in mentions_in_source(path, text, pattern):
             original = map_offset(edits, mention.start) if edits else mention.start
             line, col = line_col(before, original)
@@ -321,8 +328,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         findings += _rewrite(workspace, recipe)
         findings += _reword(workspace, recipe)
 
-        after: dict[str, bytes] = {}
-        changes: list[FileChange] = []
+        written: dict[str, FileChange] = {}
+        crlf: list[str] = []
         for path in sorted(workspace.edits):
             edits = workspace.edits[path]
             source = workspace.read(path)
@@ -339,7 +346,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if overlaps:
                 findings += overlaps
                 continue
-            edits = workspace.edits[path] = with_line_endings_of(source, edits)
+            as_written = with_line_endings_of(source, edits)
+            if as_written != edits:
+                crlf.append(path)
+            edits = as_written
             errors_before = _parse_errors(path, source)
             broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
             if broken:
@@ -356,14 +366,13 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                         "the edited file would not parse (new syntax error near here); not edited"))
                 continue
             if result != source:
-                after[path] = result
-                changes.append(FileChange(path, source, result, tuple(edits)))
+                written[path] = FileChange(path, source, result, tuple(edits))
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
-        dangling = dangling_references(workspace, deleted, after, refused, _identifier_offsets, strict=strict,
+        dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
                                        referring=referring)
         findings += dangling
-        findings += _surviving_mentions(workspace, recipe, after, dangling, mentioning)
+        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()
@@ -371,4 +380,5 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         overrides.add(DANGLING)
     if allow_unreworded:
         overrides.add(UNREWORDED)
-    return Plan(root, recipe.id, tuple(changes), tuple(findings), tuple(deleted.all_names()), frozenset(overrides))
+    return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
+                frozenset(overrides), tuple(crlf))

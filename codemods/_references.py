@@ -15,9 +15,9 @@ matched by spelling in code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping
 
-from ._splice import map_offset
+from ._splice import FileChange, map_offset
 from ._edit import BLOCKING, NOTE, Finding, line_col
 from ._files import FileSearch, files_with_words
 from ._parse import CPP, PYTHON, RUST, language_of
@@ -43,10 +43,11 @@ class DeletedNames:
                                     *self.other]))
 
 
-def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict[str, bytes], refused: set[str],
+def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
                         strict: bool = False, referring: list[FileSearch] | None = None) -> list[Finding]:
-    """Findings for every surviving use of a deleted item, anywhere in the tree.
+    """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
+    after `changes` (by path; their edits map offsets back to the file as read).
 
     `spelled(path, text, names)` gives (start, end, name) of code identifiers
     spelling `names` (the match used for Python names and for names a recipe
@@ -63,13 +64,14 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict
     findings: list[Finding] = []
     found = ({path for search in referring for path in search.result()} if referring is not None
              else files_with_words(workspace.root, names))
-    candidates = set(found) | set(after)
+    candidates = set(found) | set(changes)
     for path in sorted(candidates - refused):
         before = workspace.read(path)
         if before is None:
             continue
-        text = after.get(path, before)
-        edits = workspace.planned(path) if path in after else []
+        change = changes.get(path)
+        text = change.after if change is not None else before
+        edits = list(change.edits) if change is not None else []
 
         def locate(offset: int) -> tuple[int, int]:
             return line_col(before, map_offset(edits, offset) if edits else offset)
