@@ -36,7 +36,10 @@ class Language:
       byte-range edits deleting recipe `[[delete]]` targets (with the comments and
       attributes attached to them), recording what was deleted in `deleted`;
     - `item_scopes(source, tree, name) -> [Scope]`: the items a rule scoped to
-      `name` applies to (with their leading comments).
+      `name` applies to (with their leading comments);
+    - `references(path, text, deleted, shared) -> ([Reference], [name])`: the uses
+      in a file of what the plan deletes that resolve (or may) to it, and the
+      names to match by spelling instead (`shared` is per plan, e.g. a resolver).
     """
 
     name: str

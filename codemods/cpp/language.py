@@ -8,10 +8,11 @@ import tree_sitter
 from .._edit import Edit, Finding
 from .._languages import CPP, LANGUAGES
 from .._parse import error_nodes, identifier_hits
+from .._resolution import Reference
 from .._scope import Scope, after_previous_sibling
 from .._spans import deletion_edits
 from .items import CppTarget, cpp_items, delete_cpp_items, is_annotation_macro_semicolon
-from .resolve import deleted_cpp_items
+from .resolve import cpp_references, deleted_cpp_items
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
@@ -34,3 +35,8 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
     wanted = tuple(name.split("::"))
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
             for item in cpp_items(source, tree) if (*item.namespace, item.name)[-len(wanted):] == wanted]
+
+
+def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+    """Uses in a C++ file that resolve, or may resolve, to a deleted C++ function."""
+    return cpp_references(path, text, deleted.cpp), []

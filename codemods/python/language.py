@@ -8,6 +8,7 @@ import io
 import tokenize
 
 from .._edit import Edit, Finding
+from .._resolution import Reference
 from .._scope import Scope
 from .items import PythonTarget, delete_python_items
 
@@ -52,3 +53,8 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
 def item_scopes(source: bytes, tree: None, name: str) -> list[Scope]:
     """Rules are not scoped to Python items: none."""
     return []
+
+
+def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+    """Python names are not resolved: the deleted Python names are matched by spelling."""
+    return [], list(deleted.python)

@@ -7,11 +7,12 @@ import tree_sitter
 
 from .._edit import Edit, Finding
 from .._languages import LANGUAGES, RUST
-from .._parse import error_nodes, identifier_hits
+from .._parse import error_nodes, identifier_hits, parse
+from .._resolution import DEFINITE, Reference
 from .._scope import Scope, after_previous_sibling
 from .._spans import deletion_edits
 from .items import RustTarget, delete_rust_items, rust_items
-from .resolve import deleted_rust_items
+from .resolve import RustResolver, deleted_rust_items
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
@@ -34,3 +35,35 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
             for item in rust_items(source, tree)
             if item.kind != "impl" and (*item.module_path, item.name)[-len(wanted):] == wanted]
+
+
+def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+    """Uses in a Rust file of what the plan deletes: uses that resolve to a deleted Rust item, and
+    cxx bridge declarations of a deleted C++ function; no name is matched by spelling alone.
+    `shared` holds the plan's resolver (made on first use from its "root" and "read")."""
+    found: list[Reference] = []
+    if deleted.rust:
+        if "rust" not in shared:
+            shared["rust"] = RustResolver(shared["root"], shared["read"])
+        found += shared["rust"].references_in_file(path, text, deleted.rust)
+    exported = {i.name for i in deleted.cpp if not i.translation_unit_local}
+    if exported:
+        found += [Reference(path, start, start, name, DEFINITE, "cxx bridge declaration",
+                            f"extern \"C++\" declaration of the C++ function {name}")
+                  for start, name in _bridge_declarations(text, exported)]
+    return found, []
+
+
+def _bridge_declarations(source: bytes, names: set[str]) -> list[tuple[int, str]]:
+    """(start, name) of cxx bridge declarations of the C++ functions `names` in a Rust file."""
+    if not any(n.encode() in source for n in names):
+        return []
+    return [(item.node.start_byte, item.name) for item in rust_items(source, parse(source, RUST))
+            if item.kind == "bridge_fn" and item.name in names and _extern_cpp(item.node)]
+
+
+def _extern_cpp(node: tree_sitter.Node) -> bool:
+    current = node.parent
+    while current is not None and current.type != "foreign_mod_item":
+        current = current.parent
+    return current is not None and b'"C++"' in current.text[:40]

@@ -45,13 +45,13 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
         ["rust", "cpp", "cpp", "python", None]
     for language in LANGUAGES.values():
         operations = language.operations
-        for name in ("parse_errors", "identifiers", "delete_items", "item_scopes"):
+        for name in ("parse_errors", "identifiers", "delete_items", "item_scopes", "references"):
             assert callable(getattr(operations, name)), (language.name, name)
     assert language_for("src/lib.rs") is LANGUAGES["rust"]
 
 
 def test_no_language_ladder_is_left_in_the_planner_or_the_recipe_loader() -> None:
-    for name in ("_plan.py", "_scope.py", "recipes/__init__.py", "_parse.py", "pattern.py"):
+    for name in ("_plan.py", "_scope.py", "_references.py", "recipes/__init__.py", "_parse.py", "pattern.py"):
         text = (PACKAGE / name).read_text(encoding="utf-8")
         for ladder in ("== RUST", "== CPP", "== PYTHON", '== "rust"', '== "cpp"', "in (RUST, CPP)"):
             assert ladder not in text, (name, ladder)
