@@ -119,11 +119,12 @@ def _already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bo
     return no_code_mention_left
 
 
-def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[Edit]], DeletedNames, list[Finding]]:
+def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[StepResult, DeletedNames]:
+    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`."""
     by_file: dict[str, list] = {}
     for target in recipe.deletions:
         by_file.setdefault(target.path, []).append(target)
-    edits: dict[str, list[Edit]] = {}
+    edits: list[Edit] = []
     deleted = DeletedNames()
     findings: list[Finding] = []
     origin = recipe.id
@@ -139,14 +140,15 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[dict[str, list[
             wanted = [t for t in targets if t.language == name]
             if wanted:
                 found, notes = language.operations.delete_items(path, source, wanted, origin, absent, deleted)
-                if found:
-                    edits.setdefault(path, []).extend(found)
+                edits += found
                 findings += notes
-    return edits, deleted, findings
+    return StepResult(tuple(edits), tuple(findings)), deleted
 
 
-def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
+def _reword(workspace: Workspace, recipe: Recipe) -> StepResult:
+    """Edits of the recipe's rewording rules; a rule that matches nothing is a note."""
     findings = []
+    edits = []
     trees: dict[str, object] = {}
     for rewording in recipe.rewordings:
         source = workspace.read(rewording.path)
@@ -182,14 +184,14 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
                 findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
                                         f"rewording rule did not match: {rewording.describe()}", severity="note"))
             continue
-        workspace.edits.setdefault(rewording.path, []).append(
-            Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{recipe.id}:reword"))
-    return findings
+        edits.append(Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{recipe.id}:reword"))
+    return StepResult(tuple(edits), tuple(findings))
 
 
-def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
+def _rewrite(workspace: Workspace, recipe: Recipe) -> StepResult:
     """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
     findings = []
+    planned: list[Edit] = []
     for rule in recipe.rewrites:
         language = rule.file_language()
         try:
@@ -210,12 +212,12 @@ def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
             scoped = scoped or bool(scopes)
             edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{recipe.id}:rewrite")]
             matched = matched or bool(edits)
-            workspace.edits.setdefault(path, []).extend(edits)
+            planned += edits
         if read and not matched:
             missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
             findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
                                     f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
-    return findings
+    return StepResult(tuple(planned), tuple(findings))
 
 
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
@@ -308,25 +310,30 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))
                       if recipe.dead_symbol_pattern else None)
-        deleted_edits, deleted, findings = _delete_items(workspace, recipe)
+        findings: list[Finding] = []
+
+        def take(result: StepResult) -> None:
+            """Every stage hands its edits and findings back here, the one place they are planned."""
+            for edit in result.edits:
+                workspace.edits.setdefault(edit.path, []).append(edit)
+            findings.extend(result.findings)
+
+        deletions, deleted = _delete_items(workspace, recipe)
+        take(deletions)
         searched = deleted.all_names()
         referring = [searches.enter_context(start_files_with_words(root, searched))]
-        for path, edits in deleted_edits.items():
-            workspace.edits.setdefault(path, []).extend(edits)
         for step in recipe.steps:
             try:
                 result: StepResult = step(workspace)
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
-            for edit in result.edits:
-                workspace.edits.setdefault(edit.path, []).append(edit)
-            findings += result.findings
+            take(result)
             deleted.other += [n for n in result.removed_names if n not in deleted.all_names()]
         added = [n for n in deleted.all_names() if n not in searched]
         if added:
             referring.append(searches.enter_context(start_files_with_words(root, added)))
-        findings += _rewrite(workspace, recipe)
-        findings += _reword(workspace, recipe)
+        take(_rewrite(workspace, recipe))
+        take(_reword(workspace, recipe))
 
         written: dict[str, FileChange] = {}
         crlf: list[str] = []
