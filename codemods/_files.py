@@ -255,3 +255,8 @@ def search_pattern_problem(pattern: str) -> str | None:
     except re.error as error:
         return str(error)
     return None
+
+
+def rg_installed() -> bool:
+    """Whether searches run ripgrep (which honours .gitignore) rather than the walk (which does not)."""
+    return shutil.which("rg") is not None

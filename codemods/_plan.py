@@ -14,7 +14,7 @@ from typing import Callable
 
 from ._splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
-from ._files import FileSearch, start_files_matching, start_files_with_words
+from ._files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from ._languages import LANGUAGES, language_for, language_of, parsed_languages
 from ._parse import parse, reparse
 from ._references import DANGLING, DeletedNames, dangling_references
@@ -334,6 +334,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             referring.append(searches.enter_context(start_files_with_words(root, added)))
         take(_rewrite(workspace, recipe))
         take(_reword(workspace, recipe))
+        if not rg_installed() and (mentioning is not None or deleted.all_names()):
+            findings.append(Finding("", 0, 0, "searched-without-rg",
+                                    "ripgrep is not installed: files were found by walking the tree, which does "
+                                    "not read .gitignore (ignored files were searched too)", severity="note"))
 
         written: dict[str, FileChange] = {}
         crlf: list[str] = []

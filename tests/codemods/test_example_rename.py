@@ -111,3 +111,15 @@ def test_where_must_name_a_captured_metavariable(tmp_path: Path) -> None:
     with pytest.raises(RecipeError, match="where.F must be a non-empty list"):
         load_recipe(str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\n'
                                           'where = { F = "f" }\n')))
+
+
+def test_a_plan_says_when_it_searched_without_ripgrep(monkeypatch) -> None:
+    import codemods._files as files
+
+    recipe = load_recipe(str(RECIPE))
+    assert "searched-without-rg" not in {f.code for f in plan_recipe(EXAMPLE / "tree", recipe).findings}
+    monkeypatch.setattr(files.shutil, "which", lambda name: None)
+    plan = plan_recipe(EXAMPLE / "tree", recipe)
+    notes = [f for f in plan.findings if f.code == "searched-without-rg"]
+    assert len(notes) == 1 and notes[0].severity == "note" and ".gitignore" in notes[0].message
+    assert len(plan.changes) == 2 and not plan.blocking
