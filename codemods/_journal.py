@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import json
 import os
 import shutil
@@ -33,6 +32,8 @@ from pathlib import Path
 from typing import Iterator
 
 from interchange.atomic_file import fsync_dir, write_atomic
+
+from ._splice import digest
 
 JOURNAL_DIR = ".codemod-journal"
 LOCK_FILE = ".codemod.lock"
@@ -43,10 +44,6 @@ _FORMAT = 1
 
 # Roots this process holds the lock on, with how many nested holders (the lock is re-entrant).
 _held: dict[str, int] = {}
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class TreeLocked(Exception):
