@@ -10,6 +10,14 @@ The library surface other refactor scripts use::
     if not plan.blocking:
         write_plan(plan)                      # atomic, all files or none
 
+or, in one call as `codemod apply` does it (the tree's lock held, and a write
+an earlier run left half done finished or rolled back first)::
+
+    from codemods import apply_recipe
+
+    run = apply_recipe(root, recipe, dry_run=False)   # a frozen RunResult
+    run.plan, run.written, run.blocking, run.error, run.recovery
+
 Structural patterns (Rust and C++; `$X` one node, `$$$XS` a sequence)::
 
     from codemods import Pattern, Rewrite
@@ -38,9 +46,11 @@ from typing import TYPE_CHECKING
 _EXPORTS = {
     "Edit": "._edit",
     "Finding": "._edit",
-    "FileChange": "._apply",
+    "FileChange": "._splice",
     "WriteRefused": "._apply",
     "Plan": "._plan",
+    "RunResult": "._run",
+    "apply_recipe": "._run",
     "plan_recipe": "._plan",
     "USAGE_ERROR": "._plan",
     "unified_diff": "._diff",
@@ -50,6 +60,7 @@ _EXPORTS = {
     "Rewrite": ".pattern",
     "replace_all": ".pattern",
     "ItemTarget": ".recipes",
+    "Parameter": ".recipes",
     "PatternRewrite": ".recipes",
     "Recipe": ".recipes",
     "RecipeError": ".recipes",
@@ -61,13 +72,15 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:
-    from ._apply import FileChange, WriteRefused
+    from ._apply import WriteRefused
     from ._diff import unified_diff
     from ._edit import Edit, Finding
     from ._plan import USAGE_ERROR, Plan, plan_recipe
+    from ._run import RunResult, apply_recipe
+    from ._splice import FileChange
     from .pattern import Match, Pattern, PatternError, Rewrite, replace_all
-    from .recipes import (ItemTarget, PatternRewrite, Recipe, RecipeError, RecipeInputError, Rewording, StepResult,
-                          Workspace, load_recipe)
+    from .recipes import (ItemTarget, Parameter, PatternRewrite, Recipe, RecipeError, RecipeInputError, Rewording,
+                          StepResult, Workspace, load_recipe)
 
 
 def __getattr__(name: str):
@@ -85,10 +98,26 @@ def render_diff(plan: Plan) -> str:
 
 
 def write_plan(plan: Plan) -> None:
-    """Write a plan's changes atomically (refuses if any file changed since it was read)."""
-    from ._apply import write_changes
+    """Write a plan's changes atomically, holding the tree's lock (refuses if any file changed
+    since it was read).
 
-    write_changes(plan.root, list(plan.changes))
+    A write an earlier run left half done is finished or rolled back first; the
+    plan, made on the half-written tree, is then refused as stale (finding
+    "stale-plan": plan again), and if recovery cannot be done it is refused
+    with the reason (finding "recovery-refused"). `apply_recipe` recovers
+    before planning, so it never meets either.
+    """
+    from ._apply import WriteRefused, write_changes
+    from ._edit import Finding
+    from ._journal import recover, tree_lock
+
+    with tree_lock(plan.root):
+        recovery = recover(plan.root)
+        if recovery.refused:
+            raise WriteRefused([Finding("", 0, 0, "recovery-refused", recovery.message)])
+        if recovery.action in ("completed", "rolled-back"):
+            raise WriteRefused([Finding("", 0, 0, "stale-plan", f"{recovery.message}; plan again")])
+        write_changes(plan.root, list(plan.changes))
 
 
 __all__ = [
@@ -98,6 +127,7 @@ __all__ = [
     "Finding",
     "ItemTarget",
     "Match",
+    "Parameter",
     "Pattern",
     "PatternError",
     "PatternRewrite",
@@ -106,9 +136,11 @@ __all__ = [
     "RecipeError",
     "RecipeInputError",
     "Rewording",
+    "RunResult",
     "StepResult",
     "Workspace",
     "WriteRefused",
+    "apply_recipe",
     "load_recipe",
     "plan_recipe",
     "render_diff",

@@ -1,3 +1,5 @@
+"""`python -m codemods`: the `codemod` command."""
+
 from .cli import main
 
 main()

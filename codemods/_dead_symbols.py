@@ -4,7 +4,7 @@
 pattern from here spares it the recipe machinery's import time.
 """
 
-# The seed's (a) acceptance pattern: `rg -n PATTERN src/` must print nothing.
+# mlxcel #2230's acceptance pattern for cleanup (a): `rg -n PATTERN src/` must print nothing.
 PAGED_COMPAT_PATTERN = (
     r"paged_decode_attention_(dense|rotating)_(compat|fallback)"
     r"|PagedDecodeMetadata"

@@ -12,14 +12,15 @@ from typing import Callable
 class Edit:
     """Replace bytes [start, end) of `path` (relative to the root, POSIX) with `replacement`.
 
-    `rule` names the operation that produced it, so that a conflict can name both sides.
+    `origin` says which recipe operation produced it (`RECIPE:rewrite`, `delete:fn:NAME`, ...),
+    so that a conflict can name both sides.
     """
 
     path: str
     start: int
     end: int
     replacement: bytes = b""
-    rule: str = field(default="", compare=False)
+    origin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.end < self.start:

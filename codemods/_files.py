@@ -244,3 +244,19 @@ def _walk_all(base: Path, skipped_dirs: frozenset[str] | set[str] = frozenset())
             if not name.startswith("."):
                 found.append(os.path.relpath(os.path.join(directory, name), base).replace(os.sep, "/"))
     return found
+
+
+def search_pattern_problem(pattern: str) -> str | None:
+    """Why `pattern` is not a valid search pattern (rg syntax, as `codemod check` uses it); None if it is."""
+    from .mentions import compile_pattern
+
+    try:
+        compile_pattern(pattern)
+    except re.error as error:
+        return str(error)
+    return None
+
+
+def rg_installed() -> bool:
+    """Whether searches run ripgrep (which honours .gitignore) rather than the walk (which does not)."""
+    return shutil.which("rg") is not None

@@ -33,6 +33,8 @@ from typing import Iterator
 
 from interchange.atomic_file import fsync_dir, write_atomic
 
+from ._splice import digest
+
 JOURNAL_DIR = ".codemod-journal"
 LOCK_FILE = ".codemod.lock"
 _PARTIAL_JOURNAL = ".codemod-journal.partial"
@@ -42,12 +44,6 @@ _FORMAT = 1
 
 # Roots this process holds the lock on, with how many nested holders (the lock is re-entrant).
 _held: dict[str, int] = {}
-
-
-def digest(data: bytes) -> str:
-    import hashlib  # here: a dry run imports this module but hashes nothing
-
-    return hashlib.sha256(data).hexdigest()
 
 
 class TreeLocked(Exception):

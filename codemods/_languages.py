@@ -1,31 +1,109 @@
-"""Which language a source file is, from its suffix (no parser loaded: the check imports this)."""
+"""The language registry: every language the codemods read, by name and by file suffix.
+
+A `Language` is data: its suffixes, its tree-sitter grammar package (None for
+a language not parsed by tree-sitter), the node kinds of its identifiers,
+comments and strings, the item kinds a recipe may delete, its formatter, and
+`operations`, the module that implements what differs per language with one
+interface (see `Operations`). That module is imported on first use, so this
+one loads no parser: `codemod check` imports it for the suffixes alone.
+Rust, C++ and Python register here; a new language is one `register` call
+and one operations module.
+"""
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
 from pathlib import PurePosixPath
+from types import ModuleType
 
 RUST = "rust"
 CPP = "cpp"
 PYTHON = "python"
 
-_SUFFIX_LANGUAGE = {
-    ".rs": RUST,
-    ".cpp": CPP,
-    ".cc": CPP,
-    ".cxx": CPP,
-    ".c": CPP,
-    ".h": CPP,
-    ".hh": CPP,
-    ".hpp": CPP,
-    ".hxx": CPP,
-    ".cu": CPP,
-    ".cuh": CPP,
-    ".mm": CPP,
-    ".metal": CPP,
-    ".py": PYTHON,
-}
+
+@dataclass(frozen=True)
+class Language:
+    """One language: what the planner, the patterns and the recipe loader ask of it.
+
+    The `operations` module defines, for files of this language:
+
+    - `parse_errors(source, tree) -> [(start, end)]`: byte ranges of syntax
+      errors (`tree` is the tree-sitter tree, None without a grammar);
+    - `identifiers(source, tree, hits) -> hits`: of (start, end, name) whole-word
+      hits, those that are identifiers in code;
+    - `delete_items(path, source, targets, origin, absent, deleted) -> (edits, findings)`:
+      byte-range edits deleting recipe `[[delete]]` targets (with the comments and
+      attributes attached to them), recording what was deleted in `deleted`;
+    - `item_scopes(source, tree, name) -> [Scope]`: the items a rule scoped to
+      `name` applies to (with their leading comments);
+    - `references(path, text, deleted, shared) -> ([Reference], [name])`: the uses
+      in a file of what the plan deletes that resolve (or may) to it, and the
+      names to match by spelling instead (`shared` is per plan, e.g. a resolver).
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    operations_module: str
+    grammar: str | None = None
+    identifier_kinds: frozenset[str] = frozenset()
+    comment_kinds: frozenset[str] = frozenset()
+    string_kinds: frozenset[str] = frozenset()
+    deletable_kinds: tuple[str, ...] = ()
+    formatter: str | None = None
+
+    @property
+    def operations(self) -> ModuleType:
+        return importlib.import_module(self.operations_module)
+
+
+LANGUAGES: dict[str, Language] = {}
+_BY_SUFFIX: dict[str, Language] = {}
+
+
+def register(language: Language) -> Language:
+    """Add `language` to the registry (its suffixes must be new)."""
+    taken = [s for s in language.suffixes if s in _BY_SUFFIX]
+    if language.name in LANGUAGES or taken:
+        raise ValueError(f"language {language.name!r} or suffixes {taken} already registered")
+    LANGUAGES[language.name] = language
+    _BY_SUFFIX.update({suffix: language for suffix in language.suffixes})
+    return language
+
+
+def language_for(path: str | PurePosixPath) -> Language | None:
+    """The registered language of a file, from its suffix; None if not a source file."""
+    return _BY_SUFFIX.get(PurePosixPath(str(path)).suffix.lower())
 
 
 def language_of(path: str | PurePosixPath) -> str | None:
-    """The language a file is parsed as, from its suffix; None if not a source file."""
-    return _SUFFIX_LANGUAGE.get(PurePosixPath(str(path)).suffix.lower())
+    """The name of the language a file is parsed as, from its suffix; None if not a source file."""
+    language = language_for(path)
+    return language.name if language is not None else None
+
+
+def parsed_languages() -> tuple[str, ...]:
+    """The names of the languages with a tree-sitter grammar (the ones patterns work on)."""
+    return tuple(name for name, language in LANGUAGES.items() if language.grammar is not None)
+
+
+register(Language(
+    RUST, (".rs",), "codemods.rust.language", grammar="tree_sitter_rust",
+    identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}),
+    comment_kinds=frozenset({"line_comment", "block_comment"}),
+    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal"}),
+    deletable_kinds=("fn", "test", "struct", "enum", "type", "trait", "const", "mod", "bridge_fn", "macro"),
+    formatter="rustfmt",
+))
+register(Language(
+    CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
+    "codemods.cpp.language", grammar="tree_sitter_cpp",
+    identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"}),
+    comment_kinds=frozenset({"comment"}),
+    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "system_lib_string"}),
+    deletable_kinds=("function", "declaration", "any"),
+))
+register(Language(
+    PYTHON, (".py",), "codemods.python.language",
+    deletable_kinds=("function", "class"),
+))

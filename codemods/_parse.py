@@ -14,24 +14,22 @@ import tree_sitter
 
 # The language names and `language_of` live in _languages (the check needs them without
 # loading tree-sitter); they are re-exported here for the modules that parse.
-from ._languages import CPP, PYTHON, RUST, language_of
+from ._languages import CPP, LANGUAGES, PYTHON, RUST, language_of
 
-__all__ = ["CPP", "PYTHON", "RUST", "captures", "error_count", "error_nodes", "language_of", "once_per_tree",
-           "parse", "query", "reparse", "ts_language"]
+__all__ = ["CPP", "PYTHON", "RUST", "captures", "error_count", "error_nodes", "identifier_hits", "language_of",
+           "once_per_tree", "parse", "query", "reparse", "ts_language"]
 
 
 @lru_cache(maxsize=None)
 def ts_language(name: str) -> tree_sitter.Language:
-    """The tree-sitter Language for RUST or CPP (imported lazily: start-up time matters)."""
-    if name == RUST:
-        import tree_sitter_rust
+    """The tree-sitter Language of a registered language with a grammar (its package imported
+    lazily: start-up time matters)."""
+    import importlib
 
-        return tree_sitter.Language(tree_sitter_rust.language())
-    if name == CPP:
-        import tree_sitter_cpp
-
-        return tree_sitter.Language(tree_sitter_cpp.language())
-    raise ValueError(f"no tree-sitter grammar for {name!r}")
+    language = LANGUAGES.get(name)
+    if language is None or language.grammar is None:
+        raise ValueError(f"no tree-sitter grammar for {name!r}")
+    return tree_sitter.Language(importlib.import_module(language.grammar).language())
 
 
 @lru_cache(maxsize=None)
@@ -162,3 +160,14 @@ def query(language: str, source: str) -> tree_sitter.Query:
 def captures(language: str, query_source: str, node: tree_sitter.Node) -> dict[str, list[tree_sitter.Node]]:
     """Run a query over `node` and return its captures by name."""
     return tree_sitter.QueryCursor(query(language, query_source)).captures(node)
+
+
+def identifier_hits(tree: tree_sitter.Tree, hits: list[tuple[int, int, str]],
+                    kinds: frozenset[str]) -> list[tuple[int, int, str]]:
+    """Of (start, end, name) hits, those that span exactly one node of `kinds` (identifiers)."""
+    found = []
+    for start, end, name in hits:
+        node = tree.root_node.descendant_for_byte_range(start, end)
+        if node is not None and node.type in kinds and node.start_byte == start and node.end_byte == end:
+            found.append((start, end, name))
+    return found

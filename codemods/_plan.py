@@ -6,32 +6,24 @@ writing, differs. Nothing here writes or raises on user input.
 
 from __future__ import annotations
 
-import ast
 import functools
-import io
-import tokenize
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ._apply import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
+from ._splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
+from ._files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from ._fork import Worker
-from ._files import FileSearch, start_files_matching, start_files_with_words
-from ._parse import CPP, PYTHON, RUST, error_nodes, language_of, parse, reparse
+from ._languages import LANGUAGES, language_for, language_of, parsed_languages
+from ._parse import parse, reparse
 from ._references import DANGLING, DeletedNames, dangling_references
 from ._reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
 from ._scope import item_scopes
 from .pattern import Pattern, PatternError, Rewrite
-from ._spans import Deletion, deletion_edits
-from .cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
-from .cpp.resolve import deleted_cpp_items
 from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
-from .python.items import PythonTarget, delete_python_items
 from .recipes._model import Recipe, RecipeInputError, StepResult, Workspace
-from .rust.items import RustTarget, delete_rust_items
-from .rust.resolve import deleted_rust_items
 
 # A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
 USAGE_ERROR = "usage-error"
@@ -40,13 +32,15 @@ USAGE_ERROR = "usage-error"
 UNREWORDED = "unreworded-mention"
 OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
 
-_RUST_IDENTIFIERS = {"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}
-_CPP_IDENTIFIERS = {"identifier", "type_identifier", "field_identifier", "namespace_identifier"}
-
 
 @dataclass(frozen=True)
 class Plan:
-    """What a recipe would do to a tree: file changes, findings, and the names it removes."""
+    """What a recipe would do to a tree: file changes, findings, and the names it removes.
+
+    `crlf_files` are the files whose planned text was given CRLF line ends, as
+    the file's own (see `with_line_endings_of`); each change's `edits` are the
+    edits as written, after that conversion.
+    """
 
     root: Path
     recipe_id: str
@@ -54,6 +48,7 @@ class Plan:
     findings: tuple[Finding, ...]
     removed_names: tuple[str, ...] = ()
     overrides: frozenset[str] = field(default_factory=frozenset)
+    crlf_files: tuple[str, ...] = ()
 
     @property
     def blocking(self) -> list[Finding]:
@@ -84,65 +79,29 @@ def _whole_words(source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, name) of code identifiers in `source` that spell one of `names`."""
     hits = _whole_words(source, names)
-    if not hits:
+    language = language_for(path)
+    if not hits or language is None:
         return []
-    language = language_of(path)
-    if language == PYTHON:
-        return _python_identifier_offsets(source, hits)
-    if language not in (RUST, CPP):
-        return []
-    tree = parse(source, language)
-    kinds = _RUST_IDENTIFIERS if language == RUST else _CPP_IDENTIFIERS
-    found = []
-    for start, end, name in hits:
-        node = tree.root_node.descendant_for_byte_range(start, end)
-        if node is not None and node.type in kinds and node.start_byte == start and node.end_byte == end:
-            found.append((start, end, name))
-    return found
-
-
-def _python_identifier_offsets(source: bytes, hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    line_starts = [0]
-    for index, byte in enumerate(source):
-        if byte == 0x0A:
-            line_starts.append(index + 1)
-    names = {}
-    try:
-        for token in tokenize.tokenize(io.BytesIO(source).readline):
-            if token.type == tokenize.NAME:
-                line_bytes = source[line_starts[token.start[0] - 1] :]
-                prefix = line_bytes.decode("utf-8", "replace")[: token.start[1]].encode("utf-8")
-                names[line_starts[token.start[0] - 1] + len(prefix)] = token.string
-    except (tokenize.TokenError, SyntaxError, IndexError):
-        return hits
-    return [(s, e, n) for s, e, n in hits if names.get(s) == n]
+    return language.operations.identifiers(source, parse(source, language.name) if language.grammar else None, hits)
 
 
 def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | None = None) -> list[tuple[int, int]]:
-    """Byte ranges of parse errors (tree-sitter for Rust/C++, ast for Python).
+    """Byte ranges of parse errors, as the file's language reports them (none for other files).
 
-    The `;` tree-sitter-cpp misses after an annotation macro line is not one.
     `edited` is (original, edits) when `source` is the original with the edits
     spliced in: then tree-sitter re-reads only what the edits touched.
     """
-    language = language_of(path)
-    if language in (RUST, CPP):
+    language = language_for(path)
+    if language is None:
+        return []
+    tree = None
+    if language.grammar is not None:
         if edited is not None:
             original, edits = edited
-            tree = reparse(original, [(e.start, e.end, e.replacement) for e in edits], source, language)
+            tree = reparse(original, [(e.start, e.end, e.replacement) for e in edits], source, language.name)
         else:
-            tree = parse(source, language)
-        return [(n.start_byte, n.end_byte) for n in error_nodes(tree)
-                if not (language == CPP and is_annotation_macro_semicolon(source, n))]
-    if language == PYTHON:
-        try:
-            ast.parse(source)
-        except (SyntaxError, ValueError) as error:
-            lines = source.split(b"\n")
-            line = max(1, (getattr(error, "lineno", 1) or 1))
-            offset = sum(len(x) + 1 for x in lines[: line - 1])
-            return [(offset, offset)]
-    return []
+            tree = parse(source, language.name)
+    return language.operations.parse_errors(source, tree)
 
 
 def _already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
@@ -168,56 +127,47 @@ def _targets_by_file(recipe: Recipe) -> dict[str, list]:
     return by_file
 
 
-def _delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> tuple[list[Edit] | None,
-                                                                                      DeletedNames, list[Finding]]:
-    """The edits deleting `targets` from one file (None: no Python target and nothing found),
-    what they delete, and the findings."""
-    rule = f"{recipe.id}"
+def _delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> tuple[list[Edit], DeletedNames,
+                                                                                      list[Finding]]:
+    """One file's `[[delete]]` targets, each by its language's `delete_items`: the edits, what
+    they delete, and the findings."""
     absent = _already_absent(recipe, path, source)
-    edits: list[Edit] | None = None
+    edits: list[Edit] = []
     deleted = DeletedNames()
     findings: list[Finding] = []
-    deletions: list[Deletion] = []
-    for language in ("rust", "cpp", "python"):
-        wanted = [t for t in targets if t.language == language]
-        if not wanted:
-            continue
-        if language == "rust":
-            found, resolved, notes = delete_rust_items(
-                path, source, [RustTarget(t.kind, t.name) for t in wanted], rule, absent)
-            deletions += found
-            deleted.rust += deleted_rust_items(path, resolved)
-        elif language == "cpp":
-            cpp_targets = [CppTarget(t.kind, t.name) for t in wanted]
-            found, cpp_names, notes = delete_cpp_items(path, source, cpp_targets, rule, absent)
-            deletions += found
-            deleted.cpp += deleted_cpp_items(path, source, cpp_targets, cpp_names)
-        else:
-            whole, python_names, notes = delete_python_items(
-                path, source, [PythonTarget(t.kind, t.name) for t in wanted], rule, absent)
-            edits = [*(edits or []), *whole]
-            deleted.python += python_names
-        findings += notes
-    if deletions:
-        edits = [*(edits or []), *deletion_edits(path, source, deletions)]
+    for name, language in LANGUAGES.items():
+        wanted = [t for t in targets if t.language == name]
+        if wanted:
+            found, notes = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
+            edits += found
+            findings += notes
     return edits, deleted, findings
 
 
-# The C++ files a plan deletes from go to a forked process (`_fork`) when they are this
-# big together: their parse then runs beside the Rust files' on the other CPU.
+# The files a plan deletes from in the languages other than its main one go to a forked
+# process (`_fork`) when they are this big together: their parse then runs beside the
+# others' on the other CPU.
 FORK_BYTES = 64 * 1024
 
 
 def _forked_paths(workspace: Workspace, recipe: Recipe) -> list[str]:
-    """The files whose deletions and parse checks a child process takes (see FORK_BYTES):
-    the C++-only ones, when other files are left for this process."""
+    """The files whose deletions and parse checks a child process takes (see FORK_BYTES): those
+    whose targets are all of one language other than the one with the most bytes to delete
+    from (its files are the ones the recipe's steps and rules read too, in mlxcel's C++ bridge
+    and Rust crate: the Rust files)."""
     by_file = _targets_by_file(recipe)
     sources = {path: workspace.read(path) for path in by_file}
-    forked = [p for p, targets in by_file.items() if sources[p] is not None and all(t.language == "cpp" for t in targets)]
-    if not forked or len(forked) == sum(s is not None for s in sources.values()) or \
-            sum(len(sources[p]) for p in forked) < FORK_BYTES:
+    languages = {p: {t.language for t in targets} for p, targets in by_file.items() if sources[p] is not None}
+    sizes: dict[str, int] = {}
+    for path, names in languages.items():
+        if len(names) == 1:
+            name = next(iter(names))
+            sizes[name] = sizes.get(name, 0) + len(sources[path])
+    if len(sizes) < 2:
         return []
-    return forked
+    kept = max(sizes, key=lambda name: sizes[name])
+    forked = [p for p, names in languages.items() if len(names) == 1 and kept not in names]
+    return forked if sum(len(sources[p]) for p in forked) >= FORK_BYTES else []
 
 
 def _start_worker(workspace: Workspace, recipe: Recipe, forked: list[str]) -> Worker:
@@ -237,15 +187,15 @@ def _start_worker(workspace: Workspace, recipe: Recipe, forked: list[str]) -> Wo
     return Worker([(("delete", p), delete(p)) for p in forked], parse_errors)
 
 
-def _delete_items(workspace: Workspace, recipe: Recipe, worker: Worker | None) -> tuple[dict[str, list[Edit]],
-                                                                                       DeletedNames, list[Finding]]:
+def _delete_items(workspace: Workspace, recipe: Recipe, worker: Worker | None) -> tuple[StepResult, DeletedNames]:
+    """The recipe's `[[delete]]` targets, file by file (the `worker`'s files by the child)."""
     by_file = _targets_by_file(recipe)
     done = {}
     for path, targets in by_file.items():
         source = workspace.read(path)
         if source is not None and (worker is None or not worker.owns(("delete", path))):
             done[path] = _delete_in_file(recipe, path, source, targets)
-    edits: dict[str, list[Edit]] = {}
+    edits: list[Edit] = []
     deleted = DeletedNames()
     findings: list[Finding] = []
     for path, targets in by_file.items():
@@ -260,17 +210,18 @@ def _delete_items(workspace: Workspace, recipe: Recipe, worker: Worker | None) -
         else:
             file_edits, file_deleted, notes = worker.result(
                 ("delete", path), lambda: _delete_in_file(recipe, path, source, targets))
-        if file_edits is not None:
-            edits[path] = file_edits
+        edits += file_edits
         deleted.rust += file_deleted.rust
         deleted.cpp += file_deleted.cpp
         deleted.python += file_deleted.python
         findings += notes
-    return edits, deleted, findings
+    return StepResult(tuple(edits), tuple(findings)), deleted
 
 
-def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
+def _reword(workspace: Workspace, recipe: Recipe) -> StepResult:
+    """Edits of the recipe's rewording rules; a rule that matches nothing is a note."""
     findings = []
+    edits = []
     trees: dict[str, object] = {}
     for rewording in recipe.rewordings:
         source = workspace.read(rewording.path)
@@ -279,7 +230,7 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
                                     "file not found; its rewording rule was not applied", severity="note"))
             continue
         language = language_of(rewording.path)
-        if language not in (RUST, CPP):
+        if language not in parsed_languages():
             findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
                                     f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
                                     severity="note"))
@@ -306,54 +257,61 @@ def _reword(workspace: Workspace, recipe: Recipe) -> list[Finding]:
                 findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
                                         f"rewording rule did not match: {rewording.describe()}", severity="note"))
             continue
-        workspace.edits.setdefault(rewording.path, []).append(
-            Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{recipe.id}:reword"))
-    return findings
+        edits.append(Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{recipe.id}:reword"))
+    return StepResult(tuple(edits), tuple(findings))
 
 
-def _rewrite(workspace: Workspace, recipe: Recipe) -> list[Finding]:
+def _rewrite(workspace: Workspace, recipe: Recipe) -> StepResult:
     """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
     findings = []
+    planned: list[Edit] = []
     for rule in recipe.rewrites:
-        source = workspace.read(rule.path)
-        if source is None:
-            continue
-        language = language_of(rule.path)
+        language = rule.file_language()
         try:
-            rewrite = Rewrite(Pattern(rule.pattern, language), rule.replace)
+            rewrite = Rewrite(Pattern(rule.pattern, language), rule.replace,
+                              {name: frozenset(texts) for name, texts in rule.where})
         except PatternError as error:
             findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
             continue
-        tree = parse(source, language)
-        scopes = [tree.root_node] if rule.item is None else \
-            [s.node for s in item_scopes(language, source, tree, rule.item)]
-        edits = [e for node in scopes for e in rewrite.edits(rule.path, source, node, f"{recipe.id}:rewrite")]
-        if not edits:
-            missing = f" (no item {rule.item})" if not scopes else ""
+        matched = scoped = read = False
+        for path in workspace.files(rule.path, language):
+            source = workspace.read(path)
+            if source is None:
+                continue
+            read = True
+            tree = parse(source, language)
+            scopes = [tree.root_node] if rule.item is None else \
+                [s.node for s in item_scopes(language, source, tree, rule.item)]
+            scoped = scoped or bool(scopes)
+            edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{recipe.id}:rewrite")]
+            matched = matched or bool(edits)
+            planned += edits
+        if read and not matched:
+            missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
             findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
                                     f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
-        workspace.edits.setdefault(rule.path, []).extend(edits)
-    return findings
+    return StepResult(tuple(planned), tuple(findings))
 
 
-def _surviving_mentions(workspace: Workspace, recipe: Recipe, after: dict[str, bytes],
+def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
                         dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
-    code not already reported by the closure is dangling. `mentioning` is the search for
-    files in scope that match the pattern before the plan."""
+    code not already reported by the dangling-reference check is dangling. `mentioning` is the
+    search for files in scope that match the pattern before the plan."""
     if mentioning is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
     scope_hits = set(mentioning.result())
-    in_scope = {p for p in after if any(p == s or p.startswith(s.rstrip("/") + "/") for s in recipe.check_scope)}
+    in_scope = {p for p in changes if any(p == s or p.startswith(s.rstrip("/") + "/") for s in recipe.check_scope)}
     reported = {(f.path, f.line) for f in dangling}
     findings = []
     for path in sorted(scope_hits | in_scope):
         before = workspace.read(path)
         if before is None:
             continue
-        text = after.get(path, before)
-        edits = workspace.planned(path) if path in after else []
+        change = changes.get(path)
+        text = change.after if change is not None else before
+        edits = list(change.edits) if change is not None else []
         for mention in mentions_in_source(path, text, pattern):
             original = map_offset(edits, mention.start) if edits else mention.start
             line, col = line_col(before, original)
@@ -382,40 +340,43 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
 
 
 def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, worker: Worker | None,
-                asked: list[Edit] | None) -> tuple[list[Finding], FileChange | None]:
+                asked: list[Edit] | None) -> tuple[list[Finding], FileChange | None, bool]:
     """Whether the planned edits of one file may be written: the findings that say why not,
-    else the change (None also when the edits change nothing). `worker` was `asked` about
-    the file's parse errors for those edits."""
+    else the change (None also when the edits change nothing); and whether the edits were
+    converted to the file's CRLF line endings. `worker` was `asked` about the file's parse
+    errors for those edits."""
     edits = workspace.edits[path]
     source = workspace.read(path)
     if source is None or not edits:
-        return [], None
+        return [], None, False
     if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
-        return [Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it")], None
+        return [Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it")], None, False
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
-        return [refusal], None
+        return [refusal], None, False
     overlaps = conflicts(edits, source)
     if overlaps:
-        return overlaps, None
-    edits = workspace.edits[path] = with_line_endings_of(source, edits)
+        return overlaps, None, False
+    as_written = with_line_endings_of(source, edits)
+    crlf = as_written != edits
+    edits = as_written
     checked = worker.result(("errors", path), lambda: None) if worker is not None and asked == edits else None
     errors_before = _parse_errors(path, source) if checked is None else checked[0]
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
     if broken:
         line, col = line_col(source, errors_before[0][0])
         return [Finding(path, line, col, "unparseable-target",
-                        "the file does not parse where the recipe edits it (parse error here); not edited")], None
+                        "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
     result = splice(source, edits)
     errors_after = _parse_errors(path, result, (source, edits)) if checked is None else checked[1]
     if len(errors_after) > len(errors_before):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
         return [Finding(path, line, col, "parse-regression",
-                        "the edited file would not parse (new syntax error near here); not edited")], None
+                        "the edited file would not parse (new syntax error near here); not edited")], None, crlf
     if result == source:
-        return [], None
-    return [], FileChange(path, source, result, tuple(edits))
+        return [], None, crlf
+    return [], FileChange(path, source, result, tuple(edits)), crlf
 
 
 def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
@@ -431,9 +392,9 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
         validate_recipe(recipe, f"recipe {recipe.id}")
     except RecipeError as error:
         return str(error)
-    unknown = sorted(set(options) - set(recipe.parameters))
+    unknown = sorted(set(options) - set(recipe.parameter_names))
     if unknown:
-        takes = ", ".join(recipe.parameters) or "none"
+        takes = ", ".join(recipe.parameter_names) or "none"
         return f"recipe {recipe.id} takes no option {unknown[0]!r} (options it takes: {takes})"
     return root_problem(root, recipe.footprint(), f"the paths recipe {recipe.id} works on")
 
@@ -452,58 +413,71 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     problem = usage_problem(root, recipe, dict(options or {}))
     if problem is not None:
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),))
-    workspace = Workspace(root=root, options=dict(options or {}))
+    try:
+        loaded = recipe.load_options(dict(options or {}))
+    except RecipeInputError as error:
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+    workspace = Workspace(root=root, options=loaded)
     with ExitStack() as searches:
         # ripgrep looks for mentions and for references to the deleted items while the plan is made.
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))
                       if recipe.dead_symbol_pattern else None)
+        findings: list[Finding] = []
+
+        def take(result: StepResult) -> None:
+            """Every stage hands its edits and findings back here, the one place they are planned."""
+            for edit in result.edits:
+                workspace.edits.setdefault(edit.path, []).append(edit)
+            findings.extend(result.findings)
+
         forked = _forked_paths(workspace, recipe)
         worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
-        deleted_edits, deleted, findings = _delete_items(workspace, recipe, worker)
+        deletions, deleted = _delete_items(workspace, recipe, worker)
+        take(deletions)
         searched = deleted.all_names()
         referring = [searches.enter_context(start_files_with_words(root, searched))]
-        for path, edits in deleted_edits.items():
-            workspace.edits.setdefault(path, []).extend(edits)
         for step in recipe.steps:
             try:
                 result: StepResult = step(workspace)
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
-            for edit in result.edits:
-                workspace.edits.setdefault(edit.path, []).append(edit)
-            findings += result.findings
-            deleted.other += [n for n in result.names_removed if n not in deleted.all_names()]
+            take(result)
+            deleted.other += [n for n in result.removed_names if n not in deleted.all_names()]
         added = [n for n in deleted.all_names() if n not in searched]
         if added:
             referring.append(searches.enter_context(start_files_with_words(root, added)))
-        findings += _rewrite(workspace, recipe)
-        findings += _reword(workspace, recipe)
+        take(_rewrite(workspace, recipe))
+        take(_reword(workspace, recipe))
+        if not rg_installed() and (mentioning is not None or deleted.all_names()):
+            findings.append(Finding("", 0, 0, "searched-without-rg",
+                                    "ripgrep is not installed: files were found by walking the tree, which does "
+                                    "not read .gitignore (ignored files were searched too)", severity="note"))
 
-        # The child checks its files' parse errors meanwhile, for the edits as they stand.
+        # The child checks its files' parse errors meanwhile, for the edits as they will be written;
+        # this process checks the child's files last, and takes the results in path order.
         asked = {}
         for path in forked:
             if workspace.edits.get(path):
                 asked[path] = with_line_endings_of(workspace.read(path), workspace.edits[path])
                 worker.ask(("errors", path), (path, asked[path]))
-        # The child's files are checked last, so that it works on them meanwhile; the
-        # results are taken in path order all the same.
         checks = {path: _check_file(root, recipe, workspace, path, worker if path in asked else None, asked.get(path))
                   for path in sorted(workspace.edits, key=lambda p: (p in asked, p))}
-        after: dict[str, bytes] = {}
-        changes: list[FileChange] = []
+        written: dict[str, FileChange] = {}
+        crlf: list[str] = []
         for path in sorted(checks):
-            file_findings, change = checks[path]
+            file_findings, change, converted = checks[path]
             findings += file_findings
+            if converted:
+                crlf.append(path)
             if change is not None:
-                after[path] = change.after
-                changes.append(change)
+                written[path] = change
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
-        dangling = dangling_references(workspace, deleted, after, refused, _identifier_offsets, strict=strict,
+        dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
                                        referring=referring)
         findings += dangling
-        findings += _surviving_mentions(workspace, recipe, after, dangling, mentioning)
+        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()
@@ -511,4 +485,5 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         overrides.add(DANGLING)
     if allow_unreworded:
         overrides.add(UNREWORDED)
-    return Plan(root, recipe.id, tuple(changes), tuple(findings), tuple(deleted.all_names()), frozenset(overrides))
+    return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
+                frozenset(overrides), tuple(crlf))

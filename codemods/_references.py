@@ -9,22 +9,23 @@ arguments are not known to be expressions) are listed and block only with
 from Rust only by the `extern "C++"` declarations of a cxx bridge.
 C++ uses are resolved within their file (codemods/cpp/resolve.py). Python
 names, and names a recipe step reports removed without deleting an item, are
-matched by spelling in code.
+matched by spelling in code. What each language resolves is its registered
+operations' `references` (see _languages.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping
 
-from ._apply import map_offset
+from ._splice import FileChange, map_offset
 from ._edit import BLOCKING, NOTE, Finding, line_col
 from ._files import FileSearch, files_with_words
-from ._parse import CPP, PYTHON, RUST, language_of
+from ._languages import language_for
 from .recipes._model import Workspace
 from ._resolution import DEFINITE, Reference
-from .cpp.resolve import DeletedCppItem, cpp_references
-from .rust.resolve import DeletedRustItem, RustResolver
+from .cpp.resolve import DeletedCppItem
+from .rust.resolve import DeletedRustItem
 
 DANGLING = "dangling-reference"
 
@@ -43,10 +44,11 @@ class DeletedNames:
                                     *self.other]))
 
 
-def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict[str, bytes], refused: set[str],
+def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
                         strict: bool = False, referring: list[FileSearch] | None = None) -> list[Finding]:
-    """Findings for every surviving use of a deleted item, anywhere in the tree.
+    """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
+    after `changes` (by path; their edits map offsets back to the file as read).
 
     `spelled(path, text, names)` gives (start, end, name) of code identifiers
     spelling `names` (the match used for Python names and for names a recipe
@@ -59,40 +61,28 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, after: dict
     names = deleted.all_names()
     if not names:
         return []
-    resolver = RustResolver(workspace.root, workspace.read) if deleted.rust else None
+    shared = {"root": workspace.root, "read": workspace.read}
     findings: list[Finding] = []
     found = ({path for search in referring for path in search.result()} if referring is not None
              else files_with_words(workspace.root, names))
-    candidates = set(found) | set(after)
+    candidates = set(found) | set(changes)
     for path in sorted(candidates - refused):
         before = workspace.read(path)
         if before is None:
             continue
-        text = after.get(path, before)
-        edits = workspace.planned(path) if path in after else []
+        change = changes.get(path)
+        text = change.after if change is not None else before
+        edits = list(change.edits) if change is not None else []
 
         def locate(offset: int) -> tuple[int, int]:
             return line_col(before, map_offset(edits, offset) if edits else offset)
 
-        language = language_of(path)
+        language = language_for(path)
         spelled_names = set(deleted.other)
-        if language == RUST:
-            if resolver is not None:
-                for reference in resolver.references_in_file(path, text, deleted.rust):
-                    findings.append(_reference_finding(path, reference, *locate(reference.start), strict))
-            exported = {i.name for i in deleted.cpp if not i.translation_unit_local}
-            bridge = _bridge_declarations(text, exported) if exported else []
-            for start, name in bridge:
-                line, col = locate(start)
-                findings.append(Finding(path, line, col, DANGLING,
-                                        f"{name}: code still refers to an item the recipe deletes", symbol=name,
-                                        certainty=DEFINITE, reference="cxx bridge declaration",
-                                        resolution=f"extern \"C++\" declaration of the C++ function {name}"))
-        elif language == CPP:
-            for reference in cpp_references(path, text, deleted.cpp):
-                findings.append(_reference_finding(path, reference, *locate(reference.start), strict))
-        elif language == PYTHON:
-            spelled_names |= set(deleted.python)
+        if language is not None:
+            references, spelled_here = language.operations.references(path, text, deleted, shared)
+            findings += [_reference_finding(path, r, *locate(r.start), strict) for r in references]
+            spelled_names |= set(spelled_here)
         if not spelled_names:
             continue
         for start, _end, name in spelled(path, text, spelled_names):
@@ -113,24 +103,6 @@ def _reference_finding(path: str, reference: Reference, line: int, col: int, str
                    f"{name}: may still refer to an item the recipe deletes ({reference.resolution})",
                    severity=BLOCKING if strict else NOTE, symbol=name, certainty=reference.certainty,
                    reference=reference.kind, resolution=reference.resolution)
-
-
-def _bridge_declarations(source: bytes, names: set[str]) -> list[tuple[int, str]]:
-    """(start, name) of cxx bridge declarations of the C++ functions `names` in a Rust file."""
-    from ._parse import parse
-    from .rust.items import rust_items
-
-    if not any(n.encode() in source for n in names):
-        return []
-    return [(item.node.start_byte, item.name) for item in rust_items(source, parse(source, RUST))
-            if item.kind == "bridge_fn" and item.name in names and _extern_cpp(item.node)]
-
-
-def _extern_cpp(node) -> bool:
-    current = node.parent
-    while current is not None and current.type != "foreign_mod_item":
-        current = current.parent
-    return current is not None and b'"C++"' in current.text[:40]
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

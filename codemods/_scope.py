@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from ._parse import CPP, RUST
+from ._languages import LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -28,32 +28,12 @@ class Scope:
     node: tree_sitter.Node
 
 
-def _rust_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
-    from .rust.items import rust_items
-
-    wanted = tuple(name.split("::"))
-    found = []
-    for item in rust_items(source, tree):
-        if item.kind == "impl" or (*item.path, item.name)[-len(wanted):] != wanted:
-            continue
-        found.append(Scope(name, item.start, item.end, _after_previous_sibling(item.node), item.node))
-    return found
-
-
-def _cpp_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
-    from .cpp.items import cpp_items
-
-    wanted = tuple(name.split("::"))
-    found = []
-    for item in cpp_items(source, tree):
-        if (*item.namespace, item.name)[-len(wanted):] == wanted:
-            found.append(Scope(name, item.start, item.end, _after_previous_sibling(item.node), item.node))
-    return found
-
-
-def _after_previous_sibling(node: tree_sitter.Node) -> int:
+def after_previous_sibling(node: tree_sitter.Node) -> int:
+    """Where the free comments above `node` may start: the end of the item before it (comments
+    and attributes skipped), else the start of the enclosing block."""
+    skipped = {kind for language in LANGUAGES.values() for kind in language.comment_kinds} | {"attribute_item"}
     previous = node.prev_named_sibling
-    while previous is not None and previous.type in ("line_comment", "block_comment", "comment", "attribute_item"):
+    while previous is not None and previous.type in skipped:
         previous = previous.prev_named_sibling
     if previous is not None:
         return previous.end_byte
@@ -61,9 +41,7 @@ def _after_previous_sibling(node: tree_sitter.Node) -> int:
 
 
 def item_scopes(language: str, source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
-    """The items named `name` (a `::`-qualified suffix of their path) in one file."""
-    if language == RUST:
-        return _rust_scopes(source, tree, name)
-    if language == CPP:
-        return _cpp_scopes(source, tree, name)
-    return []
+    """The items named `name` (a `::`-qualified suffix of their path) in one file (the
+    language's `item_scopes`; none for an unregistered language)."""
+    registered = LANGUAGES.get(language)
+    return registered.operations.item_scopes(source, tree, name) if registered is not None else []

@@ -19,11 +19,11 @@ _WS = b" \t\r\n\f\v"
 
 @dataclass(frozen=True)
 class Deletion:
-    """A raw deletion: bytes [start, end) of an item with its leading trivia."""
+    """A raw deletion: bytes [start, end) of an item with its leading trivia; `origin` as `Edit`'s."""
 
     start: int
     end: int
-    rule: str
+    origin: str
 
 
 def _line_start(source: bytes, offset: int) -> int:
@@ -143,8 +143,8 @@ def deletion_edits(path: str, source: bytes, deletions: list[Deletion]) -> list[
         start = min(d.start for d in run)
         end = max(d.end for d in run)
         start, end = _settle_blank_lines(source, start, end)
-        rules = "+".join(dict.fromkeys(d.rule for d in run))
-        edits.append(Edit(path, start, end, b"", rules))
+        origins = "+".join(dict.fromkeys(d.origin for d in run))
+        edits.append(Edit(path, start, end, b"", origins))
     return edits
 
 

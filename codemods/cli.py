@@ -91,42 +91,6 @@ def _check_root(root: Path) -> None:
         raise UsageLine(f"cannot read ROOT {root}: {error.strerror or error}") from None
 
 
-def _plan_and_write(root: Path, recipe, dry_run: bool, overrides: dict, options: dict):
-    """Recover a half-done earlier run, plan, and (without dry_run) write, holding the tree lock.
-
-    Returns (plan, refusals, written, write_error, recovery_message); plan is
-    None when recovery refused to go on.
-    """
-    from ._apply import TreeLocked, WriteFailed, WriteRefused, write_changes
-    from ._journal import JOURNAL_DIR, journal_present, recover, tree_lock
-    from ._plan import plan_recipe
-
-    if dry_run:
-        note = (f"note: {JOURNAL_DIR}/ is left from an interrupted run; `codemod apply {root}` recovers it "
-                f"before planning" if journal_present(root) else None)
-        return plan_recipe(root, recipe, options=options, **overrides), [], False, None, note
-    try:
-        with tree_lock(root):
-            recovery = recover(root)
-            message = f"recovered: {recovery.message}" if recovery.action != "none" else None
-            if recovery.refused:
-                return None, [], False, f"recovery refused: {recovery.message}", None
-            plan = plan_recipe(root, recipe, options=options, **overrides)
-            if plan.blocking or not plan.changes:
-                return plan, [], False, None, message
-            try:
-                write_changes(root, list(plan.changes))
-            except WriteRefused as refused:
-                return plan, refused.findings, False, None, message
-            except WriteFailed as failed:
-                return plan, [], False, str(failed), message
-            return plan, [], True, None, message
-    except TreeLocked as locked:
-        return None, [], False, str(locked), None
-    except OSError as error:
-        return None, [], False, f"cannot lock {root} for writing: {error.strerror or error}; nothing written", None
-
-
 def _diff_stat(diffs: list[tuple[str, str]]) -> list[str]:
     """`git diff --stat`-like lines: each file's added and removed lines, then the totals."""
     rows = []
@@ -216,6 +180,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     """
     from ._diff import render_text, unified_diff
     from ._plan import OVERRIDABLE, USAGE_ERROR, usage_problem
+    from ._run import apply_recipe
 
     output_format = _output_format(output_format, as_json)
     as_json = output_format == "json"
@@ -223,42 +188,43 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     if decision is not None and not decision.is_file():
         raise UsageLine(f"decision file {decision} not found")
     recipe = _load(recipe_spec)
-    if decision is not None and "decision" not in recipe.parameters:
+    if decision is not None and "decision" not in recipe.parameter_names:
         raise UsageLine(f"--decision: recipe {recipe.id} takes no decision file (the paged-flag recipe does)")
     options = {"decision": decision} if decision is not None else {}
     problem = usage_problem(root, recipe, options)
     if problem is not None:
         raise UsageLine(problem)
-    overrides = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict}
-    plan, refusals, written, write_error, recovered = _plan_and_write(root, recipe, dry_run, overrides, options)
+    run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
+                       allow_unreworded=allow_unreworded, strict=strict, options=options)
+    plan = run.plan
     if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
-    if recovered:
-        _echo_err(f"codemod: {recovered}")
+    if run.recovery:
+        _echo_err(f"codemod: {run.recovery}")
     if plan is None:
         if as_json:
             click.echo(json.dumps({"recipe": recipe.id, "root": str(root), "written": False,
-                                   "error": write_error, "exit_code": EXIT_FINDINGS}, indent=2))
-        _echo_err(f"codemod: error: {write_error}")
+                                   "error": run.error, "exit_code": EXIT_FINDINGS}, indent=2))
+        _echo_err(f"codemod: error: {run.error}")
         sys.exit(EXIT_FINDINGS)
-    blocking = plan.blocking or refusals
-    shows_diff = as_json or (output_format == "text" and (dry_run or (stat and written)))
+    blocking = run.blocking
+    shows_diff = as_json or (output_format == "text" and (dry_run or (stat and run.written)))
     diffs = [(c.path, unified_diff(c.path, c.before, c.after, edits=c.edits))
              for c in plan.changes] if shows_diff else []
-    exit_code = EXIT_FINDINGS if blocking or write_error else EXIT_OK
+    exit_code = EXIT_FINDINGS if blocking or run.error else EXIT_OK
 
     if as_json:
         document = {
             "recipe": recipe.id,
             "root": str(root),
             "dry_run": dry_run,
-            "written": written,
+            "written": run.written,
             "changes": [{"path": p, "diff": render_text(d)} for p, d in diffs],
-            "findings": [f.as_json() for f in (*plan.findings, *refusals)],
+            "findings": [f.as_json() for f in (*plan.findings, *run.refusals)],
             "blocking": len(blocking),
             "removed_names": list(plan.removed_names),
-            "write_error": write_error,
-            "recovered": recovered,
+            "write_error": run.error,
+            "recovered": run.recovery,
             "exit_code": exit_code,
         }
         click.echo(json.dumps(document, indent=2))
@@ -268,20 +234,20 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
     if output_format == "sarif":
         from ._formats import plan_sarif
 
-        click.echo(json.dumps(plan_sarif(root, recipe.id, [*plan.findings, *refusals], plan.overrides), indent=2))
+        click.echo(json.dumps(plan_sarif(root, recipe.id, [*plan.findings, *run.refusals], plan.overrides), indent=2))
     elif output_format == "github":
         from ._formats import plan_github
 
-        for line in plan_github([*plan.findings, *refusals], plan.overrides):
+        for line in plan_github([*plan.findings, *run.refusals], plan.overrides):
             click.echo(line)
-    elif stat and (dry_run or written):
+    elif stat and (dry_run or run.written):
         for line in _diff_stat(diffs):
             click.echo(line, color=colour)
     elif dry_run:
         for _, diff in diffs:
             click.echo(_coloured(render_text(diff)), nl=False, color=colour)
     absent = [f for f in plan.findings if f.code == "not-found"]
-    for finding in (*plan.findings, *refusals):
+    for finding in (*plan.findings, *run.refusals):
         if finding.code == "not-found" and not verbose:
             continue
         if not finding.blocking:
@@ -296,14 +262,14 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
         if dry_run:
             _echo_err(f"codemod: the plan has {len(blocking)} blocking finding(s): apply would refuse it{hint}")
         else:
-            _echo_err(f"codemod: {'write' if refusals else 'plan'} refused: {len(blocking)} blocking finding(s); "
+            _echo_err(f"codemod: {'write' if run.refusals else 'plan'} refused: {len(blocking)} blocking finding(s); "
                       f"nothing written{hint}")
-    elif write_error:
-        _echo_err(f"codemod: write failed: {write_error}")
+    elif run.error:
+        _echo_err(f"codemod: write failed: {run.error}")
     if absent and not verbose:
         _echo_err(f"codemod: {len(absent)} target(s) of the recipe already absent (--verbose lists them)")
     nothing_to_do = not dry_run and not plan.changes and not blocking
-    verb = "changed" if written or nothing_to_do else "would change"
+    verb = "changed" if run.written or nothing_to_do else "would change"
     _echo_err(_summary(recipe.id, plan, blocking, verb))
     sys.exit(exit_code)
 
@@ -315,37 +281,38 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, allow_dangling: bool, all
               help="The Rust function whose returned array is scaled.")
 @click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
 def perturb(root: Path, factor: float, function: str, dry_run: bool) -> None:
-    """Scale the pooled kernel's output in ROOT, for the seed's one-off check.
+    """Scale the pooled kernel's output in ROOT, for mlxcel #2230's one-off check.
 
     After `codemod perturb ROOT`, the four pooled tests must fail against
     their oracle; revert with your VCS afterwards. Never commit the result.
     """
     from ._diff import render_text, unified_diff
-    from .recipes.perturb import perturbation_recipe
-
     from ._plan import usage_problem
+    from ._run import apply_recipe
+    from .recipes.perturb import perturbation_recipe
 
     _check_root(root)
     recipe = perturbation_recipe(factor, function)
     problem = usage_problem(root, recipe, {})
     if problem is not None:
         raise UsageLine(problem)
-    plan, refusals, written, write_error, recovered = _plan_and_write(root, recipe, dry_run, {}, {})
-    if recovered:
-        _echo_err(f"codemod: {recovered}")
-    if plan is None:
-        _echo_err(f"codemod: error: {write_error}")
+    run = apply_recipe(root, recipe, dry_run=dry_run)
+    if run.recovery:
+        _echo_err(f"codemod: {run.recovery}")
+    if run.plan is None:
+        _echo_err(f"codemod: error: {run.error}")
         sys.exit(EXIT_FINDINGS)
-    for finding in (*plan.findings, *refusals):
+    plan = run.plan
+    for finding in (*plan.findings, *run.refusals):
         _echo_err(finding.render())
-    if plan.blocking or refusals or write_error:
-        if write_error:
-            _echo_err(f"codemod: write failed, nothing changed: {write_error}")
+    if run.blocking or run.error:
+        if run.error:
+            _echo_err(f"codemod: write failed, nothing changed: {run.error}")
         sys.exit(EXIT_FINDINGS)
     if dry_run:
         for change in plan.changes:
             click.echo(render_text(unified_diff(change.path, change.before, change.after)), nl=False)
-    elif written:
+    elif run.written:
         _echo_err(f"codemod perturb: scaled {function} by {factor} in {len(plan.changes)} file(s); "
                   "revert before committing")
     sys.exit(EXIT_OK)

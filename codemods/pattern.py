@@ -37,16 +37,18 @@ from typing import Mapping
 import tree_sitter
 
 from ._edit import Edit
-from ._parse import CPP, RUST, query, ts_language
+from ._languages import LANGUAGES as REGISTERED
+from ._languages import parsed_languages
+from ._parse import query, ts_language
 from ._parse import parse as _parse
 
 # Metavariables are spelled with an identifier character so that the pattern
 # parses as ordinary code: `$X` becomes `µX`, `$$$XS` becomes `µµµXS`.
 _EXPANDO = "µ"
 _METAVARIABLE = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)")
-_COMMENT_TYPES = {"line_comment", "block_comment", "comment"}
+_COMMENT_TYPES = {kind for language in REGISTERED.values() for kind in language.comment_kinds}
 _CLOSERS = {")", "]", "}", ">"}
-LANGUAGES = (RUST, CPP)
+LANGUAGES = parsed_languages()
 
 
 class PatternError(ValueError):
@@ -349,26 +351,35 @@ class _Matcher:
 
 @dataclass(frozen=True)
 class Rewrite:
-    """Replace each match of `pattern` by `template` with its captures filled in."""
+    """Replace each match of `pattern` by `template` with its captures filled in.
+
+    `where` constrains metavariables: a match is rewritten only when each named
+    capture's text (comments and layout aside) is one of the texts given.
+    """
 
     pattern: Pattern
     template: str
+    where: Mapping[str, frozenset[str]] = field(default_factory=lambda: MappingProxyType({}))
+
+    def accepts(self, match: Match) -> bool:
+        return all(b"".join(_tokens(match.nodes(name))).decode("utf-8", "replace") in
+                   {"".join(t.split()) for t in texts} for name, texts in self.where.items())
 
     def edits(self, path: str, source: bytes, node: tree_sitter.Node | None = None,
-              rule: str = "rewrite") -> list[Edit]:
+              origin: str = "rewrite") -> list[Edit]:
         """One edit per outermost match inside `node` (the whole file when None; a match inside
         another is left to it)."""
         edits: list[Edit] = []
         for match in self.pattern.find_all(source, node):
-            if edits and match.start < edits[-1].end:
+            if edits and match.start < edits[-1].end or not self.accepts(match):
                 continue
-            edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), rule))
+            edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), origin))
         return edits
 
 
 def replace_all(source: bytes, tree: tree_sitter.Tree, pattern: Pattern, template: str) -> bytes:
     """`source` with every outermost match of `pattern` replaced by `template` (a convenience)."""
-    from ._apply import splice
+    from ._splice import splice
 
     return splice(source, Rewrite(pattern, template).edits("", source, tree.root_node))
 

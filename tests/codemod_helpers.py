@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from codemods._apply import splice
+from codemods._splice import splice
 from codemods._parse import CPP, RUST, error_count, parse
 from codemods._spans import deletion_edits
 from codemods.cpp.items import CppTarget, delete_cpp_items

@@ -179,7 +179,7 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree) -> tuple[CppItem, ...]:
 
 
 def delete_cpp_items(
-    path: str, source: bytes, targets: list[CppTarget], rule: str = "delete",
+    path: str, source: bytes, targets: list[CppTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
 ) -> tuple[list[Deletion], list[str], list[Finding]]:
     """Deletions for the requested functions of one C++ file (all overloads a target selects).
@@ -206,6 +206,6 @@ def delete_cpp_items(
             continue
         for item in chosen:
             start, end = whole_lines(source, item.start, item.end, (b"//", b"/*"))
-            deletions.append(Deletion(start, end, f"{rule}:cpp-{item.kind}:{target.name}"))
+            deletions.append(Deletion(start, end, f"{origin}:cpp-{item.kind}:{target.name}"))
         names.append(chosen[0].name)
     return deletions, names, findings

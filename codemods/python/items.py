@@ -1,8 +1,10 @@
 """Python functions and classes deleted by qualified name, with libcst.
 
 libcst keeps the comments above a statement in its `leading_lines`, so a
-removed definition takes its comments and decorators with it. The result is
-one whole-file edit, which the applier treats like any other.
+removed definition takes its comments and decorators with it. Each removal
+becomes one byte-range edit (the bytes libcst's output differs in, around the
+definition), so a deletion and a rewording elsewhere in the same file do not
+overlap. Targets nested in one another give one edit over both.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ class PythonTarget:
 
 
 def delete_python_items(
-    path: str, source: bytes, targets: list[PythonTarget], rule: str = "delete",
+    path: str, source: bytes, targets: list[PythonTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
 ) -> tuple[list[Edit], list[str], list[Finding]]:
-    """One whole-file edit deleting the targets; the names deleted; findings for the rest.
+    """Edits deleting the targets (one per definition); the names deleted; findings for the rest.
 
     A target not found is a note when `already_absent()` says the file is
     already clean, and blocking otherwise (see `missing_target`).
@@ -41,13 +43,19 @@ def delete_python_items(
         ]
     except UnicodeDecodeError as error:
         return [], [], [Finding(path, 0, 0, "parse-error", f"cannot parse as Python: {error}; nothing deleted")]
+    from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
+
+    wrapper = MetadataWrapper(module)
     wanted = {t.name: t for t in targets}
-    removed: list[str] = []
     seen: dict[str, str] = {}  # qualified name -> kind, of every definition visited
+    spans: dict[str, tuple[int, int]] = {}  # removed qualified name -> byte span of its definition
 
     class _Remover(cst.CSTTransformer):
-        def __init__(self) -> None:
+        METADATA_DEPENDENCIES = (ByteSpanPositionProvider,)
+
+        def __init__(self, only: set[str]) -> None:
             super().__init__()
+            self.only = only
             self.scope: list[str] = []
 
         def _enter(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
@@ -59,8 +67,9 @@ def delete_python_items(
             self.scope.pop()
             seen[qualified] = kind
             target = wanted.get(qualified)
-            if target is not None and target.kind == kind:
-                removed.append(qualified)
+            if qualified in self.only and target is not None and target.kind == kind:
+                span = self.get_metadata(ByteSpanPositionProvider, original)
+                spans[qualified] = (span.start, span.start + span.length)
                 return cst.RemovalSentinel.REMOVE
             return updated
 
@@ -76,14 +85,37 @@ def delete_python_items(
         def leave_ClassDef(self, original, updated):
             return self._leave(original, updated, "class")
 
+    def without(names: set[str]) -> bytes:
+        return wrapper.visit(_Remover(names)).code.encode(module.encoding)
+
     try:
-        result = module.visit(_Remover()).code.encode(module.encoding)
+        result = without(set(wanted))
+        removed = list(spans)
+        edits = [_changed_range(path, source, without({name}), spans[name], f"{origin}:python")
+                 for name in removed]
     except Exception as error:  # libcst refuses e.g. a body left empty
         return [], [], [Finding(path, 0, 0, "cannot-delete", f"libcst could not delete: {error}")]
+    ordered = sorted(edits, key=lambda e: e.start)
+    if any(second.start < first.end for first, second in zip(ordered, ordered[1:])):
+        edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),
+                                f"{origin}:python")]
     findings = [
         missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent)
         for t in targets
         if t.name not in removed
     ]
-    edits = [Edit(path, 0, len(source), result, f"{rule}:python")] if result != source else []
     return edits, [n.rsplit(".", 1)[-1] for n in removed], findings
+
+
+def _changed_range(path: str, source: bytes, result: bytes, span: tuple[int, int], origin: str) -> Edit:
+    """The edit that turns `source` into `result`, covering at least `span` (the definition removed):
+    the bytes between their common prefix and suffix, neither reaching into `span`."""
+    limit = min(span[0], len(result))
+    prefix = 0
+    while prefix < limit and source[prefix] == result[prefix]:
+        prefix += 1
+    limit = min(len(source) - span[1], len(result) - prefix)
+    suffix = 0
+    while suffix < limit and source[-1 - suffix] == result[-1 - suffix]:
+        suffix += 1
+    return Edit(path, prefix, len(source) - suffix, result[prefix : len(result) - suffix], origin)

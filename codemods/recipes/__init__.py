@@ -8,7 +8,8 @@ import importlib
 import importlib.util
 from pathlib import Path, PurePosixPath
 
-from ._model import ItemTarget, PatternRewrite, Recipe, RecipeInputError, Rewording, StepResult, Workspace
+from .._languages import LANGUAGES, parsed_languages
+from ._model import ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError, Rewording, StepResult, Workspace
 
 # Bundled recipes: id -> module defining RECIPE.
 BUILTIN = {
@@ -136,19 +137,6 @@ def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split()) or type(error).__name__
 
 
-# Kinds a recipe may delete, by language (see rust/items.py, cpp/items.py, python/items.py).
-_CPP_KINDS = ("function", "declaration", "any")
-_PYTHON_KINDS = ("function", "class")
-
-
-def _deletable_kinds(language: str) -> tuple[str, ...]:
-    if language == "rust":
-        from ..rust.items import DELETABLE_KINDS
-
-        return tuple(DELETABLE_KINDS)
-    return _CPP_KINDS if language == "cpp" else _PYTHON_KINDS
-
-
 def _bad_path(path: object) -> str | None:
     """Why `path` cannot name a file of the tree (None if it can): relative POSIX, inside ROOT."""
     if not isinstance(path, str) or not path:
@@ -156,19 +144,6 @@ def _bad_path(path: object) -> str | None:
     parts = PurePosixPath(path).parts
     if path.startswith("/") or "\\" in path or ".." in parts:
         return f"path {path!r} must be relative to ROOT, with / separators and no .."
-    return None
-
-
-def pattern_problem(pattern: str) -> str | None:
-    """Why `pattern` is not a valid regular expression (None if it is)."""
-    import re
-
-    from ..mentions import compile_pattern
-
-    try:
-        compile_pattern(pattern)
-    except re.error as error:
-        return str(error)
     return None
 
 
@@ -188,7 +163,7 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         problem = _bad_path(target.path)
         if problem:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")
-        kinds = _deletable_kinds(target.language)
+        kinds = LANGUAGES[target.language].deletable_kinds if target.language in LANGUAGES else ()
         if target.kind not in kinds:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
                               f"{target.kind!r} (one of: {', '.join(kinds)})")
@@ -209,9 +184,11 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
                 or rewording.sentences < 1:
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
     if recipe.dead_symbol_pattern is not None:
+        from .._files import search_pattern_problem
+
         if not isinstance(recipe.dead_symbol_pattern, str):
             raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
-        problem = pattern_problem(recipe.dead_symbol_pattern)
+        problem = search_pattern_problem(recipe.dead_symbol_pattern)
         if problem:
             raise RecipeError(f"{origin}: dead_symbol_pattern {recipe.dead_symbol_pattern!r} is not a valid "
                               f"pattern: {problem}")
@@ -222,19 +199,22 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
 
 
 def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
-    """RecipeError unless a rewrite rule names a Rust or C++ file, its pattern compiles, and its
+    """RecipeError unless a rewrite rule names Rust or C++ files, its pattern compiles, and its
     replacement uses only metavariables the pattern captures."""
-    from .._parse import CPP, RUST, language_of
     from ..pattern import Pattern, PatternError, metavariables
 
     if not all(isinstance(v, str) for v in (rewrite.path, rewrite.pattern, rewrite.replace)) or \
-            not (rewrite.item is None or isinstance(rewrite.item, str)):
-        raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace and item must be strings")
+            not all(v is None or isinstance(v, str) for v in (rewrite.item, rewrite.language)):
+        raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace, item and language "
+                          f"must be strings")
     problem = _bad_path(rewrite.path)
     if problem:
         raise RecipeError(f"{origin}: rewrite entry: {problem}")
-    language = language_of(rewrite.path)
-    if language not in (RUST, CPP):
+    language = rewrite.file_language()
+    if language is None:
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust or cpp); "
+                          f"the path has no source suffix")
+    if language not in parsed_languages():
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on Rust and C++ files only")
     try:
         Pattern(rewrite.pattern, language)
@@ -244,6 +224,15 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     if unknown:
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: the replacement uses "
                           f"{', '.join('$' + n for n in unknown)}, which the pattern does not capture")
+    if not isinstance(rewrite.where, tuple):
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where must be a table")
+    for name, texts in rewrite.where:
+        if name not in metavariables(rewrite.pattern):
+            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where names {name}, which the "
+                              f"pattern does not capture (write it without the $)")
+        if not isinstance(texts, tuple) or not texts or not all(isinstance(t, str) and t for t in texts):
+            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where.{name} must be a non-empty "
+                              f"list of non-empty strings")
 
 
 def load_recipe(spec: str) -> Recipe:
@@ -264,6 +253,7 @@ __all__ = [
     "BUILTIN",
     "DEFAULT_RECIPE",
     "ItemTarget",
+    "Parameter",
     "PatternRewrite",
     "Recipe",
     "RecipeError",

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 from .._edit import Edit, Finding
-
-LANGUAGES = ("rust", "cpp", "python")
-
+from .._languages import LANGUAGES
 
 class RecipeInputError(Exception):
     """Input a recipe needs is missing or malformed (e.g. a decision file): a usage error, exit 2."""
@@ -60,28 +59,81 @@ class Rewording:
         return f"{what}{where}"
 
 
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+def is_glob(path: str) -> bool:
+    return any(c in GLOB_CHARACTERS for c in path)
+
+
 @dataclass(frozen=True)
 class PatternRewrite:
-    """In the file at `path`, inside the item named `item` (the whole file when None), replace
+    """In the files `path` names, inside the item named `item` (the whole file when None), replace
     each match of the structural pattern `pattern` with `replace`, its `$X` / `$$$XS` filled in
-    with what they matched. The language is the file's (Rust or C++)."""
+    with what they matched.
+
+    `path` is one file, a folder (every file of `language` under it), or a glob
+    (`src/**/*.rs`; its files of `language`). `language` (Rust or C++) defaults
+    to the language of `path`'s suffix; a folder needs it. `where` maps a
+    metavariable of the pattern to the texts it may match (a dict is accepted
+    and kept as sorted pairs); a match whose capture is none of them is left.
+    """
 
     path: str
     pattern: str
     replace: str
     item: str | None = None
+    language: str | None = None
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.where, dict):
+            object.__setattr__(self, "where", tuple(sorted(
+                (name, tuple(texts) if isinstance(texts, list) else texts) for name, texts in self.where.items())))
 
     def describe(self) -> str:
         where = f" in {self.item}" if self.item else ""
         return f"{self.pattern!r}{where}"
 
+    def file_language(self) -> str | None:
+        """The language the rule's pattern is written in: `language`, else the suffix's."""
+        from .._parse import language_of
+
+        return self.language if self.language is not None else language_of(self.path)
+
+    def anchor(self) -> str:
+        """The folder of `path` before its first glob character (what ROOT must hold); "" when
+        the glob starts at ROOT."""
+        if not is_glob(self.path):
+            return self.path
+        head = self.path[: min(self.path.index(c) for c in GLOB_CHARACTERS if c in self.path)]
+        return head.rsplit("/", 1)[0] if "/" in head else ""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """An option a recipe takes (`codemod apply --decision` is `decision`).
+
+    `missing` is what the plan says when the option is not given (None: it may
+    be left out). `load` turns the value given into what the steps read (a
+    path into a validated document), raising RecipeInputError when it is
+    malformed; both happen before planning starts.
+    """
+
+    name: str
+    missing: str | None = None
+    load: Callable[[object], object] | None = None
+
 
 @dataclass
 class Workspace:
-    """The tree a recipe runs on, as steps see it: cached reads and the edits planned so far."""
+    """The tree a recipe runs on, as steps see it: cached reads and the edits planned so far.
+
+    `options` are the recipe's parameters as its `Parameter.load`s made them (read-only).
+    """
 
     root: Path
-    options: dict = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     _cache: dict[str, bytes | None] = field(default_factory=dict)
     edits: dict[str, list[Edit]] = field(default_factory=dict)
     unreadable: dict[str, str] = field(default_factory=dict)
@@ -101,12 +153,32 @@ class Workspace:
     def planned(self, path: str) -> list[Edit]:
         return self.edits.get(path, [])
 
+    def files(self, path: str, language: str) -> list[str]:
+        """The files (relative POSIX paths, sorted) that a rule's `path` names: itself if it is
+        a file, else the files of `language` under the folder or matching the glob (hidden
+        entries and build outputs left out, as `codemod check` leaves them)."""
+        from .._files import SKIPPED_DIRS, _walk_all
+        from .._parse import language_of
+
+        if is_glob(path):
+            candidates = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(path) if p.is_file())
+            candidates = [p for p in candidates
+                          if not any(part.startswith(".") or part in SKIPPED_DIRS for part in p.split("/")[:-1])]
+        elif (self.root / path).is_dir():
+            candidates = [f"{path.rstrip('/')}/{p}" for p in _walk_all(self.root / path, SKIPPED_DIRS)]
+        else:
+            return [path]
+        return [p for p in candidates if language_of(p) == language]
+
 
 @dataclass(frozen=True)
 class StepResult:
+    """What a recipe step returns: its edits, its findings, and the names it made unavailable
+    without deleting an item (the dangling-reference check looks for uses of them by spelling)."""
+
     edits: tuple[Edit, ...] = ()
     findings: tuple[Finding, ...] = ()
-    names_removed: tuple[str, ...] = ()
+    removed_names: tuple[str, ...] = ()
 
 
 Step = Callable[[Workspace], StepResult]
@@ -119,8 +191,8 @@ class Recipe:
     `deletions` run first, then `steps` in order (each sees the edits planned
     before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
     `codemod check` searches for within `check_scope`; `protected` paths are
-    never edited. `parameters` names the options the recipe's steps read
-    (`codemod apply --decision` is `decision`); `expects` lists paths its
+    never edited. `parameters` declares the options the recipe's steps read
+    (a bare name is an optional option taken as given); `expects` lists paths its
     steps read, beyond its deletions and rewordings, so that a ROOT holding
     none of them is refused before planning.
     """
@@ -134,15 +206,39 @@ class Recipe:
     dead_symbol_pattern: str | None = None
     check_scope: tuple[str, ...] = ("src",)
     protected: tuple[str, ...] = ("docs",)
-    parameters: tuple[str, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
     expects: tuple[str, ...] = ()
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
-        paths = [t.path for t in self.deletions] + [r.path for r in self.rewordings]
+        paths = [t.path for t in self.deletions] + [a for r in self.rewrites if (a := r.anchor())] + \
+            [r.path for r in self.rewordings]
         return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+    def load_options(self, options: Mapping[str, object]) -> Mapping[str, object]:
+        """`options` as the steps read them: each loaded by its parameter (read-only).
+
+        Raises RecipeInputError for a required option not given or a value its
+        parameter refuses (options the recipe does not take are refused before,
+        by the planner's usage check).
+        """
+        loaded = {}
+        for parameter in self.parameters:
+            if parameter.name not in options:
+                if parameter.missing is not None:
+                    raise RecipeInputError(parameter.missing)
+                continue
+            value = options[parameter.name]
+            loaded[parameter.name] = parameter.load(value) if parameter.load is not None else value
+        return MappingProxyType(loaded)
+
     def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", tuple(Parameter(p) if isinstance(p, str) else p
+                                                     for p in self.parameters))
         for target in self.deletions:
             if target.language not in LANGUAGES:
                 raise ValueError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")

@@ -146,7 +146,12 @@ class OracleRewrite:
             removed += _without_dead_bindings(function, mine)
         deletions = [statement_deletion(source, s, f"{self.helper}:drop-binding") for s in removed]
         edits = deletion_edits(self.path, source, deletions)
-        edits += self._replacements(source, [run for _, run in runs], workspace)
+        replacements, formatted = self._replacements(source, [run for _, run in runs], workspace)
+        edits += replacements
+        if not formatted:
+            findings.append(Finding(self.path, 0, 0, "unformatted",
+                                    "rustfmt is not available or rejected the helper calls; they are inserted "
+                                    "as written", severity="note"))
         if pieces and first_test is not None:
             edits.append(self._helper_insertion(source, tree, first_test, pieces))
         return StepResult(edits=tuple(edits), findings=tuple(findings))
@@ -218,16 +223,18 @@ class OracleRewrite:
 
     # -- generating ---------------------------------------------------------------------
 
-    def _replacements(self, source: bytes, runs: list[_Run], workspace: Workspace) -> list[Edit]:
-        """One edit per run: its call statement becomes the helper call (formatted by rustfmt)."""
+    def _replacements(self, source: bytes, runs: list[_Run], workspace: Workspace) -> tuple[list[Edit], bool]:
+        """One edit per run: its call statement becomes the helper call (formatted by rustfmt);
+        and whether rustfmt ran."""
         groups = [(self._helper_call(source, run), line_indent(source, run.call_statement.start_byte))
                   for run in runs]
         edits = []
-        for run, replacement in zip(runs, format_statement_groups(groups, workspace.root, crate_edition(workspace.root, self.path))):
+        texts, formatted = format_statement_groups(groups, workspace.root, crate_edition(workspace.root, self.path))
+        for run, replacement in zip(runs, texts):
             statement = run.call_statement
             start, end = whole_lines(source, statement.start_byte, statement.end_byte, (b"//",))
             edits.append(Edit(self.path, start, end, replacement.encode(), f"{self.helper}:rewrite-oracle"))
-        return edits
+        return edits, formatted
 
     def _helper_call(self, source: bytes, run: _Run) -> str:
         call = run.call

@@ -23,6 +23,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import tree_sitter
 
@@ -35,7 +36,7 @@ from .._files import files_with_words
 from ..rust.format import crate_edition, format_item
 from ..rust.items import leading_trivia, rust_items
 from ..rust.statements import find_function, line_indent, text
-from ._model import Recipe, RecipeInputError, StepResult, Workspace
+from ._model import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 
 METHOD = "supports_paged_decode_backend"
 RESOLVER = "effective_decode_storage_backend"
@@ -65,15 +66,19 @@ FAMILIES = {
 }
 
 
-def load_decision_option(workspace: Workspace) -> DecisionDocument:
-    """The validated decision document named by the --decision option."""
-    path = workspace.options.get("decision")
-    if path is None:
-        raise RecipeInputError("the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)")
+def _load_decision_option(path: object) -> DecisionDocument:
+    """The validated decision document the --decision option names."""
     try:
-        return load_decision(Path(path))
+        return load_decision(Path(str(path)))
     except DecisionSchemaError as error:
         raise RecipeInputError(f"decision file does not match its schema: {error}") from None
+
+
+DECISION = Parameter(
+    "decision",
+    missing="the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)",
+    load=_load_decision_option,
+)
 
 
 def _wrap_doc(indent: str, paragraphs: list[str]) -> str:
@@ -105,7 +110,7 @@ def _doc_paragraphs(site: FamilySite, value: bool, decision: DecisionDocument,
 
 def _method_in_impl(items, site: FamilySite, method: str = METHOD) -> tuple[object | None, str | None]:
     impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is not None]
-    methods = [i for i in items if i.kind == "fn" and i.path[-1:] == (site.wrapper,) and i.name == method]
+    methods = [i for i in items if i.kind == "fn" and i.module_path[-1:] == (site.wrapper,) and i.name == method]
     chosen = [m for m in methods if any(i.node.start_byte <= m.node.start_byte < i.node.end_byte for i in impls)]
     if len(chosen) != 1:
         return None, f"expected one {method} in a trait impl for {site.wrapper}, found {len(chosen)}"
@@ -531,7 +536,7 @@ def _section_end(source: bytes, needle: bytes) -> int:
 
 def set_flags_from_decision(workspace: Workspace) -> StepResult:
     """The whole recipe as one step: every edit the decision implies."""
-    decision = load_decision_option(workspace)
+    decision = cast(DecisionDocument, workspace.options["decision"])
     results_document = decision.results_document
     findings: list[Finding] = []
     edits: list[Edit] = []
@@ -559,7 +564,7 @@ RECIPE = Recipe(
     id="paged-flag",
     summary="Set each family's supports_paged_decode_backend from a measured decision (#2230 b)",
     steps=(set_flags_from_decision,),
-    parameters=("decision",),
+    parameters=(DECISION,),
     expects=tuple(site.path for site in FAMILIES.values()),
     check_scope=(),
     protected=("docs/adr",),

@@ -1,4 +1,4 @@
-"""A one-off mutation for the seed's local check: scale the pooled kernel's output.
+"""A one-off mutation for the local check mlxcel #2230 asks for: scale the pooled kernel's output.
 
 `codemod perturb ROOT --factor 1.01` makes the pooled decode route return
 its output times the factor, so that the four pooled tests can be seen to

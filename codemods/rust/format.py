@@ -3,7 +3,8 @@
 Generated statements are wrapped in nested blocks (items in nested modules)
 to reach the target indentation, formatted by rustfmt (when installed) with
 the target tree's rustfmt.toml and its crate's edition, and unwrapped.
-Without rustfmt the text is used as written, which the recipes' templates keep
+Without rustfmt the text is used as written (the callers say so: a note
+"unformatted" in the plan), which the recipes' templates keep
 rustfmt-clean for typical widths.
 
 rustfmt runs in the target tree, so a toolchain the tree pins is used; where
@@ -30,34 +31,18 @@ def _config_args(root: Path | None) -> list[str]:
     return []
 
 
-def format_statements(text: str, indent: str, root: Path | None = None, edition: str = "2021") -> str:
-    """`text` (statements, one per line, unindented) formatted at `indent`; lines end with newlines."""
-    depth = len(indent.replace("\t", _INDENT)) // len(_INDENT)
-    plain = "".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
-    rustfmt = shutil.which("rustfmt")
-    if rustfmt is None or depth < 1 or indent != _INDENT * depth:
-        return plain
-    opening = "fn __codemod_wrapper() {\n" + "".join(f"{_INDENT * d}{{\n" for d in range(1, depth))
-    closing = "".join(f"{_INDENT * d}}}\n" for d in range(depth - 1, 0, -1)) + "}\n"
-    body = "".join(f"{_INDENT * depth}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
-    formatted = _rustfmt(rustfmt, opening + body + closing, root, edition)
-    if formatted is None:
-        return plain
-    lines = formatted.split("\n")
-    inner = lines[depth : len(lines) - depth - 1]
-    return "".join(f"{line}\n" for line in inner)
-
-
 def format_statement_groups(groups: list[tuple[str, str]], root: Path | None = None,
-                            edition: str = "2021") -> list[str]:
-    """Each (statements, indent) of `groups` formatted as `format_statements` does, with one
-    rustfmt run for all of them."""
+                            edition: str = "2021") -> tuple[list[str], bool]:
+    """Each (statements, indent) of `groups` (statements one per line, unindented) formatted at
+    its indent, lines ending with newlines, with one rustfmt run for all of them; and whether
+    rustfmt ran. When it did not (not installed, it rejected the text, or an indent is not a
+    multiple of four spaces) the statements are returned as written, indented."""
     plain = ["".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
              for text, indent in groups]
     depths = [len(indent.replace("\t", _INDENT)) // len(_INDENT) for _, indent in groups]
     rustfmt = shutil.which("rustfmt")
     if rustfmt is None or any(d < 1 or indent != _INDENT * d for d, (_, indent) in zip(depths, groups)):
-        return plain
+        return plain, False
     wrapped = ""
     for index, ((text, _), depth) in enumerate(zip(groups, depths)):
         opening = f"fn __codemod_wrapper_{index}() {{\n" + "".join(f"{_INDENT * d}{{\n" for d in range(1, depth))
@@ -66,14 +51,14 @@ def format_statement_groups(groups: list[tuple[str, str]], root: Path | None = N
         wrapped += ("\n" if index else "") + opening + body + closing
     formatted = _rustfmt(rustfmt, wrapped, root, edition)
     if formatted is None:
-        return plain
+        return plain, False
     lines = formatted.split("\n")
     found = []
     for index, depth in enumerate(depths):
         start = lines.index(f"fn __codemod_wrapper_{index}() {{")
         end = lines.index("}", start)
         found.append("".join(f"{line}\n" for line in lines[start + depth : end - depth + 1]))
-    return found
+    return found, True
 
 
 def format_item(text: str, indent: str, root: Path | None = None, edition: str = "2021") -> str | None:

@@ -43,7 +43,7 @@ _TEST_ATTRIBUTES = {"test", "tokio::test", "rstest"}
 class RustItem:
     """One Rust item located in a file.
 
-    `path` is the module path inside the file (e.g. ("tests",) or ("ffi",));
+    `module_path` is the module path inside the file (e.g. ("tests",) or ("ffi",));
     `kind` is one of the values of _ITEM_KINDS, with "test" for a function
     marked #[test] and "bridge_fn" for an entry of an extern "C++" block inside
     a #[cxx::bridge] module. For impl blocks `name` is the implemented type and
@@ -52,7 +52,7 @@ class RustItem:
 
     kind: str
     name: str
-    path: tuple[str, ...]
+    module_path: tuple[str, ...]
     node: tree_sitter.Node
     start: int
     attributes: tuple[str, ...]
@@ -61,7 +61,7 @@ class RustItem:
 
     @property
     def qualified_name(self) -> str:
-        return "::".join((*self.path, self.name))
+        return "::".join((*self.module_path, self.name))
 
     @property
     def end(self) -> int:
@@ -259,7 +259,7 @@ def _matches_name(item: RustItem, wanted: str) -> bool:
     trailing part of the item's qualified name (`name`, `a::name`).
     """
     parts, anchored = _address(wanted)
-    have = (*item.path, item.name)
+    have = (*item.module_path, item.name)
     return have == parts if anchored else have[-len(parts) :] == parts
 
 
@@ -283,11 +283,11 @@ class DeletedItem:
 
     target: RustTarget
     items: tuple[RustItem, ...]
-    names: tuple[str, ...]
+    removed_names: tuple[str, ...]
 
 
 def delete_rust_items(
-    path: str, source: bytes, targets: list[RustTarget], rule: str = "delete",
+    path: str, source: bytes, targets: list[RustTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
 ) -> tuple[list[Deletion], list[DeletedItem], list[Finding]]:
     """Deletions for the requested items of one Rust file, each with its docs and attributes.
@@ -317,7 +317,7 @@ def delete_rust_items(
             candidates = [_spelled_like(i, target.name) for i in items if i.kind in accepted]
             findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
             continue
-        paths = {i.path for i in chosen}
+        paths = {i.module_path for i in chosen}
         if len(paths) > 1:
             line, col = line_col(source, chosen[1].node.start_byte)
             where = ", ".join("::".join(("crate", *p, chosen[0].name)) for p in sorted(paths))
@@ -329,10 +329,11 @@ def delete_rust_items(
             continue
         if target.kind in _TYPE_KINDS:
             names = {i.name for i in chosen}
-            chosen += [i for i in items if i.kind == "impl" and i.name in names and i.path == chosen[0].path]
+            chosen += [i for i in items
+                       if i.kind == "impl" and i.name in names and i.module_path == chosen[0].module_path]
         for item in chosen:
             start, end = whole_lines(source, item.start, item.end, (b"//",))
-            deletions.append(Deletion(start, end, f"{rule}:{target.kind}:{target.name}"))
+            deletions.append(Deletion(start, end, f"{origin}:{target.kind}:{target.name}"))
         visible = tuple(dict.fromkeys(n for i in chosen if i.kind != "impl" for n in i.visible_names))
         resolved.append(DeletedItem(target, tuple(chosen), visible))
     return deletions, resolved, findings

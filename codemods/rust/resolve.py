@@ -1260,8 +1260,8 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
                 continue
             container = item.node.parent.parent if item.node.parent is not None else None
             in_impl = container is not None and container.type in ("impl_item", "trait_item")
-            owner = item.path[-1] if in_impl and item.path else None
-            module = item.path[:-1] if owner else item.path
+            owner = item.module_path[-1] if in_impl and item.module_path else None
+            module = item.module_path[:-1] if owner else item.module_path
             # Bridge entries, trait methods and trait impl methods are as visible as their trait.
             public = item.kind == "bridge_fn" or in_impl and (
                 container.type == "trait_item" or container.child_by_field_name("trait") is not None)

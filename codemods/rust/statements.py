@@ -81,11 +81,11 @@ def let_binding(statement: tree_sitter.Node) -> str | None:
     return None
 
 
-def statement_deletion(source: bytes, statement: tree_sitter.Node, rule: str) -> Deletion:
+def statement_deletion(source: bytes, statement: tree_sitter.Node, origin: str) -> Deletion:
     """Delete a statement with the comments directly above it, as whole lines."""
     start, _ = leading_trivia(source, statement)
     start, end = whole_lines(source, start, statement.end_byte, (b"//",))
-    return Deletion(start, end, rule)
+    return Deletion(start, end, origin)
 
 
 def line_indent(source: bytes, offset: int) -> str:

@@ -268,3 +268,37 @@ def test_unreadable_target(tree: Path, tmp_path: Path, monkeypatch) -> None:
     assert "src/b.rs: cannot be read (Permission denied); the recipe needs it" in lines
     monkeypatch.undo()
     assert snapshot(tree) == BEFORE
+
+
+def test_recipe_parameters_are_loaded_before_planning_and_steps_read_them_typed(tree: Path) -> None:
+    from codemods import plan_recipe
+    from codemods.recipes import Parameter, Recipe, RecipeInputError, StepResult
+
+    seen = []
+
+    def limit(value: object) -> int:
+        if not str(value).isdigit():
+            raise RecipeInputError(f"--limit must be a whole number, not {value!r}")
+        return int(str(value))
+
+    def step(workspace) -> StepResult:
+        seen.append(workspace.options["limit"])
+        return StepResult()
+
+    recipe = Recipe(id="typed", summary="", steps=(step,), check_scope=("src",),
+                    parameters=(Parameter("limit", missing="recipe typed needs --limit N", load=limit),))
+    assert recipe.parameter_names == ("limit",)
+    for options, message in (({}, "recipe typed needs --limit N"),
+                             ({"limit": "x"}, "--limit must be a whole number, not 'x'")):
+        plan = plan_recipe(tree, recipe, options=options)
+        assert [(f.code, f.message) for f in plan.findings] == [("usage-error", message)]
+    assert not seen
+    plan_recipe(tree, recipe, options={"limit": "3"})
+    assert seen == [3]
+
+    def writes_an_option(workspace) -> StepResult:
+        workspace.options["x"] = 1
+        return StepResult()
+
+    with pytest.raises(TypeError):
+        plan_recipe(tree, Recipe(id="r", summary="", steps=(writes_an_option,), check_scope=("src",)))

@@ -60,3 +60,57 @@ def test_missing_python_target_blocks_with_the_closest_names():
     assert result == source
     assert [(f.code, f.message) for f in findings] == [
         ("no-such-item", "no item Frob.goen of kind function in t.py; did you mean Frob.gone?")]
+
+
+def _python_edits(source: str, targets: list[tuple[str, str]]):
+    from textwrap import dedent
+
+    from codemods._splice import conflicts, splice
+    from codemods.python.items import PythonTarget, delete_python_items
+
+    before = dedent(source).lstrip("\n").encode()
+    edits, _, findings = delete_python_items("t.py", before, [PythonTarget(k, n) for k, n in targets])
+    assert not findings and not conflicts(edits, before)
+    return before, edits, splice(before, edits).decode()
+
+
+def test_each_deleted_definition_is_its_own_byte_range_edit():
+    before, edits, after = _python_edits("""
+        import os
+
+
+        # About a.
+        def a():
+            return 1
+
+
+        def keep():
+            # a comment another rule may reword
+            return 2
+
+
+        @dec
+        def b():
+            return 3
+        """, [("function", "a"), ("function", "b")])
+    assert len(edits) == 2 and all(e.end - e.start < len(before) // 2 for e in edits)
+    assert after == "import os\n\n\ndef keep():\n    # a comment another rule may reword\n    return 2\n"
+    comment = before.index(b"a comment")
+    assert all(not (e.start <= comment < e.end) for e in edits)
+
+
+def test_nested_targets_give_one_edit():
+    _, edits, after = _python_edits("""
+        import os
+
+
+        class Frob:
+            def gone(self):
+                return 2
+
+
+        def keep():
+            return 1
+        """, [("class", "Frob"), ("function", "Frob.gone")])
+    assert len(edits) == 1
+    assert after == "import os\n\n\ndef keep():\n    return 1\n"

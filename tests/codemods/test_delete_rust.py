@@ -264,7 +264,7 @@ def test_bridge_entry_reports_its_rust_name_as_a_visible_name():
         """
     )
     _, resolved, _ = delete_rust_items("t.rs", source, [RustTarget("bridge_fn", "ffi::frob")])
-    assert resolved[0].names == ("frob", "frob_rs")
+    assert resolved[0].removed_names == ("frob", "frob_rs")
 
 
 def test_plain_comment_directly_above_belongs_to_item_but_not_across_blank_line():

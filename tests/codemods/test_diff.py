@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codemods._apply import splice
+from codemods._splice import splice
 from codemods._diff import unified_diff
 from codemods._edit import Edit
 

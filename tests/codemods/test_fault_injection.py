@@ -11,6 +11,7 @@ needs it) and that the next `codemod apply` recovers and finishes.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import signal
@@ -324,3 +325,39 @@ def test_recovery_refuses_to_touch_a_file_edited_after_the_kill(tree: Path, tmp_
     assert {p: d for p, d in snapshot(tree).items() if p in TARGETS} == {p: d for p, d in edited.items()
                                                                           if p in TARGETS}
     assert (journal / "before/000000").read_bytes() == BEFORE["src/a.rs"]
+
+
+def test_the_library_entry_recovers_a_killed_run_then_writes(tree: Path, tmp_path: Path) -> None:
+    from codemods import apply_recipe
+
+    script = tmp_path / "child.py"
+    script.write_text(_CHILD.format(repo=str(REPO), tests=str(REPO / "tests")))
+    child = subprocess.run([sys.executable, str(script), str(tree), "file", "2"], capture_output=True, timeout=120)
+    assert child.returncode == -signal.SIGKILL
+    dry = apply_recipe(tree, RECIPE, dry_run=True)
+    assert dry.recovery is not None and dry.recovery.startswith(f"note: {JOURNAL_DIR}/ is left")
+    assert not dry.written and (tree / JOURNAL_DIR).exists()
+    run = apply_recipe(tree, RECIPE)
+    assert run.recovery == ("recovered: an interrupted codemod run had written 2 of 3 file(s) of its plan; "
+                            "restored src/a.rs, src/b.rs to their original bytes")
+    assert run.written and not run.blocking and run.error is None
+    assert snapshot(tree) == AFTER
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        run.written = False  # type: ignore[misc]
+    again = apply_recipe(tree, RECIPE)
+    assert again.plan is not None and not again.plan.changes and not again.written
+
+
+def test_write_plan_recovers_first_and_refuses_a_plan_made_before(tree: Path, tmp_path: Path) -> None:
+    from codemods import WriteRefused, write_plan
+
+    script = tmp_path / "child.py"
+    script.write_text(_CHILD.format(repo=str(REPO), tests=str(REPO / "tests")))
+    subprocess.run([sys.executable, str(script), str(tree), "file", "2"], capture_output=True, timeout=120)
+    stale = plan_recipe(tree, RECIPE)
+    with pytest.raises(WriteRefused) as refused:
+        write_plan(stale)
+    assert {f.code for f in refused.value.findings} == {"stale-plan"}
+    assert not (tree / JOURNAL_DIR).exists() and snapshot(tree) == BEFORE
+    write_plan(plan_recipe(tree, RECIPE))
+    assert snapshot(tree) == AFTER

@@ -180,3 +180,25 @@ def test_a_helper_the_bridge_cannot_serve_is_refused(tmp_path: Path) -> None:
         "src/lib.rs: dense_reference_decode_attention: calls ffi::repeat, but the bridge declares no `repeat` "
         "in this tree's #[cxx::bridge]; the helper is not generated",
     ]
+
+
+def test_without_rustfmt_the_plan_says_the_helper_calls_are_unformatted(tmp_path: Path, monkeypatch) -> None:
+    import codemods.rust.format as format_module
+
+    body = """
+        let lens = [9i32];
+        let meta = crate::cache::DecodeMetadata::from_visible_lengths(&lens, 4).unwrap();
+        let ks = vec![refs[0].as_ref().unwrap() as *const MlxArray];
+        let vs = vec![vals[0].as_ref().unwrap() as *const MlxArray];
+        let expected = crate::layers::dense_fallback(&q, &ks, &vs, &meta, scale).unwrap();
+        check(&expected, lens.len());
+    """
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    formatted = plan_recipe(tree(tmp_path / "a", body), RECIPE)
+    assert "unformatted" not in {f.code for f in formatted.findings}
+    monkeypatch.setattr(format_module.shutil, "which", lambda name: None)
+    plan = plan_recipe(tree(tmp_path / "b", body), RECIPE)
+    assert not plan.blocking and plan.changes
+    notes = [f for f in plan.findings if f.code == "unformatted"]
+    assert [(f.path, f.severity) for f in notes] == [(TESTS_RS, "note")]

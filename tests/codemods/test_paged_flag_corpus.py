@@ -67,7 +67,7 @@ def _without_method(source: bytes, wrapper: str, method: str) -> bytes:
     """The file with `method` of the trait impl for `wrapper` (docs included) cut out."""
     items = rust_items(source, parse(source, RUST))
     impl = next(i for i in items if i.kind == "impl" and i.name == wrapper and i.trait is not None)
-    (found,) = [i for i in items if i.kind == "fn" and i.name == method and i.path[-1:] == (wrapper,)
+    (found,) = [i for i in items if i.kind == "fn" and i.name == method and i.module_path[-1:] == (wrapper,)
                 and impl.node.start_byte <= i.node.start_byte < impl.node.end_byte]  # fmt: skip
     start, _ = leading_trivia(source, found.node)
     return source[:start] + source[found.node.end_byte :]

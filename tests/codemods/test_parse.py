@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codemods._apply import splice
+from codemods._splice import splice
 from codemods._edit import Edit
 from codemods._parse import RUST, _parser, parse, reparse
 

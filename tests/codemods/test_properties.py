@@ -35,7 +35,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemods._apply import splice, write_changes
+from codemods._apply import write_changes
+from codemods._splice import splice
 from codemods._parse import CPP, RUST, error_nodes, parse
 from codemods._plan import plan_recipe
 from codemods._spans import deletion_edits

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods._apply import FileChange, TreeLocked, WriteRefused, line_ending, with_line_endings_of, write_changes
+from codemods._apply import TreeLocked, WriteRefused, write_changes
+from codemods._splice import FileChange, line_ending, with_line_endings_of
 from codemods._edit import Edit
 from codemods._journal import JOURNAL_DIR, LOCK_FILE, tree_lock
 from codemods._plan import plan_recipe
@@ -144,9 +145,13 @@ def test_crlf_file_stays_crlf_including_inserted_and_reworded_text(tmp_path: Pat
     )
     plan = plan_recipe(root, recipe)
     assert not plan.blocking, plan.blocking
+    assert plan.crlf_files == ("src/lib.rs",)
+    assert all(b"\n" not in e.replacement.replace(b"\r\n", b"") for e in plan.changes[0].edits)
     write_changes(root, list(plan.changes))
     assert (root / "src/lib.rs").read_bytes() == (
         b"// One route.\r\n\r\nfn keep() {}\r\n\r\nfn added() {\r\n    keep();\r\n}\r\n\r\nfn last() {}\r\n")
+    lf = plan_recipe(make_tree(tmp_path / "lf", {"src/lib.rs": before.replace(b"\r\n", b"\n")}), recipe)
+    assert lf.changes and lf.crlf_files == ()
 
 
 def test_inserted_text_is_converted_only_where_it_differs_from_what_it_replaces() -> None:

@@ -1,0 +1,57 @@
+"""Which codemods modules may import which: the planner never imports the writer, and the
+recipes recognise code by structure, never by regular expressions over its text."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "codemods"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module `path` imports (relative imports resolved against the codemods package)."""
+    package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            found.add(module)
+            found |= {f"{module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def test_the_planner_does_not_import_the_writer() -> None:
+    for name in ("_plan.py", "_references.py", "pattern.py"):
+        assert "codemods._apply" not in _imported_modules(PACKAGE / name), name
+
+
+def test_no_recipe_module_uses_regular_expressions() -> None:
+    for path in sorted((PACKAGE / "recipes").glob("*.py")):
+        assert "re" not in _imported_modules(path), path.name
+
+
+def test_the_language_registry_is_the_one_place_languages_are_described() -> None:
+    from codemods._languages import LANGUAGES, language_for, language_of, parsed_languages
+    from codemods.rust.items import DELETABLE_KINDS
+
+    assert list(LANGUAGES) == ["rust", "cpp", "python"]
+    assert parsed_languages() == ("rust", "cpp")
+    assert set(LANGUAGES["rust"].deletable_kinds) == set(DELETABLE_KINDS)
+    assert [language_of(p) for p in ("a/b.rs", "k.CU", "x.metal", "t.py", "README.md")] == \
+        ["rust", "cpp", "cpp", "python", None]
+    for language in LANGUAGES.values():
+        operations = language.operations
+        for name in ("parse_errors", "identifiers", "delete_items", "item_scopes", "references"):
+            assert callable(getattr(operations, name)), (language.name, name)
+    assert language_for("src/lib.rs") is LANGUAGES["rust"]
+
+
+def test_no_language_ladder_is_left_in_the_planner_or_the_recipe_loader() -> None:
+    for name in ("_plan.py", "_scope.py", "_references.py", "recipes/__init__.py", "_parse.py", "pattern.py"):
+        text = (PACKAGE / name).read_text(encoding="utf-8")
+        for ladder in ("== RUST", "== CPP", "== PYTHON", '== "rust"', '== "cpp"', "in (RUST, CPP)"):
+            assert ladder not in text, (name, ladder)
