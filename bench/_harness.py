@@ -36,6 +36,33 @@ def tool(name: str) -> str:
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "mlxcel-2026-07.tar.xz"
 
+# The packages `codemod` imports from this checkout.
+PACKAGES = (REPO / "codemods", REPO / "interchange")
+_LOAD_AT_START = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+_bytecode = "bytecode as found"
+
+
+def add_bytecode_option(parser) -> None:
+    parser.add_argument("--bytecode", choices=("compiled", "source"), default="compiled",
+                        help="compiled (default): byte-compile the project's packages first, as `pip install` "
+                             "does; source: remove their bytecode and run with PYTHONDONTWRITEBYTECODE=1, so "
+                             "that every run compiles the modules it imports")
+
+
+def prepare_bytecode(mode: str) -> None:
+    """Put the project's packages in the state `mode` names (see add_bytecode_option)."""
+    global _bytecode
+    if mode == "compiled":
+        subprocess.run([tool("python"), "-m", "compileall", "-q", *map(str, PACKAGES)], check=True,
+                       stdout=subprocess.DEVNULL)
+        _bytecode = "packages byte-compiled"
+        return
+    for package in PACKAGES:
+        for cache in sorted(package.rglob("__pycache__")):
+            shutil.rmtree(cache)
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    _bytecode = "packages not byte-compiled (PYTHONDONTWRITEBYTECODE=1)"
+
 
 def ensure_tree(lines: int = 550_000, seed: int = 2230) -> tuple[Path, dict]:
     sys.path.insert(0, str(HERE))
@@ -134,4 +161,5 @@ def _short(arg: str) -> str:
 
 def machine() -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return f"{os.cpu_count()} CPUs, load average {load:.2f}, Python {sys.version.split()[0]}"
+    return (f"{os.cpu_count()} CPUs, load average {_LOAD_AT_START:.2f} before / {load:.2f} after (the bench's "
+            f"own runs included), Python {sys.version.split()[0]}, {_bytecode}")

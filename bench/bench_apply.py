@@ -9,12 +9,16 @@ Per tree, in one run, each a median of several interleaved runs:
 Targets: ratio codemod / ast-grep <= 0.5 on the real tree (issue 14), <= 1.0 on
 the generated one (issue 2).
 
-    python bench/bench_apply.py [--runs N] [--corpus ARCHIVE] [--json] [--profile]
+    python bench/bench_apply.py [--runs N] [--corpus ARCHIVE] [--bytecode compiled|source] [--json] [--profile]
 
 The real tree is ../shared/corpora/mlxcel-2026-07.tar.xz beside the project
 (or --corpus), unpacked into bench/out/corpus/; without it only the generated
 tree is timed. --profile also runs the dry run once in-process under cProfile
 (on the first tree) and prints where the time goes.
+
+The project's packages are byte-compiled first, as `pip install` does (an
+environment with PYTHONDONTWRITEBYTECODE=1 and an editable install would
+otherwise compile every module on every run); --bytecode source times that.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import json
 import subprocess
 import sys
 
-from _harness import REPO, Tree, add_corpus_option, machine, race, tool, trees
+from _harness import REPO, Tree, add_bytecode_option, add_corpus_option, machine, prepare_bytecode, race, tool, trees
 
 FUNCTION = "paged_decode_attention_dense_fallback"
 PATTERN = f"pub fn {FUNCTION}($$$ARGS) -> $RET {{ $$$BODY }}"
@@ -82,9 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     add_corpus_option(parser)
+    add_bytecode_option(parser)
     parser.add_argument("--json", action="store_true", help="One JSON document instead of the table.")
     parser.add_argument("--profile", action="store_true", help="Also profile one dry run in-process.")
     args = parser.parse_args(argv)
+    prepare_bytecode(args.bytecode)
 
     timed = trees(args.corpus)
     rows = []

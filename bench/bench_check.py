@@ -13,11 +13,15 @@ Rows per tree, each a median of several interleaved runs:
 
 Before timing it checks that the check's path:line set equals `rg -n`'s on each tree.
 
-    python bench/bench_check.py [--runs N] [--corpus ARCHIVE] [--json]
+    python bench/bench_check.py [--runs N] [--corpus ARCHIVE] [--bytecode compiled|source] [--json]
 
 The real tree is ../shared/corpora/mlxcel-2026-07.tar.xz beside the project
 (or --corpus), unpacked into bench/out/corpus/; without it only the
 generated tree is timed.
+
+The project's packages are byte-compiled first, as `pip install` does (an
+environment with PYTHONDONTWRITEBYTECODE=1 and an editable install would
+otherwise compile every module on every run); --bytecode source times that.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ import shlex
 import subprocess
 import sys
 
-from _harness import OUT, VENV_BIN, Tree, add_corpus_option, machine, race, tool, trees
+from _harness import (OUT, Tree, VENV_BIN, add_bytecode_option, add_corpus_option, machine, prepare_bytecode, race,
+                      tool, trees)
 
 RECIPE = "paged-compat-removal"
 IDENTIFIER_KINDS = ("identifier", "type_identifier", "field_identifier")
@@ -122,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     add_corpus_option(parser)
+    add_bytecode_option(parser)
     parser.add_argument("--json", action="store_true", help="One JSON document instead of the table.")
     args = parser.parse_args(argv)
+    prepare_bytecode(args.bytecode)
 
     timed = trees(args.corpus)
     sys.path.insert(0, str(VENV_BIN.parent.parent))

@@ -15,10 +15,11 @@ from typing import Callable
 from ._splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from ._edit import Edit, Finding, line_col
 from ._files import FileSearch, rg_installed, start_files_matching, start_files_with_words
+from ._fork import Worker
 from ._languages import LANGUAGES, language_for, language_of, parsed_languages
 from ._parse import parse, reparse
 from ._references import DANGLING, DeletedNames, dangling_references
-from ._reword import already_reworded, reword_phrase, reword_sentences, rule_blocks
+from ._reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
 from ._scope import item_scopes
 from .pattern import Pattern, PatternError, Rewrite
 from .mentions import CODE, COMMENT, STRING, compile_pattern, mentions_in_source
@@ -119,15 +120,84 @@ def _already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bo
     return no_code_mention_left
 
 
-def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[StepResult, DeletedNames]:
-    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`."""
+def _targets_by_file(recipe: Recipe) -> dict[str, list]:
     by_file: dict[str, list] = {}
     for target in recipe.deletions:
         by_file.setdefault(target.path, []).append(target)
+    return by_file
+
+
+def _delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> tuple[list[Edit], DeletedNames,
+                                                                                      list[Finding]]:
+    """One file's `[[delete]]` targets, each by its language's `delete_items`: the edits, what
+    they delete, and the findings."""
+    absent = _already_absent(recipe, path, source)
     edits: list[Edit] = []
     deleted = DeletedNames()
     findings: list[Finding] = []
-    origin = recipe.id
+    for name, language in LANGUAGES.items():
+        wanted = [t for t in targets if t.language == name]
+        if wanted:
+            found, notes = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
+            edits += found
+            findings += notes
+    return edits, deleted, findings
+
+
+# The files a plan deletes from in the languages other than its main one go to a forked
+# process (`_fork`) when they are this big together: their parse then runs beside the
+# others' on the other CPU.
+FORK_BYTES = 64 * 1024
+
+
+def _forked_paths(workspace: Workspace, recipe: Recipe) -> list[str]:
+    """The files whose deletions and parse checks a child process takes (see FORK_BYTES): those
+    whose targets are all of one language other than the one with the most bytes to delete
+    from (its files are the ones the recipe's steps and rules read too, in mlxcel's C++ bridge
+    and Rust crate: the Rust files)."""
+    by_file = _targets_by_file(recipe)
+    sources = {path: workspace.read(path) for path in by_file}
+    languages = {p: {t.language for t in targets} for p, targets in by_file.items() if sources[p] is not None}
+    sizes: dict[str, int] = {}
+    for path, names in languages.items():
+        if len(names) == 1:
+            name = next(iter(names))
+            sizes[name] = sizes.get(name, 0) + len(sources[path])
+    if len(sizes) < 2:
+        return []
+    kept = max(sizes, key=lambda name: sizes[name])
+    forked = [p for p, names in languages.items() if len(names) == 1 and kept not in names]
+    return forked if sum(len(sources[p]) for p in forked) >= FORK_BYTES else []
+
+
+def _start_worker(workspace: Workspace, recipe: Recipe, forked: list[str]) -> Worker:
+    """A child process deleting from the `forked` files, and later checking their parse
+    errors, while this process works on the rest."""
+    by_file = _targets_by_file(recipe)
+    sources = {path: workspace.read(path) for path in forked}
+
+    def delete(path: str) -> Callable[[], object]:
+        return lambda: _delete_in_file(recipe, path, sources[path], by_file[path])
+
+    def parse_errors(request: tuple[str, list[Edit]]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        path, edits = request
+        source = workspace.read(path)
+        return _parse_errors(path, source), _parse_errors(path, splice(source, edits), (source, edits))
+
+    return Worker([(("delete", p), delete(p)) for p in forked], parse_errors)
+
+
+def _delete_items(workspace: Workspace, recipe: Recipe, worker: Worker | None) -> tuple[StepResult, DeletedNames]:
+    """The recipe's `[[delete]]` targets, file by file (the `worker`'s files by the child)."""
+    by_file = _targets_by_file(recipe)
+    done = {}
+    for path, targets in by_file.items():
+        source = workspace.read(path)
+        if source is not None and (worker is None or not worker.owns(("delete", path))):
+            done[path] = _delete_in_file(recipe, path, source, targets)
+    edits: list[Edit] = []
+    deleted = DeletedNames()
+    findings: list[Finding] = []
     for path, targets in by_file.items():
         source = workspace.read(path)
         if source is None:
@@ -135,13 +205,16 @@ def _delete_items(workspace: Workspace, recipe: Recipe) -> tuple[StepResult, Del
                                     f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                     severity="note"))
             continue
-        absent = _already_absent(recipe, path, source)
-        for name, language in LANGUAGES.items():
-            wanted = [t for t in targets if t.language == name]
-            if wanted:
-                found, notes = language.operations.delete_items(path, source, wanted, origin, absent, deleted)
-                edits += found
-                findings += notes
+        if path in done:
+            file_edits, file_deleted, notes = done[path]
+        else:
+            file_edits, file_deleted, notes = worker.result(
+                ("delete", path), lambda: _delete_in_file(recipe, path, source, targets))
+        edits += file_edits
+        deleted.rust += file_deleted.rust
+        deleted.cpp += file_deleted.cpp
+        deleted.python += file_deleted.python
+        findings += notes
     return StepResult(tuple(edits), tuple(findings)), deleted
 
 
@@ -166,7 +239,7 @@ def _reword(workspace: Workspace, recipe: Recipe) -> StepResult:
             trees[rewording.path] = parse(source, language)
         blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
         if blocks is None:
-            if already_reworded(rule_blocks(language, source, trees[rewording.path], None), rewording.replace):
+            if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
                 continue
             findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
                                     f"rewording rule did not match: no item {rewording.item}", severity="note"))
@@ -266,6 +339,46 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     return None
 
 
+def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, worker: Worker | None,
+                asked: list[Edit] | None) -> tuple[list[Finding], FileChange | None, bool]:
+    """Whether the planned edits of one file may be written: the findings that say why not,
+    else the change (None also when the edits change nothing); and whether the edits were
+    converted to the file's CRLF line endings. `worker` was `asked` about the file's parse
+    errors for those edits."""
+    edits = workspace.edits[path]
+    source = workspace.read(path)
+    if source is None or not edits:
+        return [], None, False
+    if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
+        return [Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it")], None, False
+    refusal = _unwritable_target(root, path, source)
+    if refusal is not None:
+        return [refusal], None, False
+    overlaps = conflicts(edits, source)
+    if overlaps:
+        return overlaps, None, False
+    as_written = with_line_endings_of(source, edits)
+    crlf = as_written != edits
+    edits = as_written
+    checked = worker.result(("errors", path), lambda: None) if worker is not None and asked == edits else None
+    errors_before = _parse_errors(path, source) if checked is None else checked[0]
+    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
+    if broken:
+        line, col = line_col(source, errors_before[0][0])
+        return [Finding(path, line, col, "unparseable-target",
+                        "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
+    result = splice(source, edits)
+    errors_after = _parse_errors(path, result, (source, edits)) if checked is None else checked[1]
+    if len(errors_after) > len(errors_before):
+        original = map_offset(edits, errors_after[0][0])
+        line, col = line_col(source, original)
+        return [Finding(path, line, col, "parse-regression",
+                        "the edited file would not parse (new syntax error near here); not edited")], None, crlf
+    if result == source:
+        return [], None, crlf
+    return [], FileChange(path, source, result, tuple(edits)), crlf
+
+
 def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
     """Why `recipe` cannot be planned on `root` with `options` at all (None if it can).
 
@@ -318,7 +431,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 workspace.edits.setdefault(edit.path, []).append(edit)
             findings.extend(result.findings)
 
-        deletions, deleted = _delete_items(workspace, recipe)
+        forked = _forked_paths(workspace, recipe)
+        worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
+        deletions, deleted = _delete_items(workspace, recipe, worker)
         take(deletions)
         searched = deleted.all_names()
         referring = [searches.enter_context(start_files_with_words(root, searched))]
@@ -339,45 +454,24 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
 
+        # The child checks its files' parse errors meanwhile, for the edits as they will be written;
+        # this process checks the child's files last, and takes the results in path order.
+        asked = {}
+        for path in forked:
+            if workspace.edits.get(path):
+                asked[path] = with_line_endings_of(workspace.read(path), workspace.edits[path])
+                worker.ask(("errors", path), (path, asked[path]))
+        checks = {path: _check_file(root, recipe, workspace, path, worker if path in asked else None, asked.get(path))
+                  for path in sorted(workspace.edits, key=lambda p: (p in asked, p))}
         written: dict[str, FileChange] = {}
         crlf: list[str] = []
-        for path in sorted(workspace.edits):
-            edits = workspace.edits[path]
-            source = workspace.read(path)
-            if source is None or not edits:
-                continue
-            if any(path == p or path.startswith(p.rstrip("/") + "/") for p in recipe.protected):
-                findings.append(Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it"))
-                continue
-            refusal = _unwritable_target(root, path, source)
-            if refusal is not None:
-                findings.append(refusal)
-                continue
-            overlaps = conflicts(edits, source)
-            if overlaps:
-                findings += overlaps
-                continue
-            as_written = with_line_endings_of(source, edits)
-            if as_written != edits:
+        for path in sorted(checks):
+            file_findings, change, converted = checks[path]
+            findings += file_findings
+            if converted:
                 crlf.append(path)
-            edits = as_written
-            errors_before = _parse_errors(path, source)
-            broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
-            if broken:
-                line, col = line_col(source, errors_before[0][0])
-                findings.append(Finding(path, line, col, "unparseable-target",
-                                        "the file does not parse where the recipe edits it (parse error here); not edited"))
-                continue
-            result = splice(source, edits)
-            errors_after = _parse_errors(path, result, (source, edits))
-            if len(errors_after) > len(errors_before):
-                original = map_offset(edits, errors_after[0][0])
-                line, col = line_col(source, original)
-                findings.append(Finding(path, line, col, "parse-regression",
-                                        "the edited file would not parse (new syntax error near here); not edited"))
-                continue
-            if result != source:
-                written[path] = FileChange(path, source, result, tuple(edits))
+            if change is not None:
+                written[path] = change
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
         dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,

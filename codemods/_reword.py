@@ -11,13 +11,12 @@ that changed. A rule that finds nothing is reported, never raised.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import tree_sitter
 
-from ._parse import CPP, RUST, captures, once_per_tree
+from ._parse import CPP, RUST, once_per_tree, query
 from ._scope import item_scopes
 from ._spans import starts_own_line
 
@@ -63,27 +62,33 @@ def _marker(text: str) -> str | None:
     return next((m for m in _MARKERS if text.startswith(m)), None)
 
 
-def _sorted_comments(language: str) -> Callable[[bytes, tree_sitter.Tree],
-                                                tuple[list[int], list[tree_sitter.Node]]]:
-    def comments(source: bytes, tree: tree_sitter.Tree) -> tuple[list[int], list[tree_sitter.Node]]:
-        nodes = sorted(captures(language, _COMMENT_QUERY[language], tree.root_node).get("comment", []),
-                       key=lambda n: n.start_byte)
-        return [n.start_byte for n in nodes], nodes
+def _sorted_comments(language: str) -> Callable[[bytes, tree_sitter.Tree], list[tree_sitter.Node]]:
+    def comments(source: bytes, tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
+        return _comment_nodes(language, tree, 0, len(source))
 
     return once_per_tree(comments)
 
 
-# The comment nodes of a tree (and their starts), in order: each rewording rule reads the
-# same file's comments, most of them only those of one item.
+def _comment_nodes(language: str, tree: tree_sitter.Tree, start: int, end: int) -> list[tree_sitter.Node]:
+    """The comment nodes that overlap [start, end), in order."""
+    cursor = tree_sitter.QueryCursor(query(language, _COMMENT_QUERY[language]))
+    cursor.set_byte_range(start, end)
+    return sorted(cursor.captures(tree.root_node).get("comment", []), key=lambda n: n.start_byte)
+
+
+# The comment nodes of a whole tree, in order: rules that are not scoped to an item read
+# the whole file's comments, and share them.
 _COMMENTS = {language: _sorted_comments(language) for language in _COMMENT_QUERY}
 
 
 def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: int = 0,
                    end: int | None = None) -> list[CommentBlock]:
-    """The line-comment blocks that lie within [start, end) of a file."""
+    """The line-comment blocks that lie within [start, end) of a file.
+
+    A rule scoped to an item reads the comments of that item's bytes alone."""
     end = len(source) if end is None else end
-    starts, comments = _COMMENTS[language](source, tree)
-    nodes = comments[bisect_left(starts, start) : bisect_left(starts, end)]
+    nodes = _COMMENTS[language](source, tree) if (start, end) == (0, len(source)) else \
+        _comment_nodes(language, tree, start, end)
     blocks: list[list[_Line]] = []
     previous: tuple[int, str, str] | None = None
     for node in nodes:
@@ -293,3 +298,15 @@ def already_reworded(blocks: list[CommentBlock], replacement: str) -> bool:
     """Whether one of the blocks already says `replacement` (a rule applied by an earlier run)."""
     wanted = " ".join(_normalised(replacement))
     return bool(wanted) and any(wanted in block.prose for block in blocks)
+
+
+def reworded_in_file(language: str, source: bytes, tree: tree_sitter.Tree, replacement: str) -> bool:
+    """Whether a comment block anywhere in the file already says `replacement`.
+
+    Each word of it is then in the file's bytes (a block's prose is its comments' words,
+    decoded), so a file that lacks one is answered without reading its comments.
+    """
+    words = _normalised(replacement)
+    if "\ufffd" not in replacement and not all(word.encode("utf-8") in source for word in words):
+        return False
+    return already_reworded(rule_blocks(language, source, tree, None), replacement)

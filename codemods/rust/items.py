@@ -75,19 +75,12 @@ class RustItem:
         return (self.name,)
 
 
-def _has_marker(node: tree_sitter.Node, marker: str) -> bool:
-    return node.type in ("line_comment", "block_comment") and any(c.type == marker for c in node.children)
+_DOC_MARKERS = ("outer_doc_comment_marker", "inner_doc_comment_marker")
 
 
-def _attaches_to_next(node: tree_sitter.Node) -> bool:
-    """Whether `node` is part of the item after it: an outer attribute or an outer doc comment."""
-    return node.type == "attribute_item" or _has_marker(node, "outer_doc_comment_marker")
-
-
-def _is_plain_comment(node: tree_sitter.Node) -> bool:
-    return (node.type in ("line_comment", "block_comment")
-            and not _has_marker(node, "outer_doc_comment_marker")
-            and not _has_marker(node, "inner_doc_comment_marker"))
+def _doc_marker(comment: tree_sitter.Node) -> str | None:
+    """The doc-comment marker node type of a comment node (None: a plain comment)."""
+    return next((c.type for c in comment.children if c.type in _DOC_MARKERS), None)
 
 
 def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tree_sitter.Node]]:
@@ -107,12 +100,14 @@ def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tre
     comments_above: list[tree_sitter.Node] = []  # plain comments above `first`, nearest first
     prev = node.prev_sibling
     while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
-        if _attaches_to_next(prev):
+        # An outer attribute or outer doc comment is part of the item after it.
+        marker = None if prev.type == "attribute_item" else _doc_marker(prev)
+        if prev.type == "attribute_item" or marker == "outer_doc_comment_marker":
             if prev.type == "attribute_item":
                 attributes.append(prev)
             first = prev
             comments_above = []
-        elif _is_plain_comment(prev):
+        elif marker is None:
             comments_above.append(prev)
         else:
             break

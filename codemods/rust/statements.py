@@ -6,8 +6,6 @@ bindings that fed it, the parts of a test that exercise removed code).
 
 from __future__ import annotations
 
-from bisect import bisect_left
-
 import tree_sitter
 
 from .._parse import RUST, captures
@@ -44,35 +42,15 @@ def statements(block: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 # Identifier-like nodes, macro token trees included.
 _IDENTIFIER_QUERY = "[(identifier) (type_identifier) (field_identifier)] @name"
-# A file's identifiers, in order, by its root node (which keeps its tree alive): the
-# recipes ask for the names each test body uses, one body at a time.
-_FILE_IDENTIFIERS: dict[int, tuple[tree_sitter.Node, list[int], list[tree_sitter.Node]]] = {}
-_FILES_KEPT = 16
-
-
-def _file_identifiers(root: tree_sitter.Node) -> tuple[list[int], list[tree_sitter.Node]]:
-    hit = _FILE_IDENTIFIERS.get(root.id)
-    if hit is not None and hit[0] == root:
-        return hit[1], hit[2]
-    found = sorted(captures(RUST, _IDENTIFIER_QUERY, root).get("name", []), key=lambda n: n.start_byte)
-    starts = [n.start_byte for n in found]
-    if len(_FILE_IDENTIFIERS) >= _FILES_KEPT:
-        del _FILE_IDENTIFIERS[next(iter(_FILE_IDENTIFIERS))]
-    _FILE_IDENTIFIERS[root.id] = (root, starts, found)
-    return starts, found
 
 
 def identifiers(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """Every identifier-like node in a subtree (macro token trees included), in source order.
 
-    The whole file's identifiers are found once, by a query (tree-sitter's C
-    code), and each subtree takes its slice of them.
+    A query (tree-sitter's C code) over the subtree alone: the recipes ask for the
+    names of a few function bodies of files of thousands of lines.
     """
-    root = node
-    while root.parent is not None:
-        root = root.parent
-    starts, found = _file_identifiers(root)
-    return found[bisect_left(starts, node.start_byte) : bisect_left(starts, node.end_byte)]
+    return sorted(captures(RUST, _IDENTIFIER_QUERY, node).get("name", []), key=lambda n: n.start_byte)
 
 
 def names_used(node: tree_sitter.Node) -> set[str]:
