@@ -34,6 +34,7 @@ from typing import Callable
 
 import tree_sitter
 
+from .._files import whole_words
 from .._edit import line_col
 from .._resolution import DEFINITE, POSSIBLE, Reference
 from .._parse import RUST, parse
@@ -596,8 +597,7 @@ class RustResolver:
                 by_name.setdefault(target.name, []).append(target)
         if not by_name:
             return []
-        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(by_name)) + rb")\b")
-        hits = list(pattern.finditer(source))
+        hits = list(whole_words(sorted(by_name)).finditer(source))
         if not hits:
             return []
         instances = self.crates.instances(path)
