@@ -32,7 +32,6 @@ from _harness import OUT, VENV_BIN, Tree, add_corpus_option, machine, race, tool
 
 RECIPE = "paged-compat-removal"
 IDENTIFIER_KINDS = ("identifier", "type_identifier", "field_identifier")
-CLEAN_FILES = 10
 # (ratio vs ast-grep scan, ratio vs the rg | ast-grep pipeline) per tree.
 TARGETS = {"real (corpus)": (0.12, 1.2), "generated": (0.25, 2.0)}
 
