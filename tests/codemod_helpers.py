@@ -14,8 +14,13 @@ from codemods.python.items import PythonTarget, delete_python_items
 from codemods.rust.items import RustTarget, delete_rust_items
 
 
+def dedent_text(text: str) -> str:
+    """An inline test source: `text` dedented, its leading newlines dropped."""
+    return textwrap.dedent(text).lstrip("\n")
+
+
 def dedent(text: str) -> bytes:
-    return textwrap.dedent(text).lstrip("\n").encode()
+    return dedent_text(text).encode()
 
 
 def run_deletion(language: str, before: bytes, targets: list[tuple[str, str]]):
