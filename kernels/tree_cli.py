@@ -41,10 +41,6 @@ def run_tree(
         kernels = select_instances(find_tree_kernels(root), instance)
         if show_kernel:
             return _show(kernels, config, root, as_json)
-        import torch
-
-        if not torch.cuda.is_available():
-            return _usage_error("--device cuda needs a CUDA device and a CUDA build of torch (--show-kernel needs neither)")
         from kernels.tree_diff import render_tree_report, tree_reports
 
         reports = tree_reports(kernels, (config,))
