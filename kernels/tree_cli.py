@@ -7,11 +7,9 @@ from pathlib import Path
 
 import click
 
+from codemods._cli_errors import EXIT_USAGE
 from kernels._shapes import UpdateConfig
-
-EXIT_OK = 0
-EXIT_DIFFERS = 1
-EXIT_USAGE = 2
+from kernels.cli import EXIT_DIFFERS, EXIT_OK
 
 
 def _usage_error(message: str) -> int:
