@@ -37,7 +37,6 @@ from _harness import (OUT, Tree, VENV_BIN, add_bytecode_option, add_corpus_optio
 
 RECIPE = "paged-compat-removal"
 IDENTIFIER_KINDS = ("identifier", "type_identifier", "field_identifier")
-CLEAN_FILES = 10
 # (ratio vs ast-grep scan, ratio vs the rg | ast-grep pipeline) per tree.
 TARGETS = {"real (corpus)": (0.12, 1.2), "generated": (0.25, 2.0)}
 

@@ -205,8 +205,13 @@ def files_with_words(root: Path, words: list[str]) -> list[str]:
         return search.result()
 
 
+def whole_words(words) -> re.Pattern[bytes]:
+    """A bytes regex matching any of `words` as a whole word (rg's `-w` without rg)."""
+    return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
+
+
 def _walk_for_words(root: Path, words: list[str]) -> list[str]:
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
+    pattern = whole_words(words)
     hits = []
     from ._languages import language_of
 

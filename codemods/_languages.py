@@ -1,10 +1,10 @@
 """The language registry: every language the codemods read, by name and by file suffix.
 
 A `Language` is data: its suffixes, its tree-sitter grammar package (None for
-a language not parsed by tree-sitter), the node kinds of its identifiers,
-comments and strings, the item kinds a recipe may delete, its formatter, and
-`operations`, the module that implements what differs per language with one
-interface (see `Operations`). That module is imported on first use, so this
+a language not parsed by tree-sitter), the node kinds of its identifiers and
+comments, the item kinds a recipe may delete, and `operations`, the module
+that implements what differs per language with one interface (see
+`Operations`). That module is imported on first use, so this
 one loads no parser: `codemod check` imports it for the suffixes alone.
 Rust, C++ and Python register here; a new language is one `register` call
 and one operations module.
@@ -48,9 +48,7 @@ class Language:
     grammar: str | None = None
     identifier_kinds: frozenset[str] = frozenset()
     comment_kinds: frozenset[str] = frozenset()
-    string_kinds: frozenset[str] = frozenset()
     deletable_kinds: tuple[str, ...] = ()
-    formatter: str | None = None
 
     @property
     def operations(self) -> ModuleType:
@@ -91,16 +89,13 @@ register(Language(
     RUST, (".rs",), "codemods.rust.language", grammar="tree_sitter_rust",
     identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}),
     comment_kinds=frozenset({"line_comment", "block_comment"}),
-    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal"}),
     deletable_kinds=("fn", "test", "struct", "enum", "type", "trait", "const", "mod", "bridge_fn", "macro"),
-    formatter="rustfmt",
 ))
 register(Language(
     CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
     "codemods.cpp.language", grammar="tree_sitter_cpp",
     identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"}),
     comment_kinds=frozenset({"comment"}),
-    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "system_lib_string"}),
     deletable_kinds=("function", "declaration", "any"),
 ))
 register(Language(

@@ -6,7 +6,7 @@ file is only ever decoded to be printed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache, wraps
 from typing import TypeVar
 
@@ -149,6 +149,15 @@ def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
 def error_count(tree: tree_sitter.Tree) -> int:
     """How many ERROR/MISSING nodes a tree has (0 for a clean parse)."""
     return len(error_nodes(tree))
+
+
+def descendants(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    """`node` and every node below it, in source order (pre-order)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
 
 
 @lru_cache(maxsize=None)

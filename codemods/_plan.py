@@ -18,7 +18,7 @@ from ._files import FileSearch, rg_installed, start_files_matching, start_files_
 from ._fork import Worker
 from ._languages import LANGUAGES, language_for, language_of, parsed_languages
 from ._parse import parse, reparse
-from ._references import DANGLING, DeletedNames, dangling_references
+from ._references import DANGLING, DeletedNames, dangling_references, planned_file
 from ._reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
 from ._scope import item_scopes
 from .pattern import Pattern, PatternError, Rewrite
@@ -306,15 +306,11 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str,
     reported = {(f.path, f.line) for f in dangling}
     findings = []
     for path in sorted(scope_hits | in_scope):
-        before = workspace.read(path)
-        if before is None:
+        planned = planned_file(workspace, changes, path)
+        if planned is None:
             continue
-        change = changes.get(path)
-        text = change.after if change is not None else before
-        edits = list(change.edits) if change is not None else []
-        for mention in mentions_in_source(path, text, pattern):
-            original = map_offset(edits, mention.start) if edits else mention.start
-            line, col = line_col(before, original)
+        for mention in mentions_in_source(path, planned.text, pattern):
+            line, col = planned.line_col(mention.start)
             if mention.kind == CODE:
                 if (path, line) in reported:
                     continue

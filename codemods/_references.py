@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from ._splice import FileChange, map_offset
-from ._edit import BLOCKING, NOTE, Finding, line_col
+from ._edit import BLOCKING, NOTE, Edit, Finding, line_col
 from ._files import FileSearch, files_with_words
 from ._languages import language_for
 from .recipes._model import Workspace
@@ -28,6 +28,28 @@ from .cpp.resolve import DeletedCppItem
 from .rust.resolve import DeletedRustItem
 
 DANGLING = "dangling-reference"
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One file as read (`before`) and as the plan leaves it (`text`), with the edits between them."""
+
+    before: bytes
+    text: bytes
+    edits: tuple[Edit, ...]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """The line and column, in the file as read, of `offset` in `text`."""
+        return line_col(self.before, map_offset(list(self.edits), offset))
+
+
+def planned_file(workspace: Workspace, changes: Mapping[str, FileChange], path: str) -> PlannedFile | None:
+    """`path` as read and as `changes` leave it; None when it cannot be read."""
+    before = workspace.read(path)
+    if before is None:
+        return None
+    change = changes.get(path)
+    return PlannedFile(before, before, ()) if change is None else PlannedFile(before, change.after, change.edits)
 
 
 @dataclass
@@ -67,16 +89,10 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
              else files_with_words(workspace.root, names))
     candidates = set(found) | set(changes)
     for path in sorted(candidates - refused):
-        before = workspace.read(path)
-        if before is None:
+        planned = planned_file(workspace, changes, path)
+        if planned is None:
             continue
-        change = changes.get(path)
-        text = change.after if change is not None else before
-        edits = list(change.edits) if change is not None else []
-
-        def locate(offset: int) -> tuple[int, int]:
-            return line_col(before, map_offset(edits, offset) if edits else offset)
-
+        text, locate = planned.text, planned.line_col
         language = language_for(path)
         spelled_names = set(deleted.other)
         if language is not None:

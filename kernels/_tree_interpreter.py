@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 import tree_sitter
 
+from codemods._parse import descendants
 from kernels.tree import (
     MLX_DTYPES,
     TYPE_STRING,
@@ -27,7 +28,6 @@ from kernels.tree import (
     _Function,
     _last_name,
     _text,
-    _walk,
     _where,
 )
 
@@ -228,7 +228,7 @@ class _Interpreter:
             if statement.type == "declaration":
                 for declarator in statement.children_by_field_name("declarator"):
                     value = declarator.child_by_field_name("value")
-                    names = [n for n in _walk(declarator.child_by_field_name("declarator") or declarator) if n.type == "identifier"]
+                    names = [n for n in descendants(declarator.child_by_field_name("declarator") or declarator) if n.type == "identifier"]
                     if value is not None and names:
                         frame.values[_text(names[-1])] = self.eval(value, frame)
             elif statement.type == "expression_statement":
@@ -247,7 +247,7 @@ class _Interpreter:
         params = []
         if declarator is not None:
             for param in declarator.child_by_field_name("parameters").named_children:
-                names = [n for n in _walk(param) if n.type == "identifier"]
+                names = [n for n in descendants(param) if n.type == "identifier"]
                 params.append(_text(names[-1]))
         body = node.child_by_field_name("body")
 

@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 import tree_sitter
 
-from codemods._parse import CPP, parse
+from codemods._parse import CPP, descendants, parse
 
 KERNEL_DIR = "src/lib/mlxcel-core/cpp"
 """Where mlxcel keeps the C++ that registers its custom kernels."""
@@ -247,14 +247,6 @@ def select_instances(kernels: tuple[TreeKernel, ...], instance: str | None) -> t
     return chosen
 
 
-def _walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
-
-
 def _text(node: tree_sitter.Node) -> str:
     return node.text.decode("utf-8", "replace")
 
@@ -289,7 +281,7 @@ def _string_value(node: tree_sitter.Node) -> str:
 
 def _functions(tree: tree_sitter.Node, rel: str) -> Iterator[_Function]:
     """Every function definition: name (last component), parameter names, body."""
-    for node in _walk(tree):
+    for node in descendants(tree):
         if node.type != "function_definition":
             continue
         declarator = _function_declarator(node)
@@ -298,7 +290,7 @@ def _functions(tree: tree_sitter.Node, rel: str) -> Iterator[_Function]:
             continue
         params = []
         for param in declarator.child_by_field_name("parameters").named_children:
-            names = [n for n in _walk(param) if n.type == "identifier"]
+            names = [n for n in descendants(param) if n.type == "identifier"]
             if names:
                 params.append(_text(names[-1]))
         yield _Function(_last_name(declarator.child_by_field_name("declarator")), tuple(params), body, _where(rel, node))
@@ -313,7 +305,7 @@ def _function_declarator(definition: tree_sitter.Node) -> tree_sitter.Node | Non
 
 
 def _cuda_kernel_calls(tree: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
-    for node in _walk(tree):
+    for node in descendants(tree):
         if node.type == "call_expression" and _last_name(node.child_by_field_name("function")) == "cuda_kernel":
             yield node
 
@@ -363,11 +355,11 @@ def _source_of(arg, rel, parsed):
     name = _text(arg)
     ordered = sorted(parsed, key=lambda item: item[0] != rel)
     for file_rel, tree in ordered:
-        for node in _walk(tree):
+        for node in descendants(tree):
             if node.type != "init_declarator" or node.child_by_field_name("value") is None:
                 continue
             value = node.child_by_field_name("value")
-            declared = [n for n in _walk(node.child_by_field_name("declarator")) if n.type == "identifier"]
+            declared = [n for n in descendants(node.child_by_field_name("declarator")) if n.type == "identifier"]
             if declared and _text(declared[-1]) == name and value.type == "raw_string_literal":
                 return name, value, file_rel
     return name, None, rel
@@ -389,11 +381,11 @@ def _enclosing_name(node: tree_sitter.Node) -> str | None:
 
 
 def _ordered_names(node: tree_sitter.Node) -> list[str]:
-    return [_text(n) for n in _walk(node) if n.type == "identifier"]
+    return [_text(n) for n in descendants(node) if n.type == "identifier"]
 
 
 def _names_in(node: tree_sitter.Node) -> set[str]:
-    return {_text(n) for n in _walk(node) if n.type in ("identifier", "type_identifier", "field_identifier")}
+    return {_text(n) for n in descendants(node) if n.type in ("identifier", "type_identifier", "field_identifier")}
 
 
 def _find_launch(call, inputs, outputs, functions: dict[str, _Function], rel) -> LaunchSite | None:
@@ -418,11 +410,11 @@ def _find_launch(call, inputs, outputs, functions: dict[str, _Function], rel) ->
 def _declarations(function: _Function) -> dict[str, tree_sitter.Node]:
     """name -> initializer of each `T name = value;` in a body (the first one wins)."""
     found: dict[str, tree_sitter.Node] = {}
-    for node in _walk(function.body):
+    for node in descendants(function.body):
         if node.type != "init_declarator":
             continue
         value = node.child_by_field_name("value")
-        names = [n for n in _walk(node.child_by_field_name("declarator")) if n.type == "identifier"]
+        names = [n for n in descendants(node.child_by_field_name("declarator")) if n.type == "identifier"]
         if value is not None and names:
             found.setdefault(_text(names[-1]), value)
     return found
@@ -440,7 +432,7 @@ def _list_items(node: tree_sitter.Node, declared: dict[str, tree_sitter.Node]) -
 def _launch_in(function: _Function, n_inputs: int, n_outputs: int) -> LaunchSite | None:
     declared = _declarations(function)
     rel = function.where.path
-    for node in _walk(function.body):
+    for node in descendants(function.body):
         if node.type != "call_expression":
             continue
         args = _args(node)
@@ -473,7 +465,7 @@ def _template_args(node, declared, function: _Function) -> tuple[tuple[str, tree
         if len(parts) == 2 and parts[0].type == "string_literal":
             pairs.append((_string_value(parts[0]), parts[1]))
     if node.type == "identifier":
-        for call in _walk(function.body):
+        for call in descendants(function.body):
             target = call.child_by_field_name("function") if call.type == "call_expression" else None
             if target is None or target.type != "field_expression":
                 continue

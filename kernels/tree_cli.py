@@ -7,11 +7,9 @@ from pathlib import Path
 
 import click
 
+from codemods._cli_errors import EXIT_USAGE
 from kernels._shapes import UpdateConfig
-
-EXIT_OK = 0
-EXIT_DIFFERS = 1
-EXIT_USAGE = 2
+from kernels.cli import EXIT_DIFFERS, EXIT_OK
 
 
 def _usage_error(message: str) -> int:
@@ -41,10 +39,6 @@ def run_tree(
         kernels = select_instances(find_tree_kernels(root), instance)
         if show_kernel:
             return _show(kernels, config, root, as_json)
-        import torch
-
-        if not torch.cuda.is_available():
-            return _usage_error("--device cuda needs a CUDA device and a CUDA build of torch (--show-kernel needs neither)")
         from kernels.tree_diff import render_tree_report, tree_reports
 
         reports = tree_reports(kernels, (config,))

@@ -1,7 +1,9 @@
-"""assert_deletes: one helper for inline before/after tests of deletion operations."""
+"""assert_deletes: one helper for inline before/after tests of deletion operations; rustfmt_clean."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import textwrap
 
 from codemods._splice import splice
@@ -12,8 +14,13 @@ from codemods.python.items import PythonTarget, delete_python_items
 from codemods.rust.items import RustTarget, delete_rust_items
 
 
+def dedent_text(text: str) -> str:
+    """An inline test source: `text` dedented, its leading newlines dropped."""
+    return textwrap.dedent(text).lstrip("\n")
+
+
 def dedent(text: str) -> bytes:
-    return textwrap.dedent(text).lstrip("\n").encode()
+    return dedent_text(text).encode()
 
 
 def run_deletion(language: str, before: bytes, targets: list[tuple[str, str]]):
@@ -37,3 +44,12 @@ def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], a
     if language in ("rust", "cpp"):
         grammar = RUST if language == "rust" else CPP
         assert error_count(parse(result, grammar)) <= error_count(parse(source, grammar))
+
+
+def rustfmt_clean(source: bytes) -> bool:
+    """Whether rustfmt (edition 2024) leaves `source` exactly as it is."""
+    # On stdin rustfmt's "Auto" newline style writes LF: name the file's style.
+    style = "Windows" if b"\r\n" in source else "Unix"
+    result = subprocess.run(["rustfmt", "--edition", "2024", "--config", f"newline_style={style}", "--emit", "stdout"],
+                            input=source, capture_output=True, env={"RUSTUP_TOOLCHAIN": "stable", **os.environ})
+    return result.returncode == 0 and result.stdout == source

@@ -14,10 +14,8 @@ process.  Writes tree_results.json and tree_results.md under --out.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-import traceback
 from pathlib import Path
 
 import torch
@@ -30,6 +28,7 @@ from kernels.diff import normalized_rms  # noqa: E402
 from kernels.reference import reference_f32_upcast, reference_float64  # noqa: E402
 from kernels.tree import WRAPPER_PRELUDE, compile_unit, find_tree_kernels  # noqa: E402
 from kernels.tree_diff import bind_update, run_launch, tree_reports  # noqa: E402
+from ssm_update_device import run_sections  # noqa: E402
 
 GRANITE, NEMOTRON = SHAPES["granite-4.0-h-tiny"], SHAPES["nemotron-h"]
 # (label, shape, activations, A_log, state, seed): the seed's four, the f32 cases, a bf16 state.
@@ -192,16 +191,7 @@ def main() -> None:
         "upstream_shaped": lambda: tree_section(args.upstream),
         "upstream_shaped_cache": lambda: cache_section(args.upstream),
     }
-    for name, section in sections.items():
-        started = time.time()
-        try:
-            results[name] = section()
-        except Exception:  # a failed section must not cost the others their results
-            results[name] = None
-            results.setdefault("errors", {})[name] = traceback.format_exc()
-            print(results["errors"][name], flush=True)
-        print(f"{name}: {time.time() - started:.0f} s", flush=True)
-        (args.out / "tree_results.json").write_text(json.dumps(results, indent=1))
+    run_sections(sections, results, args.out / "tree_results.json")
     text = render(results)
     (args.out / "tree_results.md").write_text(text)
     print(text)

@@ -280,6 +280,21 @@ def render(results: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def run_sections(sections: dict, results: dict, saved: Path) -> None:
+    """Each of `sections` run in turn into `results[name]`, `results` saved as JSON to `saved` after
+    each; a section that fails is None, its traceback under `results["errors"]`."""
+    for name, section in sections.items():
+        started = time.time()
+        try:
+            results[name] = section()
+        except Exception:  # a failed section must not cost the others their results
+            results[name] = None
+            results.setdefault("errors", {})[name] = traceback.format_exc()
+            print(results["errors"][name], flush=True)
+        print(f"{name}: {time.time() - started:.0f} s", flush=True)
+        saved.write_text(json.dumps(results, indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, required=True)
@@ -298,16 +313,7 @@ def main() -> None:
         "copy": copy_bandwidth,
         "bench": lambda: bench(results["copy"]["GBps"]),
     }
-    for name, section in sections.items():
-        started = time.time()
-        try:
-            results[name] = section()
-        except Exception:  # a failed section must not cost the others their results
-            results[name] = None
-            results.setdefault("errors", {})[name] = traceback.format_exc()
-            print(results["errors"][name], flush=True)
-        print(f"{name}: {time.time() - started:.0f} s", flush=True)
-        (args.out / "results.json").write_text(json.dumps(results, indent=1))
+    run_sections(sections, results, args.out / "results.json")
     if "errors" not in results:
         text = render(results)
         (args.out / "results.md").write_text(text)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from .._files import whole_words
 from .._parse import CPP, parse
 from .._resolution import DEFINITE, POSSIBLE, Reference
 from .items import CppTarget, cpp_items
@@ -80,8 +81,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem]) -> lis
         by_name.setdefault(item.name, []).append(item)
     if not by_name:
         return []
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(by_name)) + rb")\b")
-    hits = list(pattern.finditer(source))
+    hits = list(whole_words(sorted(by_name)).finditer(source))
     if not hits:
         return []
     tree = parse(source, CPP)

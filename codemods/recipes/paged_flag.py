@@ -30,7 +30,7 @@ import tree_sitter
 from interchange.decision import DecisionDocument, DecisionSchemaError, FamilyDecision, load_decision
 
 from .._edit import Edit, Finding, line_col
-from .._parse import RUST, parse
+from .._parse import RUST, descendants, parse
 from .._spans import whole_lines
 from .._files import files_with_words
 from ..rust.format import crate_edition, format_item
@@ -364,7 +364,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
 
 
 def _identifier_names(node: tree_sitter.Node) -> set[bytes]:
-    return {d.text for d in _descendants(node) if d.type in ("identifier", "type_identifier")}
+    return {d.text for d in descendants(node) if d.type in ("identifier", "type_identifier")}
 
 
 def _has_glob_use(module: tree_sitter.Node) -> bool:
@@ -429,7 +429,7 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
 
 def _loop_over_both_backends(function: tree_sitter.Node) -> tree_sitter.Node | None:
     """The `for` loop of a test that iterates over `[<..>DecodeStorageBackend::Paged, <..>::Dense]`."""
-    for node in _descendants(function):
+    for node in descendants(function):
         if node.type == "for_expression":
             value = node.child_by_field_name("value")
             if value is not None and value.type == "array_expression" and \
@@ -450,20 +450,12 @@ def _backend_variant(node: tree_sitter.Node) -> str | None:
 
 
 def _backend_variants(node: tree_sitter.Node) -> set[str]:
-    return {v for d in _descendants(node) if (v := _backend_variant(d)) is not None}
+    return {v for d in descendants(node) if (v := _backend_variant(d)) is not None}
 
 
 def _names_checkpoint(node: tree_sitter.Node, checkpoint: str) -> bool:
     """Whether a string literal under `node` names the checkpoint."""
-    return any(d.type == "string_literal" and checkpoint.encode() in d.text for d in _descendants(node))
-
-
-def _descendants(node: tree_sitter.Node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
+    return any(d.type == "string_literal" and checkpoint.encode() in d.text for d in descendants(node))
 
 
 def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], results_document: str,

@@ -34,6 +34,7 @@ from typing import Callable
 
 import tree_sitter
 
+from .._files import whole_words
 from .._edit import line_col
 from .._resolution import DEFINITE, POSSIBLE, Reference
 from .._parse import RUST, parse
@@ -303,7 +304,7 @@ class RustResolver:
                 name = _text(node.child_by_field_name("name"))
                 body = node.child_by_field_name("body")
                 if body is None:
-                    found.append((inline, name, _path_attribute(node)))
+                    found.append((inline, name, _attribute_string(node, b"path")))
                 else:
                     visit(body, (*inline, name))
 
@@ -369,7 +370,7 @@ class RustResolver:
             return
         name = _text(node.child_by_field_name("name"))
         if kind == "function_signature_item":
-            name = _rust_name(node) or name
+            name = _attribute_string(node, b"rust_name") or name
         visibility = _visibility(node)
         if kind == "function_signature_item" and not visibility:
             visibility = "pub"
@@ -380,7 +381,7 @@ class RustResolver:
             if body is not None:
                 scope.children[name] = (file, body, _join(folder, name))
             else:
-                scope.children[name] = self._module_file(file, folder, name, _path_attribute(node))
+                scope.children[name] = self._module_file(file, folder, name, _attribute_string(node, b"path"))
 
     def _module_file(self, file: str, folder: str, name: str, attr_path: str | None) -> tuple[str, None, str]:
         if attr_path is not None:
@@ -596,8 +597,7 @@ class RustResolver:
                 by_name.setdefault(target.name, []).append(target)
         if not by_name:
             return []
-        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(by_name)) + rb")\b")
-        hits = list(pattern.finditer(source))
+        hits = list(whole_words(sorted(by_name)).finditer(source))
         if not hits:
             return []
         instances = self.crates.instances(path)
@@ -755,22 +755,13 @@ def _own_folder(file: str) -> str:
     return _join(str(path.parent), path.stem)
 
 
-def _path_attribute(node: tree_sitter.Node) -> str | None:
+def _attribute_string(node: tree_sitter.Node, name: bytes) -> str | None:
+    """The string of the nearest `#[NAME = "string"]` among the attributes (and comments) directly above `node`."""
+    pattern = re.compile(rb'#\[\s*' + name + rb'\s*=\s*"([^"]*)"\s*\]')
     previous = node.prev_named_sibling
     while previous is not None and previous.type in ("attribute_item", "line_comment", "block_comment"):
         if previous.type == "attribute_item":
-            match = re.match(rb'#\[\s*path\s*=\s*"([^"]*)"\s*\]', previous.text)
-            if match:
-                return match.group(1).decode("utf-8", "replace")
-        previous = previous.prev_named_sibling
-    return None
-
-
-def _rust_name(node: tree_sitter.Node) -> str | None:
-    previous = node.prev_named_sibling
-    while previous is not None and previous.type in ("attribute_item", "line_comment", "block_comment"):
-        if previous.type == "attribute_item":
-            match = re.match(rb'#\[\s*rust_name\s*=\s*"([^"]*)"\s*\]', previous.text)
+            match = pattern.match(previous.text)
             if match:
                 return match.group(1).decode("utf-8", "replace")
         previous = previous.prev_named_sibling

@@ -93,32 +93,3 @@ def line_indent(source: bytes, offset: int) -> str:
     line = source[line_start:offset]
     return line[: len(line) - len(line.lstrip(b" \t"))].decode()
 
-
-def call_path(call: tree_sitter.Node) -> str | None:
-    """`a::b::f` for a call_expression whose function is a path or identifier."""
-    function = call.child_by_field_name("function")
-    if function is None or function.type not in ("scoped_identifier", "identifier"):
-        return None
-    return function.text.decode()
-
-
-def unwrap_call(expression: tree_sitter.Node) -> tree_sitter.Node | None:
-    """For `CALL.unwrap()` return CALL; otherwise None."""
-    if expression.type != "call_expression":
-        return None
-    function = expression.child_by_field_name("function")
-    if function is None or function.type != "field_expression":
-        return None
-    field = function.child_by_field_name("field")
-    if field is None or field.text != b"unwrap":
-        return None
-    arguments = expression.child_by_field_name("arguments")
-    if arguments is None or arguments.named_child_count:
-        return None
-    inner = function.child_by_field_name("value")
-    return inner if inner is not None and inner.type == "call_expression" else None
-
-
-def call_arguments(call: tree_sitter.Node) -> list[tree_sitter.Node]:
-    arguments = call.child_by_field_name("arguments")
-    return [] if arguments is None else [a for a in arguments.named_children if a.type not in ("line_comment", "block_comment")]

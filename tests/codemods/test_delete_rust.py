@@ -1,5 +1,4 @@
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -7,7 +6,7 @@ import pytest
 from codemods import ItemTarget, Recipe, plan_recipe
 from codemods.rust.items import RustTarget, delete_rust_items, rust_items
 
-from codemod_helpers import assert_deletes, dedent, run_deletion
+from codemod_helpers import assert_deletes, dedent, run_deletion, rustfmt_clean
 
 
 def test_function_with_doc_comment_intra_doc_links_and_attributes():
@@ -416,11 +415,6 @@ impl Handle {
 """
 
 
-def _rustfmt_clean(source: bytes) -> bool:
-    result = subprocess.run(["rustfmt", "--edition", "2024", "--emit", "stdout"], input=source, capture_output=True)
-    return result.returncode == 0 and result.stdout == source
-
-
 def _plan_lib_rs(tmp_path: Path, *targets: ItemTarget):
     (tmp_path / "src").mkdir(exist_ok=True)
     (tmp_path / "src" / "lib.rs").write_text(ISSUE_12_LIB_RS)
@@ -435,7 +429,7 @@ def test_static_goes_with_every_attribute_and_trailing_comment(tmp_path: Path):
     assert change.after.decode() == ISSUE_12_LIB_RS.replace(
         '#[link_section = ".vectors"]\n#[no_mangle] // stays with the item\n'
         '#[cfg_attr(feature = "x", allow(dead_code))]\npub static TABLE: [i32; 2] = [1, 2];\n\n', "")
-    assert _rustfmt_clean(change.before) and _rustfmt_clean(change.after)
+    assert rustfmt_clean(change.before) and rustfmt_clean(change.after)
 
 
 @pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt not installed")
@@ -445,7 +439,7 @@ def test_an_anchored_name_deletes_the_top_level_item_only(tmp_path: Path, name: 
     assert not plan.blocking, plan.blocking
     (change,) = plan.changes
     assert change.after.decode() == ISSUE_12_LIB_RS.replace("pub fn merge() {}\n\n", "")
-    assert _rustfmt_clean(change.after)
+    assert rustfmt_clean(change.after)
 
 
 def test_anchored_names_address_exactly():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,24 +11,14 @@ from codemods._parse import CPP, RUST, error_count, language_of, parse
 from codemods._plan import plan_recipe
 from codemods.recipes import load_recipe
 
+from codemod_helpers import rustfmt_clean
+
 GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "recipe.toml").is_file())
 
 
 def _files(tree: Path) -> dict[str, bytes]:
     return {p.relative_to(tree).as_posix(): p.read_bytes() for p in sorted(tree.rglob("*")) if p.is_file()}
-
-
-def _rustfmt_clean(source: bytes) -> bool:
-    result = subprocess.run(["rustfmt", "--edition", "2024", "--emit", "stdout"], input=source,
-                            capture_output=True, env={"RUSTUP_TOOLCHAIN": "stable", **_env()})
-    return result.returncode == 0 and result.stdout == source
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    return dict(os.environ)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -50,8 +39,8 @@ def test_golden_case(case: str, tmp_path: Path) -> None:
         language = language_of(path)
         if language in (RUST, CPP):
             assert error_count(parse(data, language)) <= error_count(parse(_files(before)[path], language))
-        if language == RUST and shutil.which("rustfmt") and _rustfmt_clean(_files(before)[path]):
-            assert _rustfmt_clean(data), f"{path} is no longer rustfmt-clean"
+        if language == RUST and shutil.which("rustfmt") and rustfmt_clean(_files(before)[path]):
+            assert rustfmt_clean(data), f"{path} is no longer rustfmt-clean"
 
     for change in plan.changes:
         (work / change.path).write_bytes(change.after)

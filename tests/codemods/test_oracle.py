@@ -11,6 +11,8 @@ import pytest
 from codemods import Recipe, plan_recipe
 from codemods.recipes._oracle import OracleRewrite
 
+from codemod_helpers import dedent_text as dedent
+
 TESTS_RS = "src/ffi_tests.rs"
 LIB_RS = "src/lib.rs"
 REWRITE = OracleRewrite(path=TESTS_RS, tests=("pooled",), fallback="dense_fallback",
@@ -37,10 +39,6 @@ pub mod ffi {
     }
 }
 """
-
-
-def dedent(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
 
 
 def tree(tmp_path: Path, body: str, bridge: str = BRIDGE) -> Path:

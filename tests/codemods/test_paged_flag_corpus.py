@@ -24,6 +24,7 @@ from codemods.rust.items import leading_trivia, rust_items
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
 from paged_bench_helpers import cells_from_ratios, write_run_folder
+from write_trees import snapshot
 
 DOCUMENT = "docs/benchmark_results/paged-vs-dense-synthetic-2026-11-30.md"
 WRAPPERS = {"src/models/gemma3.rs": "Gemma3Wrapper", "src/models/llama4.rs": "Llama4Wrapper"}
@@ -43,14 +44,6 @@ def _measurements(folder: Path) -> Path:
         cells = {(prompt, conc): ratios for prompt in (512, 4096) for conc in LEVELS}
         aggregates.update(cells_from_ratios(family, cells))
     return write_run_folder(folder, aggregates, documented_only=True, paged_launches={"paged": 26, "dense": 0})
-
-
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in root.rglob("*")
-        if path.is_file()
-    }
 
 
 def _rustfmt_hunks(source: bytes) -> int:
@@ -88,11 +81,11 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
     decision = run / "decision.json"
     assert json.loads(decision.read_text())["results_document"] == DOCUMENT
 
-    before = _snapshot(tree)
+    before = snapshot(tree)
     flip = ["apply", "--recipe", "paged-flag", "--decision", str(decision), str(tree)]
     applied = CliRunner().invoke(codemod, flip)
     assert applied.exit_code == 0, applied.output
-    after = _snapshot(tree)
+    after = snapshot(tree)
     assert set(after) == set(before)
     assert {path for path in after if after[path] != before[path]} == EXPECTED_CHANGES
 
@@ -115,4 +108,4 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
 
     again = CliRunner().invoke(codemod, [*flip[:-1], "--dry-run", str(tree)])
     assert again.exit_code == 0 and again.stdout == ""
-    assert _snapshot(tree) == after
+    assert snapshot(tree) == after

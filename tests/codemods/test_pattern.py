@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -12,9 +11,7 @@ from codemods import Pattern, PatternError, Rewrite, replace_all
 from codemods._parse import CPP, RUST, parse
 from codemods.cli import main
 
-
-def dedent(text: str) -> bytes:
-    return textwrap.dedent(text).lstrip("\n").encode()
+from codemod_helpers import dedent
 
 
 def captures(pattern: str, source: str, language: str = RUST) -> list[dict[str, str]]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -43,6 +42,8 @@ from codemods._spans import deletion_edits
 from codemods.cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
 from codemods.recipes import ItemTarget, Recipe
 from codemods.rust.items import RustTarget, delete_rust_items
+
+from codemod_helpers import rustfmt_clean
 
 settings.register_profile(
     "codemods-ci",
@@ -536,25 +537,17 @@ def test_cpp_deleting_any_subset_gives_the_expected_text(data) -> None:
     _check_deletion(CPP, block, "  ", eol, targets)
 
 
-def _rustfmt_clean(source: bytes) -> bool:
-    # On stdin rustfmt's "Auto" newline style writes LF: name the file's style.
-    style = "Windows" if b"\r\n" in source else "Unix"
-    result = subprocess.run(["rustfmt", "--edition", "2024", "--config", f"newline_style={style}",
-                             "--emit", "stdout"], input=source, capture_output=True)
-    return result.returncode == 0 and result.stdout == source
-
-
 @pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt not installed")
 @_examples(150)
 @given(data=st.data())
-def test_rustfmt_clean_rust_stays_rustfmt_clean(data) -> None:
+def test_rustfmt_clean_rust_staysrustfmt_clean(data) -> None:
     block, eol = data.draw(rust_files(clean=True))
     targets = data.draw(deletion_choice(block))
     source = to_bytes(block, "    ", eol)
-    assert _rustfmt_clean(source), source.decode()
+    assert rustfmt_clean(source), source.decode()
     result = _check_deletion(RUST, block, "    ", eol, targets)
     # A file emptied by the deletion is left empty (0 bytes); rustfmt would write one newline.
-    assert not result or _rustfmt_clean(result), result.decode()
+    assert not result or rustfmt_clean(result), result.decode()
 
 
 @_examples(60)

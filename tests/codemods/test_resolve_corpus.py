@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from codemods._edit import line_col
-from codemods._parse import RUST, parse
+from codemods._parse import RUST, descendants, parse
 from codemods._plan import plan_recipe
 from codemods._references import DANGLING
 from codemods.recipes import ItemTarget, Recipe, load_recipe
@@ -47,14 +47,6 @@ _DECLARING_PARENTS = {
     "use_as_clause", "type_item", "struct_item", "enum_item", "enum_variant", "trait_item", "union_item",
     "type_parameter", "const_parameter",
 }
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
 
 
 def _attributes_before(node):
@@ -170,7 +162,7 @@ def private_functions_with_twins(root: Path):
         source = (root / path).read_bytes()
         tree = parse(source, RUST)
         parsed[path] = (source, tree)
-        for node in _walk(tree.root_node):
+        for node in descendants(tree.root_node):
             if node.type == "function_item":
                 defined_in[node.child_by_field_name("name").text.decode()].add(path)
         for module, node, container in _module_functions(tree):

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 from codemods import Recipe, Rewording, plan_recipe
 
+from codemod_helpers import dedent_text as dedent
+
 PATH = "src/lib.rs"
-
-
-def dedent(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
 
 
 def reworded(tmp_path: Path, before: str, *rules: Rewording) -> tuple[str, list[str]]:
