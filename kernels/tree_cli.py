@@ -7,14 +7,9 @@ from pathlib import Path
 
 import click
 
-from codemods._cli_errors import EXIT_USAGE
+from codemods._cli_errors import UsageLine
 from kernels._shapes import UpdateConfig
 from kernels.cli import EXIT_DIFFERS, EXIT_OK
-
-
-def _usage_error(message: str) -> int:
-    click.echo(f"ssm-diff: error: {message}", err=True)
-    return EXIT_USAGE
 
 
 def run_tree(
@@ -30,11 +25,11 @@ def run_tree(
     from kernels.tree import TreeKernelError, find_tree_kernels, select_instances
 
     if root is None:
-        return _usage_error("--show-kernel and --instance read a tree: give --tree ROOT")
+        raise UsageLine("--show-kernel and --instance read a tree: give --tree ROOT")
     if inject:
-        return _usage_error("--inject switches deviations on in our port; it does not apply to a tree's kernel")
+        raise UsageLine("--inject switches deviations on in our port; it does not apply to a tree's kernel")
     if not show_kernel and device != "cuda":
-        return _usage_error("--tree runs the tree's CUDA kernel: add --device cuda (or --show-kernel, which needs no CUDA)")
+        raise UsageLine("--tree runs the tree's CUDA kernel: add --device cuda (or --show-kernel, which needs no CUDA)")
     try:
         kernels = select_instances(find_tree_kernels(root), instance)
         if show_kernel:
@@ -43,7 +38,7 @@ def run_tree(
 
         reports = tree_reports(kernels, (config,))
     except TreeKernelError as error:
-        return _usage_error(str(error))
+        raise UsageLine(str(error))
     if as_json:
         click.echo(json.dumps({"tree": str(root), "instances": [r.to_json() for r in reports]}, indent=2))
     else:

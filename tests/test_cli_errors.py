@@ -120,6 +120,8 @@ CASES = {
     "report-not-markdown": case("paged-bench report resumable --out results.txt", "expected a .md path"),
     "ssm-diff-batch-zero": case("ssm-diff --batch 0", "Invalid value for '--batch'"),
     "ssm-diff-unknown-shape": case("ssm-diff --json --shape frob", "Invalid value for '--shape'"),
+    "ssm-diff-tree-not-mlxcel-json": case("ssm-diff --json --show-kernel --tree {inputs}",
+                                          "has no src/lib/mlxcel-core/cpp/"),
     "ssm-generations-missing-file": case("ssm-generations nowhere.txt tokens.txt", "'nowhere.txt' does not exist"),
     "ssm-generations-wrong-shape": case("ssm-generations object.json tokens.txt",
                                         "object.json: expected a list of tokens"),
