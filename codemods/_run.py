@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ._edit import Finding
-from ._plan import Plan, plan_recipe
+from ._plan import Plan, plan_recipe, usage_problem
 from .recipes._model import Recipe
 
 
@@ -62,6 +62,9 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
     root = Path(root)
     settings = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict,
                 "options": dict(options or {})}
+    if usage_problem(root, recipe, settings["options"]) is not None:
+        # Wrong input: nothing to lock or recover; the plan carries the usage-error finding.
+        return RunResult(root, dry_run, plan_recipe(root, recipe, **settings))
     if dry_run:
         note = (f"note: {JOURNAL_DIR}/ is left from an interrupted run; `codemod apply {root}` recovers it "
                 f"before planning" if journal_present(root) else None)

@@ -101,3 +101,17 @@ def test_plan_with_an_unknown_kind_or_pattern_is_blocked_not_raised(tree: Path) 
 def test_plan_with_an_option_the_recipe_does_not_take_is_blocked(tree: Path) -> None:
     assert _usage_problem(tree, RECIPE, decision="d.json") == (
         "recipe three-files takes no option 'decision' (options it takes: none)")
+
+
+def test_apply_recipe_on_wrong_input_neither_locks_nor_writes(tmp_path: Path) -> None:
+    from codemods import apply_recipe
+
+    missing = apply_recipe(tmp_path / "nonexistent", RECIPE)
+    assert not missing.written and missing.error is None
+    assert [f.code for f in missing.plan.blocking] == [USAGE_ERROR]
+    assert not (tmp_path / "nonexistent").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    wrong_root = apply_recipe(empty, RECIPE)
+    assert [f.code for f in wrong_root.plan.blocking] == [USAGE_ERROR]
+    assert list(empty.iterdir()) == []
