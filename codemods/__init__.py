@@ -111,13 +111,13 @@ def write_plan(plan: Plan) -> None:
     from ._edit import Finding
     from ._journal import recover, tree_lock
 
-    with tree_lock(plan.root):
+    with tree_lock(plan.root) as held:
         recovery = recover(plan.root)
         if recovery.refused:
             raise WriteRefused([Finding("", 0, 0, "recovery-refused", recovery.message)])
         if recovery.action in ("completed", "rolled-back"):
             raise WriteRefused([Finding("", 0, 0, "stale-plan", f"{recovery.message}; plan again")])
-        write_changes(plan.root, list(plan.changes))
+        write_changes(plan.root, list(plan.changes), lock=held)
 
 
 __all__ = [

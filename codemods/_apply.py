@@ -12,6 +12,7 @@ are refused (`aliased-path`): one would silently undo the other.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from . import _journal
 from ._edit import Finding
-from ._journal import JOURNAL_DIR, JournalEntry, TreeLocked, atomic_write, tree_lock
+from ._journal import JOURNAL_DIR, HeldLock, JournalEntry, TreeLocked, atomic_write, tree_lock
 from ._splice import FileChange, digest, resolve_inside
 
 
@@ -116,8 +117,9 @@ def _restore(attempted: list[_Target]) -> list[str]:
     return failed
 
 
-def write_changes(root: Path, changes: list[FileChange]) -> None:
-    """Write every change or none, holding the tree lock.
+def write_changes(root: Path, changes: list[FileChange], *, lock: HeldLock | None = None) -> None:
+    """Write every change or none, holding the tree lock (`lock`, when the caller holds it
+    already; else it is taken here).
 
     Refuses (WriteRefused, nothing written) when a file's bytes differ from
     what the plan read, when a file is read-only, not a regular file, or
@@ -131,7 +133,9 @@ def write_changes(root: Path, changes: list[FileChange]) -> None:
     root = Path(root)
     if not changes:
         return
-    with tree_lock(root):
+    if lock is not None and not lock.covers(root):
+        raise ValueError(f"write_changes: the lock given is not the held lock of {root}")
+    with contextlib.nullcontext(lock) if lock is not None else tree_lock(root):
         targets, refusals = _preflight(root, changes)
         if refusals:
             raise WriteRefused(refusals)

@@ -16,7 +16,10 @@ neither (someone edited it since) is not touched: recovery refuses and says
 what to do by hand.
 
 `tree_lock` keeps two runs on one tree from interleaving: an exclusive
-`flock` on ROOT/.codemod.lock, released by the kernel if the holder dies.
+`flock` on ROOT/.codemod.lock, released by the kernel if the holder dies. It
+yields a `HeldLock`; code that writes while its caller holds the lock is
+given that value (`write_changes(..., lock=held)`) instead of taking the lock
+again, so no process-wide state records who holds what.
 """
 
 from __future__ import annotations
@@ -41,9 +44,6 @@ _PARTIAL_JOURNAL = ".codemod-journal.partial"
 _MANIFEST = "manifest.json"
 _TMP_SUFFIX = ".codemod-tmp"
 _FORMAT = 1
-
-# Roots this process holds the lock on, with how many nested holders (the lock is re-entrant).
-_held: dict[str, int] = {}
 
 
 class TreeLocked(Exception):
@@ -98,21 +98,27 @@ def _lock_holder(lock_path: Path) -> str:
     return ""
 
 
-@contextlib.contextmanager
-def tree_lock(root: Path) -> Iterator[None]:
-    """Hold the exclusive lock of the tree at `root` (re-entrant within a process).
+@dataclass
+class HeldLock:
+    """The tree lock of `root` (its real path) while `tree_lock` holds it; `held` turns False on release."""
 
-    Raises TreeLocked at once if another process holds it. The lock file is
-    removed on release, so a finished run leaves nothing behind.
+    root: str
+    held: bool = True
+
+    def covers(self, root: Path) -> bool:
+        """Whether this lock is held now and is the lock of the tree at `root`."""
+        return self.held and self.root == str(_real_root(root))
+
+
+@contextlib.contextmanager
+def tree_lock(root: Path) -> Iterator[HeldLock]:
+    """Hold the exclusive lock of the tree at `root`, yielding it.
+
+    Raises TreeLocked at once if another holder has it: another process, or
+    this one (pass the held lock down instead of locking again). The lock
+    file is removed on release, so a finished run leaves nothing behind.
     """
     key = str(_real_root(root))
-    if _held.get(key):
-        _held[key] += 1
-        try:
-            yield
-        finally:
-            _held[key] -= 1
-        return
     lock_path = Path(key) / LOCK_FILE
     while True:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -121,7 +127,11 @@ def tree_lock(root: Path) -> Iterator[None]:
         except OSError as error:
             os.close(fd)
             if error.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                raise TreeLocked(f"another codemod apply is running on {root}{_lock_holder(lock_path)}; "
+                holder = _lock_holder(lock_path)
+                if holder == f" (pid {os.getpid()})":
+                    raise TreeLocked(f"this process already holds the lock of {root}; pass the held lock "
+                                     f"(write_changes(..., lock=held)) instead of locking again") from None
+                raise TreeLocked(f"another codemod apply is running on {root}{holder}; "
                                  f"wait for it to finish (lock: {lock_path})") from None
             raise
         # The holder before us may have unlinked the file after we opened it: lock the live one.
@@ -132,13 +142,13 @@ def tree_lock(root: Path) -> Iterator[None]:
         if same:
             break
         os.close(fd)
+    held = HeldLock(key)
     try:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        _held[key] = 1
-        yield
+        yield held
     finally:
-        _held.pop(key, None)
+        held.held = False
         with contextlib.suppress(OSError):
             os.unlink(lock_path)
         os.close(fd)

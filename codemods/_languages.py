@@ -1,8 +1,8 @@
 """The language registry: every language the codemods read, by name and by file suffix.
 
 A `Language` is data: its suffixes, its tree-sitter grammar package (None for
-a language not parsed by tree-sitter), the node kinds of its identifiers and
-comments, the item kinds a recipe may delete, and `operations`, the module
+a language not parsed by tree-sitter), the node kinds of its identifiers,
+comments and string literals, the item kinds a recipe may delete, and `operations`, the module
 that implements what differs per language with one interface (see
 `Operations`). That module is imported on first use, so this
 one loads no parser: `codemod check` imports it for the suffixes alone.
@@ -39,7 +39,11 @@ class Language:
       `name` applies to (with their leading comments);
     - `references(path, text, deleted, shared) -> ([Reference], [name])`: the uses
       in a file of what the plan deletes that resolve (or may) to it, and the
-      names to match by spelling instead (`shared` is per plan, e.g. a resolver).
+      names to match by spelling instead (`shared` is per plan, e.g. a resolver);
+    - `format_item(text, indent, root, path) -> str | None`: generated item text
+      formatted by `formatter` at `indent` for the file `path` under `root`, or
+      None when the language has no formatter, it is not installed, or it
+      rejected the text (the caller inserts the text as written and says so).
     """
 
     name: str
@@ -48,7 +52,9 @@ class Language:
     grammar: str | None = None
     identifier_kinds: frozenset[str] = frozenset()
     comment_kinds: frozenset[str] = frozenset()
+    string_kinds: frozenset[str] = frozenset()
     deletable_kinds: tuple[str, ...] = ()
+    formatter: str | None = None
 
     @property
     def operations(self) -> ModuleType:
@@ -89,13 +95,17 @@ register(Language(
     RUST, (".rs",), "codemods.rust.language", grammar="tree_sitter_rust",
     identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}),
     comment_kinds=frozenset({"line_comment", "block_comment"}),
+    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
     deletable_kinds=("fn", "test", "struct", "enum", "type", "trait", "const", "mod", "bridge_fn", "macro"),
+    formatter="rustfmt",
 ))
 register(Language(
     CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
     "codemods.cpp.language", grammar="tree_sitter_cpp",
     identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"}),
     comment_kinds=frozenset({"comment"}),
+    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "concatenated_string",
+                            "system_lib_string", "string_content"}),
     deletable_kinds=("function", "declaration", "any"),
 ))
 register(Language(

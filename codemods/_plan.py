@@ -341,7 +341,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, wor
     else the change (None also when the edits change nothing); and whether the edits were
     converted to the file's CRLF line endings. `worker` was `asked` about the file's parse
     errors for those edits."""
-    edits = workspace.edits[path]
+    edits = list(workspace.edits[path])
     source = workspace.read(path)
     if source is None or not edits:
         return [], None, False
@@ -422,9 +422,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         findings: list[Finding] = []
 
         def take(result: StepResult) -> None:
-            """Every stage hands its edits and findings back here, the one place they are planned."""
-            for edit in result.edits:
-                workspace.edits.setdefault(edit.path, []).append(edit)
+            """Every stage hands its edits and findings back here, the one place they are planned:
+            the next stage gets a new workspace holding them."""
+            nonlocal workspace
+            workspace = workspace.with_edits(result.edits)
             findings.extend(result.findings)
 
         forked = _forked_paths(workspace, recipe)
@@ -455,7 +456,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         asked = {}
         for path in forked:
             if workspace.edits.get(path):
-                asked[path] = with_line_endings_of(workspace.read(path), workspace.edits[path])
+                asked[path] = with_line_endings_of(workspace.read(path), list(workspace.edits[path]))
                 worker.ask(("errors", path), (path, asked[path]))
         checks = {path: _check_file(root, recipe, workspace, path, worker if path in asked else None, asked.get(path))
                   for path in sorted(workspace.edits, key=lambda p: (p in asked, p))}

@@ -70,7 +70,7 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
                 f"before planning" if journal_present(root) else None)
         return RunResult(root, True, plan_recipe(root, recipe, **settings), recovery=note)
     try:
-        with tree_lock(root):
+        with tree_lock(root) as held:
             recovery = recover(root)
             recovered = f"recovered: {recovery.message}" if recovery.action != "none" else None
             if recovery.refused:
@@ -79,7 +79,7 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
             if plan.blocking or not plan.changes:
                 return RunResult(root, False, plan, recovery=recovered)
             try:
-                write_changes(root, list(plan.changes))
+                write_changes(root, list(plan.changes), lock=held)
             except WriteRefused as refused:
                 return RunResult(root, False, plan, refusals=tuple(refused.findings), recovery=recovered)
             except WriteFailed as failed:

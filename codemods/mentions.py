@@ -23,18 +23,6 @@ COMMENT = "comment"
 STRING = "string"
 UNKNOWN = "unknown"
 
-# Node types that make a match a comment or a string, per tree-sitter grammar.
-_COMMENT_TYPES = {"line_comment", "block_comment", "comment", "doc_comment"}
-_STRING_TYPES = {
-    "string_literal",
-    "raw_string_literal",
-    "char_literal",
-    "concatenated_string",
-    "system_lib_string",
-    "string_content",
-}
-
-
 @dataclass(frozen=True)
 class Mention:
     """One match of the pattern: 1-based line, 1-based byte column, the matched text and its kind.
@@ -105,12 +93,12 @@ def matches_by_line(source: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int
     return found
 
 
-def _tree_sitter_kind(tree, start: int, end: int) -> str:
+def _tree_sitter_kind(tree, start: int, end: int, comments: frozenset[str], strings: frozenset[str]) -> str:
     node = tree.root_node.descendant_for_byte_range(start, end)
     while node is not None:
-        if node.type in _COMMENT_TYPES:
+        if node.type in comments:
             return COMMENT
-        if node.type in _STRING_TYPES:
+        if node.type in strings:
             return STRING
         node = node.parent
     return CODE
@@ -127,12 +115,14 @@ def _lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -
 
 
 def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
+    from ._languages import LANGUAGES
     from ._parse import parse
 
     tree = parse(source, language)
     if tree.root_node.has_error:
         return [UNKNOWN] * len(spans)
-    return [_tree_sitter_kind(tree, start, end) for start, end in spans]
+    entry = LANGUAGES[language]
+    return [_tree_sitter_kind(tree, start, end, entry.comment_kinds, entry.string_kinds) for start, end in spans]
 
 
 def _python_kinds(source: bytes, spans: list[tuple[int, int]]) -> list[str]:

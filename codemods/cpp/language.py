@@ -40,3 +40,8 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
 def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
     """Uses in a C++ file that resolve, or may resolve, to a deleted C++ function."""
     return cpp_references(path, text, deleted.cpp), []
+
+
+def format_item(text: str, indent: str, root, path: str) -> None:
+    """No formatter is registered for this language: generated text is inserted as written."""
+    return None

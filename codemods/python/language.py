@@ -58,3 +58,8 @@ def item_scopes(source: bytes, tree: None, name: str) -> list[Scope]:
 def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
     """Python names are not resolved: the deleted Python names are matched by spelling."""
     return [], list(deleted.python)
+
+
+def format_item(text: str, indent: str, root, path: str) -> None:
+    """No formatter is registered for this language: generated text is inserted as written."""
+    return None

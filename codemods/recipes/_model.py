@@ -4,10 +4,10 @@ plus small steps that return edits and findings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from .._edit import Edit, Finding
 from .._languages import LANGUAGES
@@ -125,33 +125,73 @@ class Parameter:
     load: Callable[[object], object] | None = None
 
 
-@dataclass
-class Workspace:
-    """The tree a recipe runs on, as steps see it: cached reads and the edits planned so far.
+class TreeReads:
+    """The bytes of the files a plan reads, each read from disk once: every stage of one plan
+    sees the same bytes of a file, however often it asks (the plan's snapshot of the tree)."""
 
-    `options` are the recipe's parameters as its `Parameter.load`s made them (read-only).
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._bytes: dict[str, bytes | None] = {}
+        self._unreadable: dict[str, str] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._bytes:
+            target = self._root / path
+            try:
+                self._bytes[path] = target.read_bytes() if target.is_file() else None
+            except OSError as error:
+                self._unreadable[path] = error.strerror or str(error)
+                self._bytes[path] = None
+        return self._bytes[path]
+
+    def unreadable(self) -> Mapping[str, str]:
+        return MappingProxyType(dict(self._unreadable))
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The tree a recipe runs on, as a step sees it: the snapshot's reads, the recipe's
+    parameters, and the edits the stages before it planned. Immutable: a step returns its edits
+    in a StepResult and the planner hands the next stage a new Workspace (`with_edits`).
+
+    `options` are the recipe's parameters as its `Parameter.load`s made them.
     """
 
     root: Path
     options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
-    _cache: dict[str, bytes | None] = field(default_factory=dict)
-    edits: dict[str, list[Edit]] = field(default_factory=dict)
-    unreadable: dict[str, str] = field(default_factory=dict)
+    edits: Mapping[str, tuple[Edit, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    reads: TreeReads | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.reads is None:
+            object.__setattr__(self, "reads", TreeReads(self.root))
+        if not isinstance(self.options, MappingProxyType):
+            object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        if not isinstance(self.edits, MappingProxyType):
+            object.__setattr__(self, "edits", MappingProxyType({p: tuple(e) for p, e in self.edits.items()}))
 
     def read(self, path: str) -> bytes | None:
         """The bytes of a file relative to the root, or None if it does not exist or cannot be
         read (then `unreadable` holds why, and the plan reports it)."""
-        if path not in self._cache:
-            target = self.root / path
-            try:
-                self._cache[path] = target.read_bytes() if target.is_file() else None
-            except OSError as error:
-                self.unreadable[path] = error.strerror or str(error)
-                self._cache[path] = None
-        return self._cache[path]
+        return self.reads.read(path)
 
-    def planned(self, path: str) -> list[Edit]:
-        return self.edits.get(path, [])
+    @property
+    def unreadable(self) -> Mapping[str, str]:
+        """The files a stage asked for that exist but could not be read, with why."""
+        return self.reads.unreadable()
+
+    def planned(self, path: str) -> tuple[Edit, ...]:
+        """The edits the stages before this one planned in `path`."""
+        return self.edits.get(path, ())
+
+    def with_edits(self, edits: Sequence[Edit]) -> "Workspace":
+        """This workspace with `edits` planned after the ones it holds (same snapshot, same options)."""
+        if not edits:
+            return self
+        merged = {p: list(e) for p, e in self.edits.items()}
+        for edit in edits:
+            merged.setdefault(edit.path, []).append(edit)
+        return replace(self, edits=MappingProxyType({p: tuple(e) for p, e in merged.items()}))
 
     def files(self, path: str, language: str) -> list[str]:
         """The files (relative POSIX paths, sorted) that a rule's `path` names: itself if it is

@@ -30,10 +30,10 @@ import tree_sitter
 from interchange.decision import DecisionDocument, DecisionSchemaError, FamilyDecision, load_decision
 
 from .._edit import Edit, Finding, line_col
+from .._languages import LANGUAGES
 from .._parse import RUST, descendants, parse
 from .._spans import whole_lines
 from .._files import files_with_words
-from ..rust.format import crate_edition, format_item
 from ..rust.items import leading_trivia, rust_items
 from ..rust.statements import find_function, line_indent, text
 from ._model import Parameter, Recipe, RecipeInputError, StepResult, Workspace
@@ -348,11 +348,12 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
                              f"With what `{site.wrapper}` returns, the flag alone decides: at --parallel {MAX_BATCH}, "
                              "Auto and Paged resolve to Dense."])
     item = resolver_test_item(key, arguments)
-    formatted = format_item(item, indent, workspace.root, crate_edition(workspace.root, test_file))
+    rust = LANGUAGES[RUST]
+    formatted = rust.operations.format_item(item, indent, workspace.root, test_file)
     if formatted is None:
         findings.append(Finding(test_file, 0, 0, "unformatted",
-                                "rustfmt is not available or rejected the generated test; it is inserted as written",
-                                severity="note"))
+                                f"{rust.formatter} is not available or rejected the generated test; it is inserted "
+                                "as written", severity="note"))
         formatted = "".join(f"{indent}{line}\n" if line else "\n" for line in item.split("\n"))
     if module.type == "mod_item":
         close = module.end_byte - 1

@@ -67,3 +67,11 @@ def _extern_cpp(node: tree_sitter.Node) -> bool:
     while current is not None and current.type != "foreign_mod_item":
         current = current.parent
     return current is not None and b'"C++"' in current.text[:40]
+
+
+def format_item(text: str, indent: str, root, path: str) -> str | None:
+    """`text` formatted by rustfmt at `indent`, with the edition of the crate holding `path`."""
+    from .format import crate_edition
+    from .format import format_item as rustfmt_item
+
+    return rustfmt_item(text, indent, root, crate_edition(root, path))

@@ -45,9 +45,53 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
         ["rust", "cpp", "cpp", "python", None]
     for language in LANGUAGES.values():
         operations = language.operations
-        for name in ("parse_errors", "identifiers", "delete_items", "item_scopes", "references"):
+        for name in ("parse_errors", "identifiers", "delete_items", "item_scopes", "references", "format_item"):
             assert callable(getattr(operations, name)), (language.name, name)
     assert language_for("src/lib.rs") is LANGUAGES["rust"]
+    for name in parsed_languages():
+        kinds = LANGUAGES[name]
+        assert kinds.identifier_kinds and kinds.comment_kinds and kinds.string_kinds, name
+        assert not kinds.comment_kinds & kinds.string_kinds, name
+    assert [LANGUAGES[n].formatter for n in LANGUAGES] == ["rustfmt", None, None]
+    assert LANGUAGES["cpp"].operations.format_item("int f();", "", Path("."), "a.cpp") is None
+
+
+def test_the_mention_kinds_come_from_the_registry() -> None:
+    """A file the lexical scan cannot delimit is classified from its parse, with the registry's kinds."""
+    from codemods.mentions import _tree_sitter_kinds
+
+    source = b'// dead_fn\nfn f() { let s = "dead_fn"; dead_fn(); }\n'
+    spans = [(i, i + 7) for i in range(len(source)) if source.startswith(b"dead_fn", i)]
+    assert _tree_sitter_kinds(source, "rust", spans) == ["comment", "string", "code"]
+
+
+def test_the_workspace_a_step_sees_is_immutable() -> None:
+    import dataclasses
+
+    import pytest
+
+    from codemods._edit import Edit
+    from codemods.recipes import Workspace
+
+    first = Workspace(root=Path("."))
+    second = first.with_edits([Edit("a.rs", 0, 1, b"", "x")])
+    assert first.planned("a.rs") == () and len(second.planned("a.rs")) == 1
+    assert second.reads is first.reads, "one snapshot of the tree for the whole plan"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        second.edits = {}
+    with pytest.raises(TypeError):
+        second.edits["b.rs"] = ()
+    with pytest.raises(TypeError):
+        second.options["decision"] = "x"
+
+
+def test_the_journal_keeps_no_process_wide_state() -> None:
+    """Who holds the tree lock travels as a value (HeldLock), not in a module-level table."""
+    import codemods._journal as journal
+
+    mutable = [name for name, value in vars(journal).items()
+               if not name.startswith("__") and isinstance(value, (dict, list, set))]
+    assert mutable == []
 
 
 def test_no_language_ladder_is_left_in_the_planner_or_the_recipe_loader() -> None:

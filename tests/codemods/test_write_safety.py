@@ -83,13 +83,27 @@ def test_a_second_run_while_the_tree_is_locked_stops_at_once_and_writes_nothing(
     assert snapshot(tree) == AFTER
 
 
-def test_the_tree_lock_is_reentrant_and_removed_on_release(tree: Path) -> None:
-    with tree_lock(tree):
+def test_the_held_tree_lock_is_passed_down_not_taken_again_and_removed_on_release(tree: Path) -> None:
+    with tree_lock(tree) as held:
         assert (tree / LOCK_FILE).read_text().strip() == str(os.getpid())
-        with tree_lock(tree):
-            write_changes(tree, list(plan_recipe(tree, RECIPE).changes))
+        with pytest.raises(TreeLocked, match="this process already holds the lock"):
+            with tree_lock(tree):
+                pass
+        write_changes(tree, list(plan_recipe(tree, RECIPE).changes), lock=held)
         assert (tree / LOCK_FILE).exists()
+    assert not held.held and not (tree / LOCK_FILE).exists()
     assert snapshot(tree) == AFTER
+
+
+def test_a_lock_that_is_not_held_is_not_accepted(tree: Path, tmp_path: Path) -> None:
+    with tree_lock(tree) as held:
+        pass
+    with pytest.raises(ValueError, match="not the held lock"):
+        write_changes(tree, list(plan_recipe(tree, RECIPE).changes), lock=held)
+    (tmp_path / "other").mkdir()
+    with tree_lock(tmp_path / "other") as other, pytest.raises(ValueError, match="not the held lock"):
+        write_changes(tree, list(plan_recipe(tree, RECIPE).changes), lock=other)
+    assert snapshot(tree) != AFTER
 
 
 def test_a_leftover_journal_blocks_writing_until_apply_recovers_it(tree: Path, tmp_path: Path) -> None:
