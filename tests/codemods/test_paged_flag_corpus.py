@@ -66,6 +66,24 @@ def _without_method(source: bytes, wrapper: str, method: str) -> bytes:
     return source[:start] + source[found.node.end_byte :]
 
 
+def _item_text(source: bytes, kind: str, name: str) -> str:
+    """The text of the item `name` of `kind`, with its attributes and doc comments."""
+    (found,) = [i for i in rust_items(source, parse(source, RUST)) if i.kind == kind and i.name == name]
+    return source[found.start : found.end].decode()
+
+
+def _run_extracted_test(tmp_path: Path, pieces: list[str], name: str) -> subprocess.CompletedProcess:
+    """Compile `pieces` (the tree's own items) as one test crate with rustc and run its test `name`."""
+    folder = tmp_path / f"extracted-{len(list(tmp_path.glob('extracted-*')))}"
+    folder.mkdir()
+    (folder / "lib.rs").write_text("#![allow(dead_code)]\n\n" + "\n\n".join(pieces) + "\n")
+    env = {**os.environ, "RUSTUP_TOOLCHAIN": "stable"}
+    built = subprocess.run(["rustc", "--edition", "2021", "--test", "lib.rs", "-o", "tests"], cwd=folder,
+                           capture_output=True, text=True, env=env)  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    return subprocess.run([str(folder / "tests"), "--exact", name], capture_output=True, text=True, env=env)
+
+
 def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
     tree = tmp_path / "mlxcel"
     shutil.copytree(corpus, tree, symlinks=True)
@@ -109,3 +127,21 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
     again = CliRunner().invoke(codemod, [*flip[:-1], "--dry-run", str(tree)])
     assert again.exit_code == 0 and again.stdout == ""
     assert snapshot(tree) == after
+
+    # The generated test, run against the tree's own resolver and backend enum (the crate needs MLX to
+    # build, so those three items are compiled alone): it passes with the decision's flag, and
+    # fails when the flag is left true, so it asserts the family's flag and nothing else.
+    if shutil.which("rustc") is None:
+        return
+    name = "gemma3_auto_and_paged_resolve_to_dense_at_parallel_8"
+    pieces = [_item_text(after["src/server/config.rs"], "enum", "DecodeStorageBackend"),
+              _item_text(after["src/server/batch/scheduler.rs"], "fn", "effective_decode_storage_backend"),
+              _item_text(after[TESTS], "test", name)]
+    assert "let supports_paged_decode_backend = false;" in pieces[2]
+    passed = _run_extracted_test(tmp_path, pieces, name)
+    assert passed.returncode == 0 and f"test {name} ... ok" in passed.stdout, passed.stdout + passed.stderr
+    left_true = pieces[:2] + [pieces[2].replace("let supports_paged_decode_backend = false;",
+                                                "let supports_paged_decode_backend = true;")]
+    failed = _run_extracted_test(tmp_path, left_true, name)
+    assert failed.returncode != 0 and f"test {name} ... FAILED" in failed.stdout, failed.stdout + failed.stderr
+    assert "left: Paged" in failed.stdout and "right: Dense" in failed.stdout, failed.stdout
