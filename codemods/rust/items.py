@@ -136,14 +136,41 @@ def _attribute_path(attribute_item: tree_sitter.Node) -> str:
     return path.text.decode("utf-8", "replace") if path is not None else ""
 
 
+_SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "0": "\0", "'": "'", '"': '"'}
+
+
+def _unescape(sequence: str) -> str:
+    """The character a Rust escape sequence (`\\n`, `\\x41`, `\\u{1F600}`, a line continuation) stands for."""
+    body = sequence[1:]
+    if body[:1] in _SIMPLE_ESCAPES and len(body) == 1:
+        return _SIMPLE_ESCAPES[body]
+    try:
+        if body.startswith("x"):
+            return chr(int(body[1:], 16))
+        if body.startswith("u{"):
+            return chr(int(body[2:-1].replace("_", ""), 16))
+    except ValueError:
+        return sequence  # not a valid escape (rustc rejects the file): kept as written
+    return ""  # a backslash before a line break: the break and the next line's indentation are skipped
+
+
 def _attribute_string_value(attribute_item: tree_sitter.Node) -> str | None:
-    """The string of a `#[path = "string"]` attribute (None for any other shape)."""
+    """The string of a `#[path = "string"]` attribute, escapes resolved (None for any other shape)."""
     inner = _attribute(attribute_item)
     value = inner.child_by_field_name("value") if inner is not None else None
     if value is None or value.type not in ("string_literal", "raw_string_literal"):
         return None
-    content = next((c for c in value.named_children if c.type == "string_content"), None)
-    return content.text.decode("utf-8", "replace") if content is not None else ""
+    parts = []
+    continued = False
+    for child in value.named_children:
+        text = child.text.decode("utf-8", "replace")
+        if child.type == "escape_sequence":
+            parts.append(_unescape(text))
+            continued = text[1:2] in ("\n", "\r")
+        elif child.type == "string_content":
+            parts.append(text.lstrip() if continued else text)
+            continued = False
+    return "".join(parts)
 
 
 def _rust_name(attribute_items: list[tree_sitter.Node]) -> str | None:

@@ -266,6 +266,21 @@ def test_bridge_entry_reports_its_rust_name_as_a_visible_name():
     assert resolved[0].removed_names == ("frob", "frob_rs")
 
 
+@pytest.mark.parametrize(("literal", "name"), [
+    (r'"frob_\u{72}s"', "frob_rs"),
+    (r'"frob_\x72s"', "frob_rs"),
+    ('r#"frob_rs"#', "frob_rs"),
+    ('"frob_\\\n                 rs"', "frob_rs"),
+])
+def test_a_rust_name_with_escapes_is_read_as_rustc_reads_it(literal: str, name: str):
+    source = (
+        "#[cxx::bridge]\nmod ffi {\n    unsafe extern \"C++\" {\n"
+        f"        #[rust_name = {literal}]\n        fn frob(x: i32) -> i32;\n    }}\n}}\n"
+    )
+    _, resolved, _ = delete_rust_items("t.rs", source.encode(), [RustTarget("bridge_fn", "ffi::frob")])
+    assert resolved[0].removed_names == ("frob", name)
+
+
 def test_plain_comment_directly_above_belongs_to_item_but_not_across_blank_line():
     assert_deletes(
         "rust",
