@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterable
 
 
 @dataclass(frozen=True, order=True)
@@ -89,9 +89,10 @@ def shape_mismatch(path: str, source: bytes, kind: str, name: str, other_kind: s
                    f"{name}: expected a {kind}, found a {other_kind}; not deleted", symbol=name)
 
 
-def _closest(name: str, candidates: list[str], count: int = 3) -> list[str]:
-    """The candidates spelt most like `name`, judged by the last part of the name first (a
-    shared `crate::` or module prefix says nothing), then by the whole name."""
+def closest_names(name: str, candidates: Iterable[str], count: int = 3, cutoff: float = 0.6) -> list[str]:
+    """The candidates spelt most like `name` (at most `count`, each at least `cutoff` alike), judged
+    by the last part of the name first (a shared `crate::` or module prefix says nothing), then
+    by the whole name. The one "did you mean" of the package: targets, recipe keys."""
 
     def similarity(a: str, b: str) -> float:
         return difflib.SequenceMatcher(None, a, b).ratio()
@@ -100,7 +101,7 @@ def _closest(name: str, candidates: list[str], count: int = 3) -> list[str]:
         return re.split(r"::|\.", qualified)[-1]
 
     scored = [(similarity(last(name), last(c)), similarity(name, c), c) for c in dict.fromkeys(candidates)]
-    return [c for score, _, c in sorted(scored, reverse=True) if score >= 0.6][:count]
+    return [c for score, _, c in sorted(scored, reverse=True) if score >= cutoff][:count]
 
 
 def missing_target(path: str, kind: str, name: str, candidates: list[str],
@@ -117,6 +118,6 @@ def missing_target(path: str, kind: str, name: str, candidates: list[str],
         return Finding(path, 0, 0, "not-found",
                        f"{kind} {name} already absent (no code in the file names the recipe's dead symbols)",
                        severity=NOTE, symbol=name)
-    closest = _closest(name, candidates)
+    closest = closest_names(name, candidates)
     hint = f"; did you mean {' or '.join(closest)}?" if closest else ""
     return Finding(path, 0, 0, "no-such-item", f"no item {name} of kind {kind} in {path}{hint}", symbol=name)

@@ -87,9 +87,9 @@ TOML_TABLE_KEYS = {
 
 
 def _closest(word: str, valid: tuple[str, ...]) -> str:
-    import difflib
+    from .._edit import closest_names
 
-    close = difflib.get_close_matches(word, valid, n=1, cutoff=0.5)
+    close = closest_names(word, valid, count=1, cutoff=0.5)
     return f"did you mean {close[0]!r}?" if close else f"valid: {', '.join(valid)}"
 
 
