@@ -2,10 +2,12 @@
 
 A `Language` is data: its suffixes, its tree-sitter grammar package (None for
 a language not parsed by tree-sitter), the node kinds of its identifiers,
-comments and string literals, the item kinds a recipe may delete, and `operations`, the module
-that implements what differs per language with one interface (see
-`Operations`). That module is imported on first use, so this
-one loads no parser: `codemod check` imports it for the suffixes alone.
+comments and string literals, how `codemod check` tells code from comments
+and strings without a parse, the item kinds a recipe may delete, its
+formatter, and `operations`, the module that implements what differs per
+language with one interface (see `Language`). That module is imported on
+first use, so this one loads no parser: `codemod check` imports it for the
+suffixes alone.
 Rust, C++ and Python register here; a new language is one `register` call
 and one operations module.
 """
@@ -55,6 +57,16 @@ class Language:
     string_kinds: frozenset[str] = frozenset()
     deletable_kinds: tuple[str, ...] = ()
     formatter: str | None = None
+    mention_classifier: str | None = None
+
+    def classify_mentions(self, source: bytes, spans: list[tuple[int, int]]) -> list[str] | None:
+        """The kind (code, comment, string, unknown) of each span, from `mention_classifier`
+        ("module:function", called with (source, language name, spans); it parses nothing
+        unless it must), or None when the language has none."""
+        if self.mention_classifier is None:
+            return None
+        module, function = self.mention_classifier.split(":")
+        return getattr(importlib.import_module(module), function)(source, self.name, spans)
 
     @property
     def operations(self) -> ModuleType:
@@ -98,6 +110,7 @@ register(Language(
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
     deletable_kinds=("fn", "test", "struct", "enum", "type", "trait", "const", "mod", "bridge_fn", "macro"),
     formatter="rustfmt",
+    mention_classifier="codemods.mentions:lexical_kinds",
 ))
 register(Language(
     CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
@@ -107,8 +120,10 @@ register(Language(
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "concatenated_string",
                             "system_lib_string", "string_content"}),
     deletable_kinds=("function", "declaration", "any"),
+    mention_classifier="codemods.mentions:lexical_kinds",
 ))
 register(Language(
     PYTHON, (".py",), "codemods.python.language",
     deletable_kinds=("function", "class"),
+    mention_classifier="codemods.mentions:python_kinds",
 ))

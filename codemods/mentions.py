@@ -104,8 +104,9 @@ def _tree_sitter_kind(tree, start: int, end: int, comments: frozenset[str], stri
     return CODE
 
 
-def _lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
-    """Kinds from the lexical scan; a parse only where the scan cannot delimit comments and strings."""
+def lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Kinds from the lexical scan (Rust, C++); a parse only where the scan cannot delimit
+    comments and strings."""
     from ._lexer import lex_spans
 
     lexed = lex_spans(source, language, stop=max(end for _, end in spans))
@@ -125,7 +126,7 @@ def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]
     return [_tree_sitter_kind(tree, start, end, entry.comment_kinds, entry.string_kinds) for start, end in spans]
 
 
-def _python_kinds(source: bytes, spans: list[tuple[int, int]]) -> list[str]:
+def python_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
     """Kinds of byte spans in a Python file, from the tokenizer's COMMENT and STRING tokens
     (an f-string, with its replacement fields, is a string); "unknown" if it does not tokenize."""
     import io
@@ -171,14 +172,11 @@ def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> li
     """
     if not spans:
         return []
-    from ._languages import CPP, PYTHON, RUST, language_of
+    from ._languages import language_for
 
-    language = language_of(path)
-    if language in (RUST, CPP):
-        return _lexical_kinds(source, language, spans)
-    if language == PYTHON:
-        return _python_kinds(source, spans)
-    return [UNKNOWN] * len(spans)
+    language = language_for(path)
+    kinds = language.classify_mentions(source, spans) if language is not None else None
+    return kinds if kinds is not None else [UNKNOWN] * len(spans)
 
 
 def mentions_in_source(path: str, source: bytes, pattern: re.Pattern[bytes]) -> list[Mention]:

@@ -53,6 +53,7 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
         assert kinds.identifier_kinds and kinds.comment_kinds and kinds.string_kinds, name
         assert not kinds.comment_kinds & kinds.string_kinds, name
     assert [LANGUAGES[n].formatter for n in LANGUAGES] == ["rustfmt", None, None]
+    assert all(language.mention_classifier for language in LANGUAGES.values())
     assert LANGUAGES["cpp"].operations.format_item("int f();", "", Path("."), "a.cpp") is None
 
 
@@ -95,7 +96,8 @@ def test_the_journal_keeps_no_process_wide_state() -> None:
 
 
 def test_no_language_ladder_is_left_in_the_planner_or_the_recipe_loader() -> None:
-    for name in ("_plan.py", "_scope.py", "_references.py", "recipes/__init__.py", "_parse.py", "pattern.py"):
+    for name in ("_plan.py", "_scope.py", "_references.py", "recipes/__init__.py", "_parse.py", "pattern.py",
+                 "mentions.py"):
         text = (PACKAGE / name).read_text(encoding="utf-8")
         for ladder in ("== RUST", "== CPP", "== PYTHON", '== "rust"', '== "cpp"', "in (RUST, CPP)"):
             assert ladder not in text, (name, ladder)
