@@ -1,4 +1,4 @@
-"""Token-by-token comparison of two saved greedy generations (the seed's real-checkpoint check)."""
+"""Token-by-token comparison of two saved greedy generations (mlxcel #2230 (c)'s check on real checkpoints)."""
 
 from __future__ import annotations
 
