@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from codemods._cli_errors import HELP_OPTIONS, Group, UsageLine
+from interchange.cli_style import HELP_OPTIONS, Group, UsageLine
 
 from analysis._collect import decide_run_folder, decision_to_json, summarise_levels
 from analysis._report import MissingPlotter, write_report

@@ -40,9 +40,9 @@ def profile(root) -> str:
     import pstats
 
     sys.path.insert(0, str(REPO))
-    from codemods._diff import unified_diff
-    from codemods._plan import plan_recipe
-    from codemods.recipes import load_recipe
+    from codemods.report.diff import unified_diff
+    from codemods.plan.planner import plan_recipe
+    from codemods import load_recipe
 
     profiler = cProfile.Profile()
     profiler.enable()

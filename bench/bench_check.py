@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
 
     timed = trees(args.corpus)
     sys.path.insert(0, str(VENV_BIN.parent.parent))
-    from codemods.recipes import load_recipe
+    from codemods import load_recipe
 
     pattern = load_recipe(RECIPE).dead_symbol_pattern
     rules = write_rules(pattern)

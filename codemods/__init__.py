@@ -44,80 +44,53 @@ from typing import TYPE_CHECKING
 # Public name -> module that defines it. Imported on first use, so that
 # `codemod check` (a pre-commit hook) does not pay for the whole engine.
 _EXPORTS = {
-    "Edit": "._edit",
-    "Finding": "._edit",
-    "FileChange": "._splice",
-    "WriteRefused": "._apply",
-    "Plan": "._plan",
-    "RunResult": "._run",
-    "apply_recipe": "._run",
-    "plan_recipe": "._plan",
-    "USAGE_ERROR": "._plan",
-    "unified_diff": "._diff",
-    "Match": ".pattern",
-    "Pattern": ".pattern",
-    "PatternError": ".pattern",
-    "Rewrite": ".pattern",
-    "replace_all": ".pattern",
-    "ItemTarget": ".recipes",
-    "Parameter": ".recipes",
-    "PatternRewrite": ".recipes",
-    "Recipe": ".recipes",
-    "RecipeError": ".recipes",
-    "RecipeInputError": ".recipes",
-    "Rewording": ".recipes",
-    "StepResult": ".recipes",
-    "Workspace": ".recipes",
-    "load_recipe": ".recipes",
+    "Edit": "codemods.edit.values",
+    "Finding": "codemods.edit.values",
+    "FileChange": "codemods.edit.splice",
+    "WriteRefused": "codemods.write.atomic",
+    "Plan": "codemods.plan.planner",
+    "RunResult": "codemods.write.run",
+    "apply_recipe": "codemods.write.run",
+    "plan_recipe": "codemods.plan.planner",
+    "USAGE_ERROR": "codemods.plan.planner",
+    "unified_diff": "codemods.report.diff",
+    "render_diff": "codemods.report.diff",
+    "write_plan": "codemods.write.run",
+    "Match": "codemods.pattern",
+    "Pattern": "codemods.pattern",
+    "PatternError": "codemods.pattern",
+    "Rewrite": "codemods.pattern",
+    "replace_all": "codemods.pattern",
+    "ItemTarget": "codemods.plan.recipe",
+    "Parameter": "codemods.plan.recipe",
+    "PatternRewrite": "codemods.plan.recipe",
+    "Recipe": "codemods.plan.recipe",
+    "RecipeError": "codemods.plan.loader",
+    "RecipeInputError": "codemods.plan.recipe",
+    "Rewording": "codemods.plan.recipe",
+    "StepResult": "codemods.plan.recipe",
+    "Workspace": "codemods.plan.recipe",
+    "load_recipe": "codemods.plan.loader",
 }
 
 if TYPE_CHECKING:
-    from ._apply import WriteRefused
-    from ._diff import unified_diff
-    from ._edit import Edit, Finding
-    from ._plan import USAGE_ERROR, Plan, plan_recipe
-    from ._run import RunResult, apply_recipe
-    from ._splice import FileChange
-    from .pattern import Match, Pattern, PatternError, Rewrite, replace_all
-    from .recipes import (ItemTarget, Parameter, PatternRewrite, Recipe, RecipeError, RecipeInputError, Rewording,
-                          StepResult, Workspace, load_recipe)
+    from codemods.edit.splice import FileChange
+    from codemods.edit.values import Edit, Finding
+    from codemods.pattern import Match, Pattern, PatternError, Rewrite, replace_all
+    from codemods.plan.loader import RecipeError, load_recipe
+    from codemods.plan.planner import USAGE_ERROR, Plan, plan_recipe
+    from codemods.plan.recipe import (ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError, Rewording,
+                                      StepResult, Workspace)
+    from codemods.report.diff import render_diff, unified_diff
+    from codemods.write.atomic import WriteRefused
+    from codemods.write.run import RunResult, apply_recipe, write_plan
 
 
 def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'codemods' has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
-
-
-def render_diff(plan: Plan) -> str:
-    """The unified diff of every change in a plan, a/ and b/ paths relative to its root."""
-    from ._diff import unified_diff
-
-    return "".join(unified_diff(c.path, c.before, c.after, edits=c.edits) for c in plan.changes)
-
-
-def write_plan(plan: Plan) -> None:
-    """Write a plan's changes atomically, holding the tree's lock (refuses if any file changed
-    since it was read).
-
-    A write an earlier run left half done is finished or rolled back first; the
-    plan, made on the half-written tree, is then refused as stale (finding
-    "stale-plan": plan again), and if recovery cannot be done it is refused
-    with the reason (finding "recovery-refused"). `apply_recipe` recovers
-    before planning, so it never meets either.
-    """
-    from ._apply import WriteRefused, write_changes
-    from ._edit import Finding
-    from ._journal import recover, tree_lock
-
-    with tree_lock(plan.root) as held:
-        recovery = recover(plan.root)
-        if recovery.refused:
-            raise WriteRefused([Finding("", 0, 0, "recovery-refused", recovery.message)])
-        if recovery.action in ("completed", "rolled-back"):
-            raise WriteRefused([Finding("", 0, 0, "stale-plan", f"{recovery.message}; plan again")])
-        write_changes(plan.root, list(plan.changes), lock=held)
+    return getattr(importlib.import_module(module), name)
 
 
 __all__ = [

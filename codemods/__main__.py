@@ -1,5 +1,5 @@
 """`python -m codemods`: the `codemod` command."""
 
-from .cli import main
+from codemods.cli.main import main
 
 main()

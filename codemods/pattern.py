@@ -36,11 +36,11 @@ from typing import Mapping
 
 import tree_sitter
 
-from ._edit import Edit
-from ._languages import LANGUAGES as REGISTERED
-from ._languages import parsed_languages
-from ._parse import query, ts_language
-from ._parse import parse as _parse
+from codemods.edit.values import Edit
+from codemods.languages.registry import LANGUAGES as REGISTERED
+from codemods.languages.registry import parsed_languages
+from codemods.parse import query, ts_language
+from codemods.parse import parse as _parse
 
 # Metavariables are spelled with an identifier character so that the pattern
 # parses as ordinary code: `$X` becomes `µX`, `$$$XS` becomes `µµµXS`.
@@ -379,7 +379,7 @@ class Rewrite:
 
 def replace_all(source: bytes, tree: tree_sitter.Tree, pattern: Pattern, template: str) -> bytes:
     """`source` with every outermost match of `pattern` replaced by `template` (a convenience)."""
-    from ._splice import splice
+    from codemods.edit.splice import splice
 
     return splice(source, Rewrite(pattern, template).edits("", source, tree.root_node))
 

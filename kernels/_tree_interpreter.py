@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 import tree_sitter
 
-from codemods._parse import descendants
+from codemods.parse import descendants
 from kernels.tree import (
     MLX_DTYPES,
     TYPE_STRING,

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 import torch
 
-from codemods._cli_errors import HELP_OPTIONS, Command, UsageLine
+from interchange.cli_style import HELP_OPTIONS, Command, UsageLine
 from kernels._injections import Injection
 from kernels._shapes import (
     GPU_BYTES_PER_STATE_ELEMENT,

@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 import tree_sitter
 
-from codemods._parse import CPP, descendants, parse
+from codemods.parse import CPP, descendants, parse
 
 KERNEL_DIR = "src/lib/mlxcel-core/cpp"
 """Where mlxcel keeps the C++ that registers its custom kernels."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from codemods._cli_errors import UsageLine
+from interchange.cli_style import UsageLine
 from kernels._shapes import UpdateConfig
 from kernels.cli import EXIT_DIFFERS, EXIT_OK
 

@@ -6,12 +6,12 @@ import os
 import subprocess
 import textwrap
 
-from codemods._splice import splice
-from codemods._parse import CPP, RUST, error_count, parse
-from codemods._spans import deletion_edits
-from codemods.cpp.items import CppTarget, delete_cpp_items
-from codemods.python.items import PythonTarget, delete_python_items
-from codemods.rust.items import RustTarget, delete_rust_items
+from codemods.edit.splice import splice
+from codemods.parse import CPP, RUST, error_count, parse
+from codemods.edit.item_spans import deletion_edits
+from codemods.languages.cpp.items import CppTarget, delete_cpp_items
+from codemods.languages.python.items import PythonTarget, delete_python_items
+from codemods.languages.rust.items import RustTarget, delete_rust_items
 
 
 def dedent_text(text: str) -> str:

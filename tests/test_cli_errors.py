@@ -75,7 +75,7 @@ CASES = {
     "recipe-unknown-key": case("codemod apply --dry-run --recipe unknown_key.toml {tree}",
                                "unknown key 'sumary' (did you mean 'summary'?)"),
     "decision-to-recipe-taking-none": case("codemod apply --dry-run --decision decision.json {tree}",
-                                           "--decision: recipe paged-compat-removal takes no decision file"),
+                                           "recipe paged-compat-removal takes no option 'decision'"),
     "decide-empty-runs": case("paged-bench decide empty-runs", "empty-runs/runs.jsonl holds no runs"),
     "report-empty-runs": case("paged-bench report empty-runs --out {inputs}/docs/results.md",
                               "empty-runs/runs.jsonl holds no runs"),
@@ -104,7 +104,16 @@ CASES = {
                                         "decision file nowhere.json not found"),
     "paged-flag-decision-bad": case("codemod apply --recipe paged-flag --decision decision.json {tree}",
                                     "decision file does not match its schema"),
-    "perturb-on-parent": case("codemod perturb --dry-run {parent}", "holds no src/lib/mlxcel-core/src/layers.rs"),
+    "perturb-on-parent": case("codemod apply --recipe perturb-pooled-output --dry-run {parent}",
+                              "holds no src/lib/mlxcel-core/src/layers.rs"),
+    "perturb-factor-nan": case("codemod apply --recipe perturb-pooled-output --param factor=nan --dry-run {tree}",
+                               "factor must be a finite number"),
+    "perturb-factor-one": case("codemod apply --recipe perturb-pooled-output --param factor=1.0 --dry-run {tree}",
+                               "factor 1 changes nothing"),
+    "param-not-taken": case("codemod apply --param frob=1 --dry-run {tree}",
+                            "takes no option 'frob'"),
+    "param-without-value": case("codemod apply --param frob --dry-run {tree}", "give NAME=VALUE"),
+    "stat-with-sarif": case("codemod apply --stat --format sarif --dry-run {tree}", "--stat shows the text diff"),
     "recipes-unknown-option": case("codemod recipes --frob", "No such option '--frob'"),
     "decide-blank-runs": case("paged-bench decide --json blank-runs", "holds no runs"),
     "decide-missing-folder": case("paged-bench decide nowhere", "Directory 'nowhere' does not exist"),
@@ -174,7 +183,7 @@ def _commands():
     import click
 
     from analysis.cli import main as paged_bench
-    from codemods.cli import main as codemod
+    from codemods.cli.main import main as codemod
     from kernels.cli import ssm_diff_main, ssm_generations_main
 
     for name, command in (("codemod", codemod), ("paged-bench", paged_bench), ("ssm-diff", ssm_diff_main),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from codemods.recipes import ItemTarget, Recipe
+from codemods import ItemTarget, Recipe
 
 BEFORE = {
     "src/a.rs": b"/// Gone.\nfn gone_a() {}\n\nfn keep_a() {}\n",

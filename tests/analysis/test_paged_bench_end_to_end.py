@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from analysis.cli import main
 from analysis import load_decision
-from codemods.cli import main as codemod_main
+from codemods.cli.main import main as codemod_main
 from fixture_crate import cargo, copy_fixture, write_offline_cargo_config
 from paged_bench_helpers import FAKE_SERVE, ROOT
 

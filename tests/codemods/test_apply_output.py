@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from codemods import USAGE_ERROR, ItemTarget, Recipe, Rewording, plan_recipe
-from codemods.cli import main
+from codemods.cli.main import main
 from write_trees import RECIPE, make_tree, write_recipe
 
 ANSI = "\x1b["

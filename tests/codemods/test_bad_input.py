@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods.cli import main
+from codemods.cli.main import main
 from write_trees import BEFORE, RECIPE_TOML, make_tree, snapshot, write_recipe
 
 
@@ -86,7 +86,7 @@ def test_usage_error_with_json_is_also_a_json_document(tmp_path: Path) -> None:
 
 def test_unknown_recipe(tree: Path) -> None:
     assert _usage_error("--recipe", "no-such-recipe", str(tree)) == (
-        "unknown recipe 'no-such-recipe' (bundled: paged-compat-removal, paged-flag; or give a .py or .toml file)")
+        "unknown recipe 'no-such-recipe' (bundled: paged-compat-removal, paged-flag, perturb-pooled-output; or give a .py or .toml file)")
 
 
 def test_recipe_file_not_found(tree: Path, tmp_path: Path) -> None:
@@ -118,7 +118,7 @@ RECIPE_FILES = {
     "binary.toml": (b"\xff\xfe\x00", "not valid TOML: 'utf-8' codec can't decode byte 0xff in position 0"),
     "raises.py": ("raise RuntimeError('boom')\n", "recipe failed to load: RuntimeError: boom"),
     "exits.py": ("import sys\nsys.exit(3)\n", "recipe failed to load: SystemExit: 3"),
-    "no_recipe.py": ("X = 1\n", "defines no RECIPE of type codemods.recipes.Recipe"),
+    "no_recipe.py": ("X = 1\n", "defines no RECIPE of type codemods.Recipe"),
 }
 
 
@@ -172,7 +172,7 @@ def test_paged_flag_without_decision(flag_tree: Path) -> None:
 def test_a_recipe_step_signals_bad_input_with_recipe_input_error(tree: Path, tmp_path: Path) -> None:
     recipe = tmp_path / "needs_option.py"
     recipe.write_text(
-        "from codemods.recipes import Recipe, RecipeInputError\n"
+        "from codemods import Recipe, RecipeInputError\n"
         "def step(workspace):\n"
         "    raise RecipeInputError(f\"--decision is required, got {workspace.options}\")\n"
         "RECIPE = Recipe(id='needs-option', summary='', steps=(step,))\n"
@@ -272,7 +272,7 @@ def test_unreadable_target(tree: Path, tmp_path: Path, monkeypatch) -> None:
 
 def test_recipe_parameters_are_loaded_before_planning_and_steps_read_them_typed(tree: Path) -> None:
     from codemods import plan_recipe
-    from codemods.recipes import Parameter, Recipe, RecipeInputError, StepResult
+    from codemods import Parameter, Recipe, RecipeInputError, StepResult
 
     seen = []
 

@@ -13,10 +13,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemods import _files
-from codemods.check import check_files, check_tree
-from codemods.cli import main
-from codemods.recipes.paged_compat_removal import DEAD_SYMBOL_PATTERN as PATTERN
+from codemods.search import files as _files
+from codemods.search.check import check_files, check_tree
+from codemods.cli.main import main
+from codemods.plan.loader import dead_symbol_settings
+
+PATTERN = dead_symbol_settings("paged-compat-removal")[1]
 
 RG = shutil.which("rg")
 needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep is not installed")

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from codemods import ItemTarget, Recipe, plan_recipe
-from codemods.cpp.items import CppTarget, delete_cpp_items
+from codemods.languages.cpp.items import CppTarget, delete_cpp_items
 
 from codemod_helpers import assert_deletes, dedent, run_deletion
 

@@ -65,8 +65,8 @@ def test_missing_python_target_blocks_with_the_closest_names():
 def _python_edits(source: str, targets: list[tuple[str, str]]):
     from textwrap import dedent
 
-    from codemods._splice import conflicts, splice
-    from codemods.python.items import PythonTarget, delete_python_items
+    from codemods.edit.splice import conflicts, splice
+    from codemods.languages.python.items import PythonTarget, delete_python_items
 
     before = dedent(source).lstrip("\n").encode()
     edits, _, findings = delete_python_items("t.py", before, [PythonTarget(k, n) for k, n in targets])

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from codemods import ItemTarget, Recipe, plan_recipe
-from codemods.rust.items import RustTarget, delete_rust_items, rust_items
+from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
 
 from codemod_helpers import assert_deletes, dedent, run_deletion, rustfmt_clean
 

@@ -7,9 +7,9 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codemods._splice import splice
-from codemods._diff import unified_diff
-from codemods._edit import Edit
+from codemods.edit.splice import splice
+from codemods.report.diff import unified_diff
+from codemods.edit.values import Edit
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from codemods import load_recipe, plan_recipe
-from codemods._parse import RUST, error_nodes, parse
+from codemods.parse import RUST, error_nodes, parse
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rename_function"
 RECIPE = EXAMPLE / "rename_block_count.toml"
@@ -76,7 +76,7 @@ def test_a_glob_path_covers_its_matching_files_only(tmp_path: Path) -> None:
 
 
 def test_a_folder_path_needs_a_language(tmp_path: Path) -> None:
-    from codemods.recipes import RecipeError
+    from codemods import RecipeError
 
     with pytest.raises(RecipeError, match="give its language"):
         load_recipe(str(_recipe(tmp_path, 'path = "src"\npattern = "a"\nreplace = "b"\n')))
@@ -103,7 +103,7 @@ def test_where_keeps_only_matches_whose_capture_is_listed(tmp_path: Path) -> Non
 
 
 def test_where_must_name_a_captured_metavariable(tmp_path: Path) -> None:
-    from codemods.recipes import RecipeError
+    from codemods import RecipeError
 
     with pytest.raises(RecipeError, match="where names G, which the pattern does not capture"):
         load_recipe(str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\n'
@@ -114,7 +114,7 @@ def test_where_must_name_a_captured_metavariable(tmp_path: Path) -> None:
 
 
 def test_a_plan_says_when_it_searched_without_ripgrep(monkeypatch) -> None:
-    import codemods._files as files
+    import codemods.search.files as files
 
     recipe = load_recipe(str(RECIPE))
     assert "searched-without-rg" not in {f.code for f in plan_recipe(EXAMPLE / "tree", recipe).findings}

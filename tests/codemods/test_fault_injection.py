@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import codemods._apply as apply_module
-from codemods._apply import WriteFailed, WriteRefused, write_changes
-from codemods._journal import JOURNAL_DIR, recover, tree_lock
-from codemods._plan import plan_recipe
-from codemods.cli import main
+import codemods.write.atomic as apply_module
+from codemods.write.atomic import WriteFailed, WriteRefused, write_changes
+from codemods.write.journal import JOURNAL_DIR, recover, tree_lock
+from codemods.plan.planner import plan_recipe
+from codemods.cli.main import main
 from write_trees import AFTER, BEFORE, RECIPE, TARGETS, make_tree, snapshot, write_recipe
 
 REPO = Path(__file__).resolve().parents[2]
@@ -233,9 +233,9 @@ _CHILD = textwrap.dedent("""
     from pathlib import Path
 
     sys.path[:0] = [{repo!r}, {tests!r}]
-    from codemods._apply import write_changes
-    from codemods._journal import JOURNAL_DIR
-    from codemods._plan import plan_recipe
+    from codemods.write.atomic import write_changes
+    from codemods.write.journal import JOURNAL_DIR
+    from codemods.plan.planner import plan_recipe
     from write_trees import RECIPE, TARGETS
 
     root, event, after = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

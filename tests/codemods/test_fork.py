@@ -1,4 +1,4 @@
-"""The forked worker of a plan (codemods/_fork.py): same answers as in-process, whatever fails."""
+"""The forked worker of a plan (codemods/plan/fork.py): same answers as in-process, whatever fails."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import codemods._plan as plan_module
-from codemods._fork import Worker
-from codemods._plan import plan_recipe
-from codemods.recipes import load_recipe
-from codemods.recipes._model import Workspace
+import codemods.plan.planner as plan_module
+from codemods.plan.fork import Worker
+from codemods.plan.planner import plan_recipe
+from codemods import load_recipe
+from codemods.plan.recipe import Workspace
 from fixture_crate import copy_fixture
 
 RECIPE = load_recipe("paged-compat-removal")

@@ -16,10 +16,12 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from codemods._formats import symbol_groups
-from codemods.cli import main
-from codemods.recipes.paged_compat_removal import DEAD_SYMBOL_PATTERN as PATTERN
+from codemods.report.sarif import symbol_groups
+from codemods.cli.main import main
+from codemods.plan.loader import dead_symbol_settings
 from fixture_crate import copy_fixture
+
+PATTERN = dead_symbol_settings("paged-compat-removal")[1]
 
 RG = shutil.which("rg")
 needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep is not installed")

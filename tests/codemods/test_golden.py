@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from codemods._parse import CPP, RUST, error_count, language_of, parse
-from codemods._plan import plan_recipe
-from codemods.recipes import load_recipe
+from codemods.parse import CPP, RUST, error_count, language_of, parse
+from codemods.plan.planner import plan_recipe
+from codemods import load_recipe
 
 from codemod_helpers import rustfmt_clean
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods._edit import line_col
-from codemods.rust.items import rust_items
+from codemods.edit.values import line_col
+from codemods.languages.rust.items import rust_items
 
 _TRIVIA = ("attribute_item", "line_comment", "block_comment")
 

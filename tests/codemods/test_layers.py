@@ -25,18 +25,18 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 def test_the_planner_does_not_import_the_writer() -> None:
-    for name in ("_plan.py", "_references.py", "pattern.py"):
-        assert "codemods._apply" not in _imported_modules(PACKAGE / name), name
+    for path in [*sorted((PACKAGE / "plan").glob("*.py")), PACKAGE / "pattern.py"]:
+        assert not any(m.startswith("codemods.write") for m in _imported_modules(path)), path.name
 
 
 def test_no_recipe_module_uses_regular_expressions() -> None:
-    for path in sorted((PACKAGE / "recipes").glob("*.py")):
+    for path in sorted((PACKAGE / "recipes").rglob("*.py")):
         assert "re" not in _imported_modules(path), path.name
 
 
 def test_the_language_registry_is_the_one_place_languages_are_described() -> None:
-    from codemods._languages import LANGUAGES, language_for, language_of, parsed_languages
-    from codemods.rust.items import DELETABLE_KINDS
+    from codemods.languages.registry import LANGUAGES, language_for, language_of, parsed_languages
+    from codemods.languages.rust.items import DELETABLE_KINDS
 
     assert list(LANGUAGES) == ["rust", "cpp", "python"]
     assert parsed_languages() == ("rust", "cpp")
@@ -59,7 +59,7 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
 
 def test_the_mention_kinds_come_from_the_registry() -> None:
     """A file the lexical scan cannot delimit is classified from its parse, with the registry's kinds."""
-    from codemods.mentions import _tree_sitter_kinds
+    from codemods.search.mentions import _tree_sitter_kinds
 
     source = b'// dead_fn\nfn f() { let s = "dead_fn"; dead_fn(); }\n'
     spans = [(i, i + 7) for i in range(len(source)) if source.startswith(b"dead_fn", i)]
@@ -71,8 +71,8 @@ def test_the_workspace_a_step_sees_is_immutable() -> None:
 
     import pytest
 
-    from codemods._edit import Edit
-    from codemods.recipes import Workspace
+    from codemods.edit.values import Edit
+    from codemods import Workspace
 
     first = Workspace(root=Path("."))
     second = first.with_edits([Edit("a.rs", 0, 1, b"", "x")])
@@ -88,7 +88,7 @@ def test_the_workspace_a_step_sees_is_immutable() -> None:
 
 def test_the_journal_keeps_no_process_wide_state() -> None:
     """Who holds the tree lock travels as a value (HeldLock), not in a module-level table."""
-    import codemods._journal as journal
+    import codemods.write.journal as journal
 
     mutable = [name for name, value in vars(journal).items()
                if not name.startswith("__") and isinstance(value, (dict, list, set))]
@@ -96,8 +96,8 @@ def test_the_journal_keeps_no_process_wide_state() -> None:
 
 
 def test_no_language_ladder_is_left_in_the_planner_or_the_recipe_loader() -> None:
-    for name in ("_plan.py", "_scope.py", "_references.py", "recipes/__init__.py", "_parse.py", "pattern.py",
-                 "mentions.py"):
+    for name in ("plan/planner.py", "plan/stages.py", "plan/references.py", "plan/loader.py",
+                 "parse.py", "pattern.py", "search/mentions.py"):
         text = (PACKAGE / name).read_text(encoding="utf-8")
         for ladder in ("== RUST", "== CPP", "== PYTHON", '== "rust"', '== "cpp"', "in (RUST, CPP)"):
             assert ladder not in text, (name, ladder)

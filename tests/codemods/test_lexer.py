@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemods._lexer import COMMENT, STRING, lex_spans
-from codemods._parse import CPP, RUST, language_of, parse
+from codemods.languages.lexer import COMMENT, STRING, lex_spans
+from codemods.parse import CPP, RUST, language_of, parse
 
 
 def kind_of(source: bytes, language: str, word: bytes, nth: int = 0) -> str | None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codemods.mentions import CODE, COMMENT, STRING, UNKNOWN, compile_pattern, matches_by_line, mentions_in_source
+from codemods.search.mentions import CODE, COMMENT, STRING, UNKNOWN, compile_pattern, matches_by_line, mentions_in_source
 
 PATTERN = compile_pattern(r"frob_(dense|rotating)_compat|FrobMeta")
 
@@ -136,7 +136,7 @@ def test_one_pass_search_finds_what_the_line_by_line_search_finds(source, text):
 def test_whole_word_search_finds_what_a_word_bounded_regex_finds(source):
     import re
 
-    from codemods._plan import _whole_words
+    from codemods.plan.planner import _whole_words
 
     names = {"Meta", "FrobMeta", "frob"}
     regex = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codemods import Recipe, plan_recipe
-from codemods.recipes._oracle import OracleRewrite
+from codemods.recipes.mlxcel.oracle import OracleRewrite
 
 from codemod_helpers import dedent_text as dedent
 
@@ -181,7 +181,7 @@ def test_a_helper_the_bridge_cannot_serve_is_refused(tmp_path: Path) -> None:
 
 
 def test_without_rustfmt_the_plan_says_the_helper_calls_are_unformatted(tmp_path: Path, monkeypatch) -> None:
-    import codemods.rust.format as format_module
+    import codemods.languages.rust.format as format_module
 
     body = """
         let lens = [9i32];

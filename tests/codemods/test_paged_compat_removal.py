@@ -15,15 +15,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods._parse import RUST, error_count, language_of, parse
-from codemods._plan import DANGLING, UNREWORDED, plan_recipe
-from codemods.cli import main
-from codemods.recipes import load_recipe
-from codemods.recipes.paged_compat_removal import DEAD_SYMBOL_PATTERN, FFI_TESTS_RS, POOLED_TESTS
-from codemods.rust.statements import find_function
+from codemods.parse import RUST, error_count, language_of, parse
+from codemods.plan.planner import DANGLING, UNREWORDED, plan_recipe
+from codemods.cli.main import main
+from codemods import load_recipe
+from codemods.recipes.mlxcel.paged_compat_removal import FFI_TESTS_RS, POOLED_TESTS
+from codemods.languages.rust.statements import find_function
 from fixture_crate import FIXTURE, cargo, copy_fixture, write_offline_cargo_config
 
 RECIPE = load_recipe("paged-compat-removal")
+DEAD_SYMBOL_PATTERN = RECIPE.dead_symbol_pattern
 EMPTY_BATCH_TEST = "paged_decode_fallbacks_reject_an_empty_batch"
 
 
@@ -162,7 +163,8 @@ def test_applied_fixture_passes_the_gate_and_keeps_the_pooled_tests_power(tmp_pa
     for name in POOLED_TESTS:
         assert f"{name} ... ok" in tests.stdout
 
-    perturbed = CliRunner().invoke(main, ["perturb", str(root), "--factor", "1.01"])
+    perturbed = CliRunner().invoke(main, ["apply", "--recipe", "perturb-pooled-output", "--param", "factor=1.01",
+                                                str(root)])
     assert perturbed.exit_code == 0, perturbed.output
     failing = cargo(root, "test", "--workspace", "--", "--test-threads=2", check=False)
     failed = sorted(line.split()[1].split("::")[-1] for line in failing.stdout.splitlines()

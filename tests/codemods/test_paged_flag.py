@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods.cli import main
+from codemods.cli.main import main
 from fixture_crate import cargo, copy_fixture, write_offline_cargo_config
 
 DOCUMENT = "docs/benchmark_results/paged-vs-dense-test-2026-11-30.md"
@@ -112,7 +112,7 @@ def test_reading_the_decision_loads_neither_analysis_nor_its_runner(tmp_path: Pa
     decision = write_decision(tmp_path / "run", gemma3=False, llama4=True)
     script = (
         "import sys\n"
-        "from codemods.recipes import paged_flag\n"
+        "from codemods.recipes.mlxcel import paged_flag\n"
         f"document = paged_flag.load_decision({str(decision)!r})\n"
         "print(type(document).__name__, [f.supports_paged_decode_backend for f in document.families])\n"
         "print(sorted(m for m in ('http.client', 'socket', 'analysis') if m in sys.modules))\n"

@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from analysis.cli import main as paged_bench
-from codemods._parse import RUST, parse
-from codemods.cli import main as codemod
-from codemods.rust.items import leading_trivia, rust_items
+from codemods.parse import RUST, parse
+from codemods.cli.main import main as codemod
+from codemods.languages.rust.items import leading_trivia, rust_items
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
 from paged_bench_helpers import cells_from_ratios, write_run_folder

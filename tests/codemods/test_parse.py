@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codemods._splice import splice
-from codemods._edit import Edit
-from codemods._parse import RUST, _parser, parse, reparse
+from codemods.edit.splice import splice
+from codemods.edit.values import Edit
+from codemods.parse import RUST, _parser, parse, reparse
 
 _ITEMS = [b"fn a() -> u32 {\n    1\n}\n", b"/// doc\nstruct S {\n    x: u8,\n}\n", b"\n", b"// note\n",
           b"impl S {\n    fn m(&self) {}\n}\n", b"const C: &str = \"\xc3\xa9\";\n", b"mod m {\n    fn b() {}\n}\n"]

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from codemods import Pattern, PatternError, Rewrite, replace_all
-from codemods._parse import CPP, RUST, parse
-from codemods.cli import main
+from codemods.parse import CPP, RUST, parse
+from codemods.cli.main import main
 
 from codemod_helpers import dedent
 

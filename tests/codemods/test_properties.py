@@ -9,7 +9,7 @@ block docs, blank lines among them in a loose layout, and inner attributes or
 docs of the enclosing module just above; a C++ function may carry an
 attribute or an annotation macro line. The expected text after deleting a subset of items is built
 from the model alone, following the documented rules of the deletion spans
-(see codemods/_spans.py): an item goes with its leading trivia as whole
+(see codemods/edit/item_spans.py): an item goes with its leading trivia as whole
 lines; a block emptied by the deletion closes up (`mod m {}`); at the start
 of a block the blank lines before the deleted run stay, at its end those
 after it; between two survivors the larger of the two gaps stays.
@@ -34,14 +34,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemods._apply import write_changes
-from codemods._splice import splice
-from codemods._parse import CPP, RUST, error_nodes, parse
-from codemods._plan import plan_recipe
-from codemods._spans import deletion_edits
-from codemods.cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
-from codemods.recipes import ItemTarget, Recipe
-from codemods.rust.items import RustTarget, delete_rust_items
+from codemods.write.atomic import write_changes
+from codemods.edit.splice import splice
+from codemods.parse import CPP, RUST, error_nodes, parse
+from codemods.plan.planner import plan_recipe
+from codemods.edit.item_spans import deletion_edits
+from codemods.languages.cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
+from codemods import ItemTarget, Recipe
+from codemods.languages.rust.items import RustTarget, delete_rust_items
 
 from codemod_helpers import rustfmt_clean
 

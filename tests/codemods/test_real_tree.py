@@ -21,17 +21,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods._parse import CPP, RUST, error_count, language_of, parse
-from codemods._plan import DANGLING, UNREWORDED, plan_recipe
-from codemods.cli import main
-from codemods.cpp.items import cpp_items
+from codemods.parse import CPP, RUST, error_count, language_of, parse
+from codemods.plan.planner import DANGLING, UNREWORDED, plan_recipe
+from codemods.cli.main import main
+from codemods.languages.cpp.items import cpp_items
 from codemods.pattern import Pattern
-from codemods.recipes import load_recipe
-from codemods.recipes.paged_compat_removal import DEAD_SYMBOL_PATTERN, FFI_TESTS_RS, POOLED_TESTS
-from codemods.rust.items import rust_items
-from codemods.rust.statements import find_function
+from codemods import load_recipe
+from codemods.recipes.mlxcel.paged_compat_removal import FFI_TESTS_RS, POOLED_TESTS
+from codemods.languages.rust.items import rust_items
+from codemods.languages.rust.statements import find_function
 
 RECIPE = load_recipe("paged-compat-removal")
+DEAD_SYMBOL_PATTERN = RECIPE.dead_symbol_pattern
 HELPER = "dense_reference_decode_attention"
 TRIMMED_TEST = "paged_decode_pooled_fallback_rejects_an_empty_batch"
 MODEL_FILES = {f"src/models/{name}.rs" for name in ("gemma3", "llama3", "qwen3", "model_owned")}

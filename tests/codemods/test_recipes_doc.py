@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from codemods.recipes import TOML_KEYS, TOML_TABLE_KEYS, load_recipe
+from codemods.plan.loader import TOML_KEYS, TOML_TABLE_KEYS, load_recipe
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "recipes.md"
 TEXT = DOC.read_text(encoding="utf-8")
 EXAMPLES = re.findall(r"```toml\n(.*?)```", TEXT, flags=re.S)
+# A Python block that follows an example is the module its `build` names (its first line says which).
+MODULES = dict(re.findall(r"```python\n# (\w+)\.py[^\n]*\n(.*?)```", TEXT, flags=re.S))
 
 
 def _section(heading: str) -> str:
@@ -22,6 +24,8 @@ def _section(heading: str) -> str:
 def test_every_example_loads(tmp_path: Path, number: int) -> None:
     path = tmp_path / "recipe.toml"
     path.write_text(EXAMPLES[number], encoding="utf-8")
+    for module, source in MODULES.items():
+        (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
     assert load_recipe(str(path)).id
 
 

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from codemods._plan import plan_recipe
-from codemods._references import DANGLING
-from codemods.recipes import ItemTarget, Recipe
+from codemods.plan.planner import plan_recipe
+from codemods.plan.references import DANGLING
+from codemods import ItemTarget, Recipe
 
 pytestmark = [
     pytest.mark.cargo,

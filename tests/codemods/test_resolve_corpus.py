@@ -27,12 +27,12 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from codemods._edit import line_col
-from codemods._parse import RUST, descendants, parse
-from codemods._plan import plan_recipe
-from codemods._references import DANGLING
-from codemods.recipes import ItemTarget, Recipe, load_recipe
-from codemods.rust.resolve import EXPRESSION_MACROS, SERDE_FUNCTION_KEYS
+from codemods.edit.values import line_col
+from codemods.parse import RUST, descendants, parse
+from codemods.plan.planner import plan_recipe
+from codemods.plan.references import DANGLING
+from codemods import ItemTarget, Recipe, load_recipe
+from codemods.languages.rust.resolve import EXPRESSION_MACROS, SERDE_FUNCTION_KEYS
 
 SEED = 2230
 COUNT = 40

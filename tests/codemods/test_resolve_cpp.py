@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods._plan import plan_recipe
-from codemods._references import DANGLING
-from codemods.recipes import ItemTarget, Recipe
+from codemods.plan.planner import plan_recipe
+from codemods.plan.references import DANGLING
+from codemods import ItemTarget, Recipe
 
 from resolve_helpers import expected, write_tree
 

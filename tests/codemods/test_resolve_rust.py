@@ -11,10 +11,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from codemods._plan import plan_recipe
-from codemods._references import DANGLING
-from codemods.cli import main
-from codemods.recipes import ItemTarget, Recipe
+from codemods.plan.planner import plan_recipe
+from codemods.plan.references import DANGLING
+from codemods.cli.main import main
+from codemods import ItemTarget, Recipe
 
 from resolve_helpers import expected, write_tree
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.rust.format import _pinned_toolchain_missing
+from codemods.languages.rust.format import _pinned_toolchain_missing
 
 
 @pytest.fixture()

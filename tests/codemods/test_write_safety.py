@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods._apply import TreeLocked, WriteRefused, write_changes
-from codemods._splice import FileChange, line_ending, with_line_endings_of
-from codemods._edit import Edit
-from codemods._journal import JOURNAL_DIR, LOCK_FILE, tree_lock
-from codemods._plan import plan_recipe
-from codemods.cli import main
-from codemods.recipes import ItemTarget, Recipe, Rewording, StepResult
+from codemods.write.atomic import TreeLocked, WriteRefused, write_changes
+from codemods.edit.splice import FileChange, line_ending, with_line_endings_of
+from codemods.edit.values import Edit
+from codemods.write.journal import JOURNAL_DIR, LOCK_FILE, tree_lock
+from codemods.plan.planner import plan_recipe
+from codemods.cli.main import main
+from codemods import ItemTarget, Recipe, Rewording, StepResult
 from write_trees import AFTER, BEFORE, RECIPE, make_tree, snapshot, write_recipe
 
 
@@ -275,7 +275,7 @@ def test_two_processes_cannot_apply_to_one_tree_at_once(tree: Path, tmp_path: Pa
     repo = Path(__file__).resolve().parents[2]
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys; sys.path.insert(0, sys.argv[2]); from codemods._journal import tree_lock\n"
+         "import sys; sys.path.insert(0, sys.argv[2]); from codemods.write.journal import tree_lock\n"
          "with tree_lock(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.read()\n",
          str(tree), str(repo)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

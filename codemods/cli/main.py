@@ -1,0 +1,295 @@
+"""The `codemod` command: parses options, runs the library, hands the result to a reporter, and
+owns the exit codes.
+
+Exit codes (stable; scripts depend on them):
+  0  success, or a clean check
+  1  findings: a refused plan, or dead symbols found
+  2  usage error: bad flags, a ROOT that is not the recipe's tree, an unknown
+     or invalid recipe, an option the recipe does not take; one line,
+     `codemod: error: ...` (interchange.cli_style)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from interchange.cli_style import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine
+
+from codemods.report.base import EXIT_FINDINGS, EXIT_OK, FORMATS
+
+# The recipe `apply` and `check` run when --recipe is not given.
+DEFAULT_RECIPE = "paged-compat-removal"
+
+USAGE_ERROR_TEXT = "2 usage error (one line, `codemod: error: ...`"
+EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
+              f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
+              f"recipe, a recipe input such as --decision).")
+
+
+def _load(recipe_spec: str):
+    from codemods.plan.loader import RecipeError, load_recipe
+
+    try:
+        return load_recipe(recipe_spec)
+    except RecipeError as error:
+        raise UsageLine(str(error)) from None
+
+
+def _echo_err(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _output_format(output_format: str | None, as_json: bool) -> str:
+    """The --format chosen, --json being its alias for json."""
+    if as_json and output_format not in (None, "json"):
+        raise UsageLine(f"--json and --format {output_format} contradict each other; give one")
+    return "json" if as_json else output_format or "text"
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from codemods.report.base import tool_version
+
+        click.echo(f"codemod, version {tool_version()}")
+        ctx.exit()
+
+
+def _echo(output, colour: bool | None = None) -> None:
+    """Print a reporter's Output: its stdout chunks, then its stderr lines."""
+    for chunk in output.stdout:
+        click.echo(chunk, nl=False, color=colour)
+    for line in output.stderr:
+        click.echo(line, err=True)
+
+
+@click.group(name="codemod", cls=Group, context_settings=HELP_OPTIONS, epilog=EXIT_CODES)
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and exit.")
+def main() -> None:
+    """Reviewable, provable codemods: delete items with everything attached to them, rewrite
+    code by structural pattern, reword prose, and check that removed symbols stay removed.
+
+    \b
+    Typical use:
+      codemod recipes                  the bundled recipes and the options they take
+      codemod apply --dry-run ROOT     review a recipe's plan as a diff
+      codemod apply ROOT               write it (atomically, all files or none)
+      codemod check ROOT               fail if dead symbols came back
+    """
+
+
+@main.command(epilog=f"Exit codes: 0 listed; {USAGE_ERROR_TEXT}).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
+def recipes(as_json: bool) -> None:
+    """List the bundled recipes and the options (--param NAME=VALUE) each takes."""
+    from codemods.plan.loader import bundled_recipes
+
+    items = bundled_recipes()
+    if as_json:
+        click.echo(json.dumps([{"id": r.id, "summary": r.summary,
+                                "parameters": [{"name": p.name, "default": p.default, "help": p.help,
+                                                "required": p.default is None and p.missing is not None}
+                                               for p in r.parameters]} for r in items], indent=2))
+        return
+    for recipe in items:
+        click.echo(f"{recipe.id:24} {recipe.summary}")
+        for parameter in recipe.parameters:
+            default = f" (default {parameter.default})" if parameter.default is not None else \
+                (" (required)" if parameter.missing else "")
+            click.echo(f"{'':24}   --param {parameter.name}=...{default}" +
+                       (f": {parameter.help}" if parameter.help else ""))
+
+
+def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -> None:
+    """A one-line usage error unless ROOT is a folder holding any of `expected`."""
+    from codemods.plan.root import root_problem
+
+    problem = root_problem(root, expected, whose)
+    if problem is not None:
+        raise UsageLine(problem)
+
+
+def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Path | None) -> dict[str, object]:
+    """The recipe options given on the command line: --param NAME=VALUE (a string),
+    --param-file NAME=PATH (a path that must exist), --decision FILE (--param-file decision=FILE)."""
+    options: dict[str, object] = {}
+
+    def split(flag: str, given: str) -> tuple[str, str]:
+        name, sep, value = given.partition("=")
+        if not sep or not name.strip():
+            raise UsageLine(f"{flag} {given!r}: give NAME=VALUE")
+        if name in options:
+            raise UsageLine(f"{flag} {name}: option {name!r} given twice")
+        return name.strip(), value
+
+    for given in params:
+        name, value = split("--param", given)
+        options[name] = value
+    files = [split("--param-file", given) for given in param_files]
+    if decision is not None:
+        files.append(("decision", str(decision)))
+    for name, value in files:
+        if name in options:
+            raise UsageLine(f"option {name!r} given twice")
+        if not Path(value).exists():
+            raise UsageLine(f"{name} file {value} not found")
+        options[name] = Path(value)
+    return options
+
+
+@main.command(epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
+                      f"1 refused or failed (nothing changed); {USAGE_ERROR_TEXT}: ROOT is not the recipe's "
+                      f"tree, an unknown or invalid recipe, an option it does not take or rejects); "
+                      f"130 interrupted (Ctrl-C)."))
+@click.argument("root", type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
+@click.option("--recipe", "recipe_spec", default=DEFAULT_RECIPE, show_default=True,
+              metavar="ID|PATH", help="A bundled recipe id (`codemod recipes`), or a .py/.toml recipe file "
+                                      "(docs/recipes.md).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="An option the recipe declares (`codemod recipes` lists them); repeatable.")
+@click.option("--param-file", "param_files", multiple=True, metavar="NAME=PATH",
+              help="An option the recipe declares whose value is a file; repeatable.")
+@click.option("--decision", "decision", type=click.Path(path_type=Path), default=None, metavar="FILE",
+              help="Short for --param-file decision=FILE.")
+@click.option("--allow-dangling", is_flag=True,
+              help="Apply even though code still refers to deleted items (fix them by hand from the report).")
+@click.option("--allow-unreworded", is_flag=True,
+              help="Apply even though comments or strings still name removed symbols.")
+@click.option("--strict", is_flag=True,
+              help="Also refuse on possible references (method calls on receivers of unknown type, "
+                   "names inside macros whose arguments are not known to be expressions).")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
+              help="text (default): the diff, findings on stderr; json: one document; sarif: the findings "
+                   "as a SARIF 2.1.0 log; github: the findings as workflow-command annotations.")
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
+@click.option("-v", "--verbose", is_flag=True, help="Also list each target already absent.")
+@click.option("--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff "
+                                           "(text format only).")
+@click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")
+def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], param_files: tuple[str, ...],
+          decision: Path | None, allow_dangling: bool, allow_unreworded: bool, strict: bool,
+          output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool) -> None:
+    """Plan a recipe on ROOT and write it, or with --dry-run only show it.
+
+    The plan is checked before anything is written: code that would still
+    refer to a deleted item (names are resolved: a use that only may refer
+    to it is listed as possible, and blocks only with --strict), comments
+    that still name a removed symbol,
+    targets that do not parse or do not have the expected shape, binary
+    files, and edits that overlap all block it (exit 1, nothing written)
+    unless overridden. ROOT must be the tree's root: a folder that holds
+    none of the files the recipe edits is a usage error.
+
+    \b
+    With --dry-run: the diff goes to stdout, findings and the summary to stderr.
+    Without: files are written all of them or none, the summary goes to stderr.
+    --format sarif or github puts the findings on stdout instead, as a SARIF
+    2.1.0 log or as GitHub annotations (no diff).
+
+    The write is journaled in ROOT/.codemod-journal/: if a run dies part way,
+    the next `codemod apply ROOT` first puts the files back (or finishes, if
+    all were written) and says so. Two runs on one tree never interleave: the
+    second stops at once (exit 1).
+    """
+    from codemods.plan.planner import USAGE_ERROR
+    from codemods.report.base import ApplyReport, reporter
+    from codemods.write.run import apply_recipe
+
+    output_format = _output_format(output_format, as_json)
+    if stat and output_format != "text":
+        raise UsageLine(f"--stat shows the text diff's summary; it does not go with --format {output_format}")
+    _root_problem(root)
+    options = _options(params, param_files, decision)
+    recipe = _load(recipe_spec)
+    run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
+                       allow_unreworded=allow_unreworded, strict=strict, options=options)
+    plan = run.plan
+    if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
+        raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
+    if plan is None:
+        if output_format == "json":
+            click.echo(json.dumps({"recipe": recipe.id, "root": str(root), "written": False,
+                                   "error": run.error, "exit_code": EXIT_FINDINGS}, indent=2))
+        if run.recovery:
+            _echo_err(f"codemod: {run.recovery}")
+        _echo_err(f"codemod: error: {run.error}")
+        sys.exit(EXIT_FINDINGS)
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat,
+                         colour=False if no_color else None)
+    _echo(reporter(output_format).render_apply(report), report.colour)
+    sys.exit(report.exit_code)
+
+
+@main.command(epilog=(f"Exit codes: 0 clean; 1 mentions found; {USAGE_ERROR_TEXT}: bad arguments, a ROOT that "
+                      f"does not hold the recipe's scope, an unknown recipe, an invalid pattern) or a file that "
+                      f"could not be read."))
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--recipe", "recipe_spec", default=DEFAULT_RECIPE, show_default=True,
+              metavar="ID|PATH", help="Whose dead-symbol pattern to look for.")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
+              help="text (default): one line per mention; json: one document; sarif: a SARIF 2.1.0 log; "
+                   "github: workflow-command annotations.")
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
+def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, as_json: bool) -> None:
+    """Fail (exit 1) if any removed symbol is mentioned again.
+
+    \b
+    codemod check [ROOT]      the recipe's scope under ROOT (default: .), as
+                              `rg -n PATTERN src/` run in ROOT would search it
+                              (hidden and .gitignore'd files skipped)
+    codemod check FILE...     exactly these files (as pre-commit passes them),
+                              as `rg -n PATTERN -- FILE...` would
+
+    Prints one line per mention, path:line:col: SYMBOL [code|comment|string|unknown]
+    (the kind is lexical; unknown: a comment or literal that never ends, or a
+    file of another language; it is searched all the same). The set of
+    path:line is the set of lines `rg -n` prints. A named binary file with a
+    match is reported as rg reports it, without lines. ROOT must hold the
+    recipe's scope (src/ for the default recipe): a subfolder of the tree, its
+    parent or an empty folder is a usage error, not a clean check.
+
+    \b
+    --format sarif   a SARIF 2.1.0 log on stdout for code scanning: a rule per
+                     removed-symbol group of the pattern, a result per mention,
+                     paths relative to ROOT (or to the working directory)
+    --format github  `::error file=...,line=...,col=...::` lines for GitHub Actions
+    """
+    from codemods.plan.loader import RecipeError, dead_symbol_settings
+    from codemods.report.base import CheckReport, reporter
+    from codemods.search.check import check_files, check_tree
+
+    output_format = _output_format(output_format, as_json)
+    try:
+        recipe_id, pattern, scope = dead_symbol_settings(recipe_spec)
+    except RecipeError as error:
+        raise UsageLine(str(error)) from None
+    if not pattern:
+        raise UsageLine(f"recipe {recipe_id} has no dead-symbol pattern to check")
+    folders = [p for p in paths if Path(p).is_dir()]
+    if folders and len(paths) > 1:
+        raise UsageLine(f"{folders[0]} is a folder: give one ROOT folder, or only FILE arguments")
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        raise UsageLine(f"no such file or folder: {missing[0]}")
+    tree_mode = not paths or bool(folders)
+    if tree_mode:
+        root = Path(paths[0] if paths else ".")
+        _root_problem(root, scope, f"the scope recipe {recipe_id} checks")
+        result = check_tree(root, pattern, scope)
+    else:
+        root = Path(".")
+        result = check_files(list(paths), pattern)
+    if result.bad_pattern:
+        raise UsageLine(f"recipe {recipe_id}: rg rejects the pattern: {' '.join(' '.join(result.errors).split())}")
+    if not result.clean:
+        exit_code = EXIT_FINDINGS
+    else:
+        exit_code = EXIT_USAGE if result.errors else EXIT_OK
+    report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code)
+    _echo(reporter(output_format).render_check(report))
+    sys.exit(exit_code)

@@ -1,5 +1,0 @@
-"""C++: locating function definitions and declarations, with their comments, and deleting them."""
-
-from .items import CppItem, CppTarget, cpp_items, delete_cpp_items
-
-__all__ = ["CppItem", "CppTarget", "cpp_items", "delete_cpp_items"]

@@ -1,0 +1,158 @@
+"""Edits to bytes, without touching the disk: what the planner and the writer share.
+
+`splice` turns a file's edits into its new bytes (call `conflicts` first to
+refuse overlaps), `map_offset` maps an offset of the result back to the
+source, `with_line_endings_of` makes inserted text use the file's line
+ending, `resolve_inside` says which real file a planned path names, and
+`FileChange` records what was read and what will be written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from codemods.edit.values import Edit, Finding, line_col
+
+
+def digest(data: bytes) -> str:
+    import hashlib  # here: a dry run imports this module but hashes nothing
+
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's planned change: the bytes read (and their hash), the bytes to write,
+    and the edits that make the one from the other (for the diff; may be empty)."""
+
+    path: str
+    before: bytes
+    after: bytes
+    edits: tuple[Edit, ...] = ()
+
+    @property
+    def before_digest(self) -> str:
+        return digest(self.before)
+
+    @property
+    def after_digest(self) -> str:
+        return digest(self.after)
+
+
+def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
+    """Overlapping edits of one file, each reported naming both origins."""
+    findings = []
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    for first, second in zip(ordered, ordered[1:]):
+        overlap = second.start < first.end
+        same_point = first.start == first.end == second.start == second.end
+        if overlap or same_point:
+            line, col = line_col(source, second.start)
+            findings.append(
+                Finding(first.path, line, col, "overlapping-edits",
+                        f"edits overlap: {first.origin} [{first.start},{first.end}) and "
+                        f"{second.origin} [{second.start},{second.end}); nothing written")
+            )
+    return findings
+
+
+def splice(source: bytes, edits: list[Edit]) -> bytes:
+    """Apply non-overlapping edits to `source` (call `conflicts` first)."""
+    out = bytearray()
+    cursor = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        out += source[cursor : edit.start]
+        out += edit.replacement
+        cursor = edit.end
+    out += source[cursor:]
+    return bytes(out)
+
+
+def map_offset(edits: list[Edit], after_offset: int) -> int:
+    """The offset in the original source of `after_offset` in the spliced result.
+
+    An offset inside a replacement maps to that edit's start.
+    """
+    delta = 0
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        new_start = edit.start + delta
+        new_end = new_start + len(edit.replacement)
+        if after_offset < new_start:
+            break
+        if after_offset < new_end:
+            return edit.start
+        delta += len(edit.replacement) - (edit.end - edit.start)
+    return after_offset - delta
+
+
+def line_ending(source: bytes) -> bytes:
+    """The file's dominant line ending: CRLF if most of its line breaks are CRLF, else LF."""
+    if b"\r" not in source:
+        return b"\n"
+    crlf = source.count(b"\r\n")
+    return b"\r\n" if crlf > source.count(b"\n") - crlf else b"\n"
+
+
+def _common_affixes(old: bytes, new: bytes) -> tuple[int, int]:
+    """Lengths of the longest common prefix and (not overlapping it) suffix of `old` and `new`."""
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
+
+
+def with_line_endings_of(source: bytes, edits: list[Edit]) -> list[Edit]:
+    """`edits` with the bare LFs they insert turned into CRLF when `source` is mostly CRLF.
+
+    Only the text an edit really inserts is touched: the part of its
+    replacement that differs from the bytes it replaces (so a whole-file
+    rewrite keeps every untouched line, whatever its ending). Files that are
+    mostly LF are left as they are.
+    """
+    if line_ending(source) != b"\r\n":
+        return list(edits)
+    adjusted = []
+    for edit in edits:
+        old = source[edit.start : edit.end]
+        prefix, suffix = _common_affixes(old, edit.replacement)
+        middle = edit.replacement[prefix : len(edit.replacement) - suffix]
+        if b"\n" not in middle:
+            adjusted.append(edit)
+            continue
+        previous = edit.replacement[prefix - 1 : prefix] if prefix else source[edit.start - 1 : edit.start]
+        converted = bytearray()
+        for byte in middle:
+            if byte == 0x0A and previous != b"\r":
+                converted += b"\r"
+            converted.append(byte)
+            previous = bytes((byte,))
+        replacement = edit.replacement[:prefix] + bytes(converted) + edit.replacement[len(edit.replacement) - suffix :]
+        adjusted.append(replace(edit, replacement=replacement))
+    return adjusted
+
+
+def resolve_inside(root: Path, path: str) -> Path | None:
+    """The real file `path` (relative to `root`) names, following symlinks; None if outside `root`."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, path))
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        return None
+    return Path(real)
+
+
+__all__ = [
+    "FileChange",
+    "conflicts",
+    "digest",
+    "line_ending",
+    "map_offset",
+    "resolve_inside",
+    "splice",
+    "with_line_endings_of",
+]

@@ -1,0 +1,121 @@
+"""Python functions and classes deleted by qualified name, with libcst.
+
+libcst keeps the comments above a statement in its `leading_lines`, so a
+removed definition takes its comments and decorators with it. Each removal
+becomes one byte-range edit (the bytes libcst's output differs in, around the
+definition), so a deletion and a rewording elsewhere in the same file do not
+overlap. Targets nested in one another give one edit over both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from codemods.edit.values import Edit, Finding, missing_target
+
+
+@dataclass(frozen=True)
+class PythonTarget:
+    """A request to delete a "function" or "class" named by its dotted path (e.g. `Cls.method`)."""
+
+    kind: str
+    name: str
+
+
+def delete_python_items(
+    path: str, source: bytes, targets: list[PythonTarget], origin: str = "delete",
+    already_absent: Callable[[], bool] | None = None,
+) -> tuple[list[Edit], list[str], list[Finding]]:
+    """Edits deleting the targets (one per definition); the names deleted; findings for the rest.
+
+    A target not found is a note when `already_absent()` says the file is
+    already clean, and blocking otherwise (see `missing_target`).
+    """
+    import libcst as cst
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        return [], [], [
+            Finding(path, error.raw_line, error.raw_column + 1, "parse-error",
+                    f"cannot parse as Python: {error.message}; nothing deleted")
+        ]
+    except UnicodeDecodeError as error:
+        return [], [], [Finding(path, 0, 0, "parse-error", f"cannot parse as Python: {error}; nothing deleted")]
+    from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
+
+    wrapper = MetadataWrapper(module)
+    wanted = {t.name: t for t in targets}
+    seen: dict[str, str] = {}  # qualified name -> kind, of every definition visited
+    spans: dict[str, tuple[int, int]] = {}  # removed qualified name -> byte span of its definition
+
+    class _Remover(cst.CSTTransformer):
+        METADATA_DEPENDENCIES = (ByteSpanPositionProvider,)
+
+        def __init__(self, only: set[str]) -> None:
+            super().__init__()
+            self.only = only
+            self.scope: list[str] = []
+
+        def _enter(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
+            self.scope.append(node.name.value)
+            return True
+
+        def _leave(self, original, updated, kind: str):
+            qualified = ".".join(self.scope)
+            self.scope.pop()
+            seen[qualified] = kind
+            target = wanted.get(qualified)
+            if qualified in self.only and target is not None and target.kind == kind:
+                span = self.get_metadata(ByteSpanPositionProvider, original)
+                spans[qualified] = (span.start, span.start + span.length)
+                return cst.RemovalSentinel.REMOVE
+            return updated
+
+        def visit_FunctionDef(self, node):
+            return self._enter(node)
+
+        def leave_FunctionDef(self, original, updated):
+            return self._leave(original, updated, "function")
+
+        def visit_ClassDef(self, node):
+            return self._enter(node)
+
+        def leave_ClassDef(self, original, updated):
+            return self._leave(original, updated, "class")
+
+    def without(names: set[str]) -> bytes:
+        return wrapper.visit(_Remover(names)).code.encode(module.encoding)
+
+    try:
+        result = without(set(wanted))
+        removed = list(spans)
+        edits = [_changed_range(path, source, without({name}), spans[name], f"{origin}:python")
+                 for name in removed]
+    except Exception as error:  # libcst refuses e.g. a body left empty
+        return [], [], [Finding(path, 0, 0, "cannot-delete", f"libcst could not delete: {error}")]
+    ordered = sorted(edits, key=lambda e: e.start)
+    if any(second.start < first.end for first, second in zip(ordered, ordered[1:])):
+        edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),
+                                f"{origin}:python")]
+    findings = [
+        missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent)
+        for t in targets
+        if t.name not in removed
+    ]
+    return edits, [n.rsplit(".", 1)[-1] for n in removed], findings
+
+
+def _changed_range(path: str, source: bytes, result: bytes, span: tuple[int, int], origin: str) -> Edit:
+    """The edit that turns `source` into `result`, covering at least `span` (the definition removed):
+    the bytes between their common prefix and suffix, neither reaching into `span`."""
+    limit = min(span[0], len(result))
+    prefix = 0
+    while prefix < limit and source[prefix] == result[prefix]:
+        prefix += 1
+    limit = min(len(source) - span[1], len(result) - prefix)
+    suffix = 0
+    while suffix < limit and source[-1 - suffix] == result[-1 - suffix]:
+        suffix += 1
+    return Edit(path, prefix, len(source) - suffix, result[prefix : len(result) - suffix], origin)

@@ -1,0 +1,66 @@
+"""Python's operations for the language registry (_languages.py): deleting functions and
+classes (libcst), identifiers (tokenize) and syntax errors (ast) of .py files."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+
+from codemods.languages.registry import PYTHON
+from codemods.edit.values import Edit, Finding
+from codemods.languages.resolution import DeletedName, Reference
+from codemods.languages.scope import Scope
+from codemods.languages.python.items import PythonTarget, delete_python_items
+
+
+def parse_errors(source: bytes, tree: None) -> list[tuple[int, int]]:
+    """Where `ast` stops: the start of the line of the first syntax error."""
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError) as error:
+        lines = source.split(b"\n")
+        line = max(1, (getattr(error, "lineno", 1) or 1))
+        offset = sum(len(x) + 1 for x in lines[: line - 1])
+        return [(offset, offset)]
+    return []
+
+
+def identifiers(source: bytes, tree: None, hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The hits that are NAME tokens (all of them when the file does not tokenize)."""
+    line_starts = [0]
+    for index, byte in enumerate(source):
+        if byte == 0x0A:
+            line_starts.append(index + 1)
+    names = {}
+    try:
+        for token in tokenize.tokenize(io.BytesIO(source).readline):
+            if token.type == tokenize.NAME:
+                line_bytes = source[line_starts[token.start[0] - 1] :]
+                prefix = line_bytes.decode("utf-8", "replace")[: token.start[1]].encode("utf-8")
+                names[line_starts[token.start[0] - 1] + len(prefix)] = token.string
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return hits
+    return [(s, e, n) for s, e, n in hits if names.get(s) == n]
+
+
+def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
+    edits, names, findings = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets],
+                                                 origin, absent)
+    deleted.add(PYTHON, [DeletedName(name, path) for name in names])
+    return edits, findings
+
+
+def item_scopes(source: bytes, tree: None, name: str) -> list[Scope]:
+    """Rules are not scoped to Python items: none."""
+    return []
+
+
+def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+    """Python names are not resolved: the deleted Python names are matched by spelling."""
+    return [], [item.name for item in deleted.of(PYTHON)]
+
+
+def format_item(text: str, indent: str, root, path: str) -> None:
+    """No formatter is registered for this language: generated text is inserted as written."""
+    return None

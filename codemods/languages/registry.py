@@ -1,0 +1,147 @@
+"""The language registry: every language the codemods read, by name and by file suffix.
+
+A `Language` is data: its suffixes, its tree-sitter grammar package (None for
+a language not parsed by tree-sitter), the node kinds of its identifiers,
+comments and string literals, how `codemod check` tells code from comments
+and strings without a parse, the item kinds a recipe may delete, its
+formatter, and `operations`, the module that implements what differs per
+language with one interface (see `Language`). That module is imported on
+first use, so this one loads no parser: `codemod check` imports it for the
+suffixes alone.
+Rust, C++ and Python register here; a new language is one `register` call
+and one operations module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from types import ModuleType
+
+RUST = "rust"
+CPP = "cpp"
+PYTHON = "python"
+
+
+@dataclass(frozen=True)
+class Language:
+    """One language: what the planner, the patterns and the recipe loader ask of it.
+
+    The `operations` module defines, for files of this language:
+
+    - `parse_errors(source, tree) -> [(start, end)]`: byte ranges of syntax
+      errors (`tree` is the tree-sitter tree, None without a grammar);
+    - `identifiers(source, tree, hits) -> hits`: of (start, end, name) whole-word
+      hits, those that are identifiers in code;
+    - `delete_items(path, source, targets, origin, absent, deleted) -> (edits, findings)`:
+      byte-range edits deleting recipe `[[delete]]` targets (with the comments and
+      attributes attached to them), recording what was deleted in `deleted`;
+    - `item_scopes(source, tree, name) -> [Scope]`: the items a rule scoped to
+      `name` applies to (with their leading comments);
+    - `references(path, text, deleted, shared) -> ([Reference], [name])`: the uses
+      in a file of what the plan deletes that resolve (or may) to it, and the
+      names to match by spelling instead (`shared` is per plan, e.g. a resolver);
+    - `format_item(text, indent, root, path) -> str | None`: generated item text
+      formatted by `formatter` at `indent` for the file `path` under `root`, or
+      None when the language has no formatter, it is not installed, or it
+      rejected the text (the caller inserts the text as written and says so).
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    operations_module: str
+    grammar: str | None = None
+    identifier_kinds: frozenset[str] = frozenset()
+    comment_kinds: frozenset[str] = frozenset()
+    string_kinds: frozenset[str] = frozenset()
+    deletable_kinds: tuple[str, ...] = ()
+    formatter: str | None = None
+    mention_classifier: str | None = None
+    line_comment_kinds: frozenset[str] = frozenset()
+    line_comment_markers: tuple[str, ...] = ()
+
+    def classify_mentions(self, source: bytes, spans: list[tuple[int, int]]) -> list[str] | None:
+        """The kind (code, comment, string, unknown) of each span, from `mention_classifier`
+        ("module:function", called with (source, language name, spans); it parses nothing
+        unless it must), or None when the language has none."""
+        if self.mention_classifier is None:
+            return None
+        module, function = self.mention_classifier.split(":")
+        return getattr(importlib.import_module(module), function)(source, self.name, spans)
+
+    @property
+    def operations(self) -> ModuleType:
+        return importlib.import_module(self.operations_module)
+
+
+LANGUAGES: dict[str, Language] = {}
+_BY_SUFFIX: dict[str, Language] = {}
+
+
+def source_globs() -> tuple[str, ...]:
+    """`*.SUFFIX` for every suffix of every registered language (what a word search reads)."""
+    return tuple(f"*{suffix}" for language in LANGUAGES.values() for suffix in language.suffixes)
+
+
+def unregister(name: str) -> None:
+    """Remove a language registered with `register` (a test's toy language, say)."""
+    language = LANGUAGES.pop(name)
+    for suffix in language.suffixes:
+        _BY_SUFFIX.pop(suffix, None)
+
+
+def register(language: Language) -> Language:
+    """Add `language` to the registry (its suffixes must be new)."""
+    taken = [s for s in language.suffixes if s in _BY_SUFFIX]
+    if language.name in LANGUAGES or taken:
+        raise ValueError(f"language {language.name!r} or suffixes {taken} already registered")
+    LANGUAGES[language.name] = language
+    _BY_SUFFIX.update({suffix: language for suffix in language.suffixes})
+    return language
+
+
+def language_for(path: str | PurePosixPath) -> Language | None:
+    """The registered language of a file, from its suffix; None if not a source file."""
+    return _BY_SUFFIX.get(PurePosixPath(str(path)).suffix.lower())
+
+
+def language_of(path: str | PurePosixPath) -> str | None:
+    """The name of the language a file is parsed as, from its suffix; None if not a source file."""
+    language = language_for(path)
+    return language.name if language is not None else None
+
+
+def parsed_languages() -> tuple[str, ...]:
+    """The names of the languages with a tree-sitter grammar (the ones patterns work on)."""
+    return tuple(name for name, language in LANGUAGES.items() if language.grammar is not None)
+
+
+register(Language(
+    RUST, (".rs",), "codemods.languages.rust.language", grammar="tree_sitter_rust",
+    identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}),
+    comment_kinds=frozenset({"line_comment", "block_comment"}),
+    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
+    deletable_kinds=("fn", "test", "struct", "enum", "type", "trait", "const", "mod", "bridge_fn", "macro"),
+    formatter="rustfmt",
+    mention_classifier="codemods.search.mentions:lexical_kinds",
+    line_comment_kinds=frozenset({"line_comment"}),
+    line_comment_markers=("///", "//!", "//"),
+))
+register(Language(
+    CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
+    "codemods.languages.cpp.language", grammar="tree_sitter_cpp",
+    identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"}),
+    comment_kinds=frozenset({"comment"}),
+    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "concatenated_string",
+                            "system_lib_string", "string_content"}),
+    deletable_kinds=("function", "declaration", "any"),
+    mention_classifier="codemods.search.mentions:lexical_kinds",
+    line_comment_kinds=frozenset({"comment"}),
+    line_comment_markers=("///", "//!", "//"),
+))
+register(Language(
+    PYTHON, (".py",), "codemods.languages.python.language",
+    deletable_kinds=("function", "class"),
+    mention_classifier="codemods.search.mentions:python_kinds",
+))

@@ -1,0 +1,32 @@
+"""What a name resolution says about one use of a deleted item, in any language."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# A use that resolves to a deleted item (it blocks the plan), or one that may (it is listed).
+DEFINITE = "definite"
+POSSIBLE = "possible"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A use of a name at bytes [start, end) of the file at `path` (the text after the plan) that
+    resolves (definite) or may resolve (possible) to a deleted item; `kind` says what the use is
+    (call, import, serde default, ...), `resolution` how the name resolved or why it may."""
+
+    path: str
+    start: int
+    end: int
+    name: str
+    certainty: str
+    kind: str
+    resolution: str
+
+
+@dataclass(frozen=True)
+class DeletedName:
+    """A deleted item known by its name alone (a language whose names are not resolved)."""
+
+    name: str
+    path: str = ""

@@ -1,0 +1,77 @@
+"""Rust's operations for the language registry (_languages.py): deleting items, rule scopes,
+identifiers and parse errors of .rs files."""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from codemods.edit.values import Edit, Finding
+from codemods.languages.registry import LANGUAGES, RUST
+from codemods.parse import error_nodes, identifier_hits, parse
+from codemods.languages.resolution import DEFINITE, Reference
+from codemods.languages.scope import Scope, after_previous_sibling
+from codemods.edit.item_spans import deletion_edits
+from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
+from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
+
+
+def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
+    return [(n.start_byte, n.end_byte) for n in error_nodes(tree)]
+
+
+def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    return identifier_hits(tree, hits, LANGUAGES[RUST].identifier_kinds)
+
+
+def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
+    found, resolved, findings = delete_rust_items(path, source, [RustTarget(t.kind, t.name) for t in targets],
+                                                  origin, absent)
+    deleted.add(RUST, deleted_rust_items(path, resolved))
+    return deletion_edits(path, source, found), findings
+
+
+def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
+    wanted = tuple(name.split("::"))
+    return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
+            for item in rust_items(source, tree)
+            if item.kind != "impl" and (*item.module_path, item.name)[-len(wanted):] == wanted]
+
+
+def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+    """Uses in a Rust file of what the plan deletes: uses that resolve to a deleted Rust item, and
+    cxx bridge (`extern "C++"`) declarations of a deleted foreign function; no name is matched by spelling alone.
+    `shared` holds the plan's resolver (made on first use from its "root" and "read")."""
+    found: list[Reference] = []
+    if deleted.of(RUST):
+        if RUST not in shared:
+            shared[RUST] = RustResolver(shared["root"], shared["read"])
+        found += shared[RUST].references_in_file(path, text, deleted.of(RUST))
+    exported = {i.name for i in deleted.foreign(RUST)}
+    if exported:
+        found += [Reference(path, start, start, name, DEFINITE, "cxx bridge declaration",
+                            f"extern \"C++\" declaration of the C++ function {name}")
+                  for start, name in _bridge_declarations(text, exported)]
+    return found, []
+
+
+def _bridge_declarations(source: bytes, names: set[str]) -> list[tuple[int, str]]:
+    """(start, name) of cxx bridge declarations of the C++ functions `names` in a Rust file."""
+    if not any(n.encode() in source for n in names):
+        return []
+    return [(item.node.start_byte, item.name) for item in rust_items(source, parse(source, RUST))
+            if item.kind == "bridge_fn" and item.name in names and _extern_cpp(item.node)]
+
+
+def _extern_cpp(node: tree_sitter.Node) -> bool:
+    current = node.parent
+    while current is not None and current.type != "foreign_mod_item":
+        current = current.parent
+    return current is not None and b'"C++"' in current.text[:40]
+
+
+def format_item(text: str, indent: str, root, path: str) -> str | None:
+    """`text` formatted by rustfmt at `indent`, with the edition of the crate holding `path`."""
+    from codemods.languages.rust.format import crate_edition
+    from codemods.languages.rust.format import format_item as rustfmt_item
+
+    return rustfmt_item(text, indent, root, crate_edition(root, path))

@@ -1,0 +1,342 @@
+"""Loading a recipe: a bundled one by id (from the catalog, `codemods.recipes`), or a recipe
+file (.toml, or .py defining RECIPE), validated once, as it loads.
+
+A recipe file's data becomes a `Recipe`; its `build` key names a Python
+function (`module:function`, the module beside the file) that adds what data
+cannot say (steps, parameters, paths the steps read) and returns the recipe.
+The dead-symbol settings `codemod check` needs are read from the files alone
+(`dead_symbol_settings`), without the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import importlib.util
+from pathlib import Path, PurePosixPath
+
+from codemods.languages.registry import LANGUAGES, parsed_languages
+from codemods.plan.recipe import ItemTarget, PatternRewrite, Recipe, Rewording
+from codemods.recipes import bundled_files, module_name
+
+
+class RecipeError(Exception):
+    """A recipe id that is unknown or a recipe file that does not load."""
+
+
+def bundled_recipes() -> list[Recipe]:
+    return [load_recipe(recipe_id) for recipe_id in bundled_files()]
+
+
+def _module_from_file(path: Path):
+    """The Python file at `path`, executed as a module (RecipeError when it cannot be)."""
+    spec = importlib.util.spec_from_file_location(f"codemod_recipe_{path.stem}", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise RecipeError(f"{path}: cannot load as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as error:
+        raise RecipeError(f"{path}: recipe failed to load: {type(error).__name__}: {_one_line(error)}") from None
+    return module
+
+
+def _from_module_file(path: Path) -> Recipe:
+    recipe = getattr(_module_from_file(path), "RECIPE", None)
+    if not isinstance(recipe, Recipe):
+        raise RecipeError(f"{path}: defines no RECIPE of type codemods.Recipe")
+    return recipe
+
+
+def _from_toml_file(path: Path) -> Recipe:
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RecipeError(f"{path}: cannot read the recipe file: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise RecipeError(f"{path}: not valid TOML: {_one_line(error)}") from None
+    for key in ("delete", "rewrite", "reword", "check_scope", "protected"):
+        if not isinstance(data.get(key, []), list):
+            raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
+    _refuse_unknown_keys(path, data)
+    try:
+        deletions = tuple(ItemTarget(**d) for d in data.get("delete", []))
+        rewrites = tuple(PatternRewrite(**r) for r in data.get("rewrite", []))
+        rewordings = tuple(Rewording(**r) for r in data.get("reword", []))
+        if "extends" in data:
+            return _extended(path, str(data["extends"]), data, deletions, rewrites, rewordings)
+        if "id" not in data:
+            raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
+        if not isinstance(data["id"], str):
+            raise RecipeError(f"{path}: recipe does not match the schema: id must be a string, not {data['id']!r}")
+        recipe = Recipe(
+            id=data["id"],
+            summary=str(data.get("summary", "")),
+            deletions=deletions,
+            rewrites=rewrites,
+            rewordings=rewordings,
+            dead_symbol_pattern=data.get("dead_symbol_pattern"),
+            check_scope=tuple(data.get("check_scope", ())),
+            protected=tuple(data.get("protected", ())),
+        )
+    except (TypeError, ValueError, AttributeError) as error:
+        raise RecipeError(f"{path}: recipe does not match the schema: {_one_line(error)}") from None
+    return _built(path, data.get("build"), recipe)
+
+
+def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
+    """`recipe` passed through the file's `build` function (`module:function`, the module a
+    Python file beside the recipe file), which adds steps, parameters and paths; the recipe
+    itself without a `build` key."""
+    if build is None:
+        return recipe
+    if not isinstance(build, str) or build.count(":") != 1 or not all(build.split(":")):
+        raise RecipeError(f"{path}: build must be 'module:function' (a Python file beside the recipe), "
+                          f"not {build!r}")
+    module_part, function_name = build.split(":")
+    importable = module_name(path, module_part)
+    try:
+        if importable is not None:
+            module = importlib.import_module(importable)
+        else:
+            module = _module_from_file(path.parent / f"{module_part}.py")
+        function = getattr(module, function_name)
+        built = function(recipe)
+    except RecipeError:
+        raise
+    except (Exception, SystemExit) as error:
+        raise RecipeError(f"{path}: build {build} failed: {type(error).__name__}: {_one_line(error)}") from None
+    if not isinstance(built, Recipe):
+        raise RecipeError(f"{path}: build {build} returned {type(built).__name__}, not a Recipe")
+    return built
+
+
+# The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
+TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_scope", "protected", "delete", "rewrite",
+             "reword")
+TOML_TABLE_KEYS = {
+    "delete": tuple(f.name for f in dataclasses.fields(ItemTarget)),
+    "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),
+    "reword": tuple(f.name for f in dataclasses.fields(Rewording)),
+}
+
+
+def _closest(word: str, valid: tuple[str, ...]) -> str:
+    from codemods.edit.values import closest_names
+
+    close = closest_names(word, valid, count=1, cutoff=0.5)
+    return f"did you mean {close[0]!r}?" if close else f"valid: {', '.join(valid)}"
+
+
+def _refuse_unknown_keys(path: Path, data: dict) -> None:
+    """RecipeError naming the first key the schema does not have, and the closest one it has."""
+    for key in data:
+        if key not in TOML_KEYS:
+            shown = f"[[{key}]]" if isinstance(data[key], list) and all(isinstance(v, dict) for v in data[key]) \
+                and data[key] else repr(key)
+            raise RecipeError(f"{path}: unknown key {shown} ({_closest(key, TOML_KEYS)})")
+    for table, keys in TOML_TABLE_KEYS.items():
+        for number, entry in enumerate(data.get(table, []), start=1):
+            if not isinstance(entry, dict):
+                raise RecipeError(f"{path}: recipe does not match the schema: {table} must be a list of tables")
+            for key in entry:
+                if key not in keys:
+                    raise RecipeError(f"{path}: [[{table}]] entry {number}: unknown key {key!r} "
+                                      f"({_closest(key, keys)})")
+
+
+def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: tuple, rewordings: tuple) -> Recipe:
+    """A bundled recipe plus the file's own items and rewording rules.
+
+    This is how a tree whose prose differs from the bundled rules gets its own
+    rewordings (`extends = "paged-compat-removal"` and `[[reword]]` entries)
+    without copying the recipe.
+    """
+    if base_id not in bundled_files():
+        raise RecipeError(f"{path}: extends unknown recipe {base_id!r} (bundled: {', '.join(bundled_files())})")
+    base = load_recipe(base_id)
+    return dataclasses.replace(
+        base,
+        id=str(data.get("id", f"{base.id}+{path.stem}")),
+        summary=str(data.get("summary", base.summary)),
+        deletions=base.deletions + deletions,
+        rewrites=base.rewrites + rewrites,
+        rewordings=base.rewordings + rewordings,
+        dead_symbol_pattern=data.get("dead_symbol_pattern", base.dead_symbol_pattern),
+        check_scope=tuple(data.get("check_scope", base.check_scope)),
+        protected=tuple(data.get("protected", base.protected)),
+    )
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def _bad_path(path: object) -> str | None:
+    """Why `path` cannot name a file of the tree (None if it can): relative POSIX, inside ROOT."""
+    if not isinstance(path, str) or not path:
+        return f"path must be a non-empty string, not {path!r}"
+    parts = PurePosixPath(path).parts
+    if path.startswith("/") or "\\" in path or ".." in parts:
+        return f"path {path!r} must be relative to ROOT, with / separators and no .."
+    return None
+
+
+def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
+    """`recipe` if its data is well formed; RecipeError naming the first problem otherwise.
+
+    Checks what would otherwise fail late, in the middle of a plan: field
+    types, item kinds per language, and paths that are relative and stay
+    inside ROOT.
+    """
+    if not isinstance(recipe.id, str) or not recipe.id:
+        raise RecipeError(f"{origin}: recipe id must be a non-empty string")
+    for target in recipe.deletions:
+        for name in ("path", "language", "kind", "name"):
+            if not isinstance(getattr(target, name), str):
+                raise RecipeError(f"{origin}: delete entry {target}: {name} must be a string")
+        problem = _bad_path(target.path)
+        if problem:
+            raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")
+        kinds = LANGUAGES[target.language].deletable_kinds if target.language in LANGUAGES else ()
+        if target.kind not in kinds:
+            raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
+                              f"{target.kind!r} (one of: {', '.join(kinds)})")
+    for rewrite in recipe.rewrites:
+        _validate_rewrite(rewrite, origin)
+    for rewording in recipe.rewordings:
+        if not all(isinstance(v, str) for v in (rewording.path, rewording.find, rewording.replace)):
+            raise RecipeError(f"{origin}: reword entry {rewording}: path, find and replace must be strings")
+        if not (rewording.item is None or isinstance(rewording.item, str)) or \
+                not all(isinstance(v, str) and v for v in rewording.symbols):
+            raise RecipeError(f"{origin}: reword entry {rewording}: item and symbols must be strings")
+        problem = _bad_path(rewording.path)
+        if problem:
+            raise RecipeError(f"{origin}: reword entry: {problem}")
+        if bool(rewording.find) == bool(rewording.symbols):
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: give either find or symbols")
+        if not isinstance(rewording.sentences, int) or isinstance(rewording.sentences, bool) \
+                or rewording.sentences < 1:
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
+    if recipe.dead_symbol_pattern is not None:
+        from codemods.search.files import search_pattern_problem
+
+        if not isinstance(recipe.dead_symbol_pattern, str):
+            raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
+        problem = search_pattern_problem(recipe.dead_symbol_pattern)
+        if problem:
+            raise RecipeError(f"{origin}: dead_symbol_pattern {recipe.dead_symbol_pattern!r} is not a valid "
+                              f"pattern: {problem}")
+    for scope in (*recipe.check_scope, *recipe.protected):
+        if not isinstance(scope, str):
+            raise RecipeError(f"{origin}: check_scope and protected must be lists of strings")
+    return recipe
+
+
+def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
+    """RecipeError unless a rewrite rule names Rust or C++ files, its pattern compiles, and its
+    replacement uses only metavariables the pattern captures."""
+    from codemods.pattern import Pattern, PatternError, metavariables
+
+    if not all(isinstance(v, str) for v in (rewrite.path, rewrite.pattern, rewrite.replace)) or \
+            not all(v is None or isinstance(v, str) for v in (rewrite.item, rewrite.language)):
+        raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace, item and language "
+                          f"must be strings")
+    problem = _bad_path(rewrite.path)
+    if problem:
+        raise RecipeError(f"{origin}: rewrite entry: {problem}")
+    language = rewrite.file_language()
+    if language is None:
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust or cpp); "
+                          f"the path has no source suffix")
+    if language not in parsed_languages():
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on Rust and C++ files only")
+    try:
+        Pattern(rewrite.pattern, language)
+    except PatternError as error:
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: {error}") from None
+    unknown = sorted(metavariables(rewrite.replace) - metavariables(rewrite.pattern))
+    if unknown:
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: the replacement uses "
+                          f"{', '.join('$' + n for n in unknown)}, which the pattern does not capture")
+    if not isinstance(rewrite.where, tuple):
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where must be a table")
+    for name, texts in rewrite.where:
+        if name not in metavariables(rewrite.pattern):
+            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where names {name}, which the "
+                              f"pattern does not capture (write it without the $)")
+        if not isinstance(texts, tuple) or not texts or not all(isinstance(t, str) and t for t in texts):
+            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where.{name} must be a non-empty "
+                              f"list of non-empty strings")
+
+
+@functools.cache
+def _bundled(recipe_id: str) -> Recipe:
+    path = bundled_files()[recipe_id]
+    return validate_recipe(_from_toml_file(path), recipe_id)
+
+
+def load_recipe(spec: str) -> Recipe:
+    """A bundled recipe by id, or a recipe file (.py defining RECIPE, or .toml)."""
+    if spec in bundled_files():
+        return _bundled(spec)
+    path = Path(spec)
+    if path.suffix in (".py", ".toml"):
+        if not path.is_file():
+            raise RecipeError(f"{spec}: recipe file not found")
+        recipe = _from_module_file(path) if path.suffix == ".py" else _from_toml_file(path)
+        return validate_recipe(recipe, spec)
+    known = ", ".join(bundled_files())
+    raise RecipeError(f"unknown recipe {spec!r} (bundled: {known}; or give a .py or .toml file)")
+
+
+def dead_symbol_settings(spec: str) -> tuple[str, str | None, tuple[str, ...]]:
+    """(id, dead-symbol pattern, check scope) of a recipe, read from its TOML file (and the files
+    it extends) without loading its code, so that `codemod check` stays fast; a .py recipe is
+    loaded. RecipeError for a pattern that is not a valid regex."""
+    recipe_id, pattern, scope = _dead_symbol_settings(spec)
+    if pattern is not None:
+        from codemods.search.files import search_pattern_problem
+
+        problem = search_pattern_problem(pattern) if isinstance(pattern, str) else "not a string"
+        if problem:
+            raise RecipeError(f"{spec}: dead_symbol_pattern {pattern!r} is not a valid pattern: {problem}")
+    return recipe_id, pattern, scope
+
+
+def _dead_symbol_settings(spec: str) -> tuple[str, str | None, tuple[str, ...]]:
+    import tomllib
+
+    path = bundled_files().get(spec) or Path(spec)
+    if path.suffix != ".toml":
+        recipe = load_recipe(spec)
+        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
+    if not path.is_file():
+        load_recipe(spec)  # raises the loader's own error
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        recipe = load_recipe(spec)  # raises the loader's own error
+        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
+    if "extends" in data and str(data["extends"]) in bundled_files():
+        base_id, pattern, scope = _dead_symbol_settings(str(data["extends"]))
+        return (str(data.get("id", f"{base_id}+{path.stem}")), data.get("dead_symbol_pattern", pattern),
+                tuple(data.get("check_scope", scope)))
+    if "extends" in data or not isinstance(data.get("id"), str):
+        recipe = load_recipe(spec)  # raises the loader's own error
+        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
+    return data["id"], data.get("dead_symbol_pattern"), tuple(data.get("check_scope", ()))
+
+
+__all__ = [
+    "TOML_KEYS",
+    "TOML_TABLE_KEYS",
+    "RecipeError",
+    "bundled_recipes",
+    "dead_symbol_settings",
+    "load_recipe",
+    "validate_recipe",
+]

@@ -1,0 +1,293 @@
+"""What a recipe is: data (items to delete, prose to reword, a dead-symbol pattern)
+plus small steps that return edits and findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
+
+from codemods.edit.values import Edit, Finding
+from codemods.languages.registry import LANGUAGES
+
+class RecipeInputError(Exception):
+    """Input a recipe needs is missing or malformed (e.g. a decision file): a usage error, exit 2."""
+
+
+@dataclass(frozen=True)
+class ItemTarget:
+    """Delete the item of `kind` named `name` (qualified with `::` or `.`) in the file at `path`.
+
+    `crate::a::name` (Rust) and `ns::name` (C++) name exactly one item; a bare
+    Rust name matches the end of qualified names (see README, "As a library").
+    """
+
+    path: str
+    language: str
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Rewording:
+    """Reword prose in the comments of the file at `path`.
+
+    The comment block is the one attached to, inside or right above the item
+    named `item` (a `::`-qualified name), or any block of the file when
+    `item` is None. What is replaced is either the first sentence that names
+    every one of `symbols` (with `sentences - 1` sentences after it), or the prose `find`
+    (comment markers and line breaks do not matter). The paragraph is filled
+    again to the block's width. A rule that finds nothing is a note.
+    """
+
+    path: str
+    find: str = ""
+    replace: str = ""
+    item: str | None = None
+    symbols: tuple[str, ...] = ()
+    sentences: int = 1
+
+    def __post_init__(self) -> None:
+        if isinstance(self.symbols, list):
+            object.__setattr__(self, "symbols", tuple(self.symbols))
+
+    def describe(self) -> str:
+        where = f" in the comments of {self.item}" if self.item else ""
+        what = f"the sentence naming {' and '.join(self.symbols)}" if self.symbols else repr(self.find[:60])
+        return f"{what}{where}"
+
+
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+def is_glob(path: str) -> bool:
+    return any(c in GLOB_CHARACTERS for c in path)
+
+
+@dataclass(frozen=True)
+class PatternRewrite:
+    """In the files `path` names, inside the item named `item` (the whole file when None), replace
+    each match of the structural pattern `pattern` with `replace`, its `$X` / `$$$XS` filled in
+    with what they matched.
+
+    `path` is one file, a folder (every file of `language` under it), or a glob
+    (`src/**/*.rs`; its files of `language`). `language` (Rust or C++) defaults
+    to the language of `path`'s suffix; a folder needs it. `where` maps a
+    metavariable of the pattern to the texts it may match (a dict is accepted
+    and kept as sorted pairs); a match whose capture is none of them is left.
+    """
+
+    path: str
+    pattern: str
+    replace: str
+    item: str | None = None
+    language: str | None = None
+    where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.where, dict):
+            object.__setattr__(self, "where", tuple(sorted(
+                (name, tuple(texts) if isinstance(texts, list) else texts) for name, texts in self.where.items())))
+
+    def describe(self) -> str:
+        where = f" in {self.item}" if self.item else ""
+        return f"{self.pattern!r}{where}"
+
+    def file_language(self) -> str | None:
+        """The language the rule's pattern is written in: `language`, else the suffix's."""
+        from codemods.parse import language_of
+
+        return self.language if self.language is not None else language_of(self.path)
+
+    def anchor(self) -> str:
+        """The folder of `path` before its first glob character (what ROOT must hold); "" when
+        the glob starts at ROOT."""
+        if not is_glob(self.path):
+            return self.path
+        head = self.path[: min(self.path.index(c) for c in GLOB_CHARACTERS if c in self.path)]
+        return head.rsplit("/", 1)[0] if "/" in head else ""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """An option a recipe takes (`codemod apply --param NAME=VALUE`, `--param-file NAME=PATH`).
+
+    `missing` is what the plan says when the option is not given and it has no
+    `default` (None: it may be left out). `load` turns the value given (a
+    string from the command line, a path for `--param-file`) into what the
+    steps read (a number, a validated document), raising RecipeInputError when
+    it is malformed; both happen before planning starts. `help` is shown by
+    `codemod recipes`.
+    """
+
+    name: str
+    missing: str | None = None
+    load: Callable[[object], object] | None = None
+    default: object = None
+    help: str = ""
+
+
+class TreeReads:
+    """The bytes of the files a plan reads, each read from disk once: every stage of one plan
+    sees the same bytes of a file, however often it asks (the plan's snapshot of the tree)."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._bytes: dict[str, bytes | None] = {}
+        self._unreadable: dict[str, str] = {}
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._bytes:
+            target = self._root / path
+            try:
+                self._bytes[path] = target.read_bytes() if target.is_file() else None
+            except OSError as error:
+                self._unreadable[path] = error.strerror or str(error)
+                self._bytes[path] = None
+        return self._bytes[path]
+
+    def unreadable(self) -> Mapping[str, str]:
+        return MappingProxyType(dict(self._unreadable))
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """The tree a recipe runs on, as a step sees it: the snapshot's reads, the recipe's
+    parameters, and the edits the stages before it planned. Immutable: a step returns its edits
+    in a StepResult and the planner hands the next stage a new Workspace (`with_edits`).
+
+    `options` are the recipe's parameters as its `Parameter.load`s made them.
+    """
+
+    root: Path
+    options: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    edits: Mapping[str, tuple[Edit, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    reads: TreeReads | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.reads is None:
+            object.__setattr__(self, "reads", TreeReads(self.root))
+        if not isinstance(self.options, MappingProxyType):
+            object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        if not isinstance(self.edits, MappingProxyType):
+            object.__setattr__(self, "edits", MappingProxyType({p: tuple(e) for p, e in self.edits.items()}))
+
+    def read(self, path: str) -> bytes | None:
+        """The bytes of a file relative to the root, or None if it does not exist or cannot be
+        read (then `unreadable` holds why, and the plan reports it)."""
+        return self.reads.read(path)
+
+    @property
+    def unreadable(self) -> Mapping[str, str]:
+        """The files a stage asked for that exist but could not be read, with why."""
+        return self.reads.unreadable()
+
+    def planned(self, path: str) -> tuple[Edit, ...]:
+        """The edits the stages before this one planned in `path`."""
+        return self.edits.get(path, ())
+
+    def with_edits(self, edits: Sequence[Edit]) -> "Workspace":
+        """This workspace with `edits` planned after the ones it holds (same snapshot, same options)."""
+        if not edits:
+            return self
+        merged = {p: list(e) for p, e in self.edits.items()}
+        for edit in edits:
+            merged.setdefault(edit.path, []).append(edit)
+        return replace(self, edits=MappingProxyType({p: tuple(e) for p, e in merged.items()}))
+
+    def files(self, path: str, language: str) -> list[str]:
+        """The files (relative POSIX paths, sorted) that a rule's `path` names: itself if it is
+        a file, else the files of `language` under the folder or matching the glob (hidden
+        entries and build outputs left out, as `codemod check` leaves them)."""
+        from codemods.search.files import SKIPPED_DIRS, _walk_all
+        from codemods.parse import language_of
+
+        if is_glob(path):
+            candidates = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(path) if p.is_file())
+            candidates = [p for p in candidates
+                          if not any(part.startswith(".") or part in SKIPPED_DIRS for part in p.split("/")[:-1])]
+        elif (self.root / path).is_dir():
+            candidates = [f"{path.rstrip('/')}/{p}" for p in _walk_all(self.root / path, SKIPPED_DIRS)]
+        else:
+            return [path]
+        return [p for p in candidates if language_of(p) == language]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What a stage returns: its edits, its findings, the names it made unavailable without deleting
+    an item (the dangling-reference check looks for uses of them by spelling), and the items it
+    deleted, by language (as each language's plug-in records them; the check resolves uses of them)."""
+
+    edits: tuple[Edit, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    removed_names: tuple[str, ...] = ()
+    deleted: Mapping[str, tuple] = field(default_factory=lambda: MappingProxyType({}))
+
+
+Step = Callable[[Workspace], StepResult]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A named cleanup.
+
+    `deletions` run first, then `steps` in order (each sees the edits planned
+    before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
+    `codemod check` searches for within `check_scope`; `protected` paths are
+    never edited. `parameters` declares the options the recipe's steps read
+    (a bare name is an optional option taken as given); `expects` lists paths its
+    steps read, beyond its deletions and rewordings, so that a ROOT holding
+    none of them is refused before planning.
+    """
+
+    id: str
+    summary: str
+    deletions: tuple[ItemTarget, ...] = ()
+    steps: tuple[Step, ...] = ()
+    rewrites: tuple[PatternRewrite, ...] = ()
+    rewordings: tuple[Rewording, ...] = ()
+    dead_symbol_pattern: str | None = None
+    check_scope: tuple[str, ...] = ("src",)
+    protected: tuple[str, ...] = ("docs",)
+    parameters: tuple[Parameter, ...] = ()
+    expects: tuple[str, ...] = ()
+
+    def footprint(self) -> tuple[str, ...]:
+        """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
+        paths = [t.path for t in self.deletions] + [a for r in self.rewrites if (a := r.anchor())] + \
+            [r.path for r in self.rewordings]
+        return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+    def load_options(self, options: Mapping[str, object]) -> Mapping[str, object]:
+        """`options` as the steps read them: each loaded by its parameter (read-only).
+
+        Raises RecipeInputError for a required option not given or a value its
+        parameter refuses (options the recipe does not take are refused before,
+        by the planner's usage check).
+        """
+        loaded = {}
+        for parameter in self.parameters:
+            if parameter.name not in options:
+                if parameter.default is None:
+                    if parameter.missing is not None:
+                        raise RecipeInputError(parameter.missing)
+                    continue
+                value = parameter.default
+            else:
+                value = options[parameter.name]
+            loaded[parameter.name] = parameter.load(value) if parameter.load is not None else value
+        return MappingProxyType(loaded)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", tuple(Parameter(p) if isinstance(p, str) else p
+                                                     for p in self.parameters))
+        for target in self.deletions:
+            if target.language not in LANGUAGES:
+                raise ValueError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")

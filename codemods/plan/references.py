@@ -1,0 +1,145 @@
+"""The dangling-reference check: code that still refers to an item a plan deletes.
+
+Only files that mention a deleted name (one rg search) are read. In Rust
+files a mention counts only if it resolves to a deleted item
+(codemods/languages/rust/resolve.py): `definite` findings block the plan, `possible`
+ones (a method call on a receiver of unknown type, a use inside a macro whose
+arguments are not known to be expressions) are listed and block only with
+`strict`. Rust items are never named from C++ or Python, and C++ functions
+from Rust only by the `extern "C++"` declarations of a cxx bridge.
+C++ uses are resolved within their file (codemods/languages/cpp/resolve.py). Python
+names, and names a recipe step reports removed without deleting an item, are
+matched by spelling in code. What each language resolves is its registered
+operations' `references` (see _languages.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from codemods.edit.splice import FileChange, map_offset
+from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
+from codemods.search.files import FileSearch, files_with_words
+from codemods.languages.registry import language_for
+from codemods.plan.recipe import Workspace
+from codemods.languages.resolution import DEFINITE, Reference
+
+DANGLING = "dangling-reference"
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """One file as read (`before`) and as the plan leaves it (`text`), with the edits between them."""
+
+    before: bytes
+    text: bytes
+    edits: tuple[Edit, ...]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """The line and column, in the file as read, of `offset` in `text`."""
+        return line_col(self.before, map_offset(list(self.edits), offset))
+
+
+def planned_file(workspace: Workspace, changes: Mapping[str, FileChange], path: str) -> PlannedFile | None:
+    """`path` as read and as `changes` leave it; None when it cannot be read."""
+    before = workspace.read(path)
+    if before is None:
+        return None
+    change = changes.get(path)
+    return PlannedFile(before, before, ()) if change is None else PlannedFile(before, change.after, change.edits)
+
+
+@dataclass
+class DeletedNames:
+    """What a plan deletes: each language's deleted items (as its plug-in records them; every item
+    has a `name`), and names a step made unavailable without deleting an item (matched by spelling)."""
+
+    items: dict[str, list] = field(default_factory=dict)
+    spelled: list[str] = field(default_factory=list)
+
+    def of(self, language: str) -> list:
+        """The deleted items of `language`."""
+        return self.items.get(language, [])
+
+    def add(self, language: str, items) -> None:
+        self.items.setdefault(language, []).extend(items)
+
+    def foreign(self, language: str) -> list:
+        """The deleted items of every language but `language` that code of other languages can
+        link to (an item says so with `linkable`; items without it can)."""
+        return [i for name, items in self.items.items() if name != language for i in items
+                if getattr(i, "linkable", True)]
+
+    def merge(self, other: "DeletedNames") -> None:
+        for language, items in other.items.items():
+            self.add(language, items)
+        self.spelled += [n for n in other.spelled if n not in self.spelled]
+
+    def all_names(self) -> list[str]:
+        return list(dict.fromkeys([*(i.name for items in self.items.values() for i in items), *self.spelled]))
+
+
+def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
+                        spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
+                        strict: bool = False, referring: list[FileSearch] | None = None) -> list[Finding]:
+    """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
+    after `changes` (by path; their edits map offsets back to the file as read).
+
+    `spelled(path, text, names)` gives (start, end, name) of code identifiers
+    spelling `names` (the match used for Python names and for names a recipe
+    step reports removed without deleting an item). Files whose edits were
+    refused are left out: their items were not deleted, and the refusal is
+    reported already. `referring`, when given, are rg searches for the files
+    naming the deleted names, started earlier (the plan starts them before it
+    parses and validates, so that they run meanwhile).
+    """
+    names = deleted.all_names()
+    if not names:
+        return []
+    shared = {"root": workspace.root, "read": workspace.read}
+    findings: list[Finding] = []
+    found = ({path for search in referring for path in search.result()} if referring is not None
+             else files_with_words(workspace.root, names))
+    candidates = set(found) | set(changes)
+    for path in sorted(candidates - refused):
+        planned = planned_file(workspace, changes, path)
+        if planned is None:
+            continue
+        text, locate = planned.text, planned.line_col
+        language = language_for(path)
+        spelled_names = set(deleted.spelled)
+        if language is not None:
+            references, spelled_here = language.operations.references(path, text, deleted, shared)
+            findings += [_reference_finding(path, r, *locate(r.start), strict) for r in references]
+            spelled_names |= set(spelled_here)
+        if not spelled_names:
+            continue
+        for start, _end, name in spelled(path, text, spelled_names):
+            line, col = locate(start)
+            findings.append(Finding(path, line, col, DANGLING,
+                                    f"{name}: code still refers to an item the recipe deletes", symbol=name,
+                                    certainty=DEFINITE, reference="name",
+                                    resolution="same spelling (names of this language are not resolved)"))
+    return _one_per_place(findings)
+
+
+def _reference_finding(path: str, reference: Reference, line: int, col: int, strict: bool) -> Finding:
+    name = reference.name
+    if reference.certainty == DEFINITE:
+        return Finding(path, line, col, DANGLING, f"{name}: code still refers to an item the recipe deletes",
+                       symbol=name, certainty=DEFINITE, reference=reference.kind, resolution=reference.resolution)
+    return Finding(path, line, col, DANGLING,
+                   f"{name}: may still refer to an item the recipe deletes ({reference.resolution})",
+                   severity=BLOCKING if strict else NOTE, symbol=name, certainty=reference.certainty,
+                   reference=reference.kind, resolution=reference.resolution)
+
+
+def _one_per_place(findings: list[Finding]) -> list[Finding]:
+    """One finding per (path, line, col, name): a definite one wins over a possible one."""
+    chosen: dict[tuple, Finding] = {}
+    for finding in findings:
+        key = (finding.path, finding.line, finding.col, finding.symbol)
+        if key not in chosen or chosen[key].certainty != DEFINITE and finding.certainty == DEFINITE:
+            chosen[key] = finding
+    return list(chosen.values())

@@ -1,0 +1,326 @@
+"""Rewording prose in comments, addressed by structure.
+
+A rule names the comment block it rewords by where it sits (attached to,
+inside or right above an item; or anywhere in the file) and the text it
+replaces by what the prose says, not by its bytes: either the sentence that
+names a symbol (and as many sentences after it as the rule says), or a phrase
+of prose. Comment markers, indentation and line breaks do not matter; the
+rewritten paragraph is filled again to the block's width, from the first line
+that changed. A rule that finds nothing is reported, never raised.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import tree_sitter
+
+from codemods.languages.registry import LANGUAGES
+from codemods.parse import once_per_tree, query
+from codemods.languages.scope import item_scopes
+from codemods.edit.item_spans import starts_own_line
+
+
+
+def _comment_query(language: str) -> str:
+    """The query for a language's line comments (the registry's `line_comment_kinds`)."""
+    kinds = " ".join(f"({kind})" for kind in sorted(LANGUAGES[language].line_comment_kinds))
+    return f"[{kinds}] @comment"
+
+
+def _markers() -> tuple[str, ...]:
+    """Every registered line-comment marker, longest first."""
+    found = {m for language in LANGUAGES.values() for m in language.line_comment_markers}
+    return tuple(sorted(found, key=lambda m: (-len(m), m)))
+_ABBREVIATIONS = {"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx."}
+_MIN_WIDTH = 80
+_MAX_WIDTH = 100
+_PARAGRAPH_STARTS = ("- ", "* ", "+ ", "#", "```", "|")
+
+
+@dataclass(frozen=True)
+class _Line:
+    start: int  # offset of the line's first byte
+    end: int  # offset of the line's end (its newline excluded)
+    lead: str  # indentation, marker and the space after it
+    content: str  # the prose on the line
+
+
+@dataclass(frozen=True)
+class CommentBlock:
+    """Consecutive line comments with the same marker and indentation, one per line."""
+
+    lines: tuple[_Line, ...]
+
+    @property
+    def start(self) -> int:
+        return self.lines[0].start
+
+    @property
+    def end(self) -> int:
+        return self.lines[-1].end
+
+    @property
+    def prose(self) -> str:
+        return " ".join(" ".join(line.content.split()) for line in self.lines if line.content.strip())
+
+
+def _marker(text: str) -> str | None:
+    markers = _markers()
+    shortest = markers[-1] if markers else None
+    if shortest is not None and text.startswith(shortest * 2):
+        return shortest  # a ruler or commented-out comment (////) is a plain comment
+    return next((m for m in markers if text.startswith(m)), None)
+
+
+def _sorted_comments(language: str) -> Callable[[bytes, tree_sitter.Tree], list[tree_sitter.Node]]:
+    def comments(source: bytes, tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
+        return _comment_nodes(language, tree, 0, len(source))
+
+    return once_per_tree(comments)
+
+
+def _comment_nodes(language: str, tree: tree_sitter.Tree, start: int, end: int) -> list[tree_sitter.Node]:
+    """The comment nodes that overlap [start, end), in order."""
+    cursor = tree_sitter.QueryCursor(query(language, _comment_query(language)))
+    cursor.set_byte_range(start, end)
+    return sorted(cursor.captures(tree.root_node).get("comment", []), key=lambda n: n.start_byte)
+
+
+# The comment nodes of a whole tree, in order: rules that are not scoped to an item read
+# the whole file's comments, and share them.
+_COMMENTS = functools.cache(_sorted_comments)
+
+
+def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: int = 0,
+                   end: int | None = None) -> list[CommentBlock]:
+    """The line-comment blocks that lie within [start, end) of a file.
+
+    A rule scoped to an item reads the comments of that item's bytes alone."""
+    end = len(source) if end is None else end
+    nodes = _COMMENTS(language)(source, tree) if (start, end) == (0, len(source)) else \
+        _comment_nodes(language, tree, start, end)
+    blocks: list[list[_Line]] = []
+    previous: tuple[int, str, str] | None = None
+    for node in nodes:
+        if not (start <= node.start_byte and node.end_byte <= end) or not starts_own_line(source, node):
+            previous = None
+            continue
+        text = source[node.start_byte : node.end_byte].decode("utf-8", "replace").rstrip("\r\n")
+        marker = _marker(text)
+        if marker is None:
+            previous = None
+            continue
+        line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+        indent = source[line_start : node.start_byte].decode("utf-8", "replace")
+        body = text[len(marker):]
+        space = " " if body.startswith(" ") else ""
+        line = _Line(line_start, node.start_byte + len(text.encode("utf-8")), indent + marker + space,
+                     body[len(space):])
+        row = node.start_point.row
+        if previous is not None and previous == (row - 1, marker, indent):
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+        previous = (row, marker, indent)
+    return [CommentBlock(tuple(lines)) for lines in blocks]
+
+
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    line: int  # index into the block's lines
+    paragraph: int
+
+
+def _paragraph_starts(content: str) -> bool:
+    stripped = content.lstrip()
+    return stripped.startswith(_PARAGRAPH_STARTS) or (stripped[:1].isdigit() and ". " in stripped[:4])
+
+
+def _words(block: CommentBlock) -> list[_Word]:
+    """The words of a block; a blank line, a list item, a heading or a ruler (`// ----`) starts
+    a new paragraph, and a ruler is a paragraph of its own."""
+    words = []
+    paragraph = 0
+    ruler = False
+    for index, line in enumerate(block.lines):
+        if not line.content.strip():
+            paragraph += 1
+            continue
+        starts_ruler = not any(c.isalnum() for c in line.content)
+        if index and words and (_paragraph_starts(line.content) or starts_ruler or ruler):
+            paragraph += 1
+        ruler = starts_ruler
+        words += [_Word(w, index, paragraph) for w in line.content.split()]
+    return words
+
+
+def _ends_sentence(word: str, in_code: bool) -> bool:
+    if in_code or word.lower() in _ABBREVIATIONS:
+        return False
+    return word.rstrip(")*_\"'").endswith((".", "!", "?"))
+
+
+def sentences(words: list[_Word]) -> list[tuple[int, int]]:
+    """[first, last] word indices of each sentence (a sentence never crosses a paragraph)."""
+    found = []
+    first = 0
+    in_code = False
+    for index, word in enumerate(words):
+        in_code ^= word.text.count("`") % 2 == 1
+        last_of_paragraph = index + 1 == len(words) or words[index + 1].paragraph != word.paragraph
+        if _ends_sentence(word.text, in_code) or last_of_paragraph:
+            found.append((first, index))
+            first = index + 1
+            in_code = False if last_of_paragraph else in_code
+    return found
+
+
+def _normalised(text: str) -> list[str]:
+    """The words of prose given with or without comment markers."""
+    words = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        marker = _marker(stripped)
+        if marker is not None:
+            stripped = stripped[len(marker):]
+        words += stripped.split()
+    return words
+
+
+def _width(block: CommentBlock) -> int:
+    """The width the block's paragraphs are filled to: rustfmt's comment width (80), unless most
+    wrapped lines of the block are longer (then their longest, at most 100)."""
+    words = _words(block)
+    paragraph_of = {w.line: w.paragraph for w in words}
+    wrapped = sorted(len((line.lead + line.content).rstrip()) for index, line in enumerate(block.lines)
+                     if index in paragraph_of and paragraph_of.get(index + 1) == paragraph_of[index])
+    if not wrapped or wrapped[len(wrapped) // 2] <= _MIN_WIDTH:
+        return _MIN_WIDTH
+    return min(wrapped[-1], _MAX_WIDTH)
+
+
+def _opens_block(word: str) -> bool:
+    """Whether a line starting with `word` would read as a list item, heading or quote in Markdown."""
+    return word in ("-", "+", "*", ">", "<") or word.startswith("#") or \
+        (len(word) > 1 and word[:-1].isdigit() and word[-1] in ".)")
+
+
+def _fill(words: list[str], lead: str, width: int) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for word in words:
+        if current and len(lead) + len(current) + 1 + len(word) > width:
+            carried = ""
+            if _opens_block(word) and " " in current:
+                current, carried = current.rsplit(" ", 1)
+            lines.append(lead + current)
+            current = f"{carried} {word}" if carried else word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        lines.append(lead + current)
+    return lines
+
+
+@dataclass(frozen=True)
+class ProseEdit:
+    """Bytes [start, end) of a comment block and their reworded text."""
+
+    start: int
+    end: int
+    text: str
+
+
+def _rewrite(block: CommentBlock, words: list[_Word], first: int, last: int, replacement: str,
+             head: str = "", tail: str = "") -> ProseEdit:
+    """Replace words [first, last] by `replacement` (keeping `head` of the first word and `tail` of
+    the last), and fill the paragraph again from the first line that changes."""
+    paragraph = words[last].paragraph
+    start_line = words[first].line
+    end_line = max(w.line for w in words if w.paragraph == paragraph)
+    region = [i for i, w in enumerate(words) if start_line <= w.line <= end_line]
+    before = [words[i].text for i in region if i < first]
+    after = [words[i].text for i in region if i > last]
+    new_words = before + _normalised(f"{head}{replacement}{tail}") + after
+    line = block.lines[start_line]
+    indent = line.content[: len(line.content) - len(line.content.lstrip())]
+    lines = _fill(new_words, line.lead + indent, _width(block))
+    if not lines:
+        lines = [line.lead.rstrip()]
+    return ProseEdit(line.start, block.lines[end_line].end, "\n".join(lines))
+
+
+def reword_sentences(block: CommentBlock, symbols: tuple[str, ...], replacement: str,
+                     count: int = 1) -> ProseEdit | None:
+    """Replace the first sentence of `block` that names every one of `symbols`, and `count - 1`
+    sentences after it."""
+    words = _words(block)
+    spans = sentences(words)
+    for index, (first, last) in enumerate(spans):
+        said = " ".join(words[i].text for i in range(first, last + 1))
+        if all(symbol in said for symbol in symbols):
+            chosen = spans[index : index + count]
+            if len(chosen) < count or words[chosen[-1][1]].paragraph != words[first].paragraph:
+                return None
+            return _rewrite(block, words, first, chosen[-1][1], replacement)
+    return None
+
+
+def reword_phrase(block: CommentBlock, find: str, replacement: str) -> ProseEdit | None:
+    """Replace the first occurrence of the prose `find` (markers and line breaks ignored)."""
+    words = _words(block)
+    wanted = _normalised(find)
+    if not wanted:
+        return None
+    texts = [w.text for w in words]
+    for first in range(len(texts) - len(wanted) + 1):
+        last = first + len(wanted) - 1
+        window = texts[first : last + 1]
+        if len(wanted) == 1:
+            at = window[0].find(wanted[0])
+            if at < 0:
+                continue
+            head, tail = window[0][:at], window[0][at + len(wanted[0]):]
+        else:
+            middle_equal = window[1:-1] == wanted[1:-1]
+            if not (middle_equal and window[0].endswith(wanted[0]) and window[-1].startswith(wanted[-1])):
+                continue
+            head, tail = window[0][: len(window[0]) - len(wanted[0])], window[-1][len(wanted[-1]):]
+        if any(words[i].paragraph != words[first].paragraph for i in range(first, last + 1)):
+            continue
+        return _rewrite(block, words, first, last, replacement, head, tail)
+    return None
+
+
+def rule_blocks(language: str, source: bytes, tree: tree_sitter.Tree, item: str | None) -> list[CommentBlock] | None:
+    """The comment blocks a rule scoped to `item` (None: the whole file) may reword; None when
+    the item is not in the file."""
+    if item is None:
+        return comment_blocks(source, tree, language)
+    scopes = item_scopes(language, source, tree, item)
+    if not scopes:
+        return None
+    return [b for s in scopes for b in comment_blocks(source, tree, language, s.comments_start, s.end)]
+
+
+def already_reworded(blocks: list[CommentBlock], replacement: str) -> bool:
+    """Whether one of the blocks already says `replacement` (a rule applied by an earlier run)."""
+    wanted = " ".join(_normalised(replacement))
+    return bool(wanted) and any(wanted in block.prose for block in blocks)
+
+
+def reworded_in_file(language: str, source: bytes, tree: tree_sitter.Tree, replacement: str) -> bool:
+    """Whether a comment block anywhere in the file already says `replacement`.
+
+    Each word of it is then in the file's bytes (a block's prose is its comments' words,
+    decoded), so a file that lacks one is answered without reading its comments.
+    """
+    words = _normalised(replacement)
+    if "\ufffd" not in replacement and not all(word.encode("utf-8") in source for word in words):
+        return False
+    return already_reworded(rule_blocks(language, source, tree, None), replacement)

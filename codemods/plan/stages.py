@@ -1,0 +1,205 @@
+"""The stages of a plan, each a `Workspace -> StepResult` like a recipe's own steps.
+
+`DeleteItems` deletes the recipe's `[[delete]]` targets through each file's
+language plug-in, `Rewrite` applies its `[[rewrite]]` rules, `Reword` its
+`[[reword]]` rules. The planner (`planner.py`) runs them in order with the
+recipe's steps between the deletions and the rewrites; none of them writes,
+and none knows a language: each asks the registry.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Callable, Protocol
+
+from codemods.edit.values import Edit, Finding
+from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
+from codemods.languages.scope import item_scopes
+from codemods.parse import parse
+from codemods.pattern import Pattern, PatternError
+from codemods.pattern import Rewrite as PatternRewriter
+from codemods.plan.recipe import Recipe, StepResult, Workspace
+from codemods.plan.references import DeletedNames
+from codemods.plan.reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
+from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
+
+
+class Executor(Protocol):
+    """Runs some of a stage's work elsewhere (another process): `owns(key)` says whether it
+    took the job `key`, `result(key, fallback)` gives its answer, or `fallback()`'s when it
+    cannot."""
+
+    def owns(self, key: object) -> bool: ...
+
+    def result(self, key: object, fallback: Callable[[], object]) -> object: ...
+
+
+def already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
+    """For targets not found in `path`: whether the recipe's dead-symbol pattern shows no
+    mention left in the file's code (prose in comments and strings says nothing about whether
+    an item is there). Searched only when a target is missing; None without a pattern."""
+    if not recipe.dead_symbol_pattern:
+        return None
+    pattern = recipe.dead_symbol_pattern
+
+    @functools.cache
+    def no_code_mention_left() -> bool:
+        mentions = mentions_in_source(path, source, compile_pattern(pattern))
+        return all(m.kind in (COMMENT, STRING) for m in mentions)
+
+    return no_code_mention_left
+
+
+
+def targets_by_file(recipe: Recipe) -> dict[str, list]:
+    by_file: dict[str, list] = {}
+    for target in recipe.deletions:
+        by_file.setdefault(target.path, []).append(target)
+    return by_file
+
+
+
+def delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> tuple[list[Edit], DeletedNames,
+                                                                                      list[Finding]]:
+    """One file's `[[delete]]` targets, each by its language's `delete_items`: the edits, what
+    they delete, and the findings."""
+    absent = already_absent(recipe, path, source)
+    edits: list[Edit] = []
+    deleted = DeletedNames()
+    findings: list[Finding] = []
+    for name, language in LANGUAGES.items():
+        wanted = [t for t in targets if t.language == name]
+        if wanted:
+            found, notes = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
+            edits += found
+            findings += notes
+    return edits, deleted, findings
+
+
+
+@dataclass(frozen=True)
+class DeleteItems:
+    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`; the
+    files an `executor` owns are done there (in another process), the rest here."""
+
+    recipe: Recipe
+    executor: Executor | None = None
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        by_file = targets_by_file(self.recipe)
+        done = {}
+        for path, targets in by_file.items():
+            source = workspace.read(path)
+            if source is not None and (self.executor is None or not self.executor.owns(("delete", path))):
+                done[path] = delete_in_file(self.recipe, path, source, targets)
+        edits: list[Edit] = []
+        deleted = DeletedNames()
+        findings: list[Finding] = []
+        for path, targets in by_file.items():
+            source = workspace.read(path)
+            if source is None:
+                findings.append(Finding(path, 0, 0, "missing-file",
+                                        f"file not found; {len(targets)} item(s) of the recipe not looked for",
+                                        severity="note"))
+                continue
+            if path in done:
+                file_edits, file_deleted, notes = done[path]
+            else:
+                file_edits, file_deleted, notes = self.executor.result(
+                    ("delete", path), lambda: delete_in_file(self.recipe, path, source, targets))
+            edits += file_edits
+            deleted.merge(file_deleted)
+            findings += notes
+        return StepResult(tuple(edits), tuple(findings), removed_names=tuple(deleted.spelled),
+                          deleted=MappingProxyType({k: tuple(v) for k, v in deleted.items.items()}))
+
+
+
+@dataclass(frozen=True)
+class Reword:
+    """Edits of the recipe's rewording rules; a rule that matches nothing is a note."""
+
+    recipe: Recipe
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        findings = []
+        edits = []
+        trees: dict[str, object] = {}
+        for rewording in self.recipe.rewordings:
+            source = workspace.read(rewording.path)
+            if source is None:
+                findings.append(Finding(rewording.path, 0, 0, "missing-file",
+                                        "file not found; its rewording rule was not applied", severity="note"))
+                continue
+            language = language_of(rewording.path)
+            if language not in parsed_languages():
+                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                        f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
+                                        severity="note"))
+                continue
+            if rewording.path not in trees:
+                trees[rewording.path] = parse(source, language)
+            blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
+            if blocks is None:
+                if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
+                    continue
+                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                        f"rewording rule did not match: no item {rewording.item}", severity="note"))
+                continue
+            edit = None
+            for block in blocks:
+                if rewording.symbols:
+                    edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
+                else:
+                    edit = reword_phrase(block, rewording.find, rewording.replace)
+                if edit is not None:
+                    break
+            if edit is None:
+                if not already_reworded(blocks, rewording.replace):
+                    findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                            f"rewording rule did not match: {rewording.describe()}", severity="note"))
+                continue
+            edits.append(Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{self.recipe.id}:reword"))
+        return StepResult(tuple(edits), tuple(findings))
+
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
+
+    recipe: Recipe
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        findings = []
+        planned: list[Edit] = []
+        for rule in self.recipe.rewrites:
+            language = rule.file_language()
+            try:
+                rewrite = PatternRewriter(Pattern(rule.pattern, language), rule.replace,
+                                  {name: frozenset(texts) for name, texts in rule.where})
+            except PatternError as error:
+                findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
+                continue
+            matched = scoped = read = False
+            for path in workspace.files(rule.path, language):
+                source = workspace.read(path)
+                if source is None:
+                    continue
+                read = True
+                tree = parse(source, language)
+                scopes = [tree.root_node] if rule.item is None else \
+                    [s.node for s in item_scopes(language, source, tree, rule.item)]
+                scoped = scoped or bool(scopes)
+                edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{self.recipe.id}:rewrite")]
+                matched = matched or bool(edits)
+                planned += edits
+            if read and not matched:
+                missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
+                findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
+                                        f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
+        return StepResult(tuple(planned), tuple(findings))
+
+

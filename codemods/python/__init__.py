@@ -1,5 +1,0 @@
-"""Python: deleting functions and classes by qualified name through libcst."""
-
-from .items import PythonTarget, delete_python_items
-
-__all__ = ["PythonTarget", "delete_python_items"]

@@ -1,0 +1,560 @@
+"""The ``paged-flag`` recipe (#2230 (b)): set each family's paged flag from the measured decision.
+
+`codemod apply --recipe paged-flag --decision DIR/decision.json ROOT`
+
+For each family in the decision it sets the body of
+`supports_paged_decode_backend` in that family's `impl ModelWrapper for
+<Wrapper>` (and nowhere else) to the decided value, and adds or updates the
+method's doc comment citing the results document. For a family whose flag
+becomes false it also records the consequences in the doc comment and in
+docs/CONTINUOUS_BATCHING.md, adds a unit test on
+effective_decode_storage_backend generated from that function's actual
+signature, and moves real-checkpoint tests that pin the paged backend for
+the family onto dense. Anything that does not have the expected shape is a
+blocking finding.
+
+The decision arrives as a typed, validated `DecisionDocument` from
+`interchange.decision`, the schema ``paged-bench report`` writes; reading it
+loads neither the analysis package nor its runner.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import tree_sitter
+
+from interchange.decision import DecisionDocument, DecisionSchemaError, FamilyDecision, load_decision
+
+from codemods.edit.values import Edit, Finding, line_col
+from codemods.languages.registry import LANGUAGES
+from codemods.parse import RUST, descendants, parse
+from codemods.edit.item_spans import whole_lines
+from codemods.search.files import files_with_words
+from codemods.languages.rust.items import leading_trivia, rust_items
+from codemods.languages.rust.statements import find_function, line_indent, text
+from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
+
+METHOD = "supports_paged_decode_backend"
+RESOLVER = "effective_decode_storage_backend"
+BACKEND_TYPE = "DecodeStorageBackend"
+SCHEDULER_FILES = ("src/server/batch/scheduler/mod.rs", "src/server/batch/scheduler.rs")
+SCHEDULER_TEST_FILES = ("src/server/batch/scheduler/tests.rs", "src/server/batch/scheduler_tests.rs")
+PARITY_TESTS = "src/server/batch/scheduler_real_batch_parity_tests.rs"
+CONTINUOUS_BATCHING = "docs/CONTINUOUS_BATCHING.md"
+DOC_MARKER = "/// Decided by measurement"
+MAX_BATCH = 8
+_INTEGER_TYPES = ("usize", "u32", "u64", "i32", "i64", "isize")
+
+
+@dataclass(frozen=True)
+class FamilySite:
+    """Where a family's flag lives: file, wrapper type, name in prose, real checkpoint."""
+
+    path: str
+    wrapper: str
+    display: str
+    checkpoint: str
+
+
+FAMILIES = {
+    "gemma3": FamilySite("src/models/gemma3.rs", "Gemma3Wrapper", "Gemma 3", "gemma-3-1b-it-4bit"),
+    "llama4": FamilySite("src/models/llama4.rs", "Llama4Wrapper", "Llama 4", "llama-4-scout-17b-16e-instruct-4bit"),
+}
+
+
+def _load_decision_option(path: object) -> DecisionDocument:
+    """The validated decision document the --decision option names."""
+    try:
+        return load_decision(Path(str(path)))
+    except DecisionSchemaError as error:
+        raise RecipeInputError(f"decision file does not match its schema: {error}") from None
+
+
+DECISION = Parameter(
+    "decision",
+    missing="the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)",
+    load=_load_decision_option,
+)
+
+
+def _wrap_doc(indent: str, paragraphs: list[str]) -> str:
+    width = 100 - len(indent) - 4
+    lines = []
+    for index, paragraph in enumerate(paragraphs):
+        if index:
+            lines.append(f"{indent}///")
+        for line in textwrap.wrap(paragraph, width=width, break_long_words=False, break_on_hyphens=False):
+            lines.append(f"{indent}/// {line}")
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _sentence(reason: str) -> str:
+    reason = reason.strip().rstrip(".")
+    return reason[:1].upper() + reason[1:] + "."
+
+
+def _doc_paragraphs(site: FamilySite, value: bool, decision: DecisionDocument,
+                    family: FamilyDecision) -> list[str]:
+    head = (f"Decided by measurement: {'dense' if not value else 'paged'} decode storage for {site.display}, "
+            f"see `{decision.results_document}`. {_sentence(family.reason)}")
+    paragraphs = [head]
+    if not value:
+        paragraphs.append("So an explicit `--decode-storage-backend paged` resolves to dense for this family, "
+                          "and the engine-parity paged row reports n/a for it.")
+    return paragraphs
+
+
+def _method_in_impl(items, site: FamilySite, method: str = METHOD) -> tuple[object | None, str | None]:
+    impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is not None]
+    methods = [i for i in items if i.kind == "fn" and i.module_path[-1:] == (site.wrapper,) and i.name == method]
+    chosen = [m for m in methods if any(i.node.start_byte <= m.node.start_byte < i.node.end_byte for i in impls)]
+    if len(chosen) != 1:
+        return None, f"expected one {method} in a trait impl for {site.wrapper}, found {len(chosen)}"
+    return chosen[0], None
+
+
+def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: DecisionDocument,
+              family: FamilyDecision, findings: list[Finding]) -> list[Edit]:
+    source = workspace.read(site.path)
+    if source is None:
+        findings.append(Finding(site.path, 0, 0, "missing-file", f"{site.path} not found"))
+        return []
+    method, problem = _method_in_impl(rust_items(source), site)
+    if method is None:
+        findings.append(Finding(site.path, 0, 0, "shape-mismatch", problem))
+        return []
+    body = method.node.child_by_field_name("body")
+    literal = body.named_children[0] if body is not None and body.named_child_count == 1 else None
+    if literal is None or literal.type != "boolean_literal":
+        line, col = line_col(source, method.node.start_byte)
+        findings.append(Finding(site.path, line, col, "shape-mismatch",
+                                f"{site.wrapper}::{METHOD} body is not a single true/false; not changed"))
+        return []
+    edits = []
+    wanted = b"true" if value else b"false"
+    if literal.text != wanted:
+        edits.append(Edit(site.path, literal.start_byte, literal.end_byte, wanted, f"paged-flag:{site.wrapper}"))
+    indent = line_indent(source, method.node.start_byte)
+    new_doc = _wrap_doc(indent, _doc_paragraphs(site, value, decision, family))
+    doc_start, _ = leading_trivia(source, method.node)
+    doc_start, _ = whole_lines(source, doc_start, doc_start, (b"//",))
+    old_doc = source[doc_start : source.rfind(b"\n", 0, method.node.start_byte) + 1] if doc_start < method.node.start_byte else b""
+    marker = (indent + DOC_MARKER).encode()
+    position = old_doc.find(marker)
+    if position >= 0:
+        start, end = doc_start + position, doc_start + len(old_doc)
+        if source[start:end] != new_doc.encode():
+            edits.append(Edit(site.path, start, end, new_doc.encode(), f"paged-flag:{site.wrapper}:doc"))
+    else:
+        insert_at = doc_start + len(old_doc)
+        prefix = f"{indent}///\n" if old_doc.strip() else ""
+        edits.append(Edit(site.path, insert_at, insert_at, (prefix + new_doc).encode(),
+                          f"paged-flag:{site.wrapper}:doc"))
+    return edits
+
+
+@dataclass(frozen=True)
+class ResolverArgument:
+    """One parameter of the resolver and what the generated test passes for it.
+
+    ``source`` says where the value comes from: ``requested`` (the backend under
+    test), ``batch`` (``MAX_BATCH``, the server's ``--parallel 8``), or the model
+    method whose value it is at the resolver's call site
+    (``supports_paged_decode_backend``, ``supports_batching``, ...).
+    """
+
+    name: str
+    source: str
+    value: str
+
+    @property
+    def expression(self) -> str:
+        """What the test's call passes: the loop's backend, the batch size, or the bound method value."""
+        return self.value if self.source == "batch" else self.source
+
+
+def _resolver_parameters(function: tree_sitter.Node) -> list[tuple[str, str]] | str:
+    """(name, type) per parameter of the resolver, or why they are not plain parameters."""
+    parameters = []
+    for parameter in function.child_by_field_name("parameters").named_children:
+        if parameter.type != "parameter":
+            return f"unexpected parameter `{parameter.text.decode()}`"
+        name = parameter.child_by_field_name("pattern").text.decode()
+        kind = parameter.child_by_field_name("type").text.decode().replace(" ", "")
+        parameters.append((name, kind))
+    return parameters
+
+
+def _is_test_context(items, node: tree_sitter.Node) -> bool:
+    """Whether `node` lies in a #[test] function or a #[cfg(test)] module."""
+    return any(
+        (item.kind == "test" or (item.kind == "mod" and any("cfg(test)" in a for a in item.attributes)))
+        and item.node.start_byte <= node.start_byte < item.node.end_byte
+        for item in items
+    )
+
+
+def _resolver_call_sites(workspace: Workspace) -> list[tuple[str, bytes, tree_sitter.Node]]:
+    """Every call of the resolver outside tests, under src/: (path, source, call node)."""
+    sites = []
+    for path in files_with_words(workspace.root, [RESOLVER]):
+        if not path.startswith("src/") or not path.endswith(".rs"):
+            continue
+        source = workspace.read(path)
+        if source is None:
+            continue
+        tree = parse(source, RUST)
+        items = rust_items(source, tree)
+        stack = [tree.root_node]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.named_children)
+            if node.type != "call_expression":
+                continue
+            function = node.child_by_field_name("function")
+            name = function.child_by_field_name("name") if function.type == "scoped_identifier" else function
+            if name is not None and name.type == "identifier" and name.text.decode() == RESOLVER \
+                    and not _is_test_context(items, node):
+                sites.append((path, source, node))
+    return sites
+
+
+def _model_method(argument: tree_sitter.Node) -> str | None:
+    """For an argument `RECEIVER.method()` (no arguments), the method's name."""
+    if argument.type != "call_expression" or argument.child_by_field_name("arguments").named_child_count:
+        return None
+    function = argument.child_by_field_name("function")
+    if function.type != "field_expression":
+        return None
+    return function.child_by_field_name("field").text.decode()
+
+
+def _wrapper_returns(workspace: Workspace, site: FamilySite, method: str) -> str | None:
+    """The boolean literal the family's wrapper returns from `method` in its trait impl, if that is all it does."""
+    source = workspace.read(site.path)
+    if source is None:
+        return None
+    chosen, _ = _method_in_impl(rust_items(source), site, method)
+    body = chosen.node.child_by_field_name("body") if chosen is not None else None
+    if body is None or body.named_child_count != 1 or body.named_children[0].type != "boolean_literal":
+        return None
+    return body.named_children[0].text.decode()
+
+
+def resolver_arguments(workspace: Workspace, function: tree_sitter.Node, site: FamilySite,
+                       flag: bool) -> list[ResolverArgument] | str:
+    """What the generated test passes for each parameter, derived from the tree, or why it cannot.
+
+    Each bool parameter gets the value the family's wrapper gives the argument
+    at the resolver's call sites outside tests (`model.supports_batching()` ->
+    what `<Wrapper>::supports_batching` returns); the flag's own method gets
+    `flag`. The DecodeStorageBackend parameter is the backend under test, the
+    one integer parameter the batch size. Anything else is refused.
+    """
+    parameters = _resolver_parameters(function)
+    if isinstance(parameters, str):
+        return parameters
+    sites = _resolver_call_sites(workspace)
+    if not sites:
+        return f"no call of {RESOLVER} outside tests under src/ says where its arguments come from"
+    integers = [name for name, kind in parameters if kind in _INTEGER_TYPES]
+    arguments = []
+    for index, (name, kind) in enumerate(parameters):
+        if kind.split("::")[-1] == BACKEND_TYPE:
+            arguments.append(ResolverArgument(name, "requested", "requested"))
+            continue
+        if kind in _INTEGER_TYPES and len(integers) == 1:
+            arguments.append(ResolverArgument(name, "batch", str(MAX_BATCH)))
+            continue
+        methods = set()
+        for path, source, call in sites:
+            given = call.child_by_field_name("arguments").named_children
+            if len(given) != len(parameters):
+                line, _ = line_col(source, call.start_byte)
+                return f"the call at {path}:{line} passes {len(given)} arguments for {len(parameters)} parameters"
+            methods.add(_model_method(given[index]))
+        method = methods.pop() if len(methods) == 1 else None
+        if kind != "bool" or method is None:
+            shown = ", ".join(sorted(f"`{m}()`" for m in methods if m)) or "no model method"
+            return f"cannot supply parameter `{name}: {kind}` (its call sites pass {shown})"
+        if method == METHOD:
+            arguments.append(ResolverArgument(name, method, str(flag).lower()))
+            continue
+        value = _wrapper_returns(workspace, site, method)
+        if value is None:
+            return (f"cannot determine what {site.wrapper}::{method} returns (parameter `{name}`): "
+                    f"its {site.path} impl does not return a single true/false")
+        arguments.append(ResolverArgument(name, method, value))
+    if not any(a.source == METHOD for a in arguments):
+        return f"no argument of {RESOLVER} comes from {METHOD}(), so the flag could not decide the test"
+    return arguments
+
+
+def resolver_test_item(key: str, arguments: list[ResolverArgument]) -> str:
+    """The unformatted test: the wrapper's values bound by name, each backend asserted to resolve to Dense."""
+    bound = [a for a in arguments if a.source not in ("requested", "batch")]
+    call = ", ".join(a.expression for a in arguments)
+    lines = [
+        "#[test]",
+        f"fn {key}_auto_and_paged_resolve_to_dense_at_parallel_{MAX_BATCH}() {{",
+        *(f"    let {a.source} = {a.value};" for a in bound),
+        f"    for requested in [{BACKEND_TYPE}::Auto, {BACKEND_TYPE}::Paged] {{",
+        f"        assert_eq!({RESOLVER}({call}), {BACKEND_TYPE}::Dense);",
+        "    }",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_document: str,
+                   findings: list[Finding]) -> list[Edit]:
+    scheduler = next((p for p in SCHEDULER_FILES if workspace.read(p) is not None), None)
+    if scheduler is None:
+        findings.append(Finding(SCHEDULER_FILES[0], 0, 0, "missing-file", f"no scheduler module ({', '.join(SCHEDULER_FILES)})"))
+        return []
+    source = workspace.read(scheduler)
+    resolver = find_function(parse(source, RUST).root_node, RESOLVER)
+    if resolver is None:
+        findings.append(Finding(scheduler, 0, 0, "shape-mismatch", f"{RESOLVER} not found in {scheduler}"))
+        return []
+    arguments = resolver_arguments(workspace, resolver, site, flag=False)
+    if isinstance(arguments, str):
+        line, col = line_col(source, resolver.start_byte)
+        findings.append(Finding(scheduler, line, col, "signature-mismatch",
+                                f"cannot generate a test for {RESOLVER}: {arguments}"))
+        return []
+    test_name = f"{key}_auto_and_paged_resolve_to_dense_at_parallel_{MAX_BATCH}"
+    test_file = next((p for p in (scheduler, *SCHEDULER_TEST_FILES) if workspace.read(p) is not None
+                      and _tests_module(workspace.read(p), p) is not None), None)
+    if test_file is None:
+        findings.append(Finding(scheduler, 0, 0, "shape-mismatch", "no scheduler test module to add the test to"))
+        return []
+    test_source = workspace.read(test_file)
+    if find_function(parse(test_source, RUST).root_node, test_name) is not None:
+        return []
+    module = _tests_module(test_source, test_file)
+    unseen = [n for n in (RESOLVER, BACKEND_TYPE) if n.encode() not in _identifier_names(module)
+              and not _has_glob_use(module)]  # fmt: skip
+    if unseen:
+        findings.append(Finding(test_file, 0, 0, "shape-mismatch",
+                                f"the scheduler tests do not have {' and '.join(unseen)} in scope"))
+        return []
+    indent = line_indent(test_source, module.start_byte) + "    " if module.type == "mod_item" else ""
+    doc = _wrap_doc(indent, [f"{site.display} does not support the paged backend (measured: `{results_document}`). "
+                             f"With what `{site.wrapper}` returns, the flag alone decides: at --parallel {MAX_BATCH}, "
+                             "Auto and Paged resolve to Dense."])
+    item = resolver_test_item(key, arguments)
+    rust = LANGUAGES[RUST]
+    formatted = rust.operations.format_item(item, indent, workspace.root, test_file)
+    if formatted is None:
+        findings.append(Finding(test_file, 0, 0, "unformatted",
+                                f"{rust.formatter} is not available or rejected the generated test; it is inserted "
+                                "as written", severity="note"))
+        formatted = "".join(f"{indent}{line}\n" if line else "\n" for line in item.split("\n"))
+    if module.type == "mod_item":
+        close = module.end_byte - 1
+        insert_at = test_source.rfind(b"\n", 0, close) + 1
+    else:
+        insert_at = len(test_source)
+    text_to_insert = "\n" + doc + formatted
+    return [Edit(test_file, insert_at, insert_at, text_to_insert.encode(), f"paged-flag:{key}:test")]
+
+
+def _identifier_names(node: tree_sitter.Node) -> set[bytes]:
+    return {d.text for d in descendants(node) if d.type in ("identifier", "type_identifier")}
+
+
+def _has_glob_use(module: tree_sitter.Node) -> bool:
+    """Whether the module imports its parent's names with `use super::*;`."""
+    body = module.child_by_field_name("body") or module
+    return any(c.type == "use_declaration" and c.named_children and c.named_children[0].type == "use_wildcard"
+               and c.named_children[0].text == b"super::*" for c in body.named_children)
+
+
+def _tests_module(source: bytes, path: str) -> tree_sitter.Node | None:
+    """The `#[cfg(test)] mod tests { ... }` of a file, or the file itself for a tests file."""
+    tree = parse(source, RUST)
+    for item in rust_items(source, tree):
+        if item.kind == "mod" and item.name == "tests" and any("cfg(test)" in a for a in item.attributes):
+            body = item.node.child_by_field_name("body")
+            if body is not None and b"use super::*;" in source[body.start_byte : body.end_byte]:
+                return item.node
+    if path in SCHEDULER_TEST_FILES:
+        return tree.root_node
+    return None
+
+
+def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, results_document: str,
+                        findings: list[Finding]) -> list[Edit]:
+    source = workspace.read(PARITY_TESTS)
+    if source is None:
+        return []
+    tree = parse(source, RUST)
+    constants = {i.name.encode() for i in rust_items(source, tree)
+                 if i.kind == "const" and _names_checkpoint(i.node, site.checkpoint)}
+    edits = []
+    for item in rust_items(source, tree):
+        if item.kind != "test":
+            continue
+        mentions_family = _names_checkpoint(item.node, site.checkpoint) or bool(
+            constants & _identifier_names(item.node))
+        if not mentions_family or not _backend_variants(item.node) & {"Paged"}:
+            continue
+        loop = _loop_over_both_backends(item.node)
+        if loop is None:
+            line, col = line_col(source, item.node.start_byte)
+            findings.append(Finding(PARITY_TESTS, line, col, "shape-mismatch",
+                                    f"{item.name} pins the paged backend for {site.checkpoint} in a form this "
+                                    "recipe does not rewrite; update it by hand"))
+            continue
+        # `for b in [Paged, Dense] { ... }` becomes `{ let b = Dense; ... }`.
+        pattern = text(source, loop.child_by_field_name("pattern"))
+        block = loop.child_by_field_name("body")
+        indent = line_indent(source, loop.start_byte)
+        edits.append(Edit(PARITY_TESTS, loop.start_byte, block.start_byte + 1,
+                          f"{{\n{indent}    let {pattern} = {BACKEND_TYPE}::Dense;".encode(),
+                          f"paged-flag:{key}:parity"))
+        doc = source[item.start : item.node.start_byte]
+        position = doc.find(b"on both backends")
+        if position >= 0:
+            at = item.start + position
+            edits.append(Edit(PARITY_TESTS, at, at + len(b"on both backends"),
+                              b"on the dense backend",
+                              f"paged-flag:{key}:parity-doc"))
+    return edits
+
+
+def _loop_over_both_backends(function: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `for` loop of a test that iterates over `[<..>DecodeStorageBackend::Paged, <..>::Dense]`."""
+    for node in descendants(function):
+        if node.type == "for_expression":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "array_expression" and \
+                    [_backend_variant(e) for e in value.named_children] == ["Paged", "Dense"]:
+                return node
+    return None
+
+
+def _backend_variant(node: tree_sitter.Node) -> str | None:
+    """`Paged` for a path `DecodeStorageBackend::Paged` (any prefix), else None."""
+    if node.type != "scoped_identifier":
+        return None
+    path = node.child_by_field_name("path")
+    enum = path.child_by_field_name("name") if path is not None and path.type == "scoped_identifier" else path
+    if enum is None or enum.text.decode() != BACKEND_TYPE:
+        return None
+    return node.child_by_field_name("name").text.decode()
+
+
+def _backend_variants(node: tree_sitter.Node) -> set[str]:
+    return {v for d in descendants(node) if (v := _backend_variant(d)) is not None}
+
+
+def _names_checkpoint(node: tree_sitter.Node, checkpoint: str) -> bool:
+    """Whether a string literal under `node` names the checkpoint."""
+    return any(d.type == "string_literal" and checkpoint.encode() in d.text for d in descendants(node))
+
+
+def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], results_document: str,
+                    findings: list[Finding]) -> list[Edit]:
+    """Record each flipped family in docs/CONTINUOUS_BATCHING.md.
+
+    A per-family table row (``| Gemma 3 | true | ... |``) is updated in place;
+    without one, a paragraph per family goes at the end of the section that
+    first mentions ``--decode-storage-backend`` (the end of the document if
+    none does).
+    """
+    source = workspace.read(CONTINUOUS_BATCHING)
+    if source is None:
+        findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, "missing-file", f"{CONTINUOUS_BATCHING} not found"))
+        return []
+    edits = []
+    paragraphs = []
+    for site in flipped:
+        note = (f"Measured in `{results_document}`: dense wins, so an explicit `--decode-storage-backend paged` "
+                "resolves to dense and the engine-parity paged row reports n/a.")
+        row = _table_row(source, site.display)
+        wanted = f"| {site.display} | false | {note} |".encode()
+        if row is not None:
+            if source[row[0] : row[1]] != wanted:
+                edits.append(Edit(CONTINUOUS_BATCHING, row[0], row[1], wanted, f"paged-flag:{site.display}:docs"))
+            continue
+        paragraph = textwrap.fill(f"{site.display}: `{METHOD}` is false. {note}", width=80,
+                                  break_long_words=False, break_on_hyphens=False) + "\n"  # fmt: skip
+        if paragraph.encode() not in source:
+            paragraphs.append(paragraph)
+    if paragraphs:
+        at = _section_end(source, b"--decode-storage-backend")
+        block = "\n".join(paragraphs).encode()
+        if at < len(source):
+            text = block + b"\n"
+        else:
+            text = (b"" if source.endswith(b"\n\n") else b"\n" if source.endswith(b"\n") else b"\n\n") + block
+        edits.append(Edit(CONTINUOUS_BATCHING, at, at, text, "paged-flag:docs"))
+    return edits
+
+
+def _markdown_lines(source: bytes):
+    """(offset, line, is_heading) for each line, headings inside fenced code blocks not counted."""
+    offset, fenced = 0, False
+    for line in source.splitlines(keepends=True):
+        if line.lstrip().startswith((b"```", b"~~~")):
+            fenced = not fenced
+        yield offset, line, not fenced and line.startswith(b"#")
+        offset += len(line)
+
+
+def _table_row(source: bytes, display: str) -> tuple[int, int] | None:
+    """The byte span (newline excluded) of the table row whose first cell is `display`."""
+    for offset, line, _ in _markdown_lines(source):
+        cells = line.strip().split(b"|")
+        if line.lstrip().startswith(b"|") and len(cells) > 2 and cells[1].strip() == display.encode():
+            return offset, offset + len(line.rstrip(b"\r\n"))
+    return None
+
+
+def _section_end(source: bytes, needle: bytes) -> int:
+    """Where the section that first mentions `needle` ends: its next heading, else the end."""
+    found = False
+    for offset, line, heading in _markdown_lines(source):
+        if heading and found:
+            return offset
+        found = found or needle in line
+    return len(source)
+
+
+def set_flags_from_decision(workspace: Workspace) -> StepResult:
+    """The whole recipe as one step: every edit the decision implies."""
+    decision = cast(DecisionDocument, workspace.options["decision"])
+    results_document = decision.results_document
+    findings: list[Finding] = []
+    edits: list[Edit] = []
+    flipped: list[FamilySite] = []
+    for family in decision.families:
+        key = family.name
+        site = FAMILIES.get(key)
+        if site is None:
+            findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, "unknown-family",
+                                    f"decision names family {key!r}, which this recipe does not know "
+                                    f"(known: {', '.join(FAMILIES)})", severity="note"))
+            continue
+        value = family.supports_paged_decode_backend
+        edits += _set_flag(workspace, site, value, decision, family, findings)
+        if not value:
+            edits += _resolver_test(workspace, key, site, results_document, findings)
+            edits += _unpin_parity_tests(workspace, key, site, results_document, findings)
+            flipped.append(site)
+    if flipped:
+        edits += _record_in_docs(workspace, flipped, results_document, findings)
+    return StepResult(edits=tuple(edits), findings=tuple(findings))
+
+
+def build(recipe: Recipe) -> Recipe:
+    """paged_flag.toml's recipe with its step, its decision parameter and the wrapper files it reads."""
+    return dataclasses.replace(recipe, steps=(set_flags_from_decision,), parameters=(DECISION,),
+                               expects=tuple(site.path for site in FAMILIES.values()))

@@ -1,0 +1,138 @@
+"""What every reporter renders, and how the CLI finds one.
+
+A reporter is a module of this package named after its format (`text.py` is
+`--format text`) that defines `render_apply(ApplyReport) -> Output` and
+`render_check(CheckReport) -> Output`. Adding an output format is adding
+one such file: `FORMATS` lists the modules here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+
+HERE = Path(__file__).parent
+_NOT_REPORTERS = {"__init__", "base", "diff"}
+FORMATS = tuple(sorted((p.stem for p in HERE.glob("*.py") if p.stem not in _NOT_REPORTERS),
+                       key=lambda name: (name != "text", name)))
+
+# Exit codes every reporter writes into its documents (the CLI's table).
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+
+# Finding codes that an explicit override lets through, and the flag that does.
+OVERRIDE_FLAGS = {"dangling-reference": "--allow-dangling", "unreworded-mention": "--allow-unreworded"}
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a reporter prints: chunks for stdout (str, or bytes kept byte for byte) and lines for stderr."""
+
+    stdout: list[str | bytes] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ApplyReport:
+    """One `codemod apply` run to render: the recipe, the RunResult, and how it was asked for."""
+
+    root: Path
+    recipe_id: str
+    run: object  # codemods.write.run.RunResult with a plan
+    dry_run: bool
+    verbose: bool = False
+    stat: bool = False
+    colour: bool | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FINDINGS if self.run.blocking or self.run.error else EXIT_OK
+
+    def finding_lines(self) -> list[str]:
+        """The run's messages as `codemod apply` prints them on stderr: the recovery, each finding
+        (notes and allowed ones marked), why nothing was written, and the summary line last."""
+        run, plan = self.run, self.run.plan
+        lines = [f"codemod: {run.recovery}"] if run.recovery else []
+        absent = [f for f in plan.findings if f.code == "not-found"]
+        for finding in (*plan.findings, *run.refusals):
+            if finding.code == "not-found" and not self.verbose:
+                continue
+            if not finding.blocking:
+                why = "possible; --strict blocks it" if finding.certainty == "possible" else "note"
+                lines.append(f"{finding.render()} ({why})")
+            elif finding.code in plan.overrides:
+                lines.append(f"{finding.render()} (allowed by {OVERRIDE_FLAGS[finding.code]})")
+            else:
+                lines.append(finding.render())
+        blocking = run.blocking
+        if blocking:
+            flags = sorted({OVERRIDE_FLAGS[f.code] for f in blocking if f.code in OVERRIDE_FLAGS})
+            hint = (f" (override with {' '.join(flags)})"
+                    if flags and len(flags) == len({f.code for f in blocking}) else "")
+            if self.dry_run:
+                lines.append(f"codemod: the plan has {len(blocking)} blocking finding(s): apply would refuse it{hint}")
+            else:
+                lines.append(f"codemod: {'write' if run.refusals else 'plan'} refused: {len(blocking)} blocking "
+                             f"finding(s); nothing written{hint}")
+        elif run.error:
+            lines.append(f"codemod: write failed: {run.error}")
+        if absent and not self.verbose:
+            lines.append(f"codemod: {len(absent)} target(s) of the recipe already absent (--verbose lists them)")
+        nothing_to_do = not self.dry_run and not plan.changes and not blocking
+        verb = "changed" if run.written or nothing_to_do else "would change"
+        findings = sum(1 for f in plan.findings if f.blocking)
+        notes = len(plan.findings) - findings
+        lines.append(f"codemod: {self.recipe_id}: {verb} {len(plan.changes)} file(s); {findings} finding(s), "
+                     f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else ""))
+        return lines
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """One `codemod check` to render: the recipe's pattern and scope, and the CheckResult."""
+
+    root: Path
+    recipe_id: str
+    pattern: str
+    scope: tuple[str, ...]
+    mode: str  # "tree" or "files"
+    result: object  # codemods.search.check.CheckResult
+    exit_code: int
+
+
+class Reporter(Protocol):
+    """A reporter module's interface."""
+
+    def render_apply(self, report: ApplyReport) -> Output: ...
+
+    def render_check(self, report: CheckReport) -> Output: ...
+
+
+def reporter(name: str) -> Reporter:
+    """The reporter of format `name` (one of FORMATS)."""
+    if name not in FORMATS:
+        raise ValueError(f"unknown format {name!r} (one of: {', '.join(FORMATS)})")
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def finding_level(finding, overrides: frozenset[str]) -> str:
+    """error (blocks), warning (would block, allowed by an override) or note."""
+    if not finding.blocking:
+        return "note"
+    return "warning" if finding.code in overrides else "error"
+
+
+def tool_version() -> str:
+    """The version of the distribution that ships this package ("0+unknown" when not installed)."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    top = __package__.split(".")[0]
+    for distribution in packages_distributions().get(top, []):
+        try:
+            return version(distribution)
+        except PackageNotFoundError:
+            continue
+    return "0+unknown"

@@ -1,0 +1,184 @@
+"""The SARIF reporter (`--format sarif`): check mentions and plan findings as a SARIF 2.1.0 log.
+
+SARIF (OASIS, version 2.1.0) is what code-scanning dashboards ingest: one
+log, one run, the tool with its rules, one result per mention or finding.
+Its columns count UTF-16 code units (the format's default); ours are byte
+columns, so each is converted from the bytes of its line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from urllib.parse import quote
+
+import json
+
+from codemods.edit.values import Finding
+from codemods.report.base import ApplyReport, CheckReport, Output, finding_level, tool_version
+from codemods.search.mentions import Mention
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+TOOL_NAME = "codemod"
+
+
+def symbol_groups(pattern: str) -> list[str]:
+    """The top-level alternatives of a regex: `a(b|c)|d` -> ["a(b|c)", "d"]."""
+    groups: list[str] = []
+    depth = 0
+    in_class = False
+    escaped = False
+    current: list[str] = []
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            groups.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    groups.append("".join(current))
+    return groups
+
+
+def _group_of(symbol: str, groups: Sequence[str]) -> int:
+    """Index of the first alternative that matches the whole symbol (the last one if none does)."""
+    import re
+
+    for index, group in enumerate(groups):
+        try:
+            if re.fullmatch(group, symbol):
+                return index
+        except re.error:
+            continue
+    return len(groups) - 1
+
+
+class _Lines:
+    """Lines of the files under a root, read once each, to turn byte columns into UTF-16 ones."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._files: dict[str, list[bytes] | None] = {}
+
+    def utf16_column(self, path: str, line: int, col: int) -> int:
+        if path not in self._files:
+            try:
+                self._files[path] = (self._root / path).read_bytes().split(b"\n")
+            except OSError:
+                self._files[path] = None
+        lines = self._files[path]
+        if lines is None or not 0 < line <= len(lines):
+            return col
+        prefix = lines[line - 1][: col - 1]
+        if prefix.isascii():
+            return col
+        return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2 + 1
+
+
+def _artifact(path: str) -> dict:
+    if Path(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path), "uriBaseId": "ROOT"}
+
+
+def _location(path: str, line: int, col: int, end_col: int | None, lines: _Lines) -> dict:
+    physical: dict = {"artifactLocation": _artifact(path)}
+    if line > 0:
+        region = {"startLine": line, "startColumn": lines.utf16_column(path, line, max(col, 1))}
+        if end_col is not None:
+            region["endColumn"] = lines.utf16_column(path, line, end_col)
+        physical["region"] = region
+    return {"physicalLocation": physical}
+
+
+def _log(root: Path, rules: list[dict], results: list[dict], properties: dict) -> dict:
+    base = root.resolve().as_uri().rstrip("/") + "/"
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [{
+            "tool": {"driver": {"name": TOOL_NAME, "version": tool_version(), "rules": rules}},
+            "originalUriBaseIds": {"ROOT": {"uri": base}},
+            "columnKind": "utf16CodeUnits",
+            "results": results,
+            "properties": properties,
+        }],
+    }
+
+
+def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention]) -> dict:
+    """A SARIF log of a check: a rule per removed-symbol group of the pattern, a result per mention.
+
+    `root` is what the mention paths are relative to (ROOT, or the working
+    directory for named files).
+    """
+    groups = symbol_groups(pattern)
+    rules = [{
+        "id": f"{recipe_id}/removed-symbol-{index + 1}",
+        "name": f"RemovedSymbolNamedAgain{index + 1}",
+        "shortDescription": {"text": f"A symbol the {recipe_id} recipe removed is named again: {group}"},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"pattern": group},
+    } for index, group in enumerate(groups)]
+    lines = _Lines(root)
+    results = []
+    for mention in mentions:
+        index = _group_of(mention.symbol, groups)
+        results.append({
+            "ruleId": rules[index]["id"],
+            "ruleIndex": index,
+            "level": "error",
+            "message": {"text": f"{mention.symbol} [{mention.kind}]: a removed symbol is named again"},
+            "locations": [_location(mention.path, mention.line, mention.col,
+                                    mention.col + len(mention.symbol.encode("utf-8", "surrogateescape")), lines)],
+            "properties": {"kind": mention.kind, "symbol": mention.symbol},
+        })
+    return _log(root, rules, results, {"recipe": recipe_id, "pattern": pattern})
+
+
+def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], overrides: frozenset[str]) -> dict:
+    """A SARIF log of a plan's findings: a rule per finding code, a result per finding."""
+    codes = list(dict.fromkeys(f.code for f in findings))
+    rules = [{"id": code, "name": code.title().replace("-", ""), "shortDescription": {"text": code.replace("-", " ")}}
+             for code in codes]
+    lines = _Lines(root)
+    results = []
+    for finding in findings:
+        result = {
+            "ruleId": finding.code,
+            "ruleIndex": codes.index(finding.code),
+            "level": finding_level(finding, overrides),
+            "message": {"text": finding.message},
+            "locations": [_location(finding.path, finding.line, finding.col, None, lines)],
+        }
+        properties = {key: value for key, value in (("symbol", finding.symbol), ("certainty", finding.certainty),
+                                                     ("reference", finding.reference),
+                                                     ("resolution", finding.resolution)) if value}
+        if properties:
+            result["properties"] = properties
+        results.append(result)
+    return _log(root, rules, results, {"recipe": recipe_id})
+
+
+def render_apply(report: ApplyReport) -> Output:
+    """The plan's findings as a SARIF log on stdout (no diff); the run's messages on stderr."""
+    plan = report.run.plan
+    log = plan_sarif(report.root, report.recipe_id, [*plan.findings, *report.run.refusals], plan.overrides)
+    return Output([json.dumps(log, indent=2) + "\n"], report.finding_lines())
+
+
+def render_check(report: CheckReport) -> Output:
+    log = check_sarif(report.root, report.recipe_id, report.pattern, report.result.mentions)
+    return Output([json.dumps(log, indent=2) + "\n"], [*report.result.binary, *report.result.errors])

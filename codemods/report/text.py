@@ -1,0 +1,68 @@
+"""The text reporter (the default): the diff (or `--stat`) on stdout, findings and the summary on
+stderr; for `check`, one `path:line:col: SYMBOL [kind]` line per mention."""
+
+from __future__ import annotations
+
+import click
+
+from codemods.report.base import ApplyReport, CheckReport, Output
+from codemods.report.diff import render_text, unified_diff
+
+
+def diff_stat(diffs: list[tuple[str, str]]) -> list[str]:
+    """`git diff --stat`-like lines: each file's added and removed lines, then the totals."""
+    rows = []
+    for path, diff in diffs:
+        lines = diff.splitlines()
+        added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+        removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+        rows.append((path, added, removed))
+    width = max((len(path) for path, _, _ in rows), default=0)
+    out = [f" {path:<{width}} | {click.style(f'+{a}', fg='green')} {click.style(f'-{r}', fg='red')}"
+           for path, a, r in rows]
+    out.append(f" {len(rows)} file(s) changed, {sum(a for _, a, _ in rows)} insertion(s)(+), "
+               f"{sum(r for _, _, r in rows)} deletion(s)(-)")
+    return out
+
+
+def coloured(diff: str) -> str:
+    """A unified diff with git's colours (click strips them when stdout is not a terminal)."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("+++", "---")):
+            out.append(click.style(line, bold=True))
+        elif line.startswith("@@"):
+            out.append(click.style(line, fg="cyan"))
+        elif line.startswith("+"):
+            out.append(click.style(line, fg="green"))
+        elif line.startswith("-"):
+            out.append(click.style(line, fg="red"))
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def render_apply(report: ApplyReport) -> Output:
+    run, plan = report.run, report.run.plan
+    stdout: list[str | bytes] = []
+    if report.dry_run or (report.stat and run.written):
+        diffs = [(c.path, unified_diff(c.path, c.before, c.after, edits=c.edits)) for c in plan.changes]
+        if report.stat:
+            stdout = [line + "\n" for line in diff_stat(diffs)]
+        else:
+            stdout = [coloured(render_text(diff)) for _, diff in diffs]
+    return Output(stdout, report.finding_lines())
+
+
+def render_check(report: CheckReport) -> Output:
+    result = report.result
+    stdout: list[str | bytes] = []
+    if result.mentions:
+        # Paths are kept byte for byte (surrogate-escaped), so write bytes.
+        stdout.append(("\n".join(m.render() for m in result.mentions) + "\n").encode("utf-8", "surrogateescape"))
+    stderr = [*result.binary, *result.errors]
+    if not result.clean:
+        stderr.append(f"codemod check: {len(result.mentions)} mention(s) of removed symbols in "
+                      f"{result.files_with_matches} file(s)"
+                      + (f", {len(result.binary)} binary file(s) with a match" if result.binary else ""))
+    return Output(stdout, stderr)

@@ -1,0 +1,191 @@
+"""Where a pattern occurs in a source file, and whether in code, a comment or a string.
+
+This is the classification shared by the dead-symbol check and by the plan's
+final validation. `mentions_in_source` finds matches itself (Python `re` on
+bytes, line by line like `rg -n`); the check gets its matches from ripgrep and
+only asks `classify_spans` for their kinds.
+
+A kind is lexical. For Rust and C++ a scan of the file's comments and
+string literals decides it (`_lexer`, no parse); only a file whose
+comments or literals that scan cannot delimit is parsed with tree-sitter,
+and if that parse has errors too its matches get kind "unknown". Python
+files are classified by the standard tokenizer, "unknown" where they do not
+tokenize; files of other languages get "unknown".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CODE = "code"
+COMMENT = "comment"
+STRING = "string"
+UNKNOWN = "unknown"
+
+@dataclass(frozen=True)
+class Mention:
+    """One match of the pattern: 1-based line, 1-based byte column, the matched text and its kind.
+
+    `start` and `end` are the match's byte offsets in the file.
+    """
+
+    path: str
+    line: int
+    col: int
+    symbol: str
+    kind: str
+    start: int
+    end: int
+
+    def render(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.symbol} [{self.kind}]"
+
+    def as_json(self) -> dict:
+        return {"path": self.path, "line": self.line, "col": self.col, "symbol": self.symbol, "kind": self.kind}
+
+
+def compile_pattern(pattern: str) -> re.Pattern[bytes]:
+    """Compile a recipe's dead-symbol pattern (rg/Rust-regex syntax, the common subset) for bytes."""
+    return re.compile(pattern.encode("utf-8"))
+
+
+# A pattern written only with these characters has no anchors, lookarounds,
+# classes or escapes: it cannot match b"\n", nor look past the line it is on.
+_LINE_BLIND = re.compile(rb"[A-Za-z0-9_|()?*+{},:-]*")
+
+
+def _searchable_whole(pattern: re.Pattern[bytes]) -> bool:
+    """True if searching the whole file finds exactly the matches a line-by-line search finds:
+    the pattern cannot see line ends and cannot match the empty string."""
+    return _LINE_BLIND.fullmatch(pattern.pattern) is not None and pattern.match(b"") is None
+
+
+def matches_by_line(source: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int, int, int, int]]:
+    """(start, end, line, col) of every match, searched line by line like `rg -n`.
+
+    Lines end at b"\\n" only (a b"\\r" before it belongs to the line, as in rg
+    without --crlf), so a match never spans lines. Empty matches count, as they
+    do for rg: `rg -n 'x*'` prints every line. A pattern made of words and
+    groups (the usual dead-symbol pattern) is searched in one pass over the
+    file, which finds the same matches.
+    """
+    if _searchable_whole(pattern):
+        found = []
+        line_no, line_start = 1, 0
+        for match in pattern.finditer(source):
+            start = match.start()
+            newlines = source.count(b"\n", line_start, start)
+            if newlines:
+                line_no += newlines
+                line_start = source.rfind(b"\n", line_start, start) + 1
+            found.append((start, match.end(), line_no, start - line_start + 1))
+        return found
+    lines = source.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()  # after a final newline (or in an empty file) there is no further line, for rg
+    found = []
+    offset = 0
+    for line_no, line in enumerate(lines, start=1):
+        for match in pattern.finditer(line):
+            found.append((offset + match.start(), offset + match.end(), line_no, match.start() + 1))
+        offset += len(line) + 1
+    return found
+
+
+def _tree_sitter_kind(tree, start: int, end: int, comments: frozenset[str], strings: frozenset[str]) -> str:
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None:
+        if node.type in comments:
+            return COMMENT
+        if node.type in strings:
+            return STRING
+        node = node.parent
+    return CODE
+
+
+def lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Kinds from the lexical scan (Rust, C++); a parse only where the scan cannot delimit
+    comments and strings."""
+    from codemods.languages.lexer import lex_spans
+
+    lexed = lex_spans(source, language, stop=max(end for _, end in spans))
+    if lexed is None:
+        return _tree_sitter_kinds(source, language, spans)
+    return [lexed.kind_at(start, end) or CODE for start, end in spans]
+
+
+def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
+    from codemods.languages.registry import LANGUAGES
+    from codemods.parse import parse
+
+    tree = parse(source, language)
+    if tree.root_node.has_error:
+        return [UNKNOWN] * len(spans)
+    entry = LANGUAGES[language]
+    return [_tree_sitter_kind(tree, start, end, entry.comment_kinds, entry.string_kinds) for start, end in spans]
+
+
+def python_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
+    """Kinds of byte spans in a Python file, from the tokenizer's COMMENT and STRING tokens
+    (an f-string, with its replacement fields, is a string); "unknown" if it does not tokenize."""
+    import io
+    import tokenize
+
+    line_starts = [0]
+    position = source.find(b"\n")
+    while position >= 0:
+        line_starts.append(position + 1)
+        position = source.find(b"\n", position + 1)
+
+    def offset(row: int, col: int) -> int:
+        # tokenize's columns count characters of the decoded line, not bytes.
+        start = line_starts[row - 1]
+        line = source[start:line_starts[row] if row < len(line_starts) else len(source)]
+        return start + len(line.decode(encoding, "replace")[:col].encode(encoding, "replace"))
+
+    ranges: list[tuple[int, int, str]] = []
+    f_string_start = None
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+        for token in tokenize.tokenize(io.BytesIO(source).readline):
+            name = tokenize.tok_name[token.type]
+            if name == "FSTRING_START":
+                f_string_start = f_string_start or token.start
+            elif name == "FSTRING_END" and f_string_start is not None:
+                ranges.append((offset(*f_string_start), offset(*token.end), STRING))
+                f_string_start = None
+            elif token.type in (tokenize.COMMENT, tokenize.STRING) and f_string_start is None:
+                ranges.append((offset(*token.start), offset(*token.end), COMMENT if token.type == tokenize.COMMENT
+                               else STRING))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, IndexError):
+        return [UNKNOWN] * len(spans)
+    return [next((k for lo, hi, k in ranges if lo <= start and end <= hi), CODE) for start, end in spans]
+
+
+def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> list[str]:
+    """The kind (code, comment, string or unknown) of each byte span [start, end) of one file.
+
+    The language comes from the file's suffix; a file of another language, or
+    one whose comments and strings cannot be delimited (see the module
+    docstring), gets "unknown" for every span.
+    """
+    if not spans:
+        return []
+    from codemods.languages.registry import language_for
+
+    language = language_for(path)
+    kinds = language.classify_mentions(source, spans) if language is not None else None
+    return kinds if kinds is not None else [UNKNOWN] * len(spans)
+
+
+def mentions_in_source(path: str, source: bytes, pattern: re.Pattern[bytes]) -> list[Mention]:
+    """Every match of `pattern` in one file, classified as code, comment, string or unknown."""
+    spots = matches_by_line(source, pattern)
+    if not spots:
+        return []
+    kinds = classify_spans(path, source, [(start, end) for start, end, _, _ in spots])
+    return [
+        Mention(path, line, col, source[start:end].decode("utf-8", "replace"), kind, start, end)
+        for (start, end, line, col), kind in zip(spots, kinds)
+    ]
