@@ -1,4 +1,4 @@
-"""mlxcel-codemods: reviewable, provable codemods for Rust, C++ and Python trees.
+"""codemods: reviewable, provable codemods for Rust, C++ and Python trees.
 
 The library surface other refactor scripts use::
 

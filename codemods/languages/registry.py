@@ -9,7 +9,7 @@ language with one interface (see `Language`). That module is imported on
 first use, so this one loads no parser: `codemod check` imports it for the
 suffixes alone.
 Rust, C++ and Python register here; a new language is one `register` call
-and one operations module.
+and one operations module implementing `LanguageOperations`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,29 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from types import ModuleType
+from typing import Protocol, cast
 
 RUST = "rust"
 CPP = "cpp"
 PYTHON = "python"
+
+
+class LanguageOperations(Protocol):
+    """What a language plug-in's operations module implements (see `Language`)."""
+
+    def parse_errors(self, source: bytes, tree: object) -> list[tuple[int, int]]: ...
+
+    def identifiers(self, source: bytes, tree: object,
+                    hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]: ...
+
+    def delete_items(self, path: str, source: bytes, targets: list, origin: str, absent: object,
+                     deleted: object) -> tuple[list, list]: ...
+
+    def item_scopes(self, source: bytes, tree: object, name: str) -> list: ...
+
+    def references(self, path: str, text: bytes, deleted: object, shared: dict) -> tuple[list, list[str]]: ...
+
+    def format_item(self, text: str, indent: str, root: object, path: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -71,8 +89,8 @@ class Language:
         return getattr(importlib.import_module(module), function)(source, self.name, spans)
 
     @property
-    def operations(self) -> ModuleType:
-        return importlib.import_module(self.operations_module)
+    def operations(self) -> LanguageOperations:
+        return cast(LanguageOperations, importlib.import_module(self.operations_module))
 
 
 LANGUAGES: dict[str, Language] = {}

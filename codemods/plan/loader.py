@@ -152,7 +152,7 @@ def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: 
     """A bundled recipe plus the file's own items and rewording rules.
 
     This is how a tree whose prose differs from the bundled rules gets its own
-    rewordings (`extends = "paged-compat-removal"` and `[[reword]]` entries)
+    rewordings (`extends = "BUNDLED-ID"` and `[[reword]]` entries)
     without copying the recipe.
     """
     if base_id not in bundled_files():

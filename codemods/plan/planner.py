@@ -111,8 +111,7 @@ FORK_BYTES = 64 * 1024
 def _forked_paths(workspace: Workspace, recipe: Recipe) -> list[str]:
     """The files whose deletions and parse checks a child process takes (see FORK_BYTES): those
     whose targets are all of one language other than the one with the most bytes to delete
-    from (its files are the ones the recipe's steps and rules read too, in mlxcel's C++ bridge
-    and Rust crate: the Rust files)."""
+    from (its files are the ones the recipe's steps and rules most likely read too)."""
     by_file = targets_by_file(recipe)
     sources = {path: workspace.read(path) for path in by_file}
     languages = {p: {t.language for t in targets} for p, targets in by_file.items() if sources[p] is not None}

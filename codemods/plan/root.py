@@ -40,7 +40,7 @@ def _listed(paths: tuple[str, ...]) -> str:
 def root_problem(root: Path, expected: tuple[str, ...], whose: str) -> str | None:
     """Why `root` is not a tree holding any of `expected` (paths relative to it), or None.
 
-    `whose` names what expects them, e.g. "the scope of recipe paged-compat-removal".
+    `whose` names what expects them, e.g. "the scope of recipe frob-cleanup".
     """
     if not root.exists():
         return f"ROOT {root} does not exist"

@@ -1,6 +1,6 @@
 """Statements inside Rust function bodies: finding, reading and deleting them.
 
-Used by rewrites that work below the item level (an oracle call and the
+Used by rewrites that work below the item level (a call inside a test and the
 bindings that fed it, the parts of a test that exercise removed code).
 """
 
