@@ -256,3 +256,25 @@ def test_a_missing_server_program_is_one_line_and_records_nothing(tmp_path, monk
     again = CliRunner().invoke(main, ["run", "--family", "gemma3=models/x", "--out", str(out), "--rounds", "1",
                                       "--prompt-tokens", "64"])  # fmt: skip
     assert again.exit_code == 2 and not out.exists()
+
+
+def test_the_readme_rehearsal_runs_as_written(tmp_path, corpus):
+    """Issue 24, point 6: the README's one-command rehearsal against fixtures/fake-serve, run as a user types it
+    (from the project root, the console script on PATH), with the real tree's script as its `../mlxcel`."""
+    import os
+    import re
+    import subprocess
+
+    readme = (ROOT / "README.md").read_text()
+    assert "[analysis/README.md](analysis/README.md)" in readme
+    (command,) = [block.strip() for block in re.findall(r"```\n(paged-bench run .*?)```", readme, re.DOTALL)
+                  if "fake-serve" in block]  # fmt: skip
+    out = tmp_path / "rehearsal"
+    command = command.replace("--repo ../mlxcel", f"--repo {shlex.quote(str(corpus))}")
+    command = command.replace("/tmp/paged-bench-rehearsal", shlex.quote(str(out)))
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "6 of 6 runs ok" in done.stderr
+    decided = CliRunner().invoke(main, ["decide", str(out)])
+    assert "gemma3 (" in decided.output and "supports_paged_decode_backend = false" in decided.output
