@@ -143,6 +143,31 @@ def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):
     assert "server-failed" in decided.output and "flag stays true" in decided.output
 
 
+    # Issue 24, point 2: the report of a folder without data is written (exit 1), and the flag recipe refuses it.
+    repo = copy_fixture(tmp_path / "mlxcel")
+    document = repo / "docs" / "benchmark_results" / "paged-vs-dense-failed.md"
+    reported = CliRunner().invoke(main, ["report", str(out), "--out", str(document)])
+    assert reported.exit_code == 1 and document.is_file()
+    before = (repo / "src/models/gemma3.rs").read_bytes()
+    applied = CliRunner().invoke(codemod_main, ["apply", "--recipe", "paged-flag", "--decision",
+                                                str(out / "decision.json"), str(repo)])  # fmt: skip
+    assert applied.exit_code == 1, applied.output
+    assert "the decision has no complete cell for gemma3 (unused)" in applied.output
+    assert (repo / "src/models/gemma3.rs").read_bytes() == before
+
+
+def test_a_server_that_cannot_be_started_later_is_that_runs_failure(tmp_path):
+    """Checked before the first start, a program can still vanish: the run is a server failure, not interrupted."""
+    from analysis._runner import RunnerSettings, run_one
+    from analysis._schedule import PlannedRun
+
+    settings = RunnerSettings("no-such-server-program {model} {port} {backend}", REPLAY, ROOT, tmp_path, 0)
+    outcome = run_one(PlannedRun("gemma3", "m", 64, 1, 1, "paged"), settings)
+    assert outcome.status == "server-failed"
+    assert outcome.message == "cannot start the server: no-such-server-program: No such file or directory"
+    assert _records(tmp_path)[0]["status"] == "server-failed"
+
+
 def test_failed_requests_are_recorded_and_rerun_on_resume(tmp_path, corpus):
     model = tmp_path / "flaky.json"
     model.write_text(json.dumps({"decode_tok_s": {"paged": 2000, "dense": 2000}, "fail_every": 4}))
