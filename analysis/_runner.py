@@ -9,7 +9,10 @@ derived again from the record as `_run_folder` does) and the same model is
 skipped; every other run is (re)done and appends a new record, the newest
 record of a run superseding older ones. A server that does not answer, a bench
 that exits non-zero or times out, output that does not parse and failed
-requests are each recorded with their status and reported on stderr.
+requests are each recorded with their status and reported on stderr. When
+`REPEATS_TO_STOP` runs in a row fail the same way (same status, same message
+once the port is taken out) the schedule stops there: the cause is not the
+run but the set-up, and repeating it would only restart servers for nothing.
 
 On SIGINT (or SIGTERM, which the CLI maps to it) the current server and bench
 are stopped, the run is recorded as ``interrupted`` and KeyboardInterrupt
@@ -42,6 +45,7 @@ from analysis._run_folder import (
     STATUS_INTERRUPTED,
     STATUS_OK,
     STATUS_SERVER_FAILED,
+    STATUS_UNPARSED,
     finished_runs,
     status_of_bench,
 )
@@ -74,19 +78,47 @@ class RunOutcome:
     status: str
     skipped: bool
     message: str
+    port: int | None = None
+
+    @property
+    def failure(self) -> str | None:
+        """The failure as compared between runs (status and message, the port taken out), or None."""
+        if self.skipped or self.status not in REPEATABLE_FAILURES:
+            return None
+        message = self.message if self.port is None else re.sub(rf"\b{self.port}\b", "PORT", self.message)
+        return f"{self.status}: {message}"
 
 
-def record_host(settings: RunnerSettings, command_line: list[str]) -> None:
-    """Write DIR/host.json; on resume keep the first probe and append this invocation."""
+REPEATS_TO_STOP = 3
+REPEATABLE_FAILURES = (STATUS_SERVER_FAILED, STATUS_BENCH_FAILED, STATUS_UNPARSED)
+
+
+@dataclass(frozen=True)
+class ScheduleResult:
+    """The outcome of every run done or skipped, and the failure that stopped the schedule, if one did."""
+
+    outcomes: list[RunOutcome]
+    stopped_by: RunOutcome | None = None
+    not_done: int = 0
+
+
+def record_host(settings: RunnerSettings, command_line: list[str], bench_script: dict | None = None) -> None:
+    """Write DIR/host.json; on resume keep the first probe and append this invocation.
+
+    ``bench_script`` is what the options check found (script, its options, what was dropped).
+    """
     path = settings.out / HOST_FILE
     probe = collect_host_info(settings.repo, command_line)
     probe["serve_template"] = settings.serve_template
     probe["bench_template"] = settings.bench_template
+    probe["bench_script"] = bench_script
     invocation = {
         "started_at": _now(),
         "hostname": probe["hostname"],
         "commit": probe["commit"],
         "command_line": command_line,
+        "bench_template": settings.bench_template,
+        "bench_script": bench_script,
     }
     previous = _store.read_json_object(path)
     document = previous if previous is not None else probe
@@ -100,13 +132,14 @@ def run_schedule(
     schedule: tuple[PlannedRun, ...],
     settings: RunnerSettings,
     progress: Callable[[str], None],
-) -> list[RunOutcome]:
-    """Do every unfinished run of ``schedule`` in order; return one outcome per run."""
+) -> ScheduleResult:
+    """Do every unfinished run of ``schedule`` in order, stopping at a failure that repeats."""
     finished = finished_runs(settings.out)
     done = {run.key for run in schedule if finished.get(run.key) == run.model}
     to_do = len(schedule) - len(done)
     outcomes = []
     seconds_spent = 0.0
+    repeats, last_failure = 0, None
     for index, run in enumerate(schedule, start=1):
         label = f"[{index:>{len(str(len(schedule)))}}/{len(schedule)}] {_describe(run)}"
         if run.key in done:
@@ -123,7 +156,12 @@ def run_schedule(
             f"{label}: {outcome.status} {outcome.message} ({elapsed:.1f}s, about {remaining:.0f}s left)"
         )
         outcomes.append(outcome)
-    return outcomes
+        failure = outcome.failure
+        repeats = 0 if failure is None else repeats + 1 if failure == last_failure else 1
+        last_failure = failure
+        if repeats >= REPEATS_TO_STOP:
+            return ScheduleResult(outcomes, outcome, len(schedule) - index)
+    return ScheduleResult(outcomes)
 
 
 def run_one(run: PlannedRun, settings: RunnerSettings) -> RunOutcome:
@@ -159,7 +197,7 @@ def run_one(run: PlannedRun, settings: RunnerSettings) -> RunOutcome:
             if not (out / path).exists():
                 record[name] = None
         _store.append_jsonl(out / RUNS_FILE, record)
-    return RunOutcome(run, status, False, message)
+    return RunOutcome(run, status, False, message, port)
 
 
 def _serve_and_bench(
@@ -170,14 +208,17 @@ def _serve_and_bench(
         _store.open_output(out / paths["server_log"]).close()
         return STATUS_SERVER_FAILED, f"port {port} is in use before the server starts"
     with _store.open_output(out / paths["server_log"]) as log:
-        server = subprocess.Popen(
-            shlex.split(record["serve_command"]),
-            cwd=settings.repo,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        try:
+            server = subprocess.Popen(
+                shlex.split(record["serve_command"]),
+                cwd=settings.repo,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as error:
+            return STATUS_SERVER_FAILED, f"cannot start the server: {_os_error(error)}"
     try:
         failure = wait_until_answering(
             server, port, settings.health_path, settings.startup_timeout_s, settings.poll_interval_s
@@ -201,14 +242,17 @@ def _bench(record: dict, settings: RunnerSettings, paths: dict[str, Path]) -> tu
         _store.open_output(out / paths["stdout"]) as stdout,
         _store.open_output(out / paths["stderr"]) as stderr,
     ):
-        bench = subprocess.Popen(
-            shlex.split(record["command"]),
-            cwd=settings.repo,
-            stdout=stdout,
-            stderr=stderr,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        try:
+            bench = subprocess.Popen(
+                shlex.split(record["command"]),
+                cwd=settings.repo,
+                stdout=stdout,
+                stderr=stderr,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as error:
+            return STATUS_BENCH_FAILED, f"cannot run the bench: {_os_error(error)}"
         try:
             record["exit_code"] = bench.wait(timeout=settings.bench_timeout_s)
         except subprocess.TimeoutExpired:
@@ -311,6 +355,10 @@ def _last_line(path: Path) -> str | None:
     except OSError:
         return None
     return next((line.strip() for line in reversed(lines) if line.strip()), None)
+
+
+def _os_error(error: OSError) -> str:
+    return f"{error.filename}: {error.strerror}" if error.filename and error.strerror else str(error)
 
 
 def _describe(run: PlannedRun) -> str:

@@ -20,8 +20,9 @@ from interchange.cli_style import HELP_OPTIONS, Group, UsageLine
 
 from analysis._collect import decide_run_folder, decision_to_json, summarise_levels
 from analysis._report import MissingPlotter, write_report
-from analysis._run_folder import RUNS_FILE, STATUS_OK
-from analysis._runner import RunnerSettings, record_host, run_schedule
+from analysis._run_folder import RUNS_FILE, STATUS_OK, STATUS_SERVER_FAILED
+from analysis._preflight import PreflightError, adapt_bench_template, check_programs, read_bench_options
+from analysis._runner import REPEATS_TO_STOP, RunnerSettings, record_host, run_schedule
 from analysis._schedule import (
     DEFAULT_BENCH_TEMPLATE,
     DEFAULT_SERVE_TEMPLATE,
@@ -29,6 +30,7 @@ from analysis._schedule import (
     build_schedule,
     render_command,
 )
+from interchange.decision import KNOWN_FAMILIES
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_CODES = ("Exit codes: 0 success, nothing to report; 1 done, but problems were recorded (failed servers, "
@@ -52,6 +54,9 @@ def _parse_family(ctx, param, values: tuple[str, ...]) -> tuple[Family, ...]:
         name, sep, model = value.partition("=")
         if not sep or not _FAMILY_NAME.match(name) or not model:
             raise click.BadParameter(f"{value!r}: expected NAME=MODEL_PATH, e.g. gemma3=models/mlx/gemma-3-1b-it-4bit")
+        if name not in KNOWN_FAMILIES:
+            raise click.BadParameter(f"{value!r}: unknown family {name!r} (known: {', '.join(KNOWN_FAMILIES)}; "
+                                     "the paged-flag recipe sets the flag of these only)")
         if name in (f.name for f in families):
             raise click.BadParameter(f"family {name!r} given twice")
         families.append(Family(name, model))
@@ -86,7 +91,7 @@ def schedule_options(command):
     """Options shared by `run` and `plan`: what to measure and how to start it."""
     options = [
         click.option("--family", "families", multiple=True, required=True, callback=_parse_family,
-                     help="NAME=MODEL_PATH; repeat per family. Canonical names: gemma3, llama4."),
+                     help=f"NAME=MODEL_PATH; repeat per family. NAME is one of: {', '.join(KNOWN_FAMILIES)}."),
         click.option("--prompt-tokens", default="512,4096", show_default=True,
                      callback=_parse_prompt_tokens, help="Comma-separated prompt lengths, in tokens."),
         click.option("--rounds", default=5, show_default=True, type=click.IntRange(min=1),
@@ -183,8 +188,15 @@ def run(families, prompt_tokens, rounds, serve_template, bench_template, port, o
     _check_templates(serve_template, bench_template, port, prompt_tokens)
     if no_resume and (out / RUNS_FILE).exists():
         raise UsageLine(f"{out / RUNS_FILE} exists and --no-resume was given")
+    try:
+        check_programs(serve_template, bench_template, repo.resolve())
+        bench_script = read_bench_options(bench_template, repo.resolve())
+        effective_bench, dropped = adapt_bench_template(bench_template, bench_script)
+    except PreflightError as error:
+        raise UsageLine(str(error)) from None
+    click.echo(bench_script.describe() + (f": running it without {', '.join(dropped)}" if dropped else ""), err=True)
     settings = RunnerSettings(
-        serve_template, bench_template, repo.resolve(), out.resolve(), port, health_path,
+        serve_template, effective_bench, repo.resolve(), out.resolve(), port, health_path,
         startup_timeout, poll_interval, bench_timeout, stop_timeout,
     )  # fmt: skip
     settings.out.mkdir(parents=True, exist_ok=True)
@@ -198,21 +210,47 @@ def run(families, prompt_tokens, rounds, serve_template, bench_template, port, o
         "--startup-timeout", f"{startup_timeout:g}", "--poll-interval", f"{poll_interval:g}",
         "--bench-timeout", f"{bench_timeout:g}", "--stop-timeout", f"{stop_timeout:g}",
     ]  # fmt: skip
-    record_host(settings, command_line)
+    record_host(settings, command_line, {
+        "script": bench_script.script,
+        "options": None if bench_script.options is None else sorted(bench_script.options),
+        "dropped": list(dropped),
+    })
     schedule = build_schedule(families, prompt_tokens, rounds)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        outcomes = run_schedule(schedule, settings, lambda line: click.echo(line, err=True))
+        result = run_schedule(schedule, settings, lambda line: click.echo(line, err=True))
     except KeyboardInterrupt:
         click.echo("interrupted; the server was stopped. Resume with the same command.", err=True)
         sys.exit(EXIT_INTERRUPTED)
     finally:
         signal.signal(signal.SIGTERM, previous)
+    outcomes = result.outcomes
     failed = [o for o in outcomes if o.status != STATUS_OK]
     click.echo(f"{len(outcomes) - len(failed)} of {len(outcomes)} runs ok; records in {out / RUNS_FILE}", err=True)
     for outcome in failed:
         click.echo(f"  {outcome.run.run_id}: {outcome.status}: {outcome.message}", err=True)
+    if result.stopped_by is not None:
+        for line in _repeated_failure_lines(result, out):
+            click.echo(line, err=True)
     sys.exit(EXIT_PROBLEMS if failed else EXIT_OK)
+
+
+def _repeated_failure_lines(result, out: Path) -> list[str]:
+    """Why the schedule stopped, what to fix, and how many runs are left."""
+    stopped = result.stopped_by
+    paths = stopped.run.key.output_paths()
+    if stopped.status == STATUS_SERVER_FAILED:
+        fix = (f"see {out / paths['server_log']}; check --serve-cmd, the model path and --startup-timeout "
+               "(`paged-bench plan` prints every command)")
+    elif "unrecognized arguments" in stopped.message or "unrecognised arguments" in stopped.message:
+        fix = "the bench script rejects an argument of --bench-cmd: remove it (the script's --help lists what it takes)"
+    else:
+        fix = f"see {out / paths['stderr']} and {out / paths['server_log']}; check --bench-cmd"
+    lines = [f"stopped: {REPEATS_TO_STOP} runs in a row failed the same way: {stopped.failure}",
+             f"fix: {fix}"]
+    if result.not_done:
+        lines.append(f"{result.not_done} run(s) not started; after the fix, run the same command to resume")
+    return lines
 
 
 @main.command(epilog=EXIT_CODES)

@@ -29,6 +29,10 @@ from pathlib import Path
 
 SCHEMA_ID = "paged-bench-decision/1"
 
+# The families whose flag the ``paged-flag`` recipe knows where to set (its FAMILIES
+# maps each to its wrapper); ``paged-bench`` measures only these.
+KNOWN_FAMILIES = ("gemma3", "llama4")
+
 VERDICT_DENSE = "dense-faster"
 VERDICT_PAGED = "paged-faster"
 VERDICT_NOISE = "within-noise"

@@ -122,11 +122,27 @@ CASES = {
     "port-0-without-port": case(PLAN + " --port 0 --serve-cmd 'srv {{model}} {{backend}}'", "lacks {port}"),
     "bench-cmd-without-lengths": case(PLAN + " --bench-cmd 'bench {{port}}'", "lacks {prompt_tokens}"),
     "family-without-model": case("paged-bench plan --family gemma3", "expected NAME=MODEL_PATH"),
-    "run-negative-timeout": case("paged-bench run --family g=m --out o --startup-timeout -1",
+    "run-negative-timeout": case("paged-bench run --family gemma3=m --out o --startup-timeout -1",
                                  "Invalid value for '--startup-timeout'"),
-    "run-no-resume-with-runs": case("paged-bench run --family g=m --out resumable --no-resume",
+    "run-no-resume-with-runs": case("paged-bench run --family gemma3=m --out resumable --no-resume",
                                     "resumable/runs.jsonl exists and --no-resume was given"),
     "report-not-markdown": case("paged-bench report resumable --out results.txt", "expected a .md path"),
+    # ---- issue 24: what a run needs is checked before the first server starts
+    "run-server-not-on-path": case("paged-bench run --family gemma3=models/x --out D --rounds 1 --prompt-tokens 64",
+                                   "cannot start the server: mlxcel not found on PATH; give --serve-cmd"),
+    "run-bench-program-missing": case("paged-bench run --family gemma3=m --out D --prompt-tokens 64 "
+                                      "--serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}' "
+                                      "--bench-cmd 'no-such-bench --port {{port}}'",
+                                      "cannot run the bench: no-such-bench not found on PATH; give --bench-cmd"),
+    "run-bench-script-missing": case("paged-bench run --family gemma3=m --out D "
+                                     "--serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}'",
+                                     "cannot run the bench: scripts/bench_serving_concurrency.py not found in "),
+    "run-bench-option-unknown": case("paged-bench run --family gemma3=m --out D --repo {tree} --prompt-tokens 64 "
+                                     "--serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}' "
+                                     "--bench-cmd 'python3 scripts/bench_serving_concurrency.py --port {{port}} --frob'",
+                                     "--bench-cmd passes --frob, which scripts/bench_serving_concurrency.py does not take"),
+    "plan-unknown-family": case("paged-bench plan --family mistral=/x",
+                                "unknown family 'mistral' (known: gemma3, llama4"),
     "ssm-diff-batch-zero": case("ssm-diff --batch 0", "Invalid value for '--batch'"),
     "ssm-diff-unknown-shape": case("ssm-diff --json --shape frob", "Invalid value for '--shape'"),
     "ssm-diff-tree-not-mlxcel-json": case("ssm-diff --json --show-kernel --tree {inputs}",
@@ -176,6 +192,7 @@ def test_wrong_input_is_one_line_and_exit_2(name: str, inputs: Path, request: py
     else:
         assert result.stdout == ""
     assert not (inputs / "docs").exists(), "report wrote a document for an empty run folder"
+    assert not (inputs / "D").exists(), "run recorded something though it could not start"
 
 
 def _commands():

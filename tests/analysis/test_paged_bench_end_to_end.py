@@ -132,7 +132,8 @@ def test_resume_redoes_runs_recorded_with_another_model(tmp_path):
 
 def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):
     out = tmp_path / "run"
-    result = _run(out, "gemma3=unused", serve=f"{PYTHON} -c 'import sys; sys.exit(3)' {{model}} {{port}} {{backend}}")
+    result = _run(out, "gemma3=unused", serve=f"{PYTHON} -c 'import sys; sys.exit(3)' {{model}} {{port}} {{backend}}",
+                  bench=REPLAY)
     assert result.exit_code == 1
     assert "0 of 3 runs ok" in result.output
     assert "server-failed: server exited with 3 before answering" in result.output
@@ -140,6 +141,31 @@ def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):
     decided = CliRunner().invoke(main, ["decide", str(out)])
     assert decided.exit_code == 1
     assert "server-failed" in decided.output and "flag stays true" in decided.output
+
+
+    # Issue 24, point 2: the report of a folder without data is written (exit 1), and the flag recipe refuses it.
+    repo = copy_fixture(tmp_path / "mlxcel")
+    document = repo / "docs" / "benchmark_results" / "paged-vs-dense-failed.md"
+    reported = CliRunner().invoke(main, ["report", str(out), "--out", str(document)])
+    assert reported.exit_code == 1 and document.is_file()
+    before = (repo / "src/models/gemma3.rs").read_bytes()
+    applied = CliRunner().invoke(codemod_main, ["apply", "--recipe", "paged-flag", "--decision",
+                                                str(out / "decision.json"), str(repo)])  # fmt: skip
+    assert applied.exit_code == 1, applied.output
+    assert "the decision has no complete cell for gemma3 (unused)" in applied.output
+    assert (repo / "src/models/gemma3.rs").read_bytes() == before
+
+
+def test_a_server_that_cannot_be_started_later_is_that_runs_failure(tmp_path):
+    """Checked before the first start, a program can still vanish: the run is a server failure, not interrupted."""
+    from analysis._runner import RunnerSettings, run_one
+    from analysis._schedule import PlannedRun
+
+    settings = RunnerSettings("no-such-server-program {model} {port} {backend}", REPLAY, ROOT, tmp_path, 0)
+    outcome = run_one(PlannedRun("gemma3", "m", 64, 1, 1, "paged"), settings)
+    assert outcome.status == "server-failed"
+    assert outcome.message == "cannot start the server: no-such-server-program: No such file or directory"
+    assert _records(tmp_path)[0]["status"] == "server-failed"
 
 
 def test_failed_requests_are_recorded_and_rerun_on_resume(tmp_path, corpus):
@@ -166,10 +192,114 @@ def test_sigint_stops_the_server_and_records_the_run(tmp_path):
     assert record["port_freed"] is True and record["server_exit_code"] is not None
 
 
-def test_a_bench_flag_the_script_does_not_know_is_reported_with_its_error(tmp_path, corpus):
+def test_metrics_is_passed_only_to_a_script_that_takes_it(tmp_path, corpus):
+    """The real tree's script predates --metrics: the default bench command runs it without, and says so."""
     out = tmp_path / "run"
     result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=BENCH + " --metrics", repo=corpus)
+    assert result.exit_code == 0, result.output
+    assert ("bench scripts/bench_serving_concurrency.py: has no --metrics (the version without per-level metrics "
+            "lines): running it without --metrics") in result.output
+    assert all("--metrics" not in r["command"] for r in _records(out))
+    host = json.loads((out / "host.json").read_text())
+    assert host["bench_script"]["dropped"] == ["--metrics"] and "--metrics" not in host["bench_template"]
+
+    # A script that lists --metrics in its --help gets it.
+    newer = tmp_path / "newer"
+    (newer / "scripts").mkdir(parents=True)
+    (newer / "scripts" / "bench_serving_concurrency.py").write_text(
+        "import argparse, sys\n"
+        "parser = argparse.ArgumentParser()\n"
+        "for option in ('--port', '--concurrency', '--prompt-tokens', '--max-tokens'):\n"
+        "    parser.add_argument(option)\n"
+        "parser.add_argument('--metrics', action='store_true')\n"
+        "parser.parse_args()\n"
+        f"sys.stdout.write(open({str(SAMPLE)!r}).read())\n"
+    )
+    out = tmp_path / "run-newer"
+    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=BENCH + " --metrics", repo=newer)
+    assert result.exit_code == 0, result.output
+    assert "takes --metrics (the version with per-level metrics lines)" in result.output
+    assert all(r["command"].endswith(" --metrics") for r in _records(out))
+
+
+def test_an_option_the_script_does_not_take_is_refused_before_any_run(tmp_path, corpus):
+    out = tmp_path / "run"
+    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=BENCH + " --frob", repo=corpus)
+    assert result.exit_code == 2
+    assert ("--bench-cmd passes --frob, which scripts/bench_serving_concurrency.py does not take "
+            "(its options: --concurrency, --host, --max-tokens") in result.output
+    assert not out.exists()
+
+
+def test_the_same_bench_error_three_times_in_a_row_stops_the_run(tmp_path, corpus):
+    """The real script fails the same way on every run: stop after three, with the error and the fix."""
+    out = tmp_path / "run"
+    bad = BENCH.replace("--concurrency 1,4,8", "--concurrency one")
+    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", rounds=3, bench=bad, repo=corpus)
     assert result.exit_code == 1
-    assert "bench-failed: bench exited with 2: " in result.output and "unrecognized arguments: --metrics" in result.output
+    assert len(_records(out)) == 3
+    assert "stopped: 3 runs in a row failed the same way: bench-failed: bench exited with 1: ValueError" in result.output
+    assert "fix: see " in result.output and "check --bench-cmd" in result.output
+    assert "6 run(s) not started; after the fix, run the same command to resume" in result.output
+
+
+def test_different_failures_do_not_stop_the_run(tmp_path):
+    out = tmp_path / "run"
+    # Fails with the port in the message (a new port each run) and otherwise the same: that repeats.
+    bench = f"{PYTHON} -c 'import sys; sys.exit(\"refused on \" + sys.argv[1])' {{port}} {{prompt_tokens}}"
+    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", rounds=2, bench=bench)
+    assert "stopped: 3 runs in a row failed the same way: bench-failed: bench exited with 1: refused on PORT" \
+        in result.output
+    alternating = tmp_path / "alternating.py"
+    alternating.write_text(
+        "import pathlib, sys\n"
+        "if '--help' in sys.argv:\n"
+        "    sys.exit(print('usage: alternating.py COUNTER PORT TOKENS'))\n"
+        "counter = pathlib.Path(sys.argv[1])\n"
+        "n = int(counter.read_text()) if counter.exists() else 0\n"
+        "counter.write_text(str(n + 1))\n"
+        "sys.exit('odd' if n % 2 else 'even')\n"
+    )
+    out = tmp_path / "run-2"
+    # Alternates between two errors: never the same three times in a row, so every run is tried.
+    bench = f"{PYTHON} {alternating} {tmp_path / 'counter'} {{port}} {{prompt_tokens}}"
+    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", rounds=2, bench=bench)
+    assert result.exit_code == 1 and "stopped" not in result.output
+    assert len(_records(out)) == 6
+
+
+def test_a_missing_server_program_is_one_line_and_records_nothing(tmp_path, monkeypatch):
+    """Point 1 of issue 24: the default `mlxcel serve` with no mlxcel on PATH."""
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-path"))
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "D"
+    result = CliRunner().invoke(main, ["run", "--family", "gemma3=models/x", "--out", str(out), "--rounds", "1",
+                                       "--prompt-tokens", "64"])  # fmt: skip
+    assert result.exit_code == 2
+    assert result.output == "paged-bench: error: cannot start the server: mlxcel not found on PATH; give --serve-cmd\n"
+    assert not out.exists()
+    again = CliRunner().invoke(main, ["run", "--family", "gemma3=models/x", "--out", str(out), "--rounds", "1",
+                                      "--prompt-tokens", "64"])  # fmt: skip
+    assert again.exit_code == 2 and not out.exists()
+
+
+def test_the_readme_rehearsal_runs_as_written(tmp_path, corpus):
+    """Issue 24, point 6: the README's one-command rehearsal against fixtures/fake-serve, run as a user types it
+    (from the project root, the console script on PATH), with the real tree's script as its `../mlxcel`."""
+    import os
+    import re
+    import subprocess
+
+    readme = (ROOT / "README.md").read_text()
+    assert "[analysis/README.md](analysis/README.md)" in readme
+    (command,) = [block.strip() for block in re.findall(r"```\n(paged-bench run .*?)```", readme, re.DOTALL)
+                  if "fake-serve" in block]  # fmt: skip
+    out = tmp_path / "rehearsal"
+    command = command.replace("--repo ../mlxcel", f"--repo {shlex.quote(str(corpus))}")
+    command = command.replace("/tmp/paged-bench-rehearsal", shlex.quote(str(out)))
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "6 of 6 runs ok" in done.stderr
     decided = CliRunner().invoke(main, ["decide", str(out)])
-    assert "runs.jsonl:1: bench exited with 2 (bench exited with 2: " in decided.output
+    assert "gemma3 (" in decided.output and "supports_paged_decode_backend = false" in decided.output

@@ -49,10 +49,13 @@ def test_plan_text_and_usage_errors():
     runner = CliRunner()
     text = runner.invoke(main, ["plan", "--family", "gemma3=m", "--family", "llama4=n", "--rounds", "1"])
     assert text.exit_code == 0 and "llama4 p4096 round 1 pos 3 paged-null" in text.output
-    for bad in (["--family", "gemma3"], ["--family", "g=m", "--prompt-tokens", "5,x"],
-                ["--family", "g=m", "--serve-cmd", "serve {modle}"], ["--family", "g=m", "--family", "g=n"]):  # fmt: skip
+    for bad, said in ((["--family", "gemma3"], "expected NAME=MODEL_PATH"),
+                      (["--family", "gemma3=m", "--prompt-tokens", "5,x"], "expected comma-separated integers"),
+                      (["--family", "gemma3=m", "--serve-cmd", "serve {modle}"], "bad placeholder 'modle'"),
+                      (["--family", "gemma3=m", "--family", "gemma3=n"], "family 'gemma3' given twice"),
+                      (["--family", "mistral=/x"], "unknown family 'mistral' (known: gemma3, llama4")):  # fmt: skip
         result = runner.invoke(main, ["plan", *bad])
-        assert result.exit_code == 2, (bad, result.output)
+        assert result.exit_code == 2 and said in result.output, (bad, result.output)
 
 
 def test_mlx_pin_lookup(tmp_path):

@@ -50,9 +50,17 @@ def write_decision(folder: Path, gemma3: bool, llama4: bool) -> Path:
     return path
 
 
+def with_document(root: Path) -> Path:
+    """The fixture tree holding the results document the decisions of these tests cite."""
+    document = root / DOCUMENT
+    document.parent.mkdir(parents=True, exist_ok=True)
+    document.write_text("# Paged vs dense decode storage (test)\n")
+    return root
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
-    return copy_fixture(tmp_path / "mlxcel-mini")
+    return with_document(copy_fixture(tmp_path / "mlxcel-mini"))
 
 
 def _apply(tree: Path, decision: Path, *extra: str):
@@ -67,21 +75,126 @@ def test_flip_changes_only_the_family_impl_and_is_idempotent(tree: Path, tmp_pat
     assert result.exit_code == 0, result.output
     gemma3 = (tree / "src/models/gemma3.rs").read_text()
     wrapper_impl = gemma3.split("impl ModelWrapper for Gemma3Wrapper")[1].split("\n}\n")[0]
-    assert "fn supports_paged_decode_backend(&self) -> bool {\n        false\n    }" in wrapper_impl
-    assert DOCUMENT in wrapper_impl and "resolves to dense" in wrapper_impl and "n/a" in wrapper_impl
+    assert ("fn supports_paged_decode_backend(&self) -> bool {\n        Self::SUPPORTS_PAGED_DECODE_BACKEND\n    }"
+            in wrapper_impl)
+    assert "    pub(crate) const SUPPORTS_PAGED_DECODE_BACKEND: bool = false;\n" in gemma3.split(
+        "impl ModelWrapper for Gemma3Wrapper")[0]  # fmt: skip
+    assert DOCUMENT in wrapper_impl and "resolves to dense" in wrapper_impl
+    assert ("The\n    /// engine-parity test `gemma3_real_batch_parity_on_both_backends` runs gemma-3-1b-it-4bit on\n"
+            "    /// the dense backend only.") in wrapper_impl
     assert gemma3.split("impl ModelWrapper for Gemma3VisionWrapper")[1] == vision_before
     llama4 = (tree / "src/models/llama4.rs").read_text()
     assert "-> bool {\n        true\n    }" in llama4 and DOCUMENT in llama4
     scheduler = (tree / "src/server/batch/scheduler/mod.rs").read_text()
     assert "fn gemma3_auto_and_paged_resolve_to_dense_at_parallel_8()" in scheduler
-    assert "llama4_auto" not in scheduler
+    assert ("fn gemma3_wrapper_flag_resolves_to_dense_at_parallel_8() {\n        let supports_batching = true;\n"
+            "        let supports_paged_decode_backend =\n"
+            "            crate::models::gemma3::Gemma3Wrapper::SUPPORTS_PAGED_DECODE_BACKEND;\n") in scheduler
+    assert "llama4_auto" not in scheduler and "llama4_wrapper" not in scheduler
+    assert "SUPPORTS_PAGED_DECODE_BACKEND" not in (tree / "src/models/llama4.rs").read_text()
     batching = (tree / "docs/CONTINUOUS_BATCHING.md").read_text()
     assert "| Gemma 3 | false |" in batching and "| Llama 4 | true |" in batching
+    assert "The engine-parity test `gemma3_real_batch_parity_on_both_backends` runs gemma-3-1b-it-4bit" in batching
+    assert "n/a" not in batching
     assert {p.name: p.read_bytes() for p in (tree / "docs" / "adr").iterdir()} == adr
 
     again = _apply(tree, decision, "--dry-run")
     assert again.exit_code == 0
     assert again.stdout == ""
+
+
+def test_without_the_parity_test_the_texts_and_a_note_say_so(tree: Path, tmp_path: Path) -> None:
+    """Issue 24, point 3: write only what the plan did."""
+    (tree / "src/server/batch/scheduler_real_batch_parity_tests.rs").unlink()
+    batch = tree / "src/server/batch/mod.rs"
+    batch.write_text(batch.read_text().replace("#[cfg(test)]\nmod scheduler_real_batch_parity_tests;\n", ""))
+    result = _apply(tree, write_decision(tmp_path / "run", gemma3=False, llama4=True))
+    assert result.exit_code == 0, result.output
+    assert ("src/server/batch/scheduler_real_batch_parity_tests.rs: not in this tree: no engine-parity test to move "
+            "onto dense for Gemma 3; the texts say so (note)") in result.output
+    said = "This tree has no engine-parity test (`src/server/batch/scheduler_real_batch_parity_tests.rs`)"
+    gemma3 = " ".join(line.strip().removeprefix("/// ") for line in (tree / "src/models/gemma3.rs").read_text().splitlines())
+    batching = (tree / "docs/CONTINUOUS_BATCHING.md").read_text()
+    for text in (gemma3, batching):
+        assert said in text and "no parity row was updated" in text and "n/a" not in text
+    assert not (tree / "src/server/batch/scheduler_real_batch_parity_tests.rs").exists()
+
+
+def test_a_parity_file_without_the_family_says_none_was_updated(tree: Path, tmp_path: Path) -> None:
+    parity = tree / "src/server/batch/scheduler_real_batch_parity_tests.rs"
+    parity.write_text(parity.read_text().replace("gemma-3-1b-it-4bit", "qwen3-0.6b-4bit"))
+    result = _apply(tree, write_decision(tmp_path / "run", gemma3=False, llama4=True))
+    assert result.exit_code == 0, result.output
+    assert "no test in src/server/batch/scheduler_real_batch_parity_tests.rs runs gemma-3-1b-it-4bit" in result.output
+    assert "runs gemma-3-1b-it-4bit, so none was updated." in (tree / "docs/CONTINUOUS_BATCHING.md").read_text()
+
+
+def _no_data(decision: Path, family: str) -> None:
+    document = json.loads(decision.read_text())
+    entry = document["families"][family]
+    entry.update(supports_paged_decode_backend=True, statistics_flag=True,
+                 notes=["no cell has a complete round: the flag stays true for lack of data"],
+                 reason="dense clears the null spread upward in no cell; paged is faster beyond it in no cell; "
+                        "so the flag stays true")  # fmt: skip
+    entry["cells"] = [{**_cell(512, 4, 0.0, 0.0, "no-data"), "rounds": [], "paired_deltas": [], "null_deltas": [],
+                       "median_paired_delta": None, "null_spread": None, "ci95": None}]  # fmt: skip
+    decision.write_text(json.dumps(document))
+
+
+def test_a_family_without_data_is_refused_and_gets_no_comment(tree: Path, tmp_path: Path) -> None:
+    """Issue 24, point 2: a decision with no complete cell flips nothing and cites nothing."""
+    decision = write_decision(tmp_path / "run", gemma3=False, llama4=True)
+    _no_data(decision, "gemma3")
+    before = {p: (tree / p).read_bytes() for p in ("src/models/gemma3.rs", "src/models/llama4.rs")}
+    result = _apply(tree, decision)
+    assert result.exit_code == 1
+    assert ("src/models/gemma3.rs: the decision has no complete cell for gemma3 (models/mlx/gemma-3-1b-it-4bit): "
+            "no cell has a complete round: the flag stays true for lack of data; "
+            "Gemma3Wrapper::supports_paged_decode_backend is left as it is") in result.output
+    assert "plan refused" in result.output
+    assert {p: (tree / p).read_bytes() for p in before} == before
+    dry = _apply(tree, decision, "--dry-run")
+    assert "Decided by measurement: paged decode storage for Gemma 3" not in dry.stdout
+    assert "Decided by measurement: paged decode storage for Llama 4" in dry.stdout
+
+
+def test_a_results_document_the_tree_does_not_hold_is_refused(tmp_path: Path) -> None:
+    tree = copy_fixture(tmp_path / "mlxcel-mini")
+    before = (tree / "src/models/gemma3.rs").read_bytes()
+    result = _apply(tree, write_decision(tmp_path / "run", gemma3=False, llama4=True))
+    assert result.exit_code == 1
+    assert (f"{DOCUMENT}: the decision cites {DOCUMENT}, which this tree does not hold: write the report into the "
+            "tree (`paged-bench report bench/out/test --out ROOT/") in result.output
+    assert (tree / "src/models/gemma3.rs").read_bytes() == before
+
+
+def test_keeping_paged_after_a_dense_decision_refuses_the_stale_tests(tree: Path, tmp_path: Path) -> None:
+    assert _apply(tree, write_decision(tmp_path / "run", gemma3=False, llama4=True)).exit_code == 0
+    back = _apply(tree, write_decision(tmp_path / "run-2", gemma3=True, llama4=True))
+    assert back.exit_code == 1
+    assert ("gemma3_wrapper_flag_resolves_to_dense_at_parallel_8 asserts Gemma 3 resolves to dense, which this "
+            "decision undoes") in back.output
+
+
+def test_a_wrapper_without_an_inherent_impl_gets_one_for_the_constant(tree: Path, tmp_path: Path) -> None:
+    llama4 = tree / "src/models/llama4.rs"
+    source = llama4.read_text()
+    start = source.index("impl Llama4Wrapper {")
+    end = source.index("\n}\n", start) + 3
+    llama4.write_text(source[:start] + source[end:].lstrip("\n"))
+    result = _apply(tree, write_decision(tmp_path / "run", gemma3=True, llama4=False))
+    assert result.exit_code == 0, result.output
+    text = llama4.read_text()
+    assert "impl Llama4Wrapper {\n    /// What `supports_paged_decode_backend` returns for Llama 4" in text
+    assert "    pub(crate) const SUPPORTS_PAGED_DECODE_BACKEND: bool = false;\n}\n\n" in text
+    assert _apply(tree, write_decision(tmp_path / "run", gemma3=True, llama4=False), "--dry-run").stdout == ""
+
+
+def test_the_recipe_knows_the_families_paged_bench_measures() -> None:
+    from codemods.recipes.mlxcel.paged_flag import FAMILIES
+    from interchange.decision import KNOWN_FAMILIES
+
+    assert tuple(FAMILIES) == KNOWN_FAMILIES
 
 
 def test_missing_decision_is_a_usage_error(tree: Path) -> None:
@@ -168,7 +281,7 @@ def test_a_method_body_that_is_not_a_literal_is_refused(tree: Path, tmp_path: Pa
 @pytest.mark.cargo
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
 def test_flipped_fixture_builds_passes_and_logs_dense(tmp_path: Path) -> None:
-    root = copy_fixture(tmp_path / "flipped")
+    root = with_document(copy_fixture(tmp_path / "flipped"))
     write_offline_cargo_config(root)
     assert _apply(root, write_decision(tmp_path / "run", gemma3=False, llama4=True)).exit_code == 0
     cargo(root, "fmt", "--all", "--", "--check")
@@ -189,3 +302,15 @@ def test_flipped_fixture_builds_passes_and_logs_dense(tmp_path: Path) -> None:
     assert left_true.returncode != 0
     assert "gemma3_auto_and_paged_resolve_to_dense_at_parallel_8 ... FAILED" in left_true.stdout
     assert " left: Paged\n right: Dense" in left_true.stdout
+
+    # The wrapper's own answer decides the second test: setting the wrapper back to paged fails it.
+    scheduler.write_text(generated)
+    gemma3 = root / "src/models/gemma3.rs"
+    flipped = gemma3.read_text()
+    assert flipped.count("const SUPPORTS_PAGED_DECODE_BACKEND: bool = false;") == 1
+    gemma3.write_text(flipped.replace("const SUPPORTS_PAGED_DECODE_BACKEND: bool = false;",
+                                      "const SUPPORTS_PAGED_DECODE_BACKEND: bool = true;"))
+    wrapper_true = cargo(root, "test", "-p", "mlxcel", "--lib", "gemma3_", check=False)
+    assert wrapper_true.returncode != 0
+    assert "gemma3_wrapper_flag_resolves_to_dense_at_parallel_8 ... FAILED" in wrapper_true.stdout
+    assert "gemma3_auto_and_paged_resolve_to_dense_at_parallel_8 ... ok" in wrapper_true.stdout

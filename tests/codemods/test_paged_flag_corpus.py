@@ -57,13 +57,22 @@ def _rustfmt_hunks(source: bytes) -> int:
 
 
 def _without_method(source: bytes, wrapper: str, method: str) -> bytes:
-    """The file with `method` of the trait impl for `wrapper` (docs included) cut out."""
+    """The file with `method` of the trait impl for `wrapper` (docs included) cut out, and the
+    wrapper's SUPPORTS_PAGED_DECODE_BACKEND constant (with its docs and the blank line after it)."""
     items = rust_items(source, parse(source, RUST))
     impl = next(i for i in items if i.kind == "impl" and i.name == wrapper and i.trait is not None)
     (found,) = [i for i in items if i.kind == "fn" and i.name == method and i.module_path[-1:] == (wrapper,)
                 and impl.node.start_byte <= i.node.start_byte < impl.node.end_byte]  # fmt: skip
-    start, _ = leading_trivia(source, found.node)
-    return source[:start] + source[found.node.end_byte :]
+    method_start, _ = leading_trivia(source, found.node)
+    cut = source[:method_start] + source[found.node.end_byte :]
+    constant = [i for i in items if i.kind == "const" and i.name == "SUPPORTS_PAGED_DECODE_BACKEND"]
+    if not constant:
+        return cut
+    (constant,) = constant
+    start = source.rfind(b"\n", 0, leading_trivia(source, constant.node)[0]) + 1
+    end = source.find(b"\n", constant.node.end_byte) + 1
+    end += 1 if source[end : end + 1] == b"\n" else 0
+    return source[:start] + source[end:method_start] + source[found.node.end_byte :]
 
 
 def _item_text(source: bytes, kind: str, name: str) -> str:
@@ -110,12 +119,26 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
     for path, wrapper in WRAPPERS.items():
         assert _without_method(after[path], wrapper, "supports_paged_decode_backend") == _without_method(
             before[path], wrapper, "supports_paged_decode_backend"), path  # fmt: skip
-    assert b"    fn supports_paged_decode_backend(&self) -> bool {\n        false\n    }" in after["src/models/gemma3.rs"]
+    gemma3 = after["src/models/gemma3.rs"].decode()
+    assert "    fn supports_paged_decode_backend(&self) -> bool {\n        Self::SUPPORTS_PAGED_DECODE_BACKEND\n    }" in gemma3
+    assert "impl Gemma3Wrapper {\n    /// What `supports_paged_decode_backend` returns for Gemma 3" in gemma3
     assert DOCUMENT.encode() in after["src/models/llama4.rs"]
+    # This tree has no engine-parity test: a note says so, and so do both texts; none claims an n/a row.
+    assert ("src/server/batch/scheduler_real_batch_parity_tests.rs: not in this tree: no engine-parity test to "
+            "move onto dense for Gemma 3; the texts say so (note)") in applied.output
+    prose = " ".join(line.strip().removeprefix("/// ") for line in gemma3.splitlines())
+    batching = " ".join(after["docs/CONTINUOUS_BATCHING.md"].decode().split())
+    for text in (prose, batching):
+        assert ("This tree has no engine-parity test (`src/server/batch/scheduler_real_batch_parity_tests.rs`), "
+                "so no parity row was updated.") in text
+        assert "reports n/a" not in text
 
     generated = after[TESTS][len(before[TESTS]) :].decode()
     assert before[TESTS] == after[TESTS][: len(before[TESTS])]
     assert "fn gemma3_auto_and_paged_resolve_to_dense_at_parallel_8() {\n" in generated
+    assert ("fn gemma3_wrapper_flag_resolves_to_dense_at_parallel_8() {\n    let supports_batching = true;\n"
+            "    let supports_paged_decode_backend =\n"
+            "        crate::models::gemma3::Gemma3Wrapper::SUPPORTS_PAGED_DECODE_BACKEND;\n") in generated
     # supports_batching: what Gemma3Wrapper::supports_batching returns; the flag: the decision.
     assert "    let supports_batching = true;\n    let supports_paged_decode_backend = false;\n" in generated
     assert ("            effective_decode_storage_backend(\n                requested,\n                8,\n"
@@ -145,3 +168,17 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
     failed = _run_extracted_test(tmp_path, left_true, name)
     assert failed.returncode != 0 and f"test {name} ... FAILED" in failed.stdout, failed.stdout + failed.stderr
     assert "left: Paged" in failed.stdout and "right: Dense" in failed.stdout, failed.stdout
+
+    # The second test reads the flag from the tree's own Gemma3Wrapper constant (the wrapper itself needs
+    # MLX, so a stand-in struct carries the tree's constant at the module path the test names): it passes
+    # as flipped and fails once the wrapper says true again.
+    name = "gemma3_wrapper_flag_resolves_to_dense_at_parallel_8"
+    constant = _item_text(after["src/models/gemma3.rs"], "const", "SUPPORTS_PAGED_DECODE_BACKEND")
+    wrapper = ("pub mod models {\n    pub mod gemma3 {\n        pub struct Gemma3Wrapper;\n"
+               f"        impl Gemma3Wrapper {{\n{constant}\n        }}\n    }}\n}}")
+    pieces = pieces[:2] + [wrapper, _item_text(after[TESTS], "test", name)]
+    passed = _run_extracted_test(tmp_path, pieces, name)
+    assert passed.returncode == 0 and f"test {name} ... ok" in passed.stdout, passed.stdout + passed.stderr
+    wrapper_true = pieces[:2] + [wrapper.replace("bool = false;", "bool = true;"), pieces[3]]
+    failed = _run_extracted_test(tmp_path, wrapper_true, name)
+    assert failed.returncode != 0 and f"test {name} ... FAILED" in failed.stdout, failed.stdout + failed.stderr

@@ -10,8 +10,14 @@ becomes false it also records the consequences in the doc comment and in
 docs/CONTINUOUS_BATCHING.md, adds a unit test on
 effective_decode_storage_backend generated from that function's actual
 signature, and moves real-checkpoint tests that pin the paged backend for
-the family onto dense. Anything that does not have the expected shape is a
-blocking finding.
+the family onto dense. Where the wrapper can be named from the scheduler
+tests (same crate), the value moves into an associated constant of the
+wrapper (`SUPPORTS_PAGED_DECODE_BACKEND`, returned by the method) and a
+second test reads it from there, so setting the wrapper back fails a test.
+The texts state only what the plan did: a tree without the engine-parity
+test says so, in the texts and in a note. Anything that does not have the
+expected shape is a blocking finding, and so are a results document the
+tree does not hold and a family whose decision has no complete cell.
 
 The decision arrives as a typed, validated `DecisionDocument` from
 `interchange.decision`, the schema ``paged-bench report`` writes; reading it
@@ -28,7 +34,13 @@ from typing import cast
 
 import tree_sitter
 
-from interchange.decision import DecisionDocument, DecisionSchemaError, FamilyDecision, load_decision
+from interchange.decision import (
+    VERDICT_NO_DATA,
+    DecisionDocument,
+    DecisionSchemaError,
+    FamilyDecision,
+    load_decision,
+)
 
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import LANGUAGES
@@ -36,6 +48,7 @@ from codemods.parse import RUST, descendants, parse
 from codemods.edit.item_spans import whole_lines
 from codemods.search.files import files_with_words
 from codemods.languages.rust.items import leading_trivia, rust_items
+from codemods.languages.rust.resolve import RustResolver
 from codemods.languages.rust.statements import find_function, line_indent, text
 from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 
@@ -47,6 +60,7 @@ SCHEDULER_TEST_FILES = ("src/server/batch/scheduler/tests.rs", "src/server/batch
 PARITY_TESTS = "src/server/batch/scheduler_real_batch_parity_tests.rs"
 CONTINUOUS_BATCHING = "docs/CONTINUOUS_BATCHING.md"
 DOC_MARKER = "/// Decided by measurement"
+CONSTANT = "SUPPORTS_PAGED_DECODE_BACKEND"
 MAX_BATCH = 8
 _INTEGER_TYPES = ("usize", "u32", "u64", "i32", "i64", "isize")
 
@@ -98,14 +112,36 @@ def _sentence(reason: str) -> str:
     return reason[:1].upper() + reason[1:] + "."
 
 
+@dataclass(frozen=True)
+class ParityOutcome:
+    """What the plan does to the engine-parity tests for one family, as the texts describe it.
+
+    ``present`` is whether the tree has the parity test file; ``tests`` are its tests
+    that run the family's checkpoint on a decode storage backend, all of them on
+    dense only once the plan is applied.
+    """
+
+    present: bool
+    tests: tuple[str, ...] = ()
+
+    def sentence(self, site: FamilySite) -> str:
+        if not self.present:
+            return f"This tree has no engine-parity test (`{PARITY_TESTS}`), so no parity row was updated."
+        if not self.tests:
+            return f"No engine-parity test in `{PARITY_TESTS}` runs {site.checkpoint}, so none was updated."
+        names = ", ".join(f"`{name}`" for name in self.tests)
+        return f"The engine-parity test {names} runs {site.checkpoint} on the dense backend only."
+
+
 def _doc_paragraphs(site: FamilySite, value: bool, decision: DecisionDocument,
-                    family: FamilyDecision) -> list[str]:
+                    family: FamilyDecision, parity: ParityOutcome | None) -> list[str]:
     head = (f"Decided by measurement: {'dense' if not value else 'paged'} decode storage for {site.display}, "
             f"see `{decision.results_document}`. {_sentence(family.reason)}")
     paragraphs = [head]
     if not value:
-        paragraphs.append("So an explicit `--decode-storage-backend paged` resolves to dense for this family, "
-                          "and the engine-parity paged row reports n/a for it.")
+        tail = f" {parity.sentence(site)}" if parity is not None else ""
+        paragraphs.append("So an explicit `--decode-storage-backend paged` resolves to dense for this family."
+                          + tail)
     return paragraphs
 
 
@@ -118,29 +154,95 @@ def _method_in_impl(items, site: FamilySite, method: str = METHOD) -> tuple[obje
     return chosen[0], None
 
 
+def _constant_of(items, site: FamilySite, source: bytes):
+    """The wrapper's `SUPPORTS_PAGED_DECODE_BACKEND` const in an inherent impl, if it has one."""
+    impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is None]
+    found = [c for c in items if c.kind == "const" and c.name == CONSTANT and c.module_path[-1:] == (site.wrapper,)
+             and any(i.node.start_byte <= c.node.start_byte < i.node.end_byte for i in impls)]  # fmt: skip
+    return found[0] if len(found) == 1 else None
+
+
+def _is_self_constant(node: tree_sitter.Node) -> bool:
+    """Whether `node` is the path `Self::SUPPORTS_PAGED_DECODE_BACKEND`."""
+    return node.type == "scoped_identifier" and node.text.replace(b" ", b"") == f"Self::{CONSTANT}".encode()
+
+
+def _constant_item(site: FamilySite, value: bool, indent: str, test_name: str) -> str:
+    doc = _wrap_doc(indent, [f"What `{METHOD}` returns for {site.display} (its doc comment says why). The "
+                             f"scheduler test `{test_name}` reads it here, so changing it fails that test."])
+    return f"{doc}{indent}pub(crate) const {CONSTANT}: bool = {str(value).lower()};\n"
+
+
+def _introduce_constant(source: bytes, items, site: FamilySite, value: bool, method, test_name: str,
+                        findings: list[Finding]) -> list[Edit] | None:
+    """Edits that add the constant to the wrapper's first inherent impl (or a new one), or None."""
+    impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is None]
+    if impls:
+        impl = impls[0].node
+        if impl.child_by_field_name("type_parameters") is not None:
+            line, col = line_col(source, impl.start_byte)
+            findings.append(Finding(site.path, line, col, "not-added",
+                                    f"{site.wrapper} is generic: no associated constant, so no scheduler test "
+                                    "reads the flag from the wrapper", severity="note"))
+            return None
+        body = impl.child_by_field_name("body")
+        indent = line_indent(source, impl.start_byte) + "    "
+        at = source.find(b"\n", body.start_byte) + 1
+        following = source[at : source.find(b"\n", at)].strip()
+        gap = "" if following in (b"}", b"") else "\n"
+        text = _constant_item(site, value, indent, test_name) + gap
+        return [Edit(site.path, at, at, text.encode(), f"paged-flag:{site.wrapper}:constant")]
+    trait_impl = next(i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is not None
+                      and i.node.start_byte <= method.node.start_byte < i.node.end_byte)  # fmt: skip
+    indent = line_indent(source, trait_impl.node.start_byte)
+    text = f"{indent}impl {site.wrapper} {{\n{_constant_item(site, value, indent + '    ', test_name)}{indent}}}\n\n"
+    return [Edit(site.path, trait_impl.start, trait_impl.start, text.encode(), f"paged-flag:{site.wrapper}:constant")]
+
+
 def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: DecisionDocument,
-              family: FamilyDecision, findings: list[Finding]) -> list[Edit]:
+              family: FamilyDecision, findings: list[Finding], parity: ParityOutcome | None = None,
+              wrapper_test: str | None = None) -> list[Edit]:
+    """Set the family's flag and its doc comment.
+
+    With ``wrapper_test`` (the name of the scheduler test that will read it) the
+    value goes into the wrapper's associated constant, which the method returns.
+    """
     source = workspace.read(site.path)
     if source is None:
         findings.append(Finding(site.path, 0, 0, "missing-file", f"{site.path} not found"))
         return []
-    method, problem = _method_in_impl(rust_items(source), site)
+    items = rust_items(source)
+    method, problem = _method_in_impl(items, site)
     if method is None:
         findings.append(Finding(site.path, 0, 0, "shape-mismatch", problem))
         return []
     body = method.node.child_by_field_name("body")
-    literal = body.named_children[0] if body is not None and body.named_child_count == 1 else None
-    if literal is None or literal.type != "boolean_literal":
+    expression = body.named_children[0] if body is not None and body.named_child_count == 1 else None
+    constant = _constant_of(items, site, source) if expression is not None and _is_self_constant(expression) else None
+    literal = expression if expression is not None and expression.type == "boolean_literal" else None
+    if constant is not None:
+        value_node = constant.node.child_by_field_name("value")
+        literal = value_node if value_node is not None and value_node.type == "boolean_literal" else None
+    if literal is None:
         line, col = line_col(source, method.node.start_byte)
         findings.append(Finding(site.path, line, col, "shape-mismatch",
-                                f"{site.wrapper}::{METHOD} body is not a single true/false; not changed"))
+                                f"{site.wrapper}::{METHOD} body is not a single true/false"
+                                + (f" nor `Self::{CONSTANT}` with a true/false constant" if constant or
+                                   (expression is not None and _is_self_constant(expression)) else "")
+                                + "; not changed"))
         return []
     edits = []
     wanted = b"true" if value else b"false"
-    if literal.text != wanted:
+    if constant is None and wrapper_test is not None and not value:
+        added = _introduce_constant(source, items, site, value, method, wrapper_test, findings)
+        if added is not None:
+            edits += added
+            edits.append(Edit(site.path, literal.start_byte, literal.end_byte, f"Self::{CONSTANT}".encode(),
+                              f"paged-flag:{site.wrapper}"))
+    if not edits and literal.text != wanted:
         edits.append(Edit(site.path, literal.start_byte, literal.end_byte, wanted, f"paged-flag:{site.wrapper}"))
     indent = line_indent(source, method.node.start_byte)
-    new_doc = _wrap_doc(indent, _doc_paragraphs(site, value, decision, family))
+    new_doc = _wrap_doc(indent, _doc_paragraphs(site, value, decision, family, parity))
     doc_start, _ = leading_trivia(source, method.node)
     doc_start, _ = whole_lines(source, doc_start, doc_start, (b"//",))
     old_doc = source[doc_start : source.rfind(b"\n", 0, method.node.start_byte) + 1] if doc_start < method.node.start_byte else b""
@@ -295,14 +397,20 @@ def resolver_arguments(workspace: Workspace, function: tree_sitter.Node, site: F
     return arguments
 
 
-def resolver_test_item(key: str, arguments: list[ResolverArgument]) -> str:
-    """The unformatted test: the wrapper's values bound by name, each backend asserted to resolve to Dense."""
+def resolver_test_item(key: str, arguments: list[ResolverArgument], name: str | None = None,
+                       flag_expression: str | None = None) -> str:
+    """The unformatted test: the wrapper's values bound by name, each backend asserted to resolve to Dense.
+
+    With ``flag_expression`` the flag is bound to that expression (the wrapper's
+    constant) instead of the decided literal.
+    """
     bound = [a for a in arguments if a.source not in ("requested", "batch")]
     call = ", ".join(a.expression for a in arguments)
+    values = {a.source: (flag_expression if a.source == METHOD and flag_expression else a.value) for a in bound}
     lines = [
         "#[test]",
-        f"fn {key}_auto_and_paged_resolve_to_dense_at_parallel_{MAX_BATCH}() {{",
-        *(f"    let {a.source} = {a.value};" for a in bound),
+        f"fn {name or literal_test_name(key)}() {{",
+        *(f"    let {a.source} = {values[a.source]};" for a in bound),
         f"    for requested in [{BACKEND_TYPE}::Auto, {BACKEND_TYPE}::Paged] {{",
         f"        assert_eq!({RESOLVER}({call}), {BACKEND_TYPE}::Dense);",
         "    }",
@@ -311,12 +419,48 @@ def resolver_test_item(key: str, arguments: list[ResolverArgument]) -> str:
     return "\n".join(lines)
 
 
-def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_document: str,
-                   findings: list[Finding]) -> list[Edit]:
+def literal_test_name(key: str) -> str:
+    return f"{key}_auto_and_paged_resolve_to_dense_at_parallel_{MAX_BATCH}"
+
+
+def wrapper_test_name(key: str) -> str:
+    return f"{key}_wrapper_flag_resolves_to_dense_at_parallel_{MAX_BATCH}"
+
+
+@dataclass(frozen=True)
+class TestSite:
+    """Where the generated tests go, and how they name the family's wrapper (None: they cannot)."""
+
+    scheduler: str
+    test_file: str
+    wrapper_path: str | None
+    why_not: str | None = None
+
+
+def _test_site(workspace: Workspace, site: FamilySite, findings: list[Finding]) -> TestSite | None:
+    """The scheduler module, its test file and the wrapper's path from there; findings when absent."""
     scheduler = next((p for p in SCHEDULER_FILES if workspace.read(p) is not None), None)
     if scheduler is None:
         findings.append(Finding(SCHEDULER_FILES[0], 0, 0, "missing-file", f"no scheduler module ({', '.join(SCHEDULER_FILES)})"))
-        return []
+        return None
+    test_file = next((p for p in (scheduler, *SCHEDULER_TEST_FILES) if workspace.read(p) is not None
+                      and _tests_module(workspace.read(p), p) is not None), None)
+    if test_file is None:
+        findings.append(Finding(scheduler, 0, 0, "shape-mismatch", "no scheduler test module to add the test to"))
+        return None
+    crates = RustResolver(workspace.root, workspace.read).crates
+    wrapper_in = {root: module for root, module in crates.instances(site.path)}
+    shared = [root for root, _ in crates.instances(test_file) if root in wrapper_in]
+    if len(shared) != 1 or len(wrapper_in) != 1:
+        return TestSite(scheduler, test_file, None,
+                        f"{site.path} and {test_file} are not compiled once each into one crate")
+    path = "::".join(("crate", *wrapper_in[shared[0]], site.wrapper))
+    return TestSite(scheduler, test_file, path)
+
+
+def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_document: str,
+                   where: TestSite, findings: list[Finding]) -> list[Edit]:
+    scheduler, test_file = where.scheduler, where.test_file
     source = workspace.read(scheduler)
     resolver = find_function(parse(source, RUST).root_node, RESOLVER)
     if resolver is None:
@@ -328,15 +472,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
         findings.append(Finding(scheduler, line, col, "signature-mismatch",
                                 f"cannot generate a test for {RESOLVER}: {arguments}"))
         return []
-    test_name = f"{key}_auto_and_paged_resolve_to_dense_at_parallel_{MAX_BATCH}"
-    test_file = next((p for p in (scheduler, *SCHEDULER_TEST_FILES) if workspace.read(p) is not None
-                      and _tests_module(workspace.read(p), p) is not None), None)
-    if test_file is None:
-        findings.append(Finding(scheduler, 0, 0, "shape-mismatch", "no scheduler test module to add the test to"))
-        return []
     test_source = workspace.read(test_file)
-    if find_function(parse(test_source, RUST).root_node, test_name) is not None:
-        return []
     module = _tests_module(test_source, test_file)
     unseen = [n for n in (RESOLVER, BACKEND_TYPE) if n.encode() not in _identifier_names(module)
               and not _has_glob_use(module)]  # fmt: skip
@@ -345,23 +481,39 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
                                 f"the scheduler tests do not have {' and '.join(unseen)} in scope"))
         return []
     indent = line_indent(test_source, module.start_byte) + "    " if module.type == "mod_item" else ""
-    doc = _wrap_doc(indent, [f"{site.display} does not support the paged backend (measured: `{results_document}`). "
-                             f"With what `{site.wrapper}` returns, the flag alone decides: at --parallel {MAX_BATCH}, "
-                             "Auto and Paged resolve to Dense."])
-    item = resolver_test_item(key, arguments)
+    root = parse(test_source, RUST).root_node
+    tests = []
+    if find_function(root, literal_test_name(key)) is None:
+        doc = [f"{site.display} does not support the paged backend (measured: `{results_document}`). "
+               f"With what `{site.wrapper}` returns, the flag alone decides: at --parallel {MAX_BATCH}, "
+               "Auto and Paged resolve to Dense."]
+        tests.append((doc, resolver_test_item(key, arguments)))
+    if where.wrapper_path is None:
+        findings.append(Finding(test_file, 0, 0, "not-added",
+                                f"no test reads {site.display}'s flag from {site.wrapper}: {where.why_not}",
+                                severity="note"))
+    elif find_function(root, wrapper_test_name(key)) is None:
+        doc = [f"{site.display}'s flag as `{site.wrapper}` itself answers it (`{site.wrapper}::{CONSTANT}`, "
+               f"what its `{METHOD}` returns): setting the wrapper back to paged fails this test."]
+        tests.append((doc, resolver_test_item(key, arguments, wrapper_test_name(key),
+                                              f"{where.wrapper_path}::{CONSTANT}")))
+    if not tests:
+        return []
     rust = LANGUAGES[RUST]
-    formatted = rust.operations.format_item(item, indent, workspace.root, test_file)
-    if formatted is None:
-        findings.append(Finding(test_file, 0, 0, "unformatted",
-                                f"{rust.formatter} is not available or rejected the generated test; it is inserted "
-                                "as written", severity="note"))
-        formatted = "".join(f"{indent}{line}\n" if line else "\n" for line in item.split("\n"))
+    text_to_insert = ""
+    for doc, item in tests:
+        formatted = rust.operations.format_item(item, indent, workspace.root, test_file)
+        if formatted is None:
+            findings.append(Finding(test_file, 0, 0, "unformatted",
+                                    f"{rust.formatter} is not available or rejected the generated test; it is "
+                                    "inserted as written", severity="note"))
+            formatted = "".join(f"{indent}{line}\n" if line else "\n" for line in item.split("\n"))
+        text_to_insert += "\n" + _wrap_doc(indent, doc) + formatted
     if module.type == "mod_item":
         close = module.end_byte - 1
         insert_at = test_source.rfind(b"\n", 0, close) + 1
     else:
         insert_at = len(test_source)
-    text_to_insert = "\n" + doc + formatted
     return [Edit(test_file, insert_at, insert_at, text_to_insert.encode(), f"paged-flag:{key}:test")]
 
 
@@ -390,20 +542,32 @@ def _tests_module(source: bytes, path: str) -> tree_sitter.Node | None:
 
 
 def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, results_document: str,
-                        findings: list[Finding]) -> list[Edit]:
+                        findings: list[Finding]) -> tuple[list[Edit], ParityOutcome]:
+    """Edits moving the family's parity tests onto dense, and what the texts may say about it.
+
+    Without the parity test file, or without a test in it that runs the family's
+    checkpoint on a backend, there is nothing to update: a note says so.
+    """
     source = workspace.read(PARITY_TESTS)
     if source is None:
-        return []
+        findings.append(Finding(PARITY_TESTS, 0, 0, "not-in-tree",
+                                f"not in this tree: no engine-parity test to move onto dense for {site.display}; "
+                                "the texts say so", severity="note"))
+        return [], ParityOutcome(present=False)
     tree = parse(source, RUST)
     constants = {i.name.encode() for i in rust_items(source, tree)
                  if i.kind == "const" and _names_checkpoint(i.node, site.checkpoint)}
     edits = []
+    family_tests = []
     for item in rust_items(source, tree):
         if item.kind != "test":
             continue
         mentions_family = _names_checkpoint(item.node, site.checkpoint) or bool(
             constants & _identifier_names(item.node))
-        if not mentions_family or not _backend_variants(item.node) & {"Paged"}:
+        if not mentions_family or not _backend_variants(item.node):
+            continue
+        family_tests.append(item.name)
+        if "Paged" not in _backend_variants(item.node):
             continue
         loop = _loop_over_both_backends(item.node)
         if loop is None:
@@ -426,7 +590,11 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
             edits.append(Edit(PARITY_TESTS, at, at + len(b"on both backends"),
                               b"on the dense backend",
                               f"paged-flag:{key}:parity-doc"))
-    return edits
+    if not family_tests:
+        findings.append(Finding(PARITY_TESTS, 0, 0, "nothing-to-update",
+                                f"no test in {PARITY_TESTS} runs {site.checkpoint} on a decode storage backend; "
+                                "nothing to move onto dense", severity="note"))
+    return edits, ParityOutcome(present=True, tests=tuple(family_tests))
 
 
 def _loop_over_both_backends(function: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -460,7 +628,7 @@ def _names_checkpoint(node: tree_sitter.Node, checkpoint: str) -> bool:
     return any(d.type == "string_literal" and checkpoint.encode() in d.text for d in descendants(node))
 
 
-def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], results_document: str,
+def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, ParityOutcome]], results_document: str,
                     findings: list[Finding]) -> list[Edit]:
     """Record each flipped family in docs/CONTINUOUS_BATCHING.md.
 
@@ -475,9 +643,9 @@ def _record_in_docs(workspace: Workspace, flipped: list[FamilySite], results_doc
         return []
     edits = []
     paragraphs = []
-    for site in flipped:
+    for site, parity in flipped:
         note = (f"Measured in `{results_document}`: dense wins, so an explicit `--decode-storage-backend paged` "
-                "resolves to dense and the engine-parity paged row reports n/a.")
+                f"resolves to dense. {parity.sentence(site)}")
         row = _table_row(source, site.display)
         wanted = f"| {site.display} | false | {note} |".encode()
         if row is not None:
@@ -528,13 +696,22 @@ def _section_end(source: bytes, needle: bytes) -> int:
     return len(source)
 
 
+def _has_complete_cell(family: FamilyDecision) -> bool:
+    return any(cell.verdict != VERDICT_NO_DATA for cell in family.cells)
+
+
 def set_flags_from_decision(workspace: Workspace) -> StepResult:
     """The whole recipe as one step: every edit the decision implies."""
     decision = cast(DecisionDocument, workspace.options["decision"])
     results_document = decision.results_document
     findings: list[Finding] = []
     edits: list[Edit] = []
-    flipped: list[FamilySite] = []
+    flipped: list[tuple[FamilySite, ParityOutcome]] = []
+    if workspace.read(results_document) is None:
+        findings.append(Finding(results_document, 0, 0, "missing-results-document",
+                                f"the decision cites {results_document}, which this tree does not hold: write the "
+                                f"report into the tree (`paged-bench report {decision.run_dir} --out "
+                                f"ROOT/{results_document}`), or apply the decision to the tree it was written into"))
     for family in decision.families:
         key = family.name
         site = FAMILIES.get(key)
@@ -543,15 +720,56 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
                                     f"decision names family {key!r}, which this recipe does not know "
                                     f"(known: {', '.join(FAMILIES)})", severity="note"))
             continue
+        if not _has_complete_cell(family):
+            why = "; ".join(family.notes) or "no cell has a complete round"
+            findings.append(Finding(site.path, 0, 0, "no-data",
+                                    f"the decision has no complete cell for {key} ({family.model}): {why}; "
+                                    f"{site.wrapper}::{METHOD} is left as it is, with no 'Decided by measurement' "
+                                    "comment. Measure it (`paged-bench run`, then `report`) and apply that decision"))
+            continue
         value = family.supports_paged_decode_backend
-        edits += _set_flag(workspace, site, value, decision, family, findings)
-        if not value:
-            edits += _resolver_test(workspace, key, site, results_document, findings)
-            edits += _unpin_parity_tests(workspace, key, site, results_document, findings)
-            flipped.append(site)
+        if value:
+            edits += _set_flag(workspace, site, value, decision, family, findings)
+            _refuse_stale_tests(workspace, key, site, findings)
+            continue
+        parity_edits, parity = _unpin_parity_tests(workspace, key, site, results_document, findings)
+        where = _test_site(workspace, site, findings)
+        wrapper_test = wrapper_test_name(key) if where is not None and where.wrapper_path else None
+        flag_edits = _set_flag(workspace, site, value, decision, family, findings, parity, wrapper_test)
+        if where is not None and where.wrapper_path and not _wrapper_has_constant(workspace, site, flag_edits):
+            where = TestSite(where.scheduler, where.test_file, None, f"{site.wrapper} has no {CONSTANT} to read")
+        edits += flag_edits
+        if where is not None:
+            edits += _resolver_test(workspace, key, site, results_document, where, findings)
+        edits += parity_edits
+        flipped.append((site, parity))
     if flipped:
         edits += _record_in_docs(workspace, flipped, results_document, findings)
     return StepResult(edits=tuple(edits), findings=tuple(findings))
+
+
+def _wrapper_has_constant(workspace: Workspace, site: FamilySite, planned: list[Edit]) -> bool:
+    """Whether the wrapper has the constant now or the plan adds it."""
+    if any(edit.origin.endswith(":constant") for edit in planned):
+        return True
+    source = workspace.read(site.path)
+    return source is not None and _constant_of(rust_items(source), site, source) is not None
+
+
+def _refuse_stale_tests(workspace: Workspace, key: str, site: FamilySite, findings: list[Finding]) -> None:
+    """A decision that keeps paged, on a tree whose scheduler tests assert the family resolves to dense."""
+    for path in (*SCHEDULER_FILES, *SCHEDULER_TEST_FILES):
+        source = workspace.read(path)
+        if source is None:
+            continue
+        root = parse(source, RUST).root_node
+        for name in (literal_test_name(key), wrapper_test_name(key)):
+            test = find_function(root, name)
+            if test is not None:
+                line, col = line_col(source, test.start_byte)
+                findings.append(Finding(path, line, col, "stale-test",
+                                        f"{name} asserts {site.display} resolves to dense, which this decision "
+                                        "undoes; remove it (it was generated when the flag became false)"))
 
 
 def build(recipe: Recipe) -> Recipe:
