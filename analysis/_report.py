@@ -21,7 +21,7 @@ from datetime import date
 from io import BytesIO
 from pathlib import Path
 
-from analysis import _store
+import analysis._store as _store
 from analysis._collect import RunFolderDecision, decision_to_json, summarise_levels
 from analysis._decision import RULE_TEXT
 from analysis._run_folder import DECISION_FILE, HOST_FILE, OUTPUT_FOLDERS, RUNS_FILE

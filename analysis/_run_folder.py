@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import _store
+import analysis._store as _store
 from analysis._bench_output import BenchParseFailure, BenchTable, parse_bench_file
 
 RUNS_FILE = "runs.jsonl"

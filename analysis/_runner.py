@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from analysis import _store
+import analysis._store as _store
 from analysis._bench_output import BenchTable, parse_bench_file
 from analysis._host import collect_host_info
 from analysis._run_folder import (
