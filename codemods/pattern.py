@@ -48,7 +48,7 @@ _EXPANDO = "µ"
 _METAVARIABLE = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)")
 _COMMENT_TYPES = {kind for language in REGISTERED.values() for kind in language.comment_kinds}
 _CLOSERS = {")", "]", "}", ">"}
-LANGUAGES = parsed_languages()
+
 
 
 class PatternError(ValueError):
@@ -209,8 +209,8 @@ class Pattern:
     """
 
     def __init__(self, text: str, language: str) -> None:
-        if language not in LANGUAGES:
-            raise PatternError(f"patterns are for {' and '.join(LANGUAGES)}, not {language!r}")
+        if language not in parsed_languages():
+            raise PatternError(f"patterns are for {' and '.join(parsed_languages())}, not {language!r}")
         self.text = text
         self.language = language
         encoded = _encode(text.strip())

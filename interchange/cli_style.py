@@ -25,6 +25,11 @@ class UsageLine(click.ClickException):
     exit_code = EXIT_USAGE
 
 
+def one_line(error: BaseException) -> str:
+    """An exception's message on one line (its type's name when it has none)."""
+    return " ".join(str(error).split()) or type(error).__name__
+
+
 def wants_json(args: list[str]) -> bool:
     """Whether the command line asks for JSON output (`--json`, `--format json`, `--format=json`)."""
     return "--json" in args or "--format=json" in args or any(

@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from codemods.words import WORD_BYTES
+
 COMMENT = "comment"
 STRING = "string"
 
-_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 # Rust: the next byte that may change the lexical state.
 _RUST_EDGE = re.compile(rb"//[^\n]*|/\*|\"|'")
@@ -59,7 +60,7 @@ class Spans:
 
 
 def _word_before(source: bytes, position: int) -> bool:
-    return position > 0 and source[position - 1] in _WORD
+    return position > 0 and source[position - 1] in WORD_BYTES
 
 
 def _rust_raw_start(source: bytes, quote: int) -> tuple[int, bytes] | None:
@@ -140,10 +141,10 @@ def _rust_spans(source: bytes, stop: int) -> Spans | None:
 def _cpp_number_before(source: bytes, quote: int) -> bool:
     """True if the quote at `quote` is a digit separator (1'000, 0xFF'FF)."""
     cursor = quote
-    while cursor > 0 and (source[cursor - 1] in _WORD or source[cursor - 1] in b".'"):
+    while cursor > 0 and (source[cursor - 1] in WORD_BYTES or source[cursor - 1] in b".'"):
         cursor -= 1
     return cursor < quote and source[cursor:cursor + 1].isdigit() and quote + 1 < len(source) \
-        and source[quote + 1] in _WORD
+        and source[quote + 1] in WORD_BYTES
 
 
 def _cpp_spans(source: bytes, stop: int) -> Spans | None:

@@ -89,6 +89,12 @@ class Language:
         return getattr(importlib.import_module(module), function)(source, self.name, spans)
 
     @property
+    def item_kinds(self) -> tuple[str, ...]:
+        """The item kinds a recipe may delete: `deletable_kinds`, else the keys of the operations
+        module's `DELETABLE_KINDS` (a plug-in that describes its kinds in code says them once)."""
+        return self.deletable_kinds or tuple(getattr(self.operations, "DELETABLE_KINDS", ()))
+
+    @property
     def operations(self) -> LanguageOperations:
         return cast(LanguageOperations, importlib.import_module(self.operations_module))
 
@@ -140,7 +146,6 @@ register(Language(
     identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}),
     comment_kinds=frozenset({"line_comment", "block_comment"}),
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
-    deletable_kinds=("fn", "test", "struct", "enum", "type", "trait", "const", "mod", "bridge_fn", "macro"),
     formatter="rustfmt",
     mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"line_comment"}),

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from codemods.languages.registry import LANGUAGES, parsed_languages
 from codemods.plan.recipe import ItemTarget, PatternRewrite, Recipe, Rewording
 from codemods.recipes import bundled_files, module_name
+from interchange.cli_style import one_line
 
 
 class RecipeError(Exception):
@@ -38,7 +39,7 @@ def _module_from_file(path: Path):
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as error:
-        raise RecipeError(f"{path}: recipe failed to load: {type(error).__name__}: {_one_line(error)}") from None
+        raise RecipeError(f"{path}: recipe failed to load: {type(error).__name__}: {one_line(error)}") from None
     return module
 
 
@@ -57,7 +58,7 @@ def _from_toml_file(path: Path) -> Recipe:
     except OSError as error:
         raise RecipeError(f"{path}: cannot read the recipe file: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise RecipeError(f"{path}: not valid TOML: {_one_line(error)}") from None
+        raise RecipeError(f"{path}: not valid TOML: {one_line(error)}") from None
     for key in ("delete", "rewrite", "reword", "check_scope", "protected"):
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
@@ -83,7 +84,7 @@ def _from_toml_file(path: Path) -> Recipe:
             protected=tuple(data.get("protected", ())),
         )
     except (TypeError, ValueError, AttributeError) as error:
-        raise RecipeError(f"{path}: recipe does not match the schema: {_one_line(error)}") from None
+        raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
     return _built(path, data.get("build"), recipe)
 
 
@@ -108,7 +109,7 @@ def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
     except RecipeError:
         raise
     except (Exception, SystemExit) as error:
-        raise RecipeError(f"{path}: build {build} failed: {type(error).__name__}: {_one_line(error)}") from None
+        raise RecipeError(f"{path}: build {build} failed: {type(error).__name__}: {one_line(error)}") from None
     if not isinstance(built, Recipe):
         raise RecipeError(f"{path}: build {build} returned {type(built).__name__}, not a Recipe")
     return built
@@ -171,10 +172,6 @@ def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: 
     )
 
 
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split()) or type(error).__name__
-
-
 def _bad_path(path: object) -> str | None:
     """Why `path` cannot name a file of the tree (None if it can): relative POSIX, inside ROOT."""
     if not isinstance(path, str) or not path:
@@ -201,7 +198,7 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         problem = _bad_path(target.path)
         if problem:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")
-        kinds = LANGUAGES[target.language].deletable_kinds if target.language in LANGUAGES else ()
+        kinds = LANGUAGES[target.language].item_kinds if target.language in LANGUAGES else ()
         if target.kind not in kinds:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
                               f"{target.kind!r} (one of: {', '.join(kinds)})")

@@ -119,7 +119,7 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
             line, col = locate(start)
             findings.append(Finding(path, line, col, DANGLING,
                                     f"{name}: code still refers to an item the recipe deletes", symbol=name,
-                                    certainty=DEFINITE, reference="name",
+                                    certainty=DEFINITE, reference_kind="name",
                                     resolution="same spelling (names of this language are not resolved)"))
     return _one_per_place(findings)
 
@@ -128,11 +128,11 @@ def _reference_finding(path: str, reference: Reference, line: int, col: int, str
     name = reference.name
     if reference.certainty == DEFINITE:
         return Finding(path, line, col, DANGLING, f"{name}: code still refers to an item the recipe deletes",
-                       symbol=name, certainty=DEFINITE, reference=reference.kind, resolution=reference.resolution)
+                       symbol=name, certainty=DEFINITE, reference_kind=reference.kind, resolution=reference.resolution)
     return Finding(path, line, col, DANGLING,
                    f"{name}: may still refer to an item the recipe deletes ({reference.resolution})",
                    severity=BLOCKING if strict else NOTE, symbol=name, certainty=reference.certainty,
-                   reference=reference.kind, resolution=reference.resolution)
+                   reference_kind=reference.kind, resolution=reference.resolution)
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

@@ -164,7 +164,7 @@ def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], override
             "locations": [_location(finding.path, finding.line, finding.col, None, lines)],
         }
         properties = {key: value for key, value in (("symbol", finding.symbol), ("certainty", finding.certainty),
-                                                     ("reference", finding.reference),
+                                                     ("reference", finding.reference_kind),
                                                      ("resolution", finding.resolution)) if value}
         if properties:
             result["properties"] = properties

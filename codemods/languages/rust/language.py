@@ -11,7 +11,7 @@ from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import DEFINITE, Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
-from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
+from codemods.languages.rust.items import DELETABLE_KINDS, RustTarget, delete_rust_items, rust_items  # DELETABLE_KINDS: the registry reads the item kinds here
 from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
 
 

@@ -44,12 +44,12 @@ from interchange.decision import (
 
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import LANGUAGES
-from codemods.parse import RUST, descendants, parse
+from codemods.parse import RUST, descendants, node_text, parse
 from codemods.edit.item_spans import whole_lines
 from codemods.search.files import files_with_words
 from codemods.languages.rust.items import leading_trivia, rust_items
 from codemods.languages.rust.resolve import RustResolver
-from codemods.languages.rust.statements import find_function, line_indent, text
+from codemods.languages.rust.statements import find_function, line_indent
 from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 
 METHOD = "supports_paged_decode_backend"
@@ -577,7 +577,7 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
                                     "recipe does not rewrite; update it by hand"))
             continue
         # `for b in [Paged, Dense] { ... }` becomes `{ let b = Dense; ... }`.
-        pattern = text(source, loop.child_by_field_name("pattern"))
+        pattern = node_text(loop.child_by_field_name("pattern"))
         block = loop.child_by_field_name("body")
         indent = line_indent(source, loop.start_byte)
         edits.append(Edit(PARITY_TESTS, loop.start_byte, block.start_byte + 1,

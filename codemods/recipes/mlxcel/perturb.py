@@ -12,8 +12,8 @@ import dataclasses
 import math
 
 from codemods.edit.values import Edit, Finding
-from codemods.languages.rust.statements import find_function, text
-from codemods.parse import RUST, parse
+from codemods.languages.rust.statements import find_function
+from codemods.parse import RUST, node_text, parse
 from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 from codemods.recipes.mlxcel.paged_compat_removal import LAYERS_RS
 
@@ -66,7 +66,7 @@ class ScaleReturnedArray:
         if tail is None or tail.type.endswith("statement") or tail.type == "let_declaration":
             return StepResult(findings=(Finding(self.path, 0, 0, "shape-mismatch",
                                                 f"{function}: no tail expression to scale"),))
-        scaled = (f"({text(source, tail)})\n        .map(|out| ffi::multiply(&out, "
+        scaled = (f"({node_text(tail)})\n        .map(|out| ffi::multiply(&out, "
                   f"&ffi::from_slice_f32(&[{factor!r}_f32], &[1])))")
         return StepResult(edits=(Edit(self.path, tail.start_byte, tail.end_byte, scaled.encode(),
                                       f"perturb:{function}"),))
