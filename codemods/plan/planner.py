@@ -9,16 +9,14 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
 from codemods.parse import parse, reparse
-from codemods.plan.fork import Worker
 from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import DeleteItems, Reword, Rewrite, delete_in_file, targets_by_file
+from codemods.plan.stages import DeleteItems, Reword, Rewrite
 from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
@@ -83,48 +81,6 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
     return language.operations.parse_errors(source, tree)
 
 
-# The files a plan deletes from in the languages other than its main one go to a forked
-# process (`_fork`) when they are this big together: their parse then runs beside the
-# others' on the other CPU.
-FORK_BYTES = 64 * 1024
-
-
-def _forked_paths(workspace: Workspace, recipe: Recipe) -> list[str]:
-    """The files whose deletions and parse checks a child process takes (see FORK_BYTES): those
-    whose targets are all of one language other than the one with the most bytes to delete
-    from (its files are the ones the recipe's steps and rules most likely read too)."""
-    by_file = targets_by_file(recipe)
-    sources = {path: workspace.read(path) for path in by_file}
-    languages = {p: {t.language for t in targets} for p, targets in by_file.items() if sources[p] is not None}
-    sizes: dict[str, int] = {}
-    for path, names in languages.items():
-        if len(names) == 1:
-            name = next(iter(names))
-            sizes[name] = sizes.get(name, 0) + len(sources[path])
-    if len(sizes) < 2:
-        return []
-    kept = max(sizes, key=lambda name: sizes[name])
-    forked = [p for p, names in languages.items() if len(names) == 1 and kept not in names]
-    return forked if sum(len(sources[p]) for p in forked) >= FORK_BYTES else []
-
-
-def _start_worker(workspace: Workspace, recipe: Recipe, forked: list[str]) -> Worker:
-    """A child process deleting from the `forked` files, and later checking their parse
-    errors, while this process works on the rest."""
-    by_file = targets_by_file(recipe)
-    sources = {path: workspace.read(path) for path in forked}
-
-    def delete(path: str) -> Callable[[], object]:
-        return lambda: delete_in_file(recipe, path, sources[path], by_file[path])
-
-    def parse_errors(request: tuple[str, list[Edit]]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-        path, edits = request
-        source = workspace.read(path)
-        return _parse_errors(path, source), _parse_errors(path, splice(source, edits), (source, edits))
-
-    return Worker([(("delete", p), delete(p)) for p in forked], parse_errors)
-
-
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
                         dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
@@ -167,12 +123,11 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     return None
 
 
-def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, worker: Worker | None,
-                asked: list[Edit] | None) -> tuple[list[Finding], FileChange | None, bool]:
+def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> tuple[list[Finding],
+                                                                                     FileChange | None, bool]:
     """Whether the planned edits of one file may be written: the findings that say why not,
     else the change (None also when the edits change nothing); and whether the edits were
-    converted to the file's CRLF line endings. `worker` was `asked` about the file's parse
-    errors for those edits."""
+    converted to the file's CRLF line endings."""
     edits = list(workspace.edits[path])
     source = workspace.read(path)
     if source is None or not edits:
@@ -188,15 +143,14 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, wor
     as_written = with_line_endings_of(source, edits)
     crlf = as_written != edits
     edits = as_written
-    checked = worker.result(("errors", path), lambda: None) if worker is not None and asked == edits else None
-    errors_before = _parse_errors(path, source) if checked is None else checked[0]
+    errors_before = _parse_errors(path, source)
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
     if broken:
         line, col = line_col(source, errors_before[0][0])
         return [Finding(path, line, col, "unparseable-target",
                         "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
     result = splice(source, edits)
-    errors_after = _parse_errors(path, result, (source, edits)) if checked is None else checked[1]
+    errors_after = _parse_errors(path, result, (source, edits))
     if len(errors_after) > len(errors_before):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
@@ -269,9 +223,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if added:
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
-        forked = _forked_paths(workspace, recipe)
-        worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
-        stages = (DeleteItems(recipe, worker), *recipe.steps, Rewrite(recipe), Reword(recipe))
+        stages = (DeleteItems(recipe), *recipe.steps, Rewrite(recipe), Reword(recipe))
         for stage in stages:
             try:
                 take(stage(workspace))
@@ -282,15 +234,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
 
-        # The child checks its files' parse errors meanwhile, for the edits as they will be written;
-        # this process checks the child's files last, and takes the results in path order.
-        asked = {}
-        for path in forked:
-            if workspace.edits.get(path):
-                asked[path] = with_line_endings_of(workspace.read(path), list(workspace.edits[path]))
-                worker.ask(("errors", path), (path, asked[path]))
-        checks = {path: _check_file(root, recipe, workspace, path, worker if path in asked else None, asked.get(path))
-                  for path in sorted(workspace.edits, key=lambda p: (p in asked, p))}
+        checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
         written: dict[str, FileChange] = {}
         crlf: list[str] = []
         for path in sorted(checks):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Protocol
+from typing import Callable
 
 from codemods.edit.values import Edit, Finding
 from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
@@ -24,16 +24,6 @@ from codemods.plan.recipe import Recipe, StepResult, Workspace
 from codemods.plan.references import DeletedNames
 from codemods.plan.reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
-
-
-class Executor(Protocol):
-    """Runs some of a stage's work elsewhere (another process): `owns(key)` says whether it
-    took the job `key`, `result(key, fallback)` gives its answer, or `fallback()`'s when it
-    cannot."""
-
-    def owns(self, key: object) -> bool: ...
-
-    def result(self, key: object, fallback: Callable[[], object]) -> object: ...
 
 
 def already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
@@ -81,19 +71,12 @@ def delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> t
 
 @dataclass(frozen=True)
 class DeleteItems:
-    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`; the
-    files an `executor` owns are done there (in another process), the rest here."""
+    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`."""
 
     recipe: Recipe
-    executor: Executor | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
         by_file = targets_by_file(self.recipe)
-        done = {}
-        for path, targets in by_file.items():
-            source = workspace.read(path)
-            if source is not None and (self.executor is None or not self.executor.owns(("delete", path))):
-                done[path] = delete_in_file(self.recipe, path, source, targets)
         edits: list[Edit] = []
         deleted = DeletedNames()
         findings: list[Finding] = []
@@ -104,11 +87,7 @@ class DeleteItems:
                                         f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                         severity="note"))
                 continue
-            if path in done:
-                file_edits, file_deleted, notes = done[path]
-            else:
-                file_edits, file_deleted, notes = self.executor.result(
-                    ("delete", path), lambda: delete_in_file(self.recipe, path, source, targets))
+            file_edits, file_deleted, notes = delete_in_file(self.recipe, path, source, targets)
             edits += file_edits
             deleted.merge(file_deleted)
             findings += notes
