@@ -12,22 +12,13 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from codemods.cli.main import main
-from write_trees import BEFORE, RECIPE_TOML, make_tree, snapshot, write_recipe
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    return make_tree(tmp_path / "tree")
+from codemod_helpers import run_codemod
+from write_trees import BEFORE, RECIPE_TOML, snapshot, write_recipe
 
 
 def _apply(*args: str):
-    result = CliRunner().invoke(main, ["apply", *args])
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
+    return run_codemod("apply", *args)
 
 
 def _usage_error(*args: str) -> str:

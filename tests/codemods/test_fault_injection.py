@@ -33,11 +33,6 @@ from write_trees import AFTER, BEFORE, RECIPE, TARGETS, make_tree, snapshot, wri
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    return make_tree(tmp_path / "tree")
-
-
 def _changes(root: Path):
     return list(plan_recipe(root, RECIPE).changes)
 

@@ -152,6 +152,7 @@ def check_touched_files(outcome: Outcome) -> None:
     changed = [p.relative_to(outcome.after).as_posix() for p in outcome.after.rglob("*")
                if p.is_file() and p.read_bytes() != (outcome.before / p.relative_to(outcome.after)).read_bytes()]
     assert changed
+    unformatted = []
     for path in changed:
         language = language_of(path)
         if language not in (RUST, CPP):
@@ -161,8 +162,12 @@ def check_touched_files(outcome: Outcome) -> None:
         assert error_count(parse(after, language)) <= error_count(parse(before, language)), path
         if language == RUST:
             hunks_before, hunks_after = rustfmt_hunks(outcome.before / path), rustfmt_hunks(outcome.after / path)
-            if hunks_before is not None:
+            if hunks_before is None:
+                unformatted.append(path)
+            else:
                 assert hunks_after <= hunks_before, f"{path}: rustfmt hunks {hunks_before} -> {hunks_after}"
+    if unformatted:
+        pytest.skip(f"rustfmt is not installed: the rest held, but the rustfmt hunks of {unformatted} were not compared")
 
 
 @pytest.fixture(scope="module")
