@@ -10,7 +10,7 @@ from Rust only by the `extern "C++"` declarations of a cxx bridge.
 C++ uses are resolved within their file (codemods/languages/cpp/resolve.py). Python
 names, and names a recipe step reports removed without deleting an item, are
 matched by spelling in code. What each language resolves is its registered
-operations' `references` (see _languages.py).
+operations' `references` (see languages/registry.py).
 """
 
 from __future__ import annotations

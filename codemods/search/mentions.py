@@ -6,7 +6,7 @@ bytes, line by line like `rg -n`); the check gets its matches from ripgrep and
 only asks `classify_spans` for their kinds.
 
 A kind is lexical. For Rust and C++ a scan of the file's comments and
-string literals decides it (`_lexer`, no parse); only a file whose
+string literals decides it (`languages/lexer.py`, no parse); only a file whose
 comments or literals that scan cannot delimit is parsed with tree-sitter,
 and if that parse has errors too its matches get kind "unknown". Python
 files are classified by the standard tokenizer, "unknown" where they do not

@@ -1,7 +1,7 @@
 """The one place that writes files.
 
-`write_changes` writes a set of `FileChange`s (see _splice.py) all or
-nothing (see _journal.py), refusing any file that changed since it was read.
+`write_changes` writes a set of `FileChange`s (see codemods/edit/splice.py) all or
+nothing (see journal.py), refusing any file that changed since it was read.
 
 Symlinks: a planned path that is a symlink (or lies under one) is written
 through, replacing the file it resolves to and keeping the link, only when

@@ -2,7 +2,7 @@
 
 `apply_recipe` is what `codemod apply` does, returned as a frozen `RunResult`
 for the caller to render: it takes the tree's lock, finishes or rolls back a
-write that an earlier run left half done (see _journal.py), plans, and writes
+write that an earlier run left half done (see journal.py), plans, and writes
 the plan unless it is a dry run or blocked. A dry run takes no lock and
 touches nothing; it only says whether an interrupted run's journal is there.
 """

@@ -1,4 +1,4 @@
-"""Rust's operations for the language registry (_languages.py): deleting items, rule scopes,
+"""Rust's operations for the language registry (languages/registry.py): deleting items, rule scopes,
 identifiers and parse errors of .rs files."""
 
 from __future__ import annotations
