@@ -259,7 +259,8 @@ def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, a
                      paths relative to ROOT (or to the working directory)
     --format github  `::error file=...,line=...,col=...::` lines for GitHub Actions
     """
-    from codemods.plan.loader import RecipeError, dead_symbol_settings
+    from codemods.plan.errors import RecipeError
+    from codemods.plan.settings import dead_symbol_settings
     from codemods.report.base import CheckReport, reporter
     from codemods.search.check import check_files, check_tree
 

@@ -5,7 +5,7 @@ A recipe file's data becomes a `Recipe`; its `build` key names a Python
 function (`module:function`, the module beside the file) that adds what data
 cannot say (steps, parameters, paths the steps read) and returns the recipe.
 The dead-symbol settings `codemod check` needs are read from the files alone
-(`dead_symbol_settings`), without the engine.
+(`settings.py`), without the engine.
 """
 
 from __future__ import annotations
@@ -17,13 +17,10 @@ import importlib.util
 from pathlib import Path, PurePosixPath
 
 from codemods.languages.registry import LANGUAGES, parsed_languages
+from codemods.plan.errors import RecipeError
 from codemods.plan.recipe import ItemTarget, PatternRewrite, Recipe, Rewording
 from codemods.recipes import bundled_files, module_name
 from interchange.cli_style import one_line
-
-
-class RecipeError(Exception):
-    """A recipe id that is unknown or a recipe file that does not load."""
 
 
 def bundled_recipes() -> list[Recipe]:
@@ -290,50 +287,11 @@ def load_recipe(spec: str) -> Recipe:
     raise RecipeError(f"unknown recipe {spec!r} (bundled: {known}; or give a .py or .toml file)")
 
 
-def dead_symbol_settings(spec: str) -> tuple[str, str | None, tuple[str, ...]]:
-    """(id, dead-symbol pattern, check scope) of a recipe, read from its TOML file (and the files
-    it extends) without loading its code, so that `codemod check` stays fast; a .py recipe is
-    loaded. RecipeError for a pattern that is not a valid regex."""
-    recipe_id, pattern, scope = _dead_symbol_settings(spec)
-    if pattern is not None:
-        from codemods.search.files import search_pattern_problem
-
-        problem = search_pattern_problem(pattern) if isinstance(pattern, str) else "not a string"
-        if problem:
-            raise RecipeError(f"{spec}: dead_symbol_pattern {pattern!r} is not a valid pattern: {problem}")
-    return recipe_id, pattern, scope
-
-
-def _dead_symbol_settings(spec: str) -> tuple[str, str | None, tuple[str, ...]]:
-    import tomllib
-
-    path = bundled_files().get(spec) or Path(spec)
-    if path.suffix != ".toml":
-        recipe = load_recipe(spec)
-        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
-    if not path.is_file():
-        load_recipe(spec)  # raises the loader's own error
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        recipe = load_recipe(spec)  # raises the loader's own error
-        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
-    if "extends" in data and str(data["extends"]) in bundled_files():
-        base_id, pattern, scope = _dead_symbol_settings(str(data["extends"]))
-        return (str(data.get("id", f"{base_id}+{path.stem}")), data.get("dead_symbol_pattern", pattern),
-                tuple(data.get("check_scope", scope)))
-    if "extends" in data or not isinstance(data.get("id"), str):
-        recipe = load_recipe(spec)  # raises the loader's own error
-        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
-    return data["id"], data.get("dead_symbol_pattern"), tuple(data.get("check_scope", ()))
-
-
 __all__ = [
     "TOML_KEYS",
     "TOML_TABLE_KEYS",
     "RecipeError",
     "bundled_recipes",
-    "dead_symbol_settings",
     "load_recipe",
     "validate_recipe",
 ]

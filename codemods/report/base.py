@@ -9,14 +9,15 @@ one such file: `FORMATS` lists the modules here.
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 
-HERE = Path(__file__).parent
 _NOT_REPORTERS = {"__init__", "base", "diff"}
-FORMATS = tuple(sorted((p.stem for p in HERE.glob("*.py") if p.stem not in _NOT_REPORTERS),
+FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file__))
+                        if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
                        key=lambda name: (name != "text", name)))
 
 # Exit codes every reporter writes into its documents (the CLI's table).
