@@ -78,6 +78,7 @@ class Language:
     mention_classifier: str | None = None
     line_comment_kinds: frozenset[str] = frozenset()
     line_comment_markers: tuple[str, ...] = ()
+    lexer: str | None = None
 
     def classify_mentions(self, source: bytes, spans: list[tuple[int, int]]) -> list[str] | None:
         """The kind (code, comment, string, unknown) of each span, from `mention_classifier`
@@ -150,6 +151,7 @@ register(Language(
     mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"line_comment"}),
     line_comment_markers=("///", "//!", "//"),
+    lexer="codemods.languages.rust.lexer:spans",
 ))
 register(Language(
     CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
@@ -162,6 +164,7 @@ register(Language(
     mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"comment"}),
     line_comment_markers=("///", "//!", "//"),
+    lexer="codemods.languages.cpp.lexer:spans",
 ))
 register(Language(
     PYTHON, (".py",), "codemods.languages.python.language",
