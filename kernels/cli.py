@@ -15,6 +15,7 @@ import click
 import torch
 
 from codemods._cli_errors import HELP_OPTIONS, Command, UsageLine
+from kernels._exit import EXIT_DIFFERS, EXIT_OK
 from kernels._injections import Injection
 from kernels._shapes import (
     GPU_BYTES_PER_STATE_ELEMENT,
@@ -25,9 +26,9 @@ from kernels._shapes import (
 )
 from kernels.diff import DiffReport, run_diff
 from kernels.generations import GenerationComparison, GenerationFileError, compare_generations, load_tokens
+from kernels.tree_cli import run_tree
 
-EXIT_OK = 0
-EXIT_DIFFERS = 1
+__all__ = ["EXIT_DIFFERS", "EXIT_OK", "render_comparison", "render_report", "ssm_diff_main", "ssm_generations_main"]
 DIFF_EXIT_CODES = ("Exit codes: 0 every stage within budget; 1 a stage over budget; 2 usage error (one line, "
                    "`ssm-diff: error: ...`: bad flags, CUDA where torch has none, a batch that does not fit).")
 GENERATIONS_EXIT_CODES = ("Exit codes: 0 identical over the compared tokens; 1 they diverge; 2 usage error (one "
@@ -114,8 +115,6 @@ def ssm_diff_main(
         _check_fits(config, device)
     try:
         if tree is not None or show_kernel or instance is not None:
-            from kernels.tree_cli import run_tree
-
             raise SystemExit(run_tree(config, tree, device, inject, as_json, show_kernel, instance))
         report = run_diff(config, device, frozenset(Injection(name) for name in inject))
     except (MemoryError, torch.OutOfMemoryError) as error:

@@ -9,7 +9,7 @@ import click
 
 from codemods._cli_errors import UsageLine
 from kernels._shapes import UpdateConfig
-from kernels.cli import EXIT_DIFFERS, EXIT_OK
+from kernels._exit import EXIT_DIFFERS, EXIT_OK
 
 
 def run_tree(
