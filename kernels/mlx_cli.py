@@ -39,7 +39,7 @@ from kernels.mlx_engine import (
     make_case,
     prime_other_a_log,
     run_check,
-    test_reference,
+    parity_reference,
     versions,
 )
 from kernels.mlx_search import INJECTIONS, search
@@ -86,7 +86,7 @@ def child(root: Path, instance: str | None, seeds: list[int], stages: bool, sear
         results.append(result)
         if search_too:
             case = make_case(check)
-            cases.append((check, case, test_reference(check, case)))
+            cases.append((check, case, parity_reference(check, case)))
     out: dict[str, object] = {"results": results}
     if search_too:
         out["search"] = search(cases)
@@ -212,17 +212,18 @@ def render(report: dict) -> str:
     lines += ["", "[stages, one process] nrms against the test's reference (nrms against float64)"]
     lines.append(f"{'seed':<5} " + " ".join(f"{s:>21}" for s in ("dt'", "A", "decay", "state", "y")) + "  first deviating")
     for r in report["modes"]["one process"]:
-        cells = " ".join(f"{row['nrms']:>9.2e} ({row['nrms_f64']:.1e})" for row in r["stages"])
+        cells = " ".join(f"{row['nrms']:>9.2e} ({row['nrms_f64']:.1e})" if row["exposed"] else f"{'not exposed':>21}"
+                         for row in r["stages"])
         probe = "" if r["probe_matches_kernel"] else "  (probe's state/y differ from the kernel's)"
         lines.append(f"{r['seed']:<5} {cells}  {r['first_deviating_stage'] or 'none'}{probe}")
     lines += ["", "[injection search] state nrms against the test's reference, per seed; * = reproduces the seed's "
               "pattern (2069, 2071 in 1.8e-3..2.5e-3; 2067, 2068, 2070, 2073 under 1e-5)"]
     seeds = report["checks"]
-    lines.append(f"{'injection':<34} " + " ".join(f"{s:>9}" for s in seeds))
+    lines.append(f"{'injection':<52} " + " ".join(f"{s:>9}" for s in seeds))
     for row in report["search"]:
         name = " + ".join(row["inject"]) or "none"
         mark = "*" if row["reproduces_seed_pattern"] else " "
-        lines.append(f"{mark}{name:<33} " + " ".join(f"{row['state_nrms'][str(s)]:>9.2e}" for s in seeds))
+        lines.append(f"{mark}{name:<51} " + " ".join(f"{row['state_nrms'][str(s)]:>9.2e}" for s in seeds))
     reuse = report["modes"]["module reuse"]
     hits = [r for r in reuse if r["module"] == r["primed"]["module"]]
     lines.append(" module reuse (GPU, A_log's other dtype first)  " + " ".join(f"{r['state']['nrms']:>9.2e}" for r in reuse)

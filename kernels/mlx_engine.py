@@ -15,7 +15,7 @@ Python, through the `mlx` package:
   (`MLX_OPS`): its input expressions, template arguments, grid and
   threadgroup, and its compute_dt chain through `mx.compile`; the kernel text
   through `mx.fast.cuda_kernel`.
-* `test_reference`: the test's reference from MLX ops (softplus as the bridge
+* `parity_reference`: the test's reference from MLX ops (softplus as the bridge
   defines it, `logaddexp(x, 0)`); `float64_reference`: the same in numpy
   float64 from the input bytes.
 * `instrument`: a copy of the tree's kernel with three extra outputs that
@@ -209,7 +209,7 @@ class Reference:
     y: np.ndarray
 
 
-def test_reference(check: ParityCheck, case: dict[str, mx.array]) -> Reference:
+def parity_reference(check: ParityCheck, case: dict[str, mx.array]) -> Reference:
     """The parity test's reference, from MLX ops in float32 on the default device."""
     s = check.shape
     b, h, dh, g, ds = s.batch, s.heads, s.head_dim, s.groups, s.state_dim
@@ -345,16 +345,18 @@ class Instrumented:
     after_line: int
 
 
-STAGE_OUTPUTS = ("stage_dt", "stage_A", "stage_decay")
+STAGE_OUTPUTS = {"dt": "stage_dt", "A": "stage_A", "decay": "stage_decay"}
+"""The probe's extra output for each stage it captures (A only where the kernel holds it in a variable of its own)."""
 
 
 def instrument(kernel: TreeKernel) -> Instrumented:
     """Insert one line that stores dt', A and the decay once per (batch, head), after the kernel computes them.
 
-    The three are found by structure in the kernel body: the declaration that
+    They are found by structure among the body's top-level declarations: dt'
     reads the `dt` input (its index is the per-(batch, head) index the line
-    stores at), the one that reads `A_log`, and the first after both that uses
-    both their names.  Thread (0, 0) of row block 0 stores them.
+    stores at); the decay uses dt''s name and A's name or `A_log[...]`; A reads
+    `A_log` and not dt' (a kernel that forms A inline in the decay exposes no
+    A).  Thread (0, 0) of row block 0 stores them.
     """
     prefix = "void __ssm_stage_probe__() {\n"
     wrapped = (prefix + kernel.source + "\n}\n").encode()
@@ -377,29 +379,31 @@ def instrument(kernel: TreeKernel) -> Instrumented:
             subscripts = [n for n in descendants(value) if n.type == "subscript_expression"]
             reads = {node_text(n.child_by_field_name("argument")) for n in subscripts}
             used = {node_text(n) for n in descendants(value) if n.type == "identifier"}
+            uses_dt = "dt" in found and found["dt"][0] in used
             if reads == {"dt"} and "dt" not in found:
                 index = subscripts[0].child_by_field_name("indices")
                 index = index.named_children[0] if index is not None and index.named_children else None
                 found["dt"] = (name, statement, node_text(index) if index is not None else None)
-            elif reads == {"A_log"} and "A" not in found:
-                found["A"] = (name, statement, None)
-            elif "dt" in found and "A" in found and "decay" not in found and not subscripts \
-                    and {found["dt"][0], found["A"][0]} <= used:
+            elif uses_dt and "decay" not in found and reads <= {"A_log"} \
+                    and (reads == {"A_log"} or ("A" in found and found["A"][0] in used)):
                 found["decay"] = (name, statement, None)
-    missing = [role for role in ("dt", "A", "decay") if role not in found]
+            elif reads == {"A_log"} and not uses_dt and "A" not in found:
+                found["A"] = (name, statement, None)
+    missing = [role for role in ("dt", "decay") if role not in found]
     if missing or found["dt"][2] is None:
         raise TreeKernelError(f"{kernel.source_where}: cannot find where the kernel computes "
-                              f"{', '.join(missing) or 'the index of dt'} (a declaration reading dt[...], one reading "
-                              f"A_log[...], and one using both)")
+                              f"{', '.join(missing) or 'the index of dt'} (a declaration reading dt[...], and one "
+                              f"using it with A_log[...] or A)")
+    roles = [role for role in STAGE_OUTPUTS if role in found]
     index = found["dt"][2]
-    last = max((found[role][1] for role in ("dt", "A", "decay")), key=lambda n: n.end_byte)
-    stores = "; ".join(f"{out}[{index}] = {found[role][0]}" for out, role in zip(STAGE_OUTPUTS, ("dt", "A", "decay"),
-                                                                                  strict=True))
+    last = max((found[role][1] for role in roles), key=lambda n: n.end_byte)
+    stores = "; ".join(f"{STAGE_OUTPUTS[role]}[{index}] = {found[role][0]}" for role in roles)
     line = f" if (threadIdx.x == 0 && threadIdx.y == 0 && blockIdx.y == 0) {{ {stores}; }}"
     cut = last.end_byte - len(prefix.encode())
     raw = kernel.source.encode()
     source = (raw[:cut] + line.encode() + raw[cut:]).decode()
-    return Instrumented(kernel.name + "_stages", source, STAGE_OUTPUTS, line, last.end_point.row)
+    return Instrumented(kernel.name + "_stages", source, tuple(STAGE_OUTPUTS[role] for role in roles), line,
+                        last.end_point.row)
 
 
 # ---------------------------------------------------------------- one check
@@ -417,7 +421,7 @@ def run_check(kernel: TreeKernel, check: ParityCheck, stages: bool = True) -> di
     case = make_case(check)
     site = bind(kernel, check, case)
     out, state = (to_numpy(a) for a in launch(kernel, site)[:2])
-    ref, ref64 = test_reference(check, case), float64_reference(check, case)
+    ref, ref64 = parity_reference(check, case), float64_reference(check, case)
     y_tol, state_tol = tolerance_for(check.act_dtype), F32_TOLERANCE
     y_dev, state_dev = normalized_deviation(out, ref.y), normalized_deviation(state, ref.state)
     result: dict[str, object] = {
@@ -437,16 +441,20 @@ def run_check(kernel: TreeKernel, check: ParityCheck, stages: bool = True) -> di
         probe = instrument(kernel)
         outputs = launch(kernel, site, probe)
         got = {"y": to_numpy(outputs[0]), "state": to_numpy(outputs[1])}
-        got.update(zip(("dt", "A", "decay"), (to_numpy(a) for a in outputs[2:5]), strict=True))
+        by_output = {output: role for role, output in STAGE_OUTPUTS.items()}
+        got.update((by_output[name], to_numpy(a)) for name, a in zip(probe.extra_outputs, outputs[2:], strict=True))
         table = []
         for name in STAGES:
+            if name not in got:
+                table.append({"stage": name, "exposed": False})
+                continue
             budget = y_tol if name == "y" else F32_TOLERANCE
             nrms, nmax = normalized_deviation(got[name], getattr(ref, name))
             table.append({"stage": name, "nrms": nrms, "nmax": nmax, "budget": budget[0],
                           "nrms_f64": normalized_deviation(got[name], getattr(ref64, name))[0],
-                          "deviates": not (nrms < budget[0] and nmax < budget[1])})
+                          "deviates": not (nrms < budget[0] and nmax < budget[1]), "exposed": True})
         result["stages"] = table
-        result["first_deviating_stage"] = next((row["stage"] for row in table if row["deviates"]), None)
+        result["first_deviating_stage"] = next((row["stage"] for row in table if row.get("deviates")), None)
         result["probe_matches_kernel"] = bool(np.array_equal(got["state"], state) and np.array_equal(got["y"], out))
         result["probe_module"] = module_name(probe.name, site.template_values)
     return result
