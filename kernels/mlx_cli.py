@@ -126,8 +126,8 @@ def _spawn(root: Path, instance: str | None, seeds, cache: Path, **flags: bool) 
 
 
 def cache_files(folder: Path) -> list[str]:
-    """The custom-kernel files MLX left in a PTX cache folder."""
-    return sorted(p.name for p in folder.rglob("*") if p.is_file() and "custom_kernel" in p.name)
+    """Every file MLX left in a PTX cache folder, relative to it."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
 def run_engine(root: Path, instance: str | None, seeds: tuple[int, ...], order: str) -> dict[str, object]:
@@ -208,7 +208,10 @@ def render(report: dict) -> str:
                          + (f" (primed with A_log {r['primed']['primed_with_a_log']})" if "primed" in r else ""))
     lines += ["", "differences between modes: " + ("none (same y and state bytes)" if not report["differences"] else "")]
     lines += [f"  {line}" for line in report["differences"]]
-    lines += [f"PTX cache after the shared-cache runs: {', '.join(report['shared_cache_files']) or 'no custom-kernel files'}"]
+    files = report["shared_cache_files"]
+    custom = [f for f in files if "custom_kernel" in f]
+    lines += [f"PTX cache folder after the shared-cache runs: {len(files)} files, {len(custom)} of custom kernels"
+              + (f" ({', '.join(custom)})" if custom else "")]
     lines += ["", "[stages, one process] nrms against the test's reference (nrms against float64)"]
     lines.append(f"{'seed':<5} " + " ".join(f"{s:>21}" for s in ("dt'", "A", "decay", "state", "y")) + "  first deviating")
     for r in report["modes"]["one process"]:
