@@ -104,6 +104,9 @@ def _common_affixes(old: bytes, new: bytes) -> tuple[int, int]:
     suffix = 0
     while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
         suffix += 1
+    if suffix and new[len(new) - suffix] == 0x0A and old[len(old) - suffix - 1 : len(old) - suffix] == b"\r":
+        # The common suffix would split the old CRLF from the new bare LF: that LF is inserted.
+        suffix -= 1
     return prefix, suffix
 
 

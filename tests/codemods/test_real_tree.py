@@ -242,3 +242,17 @@ def test_the_real_tree_after_the_models_migrated(corpus: Path, tmp_path: Path) -
     outcome = run_removal(variant, tmp_path)
     check_outcome(outcome, migrated=True)
     assert rg_lines(outcome.after) == []
+
+
+def test_the_real_tree_with_crlf_target_files_stays_crlf(corpus: Path, tmp_path: Path) -> None:
+    """Every line the removal inserts (helper calls, reworded doc lines) takes the file's CRLF."""
+    variant = tmp_path / "variant"
+    shutil.copytree(corpus, variant, symlinks=True)
+    targets = sorted({t.path for t in RECIPE.deletions})
+    for path in targets:
+        (variant / path).write_bytes((variant / path).read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    result = CliRunner().invoke(main, ["apply", "--allow-dangling", str(variant)])
+    assert result.exit_code == 0, result.output
+    for path in targets:
+        after = (variant / path).read_bytes()
+        assert not re.findall(rb"(?<!\r)\n", after), path
