@@ -100,6 +100,8 @@ class DeleteItems:
         for path, targets in by_file.items():
             source = workspace.read(path)
             if source is None:
+                if path in workspace.unreadable:
+                    continue  # the plan reports it once, as unreadable
                 findings.append(Finding(path, 0, 0, "missing-file",
                                         f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                         severity="note"))
@@ -130,6 +132,8 @@ class Reword:
         for rewording in self.recipe.rewordings:
             source = workspace.read(rewording.path)
             if source is None:
+                if rewording.path in workspace.unreadable:
+                    continue  # the plan reports it once, as unreadable
                 findings.append(Finding(rewording.path, 0, 0, "missing-file",
                                         "file not found; its rewording rule was not applied", severity="note"))
                 continue
