@@ -52,8 +52,8 @@ def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
             line, col = line_col(source, second.start)
             findings.append(
                 Finding(first.path, line, col, "overlapping-edits",
-                        f"edits overlap: {first.origin} [{first.start},{first.end}) and "
-                        f"{second.origin} [{second.start},{second.end}); nothing written")
+                        f"edits overlap: {first.origin or 'an edit'} and {second.origin or 'an edit'} change "
+                        f"the same text; nothing written in this file")
             )
     return findings
 

@@ -145,10 +145,12 @@ def _start_worker(workspace: Workspace, recipe: Recipe, forked: list[str]) -> Wo
 
 
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
-                        dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
+                        dangling: list[Finding], mentioning: FileSearch | None, refused: set[str]) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
-    search for files in scope that match the pattern before the plan."""
+    search for files in scope that match the pattern before the plan. A `refused` file is left
+    out: its own finding says why nothing in it changes, and every mention it keeps would only
+    repeat that."""
     if mentioning is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
@@ -156,7 +158,7 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str,
     in_scope = {p for p in changes if path_in_scope(p, recipe.check_scope)}
     reported = {(f.path, f.line) for f in dangling}
     findings = []
-    for path in sorted(scope_hits | in_scope):
+    for path in sorted((scope_hits | in_scope) - refused):
         planned = planned_file(workspace, changes, path)
         if planned is None:
             continue
@@ -324,7 +326,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
                                        referring=referring)
         findings += dangling
-        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning)
+        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning, refused)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()

@@ -111,6 +111,9 @@ RECIPE_FILES = {
                             "unknown key [[deletions]] (did you mean 'delete'?)"),
     "misspelt_key.toml": ('id = "x"\n[[reword]]\npath = "a.rs"\nfnd = "a"\nreplace = "b"\n',
                           "[[reword]] entry 1: unknown key 'fnd' (did you mean 'find'?)"),
+    "reword_without_replace.toml": ('extends = "paged-compat-removal"\n[[reword]]\npath = "src/a.rs"\n'
+                                    'symbols = ["gone_a"]\n',
+                                    '[[reword]] entry 1: missing key \'replace\' (replace = "" deletes the text)'),
     "bad_pattern.toml": ('id = "x"\ndead_symbol_pattern = "frob_(compat"\n',
                          "dead_symbol_pattern 'frob_(compat' is not a valid pattern: missing ), unterminated "
                          "subpattern at position 5"),

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from codemod_helpers import readme_rewording_example
 from codemods.parse import CPP, RUST, error_count, language_of, parse
 from codemods.plan.planner import DANGLING, UNREWORDED, plan_recipe
 from codemods.cli.main import main
@@ -256,3 +257,26 @@ def test_the_real_tree_with_crlf_target_files_stays_crlf(corpus: Path, tmp_path:
     for path in targets:
         after = (variant / path).read_bytes()
         assert not re.findall(rb"(?<!\r)\n", after), path
+
+
+def test_the_readme_rewording_example_on_the_real_tree(real: Outcome, tmp_path: Path) -> None:
+    """The README's extending recipe replaces the bundled rule on the same sentence: the plan
+    blocks on the 19 model lines only, and says once which layout it recognised."""
+    local = tmp_path / "local.toml"
+    local.write_text(readme_rewording_example())
+    result = CliRunner().invoke(main, ["apply", "--dry-run", "--recipe", str(local), str(real.before)])
+    assert result.exit_code == 1
+    assert refused_locations(result.stderr) == sorted({":".join(x.split(":")[:2])
+                                                       for x in model_lines(real.rg_before)})
+    added = " ".join(line[5:] for line in result.stdout.splitlines() if line.startswith("+///"))
+    assert "The current state, described without the symbol names." in added
+    notes = [line for line in result.stderr.splitlines() if line.endswith("(note)")]
+    assert notes == [
+        "src/lib/mlxcel-core/src/cache.rs:8776:5: deleted test tests::paged_decode_metadata_rejects_invalid_block_size: "
+        "it exercises only removed items (PagedDecodeMetadata) (note)",
+        "layout '2026-07, before #2210' recognised (no cache/attend.rs; models still call the routes): its 11 "
+        "rewording rule(s) apply (note)",
+    ]
+    allowed = CliRunner().invoke(main, ["apply", "--dry-run", "--allow-dangling", "--recipe", str(local),
+                                        str(real.before)])
+    assert allowed.exit_code == 0, allowed.stderr
