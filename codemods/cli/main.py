@@ -75,10 +75,10 @@ def main() -> None:
 
     \b
     Typical use:
-      codemod recipes                  the bundled recipes and the options they take
-      codemod apply --dry-run ROOT     review a recipe's plan as a diff
-      codemod apply ROOT               write it (atomically, all files or none)
-      codemod check ROOT               fail if dead symbols came back
+      codemod recipes               the bundled recipes and the options they take
+      codemod apply --dry-run ROOT  review a recipe's plan as a diff
+      codemod apply ROOT            write it (atomically, all files or none)
+      codemod check ROOT            fail if dead symbols came back
     """
 
 
@@ -257,7 +257,8 @@ def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, a
     --format sarif   a SARIF 2.1.0 log on stdout for code scanning: a rule per
                      removed-symbol group of the pattern, a result per mention,
                      paths relative to ROOT (or to the working directory)
-    --format github  `::error file=...,line=...,col=...::` lines for GitHub Actions
+    --format github  `::error file=...,line=...,col=...::` lines for GitHub
+                     Actions
     """
     from codemods.plan.loader import RecipeError, dead_symbol_settings
     from codemods.report.base import CheckReport, reporter
