@@ -100,6 +100,9 @@ CASES = {
                                    "id must be a string, not 5"),
     "reword-without-replace": case("codemod apply --dry-run --recipe no_replace.toml {tree}",
                                    "[[reword]] entry 1: missing key 'replace'"),
+    "perturb-unknown-function": case("codemod apply --recipe perturb-pooled-output --param function=nope "
+                                     "--dry-run {tree}", "--param function=nope: no function nope in "
+                                                         "src/lib/mlxcel-core/src/layers.rs"),
     # ---- more
     "apply-subfolder-of-tree": case("codemod apply --dry-run src/models", "probably", cwd="{tree}"),
     "apply-empty-folder": case("codemod apply empty-folder", "holds none of src/lib/mlxcel-core"),
