@@ -135,7 +135,7 @@ def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Men
     lines = _Lines(root)
     results = []
     for mention in mentions:
-        index = _group_of(mention.symbol, groups)
+        index = _group_of(mention.matched, groups)
         results.append({
             "ruleId": rules[index]["id"],
             "ruleIndex": index,

@@ -280,3 +280,13 @@ def test_the_readme_rewording_example_on_the_real_tree(real: Outcome, tmp_path: 
     allowed = CliRunner().invoke(main, ["apply", "--dry-run", "--allow-dangling", "--recipe", str(local),
                                         str(real.before)])
     assert allowed.exit_code == 0, allowed.stderr
+
+
+def test_check_names_the_identifier_that_holds_a_match_at_its_start(real: Outcome) -> None:
+    result = CliRunner().invoke(main, ["check", str(real.before)])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert "src/models/gemma3.rs:33:37: RotatingPagedDecodeMetadata [code]" in lines
+    assert not [line for line in lines if line.startswith("src/models/gemma3.rs:33:45:")]
+    assert sorted({":".join(line.split(":")[:2]) for line in lines}) == \
+        sorted({":".join(line.split(":")[:2]) for line in real.rg_before})
