@@ -24,6 +24,7 @@ from codemods.report.base import EXIT_FINDINGS, EXIT_OK, FORMATS
 # The recipe `apply` and `check` run when --recipe is not given.
 DEFAULT_RECIPE = "paged-compat-removal"
 
+EXIT_INTERRUPTED = 130
 USAGE_ERROR_TEXT = "2 usage error (one line, `codemod: error: ...`"
 EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
               f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
@@ -192,10 +193,12 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     --format sarif or github puts the findings on stdout instead, as a SARIF
     2.1.0 log or as GitHub annotations (no diff).
 
-    The write is journaled in ROOT/.codemod-journal/: if a run dies part way,
-    the next `codemod apply ROOT` first puts the files back (or finishes, if
-    all were written) and says so. Two runs on one tree never interleave: the
-    second stops at once (exit 1).
+    The write is journaled (in ROOT/.git/codemod/ when ROOT is a git work
+    tree, else in ROOT/.codemod-journal/): if a run dies part way, the next
+    `codemod apply ROOT` first puts the files back (or finishes, if all were
+    written) and says so; `codemod check ROOT` warns while a journal waits.
+    Two runs on one tree never interleave: the second stops at once (exit 1).
+    Ctrl-C during the write puts back what was written (exit 130).
     """
     from codemods.plan.planner import USAGE_ERROR
     from codemods.report.base import ApplyReport, reporter
@@ -207,8 +210,11 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     _root_problem(root)
     options = _options(params, param_files, decision)
     recipe = _load(recipe_spec)
-    run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
-                       allow_unreworded=allow_unreworded, strict=strict, options=options)
+    try:
+        run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
+                           allow_unreworded=allow_unreworded, strict=strict, options=options)
+    except KeyboardInterrupt:
+        _interrupted(root)
     plan = run.plan
     if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
@@ -224,6 +230,29 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
                          colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)
+
+
+def _interrupted(root: Path) -> None:
+    """Ctrl-C during `apply`: say what state the tree is in (never that files changed), exit 130."""
+    from codemods.write.journal import journal_path, journal_present
+
+    if journal_present(root):
+        state = (f"the write stopped part way; `codemod apply {root}` puts the files back from "
+                 f"{journal_path(root)}/")
+    else:
+        state = "no file is half written (a write in progress was put back)"
+    _echo_err(f"codemod: interrupted (Ctrl-C); {state}")
+    sys.exit(EXIT_INTERRUPTED)
+
+
+def _pending_journal(root: Path) -> str | None:
+    """The warning `check` prints while an interrupted apply's journal waits in ROOT."""
+    from codemods.write.journal import journal_path, journal_present
+
+    if not journal_present(root):
+        return None
+    return (f"codemod check: warning: {journal_path(root)}/ is left from an interrupted `codemod apply`: "
+            f"files may be half written; `codemod apply {root}` recovers them")
 
 
 @main.command(epilog=(f"Exit codes: 0 clean; 1 mentions found; {USAGE_ERROR_TEXT}: bad arguments, a ROOT that "
@@ -294,4 +323,7 @@ def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, a
         exit_code = EXIT_USAGE if result.errors else EXIT_OK
     report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code)
     _echo(reporter(output_format).render_check(report))
+    warning = _pending_journal(root)
+    if warning is not None:
+        _echo_err(warning)
     sys.exit(exit_code)

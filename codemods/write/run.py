@@ -57,7 +57,7 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
     input or on a failed write: what went wrong is in the result.
     """
     from codemods.write.atomic import TreeLocked, WriteFailed, WriteRefused, write_changes
-    from codemods.write.journal import JOURNAL_DIR, journal_present, recover, tree_lock
+    from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
 
     root = Path(root)
     settings = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict,
@@ -66,7 +66,7 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
         # Wrong input: nothing to lock or recover; the plan carries the usage-error finding.
         return RunResult(root, dry_run, plan_recipe(root, recipe, **settings))
     if dry_run:
-        note = (f"note: {JOURNAL_DIR}/ is left from an interrupted run; `codemod apply {root}` recovers it "
+        note = (f"note: {shown(root, journal_path(root))}/ is left from an interrupted run; `codemod apply {root}` recovers it "
                 f"before planning" if journal_present(root) else None)
         return RunResult(root, True, plan_recipe(root, recipe, **settings), recovery=note)
     try:
