@@ -1,7 +1,7 @@
 """Edits to bytes, without touching the disk: what the planner and the writer share.
 
 `splice` turns a file's edits into its new bytes (call `conflicts` first to
-refuse overlaps), `map_offset` maps an offset of the result back to the
+refuse overlaps; `apply_edits` does both), `map_offset` maps an offset of the result back to the
 source, `with_line_endings_of` makes inserted text use the file's line
 ending, `resolve_inside` says which real file a planned path names, and
 `FileChange` records what was read and what will be written.
@@ -68,6 +68,15 @@ def splice(source: bytes, edits: list[Edit]) -> bytes:
         cursor = edit.end
     out += source[cursor:]
     return bytes(out)
+
+
+def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
+    """`source` with `edits` (of one file, e.g. what `Rewrite.edits` returns) applied; ValueError
+    naming both edits when two overlap. The public form of `splice`."""
+    overlaps = conflicts(list(edits), source)
+    if overlaps:
+        raise ValueError("; ".join(f.render() for f in overlaps))
+    return splice(source, list(edits))
 
 
 def map_offset(edits: list[Edit], after_offset: int) -> int:
@@ -151,6 +160,7 @@ def resolve_inside(root: Path, path: str) -> Path | None:
 
 __all__ = [
     "FileChange",
+    "apply_edits",
     "conflicts",
     "digest",
     "line_ending",
