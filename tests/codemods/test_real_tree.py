@@ -290,3 +290,13 @@ def test_check_names_the_identifier_that_holds_a_match_at_its_start(real: Outcom
     assert not [line for line in lines if line.startswith("src/models/gemma3.rs:33:45:")]
     assert sorted({":".join(line.split(":")[:2]) for line in lines}) == \
         sorted({":".join(line.split(":")[:2]) for line in real.rg_before})
+
+
+def test_without_rustfmt_the_helper_calls_are_what_rustfmt_writes(real: Outcome, monkeypatch) -> None:
+    import codemods.languages.rust.format as format_module
+
+    with_rustfmt = plan_recipe(real.before, RECIPE, allow_dangling=True)
+    monkeypatch.setattr(format_module.shutil, "which", lambda name: None)
+    without = plan_recipe(real.before, RECIPE, allow_dangling=True)
+    assert "formatted-without-rustfmt" in {f.code for f in without.findings}
+    assert {c.path: c.after for c in without.changes} == {c.path: c.after for c in with_rustfmt.changes}
