@@ -244,3 +244,15 @@ def test_the_fixture_is_recognised_as_the_2230_layout_and_gets_no_other_note(tre
     sarif = CliRunner().invoke(main, ["apply", "--dry-run", "--format", "sarif", str(tree)])
     [note] = json.loads(sarif.stdout)["runs"][0]["results"]
     assert note["ruleId"] == "layout" and "locations" not in note
+
+
+def test_the_fixture_helper_keeps_the_file_qualified_names_and_shadows_no_parameter(tree: Path) -> None:
+    """Issue 23, point 15, on a file that writes `ffi::` and has no dtype module: the helper
+    qualifies its bridge calls and reads the float32 tag off an array, under names of its own."""
+    result = CliRunner().invoke(main, ["apply", str(tree)])
+    assert result.exit_code == 0, result.output
+    tests = (tree / FFI_TESTS_RS).read_text()
+    helper = tests.split("fn dense_reference_decode_attention(", 1)[1].split("\n}\n", 1)[0]
+    assert "let float32 = ffi::array_dtype(&scale_array);" in helper and "dtype::FLOAT32" not in helper
+    for parameter in ("q", "keys", "values", "scale"):
+        assert not re.search(rf"let (mut )?{parameter} =", helper), parameter

@@ -300,3 +300,17 @@ def test_without_rustfmt_the_helper_calls_are_what_rustfmt_writes(real: Outcome,
     without = plan_recipe(real.before, RECIPE, allow_dangling=True)
     assert "formatted-without-rustfmt" in {f.code for f in without.findings}
     assert {c.path: c.after for c in without.changes} == {c.path: c.after for c in with_rustfmt.changes}
+
+
+def test_the_helper_follows_the_file_conventions_and_the_reword_keeps_unrelated_detail(real: Outcome) -> None:
+    """Issue 23, point 15: the real ffi_tests.rs calls bridge functions unqualified (`use super::*`)
+    and names `dtype::FLOAT32`; the helper does the same and shadows none of its parameters."""
+    tests = (real.after / FFI_TESTS_RS).read_text()
+    helper = tests.split(f"fn {HELPER}(", 1)[1].split("\n}\n", 1)[0]
+    assert "ffi::" not in helper and "array_dtype" not in helper
+    assert "astype(q, dtype::FLOAT32)" in helper
+    for parameter in ("q", "keys", "values", "scale"):
+        assert not re.search(rf"let (mut )?{parameter} =", helper), parameter
+    layers = " ".join((real.after / "src/lib/mlxcel-core/src/layers.rs").read_text().split())
+    assert ("pool intercept (gather + standard SDPA, `src/models/llama3.rs` /// `is_paged_backed()`), never this "
+            "function.") in layers

@@ -27,6 +27,7 @@ own deletions); a missing one is a blocking finding.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -84,6 +85,33 @@ class _Run:
 
 class _Mismatch(Exception):
     """A part of an oracle run that does not have the expected form (the message names it)."""
+
+
+# The template's float32 tag, read off an array; a file that names `dtype::FLOAT32` gets that.
+_FLOAT32_FROM_ARRAY = ("    // The float32 dtype tag, read off a float32 array.\n"
+                       f"    let float32 = {_BRIDGE_MODULE}::array_dtype(&scale_array);\n")
+
+
+def _code_mentions(source: bytes, text: bytes) -> int:
+    """How often `text` occurs in the code of a Rust file (comments and strings left out)."""
+    from codemods.search.mentions import CODE, mentions_in_source
+
+    return sum(1 for m in mentions_in_source("f.rs", source, re.compile(re.escape(text))) if m.kind == CODE)
+
+
+def _with_dtype_constant(piece: str, source: bytes) -> str:
+    """The generated code using `dtype::FLOAT32` where the file it goes into does."""
+    if _FLOAT32_FROM_ARRAY not in piece or not _code_mentions(source, b"dtype::FLOAT32"):
+        return piece
+    return piece.replace(_FLOAT32_FROM_ARRAY, "").replace(", float32)", ", dtype::FLOAT32)")
+
+
+def _with_bridge_names_as_written(piece: str, source: bytes) -> str:
+    """The generated code calling bridge functions unqualified where the file it goes into never
+    writes `ffi::` (it reaches them through `use super::*;` or the like)."""
+    if _code_mentions(source, f"{_BRIDGE_MODULE}::".encode()):
+        return piece
+    return re.sub(rf"\b{_BRIDGE_MODULE}::", "", piece)
 
 
 # rustfmt's default max_width: the width the helper calls are laid out to without rustfmt.
@@ -177,8 +205,10 @@ class OracleRewrite:
                                             "not rewritten"))
         if not runs or any(f.blocking for f in findings):
             return StepResult(findings=tuple(findings))
-        pieces = self._helper_pieces(tree, any(len(run.keys) > 1 for _, run in runs))
+        pieces = [_with_dtype_constant(p, source) for p in
+                  self._helper_pieces(tree, any(len(run.keys) > 1 for _, run in runs))]
         findings += self._missing_bridge_functions(workspace, pieces)
+        pieces = [_with_bridge_names_as_written(p, source) for p in pieces]
         if any(f.blocking for f in findings):
             return StepResult(findings=tuple(findings))
         removed = []
