@@ -210,11 +210,16 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     _root_problem(root)
     options = _options(params, param_files, decision)
     recipe = _load(recipe_spec)
+    progress = _Progress() if sys.stderr.isatty() else None
     try:
         run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
-                           allow_unreworded=allow_unreworded, strict=strict, options=options)
+                           allow_unreworded=allow_unreworded, strict=strict, options=options, progress=progress)
     except KeyboardInterrupt:
+        if progress is not None:
+            progress.clear()
         _interrupted(root)
+    if progress is not None:
+        progress.clear()
     plan = run.plan
     if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
@@ -230,6 +235,25 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
                          colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)
+
+
+class _Progress:
+    """What a long `apply` is doing, on one line of a terminal's stderr, rewritten as it goes and
+    cleared before the report (never on a pipe or file: the CLI passes none there)."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, message: str) -> None:
+        sys.stderr.write(f"\r\x1b[Kcodemod: {message}...")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
 
 
 def _interrupted(root: Path) -> None:

@@ -248,9 +248,18 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
     return root_problem(root, recipe.footprint(), f"the paths recipe {recipe.id} works on")
 
 
+def _stage_name(stage: object) -> str:
+    return {DeleteItems: "deleting items", Rewrite: "rewriting by pattern", Reword: "rewording"}.get(
+        type(stage), f"step {getattr(stage, '__name__', type(stage).__name__)}")
+
+
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
-                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None) -> Plan:
+                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None,
+                progress: Callable[[str], None] | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
+
+    `progress`, when given, is told what the plan is doing as each long step starts (the CLI
+    shows it on a terminal).
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
     gives a plan with no changes and one blocking finding of code "usage-error".
@@ -293,7 +302,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         forked = _forked_paths(workspace, recipe)
         worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
         stages = (DeleteItems(recipe, worker), *recipe.steps, Rewrite(recipe), Reword(recipe))
+        say = progress or (lambda _message: None)
         for stage in stages:
+            say(_stage_name(stage))
             try:
                 take(stage(workspace))
             except RecipeInputError as error:
@@ -310,6 +321,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if workspace.edits.get(path):
                 asked[path] = with_line_endings_of(workspace.read(path), list(workspace.edits[path]))
                 worker.ask(("errors", path), (path, asked[path]))
+        say(f"checking that {len(workspace.edits)} edited file(s) still parse")
         checks = {path: _check_file(root, recipe, workspace, path, worker if path in asked else None, asked.get(path))
                   for path in sorted(workspace.edits, key=lambda p: (p in asked, p))}
         written: dict[str, FileChange] = {}
@@ -323,9 +335,11 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 written[path] = change
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
+        say("looking for uses of what the plan deletes")
         dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
                                        referring=referring)
         findings += dangling
+        say("looking for mentions of removed symbols")
         findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning, refused)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
