@@ -156,8 +156,7 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
 @click.option("--param-file", "param_files", multiple=True, metavar="NAME=PATH",
               help="An option the recipe declares whose value is a file; repeatable.")
 @click.option("--decision", "decision", type=click.Path(path_type=Path), default=None, metavar="FILE",
-              help="Short for --param-file decision=FILE (a run folder of `paged-bench report`: its "
-                   "decision.json).")
+              help="Short for --param-file decision=FILE.")
 @click.option("--allow-dangling", is_flag=True,
               help="Apply even though code still refers to deleted items (fix them by hand from the report).")
 @click.option("--allow-unreworded", is_flag=True,

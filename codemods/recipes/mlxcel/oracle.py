@@ -27,7 +27,6 @@ own deletions); a missing one is a blocking finding.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -92,16 +91,17 @@ _FLOAT32_FROM_ARRAY = ("    // The float32 dtype tag, read off a float32 array.\
                        f"    let float32 = {_BRIDGE_MODULE}::array_dtype(&scale_array);\n")
 
 
-def _code_mentions(source: bytes, text: bytes) -> int:
-    """How often `text` occurs in the code of a Rust file (comments and strings left out)."""
-    from codemods.search.mentions import CODE, mentions_in_source
+def _code_mentions(source: bytes, text: str) -> int:
+    """How often `text` (letters, digits, `_` and `:` only) occurs in the code of a Rust file
+    (comments and strings left out)."""
+    from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
 
-    return sum(1 for m in mentions_in_source("f.rs", source, re.compile(re.escape(text))) if m.kind == CODE)
+    return sum(1 for m in mentions_in_source("f.rs", source, compile_pattern(text)) if m.kind == CODE)
 
 
 def _with_dtype_constant(piece: str, source: bytes) -> str:
     """The generated code using `dtype::FLOAT32` where the file it goes into does."""
-    if _FLOAT32_FROM_ARRAY not in piece or not _code_mentions(source, b"dtype::FLOAT32"):
+    if _FLOAT32_FROM_ARRAY not in piece or not _code_mentions(source, "dtype::FLOAT32"):
         return piece
     return piece.replace(_FLOAT32_FROM_ARRAY, "").replace(", float32)", ", dtype::FLOAT32)")
 
@@ -109,9 +109,9 @@ def _with_dtype_constant(piece: str, source: bytes) -> str:
 def _with_bridge_names_as_written(piece: str, source: bytes) -> str:
     """The generated code calling bridge functions unqualified where the file it goes into never
     writes `ffi::` (it reaches them through `use super::*;` or the like)."""
-    if _code_mentions(source, f"{_BRIDGE_MODULE}::".encode()):
+    if _code_mentions(source, f"{_BRIDGE_MODULE}::"):
         return piece
-    return re.sub(rf"\b{_BRIDGE_MODULE}::", "", piece)
+    return piece.replace(f"{_BRIDGE_MODULE}::", "")
 
 
 # rustfmt's default max_width: the width the helper calls are laid out to without rustfmt.
