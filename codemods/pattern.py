@@ -377,11 +377,14 @@ class Rewrite:
         return edits
 
 
-def replace_all(source: bytes, tree: tree_sitter.Tree, pattern: Pattern, template: str) -> bytes:
-    """`source` with every outermost match of `pattern` replaced by `template` (a convenience)."""
-    from codemods.edit.splice import splice
+def replace_all(source: bytes, tree: tree_sitter.Tree | None, pattern: Pattern, template: str) -> bytes:
+    """`source` with every outermost match of `pattern` replaced by `template` (a convenience).
 
-    return splice(source, Rewrite(pattern, template).edits("", source, tree.root_node))
+    `tree` is a tree-sitter parse of `source`, or None to have it parsed here (as `find_all`
+    and `Rewrite.edits` do)."""
+    from codemods.edit.splice import apply_edits
+
+    return apply_edits(source, Rewrite(pattern, template).edits("", source, tree.root_node if tree else None))
 
 
 __all__ = ["Match", "Pattern", "PatternError", "Rewrite", "metavariables", "replace_all", "same_code"]

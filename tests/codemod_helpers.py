@@ -1,9 +1,10 @@
 """The before/after harness (assert_recipe, and assert_deletes on top of it for one file), the
-inline-source dedent, and rustfmt_clean."""
+inline-source dedent, rustfmt_clean, and the README's rewording example."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -129,3 +130,10 @@ def rustfmt_clean(source: bytes) -> bool:
     result = subprocess.run(["rustfmt", "--edition", "2024", "--config", f"newline_style={style}", "--emit", "stdout"],
                             input=source, capture_output=True, env={"RUSTUP_TOOLCHAIN": "stable", **os.environ})
     return result.returncode == 0 and result.stdout == source
+
+
+def readme_rewording_example() -> str:
+    """The README's recipe file that extends the bundled recipe with a rewording rule."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```toml\n(.*?)```", readme, flags=re.S)]
+    return next(block for block in blocks if block.startswith('extends = "paged-compat-removal"'))

@@ -63,7 +63,8 @@ def _from_toml_file(path: Path) -> Recipe:
     try:
         deletions = tuple(ItemTarget(**d) for d in data.get("delete", []))
         rewrites = tuple(PatternRewrite(**r) for r in data.get("rewrite", []))
-        rewordings = tuple(Rewording(**r) for r in data.get("reword", []))
+        source = data["id"] if isinstance(data.get("id"), str) and data["id"] else path.name
+        rewordings = rewordings_from(data.get("reword", []), source)
         if "extends" in data:
             return _extended(path, str(data["extends"]), data, deletions, rewrites, rewordings)
         if "id" not in data:
@@ -83,6 +84,12 @@ def _from_toml_file(path: Path) -> Recipe:
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
     return _built(path, data.get("build"), recipe)
+
+
+def rewordings_from(tables: list, source: str) -> tuple[Rewording, ...]:
+    """`[[reword]]` tables as rules, each labelled `SOURCE [[reword]] N` for messages."""
+    return tuple(dataclasses.replace(Rewording(**table), rule=f"{source} [[reword]] {number}")
+                 for number, table in enumerate(tables, start=1))
 
 
 def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
@@ -118,8 +125,10 @@ TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_
 TOML_TABLE_KEYS = {
     "delete": tuple(f.name for f in dataclasses.fields(ItemTarget)),
     "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),
-    "reword": tuple(f.name for f in dataclasses.fields(Rewording)),
+    "reword": tuple(f.name for f in dataclasses.fields(Rewording) if f.name != "rule"),
 }
+# Keys a table must have (`replace = ""` deletes the text: it must be said, never implied).
+TOML_REQUIRED_KEYS = {"reword": ("path", "replace")}
 
 
 def _closest(word: str, valid: tuple[str, ...]) -> str:
@@ -144,6 +153,10 @@ def _refuse_unknown_keys(path: Path, data: dict) -> None:
                 if key not in keys:
                     raise RecipeError(f"{path}: [[{table}]] entry {number}: unknown key {key!r} "
                                       f"({_closest(key, keys)})")
+            for key in TOML_REQUIRED_KEYS.get(table, ()):
+                if key not in entry:
+                    hint = ' (replace = "" deletes the text)' if key == "replace" else ""
+                    raise RecipeError(f"{path}: [[{table}]] entry {number}: missing key {key!r}{hint}")
 
 
 def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: tuple, rewordings: tuple) -> Recipe:
@@ -289,9 +302,11 @@ def load_recipe(spec: str) -> Recipe:
 
 __all__ = [
     "TOML_KEYS",
+    "TOML_REQUIRED_KEYS",
     "TOML_TABLE_KEYS",
     "RecipeError",
     "bundled_recipes",
     "load_recipe",
+    "rewordings_from",
     "validate_recipe",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
@@ -82,10 +83,12 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
 
 
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
-                        dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
+                        dangling: list[Finding], mentioning: FileSearch | None, refused: set[str]) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
-    search for files in scope that match the pattern before the plan."""
+    search for files in scope that match the pattern before the plan. A `refused` file is left
+    out: its own finding says why nothing in it changes, and every mention it keeps would only
+    repeat that."""
     if mentioning is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
@@ -93,7 +96,7 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str,
     in_scope = {p for p in changes if path_in_scope(p, recipe.check_scope)}
     reported = {(f.path, f.line) for f in dangling}
     findings = []
-    for path in sorted(scope_hits | in_scope):
+    for path in sorted((scope_hits | in_scope) - refused):
         planned = planned_file(workspace, changes, path)
         if planned is None:
             continue
@@ -181,9 +184,18 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
     return root_problem(root, recipe.footprint(), f"the paths recipe {recipe.id} works on")
 
 
+def _stage_name(stage: object) -> str:
+    return {DeleteItems: "deleting items", Rewrite: "rewriting by pattern", Reword: "rewording"}.get(
+        type(stage), f"step {getattr(stage, '__name__', type(stage).__name__)}")
+
+
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
-                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None) -> Plan:
+                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None,
+                progress: Callable[[str], None] | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
+
+    `progress`, when given, is told what the plan is doing as each long step starts (the CLI
+    shows it on a terminal).
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
     gives a plan with no changes and one blocking finding of code "usage-error".
@@ -224,7 +236,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
         stages = (DeleteItems(recipe), *recipe.steps, Rewrite(recipe), Reword(recipe))
+        say = progress or (lambda _message: None)
         for stage in stages:
+            say(_stage_name(stage))
             try:
                 take(stage(workspace))
             except RecipeInputError as error:
@@ -234,6 +248,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
 
+        say(f"checking that {len(workspace.edits)} edited file(s) still parse")
         checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
         written: dict[str, FileChange] = {}
         crlf: list[str] = []
@@ -246,10 +261,12 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 written[path] = change
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
+        say("looking for uses of what the plan deletes")
         dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
                                        referring=referring)
         findings += dangling
-        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning)
+        say("looking for mentions of removed symbols")
+        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning, refused)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable
 
-from codemods.edit.values import Edit, Finding
+from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
 from codemods.languages.scope import item_scopes
 from codemods.parse import parse
 from codemods.pattern import Pattern, PatternError
 from codemods.pattern import Rewrite as PatternRewriter
-from codemods.plan.recipe import Recipe, StepResult, Workspace
+from codemods.plan.recipe import Recipe, Rewording, StepResult, Workspace
 from codemods.plan.references import DeletedNames
 from codemods.plan.reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
@@ -83,6 +83,8 @@ class DeleteItems:
         for path, targets in by_file.items():
             source = workspace.read(path)
             if source is None:
+                if path in workspace.unreadable:
+                    continue  # the plan reports it once, as unreadable
                 findings.append(Finding(path, 0, 0, "missing-file",
                                         f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                         severity="note"))
@@ -98,50 +100,78 @@ class DeleteItems:
 
 @dataclass(frozen=True)
 class Reword:
-    """Edits of the recipe's rewording rules; a rule that matches nothing is a note."""
+    """Edits of the recipe's rewording rules (those its `select_rewordings` picks for the tree);
+    a rule that matches nothing is a note.
+
+    Two rules that reword the same text: a rule of a recipe that extends another replaces the
+    extended recipe's rule (the later wins, as in a configuration that overrides a default);
+    two rules of the same recipe clash, one blocking finding naming both.
+    """
 
     recipe: Recipe
 
     def __call__(self, workspace: Workspace) -> StepResult:
-        findings = []
-        edits = []
+        findings: list[Finding] = []
+        rules = self.recipe.rewordings
+        if self.recipe.select_rewordings is not None:
+            rules, said = self.recipe.select_rewordings(workspace, rules)
+            findings += said
+        planned: list[tuple[Rewording, Edit]] = []
         trees: dict[str, object] = {}
-        for rewording in self.recipe.rewordings:
-            source = workspace.read(rewording.path)
-            if source is None:
-                findings.append(Finding(rewording.path, 0, 0, "missing-file",
-                                        "file not found; its rewording rule was not applied", severity="note"))
-                continue
-            language = language_of(rewording.path)
-            if language not in parsed_languages():
-                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
-                                        severity="note"))
-                continue
-            if rewording.path not in trees:
-                trees[rewording.path] = parse(source, language)
-            blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
-            if blocks is None:
-                if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
-                    continue
-                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule did not match: no item {rewording.item}", severity="note"))
-                continue
-            edit = None
-            for block in blocks:
-                if rewording.symbols:
-                    edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
-                else:
-                    edit = reword_phrase(block, rewording.find, rewording.replace)
-                if edit is not None:
-                    break
+        for rewording in rules:
+            edit, notes = self._reword(workspace, rewording, trees)
+            findings += notes
             if edit is None:
-                if not already_reworded(blocks, rewording.replace):
-                    findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                            f"rewording rule did not match: {rewording.describe()}", severity="note"))
                 continue
-            edits.append(Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{self.recipe.id}:reword"))
-        return StepResult(tuple(edits), tuple(findings))
+            overlapping = [p for p in planned
+                           if p[1].path == edit.path and p[1].start < edit.end and edit.start < p[1].end]
+            clash = next((rule for rule, _ in overlapping if rule.source == rewording.source), None)
+            if clash is not None:
+                line, col = line_col(workspace.read(edit.path), max(edit.start, min(e.start for _, e in overlapping)))
+                findings.append(Finding(edit.path, line, col, "reword-clash",
+                                        f"{clash.label()} and {rewording.label()} reword the same text; "
+                                        f"keep one of them"))
+                continue
+            planned = [p for p in planned if not any(p is o for o in overlapping)] + [(rewording, edit)]
+        return StepResult(tuple(e for _, e in planned), tuple(findings))
+
+    def _reword(self, workspace: Workspace, rewording: Rewording,
+                trees: dict[str, object]) -> tuple[Edit | None, list[Finding]]:
+        """One rule's edit (None when it matches nothing) and its notes."""
+        source = workspace.read(rewording.path)
+        if source is None:
+            if rewording.path in workspace.unreadable:
+                return None, []  # the plan reports it once, as unreadable
+            return None, [Finding(rewording.path, 0, 0, "missing-file",
+                                  "file not found; its rewording rule was not applied", severity="note")]
+        language = language_of(rewording.path)
+        if language not in parsed_languages():
+            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
+                                  f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
+                                  severity="note")]
+        if rewording.path not in trees:
+            trees[rewording.path] = parse(source, language)
+        blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
+        if blocks is None:
+            if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
+                return None, []
+            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
+                                  f"rewording rule did not match: no item {rewording.item}", severity="note")]
+        edit = None
+        for block in blocks:
+            if rewording.symbols:
+                edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
+            else:
+                edit = reword_phrase(block, rewording.find, rewording.replace)
+            if edit is not None:
+                break
+        if edit is None:
+            if already_reworded(blocks, rewording.replace):
+                return None, []
+            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
+                                  f"rewording rule did not match: {rewording.describe()}", severity="note")]
+        origin = f"{self.recipe.id}:reword" if not rewording.rule else rewording.label()
+        return Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), origin), []
 
 
 

@@ -57,9 +57,9 @@ class ApplyReport:
         (notes and allowed ones marked), why nothing was written, and the summary line last."""
         run, plan = self.run, self.run.plan
         lines = [f"codemod: {run.recovery}"] if run.recovery else []
-        absent = [f for f in plan.findings if f.code == "not-found"]
+        absent = [f for f in plan.findings if f.code == "not-found" and not f.blocking]
         for finding in (*plan.findings, *run.refusals):
-            if finding.code == "not-found" and not self.verbose:
+            if finding in absent and not self.verbose:
                 continue
             if not finding.blocking:
                 why = "possible; --strict blocks it" if finding.certainty == "possible" else "note"

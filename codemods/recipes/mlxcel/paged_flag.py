@@ -82,9 +82,16 @@ FAMILIES = {
 
 
 def _load_decision_option(path: object) -> DecisionDocument:
-    """The validated decision document the --decision option names."""
+    """The validated decision document the --decision option names: a decision.json, or the run
+    folder of `paged-bench report` that holds it."""
+    path = Path(str(path))
+    if path.is_dir():
+        if not (path / "decision.json").is_file():
+            raise RecipeInputError(f"decision: {path} is a folder without decision.json; give the run folder "
+                                   f"`paged-bench report` wrote, or its decision.json")
+        path = path / "decision.json"
     try:
-        return load_decision(Path(str(path)))
+        return load_decision(path)
     except DecisionSchemaError as error:
         raise RecipeInputError(f"decision file does not match its schema: {error}") from None
 
@@ -93,6 +100,7 @@ DECISION = Parameter(
     "decision",
     missing="the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)",
     load=_load_decision_option,
+    help="the decision.json of `paged-bench report`, or the run folder holding it",
 )
 
 
@@ -716,8 +724,8 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
         key = family.name
         site = FAMILIES.get(key)
         if site is None:
-            findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, "unknown-family",
-                                    f"decision names family {key!r}, which this recipe does not know "
+            findings.append(Finding("", 0, 0, "unknown-family",
+                                    f"the decision names family {key!r}, which this recipe does not know "
                                     f"(known: {', '.join(FAMILIES)})", severity="note"))
             continue
         if not _has_complete_cell(family):

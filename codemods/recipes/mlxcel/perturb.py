@@ -59,8 +59,7 @@ class ScaleReturnedArray:
             return StepResult(findings=(Finding(self.path, 0, 0, "missing-file", f"{self.path} not found"),))
         node = find_function(parse(source, RUST).root_node, function)
         if node is None:
-            return StepResult(findings=(Finding(self.path, 0, 0, "not-found",
-                                                f"no function {function} in {self.path}"),))
+            raise RecipeInputError(f"--param function={function}: no function {function} in {self.path}")
         body = node.child_by_field_name("body")
         tail = body.named_children[-1] if body is not None and body.named_children else None
         if tail is None or tail.type.endswith("statement") or tail.type == "let_declaration":
