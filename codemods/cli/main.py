@@ -171,9 +171,16 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
 @click.option("--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff "
                                            "(text format only).")
 @click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")
+@click.option("-i", "--interactive", is_flag=True,
+              help="Review the plan change by change on the terminal and write only what you accept.")
+@click.option("--accept", "accept", multiple=True, metavar="ORIGIN",
+              help="Write only the changes this names (an id or origin as --json lists them); repeatable.")
+@click.option("--skip", "skip", multiple=True, metavar="ORIGIN",
+              help="Write the plan without the changes this names; repeatable.")
 def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], param_files: tuple[str, ...],
           decision: Path | None, allow_dangling: bool, allow_unreworded: bool, strict: bool,
-          output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool) -> None:
+          output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool,
+          interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...]) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -206,6 +213,13 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     _root_problem(root)
     options = _options(params, param_files, decision)
     recipe = _load(recipe_spec)
+    if interactive or accept or skip:
+        from codemods.cli.interactive import apply_chosen
+
+        sys.exit(apply_chosen(root, recipe, interactive=interactive, accept=accept, skip=skip, dry_run=dry_run,
+                              output_format=output_format, colour=False if no_color else None, verbose=verbose,
+                              stat=stat, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
+                              strict=strict, options=options))
     run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
                        allow_unreworded=allow_unreworded, strict=strict, options=options)
     plan = run.plan

@@ -21,7 +21,7 @@ the accepted changes that need it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 from codemods.edit.values import Edit, Finding, line_col
@@ -58,25 +58,17 @@ class Change:
 class Subset:
     """A plan with some changes skipped, checked again.
 
-    `plan` holds the accepted changes and their findings. `new_findings` are
-    the error findings (overrides ignored) the whole plan did not have;
-    `needed_by` maps each skipped change that causes some of them to the
-    accepted changes that need it. The subset may be written when
-    `plan.blocking` is empty and no new finding blocks under the plan's
-    overrides.
+    `plan` holds the accepted changes and their findings (its `blocking` is
+    what stops the subset from being written, under the whole plan's
+    overrides). `new_findings` are its error findings (overrides ignored) that
+    the whole plan did not have; `needed_by` maps each skipped change that
+    causes some of them to the accepted changes that need it.
     """
 
     plan: Plan
     skipped: tuple[str, ...]
     new_findings: tuple[Finding, ...]
     needed_by: Mapping[str, tuple[str, ...]]
-
-    @property
-    def blocking(self) -> list[Finding]:
-        """What stops this subset from being written: its own blocking findings, and new findings
-        that block under the plan's overrides."""
-        blocking = list(self.plan.blocking)
-        return blocking + [f for f in self.new_findings if f.code not in self.plan.overrides and f not in blocking]
 
 
 def _anchor(path: str, source: bytes, start: int, end: int) -> str | None:
@@ -295,6 +287,7 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
     for finding, gone_id, accepted_id in _needs_skipped_definitions(plan, kept, skipped):
         new.append(finding)
         need(gone_id, accepted_id)
+    checked = replace(checked, findings=(*checked.findings, *(f for f in new if f.code == NEEDS_SKIPPED)))
     return Subset(checked, tuple(c.id for c in skipped), tuple(new),
                   {k: tuple(v) for k, v in needed_by.items()})
 
