@@ -137,6 +137,7 @@ class Walk:
     def skip(self, change: Change) -> None:
         """Skip `change`; when what is left needs it, say which accepted changes do and let the reviewer
         skip them too (asked again while those skips are needed in turn), keep it, or go on."""
+        before, accepted = set(self.skipped), set(self.accepted)
         self.skipped.add(change.id)
         asked = [change.id]
         while True:
@@ -161,8 +162,8 @@ class Walk:
                 key = self.ask("[s]kip them too / [k]eep this change / [c]ontinue (the write may be refused) ",
                                "skc")
             if key == "k":
-                self.skipped.difference_update(asked)
-                self.accepted.update(asked)
+                self.accepted = accepted | (self.skipped - before)
+                self.skipped = before
                 return
             if key == "c":
                 return
