@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import os
 import sys
+import termios
+import tty
+from contextlib import contextmanager
 
 import click
 
@@ -41,6 +44,25 @@ def needs_terminal() -> None:
     """The one-line usage error of --interactive without a terminal on stdin and stdout."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageLine("--interactive needs a terminal on stdin and stdout")
+
+
+@contextmanager
+def keys_as_typed():
+    """The terminal in cbreak mode for the whole walk: each key is read as it is typed, without
+    echo, and none typed ahead is lost (raw mode, switched on per key, would flush them); Ctrl-C
+    still interrupts. Restored on the way out."""
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd, termios.TCSANOW)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def read_key() -> str:
+    """One key from the terminal (in `keys_as_typed`)."""
+    return os.read(sys.stdin.fileno(), 1).decode("utf-8", "replace")
 
 
 def selection(accept: tuple[str, ...], skip: tuple[str, ...]):
@@ -75,7 +97,7 @@ def _describe(change: Change) -> str:
 class Walk:
     """One terminal review of a plan: the decisions so far and the keys read."""
 
-    def __init__(self, plan, colour: bool | None = None, getkey=click.getchar) -> None:
+    def __init__(self, plan, colour: bool | None = None, getkey=read_key) -> None:
         self.plan = plan
         self.colour = colour
         self.getkey = getkey
@@ -114,7 +136,7 @@ class Walk:
                 if key == "?":
                     self.echo(HELP)
                 elif key == "e":
-                    click.edit(diff, editor=editor, extension=".diff", require_save=False)
+                    self.show_in_editor(diff, editor)
                 else:
                     break
             if key == "y":
@@ -133,6 +155,19 @@ class Walk:
                 self.skipped |= rest
                 return self.skipped
         return self.skipped
+
+    @staticmethod
+    def show_in_editor(diff: str, editor: str) -> None:
+        """Open `diff` in `editor`, the terminal back in line mode with echo while it runs."""
+        fd = sys.stdin.fileno()
+        walking = termios.tcgetattr(fd)
+        line_mode = list(walking)
+        line_mode[3] |= termios.ICANON | termios.ECHO
+        termios.tcsetattr(fd, termios.TCSADRAIN, line_mode)
+        try:
+            click.edit(diff, editor=editor, extension=".diff", require_save=False)
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, walking)
 
     def skip(self, change: Change) -> None:
         """Skip `change`; when what is left needs it, say which accepted changes do and let the reviewer
@@ -156,7 +191,7 @@ class Walk:
             if not needers:
                 key = self.ask("[k]eep this change / [c]ontinue (the write may be refused) ", "kc")
             else:
-                self.echo(f"Accepted changes that need {change.id if len(asked) == 1 else 'them'}:", fg="yellow")
+                self.echo(f"Accepted changes that need {'it' if len(asked) == 1 else 'them'}:", fg="yellow")
                 for needer in needers:
                     self.echo(f"  {needer}")
                 key = self.ask("[s]kip them too / [k]eep this change / [c]ontinue (the write may be refused) ",
@@ -176,7 +211,8 @@ def interactive_choice(colour: bool | None):
     """The `choose` of `apply_selected` for --interactive: the terminal walk; Ctrl-C propagates."""
 
     def choose(plan):
-        return Walk(plan, colour).run()
+        with keys_as_typed():
+            return Walk(plan, colour).run()
 
     return choose
 
