@@ -17,6 +17,7 @@ def render_apply(report: ApplyReport) -> Output:
         "written": run.written,
         "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
                     for c in plan.changes],
+        "items": _items(plan),
         "findings": [f.as_json() for f in (*plan.findings, *run.refusals)],
         "blocking": len(run.blocking),
         "removed_names": list(plan.removed_names),
@@ -25,6 +26,16 @@ def render_apply(report: ApplyReport) -> Output:
         "exit_code": report.exit_code,
     }
     return Output([json.dumps(document, indent=2) + "\n"])
+
+
+def _items(plan) -> list[dict]:
+    """The plan's item-level changes: the ids `codemod apply --accept/--skip` take."""
+    from codemods.plan.subset import changes_of
+
+    if plan.basis is None:
+        return []
+    return [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item, "removes": list(c.removes)}
+            for c in changes_of(plan)]
 
 
 def render_check(report: CheckReport) -> Output:
