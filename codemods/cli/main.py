@@ -198,6 +198,17 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     --format sarif or github puts the findings on stdout instead, as a SARIF
     2.1.0 log or as GitHub annotations (no diff).
 
+    \b
+    --interactive (-i) shows each item-level change (an item deleted, a test
+    rewritten, a comment reworded) as a diff and asks
+    [y]es / [n]o / [a]ll remaining / [q]uit / [?] (e: show it in $EDITOR);
+    skipping a change that accepted ones need names them and offers to skip
+    them too; q writes what was accepted after one confirmation; Ctrl-C
+    writes nothing. --accept/--skip ORIGIN choose without asking (the ids
+    `--json` lists under "items", or an origin they share). What is kept is
+    checked again and refused if it has a blocking finding the whole plan
+    did not have.
+
     The write is journaled in ROOT/.codemod-journal/: if a run dies part way,
     the next `codemod apply ROOT` first puts the files back (or finishes, if
     all were written) and says so. Two runs on one tree never interleave: the
