@@ -3,11 +3,10 @@ changes skipped, checked as the whole plan was.
 
 A change is what a reviewer accepts or skips as one: the deletion of one
 `[[delete]]` target (all its spans, its impls included), or the edits one
-other stage made inside one item (an oracle rewrite of one test with the
-bindings it drops, a trimmed test, a reworded comment). Its id is the edits'
-origin (`paged-compat-removal:type:PagedDecodeMetadata`), followed by
-`@ITEM` when the same origin has changes in several items
-(`dense_reference_decode_attention@test_pooled_paged_decode_batch_of_two`);
+other stage made inside one item (a recipe step's rewrite of one test with
+the bindings it drops, a trimmed test, a reworded comment). Its id is the
+edits' origin (`my-cleanup:type:Handle`), followed by `@ITEM` when the same
+origin has changes in several items (`my-step@test_merge`);
 these are the ids `codemod apply --accept/--skip` and the JSON output use.
 
 `plan_subset` re-plans without the skipped changes on the plan's snapshot:
