@@ -223,7 +223,7 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
     """`codemod apply` with --interactive or --accept/--skip: choose, check, write, report; the
     exit code (130 when the walk is interrupted: nothing written)."""
     from codemods.plan.planner import USAGE_ERROR
-    from codemods.report.base import EXIT_FINDINGS, ApplyReport, reporter
+    from codemods.report.base import EXIT_FINDINGS, EXIT_OK, ApplyReport, reporter
     from codemods.write.subset import apply_selected
 
     if interactive:
@@ -250,8 +250,8 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
         click.echo(f"codemod: error: {run.error}", err=True)
         return EXIT_FINDINGS
     if subset is None and plan.basis is not None:
-        click.echo("codemod: nothing written", err=True)
-        return EXIT_FINDINGS
+        click.echo("codemod: quit without writing; nothing written", err=True)
+        return EXIT_OK
     if subset is not None:
         click.echo(f"codemod: {len(subset.skipped)} change(s) skipped" +
                    (f": {', '.join(subset.skipped)}" if subset.skipped else ""), err=True)
