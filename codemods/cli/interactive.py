@@ -91,6 +91,8 @@ def _change_diff(plan, change: Change) -> str:
 def _describe(change: Change) -> str:
     if change.removes:
         return f"deletes {', '.join(change.removes)}"
+    if change.adds:
+        return f"adds {', '.join(change.adds)} in {change.path}"
     return f"in {change.item}" if change.item else change.path
 
 

@@ -52,6 +52,12 @@ class Change:
     def origins(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(part for edit in self.edits for part in edit.origin.split("+")))
 
+    @property
+    def adds(self) -> tuple[str, ...]:
+        """The names of the items its inserted code declares at its top level (a generated helper)."""
+        return tuple(dict.fromkeys(n for e in self.edits if e.start == e.end for n in _defined_names(e.path,
+                                                                                                    e.replacement)))
+
 
 @dataclass(frozen=True)
 class Subset:

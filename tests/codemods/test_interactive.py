@@ -36,13 +36,13 @@ _sockets = itertools.count()
 class Terminal:
     """A command running in a detached tmux session of its own server, read by capture-pane."""
 
-    def __init__(self, tmp_path: Path, command: str, cwd: Path) -> None:
+    def __init__(self, tmp_path: Path, command: str, cwd: Path, editor: str = "") -> None:
         self.socket = f"codemod-test-{os.getpid()}-{next(_sockets)}"
         config = tmp_path / f"{self.socket}.conf"
         config.write_text("set -g history-limit 200000\n")
         shell = f"cd {shlex.quote(str(cwd))} && {command}; echo EXIT=$?; sleep 600"
         self._tmux("-f", str(config), "new-session", "-d", "-s", "walk", "-x", "200", "-y", "50",
-                   "-e", "EDITOR=", "-e", "VISUAL=", shell)
+                   "-e", f"EDITOR={editor}", "-e", "VISUAL=", shell)
 
     def _tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True,
@@ -103,8 +103,8 @@ def digest(tree: Path) -> str:
 def terminal_in(tmp_path: Path):
     opened = []
 
-    def start(command: str, cwd: Path) -> Terminal:
-        opened.append(Terminal(tmp_path, command, cwd))
+    def start(command: str, cwd: Path, editor: str = "") -> Terminal:
+        opened.append(Terminal(tmp_path, command, cwd, editor))
         return opened[-1]
 
     yield start
@@ -190,3 +190,29 @@ def test_ctrl_c_writes_nothing(tree: Path, terminal_in) -> None:
     assert exit_code(screen) == 130
     assert "codemod: interrupted; nothing written" in screen
     assert digest(tree) == before
+
+
+def test_quit_declined_writes_nothing(tree: Path, terminal_in) -> None:
+    before = digest(tree)
+    terminal = terminal_in(f"{CODEMOD} apply --interactive --allow-dangling .", tree)
+    screen = walk(terminal, lambda change: "q")
+    assert "Write the 0 accepted change(s) and skip the other" in screen
+    terminal.send("n")
+    screen = terminal.wait(lambda s: exit_code(s) is not None)
+    assert exit_code(screen) == 0
+    assert "codemod: quit without writing; nothing written" in screen
+    assert digest(tree) == before
+
+
+def test_e_shows_the_change_in_the_editor_and_asks_again(tree: Path, terminal_in, tmp_path: Path) -> None:
+    shown = tmp_path / "shown.diff"
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\ncp \"$1\" {shlex.quote(str(shown))}\n")
+    editor.chmod(0o755)
+    terminal = terminal_in(f"{CODEMOD} apply --interactive .", tree, editor=str(editor))
+    terminal.wait(lambda s: "[e]dit / [?]" in s)
+    terminal.send("e")
+    terminal.wait(lambda s: s.count(PROMPT) == 2)
+    assert shown.read_text().startswith("--- a/src/lib/mlxcel-core/cpp/mlx_cxx_bridge.cpp\n")
+    terminal.send("C-c")
+    assert exit_code(terminal.wait(lambda s: exit_code(s) is not None)) == 130
