@@ -153,8 +153,10 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
     groups: dict[tuple[int, str, str | None], list[Edit]] = {}
     for index, result in enumerate(basis.stages[1:], start=1):
         for edit in result.edits:
-            source = basis.start.read(edit.path) or b""
-            groups.setdefault((index, edit.path, _anchor(edit.path, source, edit.start, edit.end)), []).append(edit)
+            # Inserted items (a generated helper) are a change of their own, named by what they add.
+            added = list(_defined_names(edit.path, edit.replacement)) if edit.start == edit.end else []
+            item = added[0] if added else _anchor(edit.path, basis.start.read(edit.path) or b"", edit.start, edit.end)
+            groups.setdefault((index, edit.path, item), []).append(edit)
     named = {key: _common_origin([e.origin for e in edits]) for key, edits in groups.items()}
     shared = {origin for origin in named.values() if list(named.values()).count(origin) > 1}
     for (index, path, item), edits in groups.items():
@@ -201,14 +203,14 @@ def _lines_of(source: bytes, edits: Iterable[Edit], path: str) -> set[int]:
     return lines
 
 
-def _defined_names(path: str, text: bytes) -> set[str]:
-    """The names of the items `text` (inserted code) declares at its top level."""
+def _defined_names(path: str, text: bytes) -> tuple[str, ...]:
+    """The names of the items `text` (inserted code) declares at its top level, in order."""
     language = language_for(path)
     if language is None or language.grammar is None or not text.strip():
-        return set()
+        return ()
     root = parse(text, language.name).root_node
-    return {name.text.decode("utf-8", "replace") for child in root.named_children
-            if (name := child.child_by_field_name("name")) is not None}
+    return tuple(dict.fromkeys(name.text.decode("utf-8", "replace") for child in root.named_children
+                               if (name := child.child_by_field_name("name")) is not None))
 
 
 def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Change]) -> list[tuple[Finding, str, str]]:

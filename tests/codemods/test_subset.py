@@ -137,3 +137,17 @@ def test_interactive_needs_a_terminal(fixture_tree: Path) -> None:
     result = run_codemod("apply", "--interactive", str(fixture_tree))
     assert result.exit_code == 2
     assert result.stderr == "codemod: error: --interactive needs a terminal on stdin and stdout\n"
+
+
+def test_on_the_real_tree_a_skipped_metadata_deletion_is_needed_by_its_users_changes(corpus: Path) -> None:
+    plan = plan_recipe(corpus, load_recipe("paged-compat-removal"), allow_dangling=True)
+    ids = [c.id for c in changes_of(plan)]
+    assert HELPER in ids and set(POOLED_REWRITES) <= set(ids)
+    subset = plan_subset(plan, [METADATA])
+    assert [f.render() for f in subset.new_findings] == [
+        "src/lib/mlxcel-core/src/cache.rs:5482:12: PagedDecodeMetadata: code still names a removed symbol",
+        "src/lib/mlxcel-core/src/cache.rs:5554:6: PagedDecodeMetadata: code still names a removed symbol"]
+    assert {*POOLED_REWRITES, "trim:paged_decode_fallbacks_reject_an_empty_batch",
+            "paged-compat-removal:fn:paged_decode_attention_dense_fallback"} <= set(subset.needed_by[METADATA])
+    assert [(c.path, c.after) for c in plan_subset(plan, []).plan.changes] == \
+        [(c.path, c.after) for c in plan.changes]
