@@ -232,17 +232,10 @@ def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Cha
     return found
 
 
-def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
-    """`plan` without the changes whose ids are in `skip`, checked again on the same snapshot
-    (see the module's docstring). Never writes."""
+def _accepted_workspace(plan: Plan, changes: tuple[Change, ...], skipped_ids: set[str]):
+    """The plan's snapshot holding only the accepted edits (the kept deletions settled again), what
+    they delete, and the stages' own findings."""
     basis = plan.basis
-    changes = changes_of(plan)
-    skipped_ids = set(skip)
-    unknown = skipped_ids - {c.id for c in changes}
-    if unknown:
-        raise ValueError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
-    kept = [c for c in changes if c.id not in skipped_ids]
-    skipped = [c for c in changes if c.id in skipped_ids]
     workspace = basis.start
     deleted = DeletedNames()
     findings: list[Finding] = []
@@ -265,38 +258,55 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
         workspace = workspace.with_edits([e for c in stage_changes if c.id not in skipped_ids for e in c.edits])
         if not stage_changes or any(c.id not in skipped_ids for c in stage_changes):
             deleted.merge(DeletedNames({k: list(v) for k, v in result.deleted.items()}, list(result.removed_names)))
-    checked = checked_plan(basis, workspace, findings, deleted, allow_dangling=DANGLING in plan.overrides,
-                           allow_unreworded=UNREWORDED in plan.overrides)
-    whole = {_finding_key(f) for f in plan.findings}
-    new = [f for f in checked.findings if f.blocking and _finding_key(f) not in whole]
+    return workspace, deleted, findings
+
+
+def _needers(workspace, new: list[Finding], kept: list[Change], skipped: list[Change]) -> dict[str, list[str]]:
+    """For each skipped change that a new finding lies in: the accepted changes that need it.
+
+    A finding naming what an accepted change deletes (a kept bridge entry of
+    a deleted C++ function) makes that change need the skipped one. A mention
+    of the skipped change's own removed name (the dead-symbol check on the
+    item it keeps) makes every accepted change that removed uses of that name
+    need it: they were made for its deletion.
+    """
     needed_by: dict[str, list[str]] = {}
-
-    def need(skipped_id: str, accepted_id: str) -> None:
-        needed_by.setdefault(skipped_id, [])
-        if accepted_id not in needed_by[skipped_id]:
-            needed_by[skipped_id].append(accepted_id)
-
     for finding in new:
         source = workspace.read(finding.path) or b""
         for gone in skipped:
             if finding.line not in _lines_of(source, gone.edits, finding.path):
                 continue
-            if finding.certainty is None and finding.symbol in gone.removes:
-                # Code the skip keeps names the skipped item itself: the changes that removed its
-                # uses were made for its deletion.
-                for change in kept:
-                    if any(whole_word_hits((workspace.read(e.path) or b"")[e.start:e.end], {finding.symbol})
-                           for e in change.edits):
-                        need(gone.id, change.id)
             for change in kept:
-                if finding.symbol in change.removes:
-                    need(gone.id, change.id)
+                removed_uses = finding.certainty is None and finding.symbol in gone.removes and any(
+                    whole_word_hits((workspace.read(e.path) or b"")[e.start:e.end], {finding.symbol})
+                    for e in change.edits)
+                if (removed_uses or finding.symbol in change.removes) and change.id not in needed_by.get(gone.id, []):
+                    needed_by.setdefault(gone.id, []).append(change.id)
+    return needed_by
+
+
+def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
+    """`plan` without the changes whose ids are in `skip`, checked again on the same snapshot
+    (see the module's docstring). Never writes."""
+    changes = changes_of(plan)
+    skipped_ids = set(skip)
+    unknown = skipped_ids - {c.id for c in changes}
+    if unknown:
+        raise ValueError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
+    kept = [c for c in changes if c.id not in skipped_ids]
+    skipped = [c for c in changes if c.id in skipped_ids]
+    workspace, deleted, findings = _accepted_workspace(plan, changes, skipped_ids)
+    checked = checked_plan(plan.basis, workspace, findings, deleted, allow_dangling=DANGLING in plan.overrides,
+                           allow_unreworded=UNREWORDED in plan.overrides)
+    whole = {_finding_key(f) for f in plan.findings}
+    new = [f for f in checked.findings if f.blocking and _finding_key(f) not in whole]
+    needed_by = _needers(workspace, new, kept, skipped)
     for finding, gone_id, accepted_id in _needs_skipped_definitions(plan, kept, skipped):
         new.append(finding)
-        need(gone_id, accepted_id)
+        if accepted_id not in needed_by.get(gone_id, []):
+            needed_by.setdefault(gone_id, []).append(accepted_id)
     checked = replace(checked, findings=(*checked.findings, *(f for f in new if f.code == NEEDS_SKIPPED)))
-    return Subset(checked, tuple(c.id for c in skipped), tuple(new),
-                  {k: tuple(v) for k, v in needed_by.items()})
+    return Subset(checked, tuple(c.id for c in skipped), tuple(new), {k: tuple(v) for k, v in needed_by.items()})
 
 
 __all__ = ["NEEDS_SKIPPED", "Change", "Subset", "changes_of", "plan_subset", "select"]
