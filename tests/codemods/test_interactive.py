@@ -43,6 +43,7 @@ class Terminal:
         shell = f"cd {shlex.quote(str(cwd))} && {command}; echo EXIT=$?; sleep 600"
         self._tmux("-f", str(config), "new-session", "-d", "-s", "walk", "-x", "200", "-y", "50",
                    "-e", f"EDITOR={editor}", "-e", "VISUAL=", shell)
+        self.socket_path = Path(self._tmux("display-message", "-p", "#{socket_path}").strip())
 
     def _tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True,
@@ -67,6 +68,7 @@ class Terminal:
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        self.socket_path.unlink(missing_ok=True)
 
 
 def exit_code(screen: str) -> int | None:
