@@ -10,6 +10,15 @@ The library surface other refactor scripts use::
     if not plan.blocking:
         write_plan(plan)                      # atomic, all files or none
 
+Part of a plan, as `codemod apply --skip/--accept/--interactive` choose it::
+
+    from codemods import plan_subset
+    from codemods.plan.subset import changes_of
+
+    ids = [change.id for change in changes_of(plan)]      # item-level changes, named by origin
+    subset = plan_subset(plan, skip=[ids[0]])              # re-checked without them
+    subset.plan.blocking, subset.new_findings, subset.needed_by
+
 or, in one call as `codemod apply` does it (the tree's lock held, and a write
 an earlier run left half done finished or rolled back first)::
 
@@ -55,6 +64,7 @@ _EXPORTS = {
     "RunResult": "codemods.write.run",
     "apply_recipe": "codemods.write.run",
     "plan_recipe": "codemods.plan.planner",
+    "plan_subset": "codemods.plan.subset",
     "USAGE_ERROR": "codemods.plan.planner",
     "unified_diff": "codemods.report.diff",
     "render_diff": "codemods.report.diff",
@@ -82,6 +92,7 @@ if TYPE_CHECKING:
     from codemods.pattern import Match, Pattern, PatternError, Rewrite, replace_all
     from codemods.plan.loader import RecipeError, load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, plan_recipe
+    from codemods.plan.subset import plan_subset
     from codemods.plan.recipe import (ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError, Rewording,
                                       StepResult, Workspace)
     from codemods.report.diff import render_diff, unified_diff
@@ -120,6 +131,7 @@ __all__ = [
     "apply_recipe",
     "load_recipe",
     "plan_recipe",
+    "plan_subset",
     "render_diff",
     "replace_all",
     "unified_diff",

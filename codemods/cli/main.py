@@ -114,6 +114,15 @@ def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -
         raise UsageLine(problem)
 
 
+def _items(plan, output_format: str) -> tuple:
+    """The plan's item-level changes (the ids --accept/--skip take), listed by the JSON output."""
+    if output_format != "json" or plan.basis is None:
+        return ()
+    from codemods.plan.subset import changes_of
+
+    return changes_of(plan)
+
+
 def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Path | None) -> dict[str, object]:
     """The recipe options given on the command line: --param NAME=VALUE (a string),
     --param-file NAME=PATH (a path that must exist), --decision FILE (--param-file decision=FILE)."""
@@ -172,9 +181,16 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
 @click.option("--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff "
                                            "(text format only).")
 @click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")
+@click.option("-i", "--interactive", is_flag=True,
+              help="Review the plan change by change on the terminal and write only what you accept.")
+@click.option("--accept", "accept", multiple=True, metavar="ORIGIN",
+              help="Write only the changes this names (an id or origin as --json lists them); repeatable.")
+@click.option("--skip", "skip", multiple=True, metavar="ORIGIN",
+              help="Write the plan without the changes this names; repeatable.")
 def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], param_files: tuple[str, ...],
           decision: Path | None, allow_dangling: bool, allow_unreworded: bool, strict: bool,
-          output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool) -> None:
+          output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool,
+          interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...]) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -191,6 +207,17 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     Without: files are written all of them or none, the summary goes to stderr.
     --format sarif or github puts the findings on stdout instead, as a SARIF
     2.1.0 log or as GitHub annotations (no diff).
+
+    \b
+    --interactive (-i) shows each item-level change (an item deleted, a test
+    rewritten, a comment reworded) as a diff and asks
+    [y]es / [n]o / [a]ll remaining / [q]uit / [?] (e: show it in $EDITOR);
+    skipping a change that accepted ones need names them and offers to skip
+    them too; q writes what was accepted after one confirmation; Ctrl-C
+    writes nothing. --accept/--skip ORIGIN choose without asking (the ids
+    `--json` lists under "items", or an origin they share). What is kept is
+    checked again and refused if it has a blocking finding the whole plan
+    did not have.
 
     The write is journaled (in ROOT/.git/codemod/ when ROOT is a git work
     tree, else in ROOT/.codemod-journal/): if a run dies part way, the next
@@ -209,6 +236,13 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     _root_problem(root)
     options = _options(params, param_files, decision)
     recipe = _load(recipe_spec)
+    if interactive or accept or skip:
+        from codemods.cli.interactive import apply_chosen
+
+        sys.exit(apply_chosen(root, recipe, interactive=interactive, accept=accept, skip=skip, dry_run=dry_run,
+                              output_format=output_format, colour=False if no_color else None, verbose=verbose,
+                              stat=stat, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
+                              strict=strict, options=options))
     progress = _Progress() if sys.stderr.isatty() else None
     try:
         run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
@@ -230,7 +264,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
             _echo_err(f"codemod: {run.recovery}")
         _echo_err(f"codemod: error: {run.error}")
         sys.exit(EXIT_FINDINGS)
-    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat,
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, items=_items(plan, output_format),
                          colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)

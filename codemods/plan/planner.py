@@ -32,6 +32,40 @@ OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
 
 
 @dataclass(frozen=True)
+class PlanBasis:
+    """What a plan was made from, kept so that a subset of its edits can be checked again
+    (plan/subset.py) on the same snapshot: the recipe and options, the workspace before any
+    stage, each stage's result in order (the first is `DeleteItems`'), and the files the
+    plan's searches found (naming the dead-symbol pattern, naming a deleted name)."""
+
+    recipe: Recipe
+    strict: bool
+    start: Workspace
+    stages: tuple[StepResult, ...]
+    mentioning: SettledSearch | None
+    referring: SettledSearch
+
+    def settle(self) -> None:
+        """Wait for the searches, so that their files stay known once their processes are gone."""
+        for search in (self.mentioning, self.referring):
+            if search is not None:
+                search.result()
+
+
+class SettledSearch:
+    """File searches whose files, once found, are kept: `result()` is the union, sorted."""
+
+    def __init__(self, *searches: FileSearch) -> None:
+        self._searches = searches
+        self._files: list[str] | None = None
+
+    def result(self) -> list[str]:
+        if self._files is None:
+            self._files = sorted({path for search in self._searches for path in search.result()})
+        return list(self._files)
+
+
+@dataclass(frozen=True)
 class Plan:
     """What a recipe would do to a tree: file changes, findings, and the names it removes.
 
@@ -47,6 +81,7 @@ class Plan:
     removed_names: tuple[str, ...] = ()
     overrides: frozenset[str] = field(default_factory=frozenset)
     crlf_files: tuple[str, ...] = ()
+    basis: PlanBasis | None = field(default=None, compare=False, repr=False)
 
     @property
     def blocking(self) -> list[Finding]:
@@ -211,7 +246,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         loaded = recipe.load_options(dict(options or {}))
     except RecipeInputError as error:
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
-    workspace = Workspace(root=root, options=loaded)
+    workspace = start = Workspace(root=root, options=loaded)
+    results: list[StepResult] = []
     with ExitStack() as searches:
         # ripgrep looks for mentions and for references to the deleted items while the plan is made.
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
@@ -227,6 +263,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             are planned: the next stage gets a new workspace holding them, and the word search for
             uses of newly deleted names starts at once (it runs while the next stages plan)."""
             nonlocal workspace
+            results.append(result)
             workspace = workspace.with_edits(result.edits)
             findings.extend(result.findings)
             searched = deleted.all_names()
@@ -247,26 +284,43 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             findings.append(Finding("", 0, 0, "searched-without-rg",
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
+        basis = PlanBasis(recipe, strict, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
+                          SettledSearch(*referring))
+        plan = checked_plan(basis, workspace, findings, deleted, allow_dangling=allow_dangling,
+                            allow_unreworded=allow_unreworded, progress=progress)
+        basis.settle()
+    return plan
 
-        say(f"checking that {len(workspace.edits)} edited file(s) still parse")
-        checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
-        written: dict[str, FileChange] = {}
-        crlf: list[str] = []
-        for path in sorted(checks):
-            file_findings, change, converted = checks[path]
-            findings += file_findings
-            if converted:
-                crlf.append(path)
-            if change is not None:
-                written[path] = change
 
-        refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
-        say("looking for uses of what the plan deletes")
-        dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
-                                       referring=referring)
-        findings += dangling
-        say("looking for mentions of removed symbols")
-        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning, refused)
+def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, *,
+                 allow_dangling: bool = False, allow_unreworded: bool = False,
+                 progress: Callable[[str], None] | None = None) -> Plan:
+    """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
+    outside ROOT, binary, overlapping edits, parse errors before and after), the references
+    left to `deleted`, and the dead-symbol mentions left. `findings` are the stages' own;
+    `progress` is told as each check starts."""
+    root, recipe = basis.start.root, basis.recipe
+    findings = list(findings)
+    say = progress or (lambda _message: None)
+    say(f"checking that {len(workspace.edits)} edited file(s) still parse")
+    checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
+    written: dict[str, FileChange] = {}
+    crlf: list[str] = []
+    for path in sorted(checks):
+        file_findings, change, converted = checks[path]
+        findings += file_findings
+        if converted:
+            crlf.append(path)
+        if change is not None:
+            written[path] = change
+
+    refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
+    say("looking for uses of what the plan deletes")
+    dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=basis.strict,
+                                   referring=[basis.referring])
+    findings += dangling
+    say("looking for mentions of removed symbols")
+    findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()
@@ -275,4 +329,5 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     if allow_unreworded:
         overrides.add(UNREWORDED)
     return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
-                frozenset(overrides), tuple(crlf))
+                frozenset(overrides), tuple(crlf), basis)
+

@@ -47,6 +47,7 @@ class ApplyReport:
     verbose: bool = False
     stat: bool = False
     colour: bool | None = None
+    items: tuple = ()  # the plan's item-level changes (codemods.plan.subset.Change), for --json
 
     @property
     def exit_code(self) -> int:

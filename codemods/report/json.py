@@ -17,6 +17,8 @@ def render_apply(report: ApplyReport) -> Output:
         "written": run.written,
         "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
                     for c in plan.changes],
+        "items": [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item,
+                   "removes": list(c.removes)} for c in report.items],
         "findings": [f.as_json() for f in (*plan.findings, *run.refusals)],
         "blocking": len(run.blocking),
         "removed_names": list(plan.removed_names),

@@ -1,0 +1,274 @@
+"""`codemod apply --interactive` and `--accept/--skip`: choose which changes of a plan to write.
+
+Both pick a set of changes to skip (codemods.plan.subset); the write, the
+re-check of what remains and the journaled writer are `apply_selected`'s.
+The walk shows each item-level change as a coloured diff and asks
+`[y]es / [n]o / [a]ll remaining / [q]uit / [?]`. A skip that leaves accepted
+changes pointing at nothing (or code the recipe removes named again) is
+answered at once with the accepted changes that need the skipped one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import termios
+import tty
+from contextlib import contextmanager
+
+import click
+
+from interchange.cli_style import UsageLine
+
+from codemods.edit.splice import splice
+from codemods.plan.subset import Change, changes_of, plan_subset, select
+from codemods.report.diff import render_text, unified_diff
+from codemods.report.text import coloured
+
+# Exit code of a walk interrupted with Ctrl-C (nothing written), as for `apply`.
+EXIT_INTERRUPTED = 130
+
+HELP = """\
+y - write this change
+n - skip it (if accepted changes need it, they are named and you choose)
+a - write this change and all the remaining ones
+q - stop here: write the changes accepted so far (after one confirmation), skip the rest
+e - show this change in $EDITOR (what you change there is not applied)
+? - this help
+Ctrl-C - stop and write nothing"""
+
+_SHOWN_FINDINGS = 6
+
+
+def needs_terminal() -> None:
+    """The one-line usage error of --interactive without a terminal on stdin and stdout."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageLine("--interactive needs a terminal on stdin and stdout")
+
+
+@contextmanager
+def keys_as_typed():
+    """The terminal in cbreak mode for the whole walk: each key is read as it is typed, without
+    echo, and none typed ahead is lost (raw mode, switched on per key, would flush them); Ctrl-C
+    still interrupts. Restored on the way out."""
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd, termios.TCSANOW)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def read_key() -> str:
+    """One key from the terminal (in `keys_as_typed`)."""
+    return os.read(sys.stdin.fileno(), 1).decode("utf-8", "replace")
+
+
+def selection(accept: tuple[str, ...], skip: tuple[str, ...]):
+    """The `choose` of `apply_selected` for --accept/--skip: the ids to skip; a selector that names
+    no change of the plan is a usage error."""
+
+    def choose(plan) -> set[str]:
+        try:
+            return select(changes_of(plan), accept, skip)
+        except ValueError as error:
+            raise UsageLine(str(error)) from None
+
+    return choose
+
+
+def _change_diff(plan, change: Change) -> str:
+    """The unified diff of `change` alone, file by file."""
+    out = []
+    for path in dict.fromkeys(e.path for e in change.edits):
+        edits = [e for e in change.edits if e.path == path]
+        before = plan.basis.start.read(path) or b""
+        out.append(render_text(unified_diff(path, before, splice(before, edits), edits=edits)))
+    return "".join(out)
+
+
+def _describe(change: Change) -> str:
+    if change.removes:
+        return f"deletes {', '.join(change.removes)}"
+    if change.adds:
+        return f"adds {', '.join(change.adds)} in {change.path}"
+    return f"in {change.item}" if change.item else change.path
+
+
+class Walk:
+    """One terminal review of a plan: the decisions so far and the keys read."""
+
+    def __init__(self, plan, colour: bool | None = None, getkey=read_key) -> None:
+        self.plan = plan
+        self.colour = colour
+        self.getkey = getkey
+        self.changes = changes_of(plan)
+        self.accepted: set[str] = set()
+        self.skipped: set[str] = set()
+
+    def echo(self, text: str = "", **style) -> None:
+        click.echo(click.style(text, **style) if style else text, color=self.colour)
+
+    def ask(self, prompt: str, keys: str) -> str:
+        """Read one of `keys` (a key outside them asks again)."""
+        while True:
+            click.echo(prompt, nl=False, color=self.colour)
+            key = self.getkey()
+            click.echo(key if key.isprintable() else "")
+            if key.lower() in keys:
+                return key.lower()
+
+    def run(self) -> set[str] | None:
+        """Walk every change; the ids to skip, or None to write nothing."""
+        editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
+        keys = "ynaq?" + ("e" if editor else "")
+        prompt = ("Apply this change? [y]es / [n]o / [a]ll remaining / [q]uit" + (" / [e]dit" if editor else "")
+                  + " / [?] ")
+        total = len(self.changes)
+        for number, change in enumerate(self.changes, start=1):
+            if change.id in self.skipped:
+                self.echo(f"[{number}/{total}] {change.id}: skipped (it needs a change you skipped)", dim=True)
+                continue
+            self.echo(f"[{number}/{total}] {change.id}  ({_describe(change)})", bold=True)
+            diff = _change_diff(self.plan, change)
+            click.echo(coloured(diff) if self.colour is not False else diff, nl=False, color=self.colour)
+            while True:
+                key = self.ask(prompt, keys)
+                if key == "?":
+                    self.echo(HELP)
+                elif key == "e":
+                    self.show_in_editor(diff, editor)
+                else:
+                    break
+            if key == "y":
+                self.accepted.add(change.id)
+            elif key == "n":
+                self.skip(change)
+            elif key == "a":
+                self.accepted |= {c.id for c in self.changes[number - 1:] if c.id not in self.skipped}
+                return self.skipped
+            elif key == "q":
+                rest = {c.id for c in self.changes[number - 1:]} - self.accepted - self.skipped
+                answer = self.ask(f"Write the {len(self.accepted)} accepted change(s) and skip the other "
+                                  f"{len(self.skipped | rest)}? [y/n] ", "yn")
+                if answer != "y":
+                    return None
+                self.skipped |= rest
+                return self.skipped
+        return self.skipped
+
+    @staticmethod
+    def show_in_editor(diff: str, editor: str) -> None:
+        """Open `diff` in `editor`, the terminal back in line mode with echo while it runs."""
+        fd = sys.stdin.fileno()
+        walking = termios.tcgetattr(fd)
+        line_mode = list(walking)
+        line_mode[3] |= termios.ICANON | termios.ECHO
+        termios.tcsetattr(fd, termios.TCSADRAIN, line_mode)
+        try:
+            click.edit(diff, editor=editor, extension=".diff", require_save=False)
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, walking)
+
+    def skip(self, change: Change) -> None:
+        """Skip `change`; when what is left needs it, say which accepted changes do and let the reviewer
+        skip them too (asked again while those skips are needed in turn), keep it, or go on."""
+        before, accepted = set(self.skipped), set(self.accepted)
+        self.skipped.add(change.id)
+        asked = [change.id]
+        while True:
+            subset = plan_subset(self.plan, self.skipped)
+            if not subset.new_findings:
+                return
+            needers = list(dict.fromkeys(n for gone in asked for n in subset.needed_by.get(gone, ())
+                                         if n not in self.skipped))
+            what = asked[0] if len(asked) == 1 else f"{len(asked)} changes"
+            self.echo(f"Skipping {what} leaves {len(subset.new_findings)} finding(s) the whole plan does not have:",
+                      fg="yellow")
+            for finding in subset.new_findings[:_SHOWN_FINDINGS]:
+                self.echo(f"  {finding.render()}")
+            if len(subset.new_findings) > _SHOWN_FINDINGS:
+                self.echo(f"  ... and {len(subset.new_findings) - _SHOWN_FINDINGS} more")
+            if not needers:
+                key = self.ask("[k]eep this change / [c]ontinue (the write may be refused) ", "kc")
+            else:
+                self.echo(f"Accepted changes that need {'it' if len(asked) == 1 else 'them'}:", fg="yellow")
+                for needer in needers:
+                    self.echo(f"  {needer}")
+                key = self.ask("[s]kip them too / [k]eep this change / [c]ontinue (the write may be refused) ",
+                               "skc")
+            if key == "k":
+                self.accepted = accepted | (self.skipped - before)
+                self.skipped = before
+                return
+            if key == "c":
+                return
+            self.skipped.update(needers)
+            self.accepted.difference_update(needers)
+            asked = needers
+
+
+def interactive_choice(colour: bool | None):
+    """The `choose` of `apply_selected` for --interactive: the terminal walk; Ctrl-C propagates."""
+
+    def choose(plan):
+        with keys_as_typed():
+            return Walk(plan, colour).run()
+
+    return choose
+
+
+def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...],
+                 dry_run: bool, output_format: str, colour: bool | None, verbose: bool, stat: bool,
+                 **settings) -> int:
+    """`codemod apply` with --interactive or --accept/--skip: choose, check, write, report; the
+    exit code (130 when the walk is interrupted: nothing written)."""
+    from codemods.plan.planner import USAGE_ERROR
+    from codemods.report.base import EXIT_FINDINGS, EXIT_OK, ApplyReport, reporter
+    from codemods.write.subset import apply_selected
+
+    if interactive:
+        if accept or skip:
+            raise UsageLine("--interactive asks about every change; --accept/--skip choose without asking: give one")
+        if dry_run or output_format != "text" or stat:
+            raise UsageLine("--interactive writes what you accept and reports as text; it does not go with "
+                            "--dry-run, --stat or --format")
+        needs_terminal()
+        choose = interactive_choice(colour)
+    else:
+        choose = selection(accept, skip)
+    try:
+        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, **settings)
+    except KeyboardInterrupt:
+        click.echo("\ncodemod: interrupted; nothing written", err=True)
+        return EXIT_INTERRUPTED
+    plan = run.plan
+    if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
+        raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
+    if plan is None:
+        if run.recovery:
+            click.echo(f"codemod: {run.recovery}", err=True)
+        click.echo(f"codemod: error: {run.error}", err=True)
+        return EXIT_FINDINGS
+    if subset is None and plan.basis is not None:
+        click.echo("codemod: quit without writing; nothing written", err=True)
+        return EXIT_OK
+    if subset is not None:
+        click.echo(f"codemod: {len(subset.skipped)} change(s) skipped" +
+                   (f": {', '.join(subset.skipped)}" if subset.skipped else ""), err=True)
+        if subset.new_findings and plan.blocking:
+            needs = sorted({n for needers in subset.needed_by.values() for n in needers})
+            if needs:
+                click.echo(f"codemod: accepted changes that need a skipped one: {', '.join(needs)}", err=True)
+    items = changes_of(run.plan) if output_format == "json" and run.plan.basis is not None else ()
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, colour=colour, items=items)
+    output = reporter(output_format).render_apply(report)
+    for chunk in output.stdout:
+        click.echo(chunk, nl=False, color=report.colour)
+    for line in output.stderr:
+        click.echo(line, err=True)
+    return report.exit_code
+
+
+__all__ = ["EXIT_INTERRUPTED", "Walk", "apply_chosen", "interactive_choice", "needs_terminal", "selection"]

@@ -1,0 +1,312 @@
+"""Part of a plan: its edits grouped into item-level changes, and the plan made again with some
+changes skipped, checked as the whole plan was.
+
+A change is what a reviewer accepts or skips as one: the deletion of one
+`[[delete]]` target (all its spans, its impls included), or the edits one
+other stage made inside one item (a recipe step's rewrite of one test with
+the bindings it drops, a trimmed test, a reworded comment). Its id is the
+edits' origin (`my-cleanup:type:Handle`), followed by `@ITEM` when the same
+origin has changes in several items (`my-step@test_merge`);
+these are the ids `codemod apply --accept/--skip` and the JSON output use.
+
+`plan_subset` re-plans without the skipped changes on the plan's snapshot:
+the kept deletions are settled again (deletions that were merged with a
+skipped neighbour get their own blank lines), every other stage's edits are
+kept as planned, and the per-file gate, the reference check and the
+dead-symbol check run again. What the skips break is returned, not raised:
+the error findings the whole plan did not have, and for each skipped change
+the accepted changes that need it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping
+
+from codemods.edit.values import Edit, Finding, line_col
+from codemods.languages.registry import language_for
+from codemods.parse import parse
+from codemods.plan.planner import Plan, checked_plan, DANGLING, UNREWORDED
+from codemods.plan.references import DeletedNames
+from codemods.plan.stages import delete_in_file, targets_by_file
+from codemods.words import whole_word_hits
+
+# A finding of a subset only: an accepted change uses a name that a skipped change would have added.
+NEEDS_SKIPPED = "needs-skipped-change"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One item-level change of a plan: its id, the stage that made it (0: the recipe's
+    deletions), its edits as planned (a deletion merged with its neighbours is shared with
+    their changes), the item it is in or documents, and the names it deletes."""
+
+    id: str
+    path: str
+    stage: int
+    edits: tuple[Edit, ...]
+    item: str | None = None
+    removes: tuple[str, ...] = ()
+
+    @property
+    def origins(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(part for edit in self.edits for part in edit.origin.split("+")))
+
+    @property
+    def adds(self) -> tuple[str, ...]:
+        """The names of the items its inserted code declares at its top level (a generated helper)."""
+        return tuple(dict.fromkeys(n for e in self.edits if e.start == e.end for n in _defined_names(e.path,
+                                                                                                    e.replacement)))
+
+
+@dataclass(frozen=True)
+class Subset:
+    """A plan with some changes skipped, checked again.
+
+    `plan` holds the accepted changes and their findings (its `blocking` is
+    what stops the subset from being written, under the whole plan's
+    overrides). `new_findings` are its error findings (overrides ignored) that
+    the whole plan did not have; `needed_by` maps each skipped change that
+    causes some of them to the accepted changes that need it.
+    """
+
+    plan: Plan
+    skipped: tuple[str, ...]
+    new_findings: tuple[Finding, ...]
+    needed_by: Mapping[str, tuple[str, ...]]
+
+
+def _anchor(path: str, source: bytes, start: int, end: int) -> str | None:
+    """The name of the innermost item around [start, end) (a node with a `name` field), else of
+    the first top-level item from `start` on (the item deleted, or the one a comment above it
+    documents); None when there is neither."""
+    language = language_for(path)
+    if language is None or language.grammar is None:
+        return None
+    root = parse(source, language.name).root_node
+    node = root.descendant_for_byte_range(start, max(start, end - 1))
+    while node is not None and node != root:
+        name = node.child_by_field_name("name")
+        if name is not None and node.start_byte <= start and end <= node.end_byte:
+            return name.text.decode("utf-8", "replace")
+        node = node.parent
+    for child in root.named_children:
+        name = child.child_by_field_name("name")
+        if child.start_byte >= start and name is not None:
+            return name.text.decode("utf-8", "replace")
+    return None
+
+
+def _common_origin(origins: list[str]) -> str:
+    """The `:`-separated segments all `origins` start with (the one origin when they agree)."""
+    split = [o.split(":") for o in dict.fromkeys(origins)]
+    common = []
+    for segments in zip(*split):
+        if len(set(segments)) > 1:
+            break
+        common.append(segments[0])
+    return ":".join(common) or split[0][0]
+
+
+@dataclass(frozen=True)
+class _TargetDeletion:
+    """One `[[delete]]` target planned alone: its edits and the names it deletes."""
+
+    target: object
+    edits: tuple[Edit, ...]
+    names: tuple[str, ...]
+
+    @property
+    def origins(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(part for e in self.edits for part in e.origin.split("+")))
+
+
+def _target_deletions(plan: Plan) -> list[_TargetDeletion]:
+    basis = plan.basis
+    found = []
+    for path, targets in targets_by_file(basis.recipe).items():
+        source = basis.start.read(path)
+        if source is None:
+            continue
+        for target in targets:
+            edits, deleted, _ = delete_in_file(basis.recipe, path, source, [target])
+            found.append(_TargetDeletion(target, tuple(edits), tuple(deleted.all_names())))
+    return found
+
+
+def changes_of(plan: Plan) -> tuple[Change, ...]:
+    """The plan's item-level changes, in file order (see the module's docstring). A deletion's
+    edits are those of its target deleted alone (as the plan shows them, neighbours merged)."""
+    basis = plan.basis
+    if basis is None:
+        raise ValueError("the plan has no basis to group: it was not made by plan_recipe, or it is a usage error")
+    planned = {part for e in (basis.stages[0].edits if basis.stages else ()) for part in e.origin.split("+")}
+    changes = []
+    for deletion in _target_deletions(plan):
+        for origin in deletion.origins:
+            if origin not in planned:
+                continue
+            edits = tuple(e for e in deletion.edits if origin in e.origin.split("+"))
+            source = basis.start.read(edits[0].path) or b""
+            changes.append(Change(origin, edits[0].path, 0, edits, _anchor(edits[0].path, source, edits[0].start,
+                                                                             edits[0].end), deletion.names))
+    groups: dict[tuple[int, str, str | None], list[Edit]] = {}
+    for index, result in enumerate(basis.stages[1:], start=1):
+        for edit in result.edits:
+            # Inserted items (a generated helper) are a change of their own, named by what they add.
+            added = list(_defined_names(edit.path, edit.replacement)) if edit.start == edit.end else []
+            item = added[0] if added else _anchor(edit.path, basis.start.read(edit.path) or b"", edit.start, edit.end)
+            groups.setdefault((index, edit.path, item), []).append(edit)
+    named = {key: _common_origin([e.origin for e in edits]) for key, edits in groups.items()}
+    shared = {origin for origin in named.values() if list(named.values()).count(origin) > 1}
+    for (index, path, item), edits in groups.items():
+        origin = named[(index, path, item)]
+        if origin in shared:
+            where = item if item is not None else f"{path}:{line_col(basis.start.read(path) or b'', edits[0].start)[0]}"
+            origin = f"{origin}@{where}"
+        changes.append(Change(origin, path, index, tuple(edits), item))
+    return tuple(sorted(changes, key=lambda c: (c.path, min(e.start for e in c.edits), c.id)))
+
+
+def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable[str] = ()) -> set[str]:
+    """The ids of the changes to skip: with `accept`, every change no selector of it names; plus
+    every change a selector of `skip` names. A selector names a change by its id, by the id
+    without `@ITEM`, or by one of its edits' origins. Raises ValueError for a selector that
+    names no change."""
+    changes = list(changes)
+
+    def named(selector: str) -> set[str]:
+        hits = {c.id for c in changes if selector in (c.id, c.id.split("@")[0], *c.origins)}
+        if not hits:
+            known = ", ".join(c.id for c in changes[:8]) + (", ..." if len(changes) > 8 else "")
+            raise ValueError(f"no change of the plan is named {selector!r} (its changes: {known})")
+        return hits
+
+    accepted = set().union(*(named(s) for s in accept)) if accept else {c.id for c in changes}
+    skipped = {c.id for c in changes if c.id not in accepted}
+    for selector in skip:
+        skipped |= named(selector)
+    return skipped
+
+
+def _finding_key(finding: Finding) -> tuple:
+    return finding.path, finding.line, finding.col, finding.code, finding.symbol
+
+
+def _lines_of(source: bytes, edits: Iterable[Edit], path: str) -> set[int]:
+    lines = set()
+    for edit in edits:
+        if edit.path == path:
+            first = line_col(source, edit.start)[0]
+            last = line_col(source, max(edit.start, edit.end - 1))[0]
+            lines.update(range(first, last + 1))
+    return lines
+
+
+def _defined_names(path: str, text: bytes) -> tuple[str, ...]:
+    """The names of the items `text` (inserted code) declares at its top level, in order."""
+    language = language_for(path)
+    if language is None or language.grammar is None or not text.strip():
+        return ()
+    root = parse(text, language.name).root_node
+    return tuple(dict.fromkeys(name.text.decode("utf-8", "replace") for child in root.named_children
+                               if (name := child.child_by_field_name("name")) is not None))
+
+
+def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Change]) -> list[tuple[Finding, str, str]]:
+    """An accepted change's new code naming an item that only a skipped change adds: (finding,
+    skipped id, accepted id) for each."""
+    found = []
+    for gone in skipped:
+        names = {n for e in gone.edits for n in _defined_names(e.path, e.replacement)}
+        if not names:
+            continue
+        for change in kept:
+            for edit in change.edits:
+                for _, _, name in whole_word_hits(edit.replacement, names):
+                    line, col = line_col(plan.basis.start.read(edit.path) or b"", edit.start)
+                    found.append((Finding(edit.path, line, col, NEEDS_SKIPPED,
+                                          f"{name}: {change.id} uses it, but {gone.id}, which adds it, is skipped",
+                                          symbol=name), gone.id, change.id))
+                    break
+    return found
+
+
+def _accepted_workspace(plan: Plan, changes: tuple[Change, ...], skipped_ids: set[str]):
+    """The plan's snapshot holding only the accepted edits (the kept deletions settled again), what
+    they delete, and the stages' own findings."""
+    basis = plan.basis
+    workspace = basis.start
+    deleted = DeletedNames()
+    findings: list[Finding] = []
+    target_origins = {t.target: t.origins for t in _target_deletions(plan)}
+    deletion_edits: list[Edit] = []
+    for path, targets in targets_by_file(basis.recipe).items():
+        source = workspace.read(path)
+        wanted = [t for t in targets if t in target_origins and not set(target_origins[t]) & skipped_ids]
+        if source is None or not wanted:
+            continue
+        edits, file_deleted, _ = delete_in_file(basis.recipe, path, source, wanted)
+        deletion_edits += edits
+        deleted.merge(file_deleted)
+    workspace = workspace.with_edits(deletion_edits)
+    for index, result in enumerate(basis.stages):
+        findings += result.findings
+        if index == 0:
+            continue
+        stage_changes = [c for c in changes if c.stage == index]
+        workspace = workspace.with_edits([e for c in stage_changes if c.id not in skipped_ids for e in c.edits])
+        if not stage_changes or any(c.id not in skipped_ids for c in stage_changes):
+            deleted.merge(DeletedNames({k: list(v) for k, v in result.deleted.items()}, list(result.removed_names)))
+    return workspace, deleted, findings
+
+
+def _needers(workspace, new: list[Finding], kept: list[Change], skipped: list[Change]) -> dict[str, list[str]]:
+    """For each skipped change that a new finding lies in: the accepted changes that need it.
+
+    A finding naming what an accepted change deletes (a kept bridge entry of
+    a deleted C++ function) makes that change need the skipped one. A mention
+    of the skipped change's own removed name (the dead-symbol check on the
+    item it keeps) makes every accepted change that removed uses of that name
+    need it: they were made for its deletion.
+    """
+    needed_by: dict[str, list[str]] = {}
+    for finding in new:
+        source = workspace.read(finding.path) or b""
+        for gone in skipped:
+            if finding.line not in _lines_of(source, gone.edits, finding.path):
+                continue
+            for change in kept:
+                removed_uses = finding.certainty is None and finding.symbol in gone.removes and any(
+                    whole_word_hits((workspace.read(e.path) or b"")[e.start:e.end], {finding.symbol})
+                    for e in change.edits)
+                if (removed_uses or finding.symbol in change.removes) and change.id not in needed_by.get(gone.id, []):
+                    needed_by.setdefault(gone.id, []).append(change.id)
+    return needed_by
+
+
+def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
+    """`plan` without the changes whose ids are in `skip`, checked again on the same snapshot
+    (see the module's docstring). Never writes."""
+    changes = changes_of(plan)
+    skipped_ids = set(skip)
+    unknown = skipped_ids - {c.id for c in changes}
+    if unknown:
+        raise ValueError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
+    kept = [c for c in changes if c.id not in skipped_ids]
+    skipped = [c for c in changes if c.id in skipped_ids]
+    workspace, deleted, findings = _accepted_workspace(plan, changes, skipped_ids)
+    checked = checked_plan(plan.basis, workspace, findings, deleted, allow_dangling=DANGLING in plan.overrides,
+                           allow_unreworded=UNREWORDED in plan.overrides)
+    whole = {_finding_key(f) for f in plan.findings}
+    new = [f for f in checked.findings if f.blocking and _finding_key(f) not in whole]
+    needed_by = _needers(workspace, new, kept, skipped)
+    for finding, gone_id, accepted_id in _needs_skipped_definitions(plan, kept, skipped):
+        new.append(finding)
+        if accepted_id not in needed_by.get(gone_id, []):
+            needed_by.setdefault(gone_id, []).append(accepted_id)
+    checked = replace(checked, findings=(*checked.findings, *(f for f in new if f.code == NEEDS_SKIPPED)))
+    return Subset(checked, tuple(c.id for c in skipped), tuple(new), {k: tuple(v) for k, v in needed_by.items()})
+
+
+__all__ = ["NEEDS_SKIPPED", "Change", "Subset", "changes_of", "plan_subset", "select"]
