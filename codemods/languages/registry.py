@@ -153,7 +153,7 @@ register(Language(
     comment_kinds=frozenset({"comment"}),
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "concatenated_string",
                             "system_lib_string", "string_content"}),
-    deletable_kinds=("function", "declaration", "any"),
+    deletable_kinds=("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "any"),
     mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"comment"}),
     line_comment_markers=("///", "//!", "//"),

@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import importlib
 import importlib.util
+import re
 from pathlib import Path, PurePosixPath
 
 from codemods.languages.registry import LANGUAGES, parsed_languages
@@ -81,6 +82,7 @@ def _from_toml_file(path: Path) -> Recipe:
             dead_symbol_pattern=data.get("dead_symbol_pattern"),
             check_scope=tuple(data.get("check_scope", ())),
             protected=tuple(data.get("protected", ())),
+            namespace_macros=_namespace_macros(path, data.get("namespace_macros", {})),
         )
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {_one_line(error)}") from None
@@ -115,10 +117,10 @@ def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
 
 
 # The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
-TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_scope", "protected", "delete", "rewrite",
-             "reword")
+TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_scope", "protected",
+             "namespace_macros", "delete", "rewrite", "reword")
 TOML_TABLE_KEYS = {
-    "delete": tuple(f.name for f in dataclasses.fields(ItemTarget)),
+    "delete": tuple(f.name for f in dataclasses.fields(ItemTarget) if f.name != "namespace_macros"),
     "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),
     "reword": tuple(f.name for f in dataclasses.fields(Rewording)),
 }
@@ -168,7 +170,19 @@ def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: 
         dead_symbol_pattern=data.get("dead_symbol_pattern", base.dead_symbol_pattern),
         check_scope=tuple(data.get("check_scope", base.check_scope)),
         protected=tuple(data.get("protected", base.protected)),
+        namespace_macros=(_namespace_macros(path, data["namespace_macros"]) if "namespace_macros" in data
+                          else base.namespace_macros),
     )
+
+
+def _namespace_macros(path: Path, value: object) -> tuple[tuple[str, str], ...]:
+    """The `namespace_macros` table as sorted (macro, namespace) pairs; RecipeError unless it maps
+    identifiers to strings."""
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and re.fullmatch(r"[A-Za-z_]\w*", k) and isinstance(v, str) for k, v in value.items()):
+        raise RecipeError(f"{path}: recipe does not match the schema: namespace_macros must be a table of "
+                          f"macro names to namespaces (strings), not {value!r}")
+    return tuple(sorted(value.items()))
 
 
 def _one_line(error: BaseException) -> str:
@@ -198,6 +212,8 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         for name in ("path", "language", "kind", "name"):
             if not isinstance(getattr(target, name), str):
                 raise RecipeError(f"{origin}: delete entry {target}: {name} must be a string")
+        if target.branch is not None and not isinstance(target.branch, str):
+            raise RecipeError(f"{origin}: delete entry {target.name!r}: branch must be a string")
         problem = _bad_path(target.path)
         if problem:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")

@@ -22,12 +22,17 @@ class ItemTarget:
 
     `crate::a::name` (Rust) and `ns::name` (C++) name exactly one item; a bare
     Rust name matches the end of qualified names (see README, "As a library").
+    `branch` chooses among the preprocessor branches that each hold the item
+    (C++: the branch's condition, "" outside any, "*" for all).
+    `namespace_macros` is the recipe's (see `Recipe`), filled in by it.
     """
 
     path: str
     language: str
     kind: str
     name: str
+    branch: str | None = None
+    namespace_macros: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -254,6 +259,7 @@ class Recipe:
     protected: tuple[str, ...] = ("docs",)
     parameters: tuple[Parameter, ...] = ()
     expects: tuple[str, ...] = ()
+    namespace_macros: tuple[tuple[str, str], ...] = ()
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
@@ -288,6 +294,11 @@ class Recipe:
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", tuple(Parameter(p) if isinstance(p, str) else p
                                                      for p in self.parameters))
+        if isinstance(self.namespace_macros, Mapping):
+            object.__setattr__(self, "namespace_macros", tuple(sorted(self.namespace_macros.items())))
+        if any(t.namespace_macros != self.namespace_macros for t in self.deletions):
+            object.__setattr__(self, "deletions", tuple(replace(t, namespace_macros=self.namespace_macros)
+                                                        for t in self.deletions))
         for target in self.deletions:
             if target.language not in LANGUAGES:
                 raise ValueError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")

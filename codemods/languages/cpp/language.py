@@ -1,4 +1,4 @@
-"""C++'s operations for the language registry (_languages.py): deleting items, rule scopes,
+"""C++'s operations for the language registry (registry.py): deleting items, rule scopes,
 identifiers and parse errors of C++, CUDA and Metal files."""
 
 from __future__ import annotations
@@ -7,16 +7,21 @@ import tree_sitter
 
 from codemods.edit.values import Edit, Finding
 from codemods.languages.registry import CPP, LANGUAGES
-from codemods.parse import error_nodes, identifier_hits
+from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.cpp.items import CppTarget, cpp_items, delete_cpp_items, is_annotation_macro_semicolon
+from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.resolve import cpp_references, deleted_cpp_items
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
-    """Syntax errors, less the `;` tree-sitter-cpp misses after an annotation macro line."""
+    """Syntax errors, less the `;` tree-sitter-cpp misses after an annotation macro line, with the
+    common namespace macro pairs read as the namespaces they open (preprocessor.py)."""
+    masked, _ = masked_namespace_macros(source)
+    if masked != source:
+        tree = parse(masked, CPP)
     return [(n.start_byte, n.end_byte) for n in error_nodes(tree) if not is_annotation_macro_semicolon(source, n)]
 
 
@@ -25,16 +30,17 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
 
 
 def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
-    cpp_targets = [CppTarget(t.kind, t.name) for t in targets]
-    found, names, findings = delete_cpp_items(path, source, cpp_targets, origin, absent)
-    deleted.add(CPP, deleted_cpp_items(path, source, cpp_targets, names))
+    cpp_targets = [CppTarget(t.kind, t.name, getattr(t, "branch", None)) for t in targets]
+    macros = next((tuple(t.namespace_macros) for t in targets if getattr(t, "namespace_macros", ())), ())
+    found, items, findings = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
+    deleted.add(CPP, deleted_cpp_items(path, items, macros))
     return deletion_edits(path, source, found), findings
 
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
     wanted = tuple(name.split("::"))
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
-            for item in cpp_items(source, tree) if (*item.namespace, item.name)[-len(wanted):] == wanted]
+            for item in cpp_items(source, tree) if (*item.scope, item.name)[-len(wanted):] == wanted]
 
 
 def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:

@@ -1,6 +1,6 @@
 """C++ name resolution for the dangling-reference check, as far as one file shows it.
 
-A use of a deleted C++ function counts where it can name it:
+A use of a deleted C++ item counts where it can name it:
 
 * a `static` function, or one in an anonymous namespace, lives in its
   translation unit: uses in other files are other functions;
@@ -13,7 +13,14 @@ A use of a deleted C++ function counts where it can name it:
 * a local variable or parameter of the same name, and member accesses
   `x.f` / `x->f`, are not uses;
 * a declaration in a header and its definition are one item: a surviving
-  declaration of a function whose definition is deleted is reported.
+  declaration of a function whose definition is deleted is reported (an
+  in-class declaration of an out-of-line member definition too);
+* a call whose number of arguments the deleted function cannot take calls
+  another overload;
+* code in an inactive branch (`#if 0`) is never compiled: nothing there is a use.
+
+Files are read as the plan read the deleted items' files: with the recipe's
+namespace macros (preprocessor.py) standing for the namespaces they open.
 """
 
 from __future__ import annotations
@@ -24,9 +31,10 @@ from dataclasses import dataclass
 import tree_sitter
 
 from codemods.search.files import whole_words
-from codemods.parse import CPP, parse
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.languages.cpp.items import CppTarget, cpp_items
+from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
+from codemods.languages.cpp.preprocessor import in_inactive_branch
+from codemods.languages.cpp.signature import arity
 
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
@@ -34,32 +42,43 @@ _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_i
 
 @dataclass(frozen=True)
 class DeletedCppItem:
-    """A C++ function (definition or declaration) a plan deletes: the namespace code names it
-    through (anonymous namespaces are transparent), and whether it is local to its translation
-    unit (`static`, or in an anonymous namespace)."""
+    """A C++ item a plan deletes: the namespace code names it through (anonymous namespaces are
+    transparent), whether it is local to its translation unit (`static`, or in an anonymous
+    namespace), a function's arity (fewest and most arguments; most None when variadic), and
+    the recipe's namespace macros (to read the files that use it as they were read)."""
 
     path: str
     name: str
     visible_namespace: tuple[str, ...]
     kind: str
     translation_unit_local: bool
+    arity: tuple[int, int | None] | None = None
+    namespace_macros: tuple[tuple[str, str], ...] = ()
 
     @property
     def linkable(self) -> bool:
         """Whether code of another language (a cxx bridge) can name it: not static or anonymous-namespace."""
         return not self.translation_unit_local
 
+    def takes(self, arguments: int) -> bool:
+        """Whether a call with this many arguments can call it (any count for a non-function)."""
+        if self.arity is None:
+            return True
+        fewest, most = self.arity
+        return fewest <= arguments and (most is None or arguments <= most)
 
-def deleted_cpp_items(path: str, source: bytes, targets: list[CppTarget], names: list[str]) -> list[DeletedCppItem]:
-    """The resolver's view of what `delete_cpp_items` deleted in one file (`names`: the names
-    it reports deleted)."""
+
+def deleted_cpp_items(path: str, items: list[CppItem],
+                      namespace_macros: tuple[tuple[str, str], ...] = ()) -> list[DeletedCppItem]:
+    """The resolver's view of the items `delete_cpp_items` deleted in one file."""
     found = []
-    for item in cpp_items(source, parse(source, CPP)):
-        if item.name in names and any(t.selects(item) and t.kind in ("any", item.kind) for t in targets):
-            node = item.node
-            static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
-            local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
-            found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local))
+    for item in items:
+        node = item.node
+        static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
+        local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
+        declarator = function_declarator(_declaration(node).child_by_field_name("declarator"))
+        count = arity(declarator.child_by_field_name("parameters")) if declarator is not None else None
+        found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local, count, namespace_macros))
     return found
 
 
@@ -73,8 +92,12 @@ def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
 
 
 def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
-    if node.type == "template_declaration":
-        return next((c for c in node.named_children if c.type in ("function_definition", "declaration")), node)
+    while node.type == "template_declaration":
+        inner = next((c for c in node.named_children if c.type in ("function_definition", "declaration",
+                                                                    "field_declaration", "template_declaration")), None)
+        if inner is None:
+            return node
+        node = inner
     return node
 
 
@@ -89,9 +112,10 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem]) -> lis
     hits = list(whole_words(sorted(by_name)).finditer(source))
     if not hits:
         return []
-    tree = parse(source, CPP)
+    macros = next((i.namespace_macros for i in items if i.namespace_macros), ())
+    tree, regions = parsed(source, macros)
     directives = _using(tree.root_node)
-    declared = {(i.name, i.scope) for i in cpp_items(source, tree)}
+    declared = {(i.name, i.scope) for i in cpp_items(source, namespace_macros=macros)}
     deleted_definitions = {(i.name, i.visible_namespace) for i in items if i.kind == "function"}
     found = []
     for match in hits:
@@ -99,14 +123,34 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem]) -> lis
         node = tree.root_node.descendant_for_byte_range(match.start(), match.end())
         if node is None or node.type not in _NAME_NODES or (node.start_byte, node.end_byte) != match.span():
             continue
-        reference = _resolve(node, name, by_name[name], directives, deleted_definitions, declared)
+        if in_inactive_branch(node):
+            continue
+        candidates = _callable_with(node, by_name[name])
+        if not candidates:
+            continue
+        reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
         if reference is not None:
             certainty, kind, resolution = reference
             found.append(Reference(path, match.start(), match.end(), name, certainty, kind, resolution))
     return found
 
 
-def _resolve(node, name, items, directives, deleted_definitions, declared):
+def _callable_with(node: tree_sitter.Node, items: list[DeletedCppItem]) -> list[DeletedCppItem]:
+    """Of `items`, those a call at `node` can call, by its number of arguments (all of them when
+    `node` is not the callee of a call)."""
+    _, _, outer = _qualifier(node)
+    callee = outer
+    if callee.parent is not None and callee.parent.type == "template_function":
+        callee = callee.parent
+    call = callee.parent
+    if call is None or call.type != "call_expression" or call.child_by_field_name("function") != callee:
+        return items
+    arguments = call.child_by_field_name("arguments")
+    count = len([a for a in arguments.named_children if a.type != "comment"]) if arguments is not None else 0
+    return [i for i in items if i.takes(count)]
+
+
+def _resolve(node, name, items, directives, deleted_definitions, declared, regions=()):
     """(certainty, kind, resolution) if the name at `node` may name one of `items`.
 
     `declared` holds (name, namespace) of the functions the file declares after the plan:
@@ -115,11 +159,12 @@ def _resolve(node, name, items, directives, deleted_definitions, declared):
     if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
         return None
     qualifier, absolute, outer = _qualifier(node)
-    enclosing = _enclosing_namespaces(node)
+    enclosing = enclosing_scopes(node, regions)
     declarator = _declared_function(outer)
     if declarator is not None:
-        namespace = qualifier if absolute else enclosing + qualifier
-        if (name, tuple(n for n in namespace if n)) in deleted_definitions and declarator.type == "declaration":
+        namespace = qualifier if absolute else enclosing_scopes(node, regions, classes=True) + qualifier
+        if (name, tuple(n for n in namespace if n)) in deleted_definitions and declarator.type in (
+                "declaration", "field_declaration"):
             return DEFINITE, "declaration", (f"declares {'::'.join((*namespace, name))}, whose definition the "
                                              f"recipe deletes (a declaration and its definition are one item)")
         return None
@@ -161,17 +206,6 @@ def _qualifier(node: tree_sitter.Node) -> tuple[tuple[str, ...], bool, tree_sitt
         else:
             scopes.insert(0, scope.text.decode("utf-8", "replace"))
     return tuple(scopes), absolute, current
-
-
-def _enclosing_namespaces(node: tree_sitter.Node) -> tuple[str, ...]:
-    names = []
-    current = node.parent
-    while current is not None:
-        if current.type == "namespace_definition":
-            name = current.child_by_field_name("name")
-            names.insert(0, name.text.decode("utf-8", "replace") if name is not None else "")
-        current = current.parent
-    return tuple(names)
 
 
 def _declared_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
