@@ -105,7 +105,7 @@ RECIPE_FILES = {
     "escapes.toml": ('id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
                      "delete entry 'f': path '../../etc/a.rs' must be relative to ROOT, with / separators and no .."),
     "bad_field.toml": ('id = "x"\n[[delete]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\nwhy = 1\n',
-                       "[[delete]] entry 1: unknown key 'why' (valid: path, language, kind, name)"),
+                       "[[delete]] entry 1: unknown key 'why' (valid: path, language, kind, name, branch)"),
     "misspelt_table.toml": ('id = "x"\n[[deletions]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
                             "unknown key [[deletions]] (did you mean 'delete'?)"),
     "misspelt_key.toml": ('id = "x"\n[[reword]]\npath = "a.rs"\nfnd = "a"\nreplace = "b"\n',
