@@ -18,7 +18,7 @@ from codemods.parse import parse, reparse
 from codemods.plan.fork import Worker
 from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import DeleteItems, Reword, Rewrite, delete_in_file, targets_by_file
+from codemods.plan.stages import DeleteItems, RemoveImports, Reword, Rewrite, delete_in_file, targets_by_file
 from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
@@ -296,6 +296,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 take(stage(workspace))
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+        take(RemoveImports(recipe, deleted)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, "searched-without-rg",
                                     "ripgrep is not installed: files were found by walking the tree, which does "

@@ -203,3 +203,30 @@ class Rewrite:
         return StepResult(tuple(planned), tuple(findings))
 
 
+
+
+@dataclass(frozen=True)
+class RemoveImports:
+    """Imports the plan leaves naming a deleted item or used by nothing, removed by each
+    language's `imports_left_unused` (a language without it keeps its imports). Looks at the
+    edited files and at the files that spell a deleted name."""
+
+    recipe: Recipe
+    deleted: DeletedNames
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        from codemods.search.files import files_with_words
+
+        names = self.deleted.all_names()
+        candidates = set(workspace.edits) | (set(files_with_words(workspace.root, names)) if names else set())
+        shared = {"root": workspace.root, "read": workspace.read, "planned": workspace.planned}
+        edits: list[Edit] = []
+        for path in sorted(candidates):
+            language = LANGUAGES.get(language_of(path) or "")
+            remove = getattr(language.operations, "imports_left_unused", None) if language is not None else None
+            source = workspace.read(path)
+            if remove is None or source is None:
+                continue
+            edits += remove(path, source, list(workspace.planned(path)), self.deleted, shared,
+                            f"{self.recipe.id}:unused-import")
+        return StepResult(tuple(edits))

@@ -302,3 +302,27 @@ def test_recipe_parameters_are_loaded_before_planning_and_steps_read_them_typed(
 
     with pytest.raises(TypeError):
         plan_recipe(tree, Recipe(id="r", summary="", steps=(writes_an_option,), check_scope=("src",)))
+
+
+# ---------------------------------------------------------------- internal errors
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_internal_error_is_one_line_naming_the_file_exit_3(tree: Path, monkeypatch, as_json: bool) -> None:
+    real_read_bytes = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "a.rs":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    recipe = write_recipe(tree.parent)
+    result = _apply("--dry-run", "--recipe", str(recipe), *(["--json"] if as_json else []), str(tree))
+    assert result.exit_code == 3, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("codemod: error: internal error while reading src/a.rs: RecursionError: ")
+    assert "please report it" in lines[0]
+    if as_json:
+        assert json.loads(result.stdout)["exit_code"] == 3

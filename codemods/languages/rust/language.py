@@ -75,3 +75,64 @@ def format_item(text: str, indent: str, root, path: str) -> str | None:
     from codemods.languages.rust.format import format_item as rustfmt_item
 
     return rustfmt_item(text, indent, root, crate_edition(root, path))
+
+
+def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted, shared: dict,
+                        origin: str) -> list[Edit]:
+    """Edits removing the `use` entries of a Rust file that the plan leaves naming a deleted item
+    or used by nothing (see rust/imports.py). `shared` holds the plan's "root", "read" and
+    "planned" (a path's planned edits)."""
+    from codemods.languages.rust.imports import removal_edits
+
+    return removal_edits(path, source, _entries_left_unused(path, shared, deleted), origin)
+
+
+def _entries_left_unused(path: str, shared: dict, deleted) -> list:
+    """The `use` entries of `path` to remove, computed once per plan (a re-export's removal asks
+    about the files that use its name)."""
+    from codemods.languages.rust.imports import name_uses, unused_entries, use_entries
+    from codemods.edit.splice import splice
+    from codemods.search.files import files_with_words
+
+    memo = shared.setdefault("rust-unused-imports", {})
+    if path in memo:
+        return memo[path] or []
+    memo[path] = None  # in progress: a re-export cycle keeps its entries
+    source = shared["read"](path)
+    planned = list(shared["planned"](path))
+    if source is None or any(e.start == 0 and e.end == len(source) and not e.replacement for e in planned):
+        memo[path] = []
+        return []
+    dangling: set[int] = set()
+    if deleted.of(RUST):
+        if RUST not in shared:
+            shared[RUST] = RustResolver(shared["root"], shared["read"])
+        dangling = {r.start for r in shared[RUST].references_in_file(path, source, deleted.of(RUST))
+                    if r.certainty == DEFINITE}
+
+    def reexport_unused(name: str) -> bool:
+        for other in files_with_words(shared["root"], [name]):
+            if other == path or not other.endswith(".rs"):
+                continue
+            text = shared["read"](other)
+            edits = list(shared["planned"](other))
+            if text is None or any(e.start == 0 and e.end == len(text) and not e.replacement for e in edits):
+                continue
+            if memo.get(other, ()) is None:
+                return False
+            removed = _entries_left_unused(other, shared, deleted)
+            after = splice(text, edits) if edits else text
+            tree = parse(after, RUST)
+            if name_uses(tree, {name})[name]:
+                return False
+            gone = {e.node.start_byte for e in removed}
+            kept = [e for e in use_entries(parse(text, RUST)) if e.binding == name and e.node.start_byte not in gone]
+            if kept:
+                return False
+        return True
+
+    if not dangling and not planned:
+        memo[path] = []
+        return []
+    memo[path] = unused_entries(source, planned, dangling, reexport_unused)
+    return memo[path]
