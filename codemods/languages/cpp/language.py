@@ -18,8 +18,9 @@ from codemods.languages.cpp.resolve import cpp_references, deleted_cpp_items
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
     """Syntax errors, less the `;` tree-sitter-cpp misses after an annotation macro line, with the
-    common namespace macro pairs read as the namespaces they open (preprocessor.py)."""
-    masked, _ = masked_namespace_macros(source)
+    namespace macro pairs read as the namespaces they open (preprocessor.py; a recipe's own
+    macros are such pairs too)."""
+    masked, _ = masked_namespace_macros(source, any_pair=True)
     if masked != source:
         tree = parse(masked, CPP)
     return [(n.start_byte, n.end_byte) for n in error_nodes(tree) if not is_annotation_macro_semicolon(source, n)]

@@ -81,13 +81,19 @@ def _opened_namespace(name: str, argument: str | None, macros: dict[str, str]) -
     return None
 
 
-def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = ()) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
+def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = (),
+                            any_pair: bool = False) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
     """`source` with the lines of namespace-opening and -closing macro pairs blanked out, and the
     regions they delimit (see the module doc). A macro opening a namespace counts only where its
-    closing macro follows in the file."""
+    closing macro follows in the file. With `any_pair`, every macro line whose name has BEGIN
+    (OPEN) and is followed by the same name with END (CLOSE) is such a pair (opening no known
+    namespace): what a syntax check that does not know the recipe's macros must read."""
     known = dict(macros)
     lines = list(_MACRO_LINE.finditer(source))
     names = [m.group(1).decode("ascii") for m in lines]
+    if any_pair:
+        known.update((n, "") for n in names if n not in known and _opened_namespace(n, None, known) is None
+                     and (closing := _closing_name(n)) is not None and closing in names)
     if not any(_opened_namespace(n, None, known) is not None or n == "BEGIN_NAMESPACE" for n in names):
         return source, ()
     masked = bytearray(source)
