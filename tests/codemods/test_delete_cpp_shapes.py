@@ -326,3 +326,23 @@ def test_namespace_macros_of_a_recipe_file(tmp_path: Path):
     path.write_text('id = "r"\nnamespace_macros = ["MYLIB_BEGIN"]\n')
     with pytest.raises(RecipeError, match="namespace_macros must be a table"):
         load_recipe(str(path))
+
+
+def test_includes_are_resolved_beside_the_file_and_under_include_folders():
+    from codemods.languages.cpp.includes import included_files
+
+    files = {"include/fmt/format.h": b'#include "base.h"\n', "include/fmt/base.h": b"",
+             "src/os.cc": b'#include "fmt/format.h"\n#include "missing.h"\n#include <vector>\n'}
+    assert included_files("src/os.cc", files.get) == {"include/fmt/format.h", "include/fmt/base.h"}
+
+
+def test_a_static_function_is_visible_in_the_files_that_include_its_file(tmp_path: Path):
+    root = _tree(tmp_path, {
+        "src/impl.inc": "static int helper(int x) { return x; }\n",
+        "src/unity.cc": '#include "impl.inc"\nint use() { return helper(1); }\n',
+        "src/other.cc": "static int helper(int x);\nint other() { return helper(2); }\n",
+    })
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("src/impl.inc", "cpp", "function", "helper"),),
+                    check_scope=(), protected=())
+    plan = plan_recipe(root, recipe)
+    assert [(f.path, f.line) for f in plan.blocking] == [("src/unity.cc", 2)]

@@ -12,6 +12,7 @@ from codemods.languages.resolution import Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.cpp.items import CppTarget, cpp_items, delete_cpp_items, is_annotation_macro_semicolon
+from codemods.languages.cpp.includes import included_files
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.resolve import cpp_references, deleted_cpp_items
 
@@ -45,8 +46,17 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
 
 
 def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
-    """Uses in a C++ file that resolve, or may resolve, to a deleted C++ function."""
-    return cpp_references(path, text, deleted.of(CPP)), []
+    """Uses in a C++ file that resolve, or may resolve, to a deleted C++ item (the files it
+    includes, read once per plan, make the `static` functions of those files visible)."""
+    items = deleted.of(CPP)
+    read = shared.get("read")
+    included: set[str] = set()
+    if read is not None and any(i.translation_unit_local and i.path != path for i in items):
+        closures = shared.setdefault("cpp_included_files", {})
+        if path not in closures:
+            closures[path] = included_files(path, read)
+        included = closures[path]
+    return cpp_references(path, text, items, included), []
 
 
 def format_item(text: str, indent: str, root, path: str) -> None:

@@ -3,7 +3,8 @@
 A use of a deleted C++ item counts where it can name it:
 
 * a `static` function, or one in an anonymous namespace, lives in its
-  translation unit: uses in other files are other functions;
+  translation unit: uses in other files are other functions, unless they
+  include its file (`#include "..."`, followed through the tree: includes.py);
 * a qualified name `a::b::f` names it when `a::b` is its namespace, looked up
   from the namespaces around the use outwards (`::a::b::f` from the top);
 * an unqualified `f` names it inside its namespace (or a nested one), in the
@@ -101,9 +102,11 @@ def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
     return node
 
 
-def cpp_references(path: str, source: bytes, items: list[DeletedCppItem]) -> list[Reference]:
-    """Uses in `source` (the C++ file at `path` after the plan) of the deleted functions `items`."""
-    reachable = [i for i in items if not i.translation_unit_local or i.path == path]
+def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
+                   included: set[str] | frozenset[str] = frozenset()) -> list[Reference]:
+    """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
+    `included` holds the files `path` includes (a `static` function of one of them is visible)."""
+    reachable = [i for i in items if not i.translation_unit_local or i.path == path or i.path in included]
     by_name: dict[str, list[DeletedCppItem]] = {}
     for item in reachable:
         by_name.setdefault(item.name, []).append(item)
