@@ -9,6 +9,7 @@ need_apt=()
 [ -d /usr/share/cargo/registry/cxx-build-1.0.87 ] || [ -n "$(ls -d /usr/share/cargo/registry/cxx-build-* 2>/dev/null)" ] \
     || need_apt+=(librust-cxx-dev librust-cxx-build-dev)
 command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
+command -v clang-format >/dev/null 2>&1 || need_apt+=(clang-format)
 if [ ${#need_apt[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -6,6 +6,8 @@ writing, differs. Nothing here writes or raises on user input.
 
 from __future__ import annotations
 
+import os
+
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,7 +225,28 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, wor
                         "the edited file would not parse (new syntax error near here); not edited")], None, crlf
     if result == source:
         return [], None, crlf
-    return [], FileChange(path, source, result, tuple(edits)), crlf
+    result, edits, notes = _formatted_edits(root, path, source, result, edits)
+    return notes, FileChange(path, source, result, tuple(edits)), crlf
+
+
+def _formatted_edits(root: Path, path: str, source: bytes, result: bytes,
+                     edits: list[Edit]) -> tuple[bytes, list[Edit], list[Finding]]:
+    """`result` with the regions `edits` wrote formatted by the file's language, where its plug-in
+    has `format_edited` (returning the formatted text or None, and a note or None); the edits
+    then become one edit from the first to the last byte that differs from `source`."""
+    language = language_for(path)
+    format_edited = getattr(language.operations, "format_edited", None) if language is not None else None
+    if format_edited is None:
+        return result, edits, []
+    formatted, note = format_edited(root, path, source, result, edits)
+    notes = [Finding(path, 0, 0, "unformatted", note, severity="note")] if note else []
+    if formatted is None or formatted == result:
+        return result, edits, notes
+    prefix = len(os.path.commonprefix([source, formatted]))
+    suffix = len(os.path.commonprefix([source[prefix:][::-1], formatted[prefix:][::-1]]))
+    whole = Edit(path, prefix, len(source) - suffix, formatted[prefix:len(formatted) - suffix],
+                 "+".join(dict.fromkeys(e.origin for e in edits)) + "+format")
+    return formatted, [whole], notes
 
 
 def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:

@@ -62,3 +62,11 @@ def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Refe
 def format_item(text: str, indent: str, root, path: str) -> None:
     """No formatter is registered for this language: generated text is inserted as written."""
     return None
+
+
+def format_edited(root, path: str, before: bytes, after: bytes, edits: list[Edit]) -> tuple[bytes | None, str | None]:
+    """`after` with the regions `edits` wrote formatted by clang-format where the tree has a style
+    and the file was clean before, and a note when it cannot be (format.py)."""
+    from codemods.languages.cpp.format import format_edited as clang_format_edited
+
+    return clang_format_edited(root, path, before, after, edits)
