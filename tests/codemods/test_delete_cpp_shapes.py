@@ -346,3 +346,27 @@ def test_a_static_function_is_visible_in_the_files_that_include_its_file(tmp_pat
                     check_scope=(), protected=())
     plan = plan_recipe(root, recipe)
     assert [(f.path, f.line) for f in plan.blocking] == [("src/unity.cc", 2)]
+
+
+def test_calls_are_told_apart_by_literal_and_local_argument_types(tmp_path: Path):
+    root = _tree(tmp_path, {
+        "src/copy.h": """
+            #pragma once
+            namespace detail {
+            template <typename OutputIt> OutputIt copy(const char* str, OutputIt out);
+            template <typename OutputIt> OutputIt copy(char ch, OutputIt out);
+            }  // namespace detail
+            """,
+        "src/use.cc": """
+            #include "copy.h"
+            char* one(char* out) { return detail::copy('x', out); }
+            char* two(char* out) { const char* s = "ab"; return detail::copy(s, out); }
+            char* three(char* out, char c) { return detail::copy(c, out); }
+            char* four(char* out) { return detail::copy("ab", out); }
+            """,
+    })
+    recipe = Recipe(id="t", summary="", deletions=(
+        ItemTarget("src/copy.h", "cpp", "declaration", "detail::copy(char, OutputIt)"),), check_scope=(),
+        protected=())
+    plan = plan_recipe(root, recipe)
+    assert [(f.path, f.line) for f in plan.blocking] == [("src/use.cc", 2), ("src/use.cc", 4)]

@@ -383,12 +383,12 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
     return tuple(found)
 
 
-def _refusal(path: str, source: bytes, item: CppItem, code: str, message: str) -> Finding:
+def _refusal(path: str, item: CppItem, code: str, message: str) -> Finding:
     row, col = item.node.start_point
     return Finding(path, row + 1, col + 1, code, message, symbol=item.name)
 
 
-def _overload_refusal(path: str, source: bytes, target: CppTarget, chosen: list[CppItem]) -> Finding | None:
+def _overload_refusal(path: str, target: CppTarget, chosen: list[CppItem]) -> Finding | None:
     """A blocking finding when a target without a signature names several overloads, listing the
     target that selects each."""
     signatures = list(dict.fromkeys(i.signature for i in chosen if i.signature is not None))
@@ -397,7 +397,7 @@ def _overload_refusal(path: str, source: bytes, target: CppTarget, chosen: list[
     qualified = "::" in target.base_name
     name = target.base_name if qualified else chosen[0].name
     forms = ", ".join(f"'{spelled(name, s)}'" for s in signatures)
-    return _refusal(path, source, chosen[0], "ambiguous-target",
+    return _refusal(path, chosen[0], "ambiguous-target",
                     f"{target.base_name} names {len(signatures)} overloads in {path}; name one by its parameter "
                     f"types ({forms}) or all of them ('{name}({ALL_OVERLOADS})')")
 
@@ -407,7 +407,7 @@ def _branch_label(item: CppItem) -> str:
     return f"branch = \"{item.condition}\" ({where}, line {item.node.start_point.row + 1})"
 
 
-def _in_branch(path: str, source: bytes, target: CppTarget,
+def _in_branch(path: str, target: CppTarget,
                chosen: list[CppItem]) -> tuple[list[CppItem], Finding | None]:
     """The items of the branch `target.branch` names, or a blocking finding: an item in several
     branches with no `branch` given, or a `branch` that none of them is in."""
@@ -416,13 +416,13 @@ def _in_branch(path: str, source: bytes, target: CppTarget,
         return chosen, None
     listed = "; ".join(_branch_label(i) for i in chosen)
     if target.branch is None:
-        return [], _refusal(path, source, chosen[0], "ambiguous-target",
+        return [], _refusal(path, chosen[0], "ambiguous-target",
                             f"{target.name} is in {len(conditions)} conditional branches of {path}; name one with "
                             f"`branch` ({listed}) or all with branch = \"{EVERY_BRANCH}\"")
     wanted = [i for i in chosen if same_condition(i.condition, target.branch)
               or (i.branches and same_condition(i.branches[-1].condition, target.branch))]
     if not wanted:
-        return [], _refusal(path, source, chosen[0], "no-such-item",
+        return [], _refusal(path, chosen[0], "no-such-item",
                             f"no {target.name} in a branch compiled under {target.branch!r} in {path} ({listed})")
     return wanted, None
 
@@ -494,12 +494,12 @@ def delete_cpp_items(
                           for i in items if target.kind in ("any", i.kind)]
             findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
             continue
-        refusal = _overload_refusal(path, source, target, chosen)
+        refusal = _overload_refusal(path, target, chosen)
         if refusal is None:
-            chosen, refusal = _in_branch(path, source, target, chosen)
+            chosen, refusal = _in_branch(path, target, chosen)
         shared = next((i for i in chosen if i.names > 1), None)
         if refusal is None and shared is not None:
-            refusal = _refusal(path, source, shared, "shape-mismatch",
+            refusal = _refusal(path, shared, "shape-mismatch",
                                f"{shared.name} is declared together with other variables in one declaration; "
                                f"split the declaration first")
         if refusal is not None:

@@ -116,21 +116,6 @@ def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = (
     return bytes(masked), tuple(regions)
 
 
-def enclosing_namespaces(node: tree_sitter.Node, regions: tuple[NamespaceRegion, ...] = ()) -> tuple[str, ...]:
-    """The namespaces around `node`, outermost first: named ones by name, an anonymous one as
-    "", those a macro pair opens (`regions`) in their place."""
-    found: list[tuple[int, tuple[str, ...]]] = []
-    current = node.parent
-    while current is not None:
-        if current.type == "namespace_definition":
-            name = current.child_by_field_name("name")
-            names = tuple(name.text.decode("utf-8", "replace").split("::")) if name is not None else ("",)
-            found.append((current.start_byte, names))
-        current = current.parent
-    found += [(r.start, r.names) for r in regions if r.start <= node.start_byte < r.end]
-    return tuple(name for _, names in sorted(found) for name in names)
-
-
 def _text(node: tree_sitter.Node | None) -> str:
     return " ".join(node.text.decode("utf-8", "replace").split()) if node is not None else ""
 

@@ -16,7 +16,9 @@ A use of a deleted C++ item counts where it can name it:
 * a declaration in a header and its definition are one item: a surviving
   declaration of a function whose definition is deleted is reported (an
   in-class declaration of an out-of-line member definition too);
-* a call whose number of arguments the deleted function cannot take calls
+* a call whose number of arguments the deleted function cannot take, or
+  whose literal or local-variable arguments its parameter types cannot take
+  (a string literal for a `char`, a `char` for a `const char*`), calls
   another overload;
 * code in an inactive branch (`#if 0`) is never compiled: nothing there is a use.
 
@@ -35,9 +37,13 @@ from codemods.search.files import whole_words
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import in_inactive_branch
-from codemods.languages.cpp.signature import arity
+from codemods.languages.cpp.signature import ARITHMETIC, POINTER, argument_fits, arity, type_category
 
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+# What a literal argument is (signature.py's categories); a number literal is told apart by its value.
+_LITERAL_CATEGORIES = {"string_literal": "string literal", "concatenated_string": "string literal",
+                       "raw_string_literal": "string literal", "char_literal": ARITHMETIC, "true": ARITHMETIC,
+                       "false": ARITHMETIC, "nullptr": "zero"}
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
 
 
@@ -55,6 +61,7 @@ class DeletedCppItem:
     translation_unit_local: bool
     arity: tuple[int, int | None] | None = None
     namespace_macros: tuple[tuple[str, str], ...] = ()
+    signature: tuple[str, ...] | None = None
 
     @property
     def linkable(self) -> bool:
@@ -79,7 +86,8 @@ def deleted_cpp_items(path: str, items: list[CppItem],
         local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
         declarator = function_declarator(_declaration(node).child_by_field_name("declarator"))
         count = arity(declarator.child_by_field_name("parameters")) if declarator is not None else None
-        found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local, count, namespace_macros))
+        found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local, count, namespace_macros,
+                                    item.signature))
     return found
 
 
@@ -139,8 +147,9 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
 
 
 def _callable_with(node: tree_sitter.Node, items: list[DeletedCppItem]) -> list[DeletedCppItem]:
-    """Of `items`, those a call at `node` can call, by its number of arguments (all of them when
-    `node` is not the callee of a call)."""
+    """Of `items`, those a call at `node` can call, by its number of arguments and, where an
+    argument is a literal or a declared local, its type (all of them when `node` is not the
+    callee of a call)."""
     _, _, outer = _qualifier(node)
     callee = outer
     if callee.parent is not None and callee.parent.type == "template_function":
@@ -149,8 +158,10 @@ def _callable_with(node: tree_sitter.Node, items: list[DeletedCppItem]) -> list[
     if call is None or call.type != "call_expression" or call.child_by_field_name("function") != callee:
         return items
     arguments = call.child_by_field_name("arguments")
-    count = len([a for a in arguments.named_children if a.type != "comment"]) if arguments is not None else 0
-    return [i for i in items if i.takes(count)]
+    passed = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+    categories = [_argument_category(a) for a in passed]
+    return [i for i in items if i.takes(len(passed))
+            and (i.signature is None or all(argument_fits(c, p) for c, p in zip(categories, i.signature)))]
 
 
 def _resolve(node, name, items, directives, deleted_definitions, declared, regions=()):
@@ -227,6 +238,12 @@ def _declared_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
 
 def _is_local(node: tree_sitter.Node, name: str) -> bool:
     """Whether a parameter or a local variable declared before `node` in its function has the name."""
+    return _local_declaration(node, name) is not None
+
+
+def _local_declaration(node: tree_sitter.Node, name: str) -> tuple[tree_sitter.Node, tuple[str, ...]] | None:
+    """The declaration (or parameter) of a local variable `name` visible at `node`, with the
+    declarator kinds between it and the name; None if there is none."""
     raw = name.encode()
     current = node.parent
     while current is not None and current.type != "function_definition":
@@ -234,29 +251,58 @@ def _is_local(node: tree_sitter.Node, name: str) -> bool:
             for statement in current.named_children:
                 if statement.start_byte >= node.start_byte:
                     break
-                if statement.type == "declaration" and _declares_variable(statement, raw):
-                    return True
+                wrappers = _declared_variable(statement, raw) if statement.type == "declaration" else None
+                if wrappers is not None:
+                    return statement, wrappers
         current = current.parent
     if current is None:
-        return False
+        return None
     declarator = current.child_by_field_name("declarator")
     parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    return parameters is not None and any(_declares_variable(p, raw) for p in parameters.named_children)
+    for parameter in parameters.named_children if parameters is not None else ():
+        wrappers = _declared_variable(parameter, raw)
+        if wrappers is not None:
+            return parameter, wrappers
+    return None
 
 
-def _declares_variable(declaration: tree_sitter.Node, name: bytes) -> bool:
-    stack = [c for c in declaration.named_children if c != declaration.child_by_field_name("type")]
+def _declared_variable(declaration: tree_sitter.Node, name: bytes) -> tuple[str, ...] | None:
+    """The declarator kinds around `name` if `declaration` declares a variable of that name."""
+    stack = [(c, ()) for c in declaration.named_children if c != declaration.child_by_field_name("type")]
     while stack:
-        node = stack.pop()
+        node, wrappers = stack.pop()
         if node.type == "function_declarator":
             continue
         if node.type == "identifier" and node.text == name:
-            return True
+            return wrappers
         if node.type in ("init_declarator", "pointer_declarator", "reference_declarator", "array_declarator",
                          "parameter_declaration", "optional_parameter_declaration"):
-            stack.extend(c for c in node.named_children if c.type != "argument_list" and c.type != "initializer_list"
+            stack.extend((c, (*wrappers, node.type)) for c in node.named_children
+                         if c.type != "argument_list" and c.type != "initializer_list"
                          and c != node.child_by_field_name("value") and c != node.child_by_field_name("type"))
-    return False
+    return None
+
+
+def _argument_category(argument: tree_sitter.Node) -> str | None:
+    """What a call argument is, as far as a literal or a declared local shows (signature.py's
+    categories), or None when that is not known."""
+    if argument.type in _LITERAL_CATEGORIES:
+        return _LITERAL_CATEGORIES[argument.type]
+    if argument.type == "number_literal":
+        return "zero" if argument.text == b"0" else ARITHMETIC
+    if argument.type != "identifier":
+        return None
+    local = _local_declaration(argument, argument.text.decode("utf-8", "replace"))
+    if local is None:
+        return None
+    declaration, wrappers = local
+    if "pointer_declarator" in wrappers or "array_declarator" in wrappers:
+        return POINTER
+    return type_category(_text_of(declaration.child_by_field_name("type")))
+
+
+def _text_of(node: tree_sitter.Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
 
 
 def _using(root: tree_sitter.Node) -> list[tuple[tuple[str, ...], int, str]]:

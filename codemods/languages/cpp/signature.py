@@ -97,3 +97,39 @@ def arity(parameters: tree_sitter.Node | None) -> tuple[int, int | None]:
                    for p in listed) or b"..." in parameters.text
     required = sum(1 for p in listed if p.type == "parameter_declaration")
     return required, None if variadic else len(listed)
+
+
+# The categories of types a call's argument is checked against (None: not known).
+ARITHMETIC = "arithmetic"
+POINTER = "pointer"
+STRING = "string"
+_ARITHMETIC_NAMES = frozenset({
+    "bool", "char", "wchar_t", "char8_t", "char16_t", "char32_t", "short", "int", "long", "signed", "unsigned",
+    "float", "double", "size_t", "ssize_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
+    "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t"})
+_STRING_NAMES = frozenset({"string", "string_view", "wstring", "wstring_view"})
+# Which argument categories a parameter category takes ("zero" is a literal 0 or nullptr).
+_TAKES = {ARITHMETIC: {ARITHMETIC, "zero"}, POINTER: {POINTER, "string literal", "zero"},
+          STRING: {STRING, POINTER, "string literal"}}
+
+
+def type_category(written: str) -> str | None:
+    """ARITHMETIC, POINTER or STRING for a parameter or variable type built in or from the
+    standard library (`const char*`, `size_t`, `const std::string&`), None for any other type
+    (a class, a template parameter: what it converts from is not known here)."""
+    tokens = [t for t in _TOKEN.findall(written) if t not in _QUALIFIERS and t not in ("&", "&&")]
+    if "*" in tokens or "[" in tokens:
+        return POINTER
+    names = [t for t in tokens if t not in ("std", "::")]
+    if names and all(n in _ARITHMETIC_NAMES for n in names):
+        return ARITHMETIC
+    if len(names) == 1 and names[0] in _STRING_NAMES:
+        return STRING
+    return None
+
+
+def argument_fits(argument: str | None, parameter: str) -> bool:
+    """Whether an argument of category `argument` (None: not known) may be passed to a parameter
+    of the normalised type `parameter`."""
+    category = type_category(parameter)
+    return argument is None or category is None or argument in _TAKES[category]
