@@ -29,7 +29,7 @@ RUST_CASES = [name for name in CASES if replay.case_language(CORPUS / name) == "
 
 # Cases whose recipe does not yet reproduce the commit (the issue's open work):
 # they must still never crash; each passing one is taken off this set.
-NOT_YET = {"03-alacritty-limit", "07-regex-cli-args", "08-serde-is-sign-negative", "11-helix-enum-variant",
+NOT_YET = {"11-helix-enum-variant",
            "12-bat-util-module", "18-mio-socket-module"}
 
 
