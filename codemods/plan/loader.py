@@ -234,6 +234,9 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
             raise RecipeError(f"{origin}: reword entry: {problem}")
         if bool(rewording.find) == bool(rewording.symbols):
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: give either find or symbols")
+        if not isinstance(rewording.block, bool) or rewording.block and rewording.replace:
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: block must be true or false, and "
+                              f"block = true deletes the comment block: its replace must be empty")
         if not isinstance(rewording.sentences, int) or isinstance(rewording.sentences, bool) \
                 or rewording.sentences < 1:
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")

@@ -6,8 +6,7 @@ writing, differs. Nothing here writes or raises on user input.
 
 from __future__ import annotations
 
-import os
-
+import shutil
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,8 @@ from codemods.parse import parse, reparse
 from codemods.plan.fork import Worker
 from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import DeleteItems, RemoveImports, Reword, Rewrite, delete_in_file, targets_by_file
+from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, RemoveImports, Reword, Rewrite, delete_in_file,
+                                  targets_by_file)
 from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
@@ -203,6 +203,8 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, wor
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
         return [refusal], None, False
+    if any(e.delete_file for e in edits):
+        return [], FileChange(path, source, b"", tuple(e for e in edits if e.delete_file)[:1], deleted=True), False
     overlaps = conflicts(edits, source)
     if overlaps:
         return overlaps, None, False
@@ -225,28 +227,44 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, wor
                         "the edited file would not parse (new syntax error near here); not edited")], None, crlf
     if result == source:
         return [], None, crlf
-    result, edits, notes = _formatted_edits(root, path, source, result, edits)
-    return notes, FileChange(path, source, result, tuple(edits)), crlf
+    formatted, notes = _formatted(root, path, source, result)
+    if formatted != result:
+        edits = [_one_edit(path, source, formatted)]
+    return notes, FileChange(path, source, formatted, tuple(edits)), crlf
 
 
-def _formatted_edits(root: Path, path: str, source: bytes, result: bytes,
-                     edits: list[Edit]) -> tuple[bytes, list[Edit], list[Finding]]:
-    """`result` with the regions `edits` wrote formatted by the file's language, where its plug-in
-    has `format_edited` (returning the formatted text or None, and a note or None); the edits
-    then become one edit from the first to the last byte that differs from `source`."""
+def _formatted(root: Path, path: str, source: bytes, result: bytes) -> tuple[bytes, list[Finding]]:
+    """`result` run through the language's formatter when `source` was clean by it (so that only
+    what the plan edited changes); unchanged, with a note, when the formatter is missing (and the
+    plug-in's optional `formatting_applies(root, path)` says the tree asks for it there)."""
     language = language_for(path)
-    format_edited = getattr(language.operations, "format_edited", None) if language is not None else None
-    if format_edited is None:
-        return result, edits, []
-    formatted, note = format_edited(root, path, source, result, edits)
-    notes = [Finding(path, 0, 0, "unformatted", note, severity="note")] if note else []
-    if formatted is None or formatted == result:
-        return result, edits, notes
-    prefix = len(os.path.commonprefix([source, formatted]))
-    suffix = len(os.path.commonprefix([source[prefix:][::-1], formatted[prefix:][::-1]]))
-    whole = Edit(path, prefix, len(source) - suffix, formatted[prefix:len(formatted) - suffix],
-                 "+".join(dict.fromkeys(e.origin for e in edits)) + "+format")
-    return formatted, [whole], notes
+    format_file = getattr(language.operations, "format_file", None) if language is not None else None
+    if format_file is None:
+        return result, []
+    clean = format_file(source, root, path)
+    applies = getattr(language.operations, "formatting_applies", None)
+    if clean is None:
+        if language.formatter and shutil.which(language.formatter) is None \
+                and (applies is None or applies(root, path)):
+            return result, [Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
+                                    f"is written as edited, not formatted", severity="note")]
+        return result, []
+    if clean != source:
+        return result, []
+    formatted = format_file(result, root, path)
+    return (formatted if formatted is not None else result), []
+
+
+def _one_edit(path: str, before: bytes, after: bytes) -> Edit:
+    """The one edit that turns `before` into `after` (their common head and tail kept)."""
+    head = 0
+    limit = min(len(before), len(after))
+    while head < limit and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]:
+        tail += 1
+    return Edit(path, head, len(before) - tail, after[head:len(after) - tail], "format")
 
 
 def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
@@ -313,7 +331,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
 
         forked = _forked_paths(workspace, recipe)
         worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
-        stages = (DeleteItems(recipe, worker), *recipe.steps, Rewrite(recipe), Reword(recipe))
+        stages = (DeleteItems(recipe, worker), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
+                  Reword(recipe))
         for stage in stages:
             try:
                 take(stage(workspace))

@@ -44,7 +44,9 @@ class Rewording:
     `item` is None. What is replaced is either the first sentence that names
     every one of `symbols` (with `sentences - 1` sentences after it), or the prose `find`
     (comment markers and line breaks do not matter). The paragraph is filled
-    again to the block's width. A rule that finds nothing is a note.
+    again to the block's width. With `block` (and an empty `replace`) the whole
+    comment block that holds the match goes, its lines included (commented-out
+    code). A rule that finds nothing is a note.
     """
 
     path: str
@@ -53,6 +55,7 @@ class Rewording:
     item: str | None = None
     symbols: tuple[str, ...] = ()
     sentences: int = 1
+    block: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.symbols, list):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Protocol
 
+from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding
 from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
 from codemods.languages.scope import item_scopes
@@ -149,6 +150,17 @@ class Reword:
                                         f"rewording rule did not match: no item {rewording.item}", severity="note"))
                 continue
             edit = None
+            if rewording.block:
+                whole = next((b for b in blocks if (reword_sentences(b, rewording.symbols, "", rewording.sentences)
+                                                    if rewording.symbols else reword_phrase(b, rewording.find, ""))
+                              is not None), None)
+                if whole is not None:
+                    edits += deletion_edits(rewording.path, source, [Deletion(
+                        *whole_lines(source, whole.start, whole.end, ()), f"{self.recipe.id}:reword")])
+                else:
+                    findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
+                                            f"rewording rule did not match: {rewording.describe()}", severity="note"))
+                continue
             for block in blocks:
                 if rewording.symbols:
                     edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
@@ -230,3 +242,27 @@ class RemoveImports:
             edits += remove(path, source, list(workspace.planned(path)), self.deleted, shared,
                             f"{self.recipe.id}:unused-import")
         return StepResult(tuple(edits))
+
+
+@dataclass(frozen=True)
+class DeleteModuleFiles:
+    """The files that go with what `deleted` holds (a Rust `mod foo;` takes `foo.rs`), by each
+    language's `files_deleted_with`, deleted in the same write; their items count as deleted."""
+
+    recipe: Recipe
+    deleted: DeletedNames
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        edits: list[Edit] = []
+        findings: list[Finding] = []
+        items: dict[str, tuple] = {}
+        for name, language in LANGUAGES.items():
+            follow = getattr(language.operations, "files_deleted_with", None)
+            if follow is None or not self.deleted.of(name):
+                continue
+            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete")
+            edits += more
+            findings += notes
+            if gone:
+                items[name] = tuple(gone)
+        return StepResult(tuple(edits), tuple(findings), deleted=MappingProxyType(items))

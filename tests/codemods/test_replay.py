@@ -27,10 +27,9 @@ replay = _load_replay()
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "commit.diff").is_file()) if CORPUS.is_dir() else []
 RUST_CASES = [name for name in CASES if replay.case_language(CORPUS / name) == "rust"]
 
-# Cases whose recipe does not yet reproduce the commit (the open work):
-# they must still never crash; each passing one is taken off this set.
-NOT_YET = {"03-alacritty-limit", "07-regex-cli-args", "08-serde-is-sign-negative", "11-helix-enum-variant",
-           "12-bat-util-module", "18-mio-socket-module"}
+# Cases whose recipe does not yet reproduce the commit: they must still never crash; a case
+# that passes must be taken off this set (none is on it now).
+NOT_YET: set[str] = set()
 
 
 def test_tokens_ignore_whitespace_but_not_comments_or_commas() -> None:

@@ -60,13 +60,20 @@ def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Refe
 
 
 def format_item(text: str, indent: str, root, path: str) -> None:
-    """No formatter is registered for this language: generated text is inserted as written."""
+    """Generated C++ text is inserted as written (an edited file is formatted whole: format_file)."""
     return None
 
 
-def format_edited(root, path: str, before: bytes, after: bytes, edits: list[Edit]) -> tuple[bytes | None, str | None]:
-    """`after` with the regions `edits` wrote formatted by clang-format where the tree has a style
-    and the file was clean before, and a note when it cannot be (format.py)."""
-    from codemods.languages.cpp.format import format_edited as clang_format_edited
+def format_file(source: bytes, root, path: str) -> bytes | None:
+    """The whole file formatted by clang-format where the tree has a `.clang-format` (format.py);
+    None without one, without clang-format, or when it fails."""
+    from codemods.languages.cpp.format import clang_format
 
-    return clang_format_edited(root, path, before, after, edits)
+    return clang_format(source, root, path)
+
+
+def formatting_applies(root, path: str) -> bool:
+    """Whether the tree asks for clang-format on `path` (a style file in its folder or above)."""
+    from codemods.languages.cpp.format import style_file
+
+    return style_file(root, path) is not None

@@ -24,17 +24,31 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
 
 
 def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
-    found, resolved, findings = delete_rust_items(path, source, [RustTarget(t.kind, t.name) for t in targets],
-                                                  origin, absent)
+    from codemods.languages.rust.members import MEMBER_KINDS, delete_members
+
+    items = [RustTarget(t.kind, t.name) for t in targets if t.kind not in MEMBER_KINDS]
+    found, resolved, findings = delete_rust_items(path, source, items, origin, absent)
     deleted.add(RUST, deleted_rust_items(path, resolved))
-    return deletion_edits(path, source, found), findings
+    members = [RustTarget(t.kind, t.name) for t in targets if t.kind in MEMBER_KINDS]
+    reshaped: list[Edit] = []
+    if members:
+        more, reshaped, names, notes = delete_members(path, source, members, origin, absent)
+        found += more
+        findings += notes
+        deleted.spelled += [n for n in names if n not in deleted.spelled]
+    return deletion_edits(path, source, found) + reshaped, findings
 
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
-    wanted = tuple(name.split("::"))
-    return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
-            for item in rust_items(source, tree)
-            if item.kind != "impl" and (*item.module_path, item.name)[-len(wanted):] == wanted]
+    """The items `name` names, spelt as a deletion target names them (`crate::a::f`, `a::f`,
+    `impl Tr for T`); a type's scope takes its impl blocks of the file too."""
+    from codemods.languages.rust.items import _matches_name
+
+    items = rust_items(source, tree)
+    chosen = [i for i in items if _matches_name(i, name)]
+    types = {(i.module_path, i.name) for i in chosen if i.kind in ("struct", "enum", "union", "trait")}
+    chosen += [i for i in items if i.kind == "impl" and (i.module_path, i.name) in types and i not in chosen]
+    return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node) for item in chosen]
 
 
 def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
@@ -118,6 +132,8 @@ def _entries_left_unused(path: str, shared: dict, deleted) -> list:
             edits = list(shared["planned"](other))
             if text is None or any(e.start == 0 and e.end == len(text) and not e.replacement for e in edits):
                 continue
+            if any(i.kind != "impl" and i.name == name for i in rust_items(text, parse(text, RUST))):
+                continue  # the file declares its own item of that name: its uses are of that one
             if memo.get(other, ()) is None:
                 return False
             removed = _entries_left_unused(other, shared, deleted)
@@ -136,3 +152,42 @@ def _entries_left_unused(path: str, shared: dict, deleted) -> list:
         return []
     memo[path] = unused_entries(source, planned, dangling, reexport_unused)
     return memo[path]
+
+
+def files_deleted_with(deleted, read, origin: str) -> tuple[list[Edit], list[Finding], list]:
+    """The files of the out-of-line modules (`mod foo;`) the plan deletes: `foo.rs` or
+    `foo/mod.rs` beside the declaring file (or its `#[path]`), with their own modules'
+    files. Returns the whole-file deletions, findings (a module whose file is not there)
+    and the items of those files, deleted with them (for the reference check)."""
+    from codemods.languages.rust.modules import module_files
+
+    edits: list[Edit] = []
+    findings: list[Finding] = []
+    items: list = []
+    seen: set[str] = set()
+    for module in [i for i in deleted.of(RUST) if i.kind == "mod"]:
+        for path, source, resolved in module_files(module.path, module.module, module.start, read, origin):
+            if path in seen:
+                continue
+            seen.add(path)
+            edits.append(Edit(path, 0, len(source), b"", f"{origin}:mod-file", delete_file=True))
+            items += deleted_rust_items(path, resolved)
+    return edits, findings, items
+
+
+def format_file(source: bytes, root, path: str) -> bytes | None:
+    """The whole file formatted by rustfmt (the crate's edition, the tree's rustfmt.toml); None
+    when rustfmt is not installed or rejects the file."""
+    import shutil
+
+    from codemods.languages.rust.format import _rustfmt, crate_edition
+
+    rustfmt = shutil.which("rustfmt")
+    if rustfmt is None:
+        return None
+    try:
+        text = source.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    formatted = _rustfmt(rustfmt, text, root, crate_edition(root, path))
+    return formatted.encode("utf-8") if formatted is not None else None
