@@ -199,7 +199,8 @@ def test_each_kind_is_deleted_with_its_template_head(kind: str, name: str, gone:
     assert after == "namespace ns {\n\n" + "\n".join(i for i in items if i != gone) + "\n}  // namespace ns\n"
 
 
-def test_an_out_of_line_member_goes_with_its_in_class_declaration_as_kind_any():
+@pytest.mark.parametrize("kind", ["function", "any"])
+def test_an_out_of_line_member_goes_with_its_in_class_declaration(kind: str):
     after, findings = _delete("""
         namespace db {
         class Table {
@@ -212,7 +213,7 @@ def test_an_out_of_line_member_goes_with_its_in_class_declaration_as_kind_any():
 
         void Table::Clear() {}
         }  // namespace db
-        """, [CppTarget("any", "db::Table::Size")])
+        """, [CppTarget(kind, "db::Table::Size")])
     assert not findings
     assert after == dedent_text("""
         namespace db {
@@ -370,3 +371,14 @@ def test_calls_are_told_apart_by_literal_and_local_argument_types(tmp_path: Path
         protected=())
     plan = plan_recipe(root, recipe)
     assert [(f.path, f.line) for f in plan.blocking] == [("src/use.cc", 2), ("src/use.cc", 4)]
+
+
+def test_a_member_declared_in_another_files_class_is_reported_left_behind(tmp_path: Path):
+    root = _tree(tmp_path, {
+        "db/table.h": "#pragma once\nnamespace db {\nclass Table {\n public:\n  int Size() const;\n};\n}  // namespace db\n",
+        "db/table.cc": '#include "db/table.h"\nnamespace db {\nint Table::Size() const { return 0; }\n}  // namespace db\n',
+    })
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("db/table.cc", "cpp", "function", "db::Table::Size"),),
+                    check_scope=(), protected=())
+    [finding] = plan_recipe(root, recipe).blocking
+    assert (finding.path, finding.line, finding.reference) == ("db/table.h", 5, "declaration")

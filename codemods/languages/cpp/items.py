@@ -61,7 +61,8 @@ class CppItem:
     the qualifier of a qualified declarator (`int ns::Klass::f()`).
     `signature` is a function's normalised parameter types (None for other
     kinds), `branches` the conditional branches around it, outermost first.
-    `names` counts the names its declaration declares (`int a, b;` is 2).
+    `names` counts the names its declaration declares (`int a, b;` is 2),
+    `qualifier` is the one its declarator writes (`Klass::` of `int Klass::f()`).
     """
 
     kind: str
@@ -73,6 +74,7 @@ class CppItem:
     signature: tuple[str, ...] | None = None
     branches: tuple[Branch, ...] = ()
     names: int = 1
+    qualifier: tuple[str, ...] = ()
 
     @property
     def qualified_name(self) -> str:
@@ -327,7 +329,7 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
         namespace = tuple(n for n in enclosing_scopes(node, regions) if n)
         stop = _end_with_semicolon(node) if node.type in _TYPE_KINDS else None
         found.append(CppItem(kind, name, namespace + classes + qualifier, node, leading_start(source, node), stop,
-                             signature, branches(node), names))
+                             signature, branches(node), names, qualifier))
 
     def visit_item(node: tree_sitter.Node, classes: tuple[str, ...]) -> None:
         inner = node
@@ -462,6 +464,19 @@ def _emptied_conditionals(source: bytes, tree: tree_sitter.Tree, deletions: list
     return kept
 
 
+def _in_class_declarations(items: list[CppItem], chosen: list[CppItem]) -> list[CppItem]:
+    """The declarations in their class's body of the out-of-line member definitions in `chosen`
+    (same name, class and signature), which go with them."""
+    return [d for i in chosen if i.kind == "function" and i.qualifier for d in items
+            if d.kind == "declaration" and not d.qualifier and d.qualified_name == i.qualified_name
+            and d.signature == i.signature and _in_class_body(d.node)]
+
+
+def _in_class_body(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "field_declaration_list"
+
+
 def delete_cpp_items(
     path: str, source: bytes, targets: list[CppTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None, namespace_macros: Iterable[tuple[str, str]] = (),
@@ -474,7 +489,9 @@ def delete_cpp_items(
     choose among is refused listing the choices; a variable declared with
     others (`int a, b;`) is refused; a target not found is a note when
     `already_absent()` says the file is already clean, and blocking otherwise
-    (see `missing_target`). A `#if ... #endif` block left with no code goes too.
+    (see `missing_target`). An out-of-line member definition goes with its
+    declaration in the class body, and a `#if ... #endif` block left with no
+    code goes too.
     """
     macros = tuple(namespace_macros)
     items = cpp_items(source, namespace_macros=macros)
@@ -505,6 +522,7 @@ def delete_cpp_items(
         if refusal is not None:
             findings.append(refusal)
             continue
+        chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
         for item in chosen:
             start, end = whole_lines(source, item.start, item.end, (b"//", b"/*"))
             deletions.append(Deletion(start, end, f"{origin}:cpp-{item.kind}:{target.name}"))
