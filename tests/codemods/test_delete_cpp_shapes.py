@@ -382,3 +382,15 @@ def test_a_member_declared_in_another_files_class_is_reported_left_behind(tmp_pa
                     check_scope=(), protected=())
     [finding] = plan_recipe(root, recipe).blocking
     assert (finding.path, finding.line, finding.reference) == ("db/table.h", 5, "declaration")
+
+
+def test_other_begin_end_macro_pairs_are_looked_through_opening_no_namespace():
+    source = dedent("""
+        FMT_BEGIN_NAMESPACE
+        FMT_BEGIN_EXPORT
+        template <typename T> struct is_map {};
+        FMT_END_NAMESPACE
+        FMT_END_EXPORT
+        """)
+    [item] = cpp_items(source)
+    assert (item.kind, item.qualified_name) == ("struct", "fmt::is_map")

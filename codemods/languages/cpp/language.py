@@ -21,7 +21,7 @@ def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]
     """Syntax errors, less the `;` tree-sitter-cpp misses after an annotation macro line, with the
     namespace macro pairs read as the namespaces they open (preprocessor.py; a recipe's own
     macros are such pairs too)."""
-    masked, _ = masked_namespace_macros(source, any_pair=True)
+    masked, _ = masked_namespace_macros(source)
     if masked != source:
         tree = parse(masked, CPP)
     return [(n.start_byte, n.end_byte) for n in error_nodes(tree) if not is_annotation_macro_semicolon(source, n)]

@@ -4,8 +4,8 @@
   `#else` blocks in the tree, with the items of each branch inside. An item's
   `Branch`es are the branches around it, outermost first, each with the
   condition under which its code is compiled (`defined(__APPLE__)`,
-  `!defined(__APPLE__)` for the `#else`, `0`). An include guard (`#ifndef X` /
-  `#define X` around a header) is no branch. A branch whose condition is `0`
+  `!defined(__APPLE__)` for the `#else`, `0`). An include guard (`#ifndef X`
+  whose first line is `#define X`) is no branch. A branch whose condition is `0`
   (or the `#else` of `#if 1`) is inactive: its code is never compiled.
 * **Namespaces opened by macros.** `FMT_BEGIN_NAMESPACE` ... `FMT_END_NAMESPACE`
   opens and closes a namespace that tree-sitter cannot see (it reads the macro
@@ -16,7 +16,9 @@
   it, the common pairs `X_BEGIN_NAMESPACE`/`X_END_NAMESPACE`,
   `X_NAMESPACE_BEGIN`/`X_NAMESPACE_END`, `BEGIN_NAMESPACE_X`/`END_NAMESPACE_X`
   (namespace `x`, the macro's prefix in lower case) and
-  `BEGIN_NAMESPACE(ns)`/`END_NAMESPACE(ns)`.
+  `BEGIN_NAMESPACE(ns)`/`END_NAMESPACE(ns)`. Other macro pairs alone on their
+  lines, `X_BEGIN_Y`/`X_END_Y` (`FMT_BEGIN_EXPORT`), are blanked out too,
+  opening no namespace.
 """
 
 from __future__ import annotations
@@ -81,19 +83,17 @@ def _opened_namespace(name: str, argument: str | None, macros: dict[str, str]) -
     return None
 
 
-def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = (),
-                            any_pair: bool = False) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
+def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = ()) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
     """`source` with the lines of namespace-opening and -closing macro pairs blanked out, and the
     regions they delimit (see the module doc). A macro opening a namespace counts only where its
-    closing macro follows in the file. With `any_pair`, every macro line whose name has BEGIN
-    (OPEN) and is followed by the same name with END (CLOSE) is such a pair (opening no known
-    namespace): what a syntax check that does not know the recipe's macros must read."""
+    closing macro follows in the file. Any other macro line whose name has BEGIN (OPEN) and that
+    the same name with END (CLOSE) follows is such a pair too, opening no namespace
+    (`FMT_BEGIN_EXPORT`, or a recipe's own macro where the syntax check does not know it)."""
     known = dict(macros)
     lines = list(_MACRO_LINE.finditer(source))
     names = [m.group(1).decode("ascii") for m in lines]
-    if any_pair:
-        known.update((n, "") for n in names if n not in known and _opened_namespace(n, None, known) is None
-                     and (closing := _closing_name(n)) is not None and closing in names)
+    known.update((n, "") for n in names if n not in known and _opened_namespace(n, None, known) is None
+                 and (closing := _closing_name(n)) is not None and closing in names)
     if not any(_opened_namespace(n, None, known) is not None or n == "BEGIN_NAMESPACE" for n in names):
         return source, ()
     masked = bytearray(source)
@@ -101,8 +101,9 @@ def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = (
     stack: list[tuple[str, int, tuple[str, ...]]] = []
     for match, name in zip(lines, names):
         argument = match.group(2).decode("ascii") if match.group(2) else None
-        if stack and name == stack[-1][0]:
-            closing, start, opened = stack.pop()
+        open_at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == name), None)
+        if open_at is not None:
+            closing, start, opened = stack.pop(open_at)
             regions.append(NamespaceRegion(start, match.end(), opened))
             masked[match.start():match.end()] = b" " * (match.end() - match.start())
             continue
@@ -161,10 +162,10 @@ def _branch(node: tree_sitter.Node) -> Branch:
 
 
 def is_include_guard(node: tree_sitter.Node) -> bool:
-    """Whether `node` is a header's include guard: a top-level `#ifndef X` whose first directive
-    is `#define X`, with no `#else`."""
-    if node.type != "preproc_ifdef" or node.parent is None or node.parent.type != "translation_unit" \
-            or not node.children or node.children[0].type != "#ifndef" or node.child_by_field_name("alternative"):
+    """Whether `node` is a header's include guard: an `#ifndef X` whose first directive is
+    `#define X`, with no `#else` (nested ones too: an amalgamated header holds one per header)."""
+    if node.type != "preproc_ifdef" or not node.children or node.children[0].type != "#ifndef" \
+            or node.child_by_field_name("alternative"):
         return False
     name = node.child_by_field_name("name")
     first = next((c for c in node.named_children if c != name and c.type != "comment"), None)
