@@ -218,6 +218,8 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
             raise RecipeError(f"{origin}: reword entry: {problem}")
         if bool(rewording.find) == bool(rewording.symbols):
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: give either find or symbols")
+        if not isinstance(rewording.optional, bool):
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: optional must be true or false")
         if not isinstance(rewording.block, bool) or rewording.block and rewording.replace:
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: block must be true or false, and "
                               f"block = true deletes the comment block: its replace must be empty")
@@ -248,6 +250,8 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
             not all(v is None or isinstance(v, str) for v in (rewrite.item, rewrite.language)):
         raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace, item and language "
                           f"must be strings")
+    if not isinstance(rewrite.optional, bool):
+        raise RecipeError(f"{origin}: rewrite entry in {rewrite.path}: optional must be true or false")
     problem = _bad_path(rewrite.path)
     if problem:
         raise RecipeError(f"{origin}: rewrite entry: {problem}")

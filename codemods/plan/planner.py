@@ -30,7 +30,9 @@ USAGE_ERROR = "usage-error"
 
 # Finding codes that an explicit override lets through.
 UNREWORDED = "unreworded-mention"
-OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
+UNMATCHED = ("rewrite-not-found", "rewording-not-found")
+OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded",
+               **{code: "--allow-unmatched" for code in UNMATCHED}}
 
 
 @dataclass(frozen=True)
@@ -285,14 +287,16 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
 
 
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
-                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None) -> Plan:
+                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None,
+                allow_unmatched: bool = False) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
     gives a plan with no changes and one blocking finding of code "usage-error".
     With `strict`, a use that may refer to a deleted item (a method call on a
     receiver of unknown type, a name inside an unknown macro) blocks the plan
-    like one that does.
+    like one that does. With `allow_unmatched`, a rewrite or rewording rule that matches
+    nothing does not block.
     """
     root = Path(root)
     problem = usage_problem(root, recipe, dict(options or {}))
@@ -372,5 +376,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         overrides.add(DANGLING)
     if allow_unreworded:
         overrides.add(UNREWORDED)
+    if allow_unmatched:
+        overrides.update(UNMATCHED)
     return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
                 frozenset(overrides), tuple(crlf))

@@ -41,7 +41,8 @@ class Rewording:
     (comment markers and line breaks do not matter). The paragraph is filled
     again to the block's width. With `block` (and an empty `replace`) the whole
     comment block that holds the match goes, its lines included (commented-out
-    code). A rule that finds nothing is a note.
+    code). A rule that finds nothing blocks the plan unless it is `optional`
+    (a rule for trees whose prose may differ) or its replacement is there already.
     """
 
     path: str
@@ -51,6 +52,7 @@ class Rewording:
     symbols: tuple[str, ...] = ()
     sentences: int = 1
     block: bool = False
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.symbols, list):
@@ -88,6 +90,7 @@ class PatternRewrite:
     item: str | None = None
     language: str | None = None
     where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.where, dict):

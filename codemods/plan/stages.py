@@ -120,7 +120,8 @@ class DeleteItems:
 
 @dataclass(frozen=True)
 class Reword:
-    """Edits of the recipe's rewording rules; a rule that matches nothing is a note."""
+    """Edits of the recipe's rewording rules; a rule that matches nothing blocks the plan
+    (`--allow-unmatched`), unless its replacement is there already (a finished run)."""
 
     recipe: Recipe
 
@@ -147,7 +148,8 @@ class Reword:
                 if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
                     continue
                 findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule did not match: no item {rewording.item}", severity="note"))
+                                        f"rewording rule did not match: no item {rewording.item}",
+                                        severity="note" if rewording.optional else "error"))
                 continue
             edit = None
             if rewording.block:
@@ -159,7 +161,8 @@ class Reword:
                         *whole_lines(source, whole.start, whole.end, ()), f"{self.recipe.id}:reword")])
                 else:
                     findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                            f"rewording rule did not match: {rewording.describe()}", severity="note"))
+                                            f"rewording rule did not match: {rewording.describe()}",
+                                            severity="note" if rewording.optional else "error"))
                 continue
             for block in blocks:
                 if rewording.symbols:
@@ -171,7 +174,8 @@ class Reword:
             if edit is None:
                 if not already_reworded(blocks, rewording.replace):
                     findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                            f"rewording rule did not match: {rewording.describe()}", severity="note"))
+                                            f"rewording rule did not match: {rewording.describe()}",
+                                            severity="note" if rewording.optional else "error"))
                 continue
             edits.append(Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{self.recipe.id}:reword"))
         return StepResult(tuple(edits), tuple(findings))
@@ -180,7 +184,8 @@ class Reword:
 
 @dataclass(frozen=True)
 class Rewrite:
-    """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
+    """Edits of the recipe's structural rewrite rules; a rule that matches nothing blocks the plan
+    (`--allow-unmatched`)."""
 
     recipe: Recipe
 
@@ -195,7 +200,11 @@ class Rewrite:
             except PatternError as error:
                 findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
                 continue
-            matched = scoped = read = False
+            try:
+                result_pattern = Pattern(rule.replace, language)
+            except PatternError:
+                result_pattern = None
+            matched = scoped = read = applied = False
             for path in workspace.files(rule.path, language):
                 source = workspace.read(path)
                 if source is None:
@@ -208,10 +217,14 @@ class Rewrite:
                 edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{self.recipe.id}:rewrite")]
                 matched = matched or bool(edits)
                 planned += edits
+                if not matched and not applied and result_pattern is not None:
+                    applied = any(True for node in scopes for _ in result_pattern.find_all(source, node))
             if read and not matched:
                 missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
+                # A rule whose result is there already is a finished run's: a note; else it blocks.
                 findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
-                                        f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
+                                        f"rewrite rule did not match: {rule.describe()}{missing}",
+                                        severity="note" if applied or rule.optional else "error"))
         return StepResult(tuple(planned), tuple(findings))
 
 
