@@ -171,7 +171,7 @@ def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node) ->
             found.append(node)
         elif node.type == "field_pattern" and _text(node) == field:
             found.append(node)
-    return found
+    return sorted(found, key=lambda n: n.start_byte)
 
 
 def _delete_field(path, source, tree, items, name, origin, absent, findings):
