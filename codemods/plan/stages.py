@@ -259,8 +259,9 @@ class RemoveImports:
 
 @dataclass(frozen=True)
 class DeleteModuleFiles:
-    """The files that go with what `deleted` holds (a Rust `mod foo;` takes `foo.rs`), by each
-    language's `files_deleted_with`, deleted in the same write; their items count as deleted."""
+    """What goes in other files with what `deleted` holds (a Rust `mod foo;` takes `foo.rs`, a
+    trait method its impls' methods), by each language's `files_deleted_with`, in the same
+    write; the items deleted with them count as deleted."""
 
     recipe: Recipe
     deleted: DeletedNames
@@ -273,7 +274,7 @@ class DeleteModuleFiles:
             follow = getattr(language.operations, "files_deleted_with", None)
             if follow is None or not self.deleted.of(name):
                 continue
-            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete")
+            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete", workspace.root)
             edits += more
             findings += notes
             if gone:

@@ -42,11 +42,13 @@ def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it(tmp_
             Utf8,
         }
 
-        pub fn describe(e: &Error) -> &str {
-            match e {
-                Error::Io => "io",
-                Self::Disk(_) => "disk",
-                Error::Utf8 | Error::Disk(..) => "utf8",
+        impl Error {
+            pub fn describe(&self) -> &str {
+                match self {
+                    Error::Io => "io",
+                    Self::Disk(_) => "disk",
+                    Error::Utf8 | Error::Disk(..) => "utf8",
+                }
             }
         }
     """})
@@ -58,10 +60,12 @@ def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it(tmp_
             Utf8,
         }
 
-        pub fn describe(e: &Error) -> &str {
-            match e {
-                Error::Io => "io",
-                Error::Utf8 => "utf8",
+        impl Error {
+            pub fn describe(&self) -> &str {
+                match self {
+                    Error::Io => "io",
+                    Error::Utf8 => "utf8",
+                }
             }
         }
     """)
@@ -242,3 +246,34 @@ def test_a_file_rustfmt_kept_clean_is_formatted_after_the_plan(tmp_path: Path) -
         }
     """)
     assert _after(plan, "src/messy.rs") == "use std::io::Read;\npub fn f<R: Read>(r: R) -> R { r }\n"
+
+
+def test_a_trait_method_goes_with_its_impls_in_other_files(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        mod float;
+        pub trait Float {
+            fn is_sign_positive(self) -> bool;
+            fn is_sign_negative(self) -> bool;
+        }
+        impl Float for f64 {
+            fn is_sign_positive(self) -> bool { true }
+            fn is_sign_negative(self) -> bool { false }
+        }
+    """, "src/float.rs": """
+        use crate::Float;
+        impl Float for f32 {
+            fn is_sign_positive(self) -> bool { true }
+
+            #[inline]
+            fn is_sign_negative(self) -> bool { false }
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "trait_method", "crate::Float::is_sign_negative"))
+    assert not plan.blocking, plan.findings
+    assert "is_sign_negative" not in _after(plan, "src/lib.rs")
+    assert _after(plan, "src/float.rs") == _text("""
+        use crate::Float;
+        impl Float for f32 {
+            fn is_sign_positive(self) -> bool { true }
+        }
+    """)
