@@ -99,7 +99,8 @@ RECIPE_FILES = {
     "no_id.toml": ('summary = "no id"\n', "recipe does not match the schema: missing key 'id'"),
     "bad_kind.toml": ('id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
                       "delete entry 'f': unknown rust kind 'function' (one of: fn, test, struct, enum, type, "
-                      "trait, const, mod, bridge_fn, macro)"),
+                      "type_alias, trait, trait_method, impl, const, static, mod, bridge_fn, macro, variant, field, "
+                      "use, attribute)"),
     "bad_language.toml": ('id = "x"\n[[delete]]\npath = "a.go"\nlanguage = "go"\nkind = "fn"\nname = "f"\n',
                           "recipe does not match the schema: recipe x: unknown language 'go' for f"),
     "escapes.toml": ('id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
