@@ -19,8 +19,8 @@ from codemods.parse import parse, reparse
 from codemods.plan.fork import Worker
 from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, RemoveImports, Reword, Rewrite, delete_in_file,
-                                  targets_by_file)
+from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite,
+                                  delete_in_file, targets_by_file)
 from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
@@ -333,7 +333,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         forked = _forked_paths(workspace, recipe)
         worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
         stages = (DeleteItems(recipe, worker), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
-                  Reword(recipe))
+                  Reword(recipe), Insert(recipe))
         for stage in stages:
             try:
                 take(stage(workspace))

@@ -64,6 +64,22 @@ class Rewording:
         return f"{what}{where}"
 
 
+@dataclass(frozen=True)
+class Insertion:
+    """Insert `text` (whole lines, such as a comment) on its own lines before or after
+    (`position`) the item named `item` (with its docs and attributes) or every match of the
+    structural `pattern`, at its indentation. A rule that finds no place blocks the plan
+    unless it is `optional`; one whose text is there already is a finished run's note."""
+
+    path: str
+    text: str
+    item: str | None = None
+    pattern: str | None = None
+    position: str = "before"
+    language: str | None = None
+    optional: bool = False
+
+
 GLOB_CHARACTERS = frozenset("*?[")
 
 
@@ -241,7 +257,7 @@ class Recipe:
     """A named cleanup.
 
     `deletions` run first, then `steps` in order (each sees the edits planned
-    before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
+    before it), then the structural `rewrites`, then `rewordings`, then `insertions`. `dead_symbol_pattern` (rg syntax) is what
     `codemod check` searches for within `check_scope`; `protected` paths are
     never edited. `parameters` declares the options the recipe's steps read
     (a bare name is an optional option taken as given); `expects` lists paths its
@@ -255,6 +271,7 @@ class Recipe:
     steps: tuple[Step, ...] = ()
     rewrites: tuple[PatternRewrite, ...] = ()
     rewordings: tuple[Rewording, ...] = ()
+    insertions: tuple[Insertion, ...] = ()
     dead_symbol_pattern: str | None = None
     check_scope: tuple[str, ...] = ("src",)
     protected: tuple[str, ...] = ("docs",)
@@ -264,7 +281,7 @@ class Recipe:
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
         paths = [t.path for t in self.deletions] + [a for r in self.rewrites if (a := r.anchor())] + \
-            [r.path for r in self.rewordings]
+            [r.path for r in self.rewordings] + [i.path for i in self.insertions]
         return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
     @property

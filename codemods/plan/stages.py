@@ -280,3 +280,58 @@ class DeleteModuleFiles:
             if gone:
                 items[name] = tuple(gone)
         return StepResult(tuple(edits), tuple(findings), deleted=MappingProxyType(items))
+
+
+@dataclass(frozen=True)
+class Insert:
+    """Edits of the recipe's insert rules: text on its own lines before or after an item or each
+    match of a pattern, at its indentation (see `Insertion`)."""
+
+    recipe: Recipe
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        edits: list[Edit] = []
+        findings: list[Finding] = []
+        for rule in self.recipe.insertions:
+            source = workspace.read(rule.path)
+            if source is None:
+                findings.append(Finding(rule.path, 0, 0, "missing-file",
+                                        "file not found; its insert rule was not applied", severity="note"))
+                continue
+            language = rule.language or language_of(rule.path)
+            tree = parse(source, language)
+            if rule.item is not None:
+                scopes = item_scopes(language, source, tree, rule.item)[:1]
+                places = [(s.start, s.end) for s in scopes]
+            else:
+                places = [(m.node.start_byte, m.node.end_byte)
+                          for m in Pattern(rule.pattern, language).find_all(source, tree.root_node)]
+            wanted = [line.strip().encode("utf-8") for line in rule.text.split("\n") if line.strip()]
+            if places and b"\n".join(wanted) in b"\n".join(line.strip() for line in source.split(b"\n")):
+                findings.append(Finding(rule.path, 0, 0, "insert-present",
+                                        f"insert rule: its text is there already ({self._place(rule)})",
+                                        severity="note"))
+                continue
+            if not places:
+                findings.append(Finding(rule.path, 0, 0, "insert-not-found",
+                                        f"insert rule found no place: {self._place(rule)}",
+                                        severity="note" if rule.optional else "error"))
+                continue
+            for start, end in places:
+                line_start = source.rfind(b"\n", 0, start) + 1
+                indent = source[line_start:start]
+                indent = indent if not indent.strip() else b""
+                text = b"".join(indent + line.encode("utf-8") + b"\n" if line else b"\n"
+                                for line in rule.text.rstrip("\n").split("\n"))
+                if rule.position == "before":
+                    edits.append(Edit(rule.path, line_start, line_start, text, f"{self.recipe.id}:insert"))
+                else:
+                    line_end = source.find(b"\n", end)
+                    at = len(source) if line_end < 0 else line_end + 1
+                    edits.append(Edit(rule.path, at, at, text, f"{self.recipe.id}:insert"))
+        return StepResult(tuple(edits), tuple(findings))
+
+    @staticmethod
+    def _place(rule) -> str:
+        return f"{rule.position} {f'item {rule.item}' if rule.item is not None else repr(rule.pattern)}"
+

@@ -277,3 +277,38 @@ def test_a_trait_method_goes_with_its_impls_in_other_files(tmp_path: Path) -> No
             fn is_sign_positive(self) -> bool { true }
         }
     """)
+
+
+def test_insert_a_comment_before_an_item_and_after_each_match(tmp_path: Path) -> None:
+    from codemods import Insertion
+
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        /// Docs.
+        pub fn pooled() -> u32 {
+            let x = frob(1);
+            x
+        }
+        fn frob(n: u32) -> u32 { n }
+    """})
+    recipe = Recipe(id="t", summary="", insertions=(
+        Insertion("src/lib.rs", "// The only route.", item="crate::pooled"),
+        Insertion("src/lib.rs", "// frob is cheap", pattern="let $X = frob($$$A);", position="after")))
+    plan = plan_recipe(tmp_path, recipe)
+    assert not plan.blocking, plan.findings
+    after = _after(plan, "src/lib.rs")
+    assert after == _text("""
+        // The only route.
+        /// Docs.
+        pub fn pooled() -> u32 {
+            let x = frob(1);
+            // frob is cheap
+            x
+        }
+        fn frob(n: u32) -> u32 { n }
+    """)
+    (tmp_path / "src/lib.rs").write_text(after)
+    again = plan_recipe(tmp_path, recipe)
+    assert not again.changes and {f.code for f in again.findings} == {"insert-present"}
+    missing = plan_recipe(tmp_path, Recipe(id="t", summary="", insertions=(
+        Insertion("src/lib.rs", "// x", item="crate::absent"),)))
+    assert [f.code for f in missing.blocking] == ["insert-not-found"]
