@@ -224,6 +224,9 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
             raise RecipeError(f"{origin}: reword entry: {problem}")
         if bool(rewording.find) == bool(rewording.symbols):
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: give either find or symbols")
+        if not isinstance(rewording.strings, bool) or rewording.strings and (rewording.symbols or rewording.block):
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: strings must be true or false, and "
+                              f"goes with find (not symbols or block)")
         if not isinstance(rewording.optional, bool):
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: optional must be true or false")
         if not isinstance(rewording.block, bool) or rewording.block and rewording.replace:

@@ -41,7 +41,9 @@ class Rewording:
     (comment markers and line breaks do not matter). The paragraph is filled
     again to the block's width. With `block` (and an empty `replace`) the whole
     comment block that holds the match goes, its lines included (commented-out
-    code). A rule that finds nothing blocks the plan unless it is `optional`
+    code). With `strings`, `find` is replaced by `replace` in the file's (or the
+    item's) string literals instead, every occurrence, as written.
+    A rule that finds nothing blocks the plan unless it is `optional`
     (a rule for trees whose prose may differ) or its replacement is there already.
     """
 
@@ -53,6 +55,7 @@ class Rewording:
     sentences: int = 1
     block: bool = False
     optional: bool = False
+    strings: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.symbols, list):

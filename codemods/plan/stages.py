@@ -143,6 +143,11 @@ class Reword:
                 continue
             if rewording.path not in trees:
                 trees[rewording.path] = parse(source, language)
+            if rewording.strings:
+                found, finding = _reword_strings(self.recipe.id, rewording, language, source, trees[rewording.path])
+                edits += found
+                findings += [finding] if finding is not None else []
+                continue
             blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
             if blocks is None:
                 if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
@@ -180,6 +185,38 @@ class Reword:
             edits.append(Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{self.recipe.id}:reword"))
         return StepResult(tuple(edits), tuple(findings))
 
+
+
+def _reword_strings(recipe_id: str, rewording, language: str, source: bytes, tree) -> tuple[list[Edit], Finding | None]:
+    """Edits replacing `find` by `replace` in the string literals of the rule's scope (every
+    occurrence, as written in the source: escapes are the user's); a finding when there is none."""
+    kinds = {k for k in LANGUAGES[language].string_kinds if k.endswith("literal")}
+    if rewording.item is None:
+        roots = [tree.root_node]
+    else:
+        roots = [s.node for s in item_scopes(language, source, tree, rewording.item)]
+    find, replace = rewording.find.encode("utf-8"), rewording.replace.encode("utf-8")
+    edits: list[Edit] = []
+    present = False
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node.type in kinds:
+            text = source[node.start_byte:node.end_byte]
+            present = present or bool(replace) and replace in text
+            at = text.find(find)
+            while at >= 0:
+                start = node.start_byte + at
+                edits.append(Edit(rewording.path, start, start + len(find), replace, f"{recipe_id}:reword-string"))
+                at = text.find(find, at + len(find))
+            continue
+        stack.extend(node.children)
+    if edits or present:
+        return edits, None
+    return [], Finding(rewording.path, 0, 0, "rewording-not-found",
+                       f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
+                       f"{f' of {rewording.item}' if rewording.item else ''}",
+                       severity="note" if rewording.optional else "error")
 
 
 @dataclass(frozen=True)

@@ -312,3 +312,20 @@ def test_insert_a_comment_before_an_item_and_after_each_match(tmp_path: Path) ->
     missing = plan_recipe(tmp_path, Recipe(id="t", summary="", insertions=(
         Insertion("src/lib.rs", "// x", item="crate::absent"),)))
     assert [f.code for f in missing.blocking] == ["insert-not-found"]
+
+
+def test_reword_the_content_of_string_literals(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        // the dense fallback
+        pub fn f() -> &'static str { "uses the dense fallback" }
+        pub fn g() -> &'static str { "the dense fallback again" }
+    """})
+    rule = Rewording("src/lib.rs", find="dense fallback", replace="dense reference", item="crate::f", strings=True)
+    plan = _plan(tmp_path, rewordings=[rule])
+    assert _after(plan, "src/lib.rs") == _text("""
+        // the dense fallback
+        pub fn f() -> &'static str { "uses the dense reference" }
+        pub fn g() -> &'static str { "the dense fallback again" }
+    """)
+    missing = _plan(tmp_path, rewordings=[Rewording("src/lib.rs", find="absent", replace="x", strings=True)])
+    assert [f.code for f in missing.blocking] == ["rewording-not-found"]
