@@ -7,6 +7,7 @@ writing, differs. Nothing here writes or raises on user input.
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,29 +230,37 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, wor
                         "the edited file would not parse (new syntax error near here); not edited")], None, crlf
     if result == source:
         return [], None, crlf
-    formatted, notes = _formatted(root, path, source, result)
-    if formatted != result:
-        edits = [_one_edit(path, source, formatted)]
-    return notes, FileChange(path, source, formatted, tuple(edits)), crlf
+    return [], FileChange(path, source, result, tuple(edits)), crlf
 
 
-def _formatted(root: Path, path: str, source: bytes, result: bytes) -> tuple[bytes, list[Finding]]:
-    """`result` run through the language's formatter when `source` was clean by it (so that only
-    what the plan edited changes); unchanged, with a note, when the formatter is missing."""
-    language = language_for(path)
-    format_file = getattr(language.operations, "format_file", None) if language is not None else None
-    if format_file is None:
-        return result, []
-    clean = format_file(source, root, path)
-    if clean is None:
+def _formatted(root: Path, changes: dict[str, FileChange]) -> tuple[dict[str, FileChange], list[Finding]]:
+    """Each change run through its language's formatter where the file was clean by it before
+    (so that only what the plan edited changes; the formatters run side by side); a note for
+    each file left as edited because the formatter is missing."""
+    def formatter(path: str):
+        language = language_for(path)
+        return getattr(language.operations, "format_file", None) if language is not None else None
+
+    wanted = {p: c for p, c in changes.items() if not c.deleted and formatter(p) is not None}
+    if not wanted:
+        return changes, []
+    notes = []
+    for path in sorted(wanted):
+        language = language_for(path)
         if language.formatter and shutil.which(language.formatter) is None:
-            return result, [Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
-                                    f"is written as edited, not formatted", severity="note")]
-        return result, []
-    if clean != source:
-        return result, []
-    formatted = format_file(result, root, path)
-    return (formatted if formatted is not None else result), []
+            notes.append(Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
+                                 f"is written as edited, not formatted", severity="note"))
+            del wanted[path]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        before = dict(zip(wanted, pool.map(lambda p: formatter(p)(wanted[p].before, root, p), wanted)))
+        clean = [p for p in wanted if before[p] == wanted[p].before]
+        after = dict(zip(clean, pool.map(lambda p: formatter(p)(wanted[p].after, root, p), clean)))
+    out = dict(changes)
+    for path, formatted in after.items():
+        change = wanted[path]
+        if formatted is not None and formatted != change.after:
+            out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
+    return out, notes
 
 
 def _one_edit(path: str, before: bytes, after: bytes) -> Edit:
@@ -363,6 +372,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 crlf.append(path)
             if change is not None:
                 written[path] = change
+        written, notes = _formatted(root, written)
+        findings += notes
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
         dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
