@@ -207,6 +207,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
               help="Apply even though code still refers to deleted items (fix them by hand from the report).")
 @click.option("--allow-unreworded", is_flag=True,
               help="Apply even though comments or strings still name removed symbols.")
+@click.option("--allow-unmatched", is_flag=True,
+              help="Apply even though a rewrite or reword rule of the recipe matches nothing.")
 @click.option("--strict", is_flag=True,
               help="Also refuse on possible references (method calls on receivers of unknown type, "
                    "names inside macros whose arguments are not known to be expressions).")
@@ -219,7 +221,7 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
                                            "(text format only).")
 @click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")
 def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], param_files: tuple[str, ...],
-          decision: Path | None, allow_dangling: bool, allow_unreworded: bool, strict: bool,
+          decision: Path | None, allow_dangling: bool, allow_unreworded: bool, allow_unmatched: bool, strict: bool,
           output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
@@ -254,7 +256,8 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     options = _options(params, param_files, decision)
     recipe = _load(recipe_spec)
     run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
-                       allow_unreworded=allow_unreworded, strict=strict, options=options)
+                       allow_unreworded=allow_unreworded, strict=strict, options=options,
+                       allow_unmatched=allow_unmatched)
     plan = run.plan
     if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))

@@ -7,6 +7,7 @@ writing, differs. Nothing here writes or raises on user input.
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,8 +20,8 @@ from codemods.parse import parse, reparse
 from codemods.plan.fork import Worker
 from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, RemoveImports, Reword, Rewrite, delete_in_file,
-                                  targets_by_file)
+from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite,
+                                  delete_in_file, targets_by_file)
 from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
@@ -30,7 +31,9 @@ USAGE_ERROR = "usage-error"
 
 # Finding codes that an explicit override lets through.
 UNREWORDED = "unreworded-mention"
-OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
+UNMATCHED = ("rewrite-not-found", "rewording-not-found")
+OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded",
+               **{code: "--allow-unmatched" for code in UNMATCHED}}
 
 
 @dataclass(frozen=True)
@@ -227,32 +230,41 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, wor
                         "the edited file would not parse (new syntax error near here); not edited")], None, crlf
     if result == source:
         return [], None, crlf
-    formatted, notes = _formatted(root, path, source, result)
-    if formatted != result:
-        edits = [_one_edit(path, source, formatted)]
-    return notes, FileChange(path, source, formatted, tuple(edits)), crlf
+    return [], FileChange(path, source, result, tuple(edits)), crlf
 
 
-def _formatted(root: Path, path: str, source: bytes, result: bytes) -> tuple[bytes, list[Finding]]:
-    """`result` run through the language's formatter when `source` was clean by it (so that only
-    what the plan edited changes); unchanged, with a note, when the formatter is missing (and the
-    plug-in's optional `formatting_applies(root, path)` says the tree asks for it there)."""
-    language = language_for(path)
-    format_file = getattr(language.operations, "format_file", None) if language is not None else None
-    if format_file is None:
-        return result, []
-    clean = format_file(source, root, path)
-    applies = getattr(language.operations, "formatting_applies", None)
-    if clean is None:
-        if language.formatter and shutil.which(language.formatter) is None \
-                and (applies is None or applies(root, path)):
-            return result, [Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
-                                    f"is written as edited, not formatted", severity="note")]
-        return result, []
-    if clean != source:
-        return result, []
-    formatted = format_file(result, root, path)
-    return (formatted if formatted is not None else result), []
+def _formatted(root: Path, changes: dict[str, FileChange]) -> tuple[dict[str, FileChange], list[Finding]]:
+    """Each change run through its language's formatter where the file was clean by it before
+    (so that only what the plan edited changes; the formatters run side by side); a note for
+    each file left as edited because the formatter is missing (where the plug-in's optional
+    `formatting_applies(root, path)` says the tree asks for it)."""
+    def formatter(path: str):
+        language = language_for(path)
+        return getattr(language.operations, "format_file", None) if language is not None else None
+
+    wanted = {p: c for p, c in changes.items() if not c.deleted and formatter(p) is not None}
+    if not wanted:
+        return changes, []
+    notes = []
+    for path in sorted(wanted):
+        language = language_for(path)
+        applies = getattr(language.operations, "formatting_applies", None)
+        if language.formatter and shutil.which(language.formatter) is None:
+            del wanted[path]
+            if applies is not None and not applies(root, path):
+                continue
+            notes.append(Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
+                                 f"is written as edited, not formatted", severity="note"))
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        before = dict(zip(wanted, pool.map(lambda p: formatter(p)(wanted[p].before, root, p), wanted)))
+        clean = [p for p in wanted if before[p] == wanted[p].before]
+        after = dict(zip(clean, pool.map(lambda p: formatter(p)(wanted[p].after, root, p), clean)))
+    out = dict(changes)
+    for path, formatted in after.items():
+        change = wanted[path]
+        if formatted is not None and formatted != change.after:
+            out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
+    return out, notes
 
 
 def _one_edit(path: str, before: bytes, after: bytes) -> Edit:
@@ -288,14 +300,16 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
 
 
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
-                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None) -> Plan:
+                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None,
+                allow_unmatched: bool = False) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
     gives a plan with no changes and one blocking finding of code "usage-error".
     With `strict`, a use that may refer to a deleted item (a method call on a
     receiver of unknown type, a name inside an unknown macro) blocks the plan
-    like one that does.
+    like one that does. With `allow_unmatched`, a rewrite or rewording rule that matches
+    nothing does not block.
     """
     root = Path(root)
     problem = usage_problem(root, recipe, dict(options or {}))
@@ -332,7 +346,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         forked = _forked_paths(workspace, recipe)
         worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
         stages = (DeleteItems(recipe, worker), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
-                  Reword(recipe))
+                  Reword(recipe), Insert(recipe))
         for stage in stages:
             try:
                 take(stage(workspace))
@@ -362,6 +376,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 crlf.append(path)
             if change is not None:
                 written[path] = change
+        written, notes = _formatted(root, written)
+        findings += notes
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
         dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
@@ -375,5 +391,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         overrides.add(DANGLING)
     if allow_unreworded:
         overrides.add(UNREWORDED)
+    if allow_unmatched:
+        overrides.update(UNMATCHED)
     return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
                 frozenset(overrides), tuple(crlf))

@@ -46,7 +46,10 @@ class Rewording:
     (comment markers and line breaks do not matter). The paragraph is filled
     again to the block's width. With `block` (and an empty `replace`) the whole
     comment block that holds the match goes, its lines included (commented-out
-    code). A rule that finds nothing is a note.
+    code). With `strings`, `find` is replaced by `replace` in the file's (or the
+    item's) string literals instead, every occurrence, as written.
+    A rule that finds nothing blocks the plan unless it is `optional`
+    (a rule for trees whose prose may differ) or its replacement is there already.
     """
 
     path: str
@@ -56,6 +59,8 @@ class Rewording:
     symbols: tuple[str, ...] = ()
     sentences: int = 1
     block: bool = False
+    optional: bool = False
+    strings: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.symbols, list):
@@ -65,6 +70,22 @@ class Rewording:
         where = f" in the comments of {self.item}" if self.item else ""
         what = f"the sentence naming {' and '.join(self.symbols)}" if self.symbols else repr(self.find[:60])
         return f"{what}{where}"
+
+
+@dataclass(frozen=True)
+class Insertion:
+    """Insert `text` (whole lines, such as a comment) on its own lines before or after
+    (`position`) the item named `item` (with its docs and attributes) or every match of the
+    structural `pattern`, at its indentation. A rule that finds no place blocks the plan
+    unless it is `optional`; one whose text is there already is a finished run's note."""
+
+    path: str
+    text: str
+    item: str | None = None
+    pattern: str | None = None
+    position: str = "before"
+    language: str | None = None
+    optional: bool = False
 
 
 GLOB_CHARACTERS = frozenset("*?[")
@@ -93,6 +114,7 @@ class PatternRewrite:
     item: str | None = None
     language: str | None = None
     where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.where, dict):
@@ -243,7 +265,7 @@ class Recipe:
     """A named cleanup.
 
     `deletions` run first, then `steps` in order (each sees the edits planned
-    before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
+    before it), then the structural `rewrites`, then `rewordings`, then `insertions`. `dead_symbol_pattern` (rg syntax) is what
     `codemod check` searches for within `check_scope`; `protected` paths are
     never edited. `parameters` declares the options the recipe's steps read
     (a bare name is an optional option taken as given); `expects` lists paths its
@@ -257,6 +279,7 @@ class Recipe:
     steps: tuple[Step, ...] = ()
     rewrites: tuple[PatternRewrite, ...] = ()
     rewordings: tuple[Rewording, ...] = ()
+    insertions: tuple[Insertion, ...] = ()
     dead_symbol_pattern: str | None = None
     check_scope: tuple[str, ...] = ("src",)
     protected: tuple[str, ...] = ("docs",)
@@ -267,7 +290,7 @@ class Recipe:
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
         paths = [t.path for t in self.deletions] + [a for r in self.rewrites if (a := r.anchor())] + \
-            [r.path for r in self.rewordings]
+            [r.path for r in self.rewordings] + [i.path for i in self.insertions]
         return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
     @property

@@ -120,7 +120,8 @@ class DeleteItems:
 
 @dataclass(frozen=True)
 class Reword:
-    """Edits of the recipe's rewording rules; a rule that matches nothing is a note."""
+    """Edits of the recipe's rewording rules; a rule that matches nothing blocks the plan
+    (`--allow-unmatched`), unless its replacement is there already (a finished run)."""
 
     recipe: Recipe
 
@@ -142,12 +143,18 @@ class Reword:
                 continue
             if rewording.path not in trees:
                 trees[rewording.path] = parse(source, language)
+            if rewording.strings:
+                found, finding = _reword_strings(self.recipe.id, rewording, language, source, trees[rewording.path])
+                edits += found
+                findings += [finding] if finding is not None else []
+                continue
             blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
             if blocks is None:
                 if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
                     continue
                 findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule did not match: no item {rewording.item}", severity="note"))
+                                        f"rewording rule did not match: no item {rewording.item}",
+                                        severity="note" if rewording.optional else "error"))
                 continue
             edit = None
             if rewording.block:
@@ -159,7 +166,8 @@ class Reword:
                         *whole_lines(source, whole.start, whole.end, ()), f"{self.recipe.id}:reword")])
                 else:
                     findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                            f"rewording rule did not match: {rewording.describe()}", severity="note"))
+                                            f"rewording rule did not match: {rewording.describe()}",
+                                            severity="note" if rewording.optional else "error"))
                 continue
             for block in blocks:
                 if rewording.symbols:
@@ -171,16 +179,50 @@ class Reword:
             if edit is None:
                 if not already_reworded(blocks, rewording.replace):
                     findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                            f"rewording rule did not match: {rewording.describe()}", severity="note"))
+                                            f"rewording rule did not match: {rewording.describe()}",
+                                            severity="note" if rewording.optional else "error"))
                 continue
             edits.append(Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{self.recipe.id}:reword"))
         return StepResult(tuple(edits), tuple(findings))
 
 
 
+def _reword_strings(recipe_id: str, rewording, language: str, source: bytes, tree) -> tuple[list[Edit], Finding | None]:
+    """Edits replacing `find` by `replace` in the string literals of the rule's scope (every
+    occurrence, as written in the source: escapes are the user's); a finding when there is none."""
+    kinds = {k for k in LANGUAGES[language].string_kinds if k.endswith("literal")}
+    if rewording.item is None:
+        roots = [tree.root_node]
+    else:
+        roots = [s.node for s in item_scopes(language, source, tree, rewording.item)]
+    find, replace = rewording.find.encode("utf-8"), rewording.replace.encode("utf-8")
+    edits: list[Edit] = []
+    present = False
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node.type in kinds:
+            text = source[node.start_byte:node.end_byte]
+            present = present or bool(replace) and replace in text
+            at = text.find(find)
+            while at >= 0:
+                start = node.start_byte + at
+                edits.append(Edit(rewording.path, start, start + len(find), replace, f"{recipe_id}:reword-string"))
+                at = text.find(find, at + len(find))
+            continue
+        stack.extend(node.children)
+    if edits or present:
+        return edits, None
+    return [], Finding(rewording.path, 0, 0, "rewording-not-found",
+                       f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
+                       f"{f' of {rewording.item}' if rewording.item else ''}",
+                       severity="note" if rewording.optional else "error")
+
+
 @dataclass(frozen=True)
 class Rewrite:
-    """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
+    """Edits of the recipe's structural rewrite rules; a rule that matches nothing blocks the plan
+    (`--allow-unmatched`)."""
 
     recipe: Recipe
 
@@ -195,7 +237,11 @@ class Rewrite:
             except PatternError as error:
                 findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
                 continue
-            matched = scoped = read = False
+            try:
+                result_pattern = Pattern(rule.replace, language)
+            except PatternError:
+                result_pattern = None
+            matched = scoped = read = applied = False
             for path in workspace.files(rule.path, language):
                 source = workspace.read(path)
                 if source is None:
@@ -208,10 +254,14 @@ class Rewrite:
                 edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{self.recipe.id}:rewrite")]
                 matched = matched or bool(edits)
                 planned += edits
+                if not matched and not applied and result_pattern is not None:
+                    applied = any(True for node in scopes for _ in result_pattern.find_all(source, node))
             if read and not matched:
                 missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
+                # A rule whose result is there already is a finished run's: a note; else it blocks.
                 findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
-                                        f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
+                                        f"rewrite rule did not match: {rule.describe()}{missing}",
+                                        severity="note" if applied or rule.optional else "error"))
         return StepResult(tuple(planned), tuple(findings))
 
 
@@ -246,8 +296,9 @@ class RemoveImports:
 
 @dataclass(frozen=True)
 class DeleteModuleFiles:
-    """The files that go with what `deleted` holds (a Rust `mod foo;` takes `foo.rs`), by each
-    language's `files_deleted_with`, deleted in the same write; their items count as deleted."""
+    """What goes in other files with what `deleted` holds (a Rust `mod foo;` takes `foo.rs`, a
+    trait method its impls' methods), by each language's `files_deleted_with`, in the same
+    write; the items deleted with them count as deleted."""
 
     recipe: Recipe
     deleted: DeletedNames
@@ -260,9 +311,64 @@ class DeleteModuleFiles:
             follow = getattr(language.operations, "files_deleted_with", None)
             if follow is None or not self.deleted.of(name):
                 continue
-            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete")
+            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete", workspace.root)
             edits += more
             findings += notes
             if gone:
                 items[name] = tuple(gone)
         return StepResult(tuple(edits), tuple(findings), deleted=MappingProxyType(items))
+
+
+@dataclass(frozen=True)
+class Insert:
+    """Edits of the recipe's insert rules: text on its own lines before or after an item or each
+    match of a pattern, at its indentation (see `Insertion`)."""
+
+    recipe: Recipe
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        edits: list[Edit] = []
+        findings: list[Finding] = []
+        for rule in self.recipe.insertions:
+            source = workspace.read(rule.path)
+            if source is None:
+                findings.append(Finding(rule.path, 0, 0, "missing-file",
+                                        "file not found; its insert rule was not applied", severity="note"))
+                continue
+            language = rule.language or language_of(rule.path)
+            tree = parse(source, language)
+            if rule.item is not None:
+                scopes = item_scopes(language, source, tree, rule.item)[:1]
+                places = [(s.start, s.end) for s in scopes]
+            else:
+                places = [(m.node.start_byte, m.node.end_byte)
+                          for m in Pattern(rule.pattern, language).find_all(source, tree.root_node)]
+            wanted = [line.strip().encode("utf-8") for line in rule.text.split("\n") if line.strip()]
+            if places and b"\n".join(wanted) in b"\n".join(line.strip() for line in source.split(b"\n")):
+                findings.append(Finding(rule.path, 0, 0, "insert-present",
+                                        f"insert rule: its text is there already ({self._place(rule)})",
+                                        severity="note"))
+                continue
+            if not places:
+                findings.append(Finding(rule.path, 0, 0, "insert-not-found",
+                                        f"insert rule found no place: {self._place(rule)}",
+                                        severity="note" if rule.optional else "error"))
+                continue
+            for start, end in places:
+                line_start = source.rfind(b"\n", 0, start) + 1
+                indent = source[line_start:start]
+                indent = indent if not indent.strip() else b""
+                text = b"".join(indent + line.encode("utf-8") + b"\n" if line else b"\n"
+                                for line in rule.text.rstrip("\n").split("\n"))
+                if rule.position == "before":
+                    edits.append(Edit(rule.path, line_start, line_start, text, f"{self.recipe.id}:insert"))
+                else:
+                    line_end = source.find(b"\n", end)
+                    at = len(source) if line_end < 0 else line_end + 1
+                    edits.append(Edit(rule.path, at, at, text, f"{self.recipe.id}:insert"))
+        return StepResult(tuple(edits), tuple(findings))
+
+    @staticmethod
+    def _place(rule) -> str:
+        return f"{rule.position} {f'item {rule.item}' if rule.item is not None else repr(rule.pattern)}"
+

@@ -154,11 +154,12 @@ def _entries_left_unused(path: str, shared: dict, deleted) -> list:
     return memo[path]
 
 
-def files_deleted_with(deleted, read, origin: str) -> tuple[list[Edit], list[Finding], list]:
-    """The files of the out-of-line modules (`mod foo;`) the plan deletes: `foo.rs` or
-    `foo/mod.rs` beside the declaring file (or its `#[path]`), with their own modules'
-    files. Returns the whole-file deletions, findings (a module whose file is not there)
-    and the items of those files, deleted with them (for the reference check)."""
+def files_deleted_with(deleted, read, origin: str, root=None) -> tuple[list[Edit], list[Finding], list]:
+    """What goes with the plan's deletions in other files: the files of the out-of-line
+    modules (`mod foo;`) it deletes (`foo.rs` or `foo/mod.rs` beside the declaring file, or
+    its `#[path]`, with their own modules' files), and the methods of other files' impls of a
+    trait whose method declaration it deletes. Returns the edits, findings and the items
+    deleted with them (for the reference check)."""
     from codemods.languages.rust.modules import module_files
 
     edits: list[Edit] = []
@@ -172,7 +173,52 @@ def files_deleted_with(deleted, read, origin: str) -> tuple[list[Edit], list[Fin
             seen.add(path)
             edits.append(Edit(path, 0, len(source), b"", f"{origin}:mod-file", delete_file=True))
             items += deleted_rust_items(path, resolved)
+    if root is not None:
+        more, gone = _trait_method_impls(deleted, read, root, seen, origin)
+        edits += more
+        items += gone
     return edits, findings, items
+
+
+def _trait_method_impls(deleted, read, root, skipped: set[str], origin: str) -> tuple[list[Edit], list]:
+    """The methods, in other files than the trait's, of impls of a trait whose method
+    declaration the plan deletes (`impl Float for f32 { fn is_sign_negative .. }`)."""
+    from codemods.edit.item_spans import Deletion, whole_lines
+    from codemods.languages.rust.items import DeletedItem, _without_arguments
+    from codemods.search.files import files_with_words
+
+    declared: dict[tuple[str, str], str] = {}  # (trait, method) -> the trait's file
+    for item in deleted.of(RUST):
+        if item.owner is None or item.kind not in ("fn", "fn_signature"):
+            continue
+        source = read(item.path)
+        node = parse(source, RUST).root_node.descendant_for_byte_range(item.start, item.start) if source else None
+        while node is not None and node.type not in ("trait_item", "impl_item"):
+            node = node.parent
+        if node is not None and node.type == "trait_item":
+            declared[(item.owner, item.name)] = item.path
+    if not declared:
+        return [], []
+    already = {(i.path, i.start) for i in deleted.of(RUST)}
+    edits: list[Edit] = []
+    gone: list = []
+    for path in files_with_words(root, sorted({method for _, method in declared})):
+        if path in skipped or not path.endswith(".rs"):
+            continue
+        source = read(path)
+        if source is None:
+            continue
+        chosen = [i for i in rust_items(source, parse(source, RUST))
+                  if i.impl_header is not None and i.impl_header[1] is not None and i.kind != "impl"
+                  and (_without_arguments(i.impl_header[1]).split("::")[-1], i.name) in declared
+                  and (path, i.node.start_byte) not in already]
+        if not chosen:
+            continue
+        deletions = [Deletion(*whole_lines(source, i.start, i.end, (b"//",)), f"{origin}:trait-method-impl")
+                     for i in chosen]
+        edits += deletion_edits(path, source, deletions)
+        gone += deleted_rust_items(path, [DeletedItem(RustTarget("fn", i.name), (i,), ()) for i in chosen])
+    return edits, gone
 
 
 def format_file(source: bytes, root, path: str) -> bytes | None:

@@ -70,9 +70,20 @@ def _pattern_path(pattern: tree_sitter.Node) -> tuple[str, ...] | None:
     return None
 
 
+def _self_type(node: tree_sitter.Node) -> str | None:
+    """The base name of the type of the impl block around `node` (what `Self` is there)."""
+    while node is not None and node.type != "impl_item":
+        node = node.parent
+    if node is None:
+        return None
+    return _text(node.child_by_field_name("type")).split("<", 1)[0].split("::")[-1].strip()
+
+
 def _names_variant(pattern: tree_sitter.Node, enum: str, variant: str) -> bool:
     path = _pattern_path(pattern)
-    return path is not None and len(path) >= 2 and path[-1] == variant and path[-2] in (enum, "Self")
+    if path is None or len(path) < 2 or path[-1] != variant:
+        return False
+    return path[-2] == enum or path[-2] == "Self" and _self_type(pattern) == enum
 
 
 def _alternatives(pattern: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -171,7 +182,7 @@ def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node) ->
             found.append(node)
         elif node.type == "field_pattern" and _text(node) == field:
             found.append(node)
-    return found
+    return sorted(found, key=lambda n: n.start_byte)
 
 
 def _delete_field(path, source, tree, items, name, origin, absent, findings):
