@@ -394,3 +394,13 @@ def test_other_begin_end_macro_pairs_are_looked_through_opening_no_namespace():
         """)
     [item] = cpp_items(source)
     assert (item.kind, item.qualified_name) == ("struct", "fmt::is_map")
+
+
+def test_a_rewrite_rule_scoped_to_a_cpp_item_finds_it_by_its_qualified_name(tmp_path: Path):
+    from codemods import PatternRewrite
+
+    root = _tree(tmp_path, {"src/a.cc": "namespace ns {\nint f() { return g(1); }\nint h() { return g(1); }\n}\n"})
+    recipe = Recipe(id="t", summary="", rewrites=(PatternRewrite("src/a.cc", "g($X)", "g2($X)", item="ns::h"),),
+                    check_scope=(), protected=())
+    [change] = plan_recipe(root, recipe).changes
+    assert change.after == b"namespace ns {\nint f() { return g(1); }\nint h() { return g2(1); }\n}\n"
