@@ -404,3 +404,27 @@ def test_a_rewrite_rule_scoped_to_a_cpp_item_finds_it_by_its_qualified_name(tmp_
                     check_scope=(), protected=())
     [change] = plan_recipe(root, recipe).changes
     assert change.after == b"namespace ns {\nint f() { return g(1); }\nint h() { return g2(1); }\n}\n"
+
+
+def test_a_call_an_overload_that_stays_could_take_is_possible(tmp_path: Path):
+    root = _tree(tmp_path, {
+        "src/copy.h": """
+            #pragma once
+            namespace detail {
+            template <typename OutputIt> OutputIt copy(const char* str, OutputIt out);
+            template <typename OutputIt> OutputIt copy(char ch, OutputIt out);
+            }  // namespace detail
+            """,
+        "src/use.cc": """
+            #include "copy.h"
+            template <typename T> char* any(T value, char* out) { return detail::copy(value, out); }
+            """,
+    })
+    recipe = Recipe(id="t", summary="", deletions=(
+        ItemTarget("src/copy.h", "cpp", "declaration", "detail::copy(char, OutputIt)"),), check_scope=(),
+        protected=())
+    plan = plan_recipe(root, recipe)
+    assert not plan.blocking
+    [finding] = [f for f in plan.findings if f.code == "dangling-reference"]
+    assert (finding.line, finding.certainty) == (2, "possible")
+    assert "may pick copy(const char*, OutputIt), which stays" in finding.resolution

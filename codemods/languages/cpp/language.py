@@ -35,7 +35,8 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
     cpp_targets = [CppTarget(t.kind, t.name, getattr(t, "branch", None)) for t in targets]
     macros = next((tuple(t.namespace_macros) for t in targets if getattr(t, "namespace_macros", ())), ())
     found, items, findings = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
-    deleted.add(CPP, deleted_cpp_items(path, items, macros))
+    kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in items]
+    deleted.add(CPP, deleted_cpp_items(path, items, macros, kept))
     return deletion_edits(path, source, found), findings
 
 

@@ -19,7 +19,8 @@ A use of a deleted C++ item counts where it can name it:
 * a call whose number of arguments the deleted function cannot take, or
   whose literal or local-variable arguments its parameter types cannot take
   (a string literal for a `char`, a `char` for a `const char*`), calls
-  another overload;
+  another overload; one that an overload the file keeps could take too is
+  *possible*;
 * code in an inactive branch (`#if 0`) is never compiled: nothing there is a use.
 
 Files are read as the plan read the deleted items' files: with the recipe's
@@ -37,7 +38,7 @@ from codemods.search.files import whole_words
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import in_inactive_branch
-from codemods.languages.cpp.signature import ARITHMETIC, POINTER, argument_fits, arity, type_category
+from codemods.languages.cpp.signature import ARITHMETIC, POINTER, argument_fits, arity, spelled, type_category
 
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
 # What a literal argument is (signature.py's categories); a number literal is told apart by its value.
@@ -51,8 +52,9 @@ _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_i
 class DeletedCppItem:
     """A C++ item a plan deletes: the namespace code names it through (anonymous namespaces are
     transparent), whether it is local to its translation unit (`static`, or in an anonymous
-    namespace), a function's arity (fewest and most arguments; most None when variadic), and
-    the recipe's namespace macros (to read the files that use it as they were read)."""
+    namespace), a function's arity (fewest and most arguments; most None when variadic) and
+    signature, the overloads of its name its file keeps, and the recipe's namespace macros (to
+    read the files that use it as they were read)."""
 
     path: str
     name: str
@@ -62,33 +64,54 @@ class DeletedCppItem:
     arity: tuple[int, int | None] | None = None
     namespace_macros: tuple[tuple[str, str], ...] = ()
     signature: tuple[str, ...] | None = None
+    survivors: tuple["Overload", ...] = ()
 
     @property
     def linkable(self) -> bool:
         """Whether code of another language (a cxx bridge) can name it: not static or anonymous-namespace."""
         return not self.translation_unit_local
 
-    def takes(self, arguments: int) -> bool:
-        """Whether a call with this many arguments can call it (any count for a non-function)."""
-        if self.arity is None:
-            return True
+    def takes(self, arguments: list[str | None]) -> bool:
+        """Whether a call with these arguments (their categories, None where not known) can call
+        it (any call for a non-function)."""
+        return self.arity is None or Overload(self.arity, self.signature or ()).takes(arguments)
+
+
+@dataclass(frozen=True)
+class Overload:
+    """One function of a name: how many arguments it takes and its parameter types."""
+
+    arity: tuple[int, int | None]
+    signature: tuple[str, ...]
+
+    def takes(self, arguments: list[str | None]) -> bool:
+        """Whether a call with these arguments (their categories, None where not known) can call it."""
         fewest, most = self.arity
-        return fewest <= arguments and (most is None or arguments <= most)
+        return fewest <= len(arguments) and (most is None or len(arguments) <= most) \
+            and all(argument_fits(a, p) for a, p in zip(arguments, self.signature))
 
 
-def deleted_cpp_items(path: str, items: list[CppItem],
-                      namespace_macros: tuple[tuple[str, str], ...] = ()) -> list[DeletedCppItem]:
-    """The resolver's view of the items `delete_cpp_items` deleted in one file."""
+def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[tuple[str, str], ...] = (),
+                      kept: list[CppItem] = ()) -> list[DeletedCppItem]:
+    """The resolver's view of the items `delete_cpp_items` deleted in one file; `kept` are the
+    file's items the plan keeps (the overloads of a deleted function's name among them stay)."""
     found = []
     for item in items:
         node = item.node
         static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
         local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
-        declarator = function_declarator(_declaration(node).child_by_field_name("declarator"))
-        count = arity(declarator.child_by_field_name("parameters")) if declarator is not None else None
-        found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local, count, namespace_macros,
-                                    item.signature))
+        survivors = tuple(dict.fromkeys(
+            Overload(_arity(k.node), k.signature) for k in kept
+            if k.qualified_name == item.qualified_name and k.signature is not None and k.signature != item.signature))
+        found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local,
+                                    _arity(node) if item.signature is not None else None, namespace_macros,
+                                    item.signature, survivors))
     return found
+
+
+def _arity(node: tree_sitter.Node) -> tuple[int, int | None] | None:
+    declarator = function_declarator(_declaration(node).child_by_field_name("declarator"))
+    return arity(declarator.child_by_field_name("parameters")) if declarator is not None else None
 
 
 def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
@@ -136,32 +159,33 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
             continue
         if in_inactive_branch(node):
             continue
-        candidates = _callable_with(node, by_name[name])
+        arguments = _call_arguments(node)
+        candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
         if not candidates:
             continue
         reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
         if reference is not None:
             certainty, kind, resolution = reference
+            kept = next((o for i in candidates for o in i.survivors if arguments is None or o.takes(arguments)), None)
+            if certainty == DEFINITE and kept is not None and kind != "declaration":
+                certainty = POSSIBLE
+                resolution += f"; overload resolution may pick {spelled(name, kept.signature)}, which stays"
             found.append(Reference(path, match.start(), match.end(), name, certainty, kind, resolution))
     return found
 
 
-def _callable_with(node: tree_sitter.Node, items: list[DeletedCppItem]) -> list[DeletedCppItem]:
-    """Of `items`, those a call at `node` can call, by its number of arguments and, where an
-    argument is a literal or a declared local, its type (all of them when `node` is not the
-    callee of a call)."""
-    _, _, outer = _qualifier(node)
-    callee = outer
+def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:
+    """When `node` names the function a call calls, its arguments' categories as far as literals
+    and declared locals show them (None where not known); None when it is not a callee."""
+    _, _, callee = _qualifier(node)
     if callee.parent is not None and callee.parent.type == "template_function":
         callee = callee.parent
     call = callee.parent
     if call is None or call.type != "call_expression" or call.child_by_field_name("function") != callee:
-        return items
+        return None
     arguments = call.child_by_field_name("arguments")
     passed = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
-    categories = [_argument_category(a) for a in passed]
-    return [i for i in items if i.takes(len(passed))
-            and (i.signature is None or all(argument_fits(c, p) for c, p in zip(categories, i.signature)))]
+    return [_argument_category(a) for a in passed]
 
 
 def _resolve(node, name, items, directives, deleted_definitions, declared, regions=()):
@@ -257,7 +281,7 @@ def _local_declaration(node: tree_sitter.Node, name: str) -> tuple[tree_sitter.N
         current = current.parent
     if current is None:
         return None
-    declarator = current.child_by_field_name("declarator")
+    declarator = function_declarator(current.child_by_field_name("declarator"))
     parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
     for parameter in parameters.named_children if parameters is not None else ():
         wrappers = _declared_variable(parameter, raw)
