@@ -329,3 +329,21 @@ def test_reword_the_content_of_string_literals(tmp_path: Path) -> None:
     """)
     missing = _plan(tmp_path, rewordings=[Rewording("src/lib.rs", find="absent", replace="x", strings=True)])
     assert [f.code for f in missing.blocking] == ["rewording-not-found"]
+
+
+def test_a_variant_goes_with_the_arms_of_other_files(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod show;
+        pub enum Error { Io, Disk }
+    """, "src/show.rs": """
+        use crate::Error;
+        pub fn show(e: &Error) -> u8 {
+            match e {
+                Error::Io => 1,
+                crate::Error::Disk => 2,
+            }
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
+    assert not plan.blocking, plan.findings
+    assert "Disk" not in _after(plan, "src/lib.rs") and "Disk" not in _after(plan, "src/show.rs")

@@ -154,12 +154,13 @@ def _entries_left_unused(path: str, shared: dict, deleted) -> list:
     return memo[path]
 
 
-def files_deleted_with(deleted, read, origin: str, root=None) -> tuple[list[Edit], list[Finding], list]:
+def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tuple[list[Edit], list[Finding], list]:
     """What goes with the plan's deletions in other files: the files of the out-of-line
     modules (`mod foo;`) it deletes (`foo.rs` or `foo/mod.rs` beside the declaring file, or
-    its `#[path]`, with their own modules' files), and the methods of other files' impls of a
-    trait whose method declaration it deletes. Returns the edits, findings and the items
-    deleted with them (for the reference check)."""
+    its `#[path]`, with their own modules' files), the methods of other files' impls of a
+    trait whose method declaration it deletes, and the match arms of other files that name
+    only a variant it deletes (`targets`: the recipe's Rust targets). Returns the edits,
+    findings and the items deleted with them (for the reference check)."""
     from codemods.languages.rust.modules import module_files
 
     edits: list[Edit] = []
@@ -177,7 +178,31 @@ def files_deleted_with(deleted, read, origin: str, root=None) -> tuple[list[Edit
         more, gone = _trait_method_impls(deleted, read, root, seen, origin)
         edits += more
         items += gone
+        edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
     return edits, findings, items
+
+
+def _variant_arms_elsewhere(targets, read, root, skipped: set[str], origin: str) -> list[Edit]:
+    """The match arms (and `A | B` alternatives) naming only a deleted variant, in the files
+    other than the enum's (its own file's go with the variant)."""
+    from codemods.languages.rust.items import split_path
+    from codemods.languages.rust.members import variant_uses
+    from codemods.search.files import files_with_words
+
+    variants = [(t.path, *split_path(t.name)[-2:]) for t in targets
+                if t.kind == "variant" and len(split_path(t.name)) >= 2]
+    edits: list[Edit] = []
+    for home, enum, variant in variants:
+        for path in files_with_words(root, [variant]):
+            if path == home or path in skipped or not path.endswith(".rs"):
+                continue
+            source = read(path)
+            if source is None:
+                continue
+            deletions, reshaped = variant_uses(source, path, parse(source, RUST), enum, variant,
+                                               f"{origin}:variant:{enum}::{variant}")
+            edits += deletion_edits(path, source, deletions) + reshaped
+    return edits
 
 
 def _trait_method_impls(deleted, read, root, skipped: set[str], origin: str) -> tuple[list[Edit], list]:

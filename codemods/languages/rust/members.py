@@ -94,7 +94,7 @@ def _alternatives(pattern: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [pattern]
 
 
-def _variant_uses(source: bytes, path: str, tree: tree_sitter.Tree, enum: str, variant: str,
+def variant_uses(source: bytes, path: str, tree: tree_sitter.Tree, enum: str, variant: str,
                   origin: str) -> tuple[list[Deletion], list[Edit]]:
     """Match arms that only name the variant (deleted) and `A | B` alternatives naming it (trimmed)."""
     deletions: list[Deletion] = []
@@ -155,7 +155,7 @@ def _delete_variant(path, source, tree, items, name, origin, absent, findings):
     variant = variants[0]
     start, _ = leading_trivia(source, variant)
     deletions = [Deletion(*_with_comma(source, variant, start), f"{origin}:variant:{name}")]
-    arms, edits = _variant_uses(source, path, tree, enum.name, split[1], f"{origin}:variant:{name}")
+    arms, edits = variant_uses(source, path, tree, enum.name, split[1], f"{origin}:variant:{name}")
     return deletions + arms, edits, [split[1]]
 
 
