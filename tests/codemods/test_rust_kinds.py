@@ -347,3 +347,17 @@ def test_a_variant_goes_with_the_arms_of_other_files(tmp_path: Path) -> None:
     plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
     assert not plan.blocking, plan.findings
     assert "Disk" not in _after(plan, "src/lib.rs") and "Disk" not in _after(plan, "src/show.rs")
+
+
+def test_a_field_initialised_in_another_file_blocks_and_an_access_is_listed(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod make;
+        pub struct Args { pub quiet: bool, pub loud: bool }
+    """, "src/make.rs": """
+        use crate::Args;
+        pub fn new() -> Args { Args { quiet: true, loud: false } }
+        pub fn quiet(a: &Args) -> bool { a.quiet }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
+    assert [(f.path, f.line, f.blocking) for f in plan.findings if f.code == "field-in-use"] == [
+        ("src/make.rs", 2, True), ("src/make.rs", 3, False)]

@@ -179,7 +179,27 @@ def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tup
         edits += more
         items += gone
         edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
+        findings += _field_uses_elsewhere(targets, read, root)
     return edits, findings, items
+
+
+def _field_uses_elsewhere(targets, read, root) -> list[Finding]:
+    """Uses of a deleted field in the files other than its struct's (whose own are refused when
+    the field is looked up)."""
+    from codemods.languages.rust.items import split_path
+    from codemods.languages.rust.members import field_uses_elsewhere
+    from codemods.search.files import files_with_words
+
+    findings: list[Finding] = []
+    for target in targets:
+        parts = split_path(target.name)
+        if target.kind != "field" or len(parts) < 2:
+            continue
+        for path in files_with_words(root, [parts[-1]]):
+            source = read(path) if path != target.path and path.endswith(".rs") else None
+            if source is not None:
+                findings += field_uses_elsewhere(source, path, parts[-2], parts[-1])
+    return findings
 
 
 def _variant_arms_elsewhere(targets, read, root, skipped: set[str], origin: str) -> list[Edit]:
