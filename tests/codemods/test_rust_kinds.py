@@ -361,3 +361,12 @@ def test_a_field_initialised_in_another_file_blocks_and_an_access_is_listed(tmp_
     plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
     assert [(f.path, f.line, f.blocking) for f in plan.findings if f.code == "field-in-use"] == [
         ("src/make.rs", 2, True), ("src/make.rs", 3, False)]
+
+
+def test_a_use_entry_whose_name_is_still_used_blocks(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        use std::io::{Read, Write};
+        pub fn f<W: Write>(w: W) -> W { w }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"))
+    assert [f.code for f in plan.blocking] == ["import-still-used"]

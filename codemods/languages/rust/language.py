@@ -36,7 +36,31 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
         found += more
         findings += notes
         deleted.spelled += [n for n in names if n not in deleted.spelled]
-    return deletion_edits(path, source, found) + reshaped, findings
+    edits = deletion_edits(path, source, found) + reshaped
+    if any(t.kind == "use" for t in members):
+        findings += _imports_still_used(path, source, edits, [t.name for t in members if t.kind == "use"])
+    return edits, findings
+
+
+def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[str]) -> list[Finding]:
+    """A `use` entry the recipe deletes whose name the file still uses after its deletions."""
+    from codemods.edit.splice import splice
+    from codemods.edit.values import line_col
+    from codemods.languages.rust.imports import name_uses
+
+    bindings = {name: split for name in names if (split := name.rsplit("::", 1)[-1].strip()) not in ("self", "*")}
+    if not bindings:
+        return []
+    after = parse(splice(source, sorted(edits, key=lambda e: (e.start, e.end))), RUST)
+    counts = name_uses(after, set(bindings.values()))
+    findings = []
+    for name, binding in bindings.items():
+        if counts[binding]:
+            line, col = line_col(source, source.find(binding.encode()))
+            findings.append(Finding(path, line, col, "import-still-used",
+                                    f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
+                                    f"plan; delete or rewrite those uses too", symbol=binding))
+    return findings
 
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
