@@ -131,6 +131,13 @@ def unpack(case_dir: Path, into: Path) -> Path:
     return entries[0] if len(entries) == 1 and entries[0].is_dir() else into
 
 
+def _copy(tree: Path, into: Path) -> Path:
+    """A copy of the unpacked tree under `into`, with the same folder name."""
+    target = into / tree.name
+    shutil.copytree(tree, target, symlinks=True)
+    return target
+
+
 def make_child(case_dir: Path, root: Path) -> None:
     """Apply the maintainer's commit to `root` (a git repository just for that, removed after)."""
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, "text": True}
@@ -215,7 +222,7 @@ def replay(case_dir: Path, scratch: Path) -> CaseResult:
     result = CaseResult(case=case_dir.name, language=case_language(case_dir))
     recipe = recipe_for(case_dir.name)
     parent_root = unpack(case_dir, scratch / "parent")
-    child_root = unpack(case_dir, scratch / "child")
+    child_root = _copy(parent_root, scratch / "child")
     try:
         make_child(case_dir, child_root)
     except RuntimeError as error:
@@ -228,7 +235,7 @@ def replay(case_dir: Path, scratch: Path) -> CaseResult:
         return result
     result.recipe = recipe.relative_to(REPO).as_posix()
     result.recipe_lines = len(recipe.read_text(encoding="utf-8").splitlines())
-    work_root = unpack(case_dir, scratch / "work")
+    work_root = _copy(parent_root, scratch / "work")
 
     start = time.perf_counter()
     dry = run_recipe(recipe, work_root, dry_run=True)

@@ -377,7 +377,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if change is not None:
                 written[path] = change
         written, notes = _formatted(root, written)
-        findings += notes
+        findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
         dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,

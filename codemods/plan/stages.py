@@ -309,9 +309,11 @@ class DeleteModuleFiles:
         items: dict[str, tuple] = {}
         for name, language in LANGUAGES.items():
             follow = getattr(language.operations, "files_deleted_with", None)
-            if follow is None or not self.deleted.of(name):
+            targets = [t for t in self.recipe.deletions if t.language == name]
+            if follow is None or not self.deleted.of(name) and not targets:
                 continue
-            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete", workspace.root)
+            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete", workspace.root,
+                                       targets)
             edits += more
             findings += notes
             if gone:

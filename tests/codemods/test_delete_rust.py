@@ -579,3 +579,26 @@ def test_a_trait_method_goes_with_its_impls_in_the_file():
             fn is_sign_negative(self) -> bool { false }
         }
         """)
+
+
+def test_a_method_its_trait_still_requires_is_refused():
+    source = dedent("""
+        pub trait Float { fn neg(self) -> bool; }
+        impl Float for f32 { fn neg(self) -> bool { false } }
+    """)
+    result, findings = run_deletion("rust", source, [("fn", "crate::<f32 as Float>::neg")])
+    assert result == source and [f.code for f in findings] == ["required-method"]
+
+
+def test_a_trait_method_declaration_named_as_fn_takes_its_impls_too():
+    assert_deletes("rust", """
+        pub trait Float {
+            fn neg(self) -> bool;
+        }
+        impl Float for f32 {
+            fn neg(self) -> bool { false }
+        }
+        """, [("fn", "crate::Float::neg")], """
+        pub trait Float {}
+        impl Float for f32 {}
+        """)

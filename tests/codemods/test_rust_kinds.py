@@ -329,3 +329,44 @@ def test_reword_the_content_of_string_literals(tmp_path: Path) -> None:
     """)
     missing = _plan(tmp_path, rewordings=[Rewording("src/lib.rs", find="absent", replace="x", strings=True)])
     assert [f.code for f in missing.blocking] == ["rewording-not-found"]
+
+
+def test_a_variant_goes_with_the_arms_of_other_files(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod show;
+        pub enum Error { Io, Disk }
+    """, "src/show.rs": """
+        use crate::Error;
+        pub fn show(e: &Error) -> u8 {
+            match e {
+                Error::Io => 1,
+                crate::Error::Disk => 2,
+            }
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
+    assert not plan.blocking, plan.findings
+    assert "Disk" not in _after(plan, "src/lib.rs") and "Disk" not in _after(plan, "src/show.rs")
+
+
+def test_a_field_initialised_in_another_file_blocks_and_an_access_is_listed(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod make;
+        pub struct Args { pub quiet: bool, pub loud: bool }
+    """, "src/make.rs": """
+        use crate::Args;
+        pub fn new() -> Args { Args { quiet: true, loud: false } }
+        pub fn quiet(a: &Args) -> bool { a.quiet }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
+    assert [(f.path, f.line, f.blocking) for f in plan.findings if f.code == "field-in-use"] == [
+        ("src/make.rs", 2, True), ("src/make.rs", 3, False)]
+
+
+def test_a_use_entry_whose_name_is_still_used_blocks(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        use std::io::{Read, Write};
+        pub fn f<W: Write>(w: W) -> W { w }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"))
+    assert [f.code for f in plan.blocking] == ["import-still-used"]

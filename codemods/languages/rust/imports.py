@@ -158,11 +158,11 @@ def _remove_from_list(source: bytes, use_list: tree_sitter.Node, removed_childre
     base = use_list.start_byte
     text = source[use_list.start_byte:use_list.end_byte]
     spans: list[tuple[int, int, bytes]] = []
-    children = use_list.named_children
-    for index, child in enumerate(children):
+    removed = {c.start_byte for c in removed_children}
+    for child in use_list.named_children:
         if child.start_byte in replaced:
             spans.append((child.start_byte, child.end_byte, replaced[child.start_byte].encode()))
-        if child not in removed_children:
+        if child.start_byte not in removed:
             continue
         start, end = child.start_byte, child.end_byte
         after = child.next_sibling
@@ -170,8 +170,9 @@ def _remove_from_list(source: bytes, use_list: tree_sitter.Node, removed_childre
             end = after.end_byte
         line_start = source.rfind(b"\n", 0, start) + 1
         line_end = source.find(b"\n", end)
-        own_line = source[line_start:start].strip() == b"" and line_end != -1 and \
-            source[end:line_end].strip() in (b"",) and line_start > use_list.start_byte
+        # An entry alone on its line of a multi-line group goes with its line.
+        own_line = line_start > use_list.start_byte and line_end != -1 and \
+            not source[line_start:start].strip() and not source[end:line_end].strip()
         if own_line:
             start, end = line_start, line_end + 1
         elif after is not None and after.type == ",":

@@ -257,7 +257,7 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
 
 # Kinds a recipe may ask to delete, and the item kinds each one accepts.
 DELETABLE_KINDS = {
-    "fn": {"fn", "test"},
+    "fn": {"fn", "test", "fn_signature"},
     "test": {"test"},
     "struct": {"struct"},
     "enum": {"enum"},
@@ -445,6 +445,19 @@ def _in_trait(item: RustItem) -> bool:
     return container is not None and container.type == "trait_item"
 
 
+def _required_by_trait(items: list[RustItem], chosen: list[RustItem]) -> str | None:
+    """The trait of the file that declares, without a default body, a method `chosen` takes
+    out of an impl of that trait (the impl would no longer compile)."""
+    for item in chosen:
+        if item.impl_header is None or item.kind == "impl" or item.impl_header[1] is None:
+            continue
+        trait = _without_arguments(item.impl_header[1]).split("::")[-1]
+        if any(i.kind == "fn_signature" and i.name == item.name and _in_trait(i) and i.module_path[-1:] == (trait,)
+               for i in items):
+            return trait
+    return None
+
+
 def _impl_candidates(items: list[RustItem], name: str) -> list[RustItem]:
     """Impl blocks a plain name (`Foo`, `crate::a::Foo`) names: every impl of that type."""
     parts, anchored = _address(name)
@@ -525,7 +538,15 @@ def delete_rust_items(
                         symbol=target.name)
             )
             continue
-        if target.kind == "trait_method":
+        required = _required_by_trait(items, chosen)
+        if required is not None:
+            line, col = line_col(source, chosen[0].node.start_byte)
+            findings.append(Finding(path, line, col, "required-method",
+                                    f"{target.name}: trait {required} still declares {chosen[0].name} without a "
+                                    f"default; delete the declaration (kind trait_method) instead; not deleted",
+                                    symbol=chosen[0].name))
+            continue
+        if target.kind == "trait_method" or target.kind == "fn" and all(_in_trait(i) for i in chosen):
             trait = chosen[0].module_path[-1]
             chosen += [i for i in items if i.impl_header is not None and i.kind != "impl" and i.name == chosen[0].name
                        and i.impl_header[1] is not None and _without_arguments(i.impl_header[1]).split("::")[-1] == trait]

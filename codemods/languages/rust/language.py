@@ -36,7 +36,31 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
         found += more
         findings += notes
         deleted.spelled += [n for n in names if n not in deleted.spelled]
-    return deletion_edits(path, source, found) + reshaped, findings
+    edits = deletion_edits(path, source, found) + reshaped
+    if any(t.kind == "use" for t in members):
+        findings += _imports_still_used(path, source, edits, [t.name for t in members if t.kind == "use"])
+    return edits, findings
+
+
+def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[str]) -> list[Finding]:
+    """A `use` entry the recipe deletes whose name the file still uses after its deletions."""
+    from codemods.edit.splice import splice
+    from codemods.edit.values import line_col
+    from codemods.languages.rust.imports import name_uses
+
+    bindings = {name: split for name in names if (split := name.rsplit("::", 1)[-1].strip()) not in ("self", "*")}
+    if not bindings:
+        return []
+    after = parse(splice(source, sorted(edits, key=lambda e: (e.start, e.end))), RUST)
+    counts = name_uses(after, set(bindings.values()))
+    findings = []
+    for name, binding in bindings.items():
+        if counts[binding]:
+            line, col = line_col(source, source.find(binding.encode()))
+            findings.append(Finding(path, line, col, "import-still-used",
+                                    f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
+                                    f"plan; delete or rewrite those uses too", symbol=binding))
+    return findings
 
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
@@ -154,12 +178,13 @@ def _entries_left_unused(path: str, shared: dict, deleted) -> list:
     return memo[path]
 
 
-def files_deleted_with(deleted, read, origin: str, root=None) -> tuple[list[Edit], list[Finding], list]:
+def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tuple[list[Edit], list[Finding], list]:
     """What goes with the plan's deletions in other files: the files of the out-of-line
     modules (`mod foo;`) it deletes (`foo.rs` or `foo/mod.rs` beside the declaring file, or
-    its `#[path]`, with their own modules' files), and the methods of other files' impls of a
-    trait whose method declaration it deletes. Returns the edits, findings and the items
-    deleted with them (for the reference check)."""
+    its `#[path]`, with their own modules' files), the methods of other files' impls of a
+    trait whose method declaration it deletes, and the match arms of other files that name
+    only a variant it deletes (`targets`: the recipe's Rust targets). Returns the edits,
+    findings and the items deleted with them (for the reference check)."""
     from codemods.languages.rust.modules import module_files
 
     edits: list[Edit] = []
@@ -177,7 +202,51 @@ def files_deleted_with(deleted, read, origin: str, root=None) -> tuple[list[Edit
         more, gone = _trait_method_impls(deleted, read, root, seen, origin)
         edits += more
         items += gone
+        edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
+        findings += _field_uses_elsewhere(targets, read, root)
     return edits, findings, items
+
+
+def _field_uses_elsewhere(targets, read, root) -> list[Finding]:
+    """Uses of a deleted field in the files other than its struct's (whose own are refused when
+    the field is looked up)."""
+    from codemods.languages.rust.items import split_path
+    from codemods.languages.rust.members import field_uses_elsewhere
+    from codemods.search.files import files_with_words
+
+    findings: list[Finding] = []
+    for target in targets:
+        parts = split_path(target.name)
+        if target.kind != "field" or len(parts) < 2:
+            continue
+        for path in files_with_words(root, [parts[-1]]):
+            source = read(path) if path != target.path and path.endswith(".rs") else None
+            if source is not None:
+                findings += field_uses_elsewhere(source, path, parts[-2], parts[-1])
+    return findings
+
+
+def _variant_arms_elsewhere(targets, read, root, skipped: set[str], origin: str) -> list[Edit]:
+    """The match arms (and `A | B` alternatives) naming only a deleted variant, in the files
+    other than the enum's (its own file's go with the variant)."""
+    from codemods.languages.rust.items import split_path
+    from codemods.languages.rust.members import variant_uses
+    from codemods.search.files import files_with_words
+
+    variants = [(t.path, *split_path(t.name)[-2:]) for t in targets
+                if t.kind == "variant" and len(split_path(t.name)) >= 2]
+    edits: list[Edit] = []
+    for home, enum, variant in variants:
+        for path in files_with_words(root, [variant]):
+            if path == home or path in skipped or not path.endswith(".rs"):
+                continue
+            source = read(path)
+            if source is None:
+                continue
+            deletions, reshaped = variant_uses(source, path, parse(source, RUST), enum, variant,
+                                               f"{origin}:variant:{enum}::{variant}")
+            edits += deletion_edits(path, source, deletions) + reshaped
+    return edits
 
 
 def _trait_method_impls(deleted, read, root, skipped: set[str], origin: str) -> tuple[list[Edit], list]:

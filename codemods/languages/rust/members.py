@@ -94,7 +94,7 @@ def _alternatives(pattern: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [pattern]
 
 
-def _variant_uses(source: bytes, path: str, tree: tree_sitter.Tree, enum: str, variant: str,
+def variant_uses(source: bytes, path: str, tree: tree_sitter.Tree, enum: str, variant: str,
                   origin: str) -> tuple[list[Deletion], list[Edit]]:
     """Match arms that only name the variant (deleted) and `A | B` alternatives naming it (trimmed)."""
     deletions: list[Deletion] = []
@@ -155,21 +155,21 @@ def _delete_variant(path, source, tree, items, name, origin, absent, findings):
     variant = variants[0]
     start, _ = leading_trivia(source, variant)
     deletions = [Deletion(*_with_comma(source, variant, start), f"{origin}:variant:{name}")]
-    arms, edits = _variant_uses(source, path, tree, enum.name, split[1], f"{origin}:variant:{name}")
+    arms, edits = variant_uses(source, path, tree, enum.name, split[1], f"{origin}:variant:{name}")
     return deletions + arms, edits, [split[1]]
 
 
 # -- struct fields -------------------------------------------------------------------------------
 
 
-def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node) -> list[tree_sitter.Node]:
+def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node | None) -> list[tree_sitter.Node]:
     """Accesses (`x.field`), initialisers (`S { field: .. }`, `S { field }`) and patterns of a
-    field name outside the struct's own declaration."""
+    field name outside the struct's own declaration (`inside`; None: anywhere)."""
     found = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
-        if node.start_byte >= inside.start_byte and node.end_byte <= inside.end_byte:
+        if inside is not None and node.start_byte >= inside.start_byte and node.end_byte <= inside.end_byte:
             continue
         stack.extend(node.named_children)
         if node.type == "field_expression" and _text(node.child_by_field_name("field")) == field:
@@ -183,6 +183,33 @@ def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node) ->
         elif node.type == "field_pattern" and _text(node) == field:
             found.append(node)
     return sorted(found, key=lambda n: n.start_byte)
+
+
+def _struct_of(node: tree_sitter.Node) -> str | None:
+    """The base name of the struct an initialiser or pattern field belongs to (`S` of `S { f }`)."""
+    while node is not None and node.type not in ("struct_expression", "struct_pattern"):
+        node = node.parent
+    if node is None:
+        return None
+    named = node.child_by_field_name("name") or node.child_by_field_name("type")
+    return _text(named).split("<", 1)[0].split("::")[-1].strip() if named is not None else None
+
+
+def field_uses_elsewhere(source: bytes, path: str, struct: str, field: str) -> list[Finding]:
+    """Uses in another file of a field the plan deletes: initialisers and patterns of `struct`
+    block; accesses `x.field` (whose receiver's type is not known) are possible uses, listed."""
+    findings = []
+    tree = parse(source, RUST)
+    for node in _field_uses(tree, field, None):
+        line, col = line_col(source, node.start_byte)
+        if node.parent is not None and node.parent.type == "field_expression":
+            findings.append(Finding(path, line, col, "field-in-use", f"{field}: may read the field {struct}::{field} "
+                                    f"the recipe deletes (receiver of unknown type)", severity="note",
+                                    symbol=field, certainty="possible"))
+        elif _struct_of(node) in (struct, "Self"):
+            findings.append(Finding(path, line, col, "field-in-use", f"{field}: initialises or matches the field "
+                                    f"{struct}::{field} the recipe deletes", symbol=field, certainty="definite"))
+    return findings
 
 
 def _delete_field(path, source, tree, items, name, origin, absent, findings):
