@@ -428,3 +428,10 @@ def test_a_call_an_overload_that_stays_could_take_is_possible(tmp_path: Path):
     [finding] = [f for f in plan.findings if f.code == "dangling-reference"]
     assert (finding.line, finding.certainty) == (2, "possible")
     assert "may pick copy(const char*, OutputIt), which stays" in finding.resolution
+
+
+def test_the_registry_lists_the_cpp_kinds_the_plugin_finds():
+    from codemods.languages.cpp.items import KINDS
+    from codemods.languages.registry import LANGUAGES
+
+    assert LANGUAGES["cpp"].deletable_kinds == KINDS
