@@ -38,13 +38,15 @@ from codemods.search.files import whole_words
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import in_inactive_branch
-from codemods.languages.cpp.signature import ARITHMETIC, POINTER, argument_fits, arity, spelled, type_category
+from codemods.languages.cpp.signature import (
+    ARITHMETIC, POINTER, STRING_LITERAL, ZERO, argument_fits, arity, spelled, type_category,
+)
 
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
 # What a literal argument is (signature.py's categories); a number literal is told apart by its value.
-_LITERAL_CATEGORIES = {"string_literal": "string literal", "concatenated_string": "string literal",
-                       "raw_string_literal": "string literal", "char_literal": ARITHMETIC, "true": ARITHMETIC,
-                       "false": ARITHMETIC, "nullptr": "zero"}
+_LITERAL_CATEGORIES = {"string_literal": STRING_LITERAL, "concatenated_string": STRING_LITERAL,
+                       "raw_string_literal": STRING_LITERAL, "char_literal": ARITHMETIC, "true": ARITHMETIC,
+                       "false": ARITHMETIC, "nullptr": ZERO}
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
 
 
@@ -313,7 +315,7 @@ def _argument_category(argument: tree_sitter.Node) -> str | None:
     if argument.type in _LITERAL_CATEGORIES:
         return _LITERAL_CATEGORIES[argument.type]
     if argument.type == "number_literal":
-        return "zero" if argument.text == b"0" else ARITHMETIC
+        return ZERO if argument.text == b"0" else ARITHMETIC
     if argument.type != "identifier":
         return None
     local = _local_declaration(argument, argument.text.decode("utf-8", "replace"))

@@ -103,14 +103,17 @@ def arity(parameters: tree_sitter.Node | None) -> tuple[int, int | None]:
 ARITHMETIC = "arithmetic"
 POINTER = "pointer"
 STRING = "string"
+# Two kinds of argument only: a string literal, and a literal 0 or nullptr.
+STRING_LITERAL = "string literal"
+ZERO = "zero"
 _ARITHMETIC_NAMES = frozenset({
     "bool", "char", "wchar_t", "char8_t", "char16_t", "char32_t", "short", "int", "long", "signed", "unsigned",
     "float", "double", "size_t", "ssize_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
     "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t"})
 _STRING_NAMES = frozenset({"string", "string_view", "wstring", "wstring_view"})
-# Which argument categories a parameter category takes ("zero" is a literal 0 or nullptr).
-_TAKES = {ARITHMETIC: {ARITHMETIC, "zero"}, POINTER: {POINTER, "string literal", "zero"},
-          STRING: {STRING, POINTER, "string literal"}}
+# Which argument categories a parameter category takes.
+_TAKES = {ARITHMETIC: {ARITHMETIC, ZERO}, POINTER: {POINTER, STRING_LITERAL, ZERO},
+          STRING: {STRING, POINTER, STRING_LITERAL}}
 
 
 def type_category(written: str) -> str | None:
