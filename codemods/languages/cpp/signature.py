@@ -7,6 +7,10 @@ parameter's base type written first (`char const*` is `const char*`). A
 recipe writes it after the name, `copy(const char*, size_t)`; `f()` and
 `f(void)` are the same. The types are compared as written: `size_t` and
 `std::size_t` differ.
+
+For telling calls apart, a type built in or from the standard library has a
+category (arithmetic, pointer, string), and so has a literal argument or a
+declared local: a call passing a string literal cannot call `f(char)`.
 """
 
 from __future__ import annotations
