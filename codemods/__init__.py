@@ -81,6 +81,7 @@ _EXPORTS = {
     "RecipeError": "codemods.plan.loader",
     "RecipeInputError": "codemods.plan.recipe",
     "Rewording": "codemods.plan.recipe",
+    "Insertion": "codemods.plan.recipe",
     "StepResult": "codemods.plan.recipe",
     "Workspace": "codemods.plan.recipe",
     "load_recipe": "codemods.plan.loader",
@@ -92,9 +93,9 @@ if TYPE_CHECKING:
     from codemods.pattern import Match, Pattern, PatternError, Rewrite, replace_all
     from codemods.plan.loader import RecipeError, load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, plan_recipe
+    from codemods.plan.recipe import (Insertion, ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError,
+                                      Rewording, StepResult, Workspace)
     from codemods.plan.subset import plan_subset
-    from codemods.plan.recipe import (ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError, Rewording,
-                                      StepResult, Workspace)
     from codemods.report.diff import render_diff, unified_diff
     from codemods.write.atomic import WriteRefused
     from codemods.write.run import RunResult, apply_recipe, write_plan
@@ -112,6 +113,7 @@ __all__ = [
     "Edit",
     "FileChange",
     "Finding",
+    "Insertion",
     "ItemTarget",
     "Match",
     "Parameter",

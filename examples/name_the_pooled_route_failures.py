@@ -36,6 +36,7 @@ RECIPE = Recipe(
             FFI_TESTS,
             pattern="crate::layers::paged_decode_attention_pooled($$$ARGS).unwrap()",
             replace='crate::layers::paged_decode_attention_pooled($$$ARGS).expect("the pooled route failed")',
+            optional=True,  # a tree whose tests call no such route: a note, not a refusal
         ),
     ),
 )

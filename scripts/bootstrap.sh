@@ -10,6 +10,7 @@ need_apt=()
     || need_apt+=(librust-cxx-dev librust-cxx-build-dev)
 command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
 command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)  # the terminal test of `codemod apply --interactive`
+command -v clang-format >/dev/null 2>&1 || need_apt+=(clang-format)
 if [ ${#need_apt[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"

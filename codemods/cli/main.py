@@ -7,6 +7,8 @@ Exit codes (stable; scripts depend on them):
   2  usage error: bad flags, a ROOT that is not the recipe's tree, an unknown
      or invalid recipe, an option the recipe does not take; one line,
      `codemod: error: ...` (interchange.cli_style)
+  3  internal error: a bug of codemod, never of the input; one line naming the
+     file being read and asking for a report (never a traceback)
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from pathlib import Path
 
 import click
 
-from interchange.cli_style import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine
+from interchange.cli_style import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine, report_error, wants_json
 
 from codemods.report.base import EXIT_FINDINGS, EXIT_OK, FORMATS
+
+EXIT_INTERNAL = 3
 
 # The recipe `apply` and `check` run when --recipe is not given.
 DEFAULT_RECIPE = "paged-compat-removal"
@@ -28,7 +32,8 @@ EXIT_INTERRUPTED = 130
 USAGE_ERROR_TEXT = "2 usage error (one line, `codemod: error: ...`"
 EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
               f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
-              f"recipe, a recipe input such as --decision).")
+              f"recipe, a recipe input such as --decision); 3 internal error (one line naming the file being read: "
+              f"please report it).")
 
 
 def _load(recipe_spec: str):
@@ -67,7 +72,49 @@ def _echo(output, colour: bool | None = None) -> None:
         click.echo(line, err=True)
 
 
-@click.group(name="codemod", cls=Group, context_settings=HELP_OPTIONS, epilog=EXIT_CODES)
+# Names under which the engine's functions hold the file they work on (a path relative to the
+# root, or a Path): what an internal error reports as the file being read.
+_FILE_LOCALS = ("path", "rel", "relative", "file", "filename", "manifest_path", "directory")
+
+
+def _file_being_read(error: BaseException) -> str | None:
+    """The file the innermost engine frame of `error`'s traceback was working on, if it says."""
+    frames = []
+    trace = error.__traceback__
+    while trace is not None:
+        frames.append(trace.tb_frame)
+        trace = trace.tb_next
+    for frame in reversed(frames):
+        if not frame.f_globals.get("__name__", "").startswith("codemods."):
+            continue
+        for name in _FILE_LOCALS:
+            value = frame.f_locals.get(name)
+            if isinstance(value, (str, Path)) and str(value) and "\n" not in str(value) and len(str(value)) < 500:
+                return str(value)
+    return None
+
+
+class _CodemodGroup(Group):
+    """The `codemod` group: an exception that escapes a command is a bug of codemod, reported as
+    one line (exit 3) that names the file being read, never as a traceback or a refused plan's 1."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
+        except Exception as error:  # noqa: BLE001 - the one place internal errors are reported
+            where = _file_being_read(error)
+            detail = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+            message = (f"internal error{f' while reading {where}' if where else ''}: {detail}; "
+                       f"this is a bug of codemod, not of your tree: please report it with this line "
+                       f"and the command that gave it")
+            report_error(prog_name or self.name, message, wants_json(argv), EXIT_INTERNAL)
+            sys.exit(EXIT_INTERNAL)
+
+
+@click.group(name="codemod", cls=_CodemodGroup, context_settings=HELP_OPTIONS, epilog=EXIT_CODES)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
               help="Show the version and exit.")
 def main() -> None:
@@ -170,6 +217,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
               help="Apply even though code still refers to deleted items (fix them by hand from the report).")
 @click.option("--allow-unreworded", is_flag=True,
               help="Apply even though comments or strings still name removed symbols.")
+@click.option("--allow-unmatched", is_flag=True,
+              help="Apply even though a rewrite or reword rule of the recipe matches nothing.")
 @click.option("--strict", is_flag=True,
               help="Also refuse on possible references (method calls on receivers of unknown type, "
                    "names inside macros whose arguments are not known to be expressions).")
@@ -188,7 +237,7 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
 @click.option("--skip", "skip", multiple=True, metavar="ORIGIN",
               help="Write the plan without the changes this names; repeatable.")
 def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], param_files: tuple[str, ...],
-          decision: Path | None, allow_dangling: bool, allow_unreworded: bool, strict: bool,
+          decision: Path | None, allow_dangling: bool, allow_unreworded: bool, allow_unmatched: bool, strict: bool,
           output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool,
           interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...]) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
@@ -246,7 +295,8 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     progress = _Progress() if sys.stderr.isatty() else None
     try:
         run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
-                           allow_unreworded=allow_unreworded, strict=strict, options=options, progress=progress)
+                           allow_unreworded=allow_unreworded, strict=strict, options=options,
+                           allow_unmatched=allow_unmatched, progress=progress)
     except KeyboardInterrupt:
         if progress is not None:
             progress.clear()

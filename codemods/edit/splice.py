@@ -31,6 +31,7 @@ class FileChange:
     before: bytes
     after: bytes
     edits: tuple[Edit, ...] = ()
+    deleted: bool = False  # the file is deleted (`after` is empty)
 
     @property
     def before_digest(self) -> str:

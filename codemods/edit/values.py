@@ -13,7 +13,8 @@ class Edit:
     """Replace bytes [start, end) of `path` (relative to the root, POSIX) with `replacement`.
 
     `origin` says which recipe operation produced it (`RECIPE:rewrite`, `delete:fn:NAME`, ...),
-    so that a conflict can name both sides.
+    so that a conflict can name both sides. An edit with `delete_file` spans the whole file and
+    deletes it (in the same all-or-nothing write as the other changes).
     """
 
     path: str
@@ -21,6 +22,7 @@ class Edit:
     end: int
     replacement: bytes = b""
     origin: str = field(default="", compare=False)
+    delete_file: bool = field(default=False, compare=False)  # the whole file goes (a module with its file)
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.end < self.start:

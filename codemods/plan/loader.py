@@ -14,11 +14,12 @@ import dataclasses
 import functools
 import importlib
 import importlib.util
+import re
 from pathlib import Path, PurePosixPath
 
 from codemods.languages.registry import LANGUAGES, parsed_languages
 from codemods.plan.errors import RecipeError
-from codemods.plan.recipe import ItemTarget, PatternRewrite, Recipe, Rewording
+from codemods.plan.recipe import Insertion, ItemTarget, PatternRewrite, Recipe, Rewording
 from codemods.recipes import bundled_files, module_name
 from interchange.cli_style import one_line
 
@@ -56,7 +57,7 @@ def _from_toml_file(path: Path) -> Recipe:
         raise RecipeError(f"{path}: cannot read the recipe file: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise RecipeError(f"{path}: not valid TOML: {one_line(error)}") from None
-    for key in ("delete", "rewrite", "reword", "check_scope", "protected"):
+    for key in ("delete", "rewrite", "reword", "insert", "check_scope", "protected"):
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
     _refuse_unknown_keys(path, data)
@@ -65,8 +66,10 @@ def _from_toml_file(path: Path) -> Recipe:
         rewrites = tuple(PatternRewrite(**r) for r in data.get("rewrite", []))
         source = data["id"] if isinstance(data.get("id"), str) and data["id"] else path.name
         rewordings = rewordings_from(data.get("reword", []), source)
+        insertions = tuple(Insertion(**r) for r in data.get("insert", []))
         if "extends" in data:
-            return _extended(path, str(data["extends"]), data, deletions, rewrites, rewordings)
+            return dataclasses.replace(_extended(path, str(data["extends"]), data, deletions, rewrites, rewordings),
+                                       insertions=insertions)
         if "id" not in data:
             raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
         if not isinstance(data["id"], str):
@@ -77,9 +80,11 @@ def _from_toml_file(path: Path) -> Recipe:
             deletions=deletions,
             rewrites=rewrites,
             rewordings=rewordings,
+            insertions=insertions,
             dead_symbol_pattern=data.get("dead_symbol_pattern"),
             check_scope=tuple(data.get("check_scope", ())),
             protected=tuple(data.get("protected", ())),
+            namespace_macros=_namespace_macros(path, data.get("namespace_macros", {})),
         )
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
@@ -120,12 +125,13 @@ def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
 
 
 # The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
-TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_scope", "protected", "delete", "rewrite",
-             "reword")
+TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_scope", "protected",
+             "namespace_macros", "delete", "rewrite", "reword", "insert")
 TOML_TABLE_KEYS = {
-    "delete": tuple(f.name for f in dataclasses.fields(ItemTarget)),
+    "delete": tuple(f.name for f in dataclasses.fields(ItemTarget) if f.name != "namespace_macros"),
     "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),
     "reword": tuple(f.name for f in dataclasses.fields(Rewording) if f.name != "rule"),
+    "insert": tuple(f.name for f in dataclasses.fields(Insertion)),
 }
 # Keys a table must have (`replace = ""` deletes the text: it must be said, never implied).
 TOML_REQUIRED_KEYS = {"reword": ("path", "replace")}
@@ -179,7 +185,19 @@ def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: 
         dead_symbol_pattern=data.get("dead_symbol_pattern", base.dead_symbol_pattern),
         check_scope=tuple(data.get("check_scope", base.check_scope)),
         protected=tuple(data.get("protected", base.protected)),
+        namespace_macros=(_namespace_macros(path, data["namespace_macros"]) if "namespace_macros" in data
+                          else base.namespace_macros),
     )
+
+
+def _namespace_macros(path: Path, value: object) -> tuple[tuple[str, str], ...]:
+    """The `namespace_macros` table as sorted (macro, namespace) pairs; RecipeError unless it maps
+    identifiers to strings."""
+    if not isinstance(value, dict) or not all(
+            isinstance(k, str) and re.fullmatch(r"[A-Za-z_]\w*", k) and isinstance(v, str) for k, v in value.items()):
+        raise RecipeError(f"{path}: recipe does not match the schema: namespace_macros must be a table of "
+                          f"macro names to namespaces (strings), not {value!r}")
+    return tuple(sorted(value.items()))
 
 
 def _bad_path(path: object) -> str | None:
@@ -205,6 +223,8 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         for name in ("path", "language", "kind", "name"):
             if not isinstance(getattr(target, name), str):
                 raise RecipeError(f"{origin}: delete entry {target}: {name} must be a string")
+        if target.branch is not None and not isinstance(target.branch, str):
+            raise RecipeError(f"{origin}: delete entry {target.name!r}: branch must be a string")
         problem = _bad_path(target.path)
         if problem:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")
@@ -214,6 +234,8 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
                               f"{target.kind!r} (one of: {', '.join(kinds)})")
     for rewrite in recipe.rewrites:
         _validate_rewrite(rewrite, origin)
+    for insertion in recipe.insertions:
+        _validate_insertion(insertion, origin)
     for rewording in recipe.rewordings:
         if not all(isinstance(v, str) for v in (rewording.path, rewording.find, rewording.replace)):
             raise RecipeError(f"{origin}: reword entry {rewording}: path, find and replace must be strings")
@@ -225,6 +247,14 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
             raise RecipeError(f"{origin}: reword entry: {problem}")
         if bool(rewording.find) == bool(rewording.symbols):
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: give either find or symbols")
+        if not isinstance(rewording.strings, bool) or rewording.strings and (rewording.symbols or rewording.block):
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: strings must be true or false, and "
+                              f"goes with find (not symbols or block)")
+        if not isinstance(rewording.optional, bool):
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: optional must be true or false")
+        if not isinstance(rewording.block, bool) or rewording.block and rewording.replace:
+            raise RecipeError(f"{origin}: reword entry in {rewording.path}: block must be true or false, and "
+                              f"block = true deletes the comment block: its replace must be empty")
         if not isinstance(rewording.sentences, int) or isinstance(rewording.sentences, bool) \
                 or rewording.sentences < 1:
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
@@ -243,6 +273,33 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
     return recipe
 
 
+def _validate_insertion(insertion: Insertion, origin: str) -> None:
+    """RecipeError unless an insert rule names one file, one place (an item or a pattern that
+    compiles) and a position, and has text."""
+    from codemods.parse import language_of
+    from codemods.pattern import Pattern, PatternError
+
+    where = f"{origin}: insert entry in {insertion.path}"
+    if not all(isinstance(v, str) for v in (insertion.path, insertion.text, insertion.position)) or \
+            not all(v is None or isinstance(v, str) for v in (insertion.item, insertion.pattern, insertion.language)):
+        raise RecipeError(f"{where}: path, text, position, item, pattern and language must be strings")
+    problem = _bad_path(insertion.path)
+    if problem:
+        raise RecipeError(f"{where}: {problem}")
+    if (insertion.item is None) == (insertion.pattern is None):
+        raise RecipeError(f"{where}: give either item or pattern")
+    if insertion.position not in ("before", "after"):
+        raise RecipeError(f"{where}: position must be \"before\" or \"after\", not {insertion.position!r}")
+    if not insertion.text.strip() or not isinstance(insertion.optional, bool):
+        raise RecipeError(f"{where}: text must not be empty, optional must be true or false")
+    language = insertion.language or language_of(insertion.path)
+    if insertion.pattern is not None:
+        try:
+            Pattern(insertion.pattern, language)
+        except PatternError as error:
+            raise RecipeError(f"{where}: {error}") from None
+
+
 def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     """RecipeError unless a rewrite rule names Rust or C++ files, its pattern compiles, and its
     replacement uses only metavariables the pattern captures."""
@@ -252,6 +309,8 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
             not all(v is None or isinstance(v, str) for v in (rewrite.item, rewrite.language)):
         raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace, item and language "
                           f"must be strings")
+    if not isinstance(rewrite.optional, bool):
+        raise RecipeError(f"{origin}: rewrite entry in {rewrite.path}: optional must be true or false")
     problem = _bad_path(rewrite.path)
     if problem:
         raise RecipeError(f"{origin}: rewrite entry: {problem}")

@@ -6,6 +6,8 @@ writing, differs. Nothing here writes or raises on user input.
 
 from __future__ import annotations
 
+import shutil
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +19,7 @@ from codemods.languages.registry import language_for
 from codemods.parse import parse, reparse
 from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import DeleteItems, Reword, Rewrite
+from codemods.plan.stages import DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite
 from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
@@ -26,9 +28,9 @@ from codemods.words import whole_word_hits
 # A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
 USAGE_ERROR = "usage-error"
 
-# Finding codes that an explicit override lets through.
+# Finding codes that an explicit override lets through (the flags: report/base.py).
 UNREWORDED = "unreworded-mention"
-OVERRIDABLE = {DANGLING: "--allow-dangling", UNREWORDED: "--allow-unreworded"}
+UNMATCHED = ("rewrite-not-found", "rewording-not-found")
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,8 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
         return [refusal], None, False
+    if any(e.delete_file for e in edits):
+        return [], FileChange(path, source, b"", tuple(e for e in edits if e.delete_file)[:1], deleted=True), False
     overlaps = conflicts(edits, source)
     if overlaps:
         return overlaps, None, False
@@ -197,6 +201,52 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     if result == source:
         return [], None, crlf
     return [], FileChange(path, source, result, tuple(edits)), crlf
+
+
+def _formatted(root: Path, changes: dict[str, FileChange]) -> tuple[dict[str, FileChange], list[Finding]]:
+    """Each change run through its language's formatter where the file was clean by it before
+    (so that only what the plan edited changes; the formatters run side by side); a note for
+    each file left as edited because the formatter is missing (where the plug-in's optional
+    `formatting_applies(root, path)` says the tree asks for it)."""
+    def formatter(path: str):
+        language = language_for(path)
+        return getattr(language.operations, "format_file", None) if language is not None else None
+
+    wanted = {p: c for p, c in changes.items() if not c.deleted and formatter(p) is not None}
+    if not wanted:
+        return changes, []
+    notes = []
+    for path in sorted(wanted):
+        language = language_for(path)
+        applies = getattr(language.operations, "formatting_applies", None)
+        if language.formatter and shutil.which(language.formatter) is None:
+            del wanted[path]
+            if applies is not None and not applies(root, path):
+                continue
+            notes.append(Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
+                                 f"is written as edited, not formatted", severity="note"))
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        before = dict(zip(wanted, pool.map(lambda p: formatter(p)(wanted[p].before, root, p), wanted)))
+        clean = [p for p in wanted if before[p] == wanted[p].before]
+        after = dict(zip(clean, pool.map(lambda p: formatter(p)(wanted[p].after, root, p), clean)))
+    out = dict(changes)
+    for path, formatted in after.items():
+        change = wanted[path]
+        if formatted is not None and formatted != change.after:
+            out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
+    return out, notes
+
+
+def _one_edit(path: str, before: bytes, after: bytes) -> Edit:
+    """The one edit that turns `before` into `after` (their common head and tail kept)."""
+    head = 0
+    limit = min(len(before), len(after))
+    while head < limit and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]:
+        tail += 1
+    return Edit(path, head, len(before) - tail, after[head:len(after) - tail], "format")
 
 
 def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
@@ -226,7 +276,7 @@ def _stage_name(stage: object) -> str:
 
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 allow_unreworded: bool = False, strict: bool = False, options: dict | None = None,
-                progress: Callable[[str], None] | None = None) -> Plan:
+                allow_unmatched: bool = False, progress: Callable[[str], None] | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
 
     `progress`, when given, is told what the plan is doing as each long step starts (the CLI
@@ -236,7 +286,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     gives a plan with no changes and one blocking finding of code "usage-error".
     With `strict`, a use that may refer to a deleted item (a method call on a
     receiver of unknown type, a name inside an unknown macro) blocks the plan
-    like one that does.
+    like one that does. With `allow_unmatched`, a rewrite or rewording rule that matches
+    nothing does not block.
     """
     root = Path(root)
     problem = usage_problem(root, recipe, dict(options or {}))
@@ -272,7 +323,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if added:
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
-        stages = (DeleteItems(recipe), *recipe.steps, Rewrite(recipe), Reword(recipe))
+        stages = (DeleteItems(recipe), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
+                  Reword(recipe), Insert(recipe))
         say = progress or (lambda _message: None)
         for stage in stages:
             say(_stage_name(stage))
@@ -280,6 +332,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 take(stage(workspace))
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+        take(RemoveImports(recipe, deleted)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, "searched-without-rg",
                                     "ripgrep is not installed: files were found by walking the tree, which does "
@@ -287,13 +340,13 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         basis = PlanBasis(recipe, strict, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
                           SettledSearch(*referring))
         plan = checked_plan(basis, workspace, findings, deleted, allow_dangling=allow_dangling,
-                            allow_unreworded=allow_unreworded, progress=progress)
+                            allow_unreworded=allow_unreworded, allow_unmatched=allow_unmatched, progress=progress)
         basis.settle()
     return plan
 
 
 def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, *,
-                 allow_dangling: bool = False, allow_unreworded: bool = False,
+                 allow_dangling: bool = False, allow_unreworded: bool = False, allow_unmatched: bool = False,
                  progress: Callable[[str], None] | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
@@ -313,6 +366,8 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
             crlf.append(path)
         if change is not None:
             written[path] = change
+    written, notes = _formatted(root, written)
+    findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
 
     refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")
@@ -328,6 +383,8 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
         overrides.add(DANGLING)
     if allow_unreworded:
         overrides.add(UNREWORDED)
+    if allow_unmatched:
+        overrides.update(UNMATCHED)
     return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
                 frozenset(overrides), tuple(crlf), basis)
 

@@ -22,12 +22,17 @@ class ItemTarget:
 
     `crate::a::name` (Rust) and `ns::name` (C++) name exactly one item; a bare
     Rust name matches the end of qualified names (see README, "As a library").
+    `branch` chooses among the preprocessor branches that each hold the item
+    (C++: the branch's condition, "" outside any, "*" for all).
+    `namespace_macros` is the recipe's (see `Recipe`), filled in by it.
     """
 
     path: str
     language: str
     kind: str
     name: str
+    branch: str | None = None
+    namespace_macros: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,12 @@ class Rewording:
     `item` is None. What is replaced is either the first sentence that names
     every one of `symbols` (with `sentences - 1` sentences after it), or the prose `find`
     (comment markers and line breaks do not matter). The paragraph is filled
-    again to the block's width. A rule that finds nothing is a note.
+    again to the block's width. With `block` (and an empty `replace`) the whole
+    comment block that holds the match goes, its lines included (commented-out
+    code). With `strings`, `find` is replaced by `replace` in the file's (or the
+    item's) string literals instead, every occurrence, as written.
+    A rule that finds nothing blocks the plan unless it is `optional`
+    (a rule for trees whose prose may differ) or its replacement is there already.
     """
 
     path: str
@@ -51,6 +61,9 @@ class Rewording:
     # Which rule this is, for messages: `SOURCE [[reword]] N`, SOURCE the recipe (or file) that
     # declares it. Not a key of a recipe file: the loader sets it.
     rule: str = field(default="", compare=False)
+    block: bool = False
+    optional: bool = False
+    strings: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.symbols, list):
@@ -71,6 +84,22 @@ class Rewording:
         where = f" in the comments of {self.item}" if self.item else ""
         what = f"the sentence naming {' and '.join(self.symbols)}" if self.symbols else repr(self.find[:60])
         return f"{what}{where}"
+
+
+@dataclass(frozen=True)
+class Insertion:
+    """Insert `text` (whole lines, such as a comment) on its own lines before or after
+    (`position`) the item named `item` (with its docs and attributes) or every match of the
+    structural `pattern`, at its indentation. A rule that finds no place blocks the plan
+    unless it is `optional`; one whose text is there already is a finished run's note."""
+
+    path: str
+    text: str
+    item: str | None = None
+    pattern: str | None = None
+    position: str = "before"
+    language: str | None = None
+    optional: bool = False
 
 
 GLOB_CHARACTERS = frozenset("*?[")
@@ -99,6 +128,7 @@ class PatternRewrite:
     item: str | None = None
     language: str | None = None
     where: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    optional: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.where, dict):
@@ -253,7 +283,7 @@ class Recipe:
     """A named cleanup.
 
     `deletions` run first, then `steps` in order (each sees the edits planned
-    before it), then the structural `rewrites`, then `rewordings`. `dead_symbol_pattern` (rg syntax) is what
+    before it), then the structural `rewrites`, then `rewordings`, then `insertions`. `dead_symbol_pattern` (rg syntax) is what
     `codemod check` searches for within `check_scope`; `protected` paths are
     never edited. `parameters` declares the options the recipe's steps read
     (a bare name is an optional option taken as given); `expects` lists paths its
@@ -268,17 +298,19 @@ class Recipe:
     steps: tuple[Step, ...] = ()
     rewrites: tuple[PatternRewrite, ...] = ()
     rewordings: tuple[Rewording, ...] = ()
+    insertions: tuple[Insertion, ...] = ()
     dead_symbol_pattern: str | None = None
     check_scope: tuple[str, ...] = ("src",)
     protected: tuple[str, ...] = ("docs",)
     parameters: tuple[Parameter, ...] = ()
     expects: tuple[str, ...] = ()
     select_rewordings: "RewordingSelector | None" = None
+    namespace_macros: tuple[tuple[str, str], ...] = ()
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
         paths = [t.path for t in self.deletions] + [a for r in self.rewrites if (a := r.anchor())] + \
-            [r.path for r in self.rewordings]
+            [r.path for r in self.rewordings] + [i.path for i in self.insertions]
         return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
     @property
@@ -308,6 +340,11 @@ class Recipe:
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", tuple(Parameter(p) if isinstance(p, str) else p
                                                      for p in self.parameters))
+        if isinstance(self.namespace_macros, Mapping):
+            object.__setattr__(self, "namespace_macros", tuple(sorted(self.namespace_macros.items())))
+        if any(t.namespace_macros != self.namespace_macros for t in self.deletions):
+            object.__setattr__(self, "deletions", tuple(replace(t, namespace_macros=self.namespace_macros)
+                                                        for t in self.deletions))
         for target in self.deletions:
             if target.language not in LANGUAGES:
                 raise ValueError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")

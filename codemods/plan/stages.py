@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable
 
+from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
 from codemods.languages.scope import item_scopes
@@ -100,8 +101,9 @@ class DeleteItems:
 
 @dataclass(frozen=True)
 class Reword:
-    """Edits of the recipe's rewording rules (those its `select_rewordings` picks for the tree);
-    a rule that matches nothing is a note.
+    """Edits of the recipe's rewording rules (those its `select_rewordings` picks for the tree). A
+    rule that matches nothing blocks the plan (`--allow-unmatched`), unless it is `optional` or
+    its replacement is there already (a finished run).
 
     Two rules that reword the same text: a rule of a recipe that extends another replaces the
     extended recipe's rule (the later wins, as in a configuration that overrides a default);
@@ -119,44 +121,59 @@ class Reword:
         planned: list[tuple[Rewording, Edit]] = []
         trees: dict[str, object] = {}
         for rewording in rules:
-            edit, notes = self._reword(workspace, rewording, trees)
+            found, notes = self._reword(workspace, rewording, trees)
             findings += notes
-            if edit is None:
-                continue
-            overlapping = [p for p in planned
-                           if p[1].path == edit.path and p[1].start < edit.end and edit.start < p[1].end]
-            clash = next((rule for rule, _ in overlapping if rule.source == rewording.source), None)
-            if clash is not None:
-                line, col = line_col(workspace.read(edit.path), max(edit.start, min(e.start for _, e in overlapping)))
-                findings.append(Finding(edit.path, line, col, "reword-clash",
-                                        f"{clash.label()} and {rewording.label()} reword the same text; "
-                                        f"keep one of them"))
-                continue
-            planned = [p for p in planned if not any(p is o for o in overlapping)] + [(rewording, edit)]
+            for edit in found:
+                overlapping = [p for p in planned
+                               if p[1].path == edit.path and p[1].start < edit.end and edit.start < p[1].end]
+                clash = next((rule for rule, _ in overlapping if rule.source == rewording.source), None)
+                if clash is not None:
+                    line, col = line_col(workspace.read(edit.path),
+                                         max(edit.start, min(e.start for _, e in overlapping)))
+                    findings.append(Finding(edit.path, line, col, "reword-clash",
+                                            f"{clash.label()} and {rewording.label()} reword the same text; "
+                                            f"keep one of them"))
+                    continue
+                planned = [p for p in planned if not any(p is o for o in overlapping)] + [(rewording, edit)]
         return StepResult(tuple(e for _, e in planned), tuple(findings))
 
+    def _unmatched(self, rewording: Rewording, message: str) -> list[Finding]:
+        return [Finding(rewording.path, 0, 0, "rewording-not-found", message,
+                        severity="note" if rewording.optional else "error")]
+
     def _reword(self, workspace: Workspace, rewording: Rewording,
-                trees: dict[str, object]) -> tuple[Edit | None, list[Finding]]:
-        """One rule's edit (None when it matches nothing) and its notes."""
+                trees: dict[str, object]) -> tuple[list[Edit], list[Finding]]:
+        """One rule's edits (none when it matches nothing) and its findings."""
         source = workspace.read(rewording.path)
         if source is None:
             if rewording.path in workspace.unreadable:
-                return None, []  # the plan reports it once, as unreadable
-            return None, [Finding(rewording.path, 0, 0, "missing-file",
-                                  "file not found; its rewording rule was not applied", severity="note")]
+                return [], []  # the plan reports it once, as unreadable
+            return [], [Finding(rewording.path, 0, 0, "missing-file",
+                                "file not found; its rewording rule was not applied", severity="note")]
         language = language_of(rewording.path)
         if language not in parsed_languages():
-            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
-                                  f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
-                                  severity="note")]
+            return [], [Finding(rewording.path, 0, 0, "rewording-not-found",
+                                f"rewording rule skipped: {rewording.path} is not a file patterns can parse",
+                                severity="note")]
         if rewording.path not in trees:
             trees[rewording.path] = parse(source, language)
+        origin = f"{self.recipe.id}:reword" if not rewording.rule else rewording.label()
+        if rewording.strings:
+            found, finding = _reword_strings(self.recipe.id, rewording, language, source, trees[rewording.path])
+            return found, [finding] if finding is not None else []
         blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
         if blocks is None:
             if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
-                return None, []
-            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
-                                  f"rewording rule did not match: no item {rewording.item}", severity="note")]
+                return [], []
+            return [], self._unmatched(rewording, f"rewording rule did not match: no item {rewording.item}")
+        if rewording.block:
+            whole = next((b for b in blocks if (reword_sentences(b, rewording.symbols, "", rewording.sentences)
+                                                if rewording.symbols else reword_phrase(b, rewording.find, ""))
+                          is not None), None)
+            if whole is None:
+                return [], self._unmatched(rewording, f"rewording rule did not match: {rewording.describe()}")
+            return deletion_edits(rewording.path, source, [Deletion(
+                *whole_lines(source, whole.start, whole.end, ()), origin)]), []
         edit = None
         for block in blocks:
             if rewording.symbols:
@@ -167,17 +184,47 @@ class Reword:
                 break
         if edit is None:
             if already_reworded(blocks, rewording.replace):
-                return None, []
-            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
-                                  f"rewording rule did not match: {rewording.describe()}", severity="note")]
-        origin = f"{self.recipe.id}:reword" if not rewording.rule else rewording.label()
-        return Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), origin), []
+                return [], []
+            return [], self._unmatched(rewording, f"rewording rule did not match: {rewording.describe()}")
+        return [Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), origin)], []
 
+
+def _reword_strings(recipe_id: str, rewording, language: str, source: bytes, tree) -> tuple[list[Edit], Finding | None]:
+    """Edits replacing `find` by `replace` in the string literals of the rule's scope (every
+    occurrence, as written in the source: escapes are the user's); a finding when there is none."""
+    kinds = {k for k in LANGUAGES[language].string_kinds if k.endswith("literal")}
+    if rewording.item is None:
+        roots = [tree.root_node]
+    else:
+        roots = [s.node for s in item_scopes(language, source, tree, rewording.item)]
+    find, replace = rewording.find.encode("utf-8"), rewording.replace.encode("utf-8")
+    edits: list[Edit] = []
+    present = False
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node.type in kinds:
+            text = source[node.start_byte:node.end_byte]
+            present = present or bool(replace) and replace in text
+            at = text.find(find)
+            while at >= 0:
+                start = node.start_byte + at
+                edits.append(Edit(rewording.path, start, start + len(find), replace, f"{recipe_id}:reword-string"))
+                at = text.find(find, at + len(find))
+            continue
+        stack.extend(node.children)
+    if edits or present:
+        return edits, None
+    return [], Finding(rewording.path, 0, 0, "rewording-not-found",
+                       f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
+                       f"{f' of {rewording.item}' if rewording.item else ''}",
+                       severity="note" if rewording.optional else "error")
 
 
 @dataclass(frozen=True)
 class Rewrite:
-    """Edits of the recipe's structural rewrite rules; a rule that matches nothing is a note."""
+    """Edits of the recipe's structural rewrite rules; a rule that matches nothing blocks the plan
+    (`--allow-unmatched`)."""
 
     recipe: Recipe
 
@@ -192,7 +239,11 @@ class Rewrite:
             except PatternError as error:
                 findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
                 continue
-            matched = scoped = read = False
+            try:
+                result_pattern = Pattern(rule.replace, language)
+            except PatternError:
+                result_pattern = None
+            matched = scoped = read = applied = False
             for path in workspace.files(rule.path, language):
                 source = workspace.read(path)
                 if source is None:
@@ -205,10 +256,123 @@ class Rewrite:
                 edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{self.recipe.id}:rewrite")]
                 matched = matched or bool(edits)
                 planned += edits
+                if not matched and not applied and result_pattern is not None:
+                    applied = any(True for node in scopes for _ in result_pattern.find_all(source, node))
             if read and not matched:
                 missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
+                # A rule whose result is there already is a finished run's: a note; else it blocks.
                 findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
-                                        f"rewrite rule did not match: {rule.describe()}{missing}", severity="note"))
+                                        f"rewrite rule did not match: {rule.describe()}{missing}",
+                                        severity="note" if applied or rule.optional else "error"))
         return StepResult(tuple(planned), tuple(findings))
 
+
+
+
+@dataclass(frozen=True)
+class RemoveImports:
+    """Imports the plan leaves naming a deleted item or used by nothing, removed by each
+    language's `imports_left_unused` (a language without it keeps its imports). Looks at the
+    edited files and at the files that spell a deleted name."""
+
+    recipe: Recipe
+    deleted: DeletedNames
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        from codemods.search.files import files_with_words
+
+        names = self.deleted.all_names()
+        candidates = set(workspace.edits) | (set(files_with_words(workspace.root, names)) if names else set())
+        shared = {"root": workspace.root, "read": workspace.read, "planned": workspace.planned}
+        edits: list[Edit] = []
+        for path in sorted(candidates):
+            language = LANGUAGES.get(language_of(path) or "")
+            remove = getattr(language.operations, "imports_left_unused", None) if language is not None else None
+            source = workspace.read(path)
+            if remove is None or source is None:
+                continue
+            edits += remove(path, source, list(workspace.planned(path)), self.deleted, shared,
+                            f"{self.recipe.id}:unused-import")
+        return StepResult(tuple(edits))
+
+
+@dataclass(frozen=True)
+class DeleteModuleFiles:
+    """What goes in other files with what `deleted` holds (a Rust `mod foo;` takes `foo.rs`, a
+    trait method its impls' methods), by each language's `files_deleted_with`, in the same
+    write; the items deleted with them count as deleted."""
+
+    recipe: Recipe
+    deleted: DeletedNames
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        edits: list[Edit] = []
+        findings: list[Finding] = []
+        items: dict[str, tuple] = {}
+        for name, language in LANGUAGES.items():
+            follow = getattr(language.operations, "files_deleted_with", None)
+            targets = [t for t in self.recipe.deletions if t.language == name]
+            if follow is None or not self.deleted.of(name) and not targets:
+                continue
+            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete", workspace.root,
+                                       targets)
+            edits += more
+            findings += notes
+            if gone:
+                items[name] = tuple(gone)
+        return StepResult(tuple(edits), tuple(findings), deleted=MappingProxyType(items))
+
+
+@dataclass(frozen=True)
+class Insert:
+    """Edits of the recipe's insert rules: text on its own lines before or after an item or each
+    match of a pattern, at its indentation (see `Insertion`)."""
+
+    recipe: Recipe
+
+    def __call__(self, workspace: Workspace) -> StepResult:
+        edits: list[Edit] = []
+        findings: list[Finding] = []
+        for rule in self.recipe.insertions:
+            source = workspace.read(rule.path)
+            if source is None:
+                findings.append(Finding(rule.path, 0, 0, "missing-file",
+                                        "file not found; its insert rule was not applied", severity="note"))
+                continue
+            language = rule.language or language_of(rule.path)
+            tree = parse(source, language)
+            if rule.item is not None:
+                scopes = item_scopes(language, source, tree, rule.item)[:1]
+                places = [(s.start, s.end) for s in scopes]
+            else:
+                places = [(m.node.start_byte, m.node.end_byte)
+                          for m in Pattern(rule.pattern, language).find_all(source, tree.root_node)]
+            wanted = [line.strip().encode("utf-8") for line in rule.text.split("\n") if line.strip()]
+            if places and b"\n".join(wanted) in b"\n".join(line.strip() for line in source.split(b"\n")):
+                findings.append(Finding(rule.path, 0, 0, "insert-present",
+                                        f"insert rule: its text is there already ({self._place(rule)})",
+                                        severity="note"))
+                continue
+            if not places:
+                findings.append(Finding(rule.path, 0, 0, "insert-not-found",
+                                        f"insert rule found no place: {self._place(rule)}",
+                                        severity="note" if rule.optional else "error"))
+                continue
+            for start, end in places:
+                line_start = source.rfind(b"\n", 0, start) + 1
+                indent = source[line_start:start]
+                indent = indent if not indent.strip() else b""
+                text = b"".join(indent + line.encode("utf-8") + b"\n" if line else b"\n"
+                                for line in rule.text.rstrip("\n").split("\n"))
+                if rule.position == "before":
+                    edits.append(Edit(rule.path, line_start, line_start, text, f"{self.recipe.id}:insert"))
+                else:
+                    line_end = source.find(b"\n", end)
+                    at = len(source) if line_end < 0 else line_end + 1
+                    edits.append(Edit(rule.path, at, at, text, f"{self.recipe.id}:insert"))
+        return StepResult(tuple(edits), tuple(findings))
+
+    @staticmethod
+    def _place(rule) -> str:
+        return f"{rule.position} {f'item {rule.item}' if rule.item is not None else repr(rule.pattern)}"
 

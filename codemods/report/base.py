@@ -25,7 +25,8 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 
 # Finding codes that an explicit override lets through, and the flag that does.
-OVERRIDE_FLAGS = {"dangling-reference": "--allow-dangling", "unreworded-mention": "--allow-unreworded"}
+OVERRIDE_FLAGS = {"dangling-reference": "--allow-dangling", "unreworded-mention": "--allow-unreworded",
+                  "rewrite-not-found": "--allow-unmatched", "rewording-not-found": "--allow-unmatched"}
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class ApplyReport:
         if blocking:
             flags = sorted({OVERRIDE_FLAGS[f.code] for f in blocking if f.code in OVERRIDE_FLAGS})
             hint = (f" (override with {' '.join(flags)})"
-                    if flags and len(flags) == len({f.code for f in blocking}) else "")
+                    if flags and all(f.code in OVERRIDE_FLAGS for f in blocking) else "")
             if self.dry_run:
                 lines.append(f"codemod: the plan has {len(blocking)} blocking finding(s): apply would refuse it{hint}")
             else:

@@ -18,6 +18,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from interchange.atomic_file import fsync_dir
+
 from codemods.write import journal
 from codemods.edit.values import Finding
 from codemods.write.journal import HeldLock, JournalEntry, TreeLocked, atomic_write, journal_path, shown, tree_lock
@@ -110,7 +112,9 @@ def _restore(attempted: list[_Target]) -> list[str]:
     failed = []
     for target in reversed(attempted):
         try:
-            if digest(target.real.read_bytes()) == target.change.after_digest:
+            if target.change.deleted and not target.real.exists():
+                atomic_write(target.real, target.change.before, target.mode)
+            elif not target.change.deleted and digest(target.real.read_bytes()) == target.change.after_digest:
                 atomic_write(target.real, target.change.before, target.mode)
         except OSError:
             failed.append(target.change.path)
@@ -143,7 +147,7 @@ def write_changes(root: Path, changes: list[FileChange], *, lock: HeldLock | Non
         try:
             journal.begin(root, [
                 (JournalEntry(t.real.relative_to(real_root).as_posix(), t.mode, t.change.before_digest,
-                              t.change.after_digest), t.change.before)
+                              t.change.after_digest, t.change.deleted), t.change.before)
                 for t in targets
             ])
         except OSError as error:
@@ -175,7 +179,11 @@ def _replace(target: _Target) -> None:
         # Re-read just before replacing: narrows the window for an editor saving meanwhile.
         if digest(target.real.read_bytes()) != target.change.before_digest:
             raise _ChangedMeanwhile(target.change.path)
-        atomic_write(target.real, target.change.after, target.mode)
+        if target.change.deleted:
+            os.unlink(target.real)
+            fsync_dir(target.real.parent)
+        else:
+            atomic_write(target.real, target.change.after, target.mode)
     except OSError as error:
         raise OSError(error.errno, f"{target.change.path}: {error.strerror or error}") from error
 

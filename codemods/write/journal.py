@@ -62,6 +62,7 @@ class JournalEntry:
     mode: int
     before_digest: str
     after_digest: str
+    deleted: bool = False  # the write deletes the file
 
 
 @dataclass(frozen=True)
@@ -225,7 +226,7 @@ def begin(root: Path, entries: list[tuple[JournalEntry, bytes]]) -> None:
             "pid": os.getpid(),
             "files": [
                 {"path": e.path, "mode": e.mode, "before": e.before_digest, "after": e.after_digest,
-                 "blob": f"before/{index:06d}"}
+                 "blob": f"before/{index:06d}", **({"deleted": True} if e.deleted else {})}
                 for index, (e, _) in enumerate(entries)
             ],
         }
@@ -329,6 +330,8 @@ def recover(root: Path) -> Recovery:
 
 def _state_of(target: Path, entry: dict) -> str:
     """"before" or "after" if `target` holds the journaled original or planned bytes, else "other"."""
+    if entry.get("deleted") and not target.exists() and not target.is_symlink():
+        return "after"
     try:
         current = digest(target.read_bytes())
     except OSError:

@@ -50,7 +50,7 @@ class RunResult:
 
 def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dangling: bool = False,
                  allow_unreworded: bool = False, strict: bool = False,
-                 options: Mapping[str, object] | None = None,
+                 options: Mapping[str, object] | None = None, allow_unmatched: bool = False,
                  progress: Callable[[str], None] | None = None) -> RunResult:
     """Plan `recipe` on `root` and, unless `dry_run` or the plan is blocked, write it.
 
@@ -62,7 +62,7 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
 
     root = Path(root)
     settings = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict,
-                "options": dict(options or {}), "progress": progress}
+                "options": dict(options or {}), "allow_unmatched": allow_unmatched, "progress": progress}
     if usage_problem(root, recipe, settings["options"]) is not None:
         # Wrong input: nothing to lock or recover; the plan carries the usage-error finding.
         return RunResult(root, dry_run, plan_recipe(root, recipe, **settings))

@@ -91,13 +91,14 @@ RECIPE_FILES = {
     "no_id.toml": ('summary = "no id"\n', "recipe does not match the schema: missing key 'id'"),
     "bad_kind.toml": ('id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
                       "delete entry 'f': unknown rust kind 'function' (one of: fn, test, struct, enum, type, "
-                      "trait, const, mod, bridge_fn, macro)"),
+                      "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, macro, variant, field, "
+                      "use, attribute)"),
     "bad_language.toml": ('id = "x"\n[[delete]]\npath = "a.go"\nlanguage = "go"\nkind = "fn"\nname = "f"\n',
                           "recipe does not match the schema: recipe x: unknown language 'go' for f"),
     "escapes.toml": ('id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
                      "delete entry 'f': path '../../etc/a.rs' must be relative to ROOT, with / separators and no .."),
     "bad_field.toml": ('id = "x"\n[[delete]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\nwhy = 1\n',
-                       "[[delete]] entry 1: unknown key 'why' (valid: path, language, kind, name)"),
+                       "[[delete]] entry 1: unknown key 'why' (valid: path, language, kind, name, branch)"),
     "misspelt_table.toml": ('id = "x"\n[[deletions]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
                             "unknown key [[deletions]] (did you mean 'delete'?)"),
     "misspelt_key.toml": ('id = "x"\n[[reword]]\npath = "a.rs"\nfnd = "a"\nreplace = "b"\n',
@@ -314,3 +315,25 @@ def test_the_dry_run_diff_of_a_file_with_invalid_utf8_applies_with_git(tree: Pat
     applied = subprocess.run(["git", "apply", "-p1", str(patch)], cwd=tree, capture_output=True, text=True)
     assert applied.returncode == 0, applied.stderr
     assert (tree / "src/a.rs").read_bytes() == b"// caf\xe9 \xff\n\n// \xfe\n\nfn keep_a() {}\n"
+# ---------------------------------------------------------------- internal errors
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_internal_error_is_one_line_naming_the_file_exit_3(tree: Path, monkeypatch, as_json: bool) -> None:
+    real_read_bytes = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "a.rs":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    recipe = write_recipe(tree.parent)
+    result = _apply("--dry-run", "--recipe", str(recipe), *(["--json"] if as_json else []), str(tree))
+    assert result.exit_code == 3, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("codemod: error: internal error while reading src/a.rs: RecursionError: ")
+    assert "please report it" in lines[0]
+    if as_json:
+        assert json.loads(result.stdout)["exit_code"] == 3

@@ -506,3 +506,99 @@ def test_attributes_and_docs_belong_to_the_item_across_blank_lines_but_inner_one
         fn keep() {}
         """,
     )
+
+
+SERDE_ERROR = """
+use std::io;
+pub struct Error;
+struct ErrorImpl;
+impl From<ErrorImpl> for Error {
+    fn from(e: ErrorImpl) -> Self { Error }
+}
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Self { Error }
+}
+impl From<Error> for io::Error {
+    fn from(e: Error) -> Self { todo!() }
+}
+"""
+
+
+def test_a_target_naming_several_impl_methods_is_refused_listing_each_exact_spelling():
+    source = dedent(SERDE_ERROR)
+    result, findings = run_deletion("rust", source, [("fn", "crate::Error::from")])
+    assert result == source
+    assert [(f.code, f.message) for f in findings] == [(
+        "ambiguous", "crate::Error::from names 2 items; name one exactly: "
+                     "crate::<Error as From<ErrorImpl>>::from, crate::<Error as From<io::Error>>::from")]
+
+
+@pytest.mark.parametrize("name", ["crate::<Error as From<ErrorImpl>>::from", "<crate::Error as From<ErrorImpl>>::from",
+                                  "<Error as From < ErrorImpl >>::from"])
+def test_an_impl_method_is_named_through_its_impl(name):
+    result, findings = run_deletion("rust", dedent(SERDE_ERROR), [("fn", name)])
+    assert not findings
+    assert b"fn from(e: ErrorImpl)" not in result and result.count(b"fn from") == 2
+
+
+@pytest.mark.parametrize("name", ["impl From<ErrorImpl> for Error", "crate::<Error as From<ErrorImpl>>"])
+def test_an_impl_block_by_its_header_or_qualified_spelling(name):
+    assert_deletes("rust", SERDE_ERROR, [("impl", name)], SERDE_ERROR.replace(
+        "impl From<ErrorImpl> for Error {\n    fn from(e: ErrorImpl) -> Self { Error }\n}\n", ""))
+
+
+def test_a_plain_impl_target_naming_several_impls_is_ambiguous():
+    _, findings = run_deletion("rust", dedent(SERDE_ERROR), [("impl", "Error")])
+    assert [f.code for f in findings] == ["ambiguous"]
+    assert "impl" not in findings[0].message.split(":")[0] and "crate::<Error as From<io::Error>>" in findings[0].message
+
+
+def test_a_trait_method_goes_with_its_impls_in_the_file():
+    assert_deletes("rust", """
+        pub trait Float {
+            fn is_sign_positive(self) -> bool;
+            fn is_sign_negative(self) -> bool;
+        }
+        impl Float for f32 {
+            fn is_sign_positive(self) -> bool { true }
+
+            #[inline]
+            fn is_sign_negative(self) -> bool { false }
+        }
+        impl Other for f32 {
+            fn is_sign_negative(self) -> bool { false }
+        }
+        """, [("trait_method", "crate::Float::is_sign_negative")], """
+        pub trait Float {
+            fn is_sign_positive(self) -> bool;
+        }
+        impl Float for f32 {
+            fn is_sign_positive(self) -> bool { true }
+        }
+        impl Other for f32 {
+            fn is_sign_negative(self) -> bool { false }
+        }
+        """)
+
+
+def test_a_method_its_trait_still_requires_is_refused():
+    source = dedent("""
+        pub trait Float { fn neg(self) -> bool; }
+        impl Float for f32 { fn neg(self) -> bool { false } }
+    """)
+    result, findings = run_deletion("rust", source, [("fn", "crate::<f32 as Float>::neg")])
+    assert result == source and [f.code for f in findings] == ["required-method"]
+
+
+def test_a_trait_method_declaration_named_as_fn_takes_its_impls_too():
+    assert_deletes("rust", """
+        pub trait Float {
+            fn neg(self) -> bool;
+        }
+        impl Float for f32 {
+            fn neg(self) -> bool { false }
+        }
+        """, [("fn", "crate::Float::neg")], """
+        pub trait Float {}
+        impl Float for f32 {}
+        """)

@@ -84,11 +84,15 @@ def test_a_folder_path_needs_a_language(tmp_path: Path) -> None:
         load_recipe(str(_recipe(tmp_path, 'path = "src"\nlanguage = "python"\npattern = "a"\nreplace = "b"\n')))
 
 
-def test_a_folder_rule_that_matches_nothing_is_one_note(tmp_path: Path) -> None:
+def test_a_folder_rule_that_matches_nothing_is_one_blocking_finding(tmp_path: Path) -> None:
     recipe = load_recipe(str(_recipe(tmp_path, 'path = "src"\nlanguage = "rust"\npattern = "no_such_fn"\n'
                                                'replace = "other"\n')))
     plan = plan_recipe(EXAMPLE / "tree", recipe)
-    assert [(f.path, f.code, f.severity) for f in plan.findings] == [("src", "rewrite-not-found", "note")]
+    assert [(f.path, f.code, f.severity) for f in plan.findings] == [("src", "rewrite-not-found", "error")]
+    assert not plan_recipe(EXAMPLE / "tree", recipe, allow_unmatched=True).blocking
+    optional = load_recipe(str(_recipe(tmp_path, 'path = "src"\nlanguage = "rust"\npattern = "no_such_fn"\n'
+                                                 'replace = "other"\noptional = true\n')))
+    assert [f.severity for f in plan_recipe(EXAMPLE / "tree", optional).findings] == ["note"]
 
 
 def test_where_keeps_only_matches_whose_capture_is_listed(tmp_path: Path) -> None:

@@ -37,10 +37,11 @@ def test_no_recipe_module_uses_regular_expressions() -> None:
 def test_the_language_registry_is_the_one_place_languages_are_described() -> None:
     from codemods.languages.registry import LANGUAGES, language_for, language_of, parsed_languages
     from codemods.languages.rust.items import DELETABLE_KINDS
+    from codemods.languages.rust.members import MEMBER_KINDS
 
     assert list(LANGUAGES) == ["rust", "cpp", "python"]
     assert parsed_languages() == ("rust", "cpp")
-    assert LANGUAGES["rust"].item_kinds == tuple(DELETABLE_KINDS)
+    assert set(LANGUAGES["rust"].item_kinds) == set(DELETABLE_KINDS) | set(MEMBER_KINDS)
     assert [language_of(p) for p in ("a/b.rs", "k.CU", "x.metal", "t.py", "README.md")] == \
         ["rust", "cpp", "cpp", "python", None]
     for language in LANGUAGES.values():
@@ -52,7 +53,7 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
         kinds = LANGUAGES[name]
         assert kinds.identifier_kinds and kinds.comment_kinds and kinds.string_kinds, name
         assert not kinds.comment_kinds & kinds.string_kinds, name
-    assert [LANGUAGES[n].formatter for n in LANGUAGES] == ["rustfmt", None, None]
+    assert [LANGUAGES[n].formatter for n in LANGUAGES] == ["rustfmt", "clang-format", None]
     assert all(language.mention_classifier for language in LANGUAGES.values())
     assert LANGUAGES["cpp"].operations.format_item("int f();", "", Path("."), "a.cpp") is None
 

@@ -106,6 +106,21 @@ def test_workspace_dependencies_and_renamed_packages(tmp_path):
     }, "my-core/src/lib.rs", "frob")
 
 
+def test_dependency_cycles_through_dev_dependencies_are_resolved(tmp_path):
+    # helix-view dev-depends on helix-tui, which depends on helix-view.
+    check(tmp_path, {
+        "Cargo.toml": '[workspace]\nmembers = ["view", "tui"]\n',
+        "view/Cargo.toml": package("view", '[dev-dependencies]\ntui = { path = "../tui" }'),
+        "view/src/lib.rs": """
+            pub fn frob() -> u32 { 1 }
+        """,
+        "tui/Cargo.toml": package("tui", '[dependencies]\nview = { path = "../view" }'),
+        "tui/src/lib.rs": """
+            pub fn run() -> u32 { view::frob() } // REF
+        """,
+    }, "view/src/lib.rs", "frob")
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(tmp_path, {
         "Cargo.toml": package("core"),

@@ -1,4 +1,14 @@
-"""C++ function definitions and declarations by name, with what belongs to them.
+"""C++ items by name: what a recipe may delete, with what belongs to them.
+
+The items are functions (definitions, "function"; declarations,
+"declaration"), classes, structs, unions and enums (`enum class` too), type
+aliases (`using X = ...`, `typedef`, kind "type") and namespace-scope
+variables, found in namespaces (named, anonymous, or opened by a macro pair:
+see preprocessor.py), `extern "C"` blocks, class bodies (member functions,
+nested types), and every branch of `#if`/`#ifdef`/`#elif`/`#else` blocks
+(an include guard is looked through). A template's `template <...>` head
+belongs to it. A function has a signature, its normalised parameter types
+(signature.py), and an item records the branches it sits in.
 
 Attributes (`[[nodiscard]]`, `__attribute__((...))`) are part of a
 declaration's node. An annotation macro on its own line before it
@@ -6,32 +16,53 @@ declaration's node. An annotation macro on its own line before it
 reads as an expression statement missing its `;`: it belongs to the item,
 with the comments among or after such lines. Above them, the `//` or `/* */`
 comments on their own lines directly above (no blank line between) belong to
-the item too. Namespaces, `extern "C"` blocks and templates are looked into;
-everything else (classes, anonymous namespaces' neighbours) is left alone.
+the item too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 import tree_sitter
 
 from codemods.edit.values import Finding, missing_target, shape_mismatch
-from codemods.parse import CPP, once_per_tree, parse
+from codemods.parse import CPP, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
+from codemods.languages.cpp.preprocessor import (
+    BRANCH_KINDS, CONDITIONAL_HEADS, Branch, NamespaceRegion, branch_condition, branches, is_include_guard,
+    masked_namespace_macros, same_condition,
+)
+from codemods.languages.cpp.signature import parameters_signature, parse_signature, spelled
 
 # Declarator wrappers to look through when finding a function's name.
 _DECLARATOR_WRAPPERS = {"pointer_declarator", "reference_declarator", "parenthesized_declarator"}
+# Declarator wrappers to look through when finding a variable's name.
+_VARIABLE_WRAPPERS = {"init_declarator", "pointer_declarator", "reference_declarator", "array_declarator",
+                      "parenthesized_declarator", "attributed_declarator"}
+# The type specifiers that are items, and the kind of each.
+_TYPE_KINDS = {"class_specifier": "class", "struct_specifier": "struct", "union_specifier": "union",
+               "enum_specifier": "enum"}
+# What a `template <...>` head may hold.
+_TEMPLATED = ("function_definition", "declaration", "field_declaration", "alias_declaration", "template_declaration",
+              *_TYPE_KINDS)
+# The kinds a target may name; "any" is every kind.
+KINDS = ("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "any")
+ALL_OVERLOADS = "*"
+EVERY_BRANCH = "*"
 
 
 @dataclass(frozen=True)
 class CppItem:
-    """A function definition ("function") or declaration ("declaration") in a C++ file.
+    """An item of a C++ file (see the module doc for the kinds).
 
     `scope` is where the name lives: the enclosing named namespaces (an
-    anonymous namespace or `extern "C"` block adds nothing), then the
-    qualifier of a qualified declarator (`int ns::Klass::f()`).
+    anonymous namespace or `extern "C"` block adds nothing) and classes, then
+    the qualifier of a qualified declarator (`int ns::Klass::f()`).
+    `signature` is a function's normalised parameter types (None for other
+    kinds), `branches` the conditional branches around it, outermost first.
+    `names` counts the names its declaration declares (`int a, b;` is 2),
+    `qualifier` is the one its declarator writes (`Klass::` of `int Klass::f()`).
     """
 
     kind: str
@@ -39,6 +70,11 @@ class CppItem:
     scope: tuple[str, ...]
     node: tree_sitter.Node
     start: int
+    stop: int | None = None
+    signature: tuple[str, ...] | None = None
+    branches: tuple[Branch, ...] = ()
+    names: int = 1
+    qualifier: tuple[str, ...] = ()
 
     @property
     def qualified_name(self) -> str:
@@ -46,35 +82,86 @@ class CppItem:
 
     @property
     def end(self) -> int:
-        return self.node.end_byte
+        return self.node.end_byte if self.stop is None else self.stop
+
+    @property
+    def condition(self) -> str:
+        """The condition under which the item is compiled ("" when it is always)."""
+        return branch_condition(self.branches)
+
+    @property
+    def inactive(self) -> bool:
+        """Whether the item sits in code never compiled (`#if 0`)."""
+        return any(b.inactive for b in self.branches)
+
+    def spelled(self, qualified: bool = False) -> str:
+        """The item as a target names it: `name`, `name(types)` for a function."""
+        name = self.qualified_name if qualified else self.name
+        return name if self.signature is None else spelled(name, self.signature)
 
 
 @dataclass(frozen=True)
 class CppTarget:
-    """A request to delete C++ functions named `name`: kind "function", "declaration" or "any".
+    """A request to delete C++ items named `name` of `kind` (see `KINDS`).
 
-    A bare name selects every function of that name (all overloads, any
-    namespace); a qualified one, `ns::name` or `::name`, exactly those whose
-    qualified name it is.
+    `name` is bare (`copy`: that name in any namespace) or qualified (`ns::copy`,
+    `::copy` for the global namespace: exactly that one), optionally with a
+    signature: `copy(const char*, size_t)` selects that overload, `copy(*)`
+    every overload; without one, a name with several overloads is refused.
+    `branch` selects among the branches of a conditional that each define the
+    item: the condition the branch is compiled under (`defined(__APPLE__)`, `0`,
+    `!defined(__APPLE__)` for an `#else`), "" for the item outside any
+    conditional, `*` for every branch; without it, an item in several branches
+    is refused.
     """
 
     kind: str
     name: str
+    branch: str | None = None
+
+    @property
+    def base_name(self) -> str:
+        """The name without its signature."""
+        return self.name.split("(", 1)[0].strip()
+
+    @property
+    def signature(self) -> tuple[str, ...] | str | None:
+        """The overload the name selects: its normalised types, `ALL_OVERLOADS`, or None when the
+        name has no parentheses. A signature that does not parse selects nothing (a tuple no
+        function has)."""
+        if "(" not in self.name:
+            return None
+        written = self.name.split("(", 1)[1].rsplit(")", 1)[0].strip()
+        if written == ALL_OVERLOADS:
+            return ALL_OVERLOADS
+        parsed = parse_signature(written)
+        return parsed if parsed is not None else ("<unparsed>", written)
+
+    def names(self, item: CppItem) -> bool:
+        """Whether the target's name (without signature) names the item."""
+        wanted = self.base_name
+        if "::" not in wanted:
+            return item.name == wanted
+        return item.qualified_name == wanted.removeprefix("::")
 
     def selects(self, item: CppItem) -> bool:
-        if "::" not in self.name:
-            return item.name == self.name
-        return item.qualified_name == self.name.removeprefix("::")
+        """Whether the target's name and signature select the item (kind and branch aside)."""
+        signature = self.signature
+        if not self.names(item):
+            return False
+        if signature is None or signature == ALL_OVERLOADS:
+            return True
+        return item.signature == signature
 
 
 def _spelled_like(item: CppItem, wanted: str) -> str:
     """The item's name as a suggestion for `wanted`: qualified the way `wanted` is."""
     if wanted.startswith("::"):
         return f"::{item.qualified_name}"
-    return item.qualified_name if "::" in wanted else item.name
+    return item.qualified_name if "::" in wanted.split("(", 1)[0] else item.name
 
 
-def _function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+def function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
     while node is not None and node.type in _DECLARATOR_WRAPPERS:
         node = node.child_by_field_name("declarator") or next(
             (c for c in node.named_children if c.type.endswith("declarator")), None
@@ -82,21 +169,61 @@ def _function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | No
     return node if node is not None and node.type == "function_declarator" else None
 
 
-def _declared_name(node: tree_sitter.Node) -> tuple[tuple[str, ...], str] | None:
-    """The qualifier and the name a definition or declaration declares: ((), "f") or (("ns", "K"), "f")."""
-    declarator = _function_declarator(node.child_by_field_name("declarator"))
-    if declarator is None:
-        return None
-    name = declarator.child_by_field_name("declarator")
+def _scope_name(node: tree_sitter.Node) -> str:
+    """A qualifier's name without template arguments (`K` of `K<int>::`)."""
+    if node.type == "template_type":
+        name = node.child_by_field_name("name")
+        if name is not None:
+            node = name
+    return node.text.decode("utf-8", "replace")
+
+
+def _split_qualified(name: tree_sitter.Node | None) -> tuple[tuple[str, ...], str] | None:
     qualifier: tuple[str, ...] = ()
     while name is not None and name.type == "qualified_identifier":
         scope = name.child_by_field_name("scope")
         if scope is not None:
-            qualifier += (scope.text.decode("utf-8", "replace"),)
+            qualifier += (_scope_name(scope),)
         name = name.child_by_field_name("name")
     if name is None:
         return None
-    return qualifier, name.text.decode("utf-8", "replace")
+    return qualifier, _scope_name(name)
+
+
+def _declared_name(node: tree_sitter.Node) -> tuple[tuple[str, ...], str] | None:
+    """The qualifier and the name a function definition or declaration declares: ((), "f") or (("ns", "K"), "f")."""
+    declarator = function_declarator(node.child_by_field_name("declarator"))
+    if declarator is None:
+        return None
+    return _split_qualified(declarator.child_by_field_name("declarator"))
+
+
+def _variable_names(node: tree_sitter.Node) -> list[tuple[tuple[str, ...], str]]:
+    """The (qualifier, name) of each variable a declaration declares."""
+    found = []
+    for declarator in node.children_by_field_name("declarator"):
+        while declarator is not None and declarator.type in _VARIABLE_WRAPPERS:
+            declarator = declarator.child_by_field_name("declarator") or next(
+                (c for c in declarator.named_children if c.type.endswith("declarator") or "identifier" in c.type),
+                None)
+        if declarator is not None and declarator.type in ("identifier", "qualified_identifier"):
+            split = _split_qualified(declarator)
+            if split is not None:
+                found.append(split)
+    return found
+
+
+def _type_alias_name(node: tree_sitter.Node) -> str | None:
+    """The name a `using X = ...` or `typedef ... X;` declares."""
+    if node.type == "alias_declaration":
+        name = node.child_by_field_name("name")
+        return name.text.decode("utf-8", "replace") if name is not None else None
+    declarator = node.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "type_identifier":
+        declarator = declarator.child_by_field_name("declarator") or next(
+            (c for c in declarator.named_children if c.type.endswith("declarator") or c.type == "type_identifier"),
+            None)
+    return declarator.text.decode("utf-8", "replace") if declarator is not None else None
 
 
 def _is_annotation_macro(source: bytes, node: tree_sitter.Node) -> bool:
@@ -141,57 +268,235 @@ def leading_start(source: bytes, node: tree_sitter.Node) -> int:
     return first.start_byte
 
 
-def cpp_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[CppItem]:
-    """Function definitions and declarations at file, namespace and extern-block level."""
-    return list(_cpp_items(source, tree or parse(source, CPP)))
+def enclosing_scopes(node: tree_sitter.Node, regions: tuple[NamespaceRegion, ...] = (),
+                     classes: bool = False) -> tuple[str, ...]:
+    """The namespaces around `node`, outermost first: named ones by name, an anonymous one as
+    "", those a macro pair opens (`regions`) in their place; with `classes`, the classes,
+    structs and unions around it too."""
+    found: list[tuple[int, tuple[str, ...]]] = []
+    current = node.parent
+    while current is not None:
+        if current.type == "namespace_definition":
+            name = current.child_by_field_name("name")
+            names = tuple(name.text.decode("utf-8", "replace").split("::")) if name is not None else ("",)
+            found.append((current.start_byte, names))
+        elif classes and current.type in ("class_specifier", "struct_specifier", "union_specifier"):
+            name = current.child_by_field_name("name")
+            if name is not None:
+                found.append((current.start_byte, (_scope_name(name),)))
+        current = current.parent
+    found += [(r.start, r.names) for r in regions if r.start <= node.start_byte < r.end]
+    return tuple(name for _, names in sorted(found) for name in names)
 
 
-@once_per_tree
-def _cpp_items(source: bytes, tree: tree_sitter.Tree) -> tuple[CppItem, ...]:
+def parsed(source: bytes, namespace_macros: Iterable[tuple[str, str]] = ()) -> tuple[tree_sitter.Tree, tuple[NamespaceRegion, ...]]:
+    """The tree of `source` with its namespace macro lines blanked out, and the regions they open."""
+    masked, regions = masked_namespace_macros(source, tuple(namespace_macros))
+    return parse(masked, CPP), regions
+
+
+def cpp_items(source: bytes, tree: tree_sitter.Tree | None = None,
+              namespace_macros: Iterable[tuple[str, str]] = ()) -> list[CppItem]:
+    """The items of a C++ file (see the module doc). `tree` is used when no namespace macro
+    changes what is parsed."""
+    masked, regions = masked_namespace_macros(source, tuple(namespace_macros))
+    if tree is None or masked != source:
+        tree = parse(masked, CPP)
+    key = (id(tree), regions)
+    hit = _ITEMS.get(key)
+    if hit is None or hit[0] is not tree:
+        if len(_ITEMS) >= 64:
+            del _ITEMS[next(iter(_ITEMS))]
+        hit = _ITEMS[key] = (tree, _cpp_items(masked, tree, regions))  # holding the tree keeps its id
+    return list(hit[1])
+
+
+# The items of the trees walked last, by tree and namespace regions (steps and rules share one walk).
+_ITEMS: dict[tuple[int, tuple[NamespaceRegion, ...]], tuple[tree_sitter.Tree, tuple[CppItem, ...]]] = {}
+
+
+def _end_with_semicolon(node: tree_sitter.Node) -> int | None:
+    """The end of a type definition's `;`, which tree-sitter-cpp leaves outside its node."""
+    following = node.next_sibling
+    return following.end_byte if following is not None and following.type == ";" else None
+
+
+def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRegion, ...]) -> tuple[CppItem, ...]:
     found: list[CppItem] = []
 
-    def visit(container: tree_sitter.Node, namespace: tuple[str, ...]) -> None:
+    def add(kind: str, qualifier: tuple[str, ...], name: str, node: tree_sitter.Node, classes: tuple[str, ...],
+            signature: tuple[str, ...] | None = None, names: int = 1) -> None:
+        namespace = tuple(n for n in enclosing_scopes(node, regions) if n)
+        stop = _end_with_semicolon(node) if node.type in _TYPE_KINDS else None
+        found.append(CppItem(kind, name, namespace + classes + qualifier, node, leading_start(source, node), stop,
+                             signature, branches(node), names, qualifier))
+
+    def visit_item(node: tree_sitter.Node, classes: tuple[str, ...]) -> None:
+        inner = node
+        while inner.type == "template_declaration":
+            inner = next((c for c in inner.named_children if c.type in _TEMPLATED), None)
+            if inner is None:
+                return
+        if inner.type in ("function_definition", "declaration", "field_declaration"):
+            declarator = function_declarator(inner.child_by_field_name("declarator"))
+            declared = _declared_name(inner)
+            if declarator is not None and declared is not None:
+                kind = "function" if inner.type == "function_definition" else "declaration"
+                add(kind, declared[0], declared[1], node, classes,
+                    parameters_signature(declarator.child_by_field_name("parameters")))
+            elif inner.type == "declaration" and not classes:
+                variables = _variable_names(inner)
+                for qualifier, name in variables:
+                    add("variable", qualifier, name, node, classes, names=len(variables))
+            if inner.type != "function_definition":
+                for child in inner.named_children:
+                    if child.type in _TYPE_KINDS:
+                        visit_item(child, classes)
+        elif inner.type in _TYPE_KINDS:
+            name = inner.child_by_field_name("name")
+            if name is not None and name.type in ("type_identifier", "qualified_identifier", "template_type"):
+                split = _split_qualified(name) or ((), _scope_name(name))
+                add(_TYPE_KINDS[inner.type], split[0], split[1], node, classes)
+                body = inner.child_by_field_name("body")
+                if body is not None and inner.type != "enum_specifier":
+                    visit(body, classes + split[0] + (split[1],))
+        elif inner.type in ("alias_declaration", "type_definition"):
+            name = _type_alias_name(inner)
+            if name is not None:
+                add("type", (), name, node, classes)
+        elif inner.type == "namespace_definition":
+            body = inner.child_by_field_name("body")
+            if body is not None:
+                visit(body, classes)
+        elif inner.type == "linkage_specification":
+            body = inner.child_by_field_name("body")
+            if body is not None and body.type == "declaration_list":
+                visit(body, classes)
+            elif body is not None:
+                visit_item(body, classes)
+        elif inner.type in BRANCH_KINDS:
+            visit(inner, classes)
+
+    def visit(container: tree_sitter.Node, classes: tuple[str, ...]) -> None:
         for node in container.named_children:
-            target = node
-            if node.type == "template_declaration":
-                target = next(
-                    (c for c in node.named_children if c.type in ("function_definition", "declaration")), node
-                )
-            if target.type in ("function_definition", "declaration"):
-                declared = _declared_name(target)
-                if declared is not None:
-                    qualifier, name = declared
-                    kind = "function" if target.type == "function_definition" else "declaration"
-                    found.append(CppItem(kind, name, namespace + qualifier, node, leading_start(source, node)))
-            elif node.type == "namespace_definition":
-                name_node = node.child_by_field_name("name")
-                inner = tuple(name_node.text.decode("utf-8", "replace").split("::")) if name_node is not None else ()
-                body = node.child_by_field_name("body")
-                if body is not None:
-                    visit(body, namespace + inner)
-            elif node.type == "linkage_specification":
-                body = node.child_by_field_name("body")
-                if body is not None and body.type == "declaration_list":
-                    visit(body, namespace)
+            visit_item(node, classes)
 
     visit(tree.root_node, ())
     return tuple(found)
 
 
+def _refusal(path: str, item: CppItem, code: str, message: str) -> Finding:
+    row, col = item.node.start_point
+    return Finding(path, row + 1, col + 1, code, message, symbol=item.name)
+
+
+def _overload_refusal(path: str, target: CppTarget, chosen: list[CppItem]) -> Finding | None:
+    """A blocking finding when a target without a signature names several overloads, listing the
+    target that selects each."""
+    signatures = list(dict.fromkeys(i.signature for i in chosen if i.signature is not None))
+    if target.signature is not None or len(signatures) < 2:
+        return None
+    qualified = "::" in target.base_name
+    name = target.base_name if qualified else chosen[0].name
+    forms = ", ".join(f"'{spelled(name, s)}'" for s in signatures)
+    return _refusal(path, chosen[0], "ambiguous-target",
+                    f"{target.base_name} names {len(signatures)} overloads in {path}; name one by its parameter "
+                    f"types ({forms}) or all of them ('{name}({ALL_OVERLOADS})')")
+
+
+def _branch_label(item: CppItem) -> str:
+    where = f"#if branch at line {item.branches[-1].line}" if item.branches else "outside any conditional"
+    return f"branch = \"{item.condition}\" ({where}, line {item.node.start_point.row + 1})"
+
+
+def _in_branch(path: str, target: CppTarget,
+               chosen: list[CppItem]) -> tuple[list[CppItem], Finding | None]:
+    """The items of the branch `target.branch` names, or a blocking finding: an item in several
+    branches with no `branch` given, or a `branch` that none of them is in."""
+    conditions = list(dict.fromkeys(i.condition for i in chosen))
+    if target.branch == EVERY_BRANCH or (target.branch is None and len(conditions) < 2):
+        return chosen, None
+    listed = "; ".join(_branch_label(i) for i in chosen)
+    if target.branch is None:
+        return [], _refusal(path, chosen[0], "ambiguous-target",
+                            f"{target.name} is in {len(conditions)} conditional branches of {path}; name one with "
+                            f"`branch` ({listed}) or all with branch = \"{EVERY_BRANCH}\"")
+    wanted = [i for i in chosen if same_condition(i.condition, target.branch)
+              or (i.branches and same_condition(i.branches[-1].condition, target.branch))]
+    if not wanted:
+        return [], _refusal(path, chosen[0], "no-such-item",
+                            f"no {target.name} in a branch compiled under {target.branch!r} in {path} ({listed})")
+    return wanted, None
+
+
+def _emptied_conditionals(source: bytes, tree: tree_sitter.Tree, deletions: list[Deletion],
+                          origin: str) -> list[Deletion]:
+    """`deletions`, where they leave a `#if ... #endif` block (all its branches) with no code, as
+    one deletion of the whole block (an include guard is never emptied)."""
+    def deleted(node: tree_sitter.Node) -> bool:
+        return any(d.start <= node.start_byte and node.end_byte <= d.end for d in deletions)
+
+    def content(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        skipped = {node.child_by_field_name(f) for f in ("condition", "name", "alternative")}
+        found = [c for c in node.named_children if c not in skipped and c.type != "comment"]
+        alternative = node.child_by_field_name("alternative")
+        return found + (content(alternative) if alternative is not None else [])
+
+    def emptied(node: tree_sitter.Node) -> bool:
+        return all(deleted(c) or (c.type in CONDITIONAL_HEADS and emptied(c)) for c in content(node))
+
+    blocks: list[tree_sitter.Node] = []
+    for deletion in deletions:
+        node = tree.root_node.descendant_for_byte_range(deletion.start, max(deletion.start, deletion.end - 1))
+        outermost = None
+        while node is not None:
+            if node.type in CONDITIONAL_HEADS and not is_include_guard(node) and emptied(node):
+                outermost = node
+            node = node.parent
+        if outermost is not None and outermost not in blocks:
+            blocks.append(outermost)
+    if not blocks:
+        return deletions
+    kept = [d for d in deletions if not any(b.start_byte <= d.start and d.end <= b.end_byte + 1 for b in blocks)]
+    for block in blocks:
+        start, end = whole_lines(source, block.start_byte, block.end_byte, (b"//", b"/*"))
+        kept.append(Deletion(start, end, f"{origin}:cpp-emptied-conditional"))
+    return kept
+
+
+def _in_class_declarations(items: list[CppItem], chosen: list[CppItem]) -> list[CppItem]:
+    """The declarations in their class's body of the out-of-line member definitions in `chosen`
+    (same name, class and signature), which go with them."""
+    return [d for i in chosen if i.kind == "function" and i.qualifier for d in items
+            if d.kind == "declaration" and not d.qualifier and d.qualified_name == i.qualified_name
+            and d.signature == i.signature and _in_class_body(d.node)]
+
+
+def _in_class_body(node: tree_sitter.Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "field_declaration_list"
+
+
 def delete_cpp_items(
     path: str, source: bytes, targets: list[CppTarget], origin: str = "delete",
-    already_absent: Callable[[], bool] | None = None,
-) -> tuple[list[Deletion], list[str], list[Finding]]:
-    """Deletions for the requested functions of one C++ file (all overloads a target selects).
+    already_absent: Callable[[], bool] | None = None, namespace_macros: Iterable[tuple[str, str]] = (),
+) -> tuple[list[Deletion], list[CppItem], list[Finding]]:
+    """Deletions for the requested items of one C++ file.
 
-    Returns the deletions, the names deleted, and findings: a name found only
-    as the other kind is a blocking shape mismatch; a target not found is a
-    note when `already_absent()` says the file is already clean, and blocking
-    otherwise (see `missing_target`).
+    Returns the deletions, the items deleted, and findings: a name found only
+    as another kind is a blocking shape mismatch; a name with several
+    overloads, or in several conditional branches, that the target does not
+    choose among is refused listing the choices; a variable declared with
+    others (`int a, b;`) is refused; a target not found is a note when
+    `already_absent()` says the file is already clean, and blocking otherwise
+    (see `missing_target`). An out-of-line member definition goes with its
+    declaration in the class body, and a `#if ... #endif` block left with no
+    code goes too.
     """
-    items = cpp_items(source)
+    macros = tuple(namespace_macros)
+    items = cpp_items(source, namespace_macros=macros)
     deletions: list[Deletion] = []
-    names: list[str] = []
+    deleted: list[CppItem] = []
     findings: list[Finding] = []
     for target in targets:
         named = [i for i in items if target.selects(i)]
@@ -201,11 +506,27 @@ def delete_cpp_items(
                                            named[0].node.start_byte))
             continue
         if not chosen:
-            candidates = [_spelled_like(i, target.name) for i in items if target.kind in ("any", i.kind)]
+            candidates = [_spelled_like(i, target.name) if target.signature is None
+                          else i.spelled("::" in target.base_name)
+                          for i in items if target.kind in ("any", i.kind)]
             findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
             continue
+        refusal = _overload_refusal(path, target, chosen)
+        if refusal is None:
+            chosen, refusal = _in_branch(path, target, chosen)
+        shared = next((i for i in chosen if i.names > 1), None)
+        if refusal is None and shared is not None:
+            refusal = _refusal(path, shared, "shape-mismatch",
+                               f"{shared.name} is declared together with other variables in one declaration; "
+                               f"split the declaration first")
+        if refusal is not None:
+            findings.append(refusal)
+            continue
+        chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
         for item in chosen:
             start, end = whole_lines(source, item.start, item.end, (b"//", b"/*"))
             deletions.append(Deletion(start, end, f"{origin}:cpp-{item.kind}:{target.name}"))
-        names.append(chosen[0].name)
-    return deletions, names, findings
+        deleted += chosen
+    if deletions:
+        deletions = _emptied_conditionals(source, parsed(source, macros)[0], deletions, origin)
+    return deletions, deleted, findings

@@ -7,16 +7,23 @@ import tree_sitter
 
 from codemods.edit.values import Edit, Finding
 from codemods.languages.registry import CPP, LANGUAGES
-from codemods.parse import error_nodes, identifier_hits
+from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.cpp.items import CppTarget, cpp_items, delete_cpp_items, is_annotation_macro_semicolon
+from codemods.languages.cpp.includes import included_files
+from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.resolve import cpp_references, deleted_cpp_items
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
-    """Syntax errors, less the `;` tree-sitter-cpp misses after an annotation macro line."""
+    """Syntax errors, less the `;` tree-sitter-cpp misses after an annotation macro line, with the
+    namespace macro pairs read as the namespaces they open (preprocessor.py; a recipe's own
+    macros are such pairs too)."""
+    masked, _ = masked_namespace_macros(source)
+    if masked != source:
+        tree = parse(masked, CPP)
     return [(n.start_byte, n.end_byte) for n in error_nodes(tree) if not is_annotation_macro_semicolon(source, n)]
 
 
@@ -25,23 +32,49 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
 
 
 def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
-    cpp_targets = [CppTarget(t.kind, t.name) for t in targets]
-    found, names, findings = delete_cpp_items(path, source, cpp_targets, origin, absent)
-    deleted.add(CPP, deleted_cpp_items(path, source, cpp_targets, names))
+    cpp_targets = [CppTarget(t.kind, t.name, getattr(t, "branch", None)) for t in targets]
+    macros = next((tuple(t.namespace_macros) for t in targets if getattr(t, "namespace_macros", ())), ())
+    found, items, findings = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
+    kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in items]
+    deleted.add(CPP, deleted_cpp_items(path, items, macros, kept))
     return deletion_edits(path, source, found), findings
 
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
     wanted = tuple(name.split("::"))
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
-            for item in cpp_items(source, tree) if (*item.namespace, item.name)[-len(wanted):] == wanted]
+            for item in cpp_items(source, tree) if (*item.scope, item.name)[-len(wanted):] == wanted]
 
 
 def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
-    """Uses in a C++ file that resolve, or may resolve, to a deleted C++ function."""
-    return cpp_references(path, text, deleted.of(CPP)), []
+    """Uses in a C++ file that resolve, or may resolve, to a deleted C++ item (the files it
+    includes, read once per plan, make the `static` functions of those files visible)."""
+    items = deleted.of(CPP)
+    read = shared.get("read")
+    included: set[str] = set()
+    if read is not None and any(i.translation_unit_local and i.path != path for i in items):
+        closures = shared.setdefault("cpp_included_files", {})
+        if path not in closures:
+            closures[path] = included_files(path, read)
+        included = closures[path]
+    return cpp_references(path, text, items, included), []
 
 
 def format_item(text: str, indent: str, root, path: str) -> None:
-    """No formatter is registered for this language: generated text is inserted as written."""
+    """Generated C++ text is inserted as written (an edited file is formatted whole: format_file)."""
     return None
+
+
+def format_file(source: bytes, root, path: str) -> bytes | None:
+    """The whole file formatted by clang-format where the tree has a `.clang-format` (format.py);
+    None without one, without clang-format, or when it fails."""
+    from codemods.languages.cpp.format import clang_format
+
+    return clang_format(source, root, path)
+
+
+def formatting_applies(root, path: str) -> bool:
+    """Whether the tree asks for clang-format on `path` (a style file in its folder or above)."""
+    from codemods.languages.cpp.format import style_file
+
+    return style_file(root, path) is not None

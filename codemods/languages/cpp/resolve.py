@@ -1,9 +1,10 @@
 """C++ name resolution for the dangling-reference check, as far as one file shows it.
 
-A use of a deleted C++ function counts where it can name it:
+A use of a deleted C++ item counts where it can name it:
 
 * a `static` function, or one in an anonymous namespace, lives in its
-  translation unit: uses in other files are other functions;
+  translation unit: uses in other files are other functions, unless they
+  include its file (`#include "..."`, followed through the tree: includes.py);
 * a qualified name `a::b::f` names it when `a::b` is its namespace, looked up
   from the namespaces around the use outwards (`::a::b::f` from the top);
 * an unqualified `f` names it inside its namespace (or a nested one), in the
@@ -13,7 +14,17 @@ A use of a deleted C++ function counts where it can name it:
 * a local variable or parameter of the same name, and member accesses
   `x.f` / `x->f`, are not uses;
 * a declaration in a header and its definition are one item: a surviving
-  declaration of a function whose definition is deleted is reported.
+  declaration of a function whose definition is deleted is reported (an
+  in-class declaration of an out-of-line member definition too);
+* a call whose number of arguments the deleted function cannot take, or
+  whose literal or local-variable arguments its parameter types cannot take
+  (a string literal for a `char`, a `char` for a `const char*`), calls
+  another overload; one that an overload the file keeps could take too is
+  *possible*;
+* code in an inactive branch (`#if 0`) is never compiled: nothing there is a use.
+
+Files are read as the plan read the deleted items' files: with the recipe's
+namespace macros (preprocessor.py) standing for the namespaces they open.
 """
 
 from __future__ import annotations
@@ -24,43 +35,85 @@ from dataclasses import dataclass
 import tree_sitter
 
 from codemods.words import whole_words
-from codemods.parse import CPP, parse
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.languages.cpp.items import CppTarget, cpp_items
+from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
+from codemods.languages.cpp.preprocessor import in_inactive_branch
+from codemods.languages.cpp.signature import (
+    ARITHMETIC, POINTER, STRING_LITERAL, ZERO, argument_fits, arity, spelled, type_category,
+)
 
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+# What a literal argument is (signature.py's categories); a number literal is told apart by its value.
+_LITERAL_CATEGORIES = {"string_literal": STRING_LITERAL, "concatenated_string": STRING_LITERAL,
+                       "raw_string_literal": STRING_LITERAL, "char_literal": ARITHMETIC, "true": ARITHMETIC,
+                       "false": ARITHMETIC, "nullptr": ZERO}
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
 
 
 @dataclass(frozen=True)
 class DeletedCppItem:
-    """A C++ function (definition or declaration) a plan deletes: the namespace code names it
-    through (anonymous namespaces are transparent), and whether it is local to its translation
-    unit (`static`, or in an anonymous namespace)."""
+    """A C++ item a plan deletes: the namespace code names it through (anonymous namespaces are
+    transparent), whether it is local to its translation unit (`static`, or in an anonymous
+    namespace), a function's arity (fewest and most arguments; most None when variadic) and
+    signature, the overloads of its name its file keeps, and the recipe's namespace macros (to
+    read the files that use it as they were read)."""
 
     path: str
     name: str
     visible_namespace: tuple[str, ...]
     kind: str
     translation_unit_local: bool
+    arity: tuple[int, int | None] | None = None
+    namespace_macros: tuple[tuple[str, str], ...] = ()
+    signature: tuple[str, ...] | None = None
+    survivors: tuple["Overload", ...] = ()
 
     @property
     def linkable(self) -> bool:
         """Whether code of another language (a cxx bridge) can name it: not static or anonymous-namespace."""
         return not self.translation_unit_local
 
+    def takes(self, arguments: list[str | None]) -> bool:
+        """Whether a call with these arguments (their categories, None where not known) can call
+        it (any call for a non-function)."""
+        return self.arity is None or Overload(self.arity, self.signature or ()).takes(arguments)
 
-def deleted_cpp_items(path: str, source: bytes, targets: list[CppTarget], names: list[str]) -> list[DeletedCppItem]:
-    """The resolver's view of what `delete_cpp_items` deleted in one file (`names`: the names
-    it reports deleted)."""
+
+@dataclass(frozen=True)
+class Overload:
+    """One function of a name: how many arguments it takes and its parameter types."""
+
+    arity: tuple[int, int | None]
+    signature: tuple[str, ...]
+
+    def takes(self, arguments: list[str | None]) -> bool:
+        """Whether a call with these arguments (their categories, None where not known) can call it."""
+        fewest, most = self.arity
+        return fewest <= len(arguments) and (most is None or len(arguments) <= most) \
+            and all(argument_fits(a, p) for a, p in zip(arguments, self.signature))
+
+
+def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[tuple[str, str], ...] = (),
+                      kept: list[CppItem] = ()) -> list[DeletedCppItem]:
+    """The resolver's view of the items `delete_cpp_items` deleted in one file; `kept` are the
+    file's items the plan keeps (the overloads of a deleted function's name among them stay)."""
     found = []
-    for item in cpp_items(source, parse(source, CPP)):
-        if item.name in names and any(t.selects(item) and t.kind in ("any", item.kind) for t in targets):
-            node = item.node
-            static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
-            local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
-            found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local))
+    for item in items:
+        node = item.node
+        static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
+        local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
+        survivors = tuple(dict.fromkeys(
+            Overload(_arity(k.node), k.signature) for k in kept
+            if k.qualified_name == item.qualified_name and k.signature is not None and k.signature != item.signature))
+        found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local,
+                                    _arity(node) if item.signature is not None else None, namespace_macros,
+                                    item.signature, survivors))
     return found
+
+
+def _arity(node: tree_sitter.Node) -> tuple[int, int | None] | None:
+    declarator = function_declarator(_declaration(node).child_by_field_name("declarator"))
+    return arity(declarator.child_by_field_name("parameters")) if declarator is not None else None
 
 
 def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
@@ -73,14 +126,20 @@ def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
 
 
 def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
-    if node.type == "template_declaration":
-        return next((c for c in node.named_children if c.type in ("function_definition", "declaration")), node)
+    while node.type == "template_declaration":
+        inner = next((c for c in node.named_children if c.type in ("function_definition", "declaration",
+                                                                    "field_declaration", "template_declaration")), None)
+        if inner is None:
+            return node
+        node = inner
     return node
 
 
-def cpp_references(path: str, source: bytes, items: list[DeletedCppItem]) -> list[Reference]:
-    """Uses in `source` (the C++ file at `path` after the plan) of the deleted functions `items`."""
-    reachable = [i for i in items if not i.translation_unit_local or i.path == path]
+def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
+                   included: set[str] | frozenset[str] = frozenset()) -> list[Reference]:
+    """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
+    `included` holds the files `path` includes (a `static` function of one of them is visible)."""
+    reachable = [i for i in items if not i.translation_unit_local or i.path == path or i.path in included]
     by_name: dict[str, list[DeletedCppItem]] = {}
     for item in reachable:
         by_name.setdefault(item.name, []).append(item)
@@ -89,9 +148,10 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem]) -> lis
     hits = list(whole_words(sorted(by_name)).finditer(source))
     if not hits:
         return []
-    tree = parse(source, CPP)
+    macros = next((i.namespace_macros for i in items if i.namespace_macros), ())
+    tree, regions = parsed(source, macros)
     directives = _using(tree.root_node)
-    declared = {(i.name, i.scope) for i in cpp_items(source, tree)}
+    declared = {(i.name, i.scope) for i in cpp_items(source, namespace_macros=macros)}
     deleted_definitions = {(i.name, i.visible_namespace) for i in items if i.kind == "function"}
     found = []
     for match in hits:
@@ -99,14 +159,38 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem]) -> lis
         node = tree.root_node.descendant_for_byte_range(match.start(), match.end())
         if node is None or node.type not in _NAME_NODES or (node.start_byte, node.end_byte) != match.span():
             continue
-        reference = _resolve(node, name, by_name[name], directives, deleted_definitions, declared)
+        if in_inactive_branch(node):
+            continue
+        arguments = _call_arguments(node)
+        candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
+        if not candidates:
+            continue
+        reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
         if reference is not None:
             certainty, kind, resolution = reference
+            kept = next((o for i in candidates for o in i.survivors if arguments is None or o.takes(arguments)), None)
+            if certainty == DEFINITE and kept is not None and kind != "declaration":
+                certainty = POSSIBLE
+                resolution += f"; overload resolution may pick {spelled(name, kept.signature)}, which stays"
             found.append(Reference(path, match.start(), match.end(), name, certainty, kind, resolution))
     return found
 
 
-def _resolve(node, name, items, directives, deleted_definitions, declared):
+def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:
+    """When `node` names the function a call calls, its arguments' categories as far as literals
+    and declared locals show them (None where not known); None when it is not a callee."""
+    _, _, callee = _qualifier(node)
+    if callee.parent is not None and callee.parent.type == "template_function":
+        callee = callee.parent
+    call = callee.parent
+    if call is None or call.type != "call_expression" or call.child_by_field_name("function") != callee:
+        return None
+    arguments = call.child_by_field_name("arguments")
+    passed = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+    return [_argument_category(a) for a in passed]
+
+
+def _resolve(node, name, items, directives, deleted_definitions, declared, regions=()):
     """(certainty, kind, resolution) if the name at `node` may name one of `items`.
 
     `declared` holds (name, namespace) of the functions the file declares after the plan:
@@ -115,11 +199,12 @@ def _resolve(node, name, items, directives, deleted_definitions, declared):
     if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
         return None
     qualifier, absolute, outer = _qualifier(node)
-    enclosing = _enclosing_namespaces(node)
+    enclosing = enclosing_scopes(node, regions)
     declarator = _declared_function(outer)
     if declarator is not None:
-        namespace = qualifier if absolute else enclosing + qualifier
-        if (name, tuple(n for n in namespace if n)) in deleted_definitions and declarator.type == "declaration":
+        namespace = qualifier if absolute else enclosing_scopes(node, regions, classes=True) + qualifier
+        if (name, tuple(n for n in namespace if n)) in deleted_definitions and declarator.type in (
+                "declaration", "field_declaration"):
             return DEFINITE, "declaration", (f"declares {'::'.join((*namespace, name))}, whose definition the "
                                              f"recipe deletes (a declaration and its definition are one item)")
         return None
@@ -163,17 +248,6 @@ def _qualifier(node: tree_sitter.Node) -> tuple[tuple[str, ...], bool, tree_sitt
     return tuple(scopes), absolute, current
 
 
-def _enclosing_namespaces(node: tree_sitter.Node) -> tuple[str, ...]:
-    names = []
-    current = node.parent
-    while current is not None:
-        if current.type == "namespace_definition":
-            name = current.child_by_field_name("name")
-            names.insert(0, name.text.decode("utf-8", "replace") if name is not None else "")
-        current = current.parent
-    return tuple(names)
-
-
 def _declared_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
     """The function definition or declaration whose declarator name is `node`, if it is one."""
     parent = node.parent
@@ -190,6 +264,12 @@ def _declared_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
 
 def _is_local(node: tree_sitter.Node, name: str) -> bool:
     """Whether a parameter or a local variable declared before `node` in its function has the name."""
+    return _local_declaration(node, name) is not None
+
+
+def _local_declaration(node: tree_sitter.Node, name: str) -> tuple[tree_sitter.Node, tuple[str, ...]] | None:
+    """The declaration (or parameter) of a local variable `name` visible at `node`, with the
+    declarator kinds between it and the name; None if there is none."""
     raw = name.encode()
     current = node.parent
     while current is not None and current.type != "function_definition":
@@ -197,29 +277,58 @@ def _is_local(node: tree_sitter.Node, name: str) -> bool:
             for statement in current.named_children:
                 if statement.start_byte >= node.start_byte:
                     break
-                if statement.type == "declaration" and _declares_variable(statement, raw):
-                    return True
+                wrappers = _declared_variable(statement, raw) if statement.type == "declaration" else None
+                if wrappers is not None:
+                    return statement, wrappers
         current = current.parent
     if current is None:
-        return False
-    declarator = current.child_by_field_name("declarator")
+        return None
+    declarator = function_declarator(current.child_by_field_name("declarator"))
     parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    return parameters is not None and any(_declares_variable(p, raw) for p in parameters.named_children)
+    for parameter in parameters.named_children if parameters is not None else ():
+        wrappers = _declared_variable(parameter, raw)
+        if wrappers is not None:
+            return parameter, wrappers
+    return None
 
 
-def _declares_variable(declaration: tree_sitter.Node, name: bytes) -> bool:
-    stack = [c for c in declaration.named_children if c != declaration.child_by_field_name("type")]
+def _declared_variable(declaration: tree_sitter.Node, name: bytes) -> tuple[str, ...] | None:
+    """The declarator kinds around `name` if `declaration` declares a variable of that name."""
+    stack = [(c, ()) for c in declaration.named_children if c != declaration.child_by_field_name("type")]
     while stack:
-        node = stack.pop()
+        node, wrappers = stack.pop()
         if node.type == "function_declarator":
             continue
         if node.type == "identifier" and node.text == name:
-            return True
+            return wrappers
         if node.type in ("init_declarator", "pointer_declarator", "reference_declarator", "array_declarator",
                          "parameter_declaration", "optional_parameter_declaration"):
-            stack.extend(c for c in node.named_children if c.type != "argument_list" and c.type != "initializer_list"
+            stack.extend((c, (*wrappers, node.type)) for c in node.named_children
+                         if c.type != "argument_list" and c.type != "initializer_list"
                          and c != node.child_by_field_name("value") and c != node.child_by_field_name("type"))
-    return False
+    return None
+
+
+def _argument_category(argument: tree_sitter.Node) -> str | None:
+    """What a call argument is, as far as a literal or a declared local shows (signature.py's
+    categories), or None when that is not known."""
+    if argument.type in _LITERAL_CATEGORIES:
+        return _LITERAL_CATEGORIES[argument.type]
+    if argument.type == "number_literal":
+        return ZERO if argument.text == b"0" else ARITHMETIC
+    if argument.type != "identifier":
+        return None
+    local = _local_declaration(argument, argument.text.decode("utf-8", "replace"))
+    if local is None:
+        return None
+    declaration, wrappers = local
+    if "pointer_declarator" in wrappers or "array_declarator" in wrappers:
+        return POINTER
+    return type_category(_text_of(declaration.child_by_field_name("type")))
+
+
+def _text_of(node: tree_sitter.Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
 
 
 def _using(root: tree_sitter.Node) -> list[tuple[tuple[str, ...], int, str]]:

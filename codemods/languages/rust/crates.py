@@ -111,7 +111,11 @@ class CrateIndex:
         package = None
         if manifest is not None and isinstance(manifest.get("package"), dict):
             package = self._load_package(directory, manifest)
+        # Recorded before its dependencies are read: (dev-)dependencies may form a
+        # cycle (a dev-dependency on a crate that depends on this one).
         self._packages[directory] = package
+        if package is not None:
+            package.dependencies = self._dependencies(directory, manifest)
         return package
 
     def _load_package(self, directory: str, manifest: dict) -> Package:
@@ -129,10 +133,7 @@ class CrateIndex:
                 roots.append(_join(directory, conventional))
         for folder in ("src/bin", "tests", "examples", "benches"):
             roots += self._target_files(_join(directory, folder))
-        package = Package(directory, _crate_name(str(lib_table.get("name", name))), lib,
-                          sorted(set(roots) - {lib}))
-        package.dependencies = self._dependencies(directory, manifest)
-        return package
+        return Package(directory, _crate_name(str(lib_table.get("name", name))), lib, sorted(set(roots) - {lib}))
 
     def _target_files(self, folder: str) -> list[str]:
         base = self._root / folder

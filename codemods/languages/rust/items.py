@@ -47,7 +47,9 @@ class RustItem:
     `kind` is one of the values of _ITEM_KINDS, with "test" for a function
     marked #[test] and "bridge_fn" for an entry of an extern "C++" block inside
     a #[cxx::bridge] module. For impl blocks `name` is the implemented type and
-    `trait` the trait (None for inherent impls).
+    `trait` the trait (None for inherent impls). `impl_header` is (self type,
+    trait or None) as written, whitespace aside, for an impl block and for each
+    item in its body.
     """
 
     kind: str
@@ -58,6 +60,7 @@ class RustItem:
     attributes: tuple[str, ...]
     trait: str | None = None
     rust_name: str | None = None
+    impl_header: tuple[str, str | None] | None = None
 
     @property
     def qualified_name(self) -> str:
@@ -213,7 +216,8 @@ def rust_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[Rust
 def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
     found: list[RustItem] = []
 
-    def visit(container: tree_sitter.Node, path: tuple[str, ...], in_bridge: bool) -> None:
+    def visit(container: tree_sitter.Node, path: tuple[str, ...], in_bridge: bool,
+              header: tuple[str, str | None] | None = None) -> None:
         for node in container.named_children:
             kind = _ITEM_KINDS.get(node.type)
             if kind is None:
@@ -221,9 +225,11 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
             start, attribute_nodes = leading_trivia(source, node)
             attributes = tuple(_attribute_text(a) for a in attribute_nodes)
             trait = None
+            own_header = header
             if node.type == "impl_item":
                 name = _type_base_name(node.child_by_field_name("type"))
                 trait = _type_base_name(node.child_by_field_name("trait"))
+                own_header = impl_header(node)
             else:
                 name = _node_name(node)
             if kind == "fn" and any(_attribute_path(a) in _TEST_ATTRIBUTES for a in attribute_nodes):
@@ -231,7 +237,8 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
             if kind == "fn_signature" and in_bridge:
                 kind = "bridge_fn"
             found.append(
-                RustItem(kind, name or "", path, node, start, attributes, trait, _rust_name(attribute_nodes))
+                RustItem(kind, name or "", path, node, start, attributes, trait, _rust_name(attribute_nodes),
+                         own_header)
             )
             if node.type in _CONTAINERS:
                 body = node.child_by_field_name("body")
@@ -242,7 +249,7 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
                 # Methods are named through their type or trait: `Type::method`.
                 inner_path = path + (name,) if name and node.type != "foreign_mod_item" else path
                 bridge = in_bridge or (node.type == "mod_item" and _is_cxx_bridge(attribute_nodes))
-                visit(body, inner_path, bridge)
+                visit(body, inner_path, bridge, own_header if node.type == "impl_item" else None)
 
     visit(tree.root_node, (), False)
     return tuple(found)
@@ -250,13 +257,17 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
 
 # Kinds a recipe may ask to delete, and the item kinds each one accepts.
 DELETABLE_KINDS = {
-    "fn": {"fn", "test"},
+    "fn": {"fn", "test", "fn_signature"},
     "test": {"test"},
     "struct": {"struct"},
     "enum": {"enum"},
     "type": {"struct", "enum", "union", "type_alias"},
     "trait": {"trait"},
     "const": {"const", "static"},
+    "static": {"static"},
+    "type_alias": {"type_alias"},
+    "impl": {"impl"},
+    "trait_method": {"fn", "fn_signature"},
     "mod": {"mod"},
     "bridge_fn": {"bridge_fn"},
     "macro": {"macro"},
@@ -270,12 +281,118 @@ _TYPE_KINDS = {"struct", "enum", "union", "type"}
 _ANCHORS = ("crate", "self")
 
 
+def split_path(name: str) -> tuple[str, ...]:
+    """`a::<T as Tr<U>>::f` split at the `::` outside angle brackets."""
+    parts, depth, current = [], 0, []
+    index = 0
+    while index < len(name):
+        char = name[index]
+        if char == "<":
+            depth += 1
+        elif char == ">" and depth and name[index - 1:index] != "-":
+            depth -= 1
+        if depth == 0 and name.startswith("::", index):
+            parts.append("".join(current))
+            current = []
+            index += 2
+            continue
+        current.append(char)
+        index += 1
+    parts.append("".join(current))
+    return tuple(p.strip() for p in parts)
+
+
 def _address(wanted: str) -> tuple[tuple[str, ...], bool]:
-    """The parts of a target's name, and whether it is anchored at the file's top level."""
-    parts = tuple(wanted.split("::"))
+    """The parts of a target's name, and whether it is anchored at the file's top level.
+    Rust's own spelling `<crate::a::T as Tr>::f` is read as `crate::a::<T as Tr>::f`."""
+    parts = split_path(wanted)
+    if parts and parts[0].startswith("<") and parts[0].endswith(">"):
+        inner = parts[0][1:-1].strip()
+        split = _top_level_split(" ".join(inner.split()), "as")
+        type_parts = split_path(split[0] if split else inner)
+        if len(type_parts) > 1 and type_parts[0] in _ANCHORS:
+            segment = f"<{type_parts[-1]} as {split[1]}>" if split else f"<{type_parts[-1]}>"
+            parts = (type_parts[0], *type_parts[1:-1], segment, *parts[1:])
     if len(parts) > 1 and parts[0] in _ANCHORS:
         return parts[1:], True
     return parts, False
+
+
+def _foreign_self_type(item: RustItem) -> bool:
+    """Whether the item sits in an impl for a type named through another crate or module
+    (`impl From<Error> for io::Error`): a plain name through `Error` does not reach it."""
+    if item.impl_header is None:
+        return False
+    path = _without_arguments(item.impl_header[0]).lstrip("&").removeprefix("mut")
+    return "::" in path and path.split("::", 1)[0] not in (*_ANCHORS, "Self")
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+def impl_header(node: tree_sitter.Node) -> tuple[str, str | None]:
+    """(self type, trait or None) of an impl block as written, whitespace aside."""
+    trait = node.child_by_field_name("trait")
+    return (_squeeze(node.child_by_field_name("type").text.decode("utf-8", "replace")),
+            _squeeze(trait.text.decode("utf-8", "replace")) if trait is not None else None)
+
+
+def _top_level_split(text: str, word: str) -> tuple[str, str] | None:
+    """`text` split at the first ` word ` outside angle brackets and parentheses."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char in "<(":
+            depth += 1
+        elif char in ">)" and depth:
+            depth -= 1
+        elif depth == 0 and text.startswith(f" {word} ", index):
+            return text[:index], text[index + len(word) + 2:]
+    return None
+
+
+def impl_segment(part: str) -> tuple[str, str | None] | None:
+    """The impl a name part spells, (self type, trait or None) whitespace aside: `<T as Tr>`,
+    `<T>` (inherent), `impl Tr for T`, `impl T`, `impl<G> Tr for T`; None for a plain name."""
+    text = " ".join(part.split())
+    if text.startswith("<") and text.endswith(">"):
+        inner = text[1:-1].strip()
+        split = _top_level_split(inner, "as")
+        return (_squeeze(split[0]), _squeeze(split[1])) if split else (_squeeze(inner), None)
+    if text.startswith("impl ") or text.startswith("impl<"):
+        rest = text[4:]
+        if rest.startswith("<"):
+            depth = 0
+            for index, char in enumerate(rest):
+                depth += char == "<"
+                depth -= char == ">"
+                if depth == 0:
+                    rest = rest[index + 1:]
+                    break
+        rest = rest.strip()
+        split = _top_level_split(rest, "for")
+        return (_squeeze(split[1]), _squeeze(split[0])) if split else (_squeeze(rest), None)
+    return None
+
+
+def _without_arguments(type_text: str) -> str:
+    """`Foo<T>` -> `Foo` (the generic arguments of the outermost path left out)."""
+    return type_text.split("<", 1)[0] if type_text.endswith(">") else type_text
+
+
+def _header_matches(have: tuple[str, str | None] | None, want: tuple[str, str | None]) -> bool:
+    if have is None:
+        return False
+    (have_type, have_trait), (want_type, want_trait) = have, want
+    if want_type not in (have_type, _without_arguments(have_type)):
+        return False
+    if want_trait is None or have_trait is None:
+        return want_trait is None and have_trait is None
+    return want_trait in (have_trait, _without_arguments(have_trait))
+
+
+def _ends_with(have: tuple[str, ...], want: tuple[str, ...], anchored: bool) -> bool:
+    return have == want if anchored else have[len(have) - len(want):] == want if len(want) <= len(have) else False
 
 
 def _matches_name(item: RustItem, wanted: str) -> bool:
@@ -283,17 +400,69 @@ def _matches_name(item: RustItem, wanted: str) -> bool:
 
     `crate::a::name` (or `self::a::name`) names exactly the item `name` in
     module, type or trait `a` at the file's top level; any other name is the
-    trailing part of the item's qualified name (`name`, `a::name`).
+    trailing part of the item's qualified name (`name`, `a::name`). A part that
+    spells an impl (`<Error as From<ErrorImpl>>`, `impl From<ErrorImpl> for
+    Error`) names that impl block, and `<...>::name` the item `name` in it.
     """
     parts, anchored = _address(wanted)
-    have = (*item.module_path, item.name)
-    return have == parts if anchored else have[-len(parts) :] == parts
+    segments = [impl_segment(p) for p in parts]
+    if not any(segments):
+        if _foreign_self_type(item):
+            return False
+        have = (*item.module_path, item.name)
+        return have == parts if anchored else have[-len(parts):] == parts
+    if item.kind == "impl":
+        return segments[-1] is not None and not any(segments[:-1]) and \
+            _header_matches(item.impl_header, segments[-1]) and _ends_with(item.module_path, parts[:-1], anchored)
+    if len(parts) < 2 or segments[-2] is None or any(segments[:-2]) or segments[-1] is not None:
+        return False
+    return item.name == parts[-1] and _header_matches(item.impl_header, segments[-2]) and \
+        _ends_with(item.module_path[:-1], parts[:-2], anchored)
+
+
+def _impl_spelling(header: tuple[str, str | None]) -> str:
+    return f"<{header[0]} as {header[1]}>" if header[1] else f"<{header[0]}>"
+
+
+def exact_spelling(item: RustItem) -> str:
+    """The anchored name that selects exactly this item of its file (an item of an impl block
+    through the impl's self type and trait)."""
+    if item.kind == "impl" and item.impl_header is not None:
+        return "::".join(("crate", *item.module_path, _impl_spelling(item.impl_header)))
+    if item.impl_header is not None and (item.impl_header[1] or _foreign_self_type(item)):
+        return "::".join(("crate", *item.module_path[:-1], _impl_spelling(item.impl_header), item.name))
+    return "::".join(("crate", *item.module_path, item.name))
 
 
 def _spelled_like(item: RustItem, wanted: str) -> str:
     """The item's name as a suggestion for `wanted`: anchored if `wanted` is."""
     anchor = wanted.split("::", 1)[0]
     return f"{anchor}::{item.qualified_name}" if _address(wanted)[1] else item.qualified_name
+
+
+def _in_trait(item: RustItem) -> bool:
+    container = item.node.parent.parent if item.node.parent is not None else None
+    return container is not None and container.type == "trait_item"
+
+
+def _required_by_trait(items: list[RustItem], chosen: list[RustItem]) -> str | None:
+    """The trait of the file that declares, without a default body, a method `chosen` takes
+    out of an impl of that trait (the impl would no longer compile)."""
+    for item in chosen:
+        if item.impl_header is None or item.kind == "impl" or item.impl_header[1] is None:
+            continue
+        trait = _without_arguments(item.impl_header[1]).split("::")[-1]
+        if any(i.kind == "fn_signature" and i.name == item.name and _in_trait(i) and i.module_path[-1:] == (trait,)
+               for i in items):
+            return trait
+    return None
+
+
+def _impl_candidates(items: list[RustItem], name: str) -> list[RustItem]:
+    """Impl blocks a plain name (`Foo`, `crate::a::Foo`) names: every impl of that type."""
+    parts, anchored = _address(name)
+    return [i for i in items if i.kind == "impl" and i.name == parts[-1]
+            and _ends_with(i.module_path, parts[:-1], anchored)]
 
 
 @dataclass(frozen=True)
@@ -334,14 +503,20 @@ def delete_rust_items(
         accepted = DELETABLE_KINDS.get(target.kind)
         if accepted is None:
             raise ValueError(f"unknown Rust item kind {target.kind!r}")
-        named = [i for i in items if i.kind != "impl" and _matches_name(i, target.name)]
+        if target.kind == "impl" and not any(impl_segment(p) for p in split_path(target.name)):
+            named = _impl_candidates(items, target.name)
+        else:
+            named = [i for i in items if (i.kind != "impl" or target.kind == "impl") and _matches_name(i, target.name)]
         chosen = [i for i in named if i.kind in accepted]
+        if target.kind == "trait_method":
+            chosen = [i for i in chosen if _in_trait(i)]
         if named and not chosen:
             findings.append(shape_mismatch(path, source, target.kind, target.name, named[0].kind,
                                            named[0].node.start_byte))
             continue
         if not chosen:
-            candidates = [_spelled_like(i, target.name) for i in items if i.kind in accepted]
+            candidates = [exact_spelling(i) if i.impl_header is not None and (i.impl_header[1] or _foreign_self_type(i))
+                          else _spelled_like(i, target.name) for i in items if i.kind in accepted]
             findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
             continue
         paths = {i.module_path for i in chosen}
@@ -354,6 +529,27 @@ def delete_rust_items(
                         symbol=target.name)
             )
             continue
+        spellings = sorted({exact_spelling(i) for i in chosen})
+        if len(spellings) > 1:
+            line, col = line_col(source, chosen[1].node.start_byte)
+            findings.append(
+                Finding(path, line, col, "ambiguous",
+                        f"{target.name} names {len(spellings)} items; name one exactly: " + ", ".join(spellings),
+                        symbol=target.name)
+            )
+            continue
+        required = _required_by_trait(items, chosen)
+        if required is not None:
+            line, col = line_col(source, chosen[0].node.start_byte)
+            findings.append(Finding(path, line, col, "required-method",
+                                    f"{target.name}: trait {required} still declares {chosen[0].name} without a "
+                                    f"default; delete the declaration (kind trait_method) instead; not deleted",
+                                    symbol=chosen[0].name))
+            continue
+        if target.kind == "trait_method" or target.kind == "fn" and all(_in_trait(i) for i in chosen):
+            trait = chosen[0].module_path[-1]
+            chosen += [i for i in items if i.impl_header is not None and i.kind != "impl" and i.name == chosen[0].name
+                       and i.impl_header[1] is not None and _without_arguments(i.impl_header[1]).split("::")[-1] == trait]
         if target.kind in _TYPE_KINDS:
             names = {i.name for i in chosen}
             chosen += [i for i in items

@@ -1,0 +1,332 @@
+"""Replay real removal commits of other projects and compare with what their maintainers wrote.
+
+For each case of the replay corpus (../shared/corpora/replay/NN-name/: parent.tar.xz,
+commit.diff, case.toml) this script
+
+  1. unpacks the parent twice, into a scratch folder: once as the child (the
+     maintainer's commit applied with `git apply`), once as the work tree;
+  2. runs the recipe a user would write, `bench/replay/NN-name.toml` (through
+     `codemod apply`), or `bench/replay/NN-name.py` (a short script on the public
+     API, run as `python NN-name.py [--dry-run] ROOT`) where a recipe file cannot
+     say it: first as a timed dry run, then for real;
+  3. compares the work tree with the child: the same set of changed files (added,
+     deleted, edited), each token-equal to the child's (whitespace aside; comments
+     are tokens, their words compared), rustfmt-clean where the child's file is,
+     and no traceback from either run.
+
+One line per case, `N/M token-equal` last; `--json` prints one JSON document.
+
+    python bench/replay.py [--corpus DIR] [--case NN-name ...] [--keep DIR] [--json]
+
+Exit status: 0 when every case that has a recipe is token-equal with the same files
+and no traceback, 1 otherwise, 2 for a usage error (no corpus).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+RECIPES = HERE / "replay"
+DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "replay"
+
+RUST_SUFFIXES = (".rs",)
+CPP_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".inl")
+SKIPPED_DIRS = {".git", "target", "build"}
+
+# A lexer fair to Rust and C/C++: comments, raw and ordinary strings, char
+# literals, lifetimes, numbers, identifiers, multi-character operators, then
+# any other single character. Whitespace separates tokens and is dropped.
+_TOKEN = re.compile(
+    r"""
+      (?P<line_comment>//[^\n]*)
+    | (?P<block_comment>/\*.*?\*/)
+    | (?P<raw_string>b?r(?P<hashes>\#*)"(?:.|\n)*?"(?P=hashes))
+    | (?P<cpp_raw>(?:u8|u|U|L)?R"(?P<delim>[^(\s]*)\((?:.|\n)*?\)(?P=delim)")
+    | (?P<string>(?:b|u8|u|U|L)?"(?:\\.|[^"\\])*")
+    | (?P<char>(?:b|u8|u|U|L)?'(?:\\.|\\u\{[0-9a-fA-F]+\}|[^'\\\n])')
+    | (?P<lifetime>'[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<number>[0-9][0-9A-Za-z_]*(?:\.[0-9][0-9A-Za-z_]*)?(?:[eE][+-]?[0-9]+)?)
+    | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<op>::|->|=>|==|!=|<=|>=|&&|\|\||\+=|-=|\*=|/=|%=|\^=|&=|\|=|<<=|>>=|\.\.=|\.\.\.|\.\.|\#\#|<<|>>|\+\+|--)
+    | (?P<other>\S)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def tokens(text: str) -> list[str]:
+    """The file's tokens, whitespace aside; a comment is its marker and its words."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        token = match.group(0)
+        if kind in ("line_comment", "block_comment"):
+            out.append(" ".join(token.split()))
+        else:
+            out.append(token)
+    return out
+
+
+@dataclass
+class CaseResult:
+    """What one case came to."""
+
+    case: str
+    language: str
+    recipe: str | None = None
+    recipe_lines: int = 0
+    status: str = "no recipe"      # no recipe | token-equal | differs | error
+    same_files: bool = False
+    token_equal_files: int = 0
+    expected_files: list[str] = field(default_factory=list)
+    missing_files: list[str] = field(default_factory=list)   # changed by the commit, not by the recipe
+    extra_files: list[str] = field(default_factory=list)     # changed by the recipe, not by the commit
+    differing: list[str] = field(default_factory=list)       # "path: first difference ..."
+    unformatted: list[str] = field(default_factory=list)     # rustfmt-clean in the child, not in the result
+    traceback: bool = False
+    exit_codes: list[int] = field(default_factory=list)
+    dry_run_s: float | None = None
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "token-equal"
+
+
+def case_language(case_dir: Path) -> str:
+    diff = (case_dir / "commit.diff").read_text(encoding="utf-8", errors="replace")
+    paths = re.findall(r"^diff --git a/(\S+)", diff, re.MULTILINE)
+    if any(p.endswith(RUST_SUFFIXES) for p in paths):
+        return "rust"
+    return "cpp"
+
+
+def recipe_for(case: str) -> Path | None:
+    for suffix in (".toml", ".py"):
+        candidate = RECIPES / f"{case}{suffix}"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def unpack(case_dir: Path, into: Path) -> Path:
+    """Unpack the parent into `into`; returns the tree's root (the archive's one folder)."""
+    into.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(case_dir / "parent.tar.xz") as archive:
+        archive.extractall(into, filter="data")
+    entries = [p for p in into.iterdir()]
+    return entries[0] if len(entries) == 1 and entries[0].is_dir() else into
+
+
+def _copy(tree: Path, into: Path) -> Path:
+    """A copy of the unpacked tree under `into`, with the same folder name."""
+    target = into / tree.name
+    shutil.copytree(tree, target, symlinks=True)
+    return target
+
+
+def make_child(case_dir: Path, root: Path) -> None:
+    """Apply the maintainer's commit to `root` (a git repository just for that, removed after)."""
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, "text": True}
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True, **quiet)
+    done = subprocess.run(["git", "apply", "--whitespace=nowarn", str(case_dir / "commit.diff")], cwd=root, **quiet)
+    shutil.rmtree(root / ".git")
+    if done.returncode != 0:
+        raise RuntimeError(f"git apply failed: {done.stderr.strip()}")
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
+        for name in filenames:
+            path = Path(dirpath) / name
+            out[path.relative_to(root).as_posix()] = path.read_bytes()
+    return out
+
+
+def changed(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]:
+    return {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+
+
+def first_difference(expected: str, got: str) -> str:
+    a, b = tokens(expected), tokens(got)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"token {i}: expected {x[:60]!r}, got {y[:60]!r}"
+    if len(a) > len(b):
+        return f"token {len(b)}: expected {a[len(b)][:60]!r}, got end of file"
+    return f"token {len(a)}: expected end of file, got {b[len(a)][:60]!r}"
+
+
+def edition_of(root: Path, path: Path) -> str:
+    """The edition of the crate holding `path` (its nearest Cargo.toml), 2015 by default."""
+    for folder in path.parents:
+        manifest = folder / "Cargo.toml"
+        if manifest.is_file():
+            found = re.search(r'^\s*edition\s*=\s*"(\d{4})"', manifest.read_text(errors="replace"), re.MULTILINE)
+            if found:
+                return found.group(1)
+            if re.search(r"^\s*edition\.workspace\s*=\s*true", manifest.read_text(errors="replace"), re.MULTILINE):
+                continue
+            return "2015"
+        if folder == root:
+            break
+    return "2015"
+
+
+def rustfmt_clean(root: Path, rel: str) -> bool | None:
+    """Whether rustfmt leaves the file as it is (None: no rustfmt, or it cannot parse it)."""
+    rustfmt = shutil.which("rustfmt")
+    if rustfmt is None:
+        return None
+    path = root / rel
+    command = [rustfmt, "--edition", edition_of(root, path), "--emit", "stdout", "--quiet"]
+    for name in ("rustfmt.toml", ".rustfmt.toml"):
+        if (root / name).is_file():
+            command += ["--config-path", str(root / name)]
+            break
+    env = dict(os.environ, RUSTUP_TOOLCHAIN=os.environ.get("RUSTUP_TOOLCHAIN", "stable"))
+    done = subprocess.run(command, input=path.read_bytes(), capture_output=True, env=env)
+    if done.returncode != 0:
+        return None
+    return done.stdout == path.read_bytes()
+
+
+def run_recipe(recipe: Path, root: Path, dry_run: bool) -> subprocess.CompletedProcess:
+    python = REPO / ".venv" / "bin" / "python"
+    python_exe = str(python) if python.exists() else sys.executable
+    if recipe.suffix == ".py":
+        command = [python_exe, str(recipe), *(["--dry-run"] if dry_run else []), str(root)]
+    else:
+        command = [python_exe, "-c", "import sys; from codemods.cli.main import main; sys.argv[0] = 'codemod'; main()", "apply", *(["--dry-run"] if dry_run else []),
+                   "--no-color", "--recipe", str(recipe), str(root)]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run(command, capture_output=True, text=True, env=env)
+
+
+def replay(case_dir: Path, scratch: Path) -> CaseResult:
+    result = CaseResult(case=case_dir.name, language=case_language(case_dir))
+    recipe = recipe_for(case_dir.name)
+    parent_root = unpack(case_dir, scratch / "parent")
+    child_root = _copy(parent_root, scratch / "child")
+    try:
+        make_child(case_dir, child_root)
+    except RuntimeError as error:
+        result.status, result.error = "error", str(error)
+        return result
+    parent, child = files_of(parent_root), files_of(child_root)
+    expected = changed(parent, child)
+    result.expected_files = sorted(expected)
+    if recipe is None:
+        return result
+    result.recipe = recipe.relative_to(REPO).as_posix()
+    result.recipe_lines = len(recipe.read_text(encoding="utf-8").splitlines())
+    work_root = _copy(parent_root, scratch / "work")
+
+    start = time.perf_counter()
+    dry = run_recipe(recipe, work_root, dry_run=True)
+    result.dry_run_s = round(time.perf_counter() - start, 3)
+    real = run_recipe(recipe, work_root, dry_run=False)
+    result.exit_codes = [dry.returncode, real.returncode]
+    result.traceback = any("Traceback (most recent call last)" in run.stderr + run.stdout for run in (dry, real))
+    if real.returncode != 0:
+        last = (real.stderr.strip().splitlines() or real.stdout.strip().splitlines() or [""])[-1]
+        result.error = f"apply exited {real.returncode}: {last[:300]}"
+
+    work = files_of(work_root)
+    got = changed(parent, work)
+    result.missing_files = sorted(expected - got)
+    result.extra_files = sorted(got - expected)
+    result.same_files = not result.missing_files and not result.extra_files
+    for rel in sorted(expected | got):
+        want, have = child.get(rel), work.get(rel)
+        if want is None or have is None:
+            if (want is None) != (have is None):
+                result.differing.append(f"{rel}: {'deleted' if want is None else 'kept'} by the commit, "
+                                        f"{'kept' if have is not None else 'deleted'} by the recipe")
+            continue
+        want_text, have_text = want.decode("utf-8", "replace"), have.decode("utf-8", "replace")
+        if tokens(want_text) != tokens(have_text):
+            result.differing.append(f"{rel}: {first_difference(want_text, have_text)}")
+            continue
+        result.token_equal_files += 1
+        if rel.endswith(RUST_SUFFIXES) and rustfmt_clean(child_root, rel) and rustfmt_clean(work_root, rel) is False:
+            result.unformatted.append(rel)
+    ok = result.same_files and not result.differing and not result.traceback and not result.unformatted
+    result.status = "token-equal" if ok else ("error" if result.error and not got else "differs")
+    return result
+
+
+def describe(result: CaseResult) -> str:
+    head = f"{result.case:<32} {result.language:<4}"
+    if result.recipe is None:
+        return f"{head} no recipe"
+    timing = f"dry run {result.dry_run_s:.2f} s" if result.dry_run_s is not None else "no dry run"
+    if result.passed:
+        files = len(result.expected_files)
+        return f"{head} token-equal, same {files} file{'s' if files != 1 else ''}, {timing}, {result.recipe_lines} recipe lines"
+    reasons = []
+    if result.traceback:
+        reasons.append("TRACEBACK")
+    if result.error:
+        reasons.append(result.error)
+    if result.missing_files:
+        reasons.append("not changed: " + ", ".join(result.missing_files))
+    if result.extra_files:
+        reasons.append("changed beyond the commit: " + ", ".join(result.extra_files))
+    reasons += result.differing[:3]
+    if result.unformatted:
+        reasons.append("not rustfmt-clean: " + ", ".join(result.unformatted))
+    return f"{head} {result.status}, {timing}: " + "; ".join(reasons)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the replay corpus (default: %(default)s)")
+    parser.add_argument("--case", action="append", default=[], help="only this case (repeatable; a prefix such as 07 will do)")
+    parser.add_argument("--keep", type=Path, help="unpack into this folder and keep it (e.g. bench/out/replay)")
+    parser.add_argument("--json", action="store_true", help="one JSON document instead of the table")
+    args = parser.parse_args(argv)
+    if not args.corpus.is_dir():
+        parser.error(f"no replay corpus at {args.corpus}")
+    cases = sorted(p for p in args.corpus.iterdir() if (p / "commit.diff").is_file())
+    if args.case:
+        cases = [c for c in cases if any(c.name.startswith(want) for want in args.case)]
+    results = []
+    for case_dir in cases:
+        if args.keep:
+            scratch = args.keep / case_dir.name
+            shutil.rmtree(scratch, ignore_errors=True)
+            scratch.mkdir(parents=True)
+            results.append(replay(case_dir, scratch))
+        else:
+            with tempfile.TemporaryDirectory(prefix=f"replay-{case_dir.name}-") as tmp:
+                results.append(replay(case_dir, Path(tmp)))
+        if not args.json:
+            print(describe(results[-1]), flush=True)
+    passed = sum(r.passed for r in results)
+    if args.json:
+        print(json.dumps({"cases": [asdict(r) | {"passed": r.passed} for r in results],
+                          "token_equal": passed, "total": len(results)}, indent=2))
+    else:
+        print(f"{passed}/{len(results)} token-equal")
+    with_recipe = [r for r in results if r.recipe is not None]
+    return 0 if all(r.passed for r in with_recipe) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""`#include "..."` within the tree: which files a C++ file reads through its quoted includes.
+
+A quoted include is looked for as the compiler's `-I` flags usually make it
+found: beside the including file, then under each folder above it, and under
+the `include/` folder of each (`#include "fmt/format.h"` from `src/os.cc`
+finds `include/fmt/format.h`). An include not found in the tree (a system
+or generated header) is left out. A `static` function defined in a file
+that another file includes is visible there: the resolver asks
+`included_files` for that.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Callable
+
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+# How many files one closure reads at most (a guard against pathological trees).
+_MOST_FILES = 5000
+
+
+def quoted_includes(source: bytes) -> list[str]:
+    """The paths written in a file's `#include "..."` lines, in order."""
+    return [m.group(1).decode("utf-8", "replace") for m in _QUOTED_INCLUDE.finditer(source)]
+
+
+def resolve_include(including: str, written: str, exists: Callable[[str], bool]) -> str | None:
+    """The tree path (relative, POSIX) an `#include "written"` in `including` reads, or None."""
+    folder = posixpath.dirname(including)
+    candidates = []
+    while True:
+        candidates += [posixpath.join(folder, written), posixpath.join(folder, "include", written)]
+        if not folder:
+            break
+        folder = posixpath.dirname(folder)
+    for candidate in candidates:
+        normal = posixpath.normpath(candidate)
+        if not normal.startswith("../") and normal != ".." and exists(normal):
+            return normal
+    return None
+
+
+def included_files(path: str, read: Callable[[str], bytes | None]) -> set[str]:
+    """Every file of the tree that `path` includes, directly or through other includes."""
+    seen: set[str] = set()
+    pending = [path]
+    while pending and len(seen) < _MOST_FILES:
+        current = pending.pop()
+        source = read(current)
+        if source is None:
+            continue
+        for written in quoted_includes(source):
+            found = resolve_include(current, written, lambda p: read(p) is not None)
+            if found is not None and found not in seen and found != path:
+                seen.add(found)
+                pending.append(found)
+    return seen

@@ -1,0 +1,324 @@
+"""Rust targets that are parts of items, not items: an enum variant (with the match arms and
+patterns that only name it), a struct field, one entry of a `use` declaration, an attribute.
+
+Each returns the deletions (whole lines where nothing else shares them), the
+edits that reshape what is left (a `use` group, an `A | B` pattern), and the
+findings; names are spelt as for items (`crate::Enum::Variant`,
+`crate::Struct::field`), a `use` entry by its path as written
+(`lexopt::Arg`, `self::socket::Socket`), an attribute by its text
+(`feature(unicode)`, or `#![feature(unicode)]` to say which form).
+"""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from codemods.edit.item_spans import Deletion, whole_lines
+from codemods.edit.values import Edit, Finding, line_col, missing_target
+from codemods.languages.rust.imports import removal_edits, use_entries
+from codemods.languages.rust.items import _matches_name, leading_trivia, rust_items, split_path
+from codemods.parse import RUST, parse
+
+MEMBER_KINDS = ("variant", "field", "use", "attribute")
+
+
+def _text(node: tree_sitter.Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def _with_comma(source: bytes, node: tree_sitter.Node, start: int) -> tuple[int, int]:
+    """[start, end) of a list member with its trailing comma, widened to whole lines."""
+    end = node.end_byte
+    after = node.next_sibling
+    if after is not None and after.type == ",":
+        end = after.end_byte
+    return whole_lines(source, start, end, (b"//",))
+
+
+def _owner(items, source: bytes, path: str, owner_name: str, kinds: set[str], what: str, name: str,
+           findings: list[Finding], absent) -> object | None:
+    owners = [i for i in items if i.kind in kinds and _matches_name(i, owner_name)]
+    if len(owners) != 1:
+        if not owners:
+            findings.append(missing_target(path, what, name, [], absent))
+        else:
+            line, col = line_col(source, owners[1].node.start_byte)
+            findings.append(Finding(path, line, col, "ambiguous",
+                                    f"{owner_name} names {len(owners)} items; name one exactly", symbol=name))
+        return None
+    return owners[0]
+
+
+def _member_name(name: str) -> tuple[str, str] | None:
+    parts = split_path(name)
+    if len(parts) < 2:
+        return None
+    return "::".join(parts[:-1]), parts[-1]
+
+
+# -- enum variants -------------------------------------------------------------------------------
+
+
+def _pattern_path(pattern: tree_sitter.Node) -> tuple[str, ...] | None:
+    """The path a pattern names a variant through (`Self::V(..)`, `E::V { .. }`, `a::E::V`)."""
+    if pattern.type in ("tuple_struct_pattern", "struct_pattern"):
+        pattern = pattern.child_by_field_name("type")
+        if pattern is None:
+            return None
+    if pattern.type in ("scoped_identifier", "scoped_type_identifier"):
+        return tuple(p.strip() for p in _text(pattern).split("::"))
+    return None
+
+
+def _self_type(node: tree_sitter.Node) -> str | None:
+    """The base name of the type of the impl block around `node` (what `Self` is there)."""
+    while node is not None and node.type != "impl_item":
+        node = node.parent
+    if node is None:
+        return None
+    return _text(node.child_by_field_name("type")).split("<", 1)[0].split("::")[-1].strip()
+
+
+def _names_variant(pattern: tree_sitter.Node, enum: str, variant: str) -> bool:
+    path = _pattern_path(pattern)
+    if path is None or len(path) < 2 or path[-1] != variant:
+        return False
+    return path[-2] == enum or path[-2] == "Self" and _self_type(pattern) == enum
+
+
+def _alternatives(pattern: tree_sitter.Node) -> list[tree_sitter.Node]:
+    if pattern.type == "or_pattern":
+        return [a for child in pattern.named_children for a in _alternatives(child)]
+    if pattern.type == "match_pattern" and pattern.named_children:
+        return _alternatives(pattern.named_children[0])
+    return [pattern]
+
+
+def variant_uses(source: bytes, path: str, tree: tree_sitter.Tree, enum: str, variant: str,
+                  origin: str) -> tuple[list[Deletion], list[Edit]]:
+    """Match arms that only name the variant (deleted) and `A | B` alternatives naming it (trimmed)."""
+    deletions: list[Deletion] = []
+    edits: list[Edit] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type != "match_arm":
+            continue
+        pattern = node.child_by_field_name("pattern")
+        if pattern is None:
+            continue
+        alternatives = _alternatives(pattern)
+        naming = [a for a in alternatives if _names_variant(a, enum, variant)]
+        if not naming:
+            continue
+        if len(naming) == len(alternatives):
+            start, _ = leading_trivia(source, node)
+            deletions.append(Deletion(*_with_comma(source, node, start), f"{origin}:match-arm"))
+            continue
+        for alternative in naming:
+            before, after = alternative.prev_sibling, alternative.next_sibling
+            if after is not None and after.type == "|":
+                edits.append(Edit(path, alternative.start_byte, _skip_spaces(source, after.end_byte), b"", origin))
+            elif before is not None and before.type == "|":
+                edits.append(Edit(path, _back_spaces(source, before.start_byte), alternative.end_byte, b"", origin))
+    return deletions, edits
+
+
+def _skip_spaces(source: bytes, offset: int) -> int:
+    while offset < len(source) and source[offset:offset + 1] in (b" ", b"\t"):
+        offset += 1
+    return offset
+
+
+def _back_spaces(source: bytes, offset: int) -> int:
+    while offset > 0 and source[offset - 1:offset] in (b" ", b"\t"):
+        offset -= 1
+    return offset
+
+
+def _delete_variant(path, source, tree, items, name, origin, absent, findings):
+    split = _member_name(name)
+    enum = _owner(items, source, path, split[0], {"enum"}, "variant", name, findings, absent) if split else None
+    if enum is None:
+        if split is None:
+            findings.append(missing_target(path, "variant", name, [], absent))
+        return [], [], []
+    body = enum.node.child_by_field_name("body")
+    variants = [v for v in (body.named_children if body is not None else []) if v.type == "enum_variant"
+                and _text(v.child_by_field_name("name")) == split[1]]
+    if not variants:
+        candidates = [f"{split[0]}::{_text(v.child_by_field_name('name'))}"
+                      for v in (body.named_children if body is not None else []) if v.type == "enum_variant"]
+        findings.append(missing_target(path, "variant", name, candidates, absent))
+        return [], [], []
+    variant = variants[0]
+    start, _ = leading_trivia(source, variant)
+    deletions = [Deletion(*_with_comma(source, variant, start), f"{origin}:variant:{name}")]
+    arms, edits = variant_uses(source, path, tree, enum.name, split[1], f"{origin}:variant:{name}")
+    return deletions + arms, edits, [split[1]]
+
+
+# -- struct fields -------------------------------------------------------------------------------
+
+
+def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node | None) -> list[tree_sitter.Node]:
+    """Accesses (`x.field`), initialisers (`S { field: .. }`, `S { field }`) and patterns of a
+    field name outside the struct's own declaration (`inside`; None: anywhere)."""
+    found = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if inside is not None and node.start_byte >= inside.start_byte and node.end_byte <= inside.end_byte:
+            continue
+        stack.extend(node.named_children)
+        if node.type == "field_expression" and _text(node.child_by_field_name("field")) == field:
+            found.append(node.child_by_field_name("field"))
+        elif node.type in ("field_initializer", "field_pattern"):
+            named = node.child_by_field_name("field") or node.child_by_field_name("name")
+            if named is not None and _text(named) == field:
+                found.append(named)
+        elif node.type == "shorthand_field_initializer" and _text(node) == field:
+            found.append(node)
+        elif node.type == "field_pattern" and _text(node) == field:
+            found.append(node)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def _struct_of(node: tree_sitter.Node) -> str | None:
+    """The base name of the struct an initialiser or pattern field belongs to (`S` of `S { f }`)."""
+    while node is not None and node.type not in ("struct_expression", "struct_pattern"):
+        node = node.parent
+    if node is None:
+        return None
+    named = node.child_by_field_name("name") or node.child_by_field_name("type")
+    return _text(named).split("<", 1)[0].split("::")[-1].strip() if named is not None else None
+
+
+def field_uses_elsewhere(source: bytes, path: str, struct: str, field: str) -> list[Finding]:
+    """Uses in another file of a field the plan deletes: initialisers and patterns of `struct`
+    block; accesses `x.field` (whose receiver's type is not known) are possible uses, listed."""
+    findings = []
+    tree = parse(source, RUST)
+    for node in _field_uses(tree, field, None):
+        line, col = line_col(source, node.start_byte)
+        if node.parent is not None and node.parent.type == "field_expression":
+            findings.append(Finding(path, line, col, "field-in-use", f"{field}: may read the field {struct}::{field} "
+                                    f"the recipe deletes (receiver of unknown type)", severity="note",
+                                    symbol=field, certainty="possible"))
+        elif _struct_of(node) in (struct, "Self"):
+            findings.append(Finding(path, line, col, "field-in-use", f"{field}: initialises or matches the field "
+                                    f"{struct}::{field} the recipe deletes", symbol=field, certainty="definite"))
+    return findings
+
+
+def _delete_field(path, source, tree, items, name, origin, absent, findings):
+    split = _member_name(name)
+    owner = _owner(items, source, path, split[0], {"struct", "union"}, "field", name, findings, absent) \
+        if split else None
+    if owner is None:
+        if split is None:
+            findings.append(missing_target(path, "field", name, [], absent))
+        return [], [], []
+    body = owner.node.child_by_field_name("body")
+    fields = [f for f in (body.named_children if body is not None else []) if f.type == "field_declaration"
+              and _text(f.child_by_field_name("name")) == split[1]]
+    if not fields:
+        findings.append(missing_target(path, "field", name, [], absent))
+        return [], [], []
+    uses = _field_uses(tree, split[1], owner.node)
+    if uses:
+        for use in uses:
+            line, col = line_col(source, use.start_byte)
+            findings.append(Finding(path, line, col, "field-in-use",
+                                    f"{split[1]}: the field {name} is still read or initialised here; "
+                                    f"remove or rewrite these uses first; not deleted", symbol=split[1]))
+        return [], [], []
+    start, _ = leading_trivia(source, fields[0])
+    return [Deletion(*_with_comma(source, fields[0], start), f"{origin}:field:{name}")], [], []
+
+
+# -- use entries and attributes ------------------------------------------------------------------
+
+
+def _entry_path(leaf: tree_sitter.Node) -> str:
+    """The full path a leaf of a use tree imports, as written (`a::b::{c as d}` -> `a::b::c`)."""
+    text = _text(leaf.child_by_field_name("path")) if leaf.type == "use_as_clause" else _text(leaf)
+    node = leaf.parent
+    while node is not None and node.type != "use_declaration":
+        if node.type == "scoped_use_list":
+            prefix = node.child_by_field_name("path")
+            if prefix is not None:
+                text = f"{_text(prefix)}::{text}" if text != "self" else _text(prefix)
+        node = node.parent
+    return "".join(text.split())
+
+
+def _delete_use(path, source, tree, items, name, origin, absent, findings):
+    wanted = "".join(name.split())
+    entries = [e for e in use_entries(tree) if _entry_path(e.node) == wanted]
+    if len(entries) != 1:
+        if entries:
+            line, col = line_col(source, entries[1].node.start_byte)
+            findings.append(Finding(path, line, col, "ambiguous",
+                                    f"{name} is imported by {len(entries)} `use` entries; not deleted", symbol=name))
+        else:
+            candidates = [_entry_path(e.node) for e in use_entries(tree)]
+            findings.append(missing_target(path, "use", name, candidates, absent))
+        return [], [], []
+    return [], removal_edits(path, source, entries, f"{origin}:use:{name}"), []
+
+
+def _attribute_key(text: str) -> str:
+    return "".join(text.split())
+
+
+def _delete_attribute(path, source, tree, items, name, origin, absent, findings):
+    wanted = _attribute_key(name)
+    form = None
+    if wanted.startswith("#![") or wanted.startswith("#["):
+        form = "inner_attribute_item" if wanted.startswith("#!") else "attribute_item"
+        wanted = wanted[wanted.index("[") + 1:-1]
+    found = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type in ("attribute_item", "inner_attribute_item") and (form is None or node.type == form):
+            inner = next((c for c in node.named_children if c.type == "attribute"), None)
+            if inner is not None and _attribute_key(_text(inner)) == wanted:
+                found.append(node)
+    if len(found) != 1:
+        if found:
+            line, col = line_col(source, found[1].start_byte)
+            findings.append(Finding(path, line, col, "ambiguous",
+                                    f"{name} is written {len(found)} times in the file; not deleted", symbol=name))
+        else:
+            findings.append(missing_target(path, "attribute", name, [], absent))
+        return [], [], []
+    return [Deletion(*whole_lines(source, found[0].start_byte, found[0].end_byte, (b"//",)),
+                     f"{origin}:attribute:{name}")], [], []
+
+
+_OPERATIONS = {"variant": _delete_variant, "field": _delete_field, "use": _delete_use,
+               "attribute": _delete_attribute}
+
+
+def delete_members(path: str, source: bytes, targets: list, origin: str, absent) -> tuple[
+        list[Deletion], list[Edit], list[str], list[Finding]]:
+    """(deletions, reshaping edits, names made unavailable, findings) for member targets
+    (`kind` in MEMBER_KINDS, `name`) of one Rust file."""
+    tree = parse(source, RUST)
+    items = rust_items(source, tree)
+    deletions: list[Deletion] = []
+    edits: list[Edit] = []
+    removed: list[str] = []
+    findings: list[Finding] = []
+    for target in targets:
+        found, reshaped, names = _OPERATIONS[target.kind](path, source, tree, items, target.name, origin, absent,
+                                                         findings)
+        deletions += found
+        edits += reshaped
+        removed += names
+    return deletions, edits, removed, findings
+

@@ -1,0 +1,372 @@
+"""The Rust kinds beyond whole items, planned on small crates: enum variants with their match
+arms, struct fields, `use` entries, attributes, a module with its file; and what a plan does
+around them: imports it leaves unused go, files rustfmt kept clean stay clean, a comment block
+goes by `block = true`."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codemods import ItemTarget, Recipe, Rewording, apply_recipe, plan_recipe
+from codemods.write import journal
+
+from resolve_helpers import write_tree
+
+CARGO = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n'
+
+
+def _plan(root: Path, *targets: tuple[str, str, str], rewordings=()):
+    recipe = Recipe(id="t", summary="", deletions=tuple(ItemTarget(p, "rust", k, n) for p, k, n in targets),
+                    rewordings=tuple(rewordings))
+    return plan_recipe(root, recipe)
+
+
+def _after(plan, path: str) -> str:
+    return next(c.after.decode() for c in plan.changes if c.path == path)
+
+
+def _text(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub enum Error {
+            Io,
+            /// Gone soon.
+            Disk(String),
+            Utf8,
+        }
+
+        impl Error {
+            pub fn describe(&self) -> &str {
+                match self {
+                    Error::Io => "io",
+                    Self::Disk(_) => "disk",
+                    Error::Utf8 | Error::Disk(..) => "utf8",
+                }
+            }
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
+    assert not plan.blocking, plan.findings
+    assert _after(plan, "src/lib.rs") == _text("""
+        pub enum Error {
+            Io,
+            Utf8,
+        }
+
+        impl Error {
+            pub fn describe(&self) -> &str {
+                match self {
+                    Error::Io => "io",
+                    Error::Utf8 => "utf8",
+                }
+            }
+        }
+    """)
+
+
+def test_a_variant_still_constructed_blocks(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub enum Error { Io, Disk }
+        pub fn make() -> Error { Error::Disk }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
+    assert [(f.line, f.symbol) for f in plan.blocking] == [(2, "Disk")]
+
+
+def test_a_field_is_refused_while_it_is_read_or_initialised(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub struct Args {
+            pub overlapping: bool,
+            pub quiet: bool,
+        }
+        pub fn new() -> Args { Args { overlapping: false, quiet: true } }
+        pub fn quiet(a: &Args) -> bool { a.quiet }
+    """})
+    refused = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
+    assert [(f.code, f.line) for f in refused.blocking] == [("field-in-use", 5), ("field-in-use", 6)]
+    plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::overlapping"))
+    assert [f.line for f in plan.blocking] == [5]
+
+
+def test_a_use_entry_and_an_attribute(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        #![feature(unicode)]
+        #![allow(dead_code)]
+        use std::io::{Read, Write};
+
+        pub fn f() {}
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"), ("src/lib.rs", "attribute", "feature(unicode)"))
+    assert not plan.blocking, plan.findings
+    assert _after(plan, "src/lib.rs") == _text("""
+        #![allow(dead_code)]
+        use std::io::Read;
+
+        pub fn f() {}
+    """)
+
+
+def test_imports_left_unused_go_and_used_ones_stay(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        mod args;
+        use crate::args::{self, Configurable, Usage};
+        use std::fmt::Write;
+
+        pub struct Args;
+        impl Configurable for Args {}
+        pub fn usage() -> Usage { args::usage() }
+    """, "src/args.rs": """
+        pub trait Configurable {}
+        pub struct Usage;
+        pub fn usage() -> Usage { Usage }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Args"))
+    assert not plan.blocking, plan.findings
+    assert _after(plan, "src/lib.rs") == _text("""
+        mod args;
+        use crate::args::{self, Usage};
+        use std::fmt::Write;
+
+        pub fn usage() -> Usage { args::usage() }
+    """)
+
+
+def test_a_module_goes_with_its_file_in_the_same_write(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod net;
+        pub mod util;
+
+        pub use self::util::Socket;
+    """, "src/util.rs": """
+        mod inner;
+        pub trait Socket {}
+    """, "src/util/inner.rs": """
+        pub fn helper() {}
+    """, "src/net.rs": """
+        use crate::{util::Socket, util::inner};
+        pub struct Tcp;
+    """})
+    run = apply_recipe(tmp_path, Recipe(id="t", summary="", deletions=(
+        ItemTarget("src/lib.rs", "rust", "mod", "crate::util"),)))
+    assert run.written, run.plan.findings
+    assert not (tmp_path / "src/util.rs").exists() and not (tmp_path / "src/util/inner.rs").exists()
+    assert (tmp_path / "src/lib.rs").read_text() == "pub mod net;\n"
+    assert (tmp_path / "src/net.rs").read_text() == "pub struct Tcp;\n"
+    assert not journal.journal_present(tmp_path)
+
+
+def test_an_interrupted_write_that_deleted_a_file_is_rolled_back(tmp_path: Path, monkeypatch) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod util;\npub fn f() {}\n",
+                          "src/util.rs": "pub fn g() {}\n"})
+    plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::util"))
+    from codemods.write import atomic
+
+    calls = []
+    real_replace = atomic._replace
+
+    def dies_after_the_first(target):
+        if calls:
+            raise KeyboardInterrupt
+        calls.append(target)
+        real_replace(target)
+
+    monkeypatch.setattr(atomic, "_replace", dies_after_the_first)
+    with pytest.raises(KeyboardInterrupt):
+        atomic.write_changes(tmp_path, list(plan.changes))
+    assert (tmp_path / "src/util.rs").read_text() == "pub fn g() {}\n"
+    assert (tmp_path / "src/lib.rs").read_text() == "pub mod util;\npub fn f() {}\n"
+
+
+def test_a_journaled_deletion_is_recovered_after_a_crash(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod util;\n", "src/util.rs": "pub fn g() {}\n"})
+    plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::util"))
+    deleted = next(c for c in plan.changes if c.deleted)
+    journal.begin(tmp_path, [(journal.JournalEntry(deleted.path, 0o644, deleted.before_digest, deleted.after_digest,
+                                                   True), deleted.before)])
+    (tmp_path / "src/util.rs").unlink()  # the run died right after deleting the file
+    assert journal.recover(tmp_path).action == "completed"
+    assert not journal.journal_present(tmp_path)
+
+
+def test_a_comment_block_goes_by_a_phrase_of_it(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub struct S;
+
+        impl S {
+            pub fn a(&self) {}
+
+            // pub fn old(&self) {
+            //     todo!()
+            // }
+
+            pub fn b(&self) {}
+        }
+    """})
+    plan = _plan(tmp_path, rewordings=[Rewording("src/lib.rs", find="pub fn old", replace="", item="crate::S",
+                                                 block=True)])
+    assert not plan.blocking, plan.findings
+    assert _after(plan, "src/lib.rs") == _text("""
+        pub struct S;
+
+        impl S {
+            pub fn a(&self) {}
+
+            pub fn b(&self) {}
+        }
+    """)
+
+
+@pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
+def test_a_file_rustfmt_kept_clean_is_formatted_after_the_plan(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        use std::io::{Read, Write};
+
+        pub fn f<R: Read>(r: R) -> R {
+            r
+        }
+
+        pub fn g<W: Write>(w: W) -> W {
+            w
+        }
+    """, "src/messy.rs": "use std::io::{Read,   Write};\npub fn g<W: Write>(w: W) -> W { w }\n"
+                         "pub fn f<R: Read>(r: R) -> R { r }\n"})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::g"), ("src/messy.rs", "fn", "crate::g"))
+    assert _after(plan, "src/lib.rs") == _text("""
+        use std::io::Read;
+
+        pub fn f<R: Read>(r: R) -> R {
+            r
+        }
+    """)
+    assert _after(plan, "src/messy.rs") == "use std::io::Read;\npub fn f<R: Read>(r: R) -> R { r }\n"
+
+
+def test_a_trait_method_goes_with_its_impls_in_other_files(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        mod float;
+        pub trait Float {
+            fn is_sign_positive(self) -> bool;
+            fn is_sign_negative(self) -> bool;
+        }
+        impl Float for f64 {
+            fn is_sign_positive(self) -> bool { true }
+            fn is_sign_negative(self) -> bool { false }
+        }
+    """, "src/float.rs": """
+        use crate::Float;
+        impl Float for f32 {
+            fn is_sign_positive(self) -> bool { true }
+
+            #[inline]
+            fn is_sign_negative(self) -> bool { false }
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "trait_method", "crate::Float::is_sign_negative"))
+    assert not plan.blocking, plan.findings
+    assert "is_sign_negative" not in _after(plan, "src/lib.rs")
+    assert _after(plan, "src/float.rs") == _text("""
+        use crate::Float;
+        impl Float for f32 {
+            fn is_sign_positive(self) -> bool { true }
+        }
+    """)
+
+
+def test_insert_a_comment_before_an_item_and_after_each_match(tmp_path: Path) -> None:
+    from codemods import Insertion
+
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        /// Docs.
+        pub fn pooled() -> u32 {
+            let x = frob(1);
+            x
+        }
+        fn frob(n: u32) -> u32 { n }
+    """})
+    recipe = Recipe(id="t", summary="", insertions=(
+        Insertion("src/lib.rs", "// The only route.", item="crate::pooled"),
+        Insertion("src/lib.rs", "// frob is cheap", pattern="let $X = frob($$$A);", position="after")))
+    plan = plan_recipe(tmp_path, recipe)
+    assert not plan.blocking, plan.findings
+    after = _after(plan, "src/lib.rs")
+    assert after == _text("""
+        // The only route.
+        /// Docs.
+        pub fn pooled() -> u32 {
+            let x = frob(1);
+            // frob is cheap
+            x
+        }
+        fn frob(n: u32) -> u32 { n }
+    """)
+    (tmp_path / "src/lib.rs").write_text(after)
+    again = plan_recipe(tmp_path, recipe)
+    assert not again.changes and {f.code for f in again.findings} == {"insert-present"}
+    missing = plan_recipe(tmp_path, Recipe(id="t", summary="", insertions=(
+        Insertion("src/lib.rs", "// x", item="crate::absent"),)))
+    assert [f.code for f in missing.blocking] == ["insert-not-found"]
+
+
+def test_reword_the_content_of_string_literals(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        // the dense fallback
+        pub fn f() -> &'static str { "uses the dense fallback" }
+        pub fn g() -> &'static str { "the dense fallback again" }
+    """})
+    rule = Rewording("src/lib.rs", find="dense fallback", replace="dense reference", item="crate::f", strings=True)
+    plan = _plan(tmp_path, rewordings=[rule])
+    assert _after(plan, "src/lib.rs") == _text("""
+        // the dense fallback
+        pub fn f() -> &'static str { "uses the dense reference" }
+        pub fn g() -> &'static str { "the dense fallback again" }
+    """)
+    missing = _plan(tmp_path, rewordings=[Rewording("src/lib.rs", find="absent", replace="x", strings=True)])
+    assert [f.code for f in missing.blocking] == ["rewording-not-found"]
+
+
+def test_a_variant_goes_with_the_arms_of_other_files(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod show;
+        pub enum Error { Io, Disk }
+    """, "src/show.rs": """
+        use crate::Error;
+        pub fn show(e: &Error) -> u8 {
+            match e {
+                Error::Io => 1,
+                crate::Error::Disk => 2,
+            }
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
+    assert not plan.blocking, plan.findings
+    assert "Disk" not in _after(plan, "src/lib.rs") and "Disk" not in _after(plan, "src/show.rs")
+
+
+def test_a_field_initialised_in_another_file_blocks_and_an_access_is_listed(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod make;
+        pub struct Args { pub quiet: bool, pub loud: bool }
+    """, "src/make.rs": """
+        use crate::Args;
+        pub fn new() -> Args { Args { quiet: true, loud: false } }
+        pub fn quiet(a: &Args) -> bool { a.quiet }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
+    assert [(f.path, f.line, f.blocking) for f in plan.findings if f.code == "field-in-use"] == [
+        ("src/make.rs", 2, True), ("src/make.rs", 3, False)]
+
+
+def test_a_use_entry_whose_name_is_still_used_blocks(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        use std::io::{Read, Write};
+        pub fn f<W: Write>(w: W) -> W { w }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"))
+    assert [f.code for f in plan.blocking] == ["import-still-used"]
