@@ -25,7 +25,9 @@ Structural patterns (Rust and C++; `$X` one node, `$$$XS` a sequence)::
     call = Pattern("crate::layers::$F(&$Q, $$$REST)", "rust")
     for match in call.find_all(source, tree.root_node):   # tree: tree-sitter parse of source
         print(match.text("F"))
-    edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source, tree.root_node)
+    edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source)   # tree optional
+    new_source = apply_edits(source, edits)                # ValueError if two edits overlap
+    new_source = replace_all(source, None, call, "layers::$F($Q, $$$REST)")   # the same, in one call
 
 Wrong input is a blocking finding, never an exception: a root that does not
 exist or holds none of the recipe's paths, invalid recipe data (an unknown
@@ -47,6 +49,7 @@ _EXPORTS = {
     "Edit": "codemods.edit.values",
     "Finding": "codemods.edit.values",
     "FileChange": "codemods.edit.splice",
+    "apply_edits": "codemods.edit.splice",
     "WriteRefused": "codemods.write.atomic",
     "Plan": "codemods.plan.planner",
     "RunResult": "codemods.write.run",
@@ -75,7 +78,7 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:
-    from codemods.edit.splice import FileChange
+    from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding
     from codemods.pattern import Match, Pattern, PatternError, Rewrite, replace_all
     from codemods.plan.loader import RecipeError, load_recipe
@@ -115,6 +118,7 @@ __all__ = [
     "StepResult",
     "Workspace",
     "WriteRefused",
+    "apply_edits",
     "apply_recipe",
     "load_recipe",
     "plan_recipe",

@@ -151,13 +151,19 @@ def error_count(tree: tree_sitter.Tree) -> int:
     return len(error_nodes(tree))
 
 
-def descendants(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
-    """`node` and every node below it, in source order (pre-order)."""
+def descendants(node: tree_sitter.Node, named: bool = False) -> Iterator[tree_sitter.Node]:
+    """`node` and every node below it (only named ones below it with `named`), in source order
+    (pre-order)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(current.children))
+        stack.extend(reversed(current.named_children if named else current.children))
+
+
+def node_text(node: tree_sitter.Node | None) -> str:
+    """The source text of a node ("" for None), undecodable bytes replaced."""
+    return node.text.decode("utf-8", "replace") if node is not None else ""
 
 
 @lru_cache(maxsize=None)

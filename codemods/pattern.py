@@ -48,7 +48,7 @@ _EXPANDO = "µ"
 _METAVARIABLE = re.compile(r"\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)")
 _COMMENT_TYPES = {kind for language in REGISTERED.values() for kind in language.comment_kinds}
 _CLOSERS = {")", "]", "}", ">"}
-LANGUAGES = parsed_languages()
+
 
 
 class PatternError(ValueError):
@@ -209,8 +209,8 @@ class Pattern:
     """
 
     def __init__(self, text: str, language: str) -> None:
-        if language not in LANGUAGES:
-            raise PatternError(f"patterns are for {' and '.join(LANGUAGES)}, not {language!r}")
+        if language not in parsed_languages():
+            raise PatternError(f"patterns are for {' and '.join(parsed_languages())}, not {language!r}")
         self.text = text
         self.language = language
         encoded = _encode(text.strip())
@@ -377,11 +377,14 @@ class Rewrite:
         return edits
 
 
-def replace_all(source: bytes, tree: tree_sitter.Tree, pattern: Pattern, template: str) -> bytes:
-    """`source` with every outermost match of `pattern` replaced by `template` (a convenience)."""
-    from codemods.edit.splice import splice
+def replace_all(source: bytes, tree: tree_sitter.Tree | None, pattern: Pattern, template: str) -> bytes:
+    """`source` with every outermost match of `pattern` replaced by `template` (a convenience).
 
-    return splice(source, Rewrite(pattern, template).edits("", source, tree.root_node))
+    `tree` is a tree-sitter parse of `source`, or None to have it parsed here (as `find_all`
+    and `Rewrite.edits` do)."""
+    from codemods.edit.splice import apply_edits
+
+    return apply_edits(source, Rewrite(pattern, template).edits("", source, tree.root_node if tree else None))
 
 
 __all__ = ["Match", "Pattern", "PatternError", "Rewrite", "metavariables", "replace_all", "same_code"]

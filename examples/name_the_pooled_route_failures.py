@@ -10,7 +10,9 @@ has them, such as the bundled fixture:
 
     python examples/name_the_pooled_route_failures.py fixtures/mlxcel-mini
 
-It prints the diff and writes nothing unless --write is given.
+It prints the diff and writes nothing unless --write is given; every
+finding of the plan, notes included, goes to stderr (a tree whose tests call
+another route gets a note saying nothing matched, not silence).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ RECIPE = Recipe(
             FFI_TESTS,
             pattern="crate::layers::paged_decode_attention_pooled($$$ARGS).unwrap()",
             replace='crate::layers::paged_decode_attention_pooled($$$ARGS).expect("the pooled route failed")',
+            optional=True,  # a tree without such calls is told so, not refused
         ),
     ),
 )
@@ -46,17 +49,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     source = (args.root / FFI_TESTS).read_bytes()
-    for match in POOLED_CALL.find_all(source):
+    calls = POOLED_CALL.find_all(source)
+    for match in calls:
         line = source.count(b"\n", 0, match.start) + 1
         print(f"{FFI_TESTS}:{line}: sequences {match.text('SEQUENCES')}, logical starts {match.text('STARTS')}",
               file=sys.stderr)
+    if not calls:
+        print(f"{FFI_TESTS}: no call of paged_decode_attention_pooled (note)", file=sys.stderr)
 
     plan = plan_recipe(args.root, RECIPE)
     sys.stdout.write(render_diff(plan))
+    for finding in plan.findings:
+        print(finding.render() + ("" if finding.blocking else " (note)"), file=sys.stderr)
     if plan.blocking:
-        for finding in plan.blocking:
-            print(finding.render(), file=sys.stderr)
         return 1
+    if not plan.changes:
+        print("nothing to change", file=sys.stderr)
     if args.write:
         write_plan(plan)
     return 0

@@ -25,6 +25,11 @@ class UsageLine(click.ClickException):
     exit_code = EXIT_USAGE
 
 
+def one_line(error: BaseException) -> str:
+    """An exception's message on one line (its type's name when it has none)."""
+    return " ".join(str(error).split()) or type(error).__name__
+
+
 def wants_json(args: list[str]) -> bool:
     """Whether the command line asks for JSON output (`--json`, `--format json`, `--format=json`)."""
     return "--json" in args or "--format=json" in args or any(
@@ -53,6 +58,12 @@ class _OneLineErrors:
         argv = list(sys.argv[1:] if args is None else args)
         try:
             result = super().main(argv, prog_name, complete_var, False, **extra)
+        except click.exceptions.NoArgsIsHelpError as error:
+            # A group called without a command: name the commands, not the whole help.
+            names = ", ".join(error.ctx.command.list_commands(error.ctx))
+            report_error(prog_name or self.name, f"no command given (one of: {names}; see "
+                                                 f"`{error.ctx.command_path} --help`)", wants_json(argv))
+            sys.exit(EXIT_USAGE)
         except click.ClickException as error:
             report_error(prog_name or self.name, _message(error), wants_json(argv), error.exit_code)
             sys.exit(error.exit_code)

@@ -15,6 +15,7 @@ import click
 import torch
 
 from interchange.cli_style import HELP_OPTIONS, Command, UsageLine
+from kernels._exit import EXIT_DIFFERS, EXIT_OK
 from kernels._injections import Injection
 from kernels._shapes import (
     GPU_BYTES_PER_STATE_ELEMENT,
@@ -25,9 +26,9 @@ from kernels._shapes import (
 )
 from kernels.diff import DiffReport, run_diff
 from kernels.generations import GenerationComparison, GenerationFileError, compare_generations, load_tokens
+from kernels.tree_cli import run_tree
 
-EXIT_OK = 0
-EXIT_DIFFERS = 1
+__all__ = ["EXIT_DIFFERS", "EXIT_OK", "render_comparison", "render_report", "ssm_diff_main", "ssm_generations_main"]
 DIFF_EXIT_CODES = ("Exit codes: 0 every stage within budget; 1 a stage over budget; 2 usage error (one line, "
                    "`ssm-diff: error: ...`: bad flags, CUDA where torch has none, a batch that does not fit).")
 GENERATIONS_EXIT_CODES = ("Exit codes: 0 identical over the compared tokens; 1 they diverge; 2 usage error (one "
@@ -80,6 +81,13 @@ def render_report(report: DiffReport) -> str:
 )
 @click.option("--show-kernel", is_flag=True, help="With --tree: print the extracted kernel and its generated wrapper (no CUDA needed).")
 @click.option("--instance", help="With --tree: only the SSM kernel instance of this cuda_kernel name (default: all).")
+@click.option("--engine", type=click.Choice(["torch", "mlx"]), default="torch", show_default=True,
+              help="torch: our port or, with --tree, the tree's kernel in a torch extension; mlx: replay mlxcel's seven "
+                   "SSM parity checks through MLX's CUDA back-end (needs --tree and '.[kernels-mlx]').")
+@click.option("--check", "checks", type=int, multiple=True,
+              help="With --engine mlx: only the parity check with this seed (repeat; default: all seven).")
+@click.option("--order", type=click.Choice(["suite", "file"]), default="suite", show_default=True,
+              help="With --engine mlx: the one-process run's order: suite (cargo test's, tests by name) or file.")
 def ssm_diff_main(
     shape: str,
     batch: int,
@@ -93,6 +101,9 @@ def ssm_diff_main(
     tree: Path | None,
     show_kernel: bool,
     instance: str | None,
+    engine: str,
+    checks: tuple[int, ...],
+    order: str,
 ) -> None:
     """Reproduce mlxcel's SSM decode update and diff every stage against the references.
 
@@ -107,15 +118,23 @@ def ssm_diff_main(
     cuda_kernel does, and diffs dt', the new state and out against float64
     and against our faithful kernel (bitwise or ulps).  --show-kernel prints
     what was extracted and generated, with path:line, without CUDA.
+
+    --engine mlx --tree ROOT replays mlxcel's SSM parity checks (seeds 2067 to
+    2073) through MLX itself: the test's inputs from MLX's random, the tree's
+    kernel through mx.fast.cuda_kernel, dt' through mx.compile, the test's
+    reference from MLX ops; in one process, each check in a fresh process,
+    with the stages the kernel computes and the injection search.
     """
+    if engine == "mlx":
+        raise SystemExit(_run_mlx_engine(tree, instance, checks, order, as_json))
+    if checks or order != "suite":
+        raise UsageLine("--check and --order choose parity checks: they go with --engine mlx")
     config = UpdateConfig(SHAPES[shape], batch, act_dtype, a_log_dtype, state_dtype, seed)
     if not show_kernel:
         _check_device(device)
         _check_fits(config, device)
     try:
         if tree is not None or show_kernel or instance is not None:
-            from kernels.tree_cli import run_tree
-
             raise SystemExit(run_tree(config, tree, device, inject, as_json, show_kernel, instance))
         report = run_diff(config, device, frozenset(Injection(name) for name in inject))
     except (MemoryError, torch.OutOfMemoryError) as error:
@@ -123,6 +142,31 @@ def ssm_diff_main(
             from None
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else render_report(report))
     raise SystemExit(EXIT_OK if report.first_failing_stage is None else EXIT_DIFFERS)
+
+
+MLX_FIXED = ("shape", "batch", "act_dtype", "a_log_dtype", "state_dtype", "seed", "device", "inject", "show_kernel")
+"""Options the parity checks fix: --engine mlx refuses them."""
+
+
+def _run_mlx_engine(tree: Path | None, instance: str | None, checks: tuple[int, ...], order: str, as_json: bool) -> int:
+    context = click.get_current_context()
+    given = [name for name in MLX_FIXED if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UsageLine(f"{flag} does not apply to --engine mlx: the parity checks fix shapes, dtypes and seeds "
+                        f"(choose checks with --check SEED)")
+    if tree is None:
+        raise UsageLine("--engine mlx runs the kernel a tree ships: give --tree ROOT (an mlxcel checkout)")
+    try:
+        from kernels import mlx_cli  # optional dependency: mlx, from '.[kernels-mlx]'
+    except ImportError as error:
+        raise UsageLine(f"--engine mlx needs MLX ({_one_line(error)}): pip install '.[kernels-mlx]'") from None
+    try:
+        text, status = mlx_cli.main_engine(tree, instance, checks, order, as_json)
+    except (mlx_cli.EngineError, mlx_cli.TreeKernelError) as error:
+        raise UsageLine(str(error)) from None
+    click.echo(text)
+    return status
 
 
 def _one_line(error: BaseException) -> str:

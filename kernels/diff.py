@@ -99,7 +99,7 @@ def run_diff(config: UpdateConfig, device: str = "cpu", inject: frozenset[Inject
     """Reproduce one update (CPU emulation or the CUDA faithful kernel) and diff every stage."""
     inputs = make_inputs(config)
     if device == "cuda":
-        from kernels import ops
+        import kernels.ops as ops
 
         candidate = ops.faithful_stages(inputs.to("cuda"), inject)
     else:

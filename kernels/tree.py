@@ -37,6 +37,39 @@ import torch
 import tree_sitter
 
 from codemods.parse import CPP, descendants, parse
+from kernels._tree_interpreter import bind_launch
+from kernels._tree_model import (
+    CUDA_TYPE,
+    MLX_DTYPES,
+    TYPE_STRING,
+    BoundLaunch,
+    Function,
+    LaunchSite,
+    TreeKernelError,
+    Where,
+    call_args,
+    declarations,
+    last_name,
+    node_text,
+    where_of,
+)
+
+__all__ = [
+    "CUDA_TYPE",
+    "KERNEL_DIR",
+    "MLX_DTYPES",
+    "TYPE_STRING",
+    "WRAPPER_PRELUDE",
+    "BoundLaunch",
+    "LaunchSite",
+    "TreeKernel",
+    "TreeKernelError",
+    "Where",
+    "compile_unit",
+    "find_tree_kernels",
+    "launch_key",
+    "select_instances",
+]
 
 KERNEL_DIR = "src/lib/mlxcel-core/cpp"
 """Where mlxcel keeps the C++ that registers its custom kernels."""
@@ -44,12 +77,6 @@ SSM_INPUTS = frozenset({"A_log", "B", "C", "D", "dt"})
 """Input names that mark a cuda_kernel call as the SSM update (with a `state*` output)."""
 LINK_DEPTH = 5
 """How many name hops (holder -> getter -> port table -> launcher ...) the call-site search follows."""
-
-CUDA_TYPE = {torch.float32: "float", torch.bfloat16: "__nv_bfloat16", torch.float16: "__half"}
-"""MLX's dtype_to_cuda_type for the dtypes the SSM update uses."""
-TYPE_STRING = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16"}
-"""MLX's get_type_string, which names a module in template_arguments_hash."""
-MLX_DTYPES = {name: dtype for dtype, name in TYPE_STRING.items()}
 
 WRAPPER_PRELUDE = """\
 // NVRTC defines none of these; torch's nvcc flags do, and they would remove
@@ -72,46 +99,6 @@ WRAPPER_PRELUDE = """\
 """What stands in for MLX's default JIT header (device/utils.cuh, cooperative_groups, `inf`)."""
 
 
-class TreeKernelError(Exception):
-    """The tree has no SSM kernel we can find, or its call site cannot be read; one line."""
-
-
-@dataclass(frozen=True)
-class Where:
-    """A place in the tree: a path relative to ROOT and a 1-based line."""
-
-    path: str
-    line: int
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}"
-
-
-@dataclass(frozen=True)
-class _Function:
-    """A parsed function definition: its name, parameters and body."""
-
-    name: str
-    params: tuple[str, ...]
-    body: tree_sitter.Node
-    where: Where
-
-
-@dataclass(frozen=True)
-class LaunchSite:
-    """The call that launches the kernel, as syntax: `kernel(inputs, shapes, dtypes, grid, block, targs, ...)`."""
-
-    function: _Function
-    where: Where
-    inputs: tuple[tree_sitter.Node, ...]
-    output_shapes: tuple[tree_sitter.Node, ...]
-    output_dtypes: tuple[tree_sitter.Node, ...]
-    grid: tuple[tree_sitter.Node, ...]
-    threadgroup: tuple[tree_sitter.Node, ...]
-    template_args: tuple[tuple[str, tree_sitter.Node], ...]
-    template_where: Where
-
-
 @dataclass(frozen=True)
 class TreeKernel:
     """One SSM instance of the tree: the cuda_kernel registration and the site that launches it."""
@@ -124,12 +111,10 @@ class TreeKernel:
     source_name: str
     source_where: Where
     launch: LaunchSite
-    functions: dict[str, _Function] = field(repr=False)
+    functions: dict[str, Function] = field(repr=False)
 
     def bind(self, args: dict[str, object]) -> BoundLaunch:
         """Run the call site on the launcher's arguments (tensors and floats, by parameter name)."""
-        from kernels._tree_interpreter import bind_launch
-
         return bind_launch(self, args)
 
     def parameter_roles(self) -> dict[str, str]:
@@ -141,7 +126,7 @@ class TreeKernel:
         order of compute_dt's own signature.
         """
         params = set(self.launch.function.params)
-        declared = _declarations(self.launch.function)
+        declared = declarations(self.launch.function)
         roles: dict[str, str] = {}
         for name, expression in zip(self.input_names, self.launch.inputs, strict=True):
             used = _ordered_names(expression)
@@ -151,67 +136,14 @@ class TreeKernel:
                 continue
             local = next((n for n in used if n in declared), None)
             call = declared.get(local) if local else None
-            if name != "dt" or call is None or call.type != "call_expression" or len(_args(call)) != 4:
+            if name != "dt" or call is None or call.type != "call_expression" or len(call_args(call)) != 4:
                 raise TreeKernelError(f"cannot read the call site at {self.launch.where}: which parameter feeds input {name}")
-            for role, arg in zip(("dt", "dt_bias", "dt_min", "dt_max"), _args(call), strict=True):
+            for role, arg in zip(("dt", "dt_bias", "dt_min", "dt_max"), call_args(call), strict=True):
                 fed = [n for n in _ordered_names(arg) if n in params]
                 if not fed:
-                    raise TreeKernelError(f"cannot read the compute_dt call at {_where(self.launch.where.path, call)}: {role}")
+                    raise TreeKernelError(f"cannot read the compute_dt call at {where_of(self.launch.where.path, call)}: {role}")
                 roles[fed[0]] = role
         return roles
-
-
-@dataclass(frozen=True)
-class BoundLaunch:
-    """The tree kernel's launch for one update: tensors, template values, geometry and the wrapper."""
-
-    kernel: TreeKernel
-    inputs: tuple[torch.Tensor, ...]
-    outputs: tuple[torch.Tensor, ...]
-    template_values: tuple[tuple[str, object], ...]
-    grid: tuple[int, int, int]
-    threadgroup: tuple[int, int, int]
-    dt_chain: tuple[str, ...]
-
-    @property
-    def blocks(self) -> tuple[int, int, int]:
-        """MLX's launch grid: ceil(grid / threadgroup) in each dimension."""
-        return tuple(-(-g // t) for g, t in zip(self.grid, self.threadgroup, strict=True))
-
-    @property
-    def module_name(self) -> str:
-        """`custom_kernel_<name>` plus MLX's template_arguments_hash: the JIT module's cache key."""
-        return "custom_kernel_" + self.kernel.name + "".join(f"_{_hash_part(v)}" for _, v in self.template_values)
-
-    @property
-    def signature(self) -> tuple[str, ...]:
-        """The C types of the generated parameters, which the module name may or may not key on."""
-        return tuple(CUDA_TYPE[t.dtype] for t in self.inputs + self.outputs)
-
-    def wrapper(self) -> str:
-        """The kernel as MLX's cuda_kernel builds it, without the JIT header (see WRAPPER_PRELUDE)."""
-        lines = ["namespace mlx::core::cu {", "", "namespace cg = cooperative_groups;", ""]
-        lines.append(f"__global__ void {self.module_name}(")
-        params = [f"    const {CUDA_TYPE[t.dtype]}* {n}" for n, t in zip(self.kernel.input_names, self.inputs, strict=True)]
-        params += [f"    {CUDA_TYPE[t.dtype]}* {n}" for n, t in zip(self.kernel.output_names, self.outputs, strict=True)]
-        lines.append(",\n".join(params) + ") {")
-        for name, value in self.template_values:
-            if isinstance(value, torch.dtype):
-                lines.append(f"  using {name} = {CUDA_TYPE[value]};")
-            elif isinstance(value, bool):
-                lines.append(f"  constexpr bool {name} = {str(value).lower()};")
-            else:
-                lines.append(f"  constexpr int {name} = {value};")
-        lines.append("")
-        return "\n".join(lines) + "\n" + self.kernel.source + "\n}\n\n} // namespace mlx::core::cu\n"
-
-
-def _hash_part(value: object) -> str:
-    if isinstance(value, torch.dtype):
-        return TYPE_STRING[value]
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    return str(value)
 
 
 def find_tree_kernels(root: Path) -> tuple[TreeKernel, ...]:
@@ -247,24 +179,6 @@ def select_instances(kernels: tuple[TreeKernel, ...], instance: str | None) -> t
     return chosen
 
 
-def _text(node: tree_sitter.Node) -> str:
-    return node.text.decode("utf-8", "replace")
-
-
-def _where(rel: str, node: tree_sitter.Node) -> Where:
-    return Where(rel, node.start_point.row + 1)
-
-
-def _last_name(node: tree_sitter.Node) -> str:
-    """`mlx::core::fast::cuda_kernel` -> `cuda_kernel`; `fn` -> `fn`."""
-    return _text(node).rsplit("::", 1)[-1].strip()
-
-
-def _args(call: tree_sitter.Node) -> list[tree_sitter.Node]:
-    arguments = call.child_by_field_name("arguments")
-    return [] if arguments is None else [a for a in arguments.named_children if a.type != "comment"]
-
-
 def _strings(node: tree_sitter.Node) -> tuple[str, ...] | None:
     """The strings of `{"a", "b"}`; None when it is not a list of string literals."""
     if node.type != "initializer_list":
@@ -276,10 +190,10 @@ def _strings(node: tree_sitter.Node) -> tuple[str, ...] | None:
 
 
 def _string_value(node: tree_sitter.Node) -> str:
-    return "".join(_text(c) for c in node.named_children if c.type in ("string_content", "escape_sequence"))
+    return "".join(node_text(c) for c in node.named_children if c.type in ("string_content", "escape_sequence"))
 
 
-def _functions(tree: tree_sitter.Node, rel: str) -> Iterator[_Function]:
+def _functions(tree: tree_sitter.Node, rel: str) -> Iterator[Function]:
     """Every function definition: name (last component), parameter names, body."""
     for node in descendants(tree):
         if node.type != "function_definition":
@@ -292,8 +206,8 @@ def _functions(tree: tree_sitter.Node, rel: str) -> Iterator[_Function]:
         for param in declarator.child_by_field_name("parameters").named_children:
             names = [n for n in descendants(param) if n.type == "identifier"]
             if names:
-                params.append(_text(names[-1]))
-        yield _Function(_last_name(declarator.child_by_field_name("declarator")), tuple(params), body, _where(rel, node))
+                params.append(node_text(names[-1]))
+        yield Function(last_name(declarator.child_by_field_name("declarator")), tuple(params), body, where_of(rel, node))
 
 
 def _function_declarator(definition: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -306,13 +220,13 @@ def _function_declarator(definition: tree_sitter.Node) -> tree_sitter.Node | Non
 
 def _cuda_kernel_calls(tree: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
     for node in descendants(tree):
-        if node.type == "call_expression" and _last_name(node.child_by_field_name("function")) == "cuda_kernel":
+        if node.type == "call_expression" and last_name(node.child_by_field_name("function")) == "cuda_kernel":
             yield node
 
 
 def _read_registration(rel, call, parsed, functions) -> TreeKernel | None:
     """The TreeKernel of one cuda_kernel call, or None when it is not the SSM update."""
-    args = _args(call)
+    args = call_args(call)
     if len(args) < 4 or args[0].type != "string_literal":
         return None
     inputs, outputs = _strings(args[1]), _strings(args[2])
@@ -321,7 +235,7 @@ def _read_registration(rel, call, parsed, functions) -> TreeKernel | None:
     if not SSM_INPUTS <= set(inputs) or not any(o.startswith("state") for o in outputs):
         return None
     name = _string_value(args[0])
-    where = _where(rel, call)
+    where = where_of(rel, call)
     source_name, source_node, source_rel = _source_of(args[3], rel, parsed)
     if source_node is None:
         raise TreeKernelError(f"{where}: cuda_kernel {name!r} takes source {source_name}, whose raw string was not found")
@@ -338,9 +252,9 @@ def _read_registration(rel, call, parsed, functions) -> TreeKernel | None:
         where=where,
         input_names=inputs,
         output_names=outputs,
-        source=_text(content),
+        source=node_text(content),
         source_name=source_name,
-        source_where=_where(source_rel, content),
+        source_where=where_of(source_rel, content),
         launch=launch,
         functions=functions,
     )
@@ -351,8 +265,8 @@ def _source_of(arg, rel, parsed):
     if arg.type == "raw_string_literal":
         return "an inline raw string", arg, rel
     if arg.type != "identifier":
-        return _text(arg), None, rel
-    name = _text(arg)
+        return node_text(arg), None, rel
+    name = node_text(arg)
     ordered = sorted(parsed, key=lambda item: item[0] != rel)
     for file_rel, tree in ordered:
         for node in descendants(tree):
@@ -360,7 +274,7 @@ def _source_of(arg, rel, parsed):
                 continue
             value = node.child_by_field_name("value")
             declared = [n for n in descendants(node.child_by_field_name("declarator")) if n.type == "identifier"]
-            if declared and _text(declared[-1]) == name and value.type == "raw_string_literal":
+            if declared and node_text(declared[-1]) == name and value.type == "raw_string_literal":
                 return name, value, file_rel
     return name, None, rel
 
@@ -371,24 +285,24 @@ def _enclosing_name(node: tree_sitter.Node) -> str | None:
     function_name = None
     while current is not None:
         if current.type in ("struct_specifier", "class_specifier") and current.child_by_field_name("name"):
-            return _text(current.child_by_field_name("name"))
+            return node_text(current.child_by_field_name("name"))
         if current.type == "function_definition" and function_name is None:
             declarator = _function_declarator(current)
             if declarator is not None:
-                function_name = _last_name(declarator.child_by_field_name("declarator"))
+                function_name = last_name(declarator.child_by_field_name("declarator"))
         current = current.parent
     return function_name
 
 
 def _ordered_names(node: tree_sitter.Node) -> list[str]:
-    return [_text(n) for n in descendants(node) if n.type == "identifier"]
+    return [node_text(n) for n in descendants(node) if n.type == "identifier"]
 
 
 def _names_in(node: tree_sitter.Node) -> set[str]:
-    return {_text(n) for n in descendants(node) if n.type in ("identifier", "type_identifier", "field_identifier")}
+    return {node_text(n) for n in descendants(node) if n.type in ("identifier", "type_identifier", "field_identifier")}
 
 
-def _find_launch(call, inputs, outputs, functions: dict[str, _Function], rel) -> LaunchSite | None:
+def _find_launch(call, inputs, outputs, functions: dict[str, Function], rel) -> LaunchSite | None:
     """Follow names outward from the registration until a function launches a kernel of this arity."""
     start = _enclosing_name(call)
     if start is None:
@@ -407,57 +321,44 @@ def _find_launch(call, inputs, outputs, functions: dict[str, _Function], rel) ->
     return None
 
 
-def _declarations(function: _Function) -> dict[str, tree_sitter.Node]:
-    """name -> initializer of each `T name = value;` in a body (the first one wins)."""
-    found: dict[str, tree_sitter.Node] = {}
-    for node in descendants(function.body):
-        if node.type != "init_declarator":
-            continue
-        value = node.child_by_field_name("value")
-        names = [n for n in descendants(node.child_by_field_name("declarator")) if n.type == "identifier"]
-        if value is not None and names:
-            found.setdefault(_text(names[-1]), value)
-    return found
-
-
 def _list_items(node: tree_sitter.Node, declared: dict[str, tree_sitter.Node]) -> tuple[tree_sitter.Node, ...] | None:
     """The items of `{a, b}` or of the list a local was initialised with."""
-    if node.type == "identifier" and _text(node) in declared:
-        node = declared[_text(node)]
+    if node.type == "identifier" and node_text(node) in declared:
+        node = declared[node_text(node)]
     if node.type != "initializer_list":
         return None
     return tuple(c for c in node.named_children if c.type != "comment")
 
 
-def _launch_in(function: _Function, n_inputs: int, n_outputs: int) -> LaunchSite | None:
-    declared = _declarations(function)
+def _launch_in(function: Function, n_inputs: int, n_outputs: int) -> LaunchSite | None:
+    declared = declarations(function)
     rel = function.where.path
     for node in descendants(function.body):
         if node.type != "call_expression":
             continue
-        args = _args(node)
-        if len(args) < 6 or not all(a.type == "call_expression" and _last_name(a.child_by_field_name("function")) == "make_tuple" for a in args[3:5]):
+        args = call_args(node)
+        if len(args) < 6 or not all(a.type == "call_expression" and last_name(a.child_by_field_name("function")) == "make_tuple" for a in args[3:5]):
             continue
         ins, shapes, dtypes = (_list_items(a, declared) for a in args[:3])
         if ins is None or len(ins) != n_inputs or shapes is None or dtypes is None or len(dtypes) != n_outputs:
             continue
         targs_node = args[5]
-        template_where = _where(rel, declared.get(_text(targs_node), targs_node))
+        template_where = where_of(rel, declared.get(node_text(targs_node), targs_node))
         return LaunchSite(
             function=function,
-            where=_where(rel, node),
+            where=where_of(rel, node),
             inputs=ins,
             output_shapes=shapes,
             output_dtypes=dtypes,
-            grid=tuple(_args(args[3])),
-            threadgroup=tuple(_args(args[4])),
+            grid=tuple(call_args(args[3])),
+            threadgroup=tuple(call_args(args[4])),
             template_args=_template_args(targs_node, declared, function),
             template_where=template_where,
         )
     return None
 
 
-def _template_args(node, declared, function: _Function) -> tuple[tuple[str, tree_sitter.Node], ...]:
+def _template_args(node, declared, function: Function) -> tuple[tuple[str, tree_sitter.Node], ...]:
     """`{{"T", input_type}, ...}` (declared or inline), plus any later push_back/emplace_back onto it."""
     pairs = []
     for item in _list_items(node, declared) or ():
@@ -469,11 +370,11 @@ def _template_args(node, declared, function: _Function) -> tuple[tuple[str, tree
             target = call.child_by_field_name("function") if call.type == "call_expression" else None
             if target is None or target.type != "field_expression":
                 continue
-            if _text(target.child_by_field_name("argument")) != _text(node):
+            if node_text(target.child_by_field_name("argument")) != node_text(node):
                 continue
-            if _text(target.child_by_field_name("field")) not in ("push_back", "emplace_back"):
+            if node_text(target.child_by_field_name("field")) not in ("push_back", "emplace_back"):
                 continue
-            args = _args(call)
+            args = call_args(call)
             parts = [c for c in args[0].named_children] if len(args) == 1 and args[0].type == "initializer_list" else args
             if len(parts) == 2 and parts[0].type == "string_literal":
                 pairs.append((_string_value(parts[0]), parts[1]))

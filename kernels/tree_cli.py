@@ -9,7 +9,7 @@ import click
 
 from interchange.cli_style import UsageLine
 from kernels._shapes import UpdateConfig
-from kernels.cli import EXIT_DIFFERS, EXIT_OK
+from kernels._exit import EXIT_DIFFERS, EXIT_OK
 
 
 def run_tree(

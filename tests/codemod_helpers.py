@@ -1,17 +1,32 @@
-"""assert_deletes: one helper for inline before/after tests of deletion operations; rustfmt_clean."""
+"""The before/after harness (assert_recipe, and assert_deletes on top of it for one file), the
+inline-source dedent, rustfmt_clean, and the README's rewording example."""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
+import tempfile
 import textwrap
+from pathlib import Path
 
-from codemods.edit.splice import splice
-from codemods.parse import CPP, RUST, error_count, parse
-from codemods.edit.item_spans import deletion_edits
-from codemods.languages.cpp.items import CppTarget, delete_cpp_items
-from codemods.languages.python.items import PythonTarget, delete_python_items
-from codemods.languages.rust.items import RustTarget, delete_rust_items
+import pytest
+
+from codemods import ItemTarget, Plan, Recipe, load_recipe, plan_recipe
+from codemods.parse import CPP, RUST, error_count, language_of, parse
+
+
+def run_codemod(*args: str, color: bool = False):
+    """`codemod ARGS...` in-process (click's runner): never a traceback, only SystemExit."""
+    from click.testing import CliRunner
+
+    from codemods.cli.main import main
+
+    result = CliRunner().invoke(main, list(args), color=color)
+    assert "Traceback" not in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
 
 
 def dedent_text(text: str) -> str:
@@ -23,27 +38,89 @@ def dedent(text: str) -> bytes:
     return dedent_text(text).encode()
 
 
+_SUFFIX = {"rust": ".rs", "cpp": ".cpp", "python": ".py"}
+
+
+def _as_files(tree: dict[str, str | bytes] | Path) -> dict[str, bytes]:
+    if isinstance(tree, Path):
+        return {p.relative_to(tree).as_posix(): p.read_bytes() for p in sorted(tree.rglob("*")) if p.is_file()}
+    return {path: data if isinstance(data, bytes) else data.encode() for path, data in tree.items()}
+
+
+def assert_recipe(before: dict[str, str | bytes] | Path, recipe: Recipe | str | Path,
+                  after: dict[str, str | bytes] | Path, **plan_options) -> Plan:
+    """The one before/after harness: `before` (files by path, or a folder) written to a fresh
+    folder, `recipe` (a Recipe, or a recipe file) planned on it with `plan_options`, gives
+    exactly `after` (every file of the tree); no blocking finding, no new parse error, rustfmt
+    cleanliness kept, and planning the result again changes nothing. Returns the plan."""
+    files = _as_files(before)
+    expected = _as_files(after)
+    if not isinstance(recipe, Recipe):
+        recipe = load_recipe(str(recipe))
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for path, data in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(data)
+        plan = plan_recipe(root, recipe, **plan_options)
+        assert not plan.blocking, [f.render() for f in plan.blocking]
+        result = dict(files)
+        for change in plan.changes:
+            result[change.path] = change.after
+        assert {p: d.decode("utf-8", "replace") for p, d in result.items()} == \
+            {p: d.decode("utf-8", "replace") for p, d in expected.items()}
+        assert result == expected
+        unformatted = []
+        for path, data in result.items():
+            language = language_of(path)
+            if language in (RUST, CPP):
+                assert error_count(parse(data, language)) <= error_count(parse(files[path], language)), path
+            if language == RUST and data != files[path]:
+                if shutil.which("rustfmt") is None:
+                    unformatted.append(path)
+                elif rustfmt_clean(files[path]):
+                    assert rustfmt_clean(data), f"{path} is no longer rustfmt-clean"
+        for change in plan.changes:
+            (root / change.path).write_bytes(change.after)
+        assert plan_recipe(root, recipe, **plan_options).changes == (), "a second plan changes the result again"
+    if unformatted:
+        pytest.skip(f"rustfmt is not installed: the rest held, but rustfmt cleanliness of {unformatted} was not checked")
+    return plan
+
+
 def run_deletion(language: str, before: bytes, targets: list[tuple[str, str]]):
-    """Delete (kind, name) targets from `before`; returns (after, findings)."""
-    if language == "rust":
-        deletions, _, findings = delete_rust_items("t.rs", before, [RustTarget(k, n) for k, n in targets])
-        return splice(before, deletion_edits("t.rs", before, deletions)), findings
-    if language == "cpp":
-        deletions, _, findings = delete_cpp_items("t.cpp", before, [CppTarget(k, n) for k, n in targets])
-        return splice(before, deletion_edits("t.cpp", before, deletions)), findings
-    edits, _, findings = delete_python_items("t.py", before, [PythonTarget(k, n) for k, n in targets])
-    return splice(before, edits), findings
+    """Plan the deletion of (kind, name) targets from one file `before`; returns (after, findings)."""
+    path = f"t{_SUFFIX[language]}"
+    recipe = Recipe(id="delete", summary="", deletions=tuple(ItemTarget(path, language, k, n) for k, n in targets))
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / path).write_bytes(before)
+        plan = plan_recipe(Path(folder), recipe, allow_dangling=True, allow_unreworded=True)
+    findings = [f for f in plan.findings if f.code != "dangling-reference"]
+    return (plan.changes[0].after if plan.changes else before), findings
 
 
-def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], after: str) -> None:
-    """Deleting `targets` from dedented `before` gives exactly dedented `after`, still parsing."""
-    source, expected = dedent(before), dedent(after)
-    result, findings = run_deletion(language, source, targets)
+def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], after: str,
+                   planned: bool = True) -> None:
+    """Deleting `targets` from the one file dedented `before` gives exactly dedented `after` (see
+    assert_recipe; uses of the deleted items left in the file are allowed). With `planned`
+    False, only the language plug-in's `delete_items` runs, without the planner's gate (for a
+    source tree-sitter cannot parse cleanly, which the planner refuses to edit near)."""
+    path = f"t{_SUFFIX[language]}"
+    targets_ = tuple(ItemTarget(path, language, k, n) for k, n in targets)
+    if planned:
+        recipe = Recipe(id="delete", summary="", deletions=targets_)
+        assert_recipe({path: dedent(before)}, recipe, {path: dedent(after)}, allow_dangling=True,
+                      allow_unreworded=True)
+        return
+    from codemods.edit.splice import splice
+    from codemods.languages.registry import LANGUAGES
+    from codemods.plan.references import DeletedNames
+
+    source = dedent(before)
+    edits, findings = LANGUAGES[language].operations.delete_items(path, source, list(targets_), "delete", None,
+                                                                  DeletedNames())
     assert not [f for f in findings if f.blocking], findings
-    assert result.decode() == expected.decode()
-    if language in ("rust", "cpp"):
-        grammar = RUST if language == "rust" else CPP
-        assert error_count(parse(result, grammar)) <= error_count(parse(source, grammar))
+    assert splice(source, edits).decode() == dedent_text(after)
 
 
 def rustfmt_clean(source: bytes) -> bool:
@@ -53,3 +130,10 @@ def rustfmt_clean(source: bytes) -> bool:
     result = subprocess.run(["rustfmt", "--edition", "2024", "--config", f"newline_style={style}", "--emit", "stdout"],
                             input=source, capture_output=True, env={"RUSTUP_TOOLCHAIN": "stable", **os.environ})
     return result.returncode == 0 and result.stdout == source
+
+
+def readme_rewording_example() -> str:
+    """The README's recipe file that extends the bundled recipe with a rewording rule."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```toml\n(.*?)```", readme, flags=re.S)]
+    return next(block for block in blocks if block.startswith('extends = "paged-compat-removal"'))

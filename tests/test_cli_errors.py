@@ -52,6 +52,9 @@ INPUTS = {
     "delete_key.toml": 'id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "fn"\nnmae = "f"\n',
     "bad_regex.toml": 'extends = "paged-compat-removal"\ndead_symbol_pattern = "paged_decode_attention_(dense"\n',
     "bad_kind.toml": 'id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
+    "id_number.toml": "id = 5\n",
+    "no_replace.toml": 'extends = "paged-compat-removal"\n[[reword]]\npath = "src/lib/mlxcel-core/src/layers.rs"\n'
+                       'item = "paged_decode_attention_pooled"\nsymbols = ["paged_decode_attention_dense_compat"]\n',
     "bad.json": "{not json",
     "object.json": '{"ids": [1, 2]}',
     "tokens.txt": "1 2 3\n",
@@ -89,6 +92,17 @@ CASES = {
     "ssm-generations-bad-json-named": case("ssm-generations bad.json tokens.txt", "bad.json: not valid JSON"),
     "paged-bench-unknown-option": case("paged-bench decide --frob .", "No such option '--frob'"),
     "check-unknown-option": case("codemod check --frob", "No such option '--frob'"),
+    # ---- issue 23: what a new user hit on the real tree
+    "codemod-without-command": case("codemod", "no command given (one of: apply, check, recipes; "
+                                               "see `codemod --help`)"),
+    "paged-bench-without-command": case("paged-bench", "no command given (one of: decide, plan, report, run"),
+    "recipe-id-not-a-string": case("codemod apply --dry-run --recipe id_number.toml {tree}",
+                                   "id must be a string, not 5"),
+    "reword-without-replace": case("codemod apply --dry-run --recipe no_replace.toml {tree}",
+                                   "[[reword]] entry 1: missing key 'replace'"),
+    "perturb-unknown-function": case("codemod apply --recipe perturb-pooled-output --param function=nope "
+                                     "--dry-run {tree}", "--param function=nope: no function nope in "
+                                                         "src/lib/mlxcel-core/src/layers.rs"),
     # ---- more
     "apply-subfolder-of-tree": case("codemod apply --dry-run src/models", "probably", cwd="{tree}"),
     "apply-empty-folder": case("codemod apply empty-folder", "holds none of src/lib/mlxcel-core"),
@@ -217,6 +231,9 @@ def test_every_command_takes_h_and_lists_its_exit_codes(command: str) -> None:
     text = " ".join(result.stdout.split())
     assert result.returncode == 0, result.stderr
     assert "Exit codes: 0 " in text and f"2 usage error (one line, `{script}: error: ...`" in text
+    assert [line for line in result.stdout.splitlines() if len(line) > 80] == []
+    if command == "codemod apply":
+        assert "130 interrupted (Ctrl-C)" in text
 
 
 def test_every_option_has_help_text() -> None:

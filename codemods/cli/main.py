@@ -28,6 +28,7 @@ EXIT_INTERNAL = 3
 # The recipe `apply` and `check` run when --recipe is not given.
 DEFAULT_RECIPE = "paged-compat-removal"
 
+EXIT_INTERRUPTED = 130
 USAGE_ERROR_TEXT = "2 usage error (one line, `codemod: error: ...`"
 EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
               f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
@@ -122,10 +123,10 @@ def main() -> None:
 
     \b
     Typical use:
-      codemod recipes                  the bundled recipes and the options they take
-      codemod apply --dry-run ROOT     review a recipe's plan as a diff
-      codemod apply ROOT               write it (atomically, all files or none)
-      codemod check ROOT               fail if dead symbols came back
+      codemod recipes               the bundled recipes and the options they take
+      codemod apply --dry-run ROOT  review a recipe's plan as a diff
+      codemod apply ROOT            write it (atomically, all files or none)
+      codemod check ROOT            fail if dead symbols came back
     """
 
 
@@ -240,10 +241,12 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     --format sarif or github puts the findings on stdout instead, as a SARIF
     2.1.0 log or as GitHub annotations (no diff).
 
-    The write is journaled in ROOT/.codemod-journal/: if a run dies part way,
-    the next `codemod apply ROOT` first puts the files back (or finishes, if
-    all were written) and says so. Two runs on one tree never interleave: the
-    second stops at once (exit 1).
+    The write is journaled (in ROOT/.git/codemod/ when ROOT is a git work
+    tree, else in ROOT/.codemod-journal/): if a run dies part way, the next
+    `codemod apply ROOT` first puts the files back (or finishes, if all were
+    written) and says so; `codemod check ROOT` warns while a journal waits.
+    Two runs on one tree never interleave: the second stops at once (exit 1).
+    Ctrl-C during the write puts back what was written (exit 130).
     """
     from codemods.plan.planner import USAGE_ERROR
     from codemods.report.base import ApplyReport, reporter
@@ -255,9 +258,17 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     _root_problem(root)
     options = _options(params, param_files, decision)
     recipe = _load(recipe_spec)
-    run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
-                       allow_unreworded=allow_unreworded, strict=strict, options=options,
-                       allow_unmatched=allow_unmatched)
+    progress = _Progress() if sys.stderr.isatty() else None
+    try:
+        run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
+                           allow_unreworded=allow_unreworded, strict=strict, options=options, progress=progress,
+                           allow_unmatched=allow_unmatched)
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.clear()
+        _interrupted(root)
+    if progress is not None:
+        progress.clear()
     plan = run.plan
     if plan is not None and any(f.code == USAGE_ERROR for f in plan.findings):
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
@@ -273,6 +284,48 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
                          colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)
+
+
+class _Progress:
+    """What a long `apply` is doing, on one line of a terminal's stderr, rewritten as it goes and
+    cleared before the report (never on a pipe or file: the CLI passes none there)."""
+
+    def __init__(self) -> None:
+        self.shown = False
+
+    def __call__(self, message: str) -> None:
+        sys.stderr.write(f"\r\x1b[Kcodemod: {message}...")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def _interrupted(root: Path) -> None:
+    """Ctrl-C during `apply`: say what state the tree is in (never that files changed), exit 130."""
+    from codemods.write.journal import journal_path, journal_present
+
+    if journal_present(root):
+        state = (f"the write stopped part way; `codemod apply {root}` puts the files back from "
+                 f"{journal_path(root)}/")
+    else:
+        state = "no file is half written (a write in progress was put back)"
+    _echo_err(f"codemod: interrupted (Ctrl-C); {state}")
+    sys.exit(EXIT_INTERRUPTED)
+
+
+def _pending_journal(root: Path) -> str | None:
+    """The warning `check` prints while an interrupted apply's journal waits in ROOT."""
+    from codemods.write.journal import journal_path, journal_present
+
+    if not journal_present(root):
+        return None
+    return (f"codemod check: warning: {journal_path(root)}/ is left from an interrupted `codemod apply`: "
+            f"files may be half written; `codemod apply {root}` recovers them")
 
 
 @main.command(epilog=(f"Exit codes: 0 clean; 1 mentions found; {USAGE_ERROR_TEXT}: bad arguments, a ROOT that "
@@ -307,9 +360,11 @@ def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, a
     --format sarif   a SARIF 2.1.0 log on stdout for code scanning: a rule per
                      removed-symbol group of the pattern, a result per mention,
                      paths relative to ROOT (or to the working directory)
-    --format github  `::error file=...,line=...,col=...::` lines for GitHub Actions
+    --format github  `::error file=...,line=...,col=...::` lines for GitHub
+                     Actions
     """
-    from codemods.plan.loader import RecipeError, dead_symbol_settings
+    from codemods.plan.errors import RecipeError
+    from codemods.plan.settings import dead_symbol_settings
     from codemods.report.base import CheckReport, reporter
     from codemods.search.check import check_files, check_tree
 
@@ -342,4 +397,7 @@ def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, a
         exit_code = EXIT_USAGE if result.errors else EXIT_OK
     report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code)
     _echo(reporter(output_format).render_check(report))
+    warning = _pending_journal(root)
+    if warning is not None:
+        _echo_err(warning)
     sys.exit(exit_code)

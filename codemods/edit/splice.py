@@ -1,7 +1,7 @@
 """Edits to bytes, without touching the disk: what the planner and the writer share.
 
 `splice` turns a file's edits into its new bytes (call `conflicts` first to
-refuse overlaps), `map_offset` maps an offset of the result back to the
+refuse overlaps; `apply_edits` does both), `map_offset` maps an offset of the result back to the
 source, `with_line_endings_of` makes inserted text use the file's line
 ending, `resolve_inside` says which real file a planned path names, and
 `FileChange` records what was read and what will be written.
@@ -53,8 +53,8 @@ def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
             line, col = line_col(source, second.start)
             findings.append(
                 Finding(first.path, line, col, "overlapping-edits",
-                        f"edits overlap: {first.origin} [{first.start},{first.end}) and "
-                        f"{second.origin} [{second.start},{second.end}); nothing written")
+                        f"edits overlap: {first.origin or 'an edit'} and {second.origin or 'an edit'} change "
+                        f"the same text; nothing written in this file")
             )
     return findings
 
@@ -69,6 +69,15 @@ def splice(source: bytes, edits: list[Edit]) -> bytes:
         cursor = edit.end
     out += source[cursor:]
     return bytes(out)
+
+
+def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
+    """`source` with `edits` (of one file, e.g. what `Rewrite.edits` returns) applied; ValueError
+    naming both edits when two overlap. The public form of `splice`."""
+    overlaps = conflicts(list(edits), source)
+    if overlaps:
+        raise ValueError("; ".join(f.render() for f in overlaps))
+    return splice(source, list(edits))
 
 
 def map_offset(edits: list[Edit], after_offset: int) -> int:
@@ -105,6 +114,9 @@ def _common_affixes(old: bytes, new: bytes) -> tuple[int, int]:
     suffix = 0
     while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
         suffix += 1
+    if suffix and new[len(new) - suffix] == 0x0A and old[len(old) - suffix - 1 : len(old) - suffix] == b"\r":
+        # The common suffix would split the old CRLF from the new bare LF: that LF is inserted.
+        suffix -= 1
     return prefix, suffix
 
 
@@ -149,6 +161,7 @@ def resolve_inside(root: Path, path: str) -> Path | None:
 
 __all__ = [
     "FileChange",
+    "apply_edits",
     "conflicts",
     "digest",
     "line_ending",

@@ -39,7 +39,7 @@ class Finding:
     """Something the user must know about a plan, located at path:line:col (1-based).
 
     A dangling reference also says how sure the check is (`certainty`:
-    definite or possible), what kind of use it is (`reference`: call, import,
+    definite or possible), what kind of use it is (`reference_kind`: call, import,
     serde default, ...) and how the name resolved (`resolution`).
     """
 
@@ -51,7 +51,7 @@ class Finding:
     severity: str = BLOCKING
     symbol: str | None = None
     certainty: str | None = None
-    reference: str | None = None
+    reference_kind: str | None = None  # what the use is: call, import, ... (JSON "kind")
     resolution: str | None = None
 
     @property
@@ -73,7 +73,7 @@ class Finding:
             "message": self.message,
         }
         if self.certainty is not None:
-            document.update(certainty=self.certainty, kind=self.reference, resolution=self.resolution)
+            document.update(certainty=self.certainty, kind=self.reference_kind, resolution=self.resolution)
         return document
 
 

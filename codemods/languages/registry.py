@@ -78,6 +78,7 @@ class Language:
     mention_classifier: str | None = None
     line_comment_kinds: frozenset[str] = frozenset()
     line_comment_markers: tuple[str, ...] = ()
+    lexer: str | None = None
 
     def classify_mentions(self, source: bytes, spans: list[tuple[int, int]]) -> list[str] | None:
         """The kind (code, comment, string, unknown) of each span, from `mention_classifier`
@@ -87,6 +88,12 @@ class Language:
             return None
         module, function = self.mention_classifier.split(":")
         return getattr(importlib.import_module(module), function)(source, self.name, spans)
+
+    @property
+    def item_kinds(self) -> tuple[str, ...]:
+        """The item kinds a recipe may delete: `deletable_kinds`, else the keys of the operations
+        module's `DELETABLE_KINDS` (a plug-in that describes its kinds in code says them once)."""
+        return self.deletable_kinds or tuple(getattr(self.operations, "DELETABLE_KINDS", ()))
 
     @property
     def operations(self) -> LanguageOperations:
@@ -140,12 +147,11 @@ register(Language(
     identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}),
     comment_kinds=frozenset({"line_comment", "block_comment"}),
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
-    deletable_kinds=("fn", "test", "struct", "enum", "type", "type_alias", "trait", "trait_method", "impl", "const",
-                     "static", "mod", "bridge_fn", "macro", "variant", "field", "use", "attribute"),
     formatter="rustfmt",
     mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"line_comment"}),
     line_comment_markers=("///", "//!", "//"),
+    lexer="codemods.languages.rust.lexer:spans",
 ))
 register(Language(
     CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
@@ -158,6 +164,7 @@ register(Language(
     mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"comment"}),
     line_comment_markers=("///", "//!", "//"),
+    lexer="codemods.languages.cpp.lexer:spans",
 ))
 register(Language(
     PYTHON, (".py",), "codemods.languages.python.language",

@@ -5,7 +5,7 @@ A recipe file's data becomes a `Recipe`; its `build` key names a Python
 function (`module:function`, the module beside the file) that adds what data
 cannot say (steps, parameters, paths the steps read) and returns the recipe.
 The dead-symbol settings `codemod check` needs are read from the files alone
-(`dead_symbol_settings`), without the engine.
+(`settings.py`), without the engine.
 """
 
 from __future__ import annotations
@@ -17,12 +17,10 @@ import importlib.util
 from pathlib import Path, PurePosixPath
 
 from codemods.languages.registry import LANGUAGES, parsed_languages
+from codemods.plan.errors import RecipeError
 from codemods.plan.recipe import Insertion, ItemTarget, PatternRewrite, Recipe, Rewording
 from codemods.recipes import bundled_files, module_name
-
-
-class RecipeError(Exception):
-    """A recipe id that is unknown or a recipe file that does not load."""
+from interchange.cli_style import one_line
 
 
 def bundled_recipes() -> list[Recipe]:
@@ -38,7 +36,7 @@ def _module_from_file(path: Path):
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as error:
-        raise RecipeError(f"{path}: recipe failed to load: {type(error).__name__}: {_one_line(error)}") from None
+        raise RecipeError(f"{path}: recipe failed to load: {type(error).__name__}: {one_line(error)}") from None
     return module
 
 
@@ -57,7 +55,7 @@ def _from_toml_file(path: Path) -> Recipe:
     except OSError as error:
         raise RecipeError(f"{path}: cannot read the recipe file: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise RecipeError(f"{path}: not valid TOML: {_one_line(error)}") from None
+        raise RecipeError(f"{path}: not valid TOML: {one_line(error)}") from None
     for key in ("delete", "rewrite", "reword", "insert", "check_scope", "protected"):
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
@@ -65,7 +63,8 @@ def _from_toml_file(path: Path) -> Recipe:
     try:
         deletions = tuple(ItemTarget(**d) for d in data.get("delete", []))
         rewrites = tuple(PatternRewrite(**r) for r in data.get("rewrite", []))
-        rewordings = tuple(Rewording(**r) for r in data.get("reword", []))
+        source = data["id"] if isinstance(data.get("id"), str) and data["id"] else path.name
+        rewordings = rewordings_from(data.get("reword", []), source)
         insertions = tuple(Insertion(**r) for r in data.get("insert", []))
         if "extends" in data:
             return dataclasses.replace(_extended(path, str(data["extends"]), data, deletions, rewrites, rewordings),
@@ -86,8 +85,14 @@ def _from_toml_file(path: Path) -> Recipe:
             protected=tuple(data.get("protected", ())),
         )
     except (TypeError, ValueError, AttributeError) as error:
-        raise RecipeError(f"{path}: recipe does not match the schema: {_one_line(error)}") from None
+        raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
     return _built(path, data.get("build"), recipe)
+
+
+def rewordings_from(tables: list, source: str) -> tuple[Rewording, ...]:
+    """`[[reword]]` tables as rules, each labelled `SOURCE [[reword]] N` for messages."""
+    return tuple(dataclasses.replace(Rewording(**table), rule=f"{source} [[reword]] {number}")
+                 for number, table in enumerate(tables, start=1))
 
 
 def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
@@ -111,7 +116,7 @@ def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
     except RecipeError:
         raise
     except (Exception, SystemExit) as error:
-        raise RecipeError(f"{path}: build {build} failed: {type(error).__name__}: {_one_line(error)}") from None
+        raise RecipeError(f"{path}: build {build} failed: {type(error).__name__}: {one_line(error)}") from None
     if not isinstance(built, Recipe):
         raise RecipeError(f"{path}: build {build} returned {type(built).__name__}, not a Recipe")
     return built
@@ -123,9 +128,11 @@ TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_
 TOML_TABLE_KEYS = {
     "delete": tuple(f.name for f in dataclasses.fields(ItemTarget)),
     "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),
-    "reword": tuple(f.name for f in dataclasses.fields(Rewording)),
+    "reword": tuple(f.name for f in dataclasses.fields(Rewording) if f.name != "rule"),
     "insert": tuple(f.name for f in dataclasses.fields(Insertion)),
 }
+# Keys a table must have (`replace = ""` deletes the text: it must be said, never implied).
+TOML_REQUIRED_KEYS = {"reword": ("path", "replace")}
 
 
 def _closest(word: str, valid: tuple[str, ...]) -> str:
@@ -150,6 +157,10 @@ def _refuse_unknown_keys(path: Path, data: dict) -> None:
                 if key not in keys:
                     raise RecipeError(f"{path}: [[{table}]] entry {number}: unknown key {key!r} "
                                       f"({_closest(key, keys)})")
+            for key in TOML_REQUIRED_KEYS.get(table, ()):
+                if key not in entry:
+                    hint = ' (replace = "" deletes the text)' if key == "replace" else ""
+                    raise RecipeError(f"{path}: [[{table}]] entry {number}: missing key {key!r}{hint}")
 
 
 def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: tuple, rewordings: tuple) -> Recipe:
@@ -173,10 +184,6 @@ def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: 
         check_scope=tuple(data.get("check_scope", base.check_scope)),
         protected=tuple(data.get("protected", base.protected)),
     )
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split()) or type(error).__name__
 
 
 def _bad_path(path: object) -> str | None:
@@ -205,7 +212,7 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         problem = _bad_path(target.path)
         if problem:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")
-        kinds = LANGUAGES[target.language].deletable_kinds if target.language in LANGUAGES else ()
+        kinds = LANGUAGES[target.language].item_kinds if target.language in LANGUAGES else ()
         if target.kind not in kinds:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
                               f"{target.kind!r} (one of: {', '.join(kinds)})")
@@ -336,50 +343,13 @@ def load_recipe(spec: str) -> Recipe:
     raise RecipeError(f"unknown recipe {spec!r} (bundled: {known}; or give a .py or .toml file)")
 
 
-def dead_symbol_settings(spec: str) -> tuple[str, str | None, tuple[str, ...]]:
-    """(id, dead-symbol pattern, check scope) of a recipe, read from its TOML file (and the files
-    it extends) without loading its code, so that `codemod check` stays fast; a .py recipe is
-    loaded. RecipeError for a pattern that is not a valid regex."""
-    recipe_id, pattern, scope = _dead_symbol_settings(spec)
-    if pattern is not None:
-        from codemods.search.files import search_pattern_problem
-
-        problem = search_pattern_problem(pattern) if isinstance(pattern, str) else "not a string"
-        if problem:
-            raise RecipeError(f"{spec}: dead_symbol_pattern {pattern!r} is not a valid pattern: {problem}")
-    return recipe_id, pattern, scope
-
-
-def _dead_symbol_settings(spec: str) -> tuple[str, str | None, tuple[str, ...]]:
-    import tomllib
-
-    path = bundled_files().get(spec) or Path(spec)
-    if path.suffix != ".toml":
-        recipe = load_recipe(spec)
-        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
-    if not path.is_file():
-        load_recipe(spec)  # raises the loader's own error
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        recipe = load_recipe(spec)  # raises the loader's own error
-        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
-    if "extends" in data and str(data["extends"]) in bundled_files():
-        base_id, pattern, scope = _dead_symbol_settings(str(data["extends"]))
-        return (str(data.get("id", f"{base_id}+{path.stem}")), data.get("dead_symbol_pattern", pattern),
-                tuple(data.get("check_scope", scope)))
-    if "extends" in data or not isinstance(data.get("id"), str):
-        recipe = load_recipe(spec)  # raises the loader's own error
-        return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
-    return data["id"], data.get("dead_symbol_pattern"), tuple(data.get("check_scope", ()))
-
-
 __all__ = [
     "TOML_KEYS",
+    "TOML_REQUIRED_KEYS",
     "TOML_TABLE_KEYS",
     "RecipeError",
     "bundled_recipes",
-    "dead_symbol_settings",
     "load_recipe",
+    "rewordings_from",
     "validate_recipe",
 ]

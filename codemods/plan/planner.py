@@ -17,14 +17,13 @@ from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_insi
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
 from codemods.parse import parse, reparse
-from codemods.plan.fork import Worker
 from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite,
-                                  delete_in_file, targets_by_file)
+from codemods.plan.stages import DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite
 from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
+from codemods.words import whole_word_hits
 
 # A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
 USAGE_ERROR = "usage-error"
@@ -59,29 +58,9 @@ class Plan:
         return [f for f in self.findings if f.blocking and f.code not in self.overrides]
 
 
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-
-
-def _whole_words(source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
-    """(start, end, name) of each occurrence of a name as a whole word (as regex `\\b` sees words),
-    in order. A substring search per name: much faster than one regex alternation."""
-    hits = []
-    for name in names:
-        needle = name.encode()
-        start = source.find(needle)
-        while start >= 0:
-            end = start + len(needle)
-            if (start == 0 or source[start - 1] not in _WORD_BYTES) and (
-                    end == len(source) or source[end] not in _WORD_BYTES):
-                hits.append((start, end, name))
-            start = source.find(needle, start + 1)
-    hits.sort()
-    return hits
-
-
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
     """(start, end, name) of code identifiers in `source` that spell one of `names`."""
-    hits = _whole_words(source, names)
+    hits = whole_word_hits(source, names)
     language = language_for(path)
     if not hits or language is None:
         return []
@@ -107,53 +86,13 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
     return language.operations.parse_errors(source, tree)
 
 
-# The files a plan deletes from in the languages other than its main one go to a forked
-# process (`_fork`) when they are this big together: their parse then runs beside the
-# others' on the other CPU.
-FORK_BYTES = 64 * 1024
-
-
-def _forked_paths(workspace: Workspace, recipe: Recipe) -> list[str]:
-    """The files whose deletions and parse checks a child process takes (see FORK_BYTES): those
-    whose targets are all of one language other than the one with the most bytes to delete
-    from (its files are the ones the recipe's steps and rules most likely read too)."""
-    by_file = targets_by_file(recipe)
-    sources = {path: workspace.read(path) for path in by_file}
-    languages = {p: {t.language for t in targets} for p, targets in by_file.items() if sources[p] is not None}
-    sizes: dict[str, int] = {}
-    for path, names in languages.items():
-        if len(names) == 1:
-            name = next(iter(names))
-            sizes[name] = sizes.get(name, 0) + len(sources[path])
-    if len(sizes) < 2:
-        return []
-    kept = max(sizes, key=lambda name: sizes[name])
-    forked = [p for p, names in languages.items() if len(names) == 1 and kept not in names]
-    return forked if sum(len(sources[p]) for p in forked) >= FORK_BYTES else []
-
-
-def _start_worker(workspace: Workspace, recipe: Recipe, forked: list[str]) -> Worker:
-    """A child process deleting from the `forked` files, and later checking their parse
-    errors, while this process works on the rest."""
-    by_file = targets_by_file(recipe)
-    sources = {path: workspace.read(path) for path in forked}
-
-    def delete(path: str) -> Callable[[], object]:
-        return lambda: delete_in_file(recipe, path, sources[path], by_file[path])
-
-    def parse_errors(request: tuple[str, list[Edit]]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-        path, edits = request
-        source = workspace.read(path)
-        return _parse_errors(path, source), _parse_errors(path, splice(source, edits), (source, edits))
-
-    return Worker([(("delete", p), delete(p)) for p in forked], parse_errors)
-
-
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
-                        dangling: list[Finding], mentioning: FileSearch | None) -> list[Finding]:
+                        dangling: list[Finding], mentioning: FileSearch | None, refused: set[str]) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
-    search for files in scope that match the pattern before the plan."""
+    search for files in scope that match the pattern before the plan. A `refused` file is left
+    out: its own finding says why nothing in it changes, and every mention it keeps would only
+    repeat that."""
     if mentioning is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
@@ -161,7 +100,7 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str,
     in_scope = {p for p in changes if path_in_scope(p, recipe.check_scope)}
     reported = {(f.path, f.line) for f in dangling}
     findings = []
-    for path in sorted(scope_hits | in_scope):
+    for path in sorted((scope_hits | in_scope) - refused):
         planned = planned_file(workspace, changes, path)
         if planned is None:
             continue
@@ -191,12 +130,11 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     return None
 
 
-def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, worker: Worker | None,
-                asked: list[Edit] | None) -> tuple[list[Finding], FileChange | None, bool]:
+def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> tuple[list[Finding],
+                                                                                     FileChange | None, bool]:
     """Whether the planned edits of one file may be written: the findings that say why not,
     else the change (None also when the edits change nothing); and whether the edits were
-    converted to the file's CRLF line endings. `worker` was `asked` about the file's parse
-    errors for those edits."""
+    converted to the file's CRLF line endings."""
     edits = list(workspace.edits[path])
     source = workspace.read(path)
     if source is None or not edits:
@@ -214,15 +152,14 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str, wor
     as_written = with_line_endings_of(source, edits)
     crlf = as_written != edits
     edits = as_written
-    checked = worker.result(("errors", path), lambda: None) if worker is not None and asked == edits else None
-    errors_before = _parse_errors(path, source) if checked is None else checked[0]
+    errors_before = _parse_errors(path, source)
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
     if broken:
         line, col = line_col(source, errors_before[0][0])
         return [Finding(path, line, col, "unparseable-target",
                         "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
     result = splice(source, edits)
-    errors_after = _parse_errors(path, result, (source, edits)) if checked is None else checked[1]
+    errors_after = _parse_errors(path, result, (source, edits))
     if len(errors_after) > len(errors_before):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
@@ -295,10 +232,19 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
     return root_problem(root, recipe.footprint(), f"the paths recipe {recipe.id} works on")
 
 
+def _stage_name(stage: object) -> str:
+    return {DeleteItems: "deleting items", DeleteModuleFiles: "deleting what goes with the items in other files",
+            Rewrite: "rewriting by pattern", Reword: "rewording", Insert: "inserting"}.get(
+        type(stage), f"step {getattr(stage, '__name__', type(stage).__name__)}")
+
+
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 allow_unreworded: bool = False, strict: bool = False, options: dict | None = None,
-                allow_unmatched: bool = False) -> Plan:
+                progress: Callable[[str], None] | None = None, allow_unmatched: bool = False) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
+
+    `progress`, when given, is told what the plan is doing as each long step starts (the CLI
+    shows it on a terminal).
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
     gives a plan with no changes and one blocking finding of code "usage-error".
@@ -339,30 +285,24 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if added:
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
-        forked = _forked_paths(workspace, recipe)
-        worker = searches.enter_context(_start_worker(workspace, recipe, forked)) if forked else None
-        stages = (DeleteItems(recipe, worker), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
+        stages = (DeleteItems(recipe), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
                   Reword(recipe), Insert(recipe))
+        say = progress or (lambda _message: None)
         for stage in stages:
+            say(_stage_name(stage))
             try:
                 take(stage(workspace))
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+        say("removing the imports left unused")
         take(RemoveImports(recipe, deleted)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, "searched-without-rg",
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
 
-        # The child checks its files' parse errors meanwhile, for the edits as they will be written;
-        # this process checks the child's files last, and takes the results in path order.
-        asked = {}
-        for path in forked:
-            if workspace.edits.get(path):
-                asked[path] = with_line_endings_of(workspace.read(path), list(workspace.edits[path]))
-                worker.ask(("errors", path), (path, asked[path]))
-        checks = {path: _check_file(root, recipe, workspace, path, worker if path in asked else None, asked.get(path))
-                  for path in sorted(workspace.edits, key=lambda p: (p in asked, p))}
+        say(f"checking that {len(workspace.edits)} edited file(s) still parse")
+        checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
         written: dict[str, FileChange] = {}
         crlf: list[str] = []
         for path in sorted(checks):
@@ -372,14 +312,17 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 crlf.append(path)
             if change is not None:
                 written[path] = change
+        say("formatting the edited files")
         written, notes = _formatted(root, written)
         findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
 
         refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
+        say("looking for uses of what the plan deletes")
         dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=strict,
                                        referring=referring)
         findings += dangling
-        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning)
+        say("looking for mentions of removed symbols")
+        findings += _surviving_mentions(workspace, recipe, written, dangling, mentioning, refused)
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()

@@ -56,10 +56,24 @@ class Rewording:
     block: bool = False
     optional: bool = False
     strings: bool = False
+    # Which rule this is, for messages: `SOURCE [[reword]] N`, SOURCE the recipe (or file) that
+    # declares it. Not a key of a recipe file: the loader sets it.
+    rule: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.symbols, list):
             object.__setattr__(self, "symbols", tuple(self.symbols))
+
+    @property
+    def source(self) -> str:
+        """The recipe or file that declares the rule ("" for one built in Python without a label)."""
+        return self.rule.rpartition(" [[reword]]")[0]
+
+    def label(self) -> str:
+        """The rule as a message names it: where it is declared and its keys."""
+        keys = f"symbols = {list(self.symbols)}" if self.symbols else f"find = {self.find[:60]!r}"
+        item = f"item = {self.item!r}, " if self.item else ""
+        return f"{self.rule or '[[reword]]'} ({item}{keys})"
 
     def describe(self) -> str:
         where = f" in the comments of {self.item}" if self.item else ""
@@ -254,6 +268,10 @@ class StepResult:
 
 Step = Callable[[Workspace], StepResult]
 
+# Chooses, from a tree, which of a recipe's rewording rules apply to it (rules written for
+# another version of the tree do not), with the findings that say what it recognised.
+RewordingSelector = Callable[[Workspace, tuple[Rewording, ...]], tuple[tuple[Rewording, ...], tuple[Finding, ...]]]
+
 
 @dataclass(frozen=True)
 class Recipe:
@@ -265,7 +283,8 @@ class Recipe:
     never edited. `parameters` declares the options the recipe's steps read
     (a bare name is an optional option taken as given); `expects` lists paths its
     steps read, beyond its deletions and rewordings, so that a ROOT holding
-    none of them is refused before planning.
+    none of them is refused before planning. `select_rewordings`, when set, picks the
+    rewording rules that fit the tree being planned (see `RewordingSelector`).
     """
 
     id: str
@@ -280,6 +299,7 @@ class Recipe:
     protected: tuple[str, ...] = ("docs",)
     parameters: tuple[Parameter, ...] = ()
     expects: tuple[str, ...] = ()
+    select_rewordings: "RewordingSelector | None" = None
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""

@@ -10,11 +10,12 @@ from Rust only by the `extern "C++"` declarations of a cxx bridge.
 C++ uses are resolved within their file (codemods/languages/cpp/resolve.py). Python
 names, and names a recipe step reports removed without deleting an item, are
 matched by spelling in code. What each language resolves is its registered
-operations' `references` (see _languages.py).
+operations' `references` (see languages/registry.py).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -26,6 +27,11 @@ from codemods.plan.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, Reference
 
 DANGLING = "dangling-reference"
+
+# A file this big is not parsed to resolve names (a syntax tree takes tens of times the file's
+# size): its uses are the code identifiers spelling a deleted name, found by the lexical scan
+# (comments and strings left out), which keeps memory within a few times the file's size.
+RESOLVE_LIMIT = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,13 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
             continue
         text, locate = planned.text, planned.line_col
         language = language_for(path)
+        if len(text) > RESOLVE_LIMIT:
+            findings += [Finding(path, *locate(start), DANGLING, f"{name}: code still names an item the recipe "
+                                 f"deletes", symbol=name, certainty=DEFINITE, reference_kind="name",
+                                 resolution=f"same spelling in code (a file over {RESOLVE_LIMIT >> 20} MiB is not "
+                                            f"parsed to resolve names)")
+                         for start, name in _code_words(path, text, set(names))]
+            continue
         spelled_names = set(deleted.spelled)
         if language is not None:
             references, spelled_here = language.operations.references(path, text, deleted, shared)
@@ -119,20 +132,32 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
             line, col = locate(start)
             findings.append(Finding(path, line, col, DANGLING,
                                     f"{name}: code still refers to an item the recipe deletes", symbol=name,
-                                    certainty=DEFINITE, reference="name",
+                                    certainty=DEFINITE, reference_kind="name",
                                     resolution="same spelling (names of this language are not resolved)"))
     return _one_per_place(findings)
+
+
+def _code_words(path: str, text: bytes, names: set[str]) -> list[tuple[int, str]]:
+    """(start, name) of each whole-word occurrence of `names` in `text` that the lexical scan puts
+    in code (or cannot place)."""
+    from codemods.search.mentions import COMMENT, STRING, classify_spans
+
+    word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+                      + rb")\b")
+    hits = [(m.start(), m.end()) for m in word.finditer(text)]
+    kinds = classify_spans(path, text, hits)
+    return [(start, text[start:end].decode()) for (start, end), kind in zip(hits, kinds) if kind not in (COMMENT, STRING)]
 
 
 def _reference_finding(path: str, reference: Reference, line: int, col: int, strict: bool) -> Finding:
     name = reference.name
     if reference.certainty == DEFINITE:
         return Finding(path, line, col, DANGLING, f"{name}: code still refers to an item the recipe deletes",
-                       symbol=name, certainty=DEFINITE, reference=reference.kind, resolution=reference.resolution)
+                       symbol=name, certainty=DEFINITE, reference_kind=reference.kind, resolution=reference.resolution)
     return Finding(path, line, col, DANGLING,
                    f"{name}: may still refer to an item the recipe deletes ({reference.resolution})",
                    severity=BLOCKING if strict else NOTE, symbol=name, certainty=reference.certainty,
-                   reference=reference.kind, resolution=reference.resolution)
+                   reference_kind=reference.kind, resolution=reference.resolution)
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

@@ -33,7 +33,12 @@ def _comment_query(language: str) -> str:
 
 def _markers() -> tuple[str, ...]:
     """Every registered line-comment marker, longest first."""
-    found = {m for language in LANGUAGES.values() for m in language.line_comment_markers}
+    return _markers_of(tuple(LANGUAGES.values()))
+
+
+@functools.cache
+def _markers_of(languages: tuple) -> tuple[str, ...]:
+    found = {m for language in languages for m in language.line_comment_markers}
     return tuple(sorted(found, key=lambda m: (-len(m), m)))
 _ABBREVIATIONS = {"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx."}
 _MIN_WIDTH = 80

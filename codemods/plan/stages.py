@@ -12,29 +12,19 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Protocol
+from typing import Callable
 
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
-from codemods.edit.values import Edit, Finding
+from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
 from codemods.languages.scope import item_scopes
 from codemods.parse import parse
 from codemods.pattern import Pattern, PatternError
 from codemods.pattern import Rewrite as PatternRewriter
-from codemods.plan.recipe import Recipe, StepResult, Workspace
+from codemods.plan.recipe import Recipe, Rewording, StepResult, Workspace
 from codemods.plan.references import DeletedNames
 from codemods.plan.reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
-
-
-class Executor(Protocol):
-    """Runs some of a stage's work elsewhere (another process): `owns(key)` says whether it
-    took the job `key`, `result(key, fallback)` gives its answer, or `fallback()`'s when it
-    cannot."""
-
-    def owns(self, key: object) -> bool: ...
-
-    def result(self, key: object, fallback: Callable[[], object]) -> object: ...
 
 
 def already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
@@ -82,34 +72,25 @@ def delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> t
 
 @dataclass(frozen=True)
 class DeleteItems:
-    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`; the
-    files an `executor` owns are done there (in another process), the rest here."""
+    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`."""
 
     recipe: Recipe
-    executor: Executor | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
         by_file = targets_by_file(self.recipe)
-        done = {}
-        for path, targets in by_file.items():
-            source = workspace.read(path)
-            if source is not None and (self.executor is None or not self.executor.owns(("delete", path))):
-                done[path] = delete_in_file(self.recipe, path, source, targets)
         edits: list[Edit] = []
         deleted = DeletedNames()
         findings: list[Finding] = []
         for path, targets in by_file.items():
             source = workspace.read(path)
             if source is None:
+                if path in workspace.unreadable:
+                    continue  # the plan reports it once, as unreadable
                 findings.append(Finding(path, 0, 0, "missing-file",
                                         f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                         severity="note"))
                 continue
-            if path in done:
-                file_edits, file_deleted, notes = done[path]
-            else:
-                file_edits, file_deleted, notes = self.executor.result(
-                    ("delete", path), lambda: delete_in_file(self.recipe, path, source, targets))
+            file_edits, file_deleted, notes = delete_in_file(self.recipe, path, source, targets)
             edits += file_edits
             deleted.merge(file_deleted)
             findings += notes
@@ -120,103 +101,137 @@ class DeleteItems:
 
 @dataclass(frozen=True)
 class Reword:
-    """Edits of the recipe's rewording rules; a rule that matches nothing blocks the plan
-    (`--allow-unmatched`), unless its replacement is there already (a finished run)."""
+    """Edits of the recipe's rewording rules (those its `select_rewordings` picks for the tree);
+    a rule that matches nothing blocks the plan (`--allow-unmatched`) unless it is `optional` or
+    its replacement is there already (a finished run).
+
+    Two rules that reword the same text: a rule of a recipe that extends another replaces the
+    extended recipe's rule (the later wins, as in a configuration that overrides a default);
+    two rules of the same recipe clash, one blocking finding naming both.
+    """
 
     recipe: Recipe
 
     def __call__(self, workspace: Workspace) -> StepResult:
-        findings = []
-        edits = []
+        findings: list[Finding] = []
+        rules = self.recipe.rewordings
+        if self.recipe.select_rewordings is not None:
+            rules, said = self.recipe.select_rewordings(workspace, rules)
+            findings += said
+        planned: list[tuple[Rewording, Edit]] = []
         trees: dict[str, object] = {}
-        for rewording in self.recipe.rewordings:
-            source = workspace.read(rewording.path)
-            if source is None:
-                findings.append(Finding(rewording.path, 0, 0, "missing-file",
-                                        "file not found; its rewording rule was not applied", severity="note"))
-                continue
-            language = language_of(rewording.path)
-            if language not in parsed_languages():
-                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
-                                        severity="note"))
-                continue
-            if rewording.path not in trees:
-                trees[rewording.path] = parse(source, language)
+        for rewording in rules:
             if rewording.strings:
-                found, finding = _reword_strings(self.recipe.id, rewording, language, source, trees[rewording.path])
-                edits += found
-                findings += [finding] if finding is not None else []
+                found, notes = self._reword_strings(workspace, rewording, trees)
+                findings += notes
+                planned += [(rewording, e) for e in found]
                 continue
-            blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
-            if blocks is None:
-                if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
-                    continue
-                findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                        f"rewording rule did not match: no item {rewording.item}",
-                                        severity="note" if rewording.optional else "error"))
-                continue
-            edit = None
-            if rewording.block:
-                whole = next((b for b in blocks if (reword_sentences(b, rewording.symbols, "", rewording.sentences)
-                                                    if rewording.symbols else reword_phrase(b, rewording.find, ""))
-                              is not None), None)
-                if whole is not None:
-                    edits += deletion_edits(rewording.path, source, [Deletion(
-                        *whole_lines(source, whole.start, whole.end, ()), f"{self.recipe.id}:reword")])
-                else:
-                    findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                            f"rewording rule did not match: {rewording.describe()}",
-                                            severity="note" if rewording.optional else "error"))
-                continue
-            for block in blocks:
-                if rewording.symbols:
-                    edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
-                else:
-                    edit = reword_phrase(block, rewording.find, rewording.replace)
-                if edit is not None:
-                    break
+            edit, notes = self._reword(workspace, rewording, trees)
+            findings += notes
             if edit is None:
-                if not already_reworded(blocks, rewording.replace):
-                    findings.append(Finding(rewording.path, 0, 0, "rewording-not-found",
-                                            f"rewording rule did not match: {rewording.describe()}",
-                                            severity="note" if rewording.optional else "error"))
                 continue
-            edits.append(Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), f"{self.recipe.id}:reword"))
-        return StepResult(tuple(edits), tuple(findings))
+            overlapping = [p for p in planned
+                           if p[1].path == edit.path and p[1].start < edit.end and edit.start < p[1].end]
+            clash = next((rule for rule, _ in overlapping if rule.source == rewording.source), None)
+            if clash is not None:
+                line, col = line_col(workspace.read(edit.path), max(edit.start, min(e.start for _, e in overlapping)))
+                findings.append(Finding(edit.path, line, col, "reword-clash",
+                                        f"{clash.label()} and {rewording.label()} reword the same text; "
+                                        f"keep one of them"))
+                continue
+            planned = [p for p in planned if not any(p is o for o in overlapping)] + [(rewording, edit)]
+        return StepResult(tuple(e for _, e in planned), tuple(findings))
+
+    def _reword(self, workspace: Workspace, rewording: Rewording,
+                trees: dict[str, object]) -> tuple[Edit | None, list[Finding]]:
+        """One rule's edit (None when it matches nothing) and its notes."""
+        source = workspace.read(rewording.path)
+        if source is None:
+            if rewording.path in workspace.unreadable:
+                return None, []  # the plan reports it once, as unreadable
+            return None, [Finding(rewording.path, 0, 0, "missing-file",
+                                  "file not found; its rewording rule was not applied", severity="note")]
+        language = language_of(rewording.path)
+        if language not in parsed_languages():
+            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
+                                  f"rewording rule skipped: {rewording.path} is not a Rust or C++ file",
+                                  severity="note")]
+        if rewording.path not in trees:
+            trees[rewording.path] = parse(source, language)
+        blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
+        unmatched = "note" if rewording.optional else "error"
+        if blocks is None:
+            if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
+                return None, []
+            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
+                                  f"rewording rule did not match: no item {rewording.item}", severity=unmatched)]
+        origin = f"{self.recipe.id}:reword" if not rewording.rule else rewording.label()
+        if rewording.block:
+            whole = next((b for b in blocks if (reword_sentences(b, rewording.symbols, "", rewording.sentences)
+                                                if rewording.symbols else reword_phrase(b, rewording.find, ""))
+                          is not None), None)
+            if whole is None:
+                return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
+                                      f"rewording rule did not match: {rewording.describe()}", severity=unmatched)]
+            (deletion,) = deletion_edits(rewording.path, source,
+                                         [Deletion(*whole_lines(source, whole.start, whole.end, ()), origin)])
+            return deletion, []
+        edit = None
+        for block in blocks:
+            if rewording.symbols:
+                edit = reword_sentences(block, rewording.symbols, rewording.replace, rewording.sentences)
+            else:
+                edit = reword_phrase(block, rewording.find, rewording.replace)
+            if edit is not None:
+                break
+        if edit is None:
+            if already_reworded(blocks, rewording.replace):
+                return None, []
+            return None, [Finding(rewording.path, 0, 0, "rewording-not-found",
+                                  f"rewording rule did not match: {rewording.describe()}", severity=unmatched)]
+        return Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), origin), []
+
+    def _reword_strings(self, workspace: Workspace, rewording: Rewording,
+                        trees: dict[str, object]) -> tuple[list[Edit], list[Finding]]:
+        """Edits replacing `find` by `replace` in the string literals of the rule's scope (every
+        occurrence, as written in the source: escapes are the user's), and its findings."""
+        source = workspace.read(rewording.path)
+        language = language_of(rewording.path)
+        if source is None or language not in parsed_languages():
+            return [], [Finding(rewording.path, 0, 0, "missing-file",
+                                "file not found or not Rust or C++; its rewording rule was not applied",
+                                severity="note")]
+        if rewording.path not in trees:
+            trees[rewording.path] = parse(source, language)
+        tree = trees[rewording.path]
+        kinds = {k for k in LANGUAGES[language].string_kinds if k.endswith("literal")}
+        roots = [tree.root_node] if rewording.item is None else \
+            [s.node for s in item_scopes(language, source, tree, rewording.item)]
+        find, replace = rewording.find.encode("utf-8"), rewording.replace.encode("utf-8")
+        origin = f"{self.recipe.id}:reword-string" if not rewording.rule else rewording.label()
+        edits: list[Edit] = []
+        present = False
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            if node.type in kinds:
+                text = source[node.start_byte:node.end_byte]
+                present = present or bool(replace) and replace in text
+                at = text.find(find)
+                while at >= 0:
+                    start = node.start_byte + at
+                    edits.append(Edit(rewording.path, start, start + len(find), replace, origin))
+                    at = text.find(find, at + len(find))
+                continue
+            stack.extend(node.children)
+        if edits or present:
+            return edits, []
+        return [], [Finding(rewording.path, 0, 0, "rewording-not-found",
+                            f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
+                            f"{f' of {rewording.item}' if rewording.item else ''}",
+                            severity="note" if rewording.optional else "error")]
 
 
-
-def _reword_strings(recipe_id: str, rewording, language: str, source: bytes, tree) -> tuple[list[Edit], Finding | None]:
-    """Edits replacing `find` by `replace` in the string literals of the rule's scope (every
-    occurrence, as written in the source: escapes are the user's); a finding when there is none."""
-    kinds = {k for k in LANGUAGES[language].string_kinds if k.endswith("literal")}
-    if rewording.item is None:
-        roots = [tree.root_node]
-    else:
-        roots = [s.node for s in item_scopes(language, source, tree, rewording.item)]
-    find, replace = rewording.find.encode("utf-8"), rewording.replace.encode("utf-8")
-    edits: list[Edit] = []
-    present = False
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if node.type in kinds:
-            text = source[node.start_byte:node.end_byte]
-            present = present or bool(replace) and replace in text
-            at = text.find(find)
-            while at >= 0:
-                start = node.start_byte + at
-                edits.append(Edit(rewording.path, start, start + len(find), replace, f"{recipe_id}:reword-string"))
-                at = text.find(find, at + len(find))
-            continue
-        stack.extend(node.children)
-    if edits or present:
-        return edits, None
-    return [], Finding(rewording.path, 0, 0, "rewording-not-found",
-                       f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
-                       f"{f' of {rewording.item}' if rewording.item else ''}",
-                       severity="note" if rewording.optional else "error")
 
 
 @dataclass(frozen=True)

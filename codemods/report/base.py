@@ -9,14 +9,15 @@ one such file: `FORMATS` lists the modules here.
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 
-HERE = Path(__file__).parent
 _NOT_REPORTERS = {"__init__", "base", "diff"}
-FORMATS = tuple(sorted((p.stem for p in HERE.glob("*.py") if p.stem not in _NOT_REPORTERS),
+FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file__))
+                        if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
                        key=lambda name: (name != "text", name)))
 
 # Exit codes every reporter writes into its documents (the CLI's table).
@@ -57,9 +58,9 @@ class ApplyReport:
         (notes and allowed ones marked), why nothing was written, and the summary line last."""
         run, plan = self.run, self.run.plan
         lines = [f"codemod: {run.recovery}"] if run.recovery else []
-        absent = [f for f in plan.findings if f.code == "not-found"]
+        absent = [f for f in plan.findings if f.code == "not-found" and not f.blocking]
         for finding in (*plan.findings, *run.refusals):
-            if finding.code == "not-found" and not self.verbose:
+            if finding in absent and not self.verbose:
                 continue
             if not finding.blocking:
                 why = "possible; --strict blocks it" if finding.certainty == "possible" else "note"

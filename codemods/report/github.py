@@ -19,9 +19,10 @@ def _escape_property(text: str) -> str:
 
 
 def github_annotation(level: str, path: str, line: int, col: int, message: str, title: str) -> str:
-    """One workflow command: `::error file=PATH,line=N,col=C,title=T::MESSAGE` (line 0: the file only)."""
-    properties = [f"file={_escape_property(path)}"]
-    if line > 0:
+    """One workflow command: `::error file=PATH,line=N,col=C,title=T::MESSAGE` (line 0: the file only;
+    no path: no file)."""
+    properties = [f"file={_escape_property(path)}"] if path else []
+    if path and line > 0:
         properties += [f"line={line}", f"col={max(col, 1)}"]
     properties.append(f"title={_escape_property(title)}")
     return f"::{level} {','.join(properties)}::{_escape_data(message)}"

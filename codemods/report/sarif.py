@@ -135,7 +135,7 @@ def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Men
     lines = _Lines(root)
     results = []
     for mention in mentions:
-        index = _group_of(mention.symbol, groups)
+        index = _group_of(mention.matched, groups)
         results.append({
             "ruleId": rules[index]["id"],
             "ruleIndex": index,
@@ -161,10 +161,11 @@ def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], override
             "ruleIndex": codes.index(finding.code),
             "level": finding_level(finding, overrides),
             "message": {"text": finding.message},
-            "locations": [_location(finding.path, finding.line, finding.col, None, lines)],
         }
+        if finding.path:  # a finding about the whole plan (the layout recognised, say) has no location
+            result["locations"] = [_location(finding.path, finding.line, finding.col, None, lines)]
         properties = {key: value for key, value in (("symbol", finding.symbol), ("certainty", finding.certainty),
-                                                     ("reference", finding.reference),
+                                                     ("reference", finding.reference_kind),
                                                      ("resolution", finding.resolution)) if value}
         if properties:
             result["properties"] = properties

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from codemods.report.base import ApplyReport, CheckReport, Output
-from codemods.report.diff import render_text, unified_diff
+from codemods.report.diff import unified_diff
 
 
 def diff_stat(diffs: list[tuple[str, str]]) -> list[str]:
@@ -23,6 +23,28 @@ def diff_stat(diffs: list[tuple[str, str]]) -> list[str]:
     out.append(f" {len(rows)} file(s) changed, {sum(a for _, a, _ in rows)} insertion(s)(+), "
                f"{sum(r for _, _, r in rows)} deletion(s)(-)")
     return out
+
+
+def _undecodable(line: str) -> bool:
+    """Whether a line holds bytes that are not UTF-8 (kept as surrogate escapes)."""
+    return any("\udc80" <= c <= "\udcff" for c in line)
+
+
+def diff_chunks(diff: str) -> list[str | bytes]:
+    """A unified diff as stdout chunks: text with git's colours (click strips them when stdout is
+    not a terminal), except that a line holding bytes that are not UTF-8 is those bytes, uncoloured,
+    so that the printed diff applies (`git apply`) to the file it was made from."""
+    chunks: list[str | bytes] = []
+    for line in diff.split("\n"):
+        if not line:
+            continue
+        if _undecodable(line):
+            chunks.append((line + "\n").encode("utf-8", "surrogateescape"))
+        elif chunks and isinstance(chunks[-1], str):
+            chunks[-1] += coloured(line + "\n")
+        else:
+            chunks.append(coloured(line + "\n"))
+    return chunks
 
 
 def coloured(diff: str) -> str:
@@ -50,7 +72,7 @@ def render_apply(report: ApplyReport) -> Output:
         if report.stat:
             stdout = [line + "\n" for line in diff_stat(diffs)]
         else:
-            stdout = [coloured(render_text(diff)) for _, diff in diffs]
+            stdout = [chunk for _, diff in diffs for chunk in diff_chunks(diff)]
     return Output(stdout, report.finding_lines())
 
 

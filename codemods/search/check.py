@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codemods.search.files import GrepResult, LineMatch, grep_matches, scope_targets
-from codemods.search.mentions import Mention, classify_spans
+from codemods.search.mentions import Mention, classify_spans, mention
 
 
 @dataclass(frozen=True)
@@ -82,10 +82,8 @@ def _classify(base: Path, path: str, hits: list[LineMatch]) -> tuple[list[Mentio
         start = offsets.get(hit.line, len(source)) + hit.col - 1
         spans.append((start, start + len(hit.text)))
     kinds = classify_spans(path, source, spans)
-    mentions = [
-        Mention(path, hit.line, hit.col, hit.text.decode("utf-8", "replace"), kind, start, end)
-        for hit, (start, end), kind in zip(hits, spans, kinds)
-    ]
+    mentions = [mention(path, source, start, end, hit.line, hit.col, kind)
+                for hit, (start, end), kind in zip(hits, spans, kinds)]
     return mentions, None
 
 

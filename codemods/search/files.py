@@ -211,12 +211,9 @@ def files_with_words(root: Path, words: list[str]) -> list[str]:
         return search.result()
 
 
-def whole_words(words) -> re.Pattern[bytes]:
-    """A bytes regex matching any of `words` as a whole word (rg's `-w` without rg)."""
-    return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
-
-
 def _walk_for_words(root: Path, words: list[str]) -> list[str]:
+    from codemods.words import whole_words
+
     pattern = whole_words(words)
     hits = []
     from codemods.languages.registry import language_of

@@ -6,7 +6,7 @@ bytes, line by line like `rg -n`); the check gets its matches from ripgrep and
 only asks `classify_spans` for their kinds.
 
 A kind is lexical. For Rust and C++ a scan of the file's comments and
-string literals decides it (`_lexer`, no parse); only a file whose
+string literals decides it (`languages/lexer.py`, no parse); only a file whose
 comments or literals that scan cannot delimit is parsed with tree-sitter,
 and if that parse has errors too its matches get kind "unknown". Python
 files are classified by the standard tokenizer, "unknown" where they do not
@@ -25,9 +25,11 @@ UNKNOWN = "unknown"
 
 @dataclass(frozen=True)
 class Mention:
-    """One match of the pattern: 1-based line, 1-based byte column, the matched text and its kind.
+    """One match of the pattern: 1-based line, 1-based byte column, the symbol and its kind.
 
-    `start` and `end` are the match's byte offsets in the file.
+    The symbol is the whole identifier that holds the match (`OldFrobTable` for a match of
+    `FrobTable` inside it), and `line`, `col`, `start` and `end` (byte offsets
+    in the file) are the identifier's; `matched` is the text the pattern matched.
     """
 
     path: str
@@ -37,12 +39,40 @@ class Mention:
     kind: str
     start: int
     end: int
+    matched: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.matched:
+            object.__setattr__(self, "matched", self.symbol)
 
     def render(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.symbol} [{self.kind}]"
 
     def as_json(self) -> dict:
         return {"path": self.path, "line": self.line, "col": self.col, "symbol": self.symbol, "kind": self.kind}
+
+
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def identifier_span(source: bytes, start: int, end: int) -> tuple[int, int]:
+    """[start, end) widened to the identifier it lies in (ASCII word bytes on either side); the
+    line does not change, since a line end is not a word byte. An empty match stays empty."""
+    if start == end:
+        return start, end
+    while start > 0 and source[start - 1] in _WORD_BYTES:
+        start -= 1
+    while end < len(source) and source[end] in _WORD_BYTES:
+        end += 1
+    return start, end
+
+
+def mention(path: str, source: bytes, start: int, end: int, line: int, col: int, kind: str) -> Mention:
+    """The mention of the match [start, end) at line:col: the identifier that holds it."""
+    wide_start, wide_end = identifier_span(source, start, end)
+    matched = source[start:end].decode("utf-8", "replace")
+    return Mention(path, line, col - (start - wide_start), source[wide_start:wide_end].decode("utf-8", "replace"),
+                   kind, wide_start, wide_end, matched)
 
 
 def compile_pattern(pattern: str) -> re.Pattern[bytes]:
@@ -185,7 +215,4 @@ def mentions_in_source(path: str, source: bytes, pattern: re.Pattern[bytes]) -> 
     if not spots:
         return []
     kinds = classify_spans(path, source, [(start, end) for start, end, _, _ in spots])
-    return [
-        Mention(path, line, col, source[start:end].decode("utf-8", "replace"), kind, start, end)
-        for (start, end, line, col), kind in zip(spots, kinds)
-    ]
+    return [mention(path, source, start, end, line, col, kind) for (start, end, line, col), kind in zip(spots, kinds)]

@@ -1,7 +1,7 @@
 """The one place that writes files.
 
-`write_changes` writes a set of `FileChange`s (see _splice.py) all or
-nothing (see _journal.py), refusing any file that changed since it was read.
+`write_changes` writes a set of `FileChange`s (see codemods/edit/splice.py) all or
+nothing (see journal.py), refusing any file that changed since it was read.
 
 Symlinks: a planned path that is a symlink (or lies under one) is written
 through, replacing the file it resolves to and keeping the link, only when
@@ -22,7 +22,7 @@ from interchange.atomic_file import fsync_dir
 
 from codemods.write import journal
 from codemods.edit.values import Finding
-from codemods.write.journal import JOURNAL_DIR, HeldLock, JournalEntry, TreeLocked, atomic_write, tree_lock
+from codemods.write.journal import HeldLock, JournalEntry, TreeLocked, atomic_write, journal_path, shown, tree_lock
 from codemods.edit.splice import FileChange, digest, resolve_inside
 
 
@@ -70,8 +70,8 @@ def _preflight(root: Path, changes: list[FileChange]) -> tuple[list[_Target], li
         findings.append(Finding(change.path, 0, 0, code, f"{message}; nothing written"))
 
     if journal.journal_present(root):
-        findings.append(Finding(JOURNAL_DIR, 0, 0, "journal-present",
-                                f"{JOURNAL_DIR}/ is left from an interrupted run; run `codemod apply` "
+        findings.append(Finding(shown(root, journal_path(root)), 0, 0, "journal-present",
+                                f"{shown(root, journal_path(root))}/ is left from an interrupted run; run `codemod apply` "
                                 f"to recover it first; nothing written"))
     for change in changes:
         real = resolve_inside(root, change.path)
@@ -151,7 +151,7 @@ def write_changes(root: Path, changes: list[FileChange], *, lock: HeldLock | Non
                 for t in targets
             ])
         except OSError as error:
-            raise WriteFailed(f"cannot write the journal {JOURNAL_DIR}/: {error.strerror or error}; "
+            raise WriteFailed(f"cannot write the journal {shown(root, journal_path(root))}/: {error.strerror or error}; "
                               f"nothing changed", error, restored=True) from error
         attempted: list[_Target] = []
         try:
@@ -164,7 +164,7 @@ def write_changes(root: Path, changes: list[FileChange], *, lock: HeldLock | Non
         try:
             journal.finish(root)
         except OSError as error:
-            raise WriteFailed(f"every file written, but the journal {JOURNAL_DIR}/ could not be removed "
+            raise WriteFailed(f"every file written, but the journal {shown(root, journal_path(root))}/ could not be removed "
                               f"({error.strerror or error}); the next `codemod apply` removes it",
                               error, restored=False) from error
 
@@ -199,7 +199,7 @@ def _undo(root: Path, attempted: list[_Target], error: BaseException) -> None:
     if failed:
         raise WriteFailed(
             f"{reason}; {len(failed)} file(s) already written could not be put back ({', '.join(failed)}): "
-            f"run `codemod apply {root}` again to restore them from {JOURNAL_DIR}/",
+            f"run `codemod apply {root}` again to restore them from {shown(root, journal_path(root))}/",
             error, restored=False) from error
     journal.finish(root)
     if isinstance(error, _ChangedMeanwhile):

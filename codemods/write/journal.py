@@ -1,7 +1,9 @@
 """The write journal and the tree lock: what makes a multi-file write all or nothing.
 
 Before the first file of a plan is replaced, the journal is written under
-ROOT/.codemod-journal/ and made durable: the original bytes of every file to
+the tree's state folder (`state_dir`: ROOT/.git/codemod/ when ROOT is the top
+of a git work tree, where `git status` and `git add -A` never see it; else
+ROOT itself), as .codemod-journal/, and made durable: the original bytes of every file to
 be written (`before/<n>`), and a manifest with each file's path, mode and the
 hashes of its original and planned bytes. The journal appears in one rename,
 so it is either complete or absent. It is removed once every file is written
@@ -16,7 +18,9 @@ neither (someone edited it since) is not touched: recovery refuses and says
 what to do by hand.
 
 `tree_lock` keeps two runs on one tree from interleaving: an exclusive
-`flock` on ROOT/.codemod.lock, released by the kernel if the holder dies. It
+`flock` on .codemod.lock in the state folder, released by the kernel if the
+holder dies. A journal an older version left in ROOT itself is still
+recovered from there. It
 yields a `HeldLock`; code that writes while its caller holds the lock is
 given that value (`write_changes(..., lock=held)`) instead of taking the lock
 again, so no process-wide state records who holds what.
@@ -85,6 +89,50 @@ def _real_root(root: Path) -> Path:
     return Path(os.path.realpath(root))
 
 
+def state_dir(root: Path) -> Path:
+    """Where the journal and the lock of the tree at `root` live: inside the git folder when ROOT
+    is the top of a git work tree (`.git` a folder, or a file `gitdir: PATH` as in a linked work
+    tree or submodule), so that they never show up as untracked files; else ROOT itself."""
+    real = _real_root(root)
+    dot_git = real / ".git"
+    git_dir = None
+    if dot_git.is_dir():
+        git_dir = dot_git
+    elif dot_git.is_file():
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            first = dot_git.read_text(encoding="utf-8").splitlines()[:1]
+            if first and first[0].startswith("gitdir:"):
+                candidate = real / first[0].removeprefix("gitdir:").strip()
+                git_dir = candidate if candidate.is_dir() else None
+    return git_dir / "codemod" if git_dir is not None else real
+
+
+def _state(root: Path) -> Path:
+    """`state_dir(root)`, created if it is missing."""
+    folder = state_dir(root)
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def journal_path(root: Path) -> Path:
+    """The journal folder of the tree at `root`: where a write journals now, or where an earlier
+    version left one (ROOT itself) when only that one is there."""
+    real = _real_root(root)
+    current = state_dir(root) / JOURNAL_DIR
+    legacy = real / JOURNAL_DIR
+    if not current.exists() and (legacy.exists() or (real / _PARTIAL_JOURNAL).exists()):
+        return legacy
+    return current
+
+
+def shown(root: Path, path: Path) -> str:
+    """`path` as messages name it: relative to ROOT when inside it."""
+    try:
+        return path.relative_to(_real_root(root)).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def atomic_write(target: Path, data: bytes, mode: int) -> None:
     """Replace `target` by `data` with permission bits `mode` (and its owner, where we may set it),
     by the shared atomic write; its temporary file carries a suffix `recover` can find."""
@@ -120,7 +168,7 @@ def tree_lock(root: Path) -> Iterator[HeldLock]:
     file is removed on release, so a finished run leaves nothing behind.
     """
     key = str(_real_root(root))
-    lock_path = Path(key) / LOCK_FILE
+    lock_path = _state(root) / LOCK_FILE
     while True:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -156,13 +204,13 @@ def tree_lock(root: Path) -> Iterator[HeldLock]:
 
 
 def journal_present(root: Path) -> bool:
-    return (_real_root(root) / JOURNAL_DIR).exists()
+    return journal_path(root).exists()
 
 
 def begin(root: Path, entries: list[tuple[JournalEntry, bytes]]) -> None:
     """Write the journal for `entries` (each with its original bytes) and make it durable."""
-    real = _real_root(root)
-    partial = real / _PARTIAL_JOURNAL
+    state = _state(root)
+    partial = state / _PARTIAL_JOURNAL
     if partial.exists():
         shutil.rmtree(partial)
     (partial / "before").mkdir(parents=True)
@@ -188,25 +236,24 @@ def begin(root: Path, entries: list[tuple[JournalEntry, bytes]]) -> None:
             os.fsync(handle.fileno())
         fsync_dir(partial / "before")
         fsync_dir(partial)
-        os.rename(partial, real / JOURNAL_DIR)
-        fsync_dir(real)
+        os.rename(partial, state / JOURNAL_DIR)
+        fsync_dir(state)
     except BaseException:
         # No file has been replaced yet: a journal, complete or not, only needs to go.
         shutil.rmtree(partial, ignore_errors=True)
-        shutil.rmtree(real / JOURNAL_DIR, ignore_errors=True)
+        shutil.rmtree(state / JOURNAL_DIR, ignore_errors=True)
         raise
 
 
 def finish(root: Path) -> None:
     """Drop the journal: the manifest first (the commit point), then the rest."""
-    real = _real_root(root)
-    journal = real / JOURNAL_DIR
+    journal = journal_path(root)
     manifest = journal / _MANIFEST
     if manifest.exists():
         os.unlink(manifest)
         fsync_dir(journal)
     shutil.rmtree(journal)
-    fsync_dir(real)
+    fsync_dir(journal.parent)
 
 
 def _remove_temporaries(real: Path, paths: list[str]) -> None:
@@ -228,19 +275,21 @@ def recover(root: Path) -> Recovery:
     Call it holding `tree_lock(root)`.
     """
     real = _real_root(root)
-    journal = real / JOURNAL_DIR
-    if (real / _PARTIAL_JOURNAL).exists():
+    journal = journal_path(root)
+    partials = [p for p in dict.fromkeys((state_dir(root) / _PARTIAL_JOURNAL, real / _PARTIAL_JOURNAL)) if p.exists()]
+    for partial in partials:
         # A journal still being written when its run died: that run had replaced no file.
-        shutil.rmtree(real / _PARTIAL_JOURNAL)
-        if not journal.exists():
-            return Recovery("cleaned", message=f"removed {_PARTIAL_JOURNAL}/ left by a run that had "
-                                               f"written no file")
+        shutil.rmtree(partial)
+    if partials and not journal.exists():
+        return Recovery("cleaned", message=f"removed {shown(root, partials[0])}/ left by a run that had "
+                                           f"written no file")
     if not journal.exists():
         return Recovery("none")
     manifest_path = journal / _MANIFEST
     if not manifest_path.exists():
         shutil.rmtree(journal)
-        return Recovery("cleaned", message=f"removed {JOURNAL_DIR}/ left by a run that had finished writing")
+        return Recovery("cleaned", message=f"removed {shown(root, journal)}/ left by a run that had finished "
+                                           f"writing")
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         files = manifest["files"]

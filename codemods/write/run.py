@@ -2,7 +2,7 @@
 
 `apply_recipe` is what `codemod apply` does, returned as a frozen `RunResult`
 for the caller to render: it takes the tree's lock, finishes or rolls back a
-write that an earlier run left half done (see _journal.py), plans, and writes
+write that an earlier run left half done (see journal.py), plans, and writes
 the plan unless it is a dry run or blocked. A dry run takes no lock and
 touches nothing; it only says whether an interrupted run's journal is there.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 from codemods.edit.values import Finding
 from codemods.plan.planner import Plan, plan_recipe, usage_problem
@@ -50,23 +50,24 @@ class RunResult:
 
 def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dangling: bool = False,
                  allow_unreworded: bool = False, strict: bool = False,
-                 options: Mapping[str, object] | None = None, allow_unmatched: bool = False) -> RunResult:
+                 options: Mapping[str, object] | None = None,
+                 progress: Callable[[str], None] | None = None, allow_unmatched: bool = False) -> RunResult:
     """Plan `recipe` on `root` and, unless `dry_run` or the plan is blocked, write it.
 
-    The overrides and `options` are `plan_recipe`'s. Never raises on user
-    input or on a failed write: what went wrong is in the result.
+    The overrides, `options` and `progress` are `plan_recipe`'s. Never raises on
+    user input or on a failed write: what went wrong is in the result.
     """
     from codemods.write.atomic import TreeLocked, WriteFailed, WriteRefused, write_changes
-    from codemods.write.journal import JOURNAL_DIR, journal_present, recover, tree_lock
+    from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
 
     root = Path(root)
     settings = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict,
-                "options": dict(options or {}), "allow_unmatched": allow_unmatched}
+                "options": dict(options or {}), "progress": progress, "allow_unmatched": allow_unmatched}
     if usage_problem(root, recipe, settings["options"]) is not None:
         # Wrong input: nothing to lock or recover; the plan carries the usage-error finding.
         return RunResult(root, dry_run, plan_recipe(root, recipe, **settings))
     if dry_run:
-        note = (f"note: {JOURNAL_DIR}/ is left from an interrupted run; `codemod apply {root}` recovers it "
+        note = (f"note: {shown(root, journal_path(root))}/ is left from an interrupted run; `codemod apply {root}` recovers it "
                 f"before planning" if journal_present(root) else None)
         return RunResult(root, True, plan_recipe(root, recipe, **settings), recovery=note)
     try:
@@ -79,6 +80,8 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
             if plan.blocking or not plan.changes:
                 return RunResult(root, False, plan, recovery=recovered)
             try:
+                if progress is not None:
+                    progress(f"writing {len(plan.changes)} file(s)")
                 write_changes(root, list(plan.changes), lock=held)
             except WriteRefused as refused:
                 return RunResult(root, False, plan, refusals=tuple(refused.findings), recovery=recovered)

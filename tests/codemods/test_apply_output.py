@@ -5,25 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from click.testing import CliRunner
 
 from codemods import USAGE_ERROR, ItemTarget, Recipe, Rewording, plan_recipe
-from codemods.cli.main import main
-from write_trees import RECIPE, make_tree, write_recipe
+from codemod_helpers import run_codemod
+from write_trees import RECIPE, write_recipe
 
 ANSI = "\x1b["
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    return make_tree(tmp_path / "tree")
-
-
 def _apply(*args: str, color: bool = False):
-    result = CliRunner().invoke(main, ["apply", *args], color=color)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
+    return run_codemod("apply", *args, color=color)
 
 
 def test_the_diff_is_coloured_on_a_terminal_only(tree: Path, tmp_path: Path) -> None:

@@ -9,25 +9,17 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from codemods.cli.main import main
-from write_trees import BEFORE, RECIPE_TOML, make_tree, snapshot, write_recipe
-
-
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    return make_tree(tmp_path / "tree")
+from codemod_helpers import run_codemod
+from write_trees import BEFORE, RECIPE_TOML, snapshot, write_recipe
 
 
 def _apply(*args: str):
-    result = CliRunner().invoke(main, ["apply", *args])
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
+    return run_codemod("apply", *args)
 
 
 def _usage_error(*args: str) -> str:
@@ -99,7 +91,7 @@ RECIPE_FILES = {
     "no_id.toml": ('summary = "no id"\n', "recipe does not match the schema: missing key 'id'"),
     "bad_kind.toml": ('id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
                       "delete entry 'f': unknown rust kind 'function' (one of: fn, test, struct, enum, type, "
-                      "type_alias, trait, trait_method, impl, const, static, mod, bridge_fn, macro, variant, field, "
+                      "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, macro, variant, field, "
                       "use, attribute)"),
     "bad_language.toml": ('id = "x"\n[[delete]]\npath = "a.go"\nlanguage = "go"\nkind = "fn"\nname = "f"\n',
                           "recipe does not match the schema: recipe x: unknown language 'go' for f"),
@@ -111,6 +103,9 @@ RECIPE_FILES = {
                             "unknown key [[deletions]] (did you mean 'delete'?)"),
     "misspelt_key.toml": ('id = "x"\n[[reword]]\npath = "a.rs"\nfnd = "a"\nreplace = "b"\n',
                           "[[reword]] entry 1: unknown key 'fnd' (did you mean 'find'?)"),
+    "reword_without_replace.toml": ('extends = "paged-compat-removal"\n[[reword]]\npath = "src/a.rs"\n'
+                                    'symbols = ["gone_a"]\n',
+                                    '[[reword]] entry 1: missing key \'replace\' (replace = "" deletes the text)'),
     "bad_pattern.toml": ('id = "x"\ndead_symbol_pattern = "frob_(compat"\n',
                          "dead_symbol_pattern 'frob_(compat' is not a valid pattern: missing ), unterminated "
                          "subpattern at position 5"),
@@ -267,6 +262,8 @@ def test_unreadable_target(tree: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     lines = _refused(tree, tmp_path)
     assert "src/b.rs: cannot be read (Permission denied); the recipe needs it" in lines
+    assert [line for line in lines if line.startswith("src/b.rs")] == [
+        "src/b.rs: cannot be read (Permission denied); the recipe needs it"]
     monkeypatch.undo()
     assert snapshot(tree) == BEFORE
 
@@ -303,6 +300,21 @@ def test_recipe_parameters_are_loaded_before_planning_and_steps_read_them_typed(
 
     with pytest.raises(TypeError):
         plan_recipe(tree, Recipe(id="r", summary="", steps=(writes_an_option,), check_scope=("src",)))
+
+
+def test_the_dry_run_diff_of_a_file_with_invalid_utf8_applies_with_git(tree: Path, tmp_path: Path) -> None:
+    """The printed diff carries the file's own bytes (never U+FFFD), so `git apply` takes it."""
+    source = b"// caf\xe9 \xff\n\n/// Gone.\nfn gone_a() {}\n// \xfe\n\nfn keep_a() {}\n"
+    (tree / "src/a.rs").write_bytes(source)
+    result = _apply("--dry-run", "--recipe", str(write_recipe(tmp_path)), str(tree))
+    assert result.exit_code == 0, result.output
+    assert b"\xff\n" in result.stdout_bytes and b"\xfe\n" in result.stdout_bytes
+    assert "\ufffd" not in result.stdout_bytes.decode("utf-8", "surrogateescape")
+    patch = tmp_path / "plan.diff"
+    patch.write_bytes(result.stdout_bytes)
+    applied = subprocess.run(["git", "apply", "-p1", str(patch)], cwd=tree, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr
+    assert (tree / "src/a.rs").read_bytes() == b"// caf\xe9 \xff\n\n// \xfe\n\nfn keep_a() {}\n"
 
 
 # ---------------------------------------------------------------- internal errors

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from codemods.search import files as _files
 from codemods.search.check import check_files, check_tree
 from codemods.cli.main import main
-from codemods.plan.loader import dead_symbol_settings
+from codemods.plan.settings import dead_symbol_settings
 
 PATTERN = dead_symbol_settings("paged-compat-removal")[1]
 
@@ -115,7 +115,9 @@ def test_file_mode_equals_rg_on_each_and_all_tricky_files(tricky: Path, monkeypa
 @needs_rg
 def test_kinds_and_columns(tricky: Path):
     by_place = {(m.path, m.line, m.col): (m.symbol, m.kind) for m in check_tree(tricky, PATTERN, ("src",)).mentions}
-    assert by_place[("src/many.rs", 1, 16)] == ("PagedDecodeMetadata", "code")  # inside RotatingPagedDecodeMetadata
+    # The pattern matches inside RotatingPagedDecodeMetadata: the mention is that identifier, at its start.
+    assert by_place[("src/many.rs", 1, 8)] == ("RotatingPagedDecodeMetadata", "code")
+    assert ("src/many.rs", 1, 16) not in by_place
     assert by_place[("src/many.rs", 1, 38)] == ("PagedDecodeMetadata", "code")
     assert by_place[("src/many.rs", 1, 66)] == ("validate_paged_decode_inputs", "code")
     assert by_place[("src/noeol.rs", 2, 4)] == ("paged_decode_attention_rotating_compat", "comment")

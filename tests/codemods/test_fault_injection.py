@@ -33,11 +33,6 @@ from write_trees import AFTER, BEFORE, RECIPE, TARGETS, make_tree, snapshot, wri
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    return make_tree(tmp_path / "tree")
-
-
 def _changes(root: Path):
     return list(plan_recipe(root, RECIPE).changes)
 
@@ -361,3 +356,58 @@ def test_write_plan_recovers_first_and_refuses_a_plan_made_before(tree: Path, tm
     assert not (tree / JOURNAL_DIR).exists() and snapshot(tree) == BEFORE
     write_plan(plan_recipe(tree, RECIPE))
     assert snapshot(tree) == AFTER
+
+
+# ---------------------------------------------------------------- issue 23, point 6: where the journal lives, Ctrl-C
+
+
+def _git_tree(tree: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    subprocess.run(["git", "-C", str(tree), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(tree), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "before"],
+                   check=True)
+    return tree
+
+
+def test_in_a_git_work_tree_the_journal_and_lock_stay_out_of_git_status(tree: Path, tmp_path: Path) -> None:
+    from codemods.write import journal
+
+    _git_tree(tree)
+    changes = _changes(tree)
+    # What a SIGKILL after the first file leaves: the journal, and one file written.
+    journal.begin(tree, [(journal.JournalEntry(c.path, 0o644, c.before_digest, c.after_digest), c.before)
+                         for c in changes])
+    (tree / changes[0].path).write_bytes(changes[0].after)
+    assert (tree / ".git/codemod" / JOURNAL_DIR).is_dir() and not (tree / JOURNAL_DIR).exists()
+    status = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert status.splitlines() == [f" M {changes[0].path}"]
+    check = CliRunner().invoke(main, ["check", "--recipe", str(write_recipe(tmp_path)), str(tree)])
+    assert check.stderr.splitlines()[-1] == (
+        f"codemod check: warning: {tree.resolve()}/.git/codemod/{JOURNAL_DIR}/ is left from an interrupted "
+        f"`codemod apply`: files may be half written; `codemod apply {tree}` recovers them")
+    result = CliRunner().invoke(main, ["apply", "--recipe", str(write_recipe(tmp_path)), str(tree)])
+    assert result.exit_code == 0, result.output
+    assert "restored src/a.rs to their original bytes" in result.stderr
+    assert {p: d for p, d in snapshot(tree).items() if not p.startswith(".git/")} == AFTER
+    assert not (tree / ".git/codemod" / JOURNAL_DIR).exists() and not (tree / ".git/codemod/.codemod.lock").exists()
+
+
+def test_a_journal_an_older_version_left_in_root_is_still_recovered(tree: Path, tmp_path: Path) -> None:
+    _git_tree(tree)
+    (tree / JOURNAL_DIR).mkdir()  # a finished run's journal, its manifest already removed
+    result = CliRunner().invoke(main, ["apply", "--recipe", str(write_recipe(tmp_path)), str(tree)])
+    assert result.exit_code == 0, result.output
+    assert f"codemod: recovered: removed {JOURNAL_DIR}/ left by a run that had finished writing" in result.stderr
+    assert not (tree / JOURNAL_DIR).exists()
+
+
+def test_ctrl_c_during_the_write_exits_130_and_never_says_changed(tree: Path, tmp_path: Path, monkeypatch) -> None:
+    _fail_on_call(monkeypatch, "replace", 2, KeyboardInterrupt(), applies=lambda src, dst: _is_tree_file(tree, dst))
+    result = CliRunner().invoke(main, ["apply", "--recipe", str(write_recipe(tmp_path)), str(tree)])
+    monkeypatch.undo()
+    assert result.exit_code == 130
+    assert result.stderr.splitlines()[-1] == ("codemod: interrupted (Ctrl-C); no file is half written (a write in "
+                                              "progress was put back)")
+    assert "changed" not in result.stderr
+    assert snapshot(tree) == BEFORE

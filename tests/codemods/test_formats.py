@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from codemods.report.sarif import symbol_groups
 from codemods.cli.main import main
-from codemods.plan.loader import dead_symbol_settings
+from codemods.plan.settings import dead_symbol_settings
 from fixture_crate import copy_fixture
 
 PATTERN = dead_symbol_settings("paged-compat-removal")[1]
@@ -82,7 +82,12 @@ def test_check_sarif_validates_and_has_a_result_per_mention(small_tree: Path):
     by_place = {(unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
                  r["locations"][0]["physicalLocation"]["region"]["startLine"],
                  r["locations"][0]["physicalLocation"]["region"]["startColumn"]): r for r in run["results"]}
-    assert set(by_place) == {("src/a.rs", 1, 4), ("src/a.rs", 2, 19), ("src/a.rs", 2, 41), ("src/sub dir/b.cpp", 1, 21)}
+    # The match inside RotatingPagedDecodeMetadata is that identifier, at its start, under the
+    # rule of the group that matched (PagedDecodeMetadata).
+    assert set(by_place) == {("src/a.rs", 1, 4), ("src/a.rs", 2, 11), ("src/a.rs", 2, 41), ("src/sub dir/b.cpp", 1, 21)}
+    assert by_place[("src/a.rs", 2, 11)]["properties"]["symbol"] == "RotatingPagedDecodeMetadata"
+    assert by_place[("src/a.rs", 2, 11)]["ruleId"] == "paged-compat-removal/removed-symbol-2"
+    assert by_place[("src/a.rs", 2, 11)]["locations"][0]["physicalLocation"]["region"]["endColumn"] == 38
     assert by_place[("src/a.rs", 2, 41)]["ruleId"] == "paged-compat-removal/removed-symbol-3"
     # The byte column 23 (after two two-byte characters) is UTF-16 column 21.
     assert by_place[("src/sub dir/b.cpp", 1, 21)]["properties"]["kind"] == "string"

@@ -41,7 +41,7 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
 
     assert list(LANGUAGES) == ["rust", "cpp", "python"]
     assert parsed_languages() == ("rust", "cpp")
-    assert set(LANGUAGES["rust"].deletable_kinds) == set(DELETABLE_KINDS) | set(MEMBER_KINDS)
+    assert LANGUAGES["rust"].item_kinds == (*DELETABLE_KINDS, *MEMBER_KINDS)
     assert [language_of(p) for p in ("a/b.rs", "k.CU", "x.metal", "t.py", "README.md")] == \
         ["rust", "cpp", "cpp", "python", None]
     for language in LANGUAGES.values():

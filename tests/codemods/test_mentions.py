@@ -136,7 +136,7 @@ def test_one_pass_search_finds_what_the_line_by_line_search_finds(source, text):
 def test_whole_word_search_finds_what_a_word_bounded_regex_finds(source):
     import re
 
-    from codemods.plan.planner import _whole_words
+    from codemods.words import whole_word_hits as _whole_words
 
     names = {"Meta", "FrobMeta", "frob"}
     regex = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b")

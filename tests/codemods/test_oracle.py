@@ -180,7 +180,7 @@ def test_a_helper_the_bridge_cannot_serve_is_refused(tmp_path: Path) -> None:
     ]
 
 
-def test_without_rustfmt_the_plan_says_the_helper_calls_are_unformatted(tmp_path: Path, monkeypatch) -> None:
+def test_without_rustfmt_the_plan_says_so_and_lays_the_calls_out_as_rustfmt_would(tmp_path: Path, monkeypatch) -> None:
     import codemods.languages.rust.format as format_module
 
     body = """
@@ -194,9 +194,26 @@ def test_without_rustfmt_the_plan_says_the_helper_calls_are_unformatted(tmp_path
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     formatted = plan_recipe(tree(tmp_path / "a", body), RECIPE)
-    assert "unformatted" not in {f.code for f in formatted.findings}
+    assert "formatted-without-rustfmt" not in {f.code for f in formatted.findings}
     monkeypatch.setattr(format_module.shutil, "which", lambda name: None)
     plan = plan_recipe(tree(tmp_path / "b", body), RECIPE)
     assert not plan.blocking and plan.changes
-    notes = [f for f in plan.findings if f.code == "unformatted"]
+    notes = [f for f in plan.findings if f.code == "formatted-without-rustfmt"]
     assert [(f.path, f.severity) for f in notes] == [(TESTS_RS, "note")]
+    assert [c.after for c in plan.changes] == [c.after for c in formatted.changes]
+
+
+def test_without_rustfmt_the_fixture_gets_the_helper_calls_rustfmt_would_write(tmp_path: Path, monkeypatch) -> None:
+    """Issue 23, point 13: the recipe lays the calls out as rustfmt does, so `cargo fmt --check`
+    stays clean on a machine without rustfmt."""
+    import codemods.languages.rust.format as format_module
+    from codemods import load_recipe
+    from fixture_crate import copy_fixture
+
+    removal = load_recipe("paged-compat-removal")
+    tree_copy = copy_fixture(tmp_path / "tree")
+    with_rustfmt = plan_recipe(tree_copy, removal)
+    monkeypatch.setattr(format_module.shutil, "which", lambda name: None)
+    without = plan_recipe(tree_copy, removal)
+    assert "formatted-without-rustfmt" in {f.code for f in without.findings}
+    assert {c.path: c.after for c in without.changes} == {c.path: c.after for c in with_rustfmt.changes}

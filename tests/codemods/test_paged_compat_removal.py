@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
+import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,6 +23,7 @@ from codemods.cli.main import main
 from codemods import load_recipe
 from codemods.recipes.mlxcel.paged_compat_removal import FFI_TESTS_RS, POOLED_TESTS
 from codemods.languages.rust.statements import find_function
+from codemod_helpers import readme_rewording_example
 from fixture_crate import FIXTURE, cargo, copy_fixture, write_offline_cargo_config
 
 RECIPE = load_recipe("paged-compat-removal")
@@ -199,3 +202,57 @@ def test_local_rewording_rules_extend_the_bundled_recipe(tree: Path, tmp_path: P
     assert CliRunner().invoke(main, ["check", str(tree)]).exit_code == 0
     assert (b"/// Per-batch attention metadata as the scheduler hands it to the layers. The\n"
             b"/// pooled route reads it directly.\n") in cache.read_bytes()
+
+
+def test_the_readme_rewording_example_replaces_the_bundled_rule_on_the_same_text(tree: Path,
+                                                                                 tmp_path: Path) -> None:
+    local = tmp_path / "local.toml"
+    local.write_text(readme_rewording_example())
+    result = CliRunner().invoke(main, ["apply", "--dry-run", "--recipe", str(local), str(tree)])
+    assert result.exit_code == 0, result.output
+    added = " ".join(line[5:] for line in result.stdout.splitlines() if line.startswith("+///"))
+    assert "The current state, described without the symbol names." in added
+    assert "overlap" not in result.stderr
+    layout = "layout 'as #2230 describes it' recognised"
+    assert [line for line in result.stderr.splitlines() if "(note)" in line] == [
+        line for line in result.stderr.splitlines() if line.startswith(layout)]
+
+
+def test_two_rules_of_one_recipe_on_the_same_text_are_one_blocking_line(tree: Path, tmp_path: Path) -> None:
+    local = tmp_path / "local.toml"
+    rule = ('[[reword]]\npath = "src/lib/mlxcel-core/src/layers.rs"\nitem = "paged_decode_attention_pooled"\n'
+            'symbols = ["paged_decode_attention_dense_compat"]\nreplace = "{}"\n\n')
+    local.write_text('extends = "paged-compat-removal"\n\n' + rule.format("One.") + rule.format("Two."))
+    result = CliRunner().invoke(main, ["apply", "--dry-run", "--recipe", str(local), str(tree)])
+    assert result.exit_code == 1
+    blocking = [line for line in result.stderr.splitlines()
+                if not line.startswith("codemod:") and not line.endswith("(note)")]
+    assert len(blocking) == 1, blocking
+    assert re.fullmatch(r"src/lib/mlxcel-core/src/layers\.rs:\d+:1: local\.toml \[\[reword\]\] 1 \(item = "
+                        r"'paged_decode_attention_pooled', symbols = \['paged_decode_attention_dense_compat'\]\) and "
+                        r"local\.toml \[\[reword\]\] 2 \(.*\) reword the same text; keep one of them", blocking[0])
+
+
+def test_the_fixture_is_recognised_as_the_2230_layout_and_gets_no_other_note(tree: Path) -> None:
+    result = CliRunner().invoke(main, ["apply", "--dry-run", str(tree)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "layout 'as #2230 describes it' recognised (cache/attend.rs split out of cache.rs; no model calls the "
+        "routes): its 4 rewording rule(s) apply (note)",
+        "codemod: paged-compat-removal: would change 7 file(s); 0 finding(s), 0 blocking; 1 note(s)",
+    ]
+    sarif = CliRunner().invoke(main, ["apply", "--dry-run", "--format", "sarif", str(tree)])
+    [note] = json.loads(sarif.stdout)["runs"][0]["results"]
+    assert note["ruleId"] == "layout" and "locations" not in note
+
+
+def test_the_fixture_helper_keeps_the_file_qualified_names_and_shadows_no_parameter(tree: Path) -> None:
+    """Issue 23, point 15, on a file that writes `ffi::` and has no dtype module: the helper
+    qualifies its bridge calls and reads the float32 tag off an array, under names of its own."""
+    result = CliRunner().invoke(main, ["apply", str(tree)])
+    assert result.exit_code == 0, result.output
+    tests = (tree / FFI_TESTS_RS).read_text()
+    helper = tests.split("fn dense_reference_decode_attention(", 1)[1].split("\n}\n", 1)[0]
+    assert "let float32 = ffi::array_dtype(&scale_array);" in helper and "dtype::FLOAT32" not in helper
+    for parameter in ("q", "keys", "values", "scale"):
+        assert not re.search(rf"let (mut )?{parameter} =", helper), parameter

@@ -314,3 +314,24 @@ def test_flipped_fixture_builds_passes_and_logs_dense(tmp_path: Path) -> None:
     assert wrapper_true.returncode != 0
     assert "gemma3_wrapper_flag_resolves_to_dense_at_parallel_8 ... FAILED" in wrapper_true.stdout
     assert "gemma3_auto_and_paged_resolve_to_dense_at_parallel_8 ... ok" in wrapper_true.stdout
+
+
+def test_decision_may_be_the_run_folder_and_an_unknown_family_is_a_note_of_the_decision(tree: Path,
+                                                                                         tmp_path: Path) -> None:
+    """Issue 23, point 10: `--decision RUN_DIR` reads RUN_DIR/decision.json; a family the recipe
+    does not know is a note about the decision, attributed to no file of the tree."""
+    decision = write_decision(tmp_path / "run", gemma3=False, llama4=True)
+    document = json.loads(decision.read_text())
+    document["families"]["mistral"] = document["families"]["llama4"]
+    decision.write_text(json.dumps(document))
+    result = _apply(tree, decision.parent, "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "the decision names family 'mistral', which this recipe does not know (known: gemma3, llama4) (note)" \
+        in result.stderr.splitlines()
+    assert "CONTINUOUS_BATCHING.md: the decision" not in result.stderr
+    empty = tmp_path / "empty-run"
+    empty.mkdir()
+    refused = _apply(tree, empty, "--dry-run")
+    assert refused.exit_code == 2
+    assert refused.stderr.splitlines() == [f"codemod: error: decision: {empty} is a folder without decision.json; "
+                                           f"give the run folder `paged-bench report` wrote, or its decision.json"]

@@ -11,7 +11,7 @@ from codemods import Pattern, PatternError, Rewrite, replace_all
 from codemods.parse import CPP, RUST, parse
 from codemods.cli.main import main
 
-from codemod_helpers import dedent
+from codemod_helpers import dedent, dedent_text
 
 
 def captures(pattern: str, source: str, language: str = RUST) -> list[dict[str, str]]:
@@ -199,6 +199,26 @@ def test_recipe_files_rewrite_by_pattern_within_an_item(tmp_path: Path) -> None:
     again = CliRunner().invoke(main, ["apply", "--recipe", str(tmp_path / "rename.toml"), str(tmp_path / "tree")])
     assert again.exit_code == 0
     assert "rewrite rule did not match: 'old_attend($SCALE, $$$REST)' in decode (note)" in again.stderr
+
+
+def test_a_rewrite_rule_through_the_harness() -> None:
+    from codemods import PatternRewrite, Recipe
+
+    from codemod_helpers import assert_recipe
+
+    recipe = Recipe(id="swap", summary="", rewrites=(
+        PatternRewrite("src/layers.rs", "old_attend($SCALE, $$$REST)", "attend($$$REST, $SCALE)", item="decode"),))
+    before = dedent_text("""
+        fn decode(q: &A, k: &A) -> A {
+            old_attend(0.5, q, k)
+        }
+
+        fn prefill(q: &A, k: &A) -> A {
+            old_attend(0.5, q, k)
+        }
+    """)
+    assert_recipe({"src/layers.rs": before}, recipe,
+                  {"src/layers.rs": before.replace("old_attend(0.5, q, k)", "attend(q, k, 0.5)", 1)})
 
 
 @pytest.mark.parametrize(("pattern", "replace", "error"), [

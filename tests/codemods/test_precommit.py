@@ -165,3 +165,30 @@ def test_try_repo_installs_the_manifest_hook_and_rejects_a_mention(tmp_path):
                             cwd=work, env=env, capture_output=True, text=True, timeout=600)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "src/a.rs:1:4: PagedDecodeMetadata [comment]" in result.stdout
+
+
+def test_readme_snippet_pinned_to_a_commit_of_a_local_clone_runs_the_hook(tmp_path):
+    """The README's snippet as a user fills it in, against a clone of this repository: its URL
+    the clone, `<sha>` the clone's HEAD. pre-commit fetches the repository at that commit and
+    reads its manifest; only the hook's language is made `system` (and its entry this venv's
+    codemod), so that nothing is pip-installed (offline)."""
+    clone = tmp_path / "mlxcel-codemods"
+    cloned = subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], capture_output=True, text=True)
+    assert cloned.returncode == 0, cloned.stderr
+    sha = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    snippet = readme_consumer_config()
+    url = snippet.split("repo: ", 1)[1].split()[0]
+    assert "rev: <sha>" in snippet
+    config = snippet.replace(url, str(clone)).replace("<sha>", sha).replace(
+        "- id: codemod-check\n",
+        f"- id: codemod-check\n        language: system\n        entry: {BIN / 'codemod'} check\n")
+    repo, tools = _make_repo(tmp_path, config)
+    (repo / "src" / "cache.rs").write_text("// PagedDecodeMetadata is back\n")
+    tools["git"]("add", "-A")
+    result = subprocess.run([str(BIN / "pre-commit"), "run", "--all-files"], cwd=repo, env=tools["env"],
+                            capture_output=True, text=True, timeout=300)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "src/cache.rs:1:4: PagedDecodeMetadata [comment]" in output
+    assert "removed symbols stay removed" in output

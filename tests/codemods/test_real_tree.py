@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from codemod_helpers import readme_rewording_example
 from codemods.parse import CPP, RUST, error_count, language_of, parse
 from codemods.plan.planner import DANGLING, UNREWORDED, plan_recipe
 from codemods.cli.main import main
@@ -152,6 +153,7 @@ def check_touched_files(outcome: Outcome) -> None:
     changed = [p.relative_to(outcome.after).as_posix() for p in outcome.after.rglob("*")
                if p.is_file() and p.read_bytes() != (outcome.before / p.relative_to(outcome.after)).read_bytes()]
     assert changed
+    unformatted = []
     for path in changed:
         language = language_of(path)
         if language not in (RUST, CPP):
@@ -161,8 +163,12 @@ def check_touched_files(outcome: Outcome) -> None:
         assert error_count(parse(after, language)) <= error_count(parse(before, language)), path
         if language == RUST:
             hunks_before, hunks_after = rustfmt_hunks(outcome.before / path), rustfmt_hunks(outcome.after / path)
-            if hunks_before is not None:
+            if hunks_before is None:
+                unformatted.append(path)
+            else:
                 assert hunks_after <= hunks_before, f"{path}: rustfmt hunks {hunks_before} -> {hunks_after}"
+    if unformatted:
+        pytest.skip(f"rustfmt is not installed: the rest held, but the rustfmt hunks of {unformatted} were not compared")
 
 
 @pytest.fixture(scope="module")
@@ -242,3 +248,74 @@ def test_the_real_tree_after_the_models_migrated(corpus: Path, tmp_path: Path) -
     outcome = run_removal(variant, tmp_path)
     check_outcome(outcome, migrated=True)
     assert rg_lines(outcome.after) == []
+
+
+def test_the_real_tree_with_crlf_target_files_stays_crlf(corpus: Path, tmp_path: Path) -> None:
+    """Every line the removal inserts (helper calls, reworded doc lines) takes the file's CRLF."""
+    variant = tmp_path / "variant"
+    shutil.copytree(corpus, variant, symlinks=True)
+    targets = sorted({t.path for t in RECIPE.deletions})
+    for path in targets:
+        (variant / path).write_bytes((variant / path).read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    result = CliRunner().invoke(main, ["apply", "--allow-dangling", str(variant)])
+    assert result.exit_code == 0, result.output
+    for path in targets:
+        after = (variant / path).read_bytes()
+        assert not re.findall(rb"(?<!\r)\n", after), path
+
+
+def test_the_readme_rewording_example_on_the_real_tree(real: Outcome, tmp_path: Path) -> None:
+    """The README's extending recipe replaces the bundled rule on the same sentence: the plan
+    blocks on the 19 model lines only, and says once which layout it recognised."""
+    local = tmp_path / "local.toml"
+    local.write_text(readme_rewording_example())
+    result = CliRunner().invoke(main, ["apply", "--dry-run", "--recipe", str(local), str(real.before)])
+    assert result.exit_code == 1
+    assert refused_locations(result.stderr) == sorted({":".join(x.split(":")[:2])
+                                                       for x in model_lines(real.rg_before)})
+    added = " ".join(line[5:] for line in result.stdout.splitlines() if line.startswith("+///"))
+    assert "The current state, described without the symbol names." in added
+    notes = [line for line in result.stderr.splitlines() if line.endswith("(note)")]
+    assert notes == [
+        "src/lib/mlxcel-core/src/cache.rs:8776:5: deleted test tests::paged_decode_metadata_rejects_invalid_block_size: "
+        "it exercises only removed items (PagedDecodeMetadata) (note)",
+        "layout '2026-07, before #2210' recognised (no cache/attend.rs; models still call the routes): its 11 "
+        "rewording rule(s) apply (note)",
+    ]
+    allowed = CliRunner().invoke(main, ["apply", "--dry-run", "--allow-dangling", "--recipe", str(local),
+                                        str(real.before)])
+    assert allowed.exit_code == 0, allowed.stderr
+
+
+def test_check_names_the_identifier_that_holds_a_match_at_its_start(real: Outcome) -> None:
+    result = CliRunner().invoke(main, ["check", str(real.before)])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert "src/models/gemma3.rs:33:37: RotatingPagedDecodeMetadata [code]" in lines
+    assert not [line for line in lines if line.startswith("src/models/gemma3.rs:33:45:")]
+    assert sorted({":".join(line.split(":")[:2]) for line in lines}) == \
+        sorted({":".join(line.split(":")[:2]) for line in real.rg_before})
+
+
+def test_without_rustfmt_the_helper_calls_are_what_rustfmt_writes(real: Outcome, monkeypatch) -> None:
+    import codemods.languages.rust.format as format_module
+
+    with_rustfmt = plan_recipe(real.before, RECIPE, allow_dangling=True)
+    monkeypatch.setattr(format_module.shutil, "which", lambda name: None)
+    without = plan_recipe(real.before, RECIPE, allow_dangling=True)
+    assert "formatted-without-rustfmt" in {f.code for f in without.findings}
+    assert {c.path: c.after for c in without.changes} == {c.path: c.after for c in with_rustfmt.changes}
+
+
+def test_the_helper_follows_the_file_conventions_and_the_reword_keeps_unrelated_detail(real: Outcome) -> None:
+    """Issue 23, point 15: the real ffi_tests.rs calls bridge functions unqualified (`use super::*`)
+    and names `dtype::FLOAT32`; the helper does the same and shadows none of its parameters."""
+    tests = (real.after / FFI_TESTS_RS).read_text()
+    helper = tests.split(f"fn {HELPER}(", 1)[1].split("\n}\n", 1)[0]
+    assert "ffi::" not in helper and "array_dtype" not in helper
+    assert "astype(q, dtype::FLOAT32)" in helper
+    for parameter in ("q", "keys", "values", "scale"):
+        assert not re.search(rf"let (mut )?{parameter} =", helper), parameter
+    layers = " ".join((real.after / "src/lib/mlxcel-core/src/layers.rs").read_text().split())
+    assert ("pool intercept (gather + standard SDPA, `src/models/llama3.rs` /// `is_paged_backed()`), never this "
+            "function.") in layers

@@ -175,6 +175,10 @@ def test_inserted_text_is_converted_only_where_it_differs_from_what_it_replaces(
     [edit] = with_line_endings_of(source, [Edit("t.py", 0, len(source), rewritten)])
     assert edit.replacement == b"a = 1\r\nb = 2\nc = 30\r\nx = 0\r\nd = 4\r\n"
     assert with_line_endings_of(b"a\nb\r\nc\n", [Edit("t", 0, 0, b"x\n")])[0].replacement == b"x\n"
+    # A line whose end the edit keeps (old `3\r\n`, new `30\n`): the inserted LF still takes CRLF.
+    [edit] = with_line_endings_of(b"f(x);\r\ng();\r\n", [Edit("t.rs", 0, 7, b"h(\n    x,\n);\n")])
+    assert edit.replacement == b"h(\r\n    x,\r\n);\r\n"
+    assert with_line_endings_of(b"a\nb\r\nc\r\n", [Edit("t", 0, 3, b"z\nb")])[0].replacement == b"z\nb"
     assert line_ending(b"a\r\nb\r\nc\n") == b"\r\n"
     assert line_ending(b"") == b"\n"
 

@@ -1,5 +1,2 @@
-"""C++: locating function definitions and declarations, with their comments, and deleting them."""
-
-from codemods.languages.cpp.items import CppItem, CppTarget, cpp_items, delete_cpp_items
-
-__all__ = ["CppItem", "CppTarget", "cpp_items", "delete_cpp_items"]
+"""The C++ plug-in: items (`items`), in-file name resolution (`resolve`), the lexical scan
+(`lexer`), and the operations the registry calls (`language`)."""

@@ -1,4 +1,4 @@
-"""C++'s operations for the language registry (_languages.py): deleting items, rule scopes,
+"""C++'s operations for the language registry (languages/registry.py): deleting items, rule scopes,
 identifiers and parse errors of C++, CUDA and Metal files."""
 
 from __future__ import annotations

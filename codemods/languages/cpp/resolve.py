@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from codemods.search.files import whole_words
+from codemods.words import whole_words
 from codemods.parse import CPP, parse
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppTarget, cpp_items

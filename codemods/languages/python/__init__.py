@@ -1,5 +1,2 @@
-"""Python: deleting functions and classes by qualified name through libcst."""
-
-from codemods.languages.python.items import PythonTarget, delete_python_items
-
-__all__ = ["PythonTarget", "delete_python_items"]
+"""The Python plug-in: items deleted through libcst (`items`) and the operations the registry
+calls (`language`)."""

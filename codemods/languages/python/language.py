@@ -1,4 +1,4 @@
-"""Python's operations for the language registry (_languages.py): deleting functions and
+"""Python's operations for the language registry (languages/registry.py): deleting functions and
 classes (libcst), identifiers (tokenize) and syntax errors (ast) of .py files."""
 
 from __future__ import annotations

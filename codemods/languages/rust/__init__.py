@@ -1,5 +1,3 @@
-"""Rust: locating items (with their doc comments and attributes) and deleting them."""
-
-from codemods.languages.rust.items import RustItem, delete_rust_items, rust_items
-
-__all__ = ["RustItem", "delete_rust_items", "rust_items"]
+"""The Rust plug-in: items (`items`), name resolution (`resolve`, `crates`), the lexical scan
+(`lexer`), rustfmt (`format`), cxx bridges (`bridge`), statements (`statements`), and the
+operations the registry calls (`language`)."""

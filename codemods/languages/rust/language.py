@@ -1,4 +1,4 @@
-"""Rust's operations for the language registry (_languages.py): deleting items, rule scopes,
+"""Rust's operations for the language registry (languages/registry.py): deleting items, rule scopes,
 identifiers and parse errors of .rs files."""
 
 from __future__ import annotations
@@ -11,8 +11,14 @@ from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import DEFINITE, Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
+from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
 from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
+from codemods.languages.rust.members import MEMBER_KINDS
 from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
+
+
+# The kinds a recipe may delete (the registry reads them here): whole items, then parts of items.
+DELETABLE_KINDS = (*ITEM_KINDS, *MEMBER_KINDS)
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
@@ -24,7 +30,7 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
 
 
 def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
-    from codemods.languages.rust.members import MEMBER_KINDS, delete_members
+    from codemods.languages.rust.members import delete_members
 
     items = [RustTarget(t.kind, t.name) for t in targets if t.kind not in MEMBER_KINDS]
     found, resolved, findings = delete_rust_items(path, source, items, origin, absent)

@@ -34,10 +34,10 @@ from typing import Callable
 
 import tree_sitter
 
-from codemods.search.files import whole_words
+from codemods.words import whole_words
 from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.parse import RUST, parse
+from codemods.parse import RUST, descendants, node_text, parse
 from codemods.languages.rust.crates import CrateIndex, _join
 
 VALUE = "value"
@@ -165,13 +165,9 @@ class _Scope:
     children: dict[str, tuple[str, tree_sitter.Node | None, str]]
 
 
-def _text(node: tree_sitter.Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
 def _visibility(node: tree_sitter.Node) -> str:
     modifier = next((c for c in node.children if c.type == "visibility_modifier"), None)
-    return " ".join(_text(modifier).split()) if modifier is not None else ""
+    return " ".join(node_text(modifier).split()) if modifier is not None else ""
 
 
 def _struct_namespaces(node: tree_sitter.Node) -> tuple[str, ...]:
@@ -187,11 +183,11 @@ def _path_segments(node: tree_sitter.Node) -> tuple[str, ...] | None:
         head = _path_segments(path) if path is not None else ("",)
         if head is None or name is None:
             return None
-        return (*head, _text(name))
+        return (*head, node_text(name))
     if node.type == "generic_type":
         return _path_segments(node.child_by_field_name("type"))
     if node.type in ("identifier", "type_identifier", "crate", "self", "super", "metavariable"):
-        return (_text(node),)
+        return (node_text(node),)
     return None
 
 
@@ -200,7 +196,7 @@ def _flatten_use(node: tree_sitter.Node, prefix: tuple[str, ...]) -> list[tuple[
     kind = node.type
     if kind == "use_as_clause":
         path = _path_segments(node.child_by_field_name("path"))
-        alias = _text(node.child_by_field_name("alias"))
+        alias = node_text(node.child_by_field_name("alias"))
         return [(alias, (*prefix, *path), node)] if path else []
     if kind == "use_wildcard":
         inner = next((c for c in node.named_children), None)
@@ -301,7 +297,7 @@ class RustResolver:
             for node in container.named_children:
                 if node.type != "mod_item":
                     continue
-                name = _text(node.child_by_field_name("name"))
+                name = node_text(node.child_by_field_name("name"))
                 body = node.child_by_field_name("body")
                 if body is None:
                     found.append((inline, name, _attribute_string(node, b"path")))
@@ -368,7 +364,7 @@ class RustResolver:
             namespaces = _ITEM_NAMESPACES.get(kind)
         if namespaces is None:
             return
-        name = _text(node.child_by_field_name("name"))
+        name = node_text(node.child_by_field_name("name"))
         if kind == "function_signature_item":
             name = _attribute_string(node, b"rust_name") or name
         visibility = _visibility(node)
@@ -424,7 +420,7 @@ class RustResolver:
         seen.add((key, name, namespace))
         scope = self._scope(key)
         if scope is None:
-            return [_Outcome(_UNKNOWN, (f"module {self._module_text(key)} not found",))]
+            return [_Outcome(_UNKNOWN, (f"module {self._modulenode_text(key)} not found",))]
         found = [_Outcome(_Mod((key[0], (*key[1], name)), d) if d.kind == "mod_item" else d)
                  for d in scope.items.get(name, [])
                  if namespace in d.namespaces and (importer is None or self._visible(key, d.visibility, importer))]
@@ -555,7 +551,7 @@ class RustResolver:
         for statement in block.named_children:
             if statement.type == "use_declaration":
                 self._declare(scope, statement, file, "", key)
-            elif _text(statement.child_by_field_name("name")) == name and namespace in (
+            elif node_text(statement.child_by_field_name("name")) == name and namespace in (
                     _struct_namespaces(statement) if statement.type == "struct_item"
                     else _ITEM_NAMESPACES.get(statement.type, ())):
                 return [_Outcome(_OTHER)]
@@ -578,12 +574,12 @@ class RustResolver:
         parsed = self._tree(file)
         return line_col(parsed[0], offset)[0] if parsed else 0
 
-    def _module_text(self, key) -> str:
+    def _modulenode_text(self, key) -> str:
         crate = self.crates.crate(key[0]).name
         return "::".join((crate, *key[1]))
 
     def describe(self, definition: _Def) -> str:
-        return (f"{self._module_text(definition.module)}::{definition.name} "
+        return (f"{self._modulenode_text(definition.module)}::{definition.name} "
                 f"({definition.file}:{self._line(definition.file, definition.start)})")
 
     # -- uses in one file ---------------------------------------------------
@@ -773,7 +769,7 @@ def _inline_modules(node: tree_sitter.Node) -> tuple[str, ...]:
     current = node.parent
     while current is not None:
         if current.type == "mod_item":
-            names.append(_text(current.child_by_field_name("name")))
+            names.append(node_text(current.child_by_field_name("name")))
         current = current.parent
     return tuple(reversed(names))
 
@@ -785,7 +781,7 @@ def _impl_type(node: tree_sitter.Node) -> str | None:
             kind = current.child_by_field_name("type")
             while kind is not None and kind.type in ("generic_type", "scoped_type_identifier"):
                 kind = kind.child_by_field_name("type") if kind.type == "generic_type" else kind.child_by_field_name("name")
-            return _text(kind) if kind is not None else None
+            return node_text(kind) if kind is not None else None
         current = current.parent
     return None
 
@@ -804,13 +800,13 @@ class _FileTypes:
     @classmethod
     def of(cls, root: tree_sitter.Node) -> "_FileTypes":
         types = cls(set(), {})
-        for node in _descendants(root):
+        for node in descendants(root, named=True):
             if node.type in ("struct_item", "enum_item", "union_item"):
-                name = _text(node.child_by_field_name("name"))
+                name = node_text(node.child_by_field_name("name"))
                 types.declared.add(name)
                 body = node.child_by_field_name("body")
                 if node.type == "struct_item" and body is not None and name not in types.fields:
-                    types.fields[name] = {_text(d.child_by_field_name("name")): d.child_by_field_name("type")
+                    types.fields[name] = {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
                                           for d in body.named_children if d.type == "field_declaration"}
         return types
 
@@ -826,12 +822,12 @@ def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, 
     access = (receiver.named_children or [None])[0] if indexed else receiver
     if access is not None and access.type == "field_expression" and access.child_by_field_name("value").type == "self":
         fields = types.fields.get(_impl_type(access) or "", {})
-        return _named_type(fields.get(_text(access.child_by_field_name("field"))), access, indexed, types)
+        return _named_type(fields.get(node_text(access.child_by_field_name("field"))), access, indexed, types)
     if receiver.type == "identifier":
         loop = _loop_over_field(receiver)
         if loop is not None:
             fields = types.fields.get(_impl_type(loop) or "", {})
-            return _named_type(fields.get(_text(loop.child_by_field_name("field"))), loop, True, types)
+            return _named_type(fields.get(node_text(loop.child_by_field_name("field"))), loop, True, types)
         return _named_type(_local_type(receiver), receiver, False, types)
     return None
 
@@ -860,7 +856,7 @@ def _walked_field(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
         method = value.child_by_field_name("function")
         arguments = value.child_by_field_name("arguments")
         if method is None or method.type != "field_expression" or arguments is None or arguments.named_children \
-                or _text(method.child_by_field_name("field")) not in ("iter", "iter_mut"):
+                or node_text(method.child_by_field_name("field")) not in ("iter", "iter_mut"):
             return None
         value = method.child_by_field_name("value")
     if value is not None and value.type == "field_expression" and value.child_by_field_name("value").type == "self":
@@ -878,7 +874,7 @@ def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed:
         elif indexed and node.type in ("array_type", "slice_type"):
             node, indexed = node.child_by_field_name("element") or (node.named_children or [None])[0], False
         elif node.type == "generic_type":
-            base = _text(node.child_by_field_name("type")).split("::")[-1]
+            base = node_text(node.child_by_field_name("type")).split("::")[-1]
             arguments = node.child_by_field_name("type_arguments")
             inner = arguments.named_children[0] if arguments is not None and arguments.named_children else None
             if base in _POINTERS or indexed and base in _SEQUENCES:
@@ -887,7 +883,7 @@ def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed:
             else:
                 return None if indexed else _declared_type(base, place, types)
         elif node.type in ("type_identifier", "scoped_type_identifier"):
-            return None if indexed else _declared_type(_text(node).split("::")[-1], place, types)
+            return None if indexed else _declared_type(node_text(node).split("::")[-1], place, types)
         else:
             return None
     return None
@@ -1071,11 +1067,11 @@ def _import_use(node: tree_sitter.Node, use_declaration: tree_sitter.Node) -> _U
     top = node
     while top.parent is not None and top.parent.type == "scoped_identifier":
         top = top.parent
-    leaves = sorted((n for n in _descendants(top) if n.type in _SEGMENT_NODES), key=lambda n: n.start_byte)
+    leaves = sorted((n for n in descendants(top, named=True) if n.type in _SEGMENT_NODES), key=lambda n: n.start_byte)
     position = next((i for i, n in enumerate(leaves) if n == node), None)
     if position is None:
         return None
-    segments = tuple(_text(n) for n in leaves[: position + 1])
+    segments = tuple(node_text(n) for n in leaves[: position + 1])
     holder = top.parent
     if holder is not None and holder.type == "use_as_clause" and holder.child_by_field_name("alias") == top:
         return None
@@ -1096,16 +1092,6 @@ def _root_of(node: tree_sitter.Node) -> tree_sitter.Node:
     while node.parent is not None:
         node = node.parent
     return node
-
-
-def _descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
-    found = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(current.named_children)
-    return found
 
 
 def _ancestor(node: tree_sitter.Node, kind: str) -> tree_sitter.Node | None:
@@ -1132,7 +1118,7 @@ def _segments_until(node: tree_sitter.Node) -> tuple[str, ...] | None:
     parent = node.parent
     if parent is not None and parent.type in _SCOPED and parent.child_by_field_name("name") == node:
         return _path_segments(parent)
-    return (_text(node),)
+    return (node_text(node),)
 
 
 def _token_use(node: tree_sitter.Node, name: str) -> _Use | None:
@@ -1150,7 +1136,7 @@ def _token_use(node: tree_sitter.Node, name: str) -> _Use | None:
         if head is None or head.type not in ("identifier", "crate", "self", "super", "metavariable"):
             segments.insert(0, "")
             break
-        segments.insert(0, _text(head))
+        segments.insert(0, node_text(head))
         current = head
     following = node.next_sibling
     if following is not None and following.type == "!":
@@ -1170,7 +1156,7 @@ def _token_use(node: tree_sitter.Node, name: str) -> _Use | None:
         return None
     if _closure_parameter_in_tokens(outer, node, name.encode()):
         return None
-    macro = _text(invocation.child_by_field_name("macro")).split("::")[-1]
+    macro = node_text(invocation.child_by_field_name("macro")).split("::")[-1]
     if macro in EXPRESSION_MACROS:
         return _Use("macro argument", tuple(segments), namespaces, invocation)
     return _Use("macro argument", tuple(segments), namespaces, invocation, certain=False,
@@ -1225,10 +1211,10 @@ def _serde_use(node: tree_sitter.Node, start: int, name: str) -> _Use | None:
     if key is None:
         return None
     # `default` is a keyword token in the grammar, the other keys identifiers.
-    key_name = _text(key)
+    key_name = node_text(key)
     if key_name not in SERDE_FUNCTION_KEYS | SERDE_MODULE_KEYS:
         return None
-    text = _text(node)
+    text = node_text(node)
     segments = tuple(text.split("::"))
     offset = start - node.start_byte
     consumed = 0

@@ -17,10 +17,6 @@ _STATEMENT_TYPES = {"let_declaration", "expression_statement", "use_declaration"
                     "empty_statement", "function_item", "const_item", "static_item"}
 
 
-def text(source: bytes, node: tree_sitter.Node) -> str:
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-
 def find_function(root: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
     """The first function item named `name` anywhere in the tree (tests live at top level or in mods)."""
     stack = [root]

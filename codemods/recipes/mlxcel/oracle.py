@@ -86,6 +86,75 @@ class _Mismatch(Exception):
     """A part of an oracle run that does not have the expected form (the message names it)."""
 
 
+# The template's float32 tag, read off an array; a file that names `dtype::FLOAT32` gets that.
+_FLOAT32_FROM_ARRAY = ("    // The float32 dtype tag, read off a float32 array.\n"
+                       f"    let float32 = {_BRIDGE_MODULE}::array_dtype(&scale_array);\n")
+
+
+def _code_mentions(source: bytes, text: str) -> int:
+    """How often `text` (letters, digits, `_` and `:` only) occurs in the code of a Rust file
+    (comments and strings left out)."""
+    from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
+
+    return sum(1 for m in mentions_in_source("f.rs", source, compile_pattern(text)) if m.kind == CODE)
+
+
+def _with_dtype_constant(piece: str, source: bytes) -> str:
+    """The generated code using `dtype::FLOAT32` where the file it goes into does."""
+    if _FLOAT32_FROM_ARRAY not in piece or not _code_mentions(source, "dtype::FLOAT32"):
+        return piece
+    return piece.replace(_FLOAT32_FROM_ARRAY, "").replace(", float32)", ", dtype::FLOAT32)")
+
+
+def _with_bridge_names_as_written(piece: str, source: bytes) -> str:
+    """The generated code calling bridge functions unqualified where the file it goes into never
+    writes `ffi::` (it reaches them through `use super::*;` or the like)."""
+    if _code_mentions(source, f"{_BRIDGE_MODULE}::"):
+        return piece
+    return piece.replace(f"{_BRIDGE_MODULE}::", "")
+
+
+# rustfmt's default max_width: the width the helper calls are laid out to without rustfmt.
+MAX_WIDTH = 100
+
+
+@dataclass(frozen=True)
+class _HelperStatement:
+    """`let OUT = HELPER(ROW);` for one row, `let OUT = concat_batch_rows(&[HELPER(ROW), ...]);`
+    for several; each row the helper's four arguments."""
+
+    out: str
+    helper: str
+    rows: tuple[tuple[str, ...], ...]
+
+
+def _call_lines(callee: str, arguments: tuple[str, ...], indent: str, head: str = "", tail: str = "") -> list[str]:
+    """`HEAD CALLEE(ARGUMENTS)TAIL` at `indent` as rustfmt lays a call out: on one line when it
+    fits in MAX_WIDTH, else one argument per line."""
+    one = f"{indent}{head}{callee}({', '.join(arguments)}){tail}"
+    if len(one) <= MAX_WIDTH:
+        return [one]
+    return [f"{indent}{head}{callee}(", *(f"{indent}    {a}," for a in arguments), f"{indent}){tail}"]
+
+
+def _laid_out(statement: _HelperStatement, indent: str) -> str:
+    """The statement at `indent`, laid out as rustfmt does (without rustfmt): a `let` whose call
+    does not fit moves the call to the next line if it fits there, else breaks its arguments;
+    a batch is the overflowed array of rows, each row a call laid out the same way."""
+    if len(statement.rows) == 1:
+        lines = _call_lines(statement.helper, statement.rows[0], indent, f"let {statement.out} = ", ";")
+        if len(lines) > 1:
+            moved = _call_lines(statement.helper, statement.rows[0], indent + "    ", tail=";")
+            if len(moved) == 1:
+                lines = [f"{indent}let {statement.out} =", *moved]
+    else:
+        lines = [f"{indent}let {statement.out} = concat_batch_rows(&["]
+        for row in statement.rows:
+            lines += _call_lines(statement.helper, row, indent + "    ", tail=",")
+        lines.append(f"{indent}]);")
+    return "".join(f"{line}\n" for line in lines)
+
+
 @dataclass(frozen=True)
 class OracleRewrite:
     """Move the named tests' oracle from `fallback` to the generated `helper`.
@@ -136,8 +205,10 @@ class OracleRewrite:
                                             "not rewritten"))
         if not runs or any(f.blocking for f in findings):
             return StepResult(findings=tuple(findings))
-        pieces = self._helper_pieces(tree, any(len(run.keys) > 1 for _, run in runs))
+        pieces = [_with_dtype_constant(p, source) for p in
+                  self._helper_pieces(tree, any(len(run.keys) > 1 for _, run in runs))]
         findings += self._missing_bridge_functions(workspace, pieces)
+        pieces = [_with_bridge_names_as_written(p, source) for p in pieces]
         if any(f.blocking for f in findings):
             return StepResult(findings=tuple(findings))
         removed = []
@@ -149,9 +220,9 @@ class OracleRewrite:
         replacements, formatted = self._replacements(source, [run for _, run in runs], workspace)
         edits += replacements
         if not formatted:
-            findings.append(Finding(self.path, 0, 0, "unformatted",
-                                    "rustfmt is not available or rejected the helper calls; they are inserted "
-                                    "as written", severity="note"))
+            findings.append(Finding(self.path, 0, 0, "formatted-without-rustfmt",
+                                    f"rustfmt is not available or rejected the helper calls; they are laid out "
+                                    f"as rustfmt lays them out at max_width {MAX_WIDTH}", severity="note"))
         if pieces and first_test is not None:
             edits.append(self._helper_insertion(source, tree, first_test, pieces))
         return StepResult(edits=tuple(edits), findings=tuple(findings))
@@ -224,29 +295,38 @@ class OracleRewrite:
     # -- generating ---------------------------------------------------------------------
 
     def _replacements(self, source: bytes, runs: list[_Run], workspace: Workspace) -> tuple[list[Edit], bool]:
-        """One edit per run: its call statement becomes the helper call (formatted by rustfmt);
-        and whether rustfmt ran."""
+        """One edit per run: its call statement becomes the helper call, formatted by rustfmt or,
+        where rustfmt is not there, laid out as rustfmt lays out these two statement shapes
+        (`_laid_out`); and whether rustfmt ran."""
         groups = [(self._helper_call(source, run), line_indent(source, run.call_statement.start_byte))
                   for run in runs]
         edits = []
         texts, formatted = format_statement_groups(groups, workspace.root, crate_edition(workspace.root, self.path))
+        if not formatted:
+            texts = [_laid_out(self._helper_statement(source, run), indent) for run, (_, indent) in zip(runs, groups)]
         for run, replacement in zip(runs, texts):
             statement = run.call_statement
             start, end = whole_lines(source, statement.start_byte, statement.end_byte, (b"//",))
             edits.append(Edit(self.path, start, end, replacement.encode(), f"{self.helper}:rewrite-oracle"))
         return edits, formatted
 
-    def _helper_call(self, source: bytes, run: _Run) -> str:
+    def _helper_statement(self, source: bytes, run: _Run) -> _HelperStatement:
+        """The statement that replaces a run: `let OUT = HELPER(q, k, v, scale);`, or for a batch
+        the rows of `let OUT = concat_batch_rows(&[HELPER(&batch_row(q, i), k, v, scale), ...]);`."""
         call = run.call
         text = lambda node: source[node.start_byte : node.end_byte].decode("utf-8", "replace")  # noqa: E731
-        if len(run.keys) == 1:
-            return (f"let {call.text('OUT')} = {self.helper}({call.text('Q')}, {text(run.keys[0])}, "
-                    f"{text(run.values[0])}, {call.text('SCALE')});")
-        rows = "".join(
-            f"    {self.helper}(&batch_row({call.text('Q')}, {i}), {text(k)}, {text(v)}, {call.text('SCALE')}),\n"
-            for i, (k, v) in enumerate(zip(run.keys, run.values))
-        )
-        return f"let {call.text('OUT')} = concat_batch_rows(&[\n{rows}]);"
+        rows = tuple((f"&batch_row({call.text('Q')}, {i})" if len(run.keys) > 1 else call.text("Q"), text(k), text(v),
+                      call.text("SCALE")) for i, (k, v) in enumerate(zip(run.keys, run.values)))
+        return _HelperStatement(call.text("OUT"), self.helper, rows)
+
+    def _helper_call(self, source: bytes, run: _Run) -> str:
+        """The replacing statement on one line (rows of a batch one per line), for rustfmt."""
+        statement = self._helper_statement(source, run)
+        calls = [f"{statement.helper}({', '.join(row)})" for row in statement.rows]
+        if len(calls) == 1:
+            return f"let {statement.out} = {calls[0]};"
+        rows = "".join(f"    {c},\n" for c in calls)
+        return f"let {statement.out} = concat_batch_rows(&[\n{rows}]);"
 
     def _helper_pieces(self, tree: tree_sitter.Tree, batch: bool) -> list[str]:
         existing = {n.child_by_field_name("name").text.decode()

@@ -44,12 +44,12 @@ from interchange.decision import (
 
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import LANGUAGES
-from codemods.parse import RUST, descendants, parse
+from codemods.parse import RUST, descendants, node_text, parse
 from codemods.edit.item_spans import whole_lines
 from codemods.search.files import files_with_words
 from codemods.languages.rust.items import leading_trivia, rust_items
 from codemods.languages.rust.resolve import RustResolver
-from codemods.languages.rust.statements import find_function, line_indent, text
+from codemods.languages.rust.statements import find_function, line_indent
 from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 
 METHOD = "supports_paged_decode_backend"
@@ -82,9 +82,16 @@ FAMILIES = {
 
 
 def _load_decision_option(path: object) -> DecisionDocument:
-    """The validated decision document the --decision option names."""
+    """The validated decision document the --decision option names: a decision.json, or the run
+    folder of `paged-bench report` that holds it."""
+    path = Path(str(path))
+    if path.is_dir():
+        if not (path / "decision.json").is_file():
+            raise RecipeInputError(f"decision: {path} is a folder without decision.json; give the run folder "
+                                   f"`paged-bench report` wrote, or its decision.json")
+        path = path / "decision.json"
     try:
-        return load_decision(Path(str(path)))
+        return load_decision(path)
     except DecisionSchemaError as error:
         raise RecipeInputError(f"decision file does not match its schema: {error}") from None
 
@@ -93,6 +100,7 @@ DECISION = Parameter(
     "decision",
     missing="the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)",
     load=_load_decision_option,
+    help="the decision.json of `paged-bench report`, or the run folder holding it",
 )
 
 
@@ -577,7 +585,7 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
                                     "recipe does not rewrite; update it by hand"))
             continue
         # `for b in [Paged, Dense] { ... }` becomes `{ let b = Dense; ... }`.
-        pattern = text(source, loop.child_by_field_name("pattern"))
+        pattern = node_text(loop.child_by_field_name("pattern"))
         block = loop.child_by_field_name("body")
         indent = line_indent(source, loop.start_byte)
         edits.append(Edit(PARITY_TESTS, loop.start_byte, block.start_byte + 1,
@@ -716,8 +724,8 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
         key = family.name
         site = FAMILIES.get(key)
         if site is None:
-            findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, "unknown-family",
-                                    f"decision names family {key!r}, which this recipe does not know "
+            findings.append(Finding("", 0, 0, "unknown-family",
+                                    f"the decision names family {key!r}, which this recipe does not know "
                                     f"(known: {', '.join(FAMILIES)})", severity="note"))
             continue
         if not _has_complete_cell(family):

@@ -12,8 +12,8 @@ import dataclasses
 import math
 
 from codemods.edit.values import Edit, Finding
-from codemods.languages.rust.statements import find_function, text
-from codemods.parse import RUST, parse
+from codemods.languages.rust.statements import find_function
+from codemods.parse import RUST, node_text, parse
 from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 from codemods.recipes.mlxcel.paged_compat_removal import LAYERS_RS
 
@@ -59,14 +59,13 @@ class ScaleReturnedArray:
             return StepResult(findings=(Finding(self.path, 0, 0, "missing-file", f"{self.path} not found"),))
         node = find_function(parse(source, RUST).root_node, function)
         if node is None:
-            return StepResult(findings=(Finding(self.path, 0, 0, "not-found",
-                                                f"no function {function} in {self.path}"),))
+            raise RecipeInputError(f"--param function={function}: no function {function} in {self.path}")
         body = node.child_by_field_name("body")
         tail = body.named_children[-1] if body is not None and body.named_children else None
         if tail is None or tail.type.endswith("statement") or tail.type == "let_declaration":
             return StepResult(findings=(Finding(self.path, 0, 0, "shape-mismatch",
                                                 f"{function}: no tail expression to scale"),))
-        scaled = (f"({text(source, tail)})\n        .map(|out| ffi::multiply(&out, "
+        scaled = (f"({node_text(tail)})\n        .map(|out| ffi::multiply(&out, "
                   f"&ffi::from_slice_f32(&[{factor!r}_f32], &[1])))")
         return StepResult(edits=(Edit(self.path, tail.start_byte, tail.end_byte, scaled.encode(),
                                       f"perturb:{function}"),))

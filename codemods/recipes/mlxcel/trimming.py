@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import tree_sitter
 
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.parse import RUST, parse
+from codemods.parse import RUST, node_text, parse
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.languages.rust.items import rust_items
-from codemods.languages.rust.statements import find_function, let_binding, names_used, statement_deletion, statements, text, uses_any
+from codemods.languages.rust.statements import find_function, let_binding, names_used, statement_deletion, statements, uses_any
 from codemods.plan.recipe import StepResult, Workspace
 
 
@@ -108,7 +108,7 @@ class TrimTest:
         prefix = argument.child_by_field_name("path")
         if use_list is None or prefix is None:
             return None
-        names = [text(source, c) for c in use_list.named_children]
+        names = [node_text(c) for c in use_list.named_children]
         keep = [n for n in names if n not in removed and (n in still_used or n == "self")]
         if keep == names:
             return None
@@ -117,7 +117,7 @@ class TrimTest:
             return None
         inner = keep[0] if len(keep) == 1 else "{" + ", ".join(keep) + "}"
         start, end = use.start_byte, use.end_byte
-        return Edit(self.path, start, end, f"use {text(source, prefix)}::{inner};".encode(),
+        return Edit(self.path, start, end, f"use {node_text(prefix)}::{inner};".encode(),
                     f"trim:{self.name}:use")
 
 

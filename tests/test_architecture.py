@@ -1,0 +1,212 @@
+"""The house's layering: no import circles anywhere, the engine knows no recipe, a bundled recipe
+is one dropped file, and a language is one plug-in (a toy language plans a deletion)."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+HOUSE = Path(__file__).resolve().parents[1]
+PACKAGES = ("codemods", "kernels", "analysis", "interchange")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((HOUSE / package).rglob("*.py")):
+            parts = path.relative_to(HOUSE).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the house's modules it imports anywhere in its text (function-level imports too)."""
+    modules = _modules()
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                candidates = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                module = ".".join([*base, *([node.module] if node.module else [])])
+                candidates = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            targets |= {t for c in candidates if (t := known(c)) and t != name}
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circles_anywhere_in_the_house() -> None:
+    assert _cycles(_import_graph()) == []
+
+
+def test_the_layers_point_one_way() -> None:
+    """cli -> write -> plan -> languages/search/pattern -> parse/edit; reporters read results only;
+    the engine never imports the bundled recipes' package (it finds them as files)."""
+    graph = _import_graph()
+    below = {
+        "codemods.edit": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.report", "codemods.search",
+                          "codemods.languages", "codemods.recipes", "codemods.pattern", "codemods.parse"},
+        "codemods.parse": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.report", "codemods.recipes"},
+        "codemods.languages": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.report",
+                               "codemods.recipes"},
+        "codemods.search": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.recipes"},
+        "codemods.plan": {"codemods.write", "codemods.cli", "codemods.report", "codemods.recipes.mlxcel"},
+        "codemods.write": {"codemods.cli", "codemods.report", "codemods.recipes.mlxcel"},
+        "codemods.report": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.recipes"},
+        "codemods.cli": {"codemods.recipes.mlxcel"},
+    }
+    wrong = [(module, target) for module, targets in graph.items() for layer, banned in below.items()
+             if module == layer or module.startswith(layer + ".")
+             for target in targets if any(target == b or target.startswith(b + ".") for b in banned)]
+    assert wrong == []
+
+
+def test_only_the_cli_default_names_the_first_user() -> None:
+    """`rg -il 'mlxcel|paged|oracle' codemods --glob '!codemods/recipes/mlxcel/**'`: the CLI's
+    default-recipe line alone."""
+    hits = []
+    for path in sorted((HOUSE / "codemods").rglob("*")):
+        relative = path.relative_to(HOUSE).as_posix()
+        if not path.is_file() or relative.startswith("codemods/recipes/mlxcel/") or "__pycache__" in relative:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            lowered = line.lower()
+            if any(word in lowered for word in ("mlxcel", "paged", "oracle")):
+                hits.append(f"{relative}: {line.strip()}")
+    assert hits == ['codemods/cli/main.py: DEFAULT_RECIPE = "paged-compat-removal"']
+
+
+TOY_RECIPE = """\
+id = "toy-drop-in"
+summary = "a recipe added by dropping this file"
+dead_symbol_pattern = "gone_fn"
+[[delete]]
+path = "src/a.rs"
+language = "rust"
+kind = "fn"
+name = "gone_fn"
+"""
+
+
+def test_a_bundled_recipe_is_added_by_dropping_a_toml_file(tmp_path: Path) -> None:
+    import codemods.recipes as catalog
+
+    folder = Path(catalog.__file__).parent / "zz_dropped_for_test"
+    assert not folder.exists()
+    tree = tmp_path / "tree"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src/a.rs").write_text("fn keep() {}\n\nfn gone_fn() {}\n")
+    try:
+        folder.mkdir()
+        (folder / "toy.toml").write_text(TOY_RECIPE)
+        listed = subprocess.run([sys.executable, "-m", "codemods", "recipes"], capture_output=True, text=True)
+        assert "toy-drop-in" in listed.stdout, listed.stderr
+        applied = subprocess.run([sys.executable, "-m", "codemods", "apply", "--recipe", "toy-drop-in", str(tree)],
+                                 capture_output=True, text=True)
+        assert applied.returncode == 0, applied.stderr
+        assert (tree / "src/a.rs").read_text() == "fn keep() {}\n"
+        checked = subprocess.run([sys.executable, "-m", "codemods", "check", "--recipe", "toy-drop-in", str(tree)],
+                                 capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        catalog.bundled_files.cache_clear()
+
+
+def _toy_operations() -> types.ModuleType:
+    """A language whose files hold `fn NAME` lines: items are those lines, uses are spellings."""
+    from codemods.edit.values import Edit, Finding
+    from codemods.languages.resolution import DeletedName
+
+    module = types.ModuleType("toy_language_operations")
+
+    def delete_items(path, source, targets, origin, absent, deleted):
+        edits, findings = [], []
+        for target in targets:
+            line = f"fn {target.name}\n".encode()
+            start = source.find(line)
+            if start < 0:
+                findings.append(Finding(path, 0, 0, "not-found", f"no item {target.name}"))
+                continue
+            edits.append(Edit(path, start, start + len(line), b"", f"{origin}:delete"))
+            deleted.add("toy", [DeletedName(target.name, path)])
+        return edits, findings
+
+    module.parse_errors = lambda source, tree: []
+    module.identifiers = lambda source, tree, hits: hits
+    module.delete_items = delete_items
+    module.item_scopes = lambda source, tree, name: []
+    module.references = lambda path, text, deleted, shared: ([], [i.name for i in deleted.of("toy")])
+    module.format_item = lambda text, indent, root, path: None
+    return module
+
+
+def test_a_toy_language_registers_and_plans_a_deletion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from codemods import ItemTarget, Recipe, plan_recipe
+    from codemods.languages.registry import Language, register, unregister
+
+    monkeypatch.setitem(sys.modules, "toy_language_operations", _toy_operations())
+    register(Language("toy", (".toy",), "toy_language_operations", deletable_kinds=("fn",)))
+    try:
+        (tmp_path / "a.toy").write_text("fn keep\nfn gone\n")
+        (tmp_path / "b.toy").write_text("call gone\n")
+        recipe = Recipe(id="toy", summary="", deletions=(ItemTarget("a.toy", "toy", "fn", "gone"),))
+        plan = plan_recipe(tmp_path, recipe)
+        assert [(c.path, c.after) for c in plan.changes] == [("a.toy", b"fn keep\n")]
+        assert [(f.path, f.line, f.code) for f in plan.blocking] == [("b.toy", 1, "dangling-reference")]
+        (tmp_path / "b.toy").write_text("call keep\n")
+        assert plan_recipe(tmp_path, recipe).blocking == []
+    finally:
+        unregister("toy")
