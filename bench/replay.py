@@ -11,7 +11,8 @@ commit.diff, case.toml) this script
      say it: first as a timed dry run, then for real;
   3. compares the work tree with the child: the same set of changed files (added,
      deleted, edited), each token-equal to the child's (whitespace aside; comments
-     are tokens, their words compared), rustfmt-clean where the child's file is,
+     are tokens, their words compared), rustfmt- or clang-format-clean where the
+     child's file is (when the formatter is installed),
      and no traceback from either run.
 
 One line per case, `N/M token-equal` last; `--json` prints one JSON document.
@@ -95,7 +96,7 @@ class CaseResult:
     missing_files: list[str] = field(default_factory=list)   # changed by the commit, not by the recipe
     extra_files: list[str] = field(default_factory=list)     # changed by the recipe, not by the commit
     differing: list[str] = field(default_factory=list)       # "path: first difference ..."
-    unformatted: list[str] = field(default_factory=list)     # rustfmt-clean in the child, not in the result
+    unformatted: list[str] = field(default_factory=list)     # rustfmt/clang-format clean in the child, not here
     traceback: bool = False
     exit_codes: list[int] = field(default_factory=list)
     dry_run_s: float | None = None
@@ -206,6 +207,28 @@ def rustfmt_clean(root: Path, rel: str) -> bool | None:
     return done.stdout == path.read_bytes()
 
 
+def clang_format_clean(root: Path, rel: str) -> bool | None:
+    """Whether clang-format (the tree's .clang-format, found from the file) leaves the file as it
+    is (None: no clang-format, or it fails)."""
+    clang_format = shutil.which("clang-format")
+    if clang_format is None:
+        return None
+    path = root / rel
+    done = subprocess.run([clang_format, "--style=file", f"--assume-filename={path}"], input=path.read_bytes(),
+                          capture_output=True)
+    if done.returncode != 0:
+        return None
+    return done.stdout == path.read_bytes()
+
+
+def formatter_clean(root: Path, rel: str) -> bool | None:
+    if rel.endswith(RUST_SUFFIXES):
+        return rustfmt_clean(root, rel)
+    if rel.endswith(CPP_SUFFIXES):
+        return clang_format_clean(root, rel)
+    return None
+
+
 def run_recipe(recipe: Path, root: Path, dry_run: bool) -> subprocess.CompletedProcess:
     python = REPO / ".venv" / "bin" / "python"
     python_exe = str(python) if python.exists() else sys.executable
@@ -264,7 +287,7 @@ def replay(case_dir: Path, scratch: Path) -> CaseResult:
             result.differing.append(f"{rel}: {first_difference(want_text, have_text)}")
             continue
         result.token_equal_files += 1
-        if rel.endswith(RUST_SUFFIXES) and rustfmt_clean(child_root, rel) and rustfmt_clean(work_root, rel) is False:
+        if formatter_clean(child_root, rel) and formatter_clean(work_root, rel) is False:
             result.unformatted.append(rel)
     ok = result.same_files and not result.differing and not result.traceback and not result.unformatted
     result.status = "token-equal" if ok else ("error" if result.error and not got else "differs")
@@ -290,7 +313,7 @@ def describe(result: CaseResult) -> str:
         reasons.append("changed beyond the commit: " + ", ".join(result.extra_files))
     reasons += result.differing[:3]
     if result.unformatted:
-        reasons.append("not rustfmt-clean: " + ", ".join(result.unformatted))
+        reasons.append("not formatter-clean (rustfmt, clang-format): " + ", ".join(result.unformatted))
     return f"{head} {result.status}, {timing}: " + "; ".join(reasons)
 
 

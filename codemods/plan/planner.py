@@ -270,7 +270,8 @@ def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
 
 
 def _stage_name(stage: object) -> str:
-    return {DeleteItems: "deleting items", Rewrite: "rewriting by pattern", Reword: "rewording"}.get(
+    return {DeleteItems: "deleting items", DeleteModuleFiles: "deleting what goes with the items in other files",
+            Rewrite: "rewriting by pattern", Reword: "rewording", Insert: "inserting"}.get(
         type(stage), f"step {getattr(stage, '__name__', type(stage).__name__)}")
 
 
@@ -332,6 +333,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 take(stage(workspace))
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+        say("removing the imports left unused")
         take(RemoveImports(recipe, deleted)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, "searched-without-rg",
@@ -366,6 +368,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
             crlf.append(path)
         if change is not None:
             written[path] = change
+    say("formatting the edited files")
     written, notes = _formatted(root, written)
     findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
 

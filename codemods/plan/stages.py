@@ -22,7 +22,7 @@ from codemods.parse import parse
 from codemods.pattern import Pattern, PatternError
 from codemods.pattern import Rewrite as PatternRewriter
 from codemods.plan.recipe import Recipe, Rewording, StepResult, Workspace
-from codemods.plan.references import DeletedNames
+from codemods.plan.references import RESOLVE_LIMIT, DeletedNames
 from codemods.plan.reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
 
@@ -289,11 +289,21 @@ class RemoveImports:
             language = LANGUAGES.get(language_of(path) or "")
             remove = getattr(language.operations, "imports_left_unused", None) if language is not None else None
             source = workspace.read(path)
-            if remove is None or source is None:
-                continue
+            if remove is None or source is None or len(source) > RESOLVE_LIMIT and path not in workspace.edits:
+                continue  # a file too large to parse keeps its imports (its uses are found lexically)
             edits += remove(path, source, list(workspace.planned(path)), self.deleted, shared,
                             f"{self.recipe.id}:unused-import")
         return StepResult(tuple(edits))
+
+
+def _parseable_reads(workspace: Workspace) -> Callable[[str], bytes | None]:
+    """`workspace.read`, but None for a file too large to parse (RESOLVE_LIMIT) that the plan
+    does not edit: work that would parse every file naming something is not done there."""
+    def read(path: str) -> bytes | None:
+        data = workspace.read(path)
+        return None if data is not None and len(data) > RESOLVE_LIMIT and path not in workspace.edits else data
+
+    return read
 
 
 @dataclass(frozen=True)
@@ -314,8 +324,8 @@ class DeleteModuleFiles:
             targets = [t for t in self.recipe.deletions if t.language == name]
             if follow is None or not self.deleted.of(name) and not targets:
                 continue
-            more, notes, gone = follow(self.deleted, workspace.read, f"{self.recipe.id}:delete", workspace.root,
-                                       targets)
+            more, notes, gone = follow(self.deleted, _parseable_reads(workspace), f"{self.recipe.id}:delete",
+                                       workspace.root, targets)
             edits += more
             findings += notes
             if gone:

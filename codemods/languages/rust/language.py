@@ -20,6 +20,10 @@ from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
 DELETABLE_KINDS = (*ITEM_KINDS, *MEMBER_KINDS)
 
 
+# The kinds a recipe may delete (the registry reads them here): whole items, then parts of items.
+DELETABLE_KINDS = (*ITEM_KINDS, *MEMBER_KINDS)
+
+
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
     return [(n.start_byte, n.end_byte) for n in error_nodes(tree)]
 

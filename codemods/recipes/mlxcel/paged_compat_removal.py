@@ -81,10 +81,13 @@ class Layout:
 
 
 def load_layouts(recipe_id: str) -> tuple[Layout, ...]:
-    """The layouts of paged_compat_layouts.toml, in order, their rules labelled for messages."""
+    """The layouts of paged_compat_layouts.toml, in order, their rules labelled for messages.
+    The rules are optional: a tree of a layout may have dropped or reworded a sentence already
+    (a finished run, or its maintainers), which is a note, not a reason to refuse the plan."""
     data = tomllib.loads(LAYOUTS_FILE.read_text(encoding="utf-8"))
     return tuple(Layout(str(table["name"]), str(table["summary"]), tuple(table["has"]),
-                        rewordings_from(table.get("reword", []), f"{recipe_id} ({table['name']} layout)"))
+                        tuple(dataclasses.replace(rule, optional=True) for rule in rewordings_from(
+                            table.get("reword", []), f"{recipe_id} ({table['name']} layout)")))
                  for table in data["layout"])
 
 
