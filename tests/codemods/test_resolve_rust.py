@@ -89,6 +89,30 @@ def test_another_crate_sees_an_item_only_through_its_crate_name_or_a_reexport(tm
     }, "core/src/layers.rs", "frob")
 
 
+def test_a_glob_import_from_another_crate_reaches_the_deleted_item(tmp_path):
+    """`use base::kv::*;` then a bare call: the glob is tried before the extern crate `base` is,
+    and the second lookup of `base` must not be taken for an import cycle (it was, and the use
+    went unreported)."""
+    check(tmp_path, {
+        "Cargo.toml": '[workspace]\nmembers = ["base", "app"]\n',
+        "base/Cargo.toml": package("base"),
+        "base/src/lib.rs": """
+            pub mod kv;
+        """,
+        "base/src/kv.rs": """
+            pub fn evict() -> u32 { 1 }
+            pub fn keep() -> u32 { 2 }
+        """,
+        "app/Cargo.toml": package("app", '[dependencies]\nbase = { path = "../base" }'),
+        "app/src/lib.rs": """
+            use base::kv::*;
+            pub fn run() -> u32 {
+                evict() + keep() // REF
+            }
+        """,
+    }, "base/src/kv.rs", "evict")
+
+
 def test_workspace_dependencies_and_renamed_packages(tmp_path):
     check(tmp_path, {
         "Cargo.toml": '[workspace]\nmembers = ["my-core", "app"]\n'

@@ -416,8 +416,16 @@ class RustResolver:
         """
         seen = set() if seen is None else seen
         if (key, name, namespace) in seen:
-            return []
+            return []  # a cycle of imports on the path being resolved
         seen.add((key, name, namespace))
+        try:
+            return self._lookup(key, name, namespace, importer, seen)
+        finally:
+            # `seen` holds the lookups on the current path only: a sibling path (the glob tried
+            # before an extern crate of the same name, say) may ask the same question again.
+            seen.discard((key, name, namespace))
+
+    def _lookup(self, key, name: str, namespace: str, importer, seen) -> list[_Outcome]:
         scope = self._scope(key)
         if scope is None:
             return [_Outcome(_UNKNOWN, (f"module {self._modulenode_text(key)} not found",))]
