@@ -203,18 +203,37 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     return [], FileChange(path, source, result, tuple(edits)), crlf
 
 
-def _formatted(root: Path, changes: dict[str, FileChange]) -> tuple[dict[str, FileChange], list[Finding]]:
-    """Each change run through its language's formatter where the file was clean by it before
-    (so that only what the plan edited changes; the formatters run side by side); a note for
-    each file left as edited because the formatter is missing (where the plug-in's optional
-    `formatting_applies(root, path)` says the tree asks for it)."""
-    def formatter(path: str):
-        language = language_for(path)
-        return getattr(language.operations, "format_file", None) if language is not None else None
+def _format_job(path: str):
+    """The language plug-in's optional `format_file(source, root, path)` for `path`, or None."""
+    language = language_for(path)
+    return getattr(language.operations, "format_file", None) if language is not None else None
 
+
+def prefetch_formatting(root: Path, workspace: Workspace, paths, pool: ThreadPoolExecutor) -> dict[str, object]:
+    """Start formatting the files at `paths` as read (a file's formatter tells whether it was clean
+    before the plan), in `pool`, while the plan is made: {path: future}."""
+    jobs = {}
+    for path in dict.fromkeys(paths):
+        job, source = _format_job(path), workspace.read(path)
+        language = language_for(path)
+        if job is not None and source is not None and not (language.formatter and shutil.which(language.formatter)
+                                                               is None):
+            jobs[path] = pool.submit(job, source, root, path)
+    return jobs
+
+
+def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
+                      prefetched: dict[str, object] | None = None
+                      ) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
+    """Start running each change through its language's formatter in `pool` (the file as read and
+    as edited, side by side, while the caller checks references); the returned function waits
+    and gives the changes with each file that was clean by its formatter before formatted after
+    (so that only what the plan edited changes), and a note for each file left as edited because
+    the formatter is missing (where the plug-in's optional `formatting_applies(root, path)` says
+    the tree asks for it)."""
+    formatter = _format_job
+    prefetched = prefetched or {}
     wanted = {p: c for p, c in changes.items() if not c.deleted and formatter(p) is not None}
-    if not wanted:
-        return changes, []
     notes = []
     for path in sorted(wanted):
         language = language_for(path)
@@ -225,16 +244,19 @@ def _formatted(root: Path, changes: dict[str, FileChange]) -> tuple[dict[str, Fi
                 continue
             notes.append(Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
                                  f"is written as edited, not formatted", severity="note"))
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        before = dict(zip(wanted, pool.map(lambda p: formatter(p)(wanted[p].before, root, p), wanted)))
-        clean = [p for p in wanted if before[p] == wanted[p].before]
-        after = dict(zip(clean, pool.map(lambda p: formatter(p)(wanted[p].after, root, p), clean)))
-    out = dict(changes)
-    for path, formatted in after.items():
-        change = wanted[path]
-        if formatted is not None and formatted != change.after:
-            out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
-    return out, notes
+    jobs = {p: (prefetched.get(p) or pool.submit(formatter(p), c.before, root, p),
+                pool.submit(formatter(p), c.after, root, p)) for p, c in wanted.items()}
+
+    def finish() -> tuple[dict[str, FileChange], list[Finding]]:
+        out = dict(changes)
+        for path, (before, after) in jobs.items():
+            change = wanted[path]
+            formatted = after.result()
+            if before.result() == change.before and formatted is not None and formatted != change.after:
+                out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
+        return out, notes
+
+    return finish
 
 
 def _one_edit(path: str, before: bytes, after: bytes) -> Edit:
@@ -301,6 +323,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     workspace = start = Workspace(root=root, options=loaded)
     results: list[StepResult] = []
     with ExitStack() as searches:
+        # The formatter checks the files the recipe deletes from, as read, while the plan is made.
+        pool = searches.enter_context(ThreadPoolExecutor(max_workers=2))
+        before_formatted = prefetch_formatting(root, start, [t.path for t in recipe.deletions], pool)
         # ripgrep looks for mentions and for references to the deleted items while the plan is made.
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))
@@ -342,14 +367,16 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         basis = PlanBasis(recipe, strict, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
                           SettledSearch(*referring))
         plan = checked_plan(basis, workspace, findings, deleted, allow_dangling=allow_dangling,
-                            allow_unreworded=allow_unreworded, allow_unmatched=allow_unmatched, progress=progress)
+                            allow_unreworded=allow_unreworded, allow_unmatched=allow_unmatched, progress=progress,
+                            prefetched=(pool, before_formatted))
         basis.settle()
     return plan
 
 
 def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, *,
                  allow_dangling: bool = False, allow_unreworded: bool = False, allow_unmatched: bool = False,
-                 progress: Callable[[str], None] | None = None) -> Plan:
+                 progress: Callable[[str], None] | None = None,
+                 prefetched: tuple[ThreadPoolExecutor, dict[str, object]] | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left. `findings` are the stages' own;
@@ -368,9 +395,10 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
             crlf.append(path)
         if change is not None:
             written[path] = change
-    say("formatting the edited files")
-    written, notes = _formatted(root, written)
-    findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
+    # The formatter runs meanwhile (other processes): formatting moves no name, so the checks below
+    # read the edited text, and their lines are those of the file as read either way.
+    pool, before = prefetched if prefetched is not None else (ThreadPoolExecutor(max_workers=4), {})
+    formatted = _start_formatting(root, written, pool, before)
 
     refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")
@@ -379,6 +407,13 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     findings += dangling
     say("looking for mentions of removed symbols")
     findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused)
+    say("formatting the edited files")
+    try:
+        written, notes = formatted()
+    finally:
+        if prefetched is None:
+            pool.shutdown()
+    findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
     findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()

@@ -26,7 +26,8 @@ from codemods.edit.item_spans import whole_lines
 from codemods.edit.splice import splice
 from codemods.edit.values import Edit
 from codemods.languages.rust.items import leading_trivia
-from codemods.parse import RUST, parse
+from codemods.parse import RUST, parse, reparse
+from codemods.words import whole_word_hits
 
 # Leaf entries of a use tree: each binds one name.
 _LEAVES = ("identifier", "scoped_identifier", "use_as_clause", "self", "crate", "super", "metavariable")
@@ -100,18 +101,22 @@ def use_entries(tree: tree_sitter.Tree) -> list[UseEntry]:
 
 def name_uses(tree: tree_sitter.Tree, names: set[str]) -> dict[str, int]:
     """How often each of `names` is spelt in the file's code outside `use` declarations
-    (macro bodies included; field and method names are not uses)."""
+    (macro bodies included; field and method names are not uses).
+
+    Only the places where a name is spelt as a whole word are looked at (the node there, and its
+    ancestors up to a `use` declaration), not every node of the tree."""
     counts = dict.fromkeys(names, 0)
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == "use_declaration":
+    root = tree.root_node
+    for start, end, name in whole_word_hits(root.text, names):
+        node = root.descendant_for_byte_range(start, end)
+        if node is None or node.type not in _NAME_NODES or node.child_count or \
+                (node.start_byte, node.end_byte) != (start, end):
             continue
-        if node.type in _NAME_NODES and node.child_count == 0:
-            text = _text(node)
-            if text in counts:
-                counts[text] += 1
-        stack.extend(node.children)
+        parent = node.parent
+        while parent is not None and parent.type != "use_declaration":
+            parent = parent.parent
+        if parent is None:
+            counts[name] += 1
     return counts
 
 
@@ -134,14 +139,17 @@ def unused_entries(source: bytes, planned: list[Edit], dangling_starts: set[int]
     if not entries:
         return []
     dangling = [e for e in entries if any(e.node.start_byte <= s < e.node.end_byte for s in dangling_starts)]
-    names = {e.binding for e in entries if e.binding}
+    # An entry the plan can leave unused names a deleted item, or is spelt in the text it removes.
+    removed_text = b" ".join(source[e.start:e.end] for e in planned)
+    names = {e.binding for e in entries if e.binding and (e in dangling or whole_word_hits(removed_text, {e.binding}))}
     if not names:
         return []
     before = name_uses(tree, names)
-    after = name_uses(parse(splice(source, planned), RUST), names) if planned else before
+    after = name_uses(reparse(source, [(e.start, e.end, e.replacement) for e in sorted(planned, key=lambda e: e.start)],
+                              splice(source, planned), RUST), names) if planned else before
     removed = []
     for entry in entries:
-        if entry.binding is None or after[entry.binding]:
+        if entry.binding not in names or after[entry.binding]:
             continue
         if entry in dangling:
             if not entry.public or reexport_unused(entry.binding):

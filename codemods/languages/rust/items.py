@@ -6,6 +6,8 @@ item, not its children; `RustItem.start` is computed to include them.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from typing import Callable
 
@@ -281,8 +283,10 @@ _TYPE_KINDS = {"struct", "enum", "union", "type"}
 _ANCHORS = ("crate", "self")
 
 
+@functools.lru_cache(maxsize=4096)
 def split_path(name: str) -> tuple[str, ...]:
-    """`a::<T as Tr<U>>::f` split at the `::` outside angle brackets."""
+    """`a::<T as Tr<U>>::f` split at the `::` outside angle brackets (cached: a target's name is
+    compared with every item of its file)."""
     parts, depth, current = [], 0, []
     index = 0
     while index < len(name):
@@ -302,6 +306,7 @@ def split_path(name: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in parts)
 
 
+@functools.lru_cache(maxsize=1024)
 def _address(wanted: str) -> tuple[tuple[str, ...], bool]:
     """The parts of a target's name, and whether it is anchored at the file's top level.
     Rust's own spelling `<crate::a::T as Tr>::f` is read as `crate::a::<T as Tr>::f`."""

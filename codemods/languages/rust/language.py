@@ -162,7 +162,7 @@ def _entries_left_unused(path: str, shared: dict, deleted) -> list:
         memo[path] = []
         return []
     dangling: set[int] = set()
-    if deleted.of(RUST):
+    if deleted.of(RUST) and _imports_a_name(source, [i.name for i in deleted.of(RUST)]):
         if RUST not in shared:
             shared[RUST] = RustResolver(shared["root"], shared["read"])
         dangling = {r.start for r in shared[RUST].references_in_file(path, source, deleted.of(RUST))
