@@ -57,9 +57,13 @@ class PlanBasis:
 class SettledSearch:
     """File searches whose files, once found, are kept: `result()` is the union, sorted."""
 
-    def __init__(self, *searches: FileSearch) -> None:
+    def __init__(self, *searches: "FileSearch | SettledSearch") -> None:
         self._searches = searches
         self._files: list[str] | None = None
+
+    @property
+    def searches(self) -> tuple:
+        return self._searches
 
     def result(self) -> list[str]:
         if self._files is None:
@@ -359,13 +363,14 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
         say("removing the imports left unused")
-        take(RemoveImports(recipe, deleted)(workspace))
+        referring_search = SettledSearch(*referring)
+        take(RemoveImports(recipe, deleted, referring_search.result)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, "searched-without-rg",
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
         basis = PlanBasis(recipe, strict, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
-                          SettledSearch(*referring))
+                          SettledSearch(referring_search, *referring[len(referring_search.searches):]))
         plan = checked_plan(basis, workspace, findings, deleted, allow_dangling=allow_dangling,
                             allow_unreworded=allow_unreworded, allow_unmatched=allow_unmatched, progress=progress,
                             prefetched=(pool, before_formatted))

@@ -277,12 +277,16 @@ class RemoveImports:
 
     recipe: Recipe
     deleted: DeletedNames
+    # The files that spell a deleted name, when the planner has searched for them already.
+    spelling: Callable[[], list[str]] | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
         from codemods.search.files import files_with_words
 
         names = self.deleted.all_names()
-        candidates = set(workspace.edits) | (set(files_with_words(workspace.root, names)) if names else set())
+        spelled = (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) \
+            if names else []
+        candidates = set(workspace.edits) | set(spelled)
         shared = {"root": workspace.root, "read": workspace.read, "planned": workspace.planned}
         edits: list[Edit] = []
         for path in sorted(candidates):

@@ -26,7 +26,7 @@ from codemods.edit.item_spans import whole_lines
 from codemods.edit.splice import splice
 from codemods.edit.values import Edit
 from codemods.languages.rust.items import leading_trivia
-from codemods.parse import RUST, parse, reparse
+from codemods.parse import RUST, captures, parse, reparse
 from codemods.words import whole_word_hits
 
 # Leaf entries of a use tree: each binds one name.
@@ -87,15 +87,12 @@ def use_entries(tree: tree_sitter.Tree) -> list[UseEntry]:
         elif node.type in _LEAVES:
             found.append(UseEntry(node, declaration, _binding(node)))
 
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == "use_declaration":
-            argument = node.child_by_field_name("argument")
-            if argument is not None:
-                leaves(argument, node)
-            continue
-        stack.extend(node.named_children)
+    # A query finds the declarations (in C), in source order; nested ones cannot occur.
+    for node in sorted(captures(RUST, "(use_declaration) @use", tree.root_node).get("use", []),
+                       key=lambda n: n.start_byte):
+        argument = node.child_by_field_name("argument")
+        if argument is not None:
+            leaves(argument, node)
     return found
 
 
