@@ -248,15 +248,22 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
                 continue
             notes.append(Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
                                  f"is written as edited, not formatted", severity="note"))
-    jobs = {p: (prefetched.get(p) or pool.submit(formatter(p), c.before, root, p),
-                pool.submit(formatter(p), c.after, root, p)) for p, c in wanted.items()}
+    def format_if_clean(path: str, change: FileChange) -> bytes | None:
+        """The edited file formatted, if the file as read was clean by its formatter (else None,
+        and the edited text is not formatted at all)."""
+        before = prefetched[path].result() if path in prefetched else formatter(path)(change.before, root, path)
+        return formatter(path)(change.after, root, path) if before == change.before else None
+
+    # The files checked as read from the plan's start were submitted first, so a job waiting on
+    # one waits for a job that is running or done.
+    jobs = {p: pool.submit(format_if_clean, p, c) for p, c in wanted.items()}
 
     def finish() -> tuple[dict[str, FileChange], list[Finding]]:
         out = dict(changes)
-        for path, (before, after) in jobs.items():
+        for path, job in jobs.items():
             change = wanted[path]
-            formatted = after.result()
-            if before.result() == change.before and formatted is not None and formatted != change.after:
+            formatted = job.result()
+            if formatted is not None and formatted != change.after:
                 out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
         return out, notes
 

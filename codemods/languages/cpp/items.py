@@ -21,7 +21,9 @@ the item too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 import tree_sitter
@@ -71,10 +73,18 @@ class CppItem:
     node: tree_sitter.Node
     start: int
     stop: int | None = None
-    signature: tuple[str, ...] | None = None
     branches: tuple[Branch, ...] = ()
     names: int = 1
     qualifier: tuple[str, ...] = ()
+    # A function's parameter list (its node; None for a function without one); the signature is
+    # read from it when asked (most items of a file are never compared by signature).
+    parameters: tree_sitter.Node | None = field(default=None, compare=False)
+    function: bool = False
+
+    @functools.cached_property
+    def signature(self) -> tuple[str, ...] | None:
+        """A function's normalised parameter types; None for other kinds."""
+        return parameters_signature(self.parameters) if self.function else None
 
     @property
     def qualified_name(self) -> str:
@@ -325,11 +335,11 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
     found: list[CppItem] = []
 
     def add(kind: str, qualifier: tuple[str, ...], name: str, node: tree_sitter.Node, classes: tuple[str, ...],
-            signature: tuple[str, ...] | None = None, names: int = 1) -> None:
+            parameters: tree_sitter.Node | None = None, function: bool = False, names: int = 1) -> None:
         namespace = tuple(n for n in enclosing_scopes(node, regions) if n)
         stop = _end_with_semicolon(node) if node.type in _TYPE_KINDS else None
         found.append(CppItem(kind, name, namespace + classes + qualifier, node, leading_start(source, node), stop,
-                             signature, branches(node), names, qualifier))
+                             branches(node), names, qualifier, parameters=parameters, function=function))
 
     def visit_item(node: tree_sitter.Node, classes: tuple[str, ...]) -> None:
         inner = node
@@ -343,7 +353,7 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
             if declarator is not None and declared is not None:
                 kind = "function" if inner.type == "function_definition" else "declaration"
                 add(kind, declared[0], declared[1], node, classes,
-                    parameters_signature(declarator.child_by_field_name("parameters")))
+                    declarator.child_by_field_name("parameters"), function=True)
             elif inner.type == "declaration" and not classes:
                 variables = _variable_names(inner)
                 for qualifier, name in variables:
