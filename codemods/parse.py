@@ -40,14 +40,24 @@ def _parser(name: str) -> tree_sitter.Parser:
 # Trees of the sources parsed lately, by (language, bytes): a plan reads the same
 # file in several steps (deleting items, rewriting, validating, the closure
 # scan), and each gets the one parse. Trees are never edited in place.
+# Bounded by count and by the bytes of the sources kept: a tree takes about 25 times its
+# source's size, so 24 MiB of sources is well under a GiB of trees.
 _TREES: dict[tuple[str, bytes], tree_sitter.Tree] = {}
-_TREES_KEPT = 64
+_TREES_KEPT = 512
+_TREE_SOURCE_BYTES = 24 * 1024 * 1024
+_kept_bytes = [0]
+# Values computed once per tree (`once_per_tree`) keep their trees alive: fewer of them.
+_VALUES_KEPT = 64
 
 
 def _remember(key: tuple[str, bytes], tree: tree_sitter.Tree) -> tree_sitter.Tree:
-    if len(_TREES) >= _TREES_KEPT:
-        del _TREES[next(iter(_TREES))]
-    _TREES[key] = tree
+    while _TREES and (len(_TREES) >= _TREES_KEPT or _kept_bytes[0] + len(key[1]) > _TREE_SOURCE_BYTES):
+        oldest = next(iter(_TREES))
+        del _TREES[oldest]
+        _kept_bytes[0] -= len(oldest[1])
+    if len(key[1]) <= _TREE_SOURCE_BYTES:
+        _TREES[key] = tree
+        _kept_bytes[0] += len(key[1])
     return tree
 
 
@@ -75,7 +85,7 @@ def once_per_tree(function: Callable[[bytes, tree_sitter.Tree], _Value]) -> Call
         if hit is not None and hit[0] is tree:
             return hit[1]
         value = function(source, tree)
-        if len(cache) >= _TREES_KEPT:
+        if len(cache) >= _VALUES_KEPT:
             del cache[next(iter(cache))]
         cache[id(tree)] = (tree, value)  # holding the tree keeps its id from being reused
         return value
