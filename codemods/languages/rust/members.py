@@ -17,7 +17,7 @@ from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import removal_edits, use_entries
 from codemods.languages.rust.items import _matches_name, leading_trivia, rust_items, split_path
-from codemods.parse import RUST, parse
+from codemods.parse import RUST, descendants, parse
 
 MEMBER_KINDS = ("variant", "field", "use", "attribute")
 
@@ -99,10 +99,7 @@ def variant_uses(source: bytes, path: str, tree: tree_sitter.Tree, enum: str, va
     """Match arms that only name the variant (deleted) and `A | B` alternatives naming it (trimmed)."""
     deletions: list[Deletion] = []
     edits: list[Edit] = []
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.named_children)
+    for node in descendants(tree.root_node, named=True):
         if node.type != "match_arm":
             continue
         pattern = node.child_by_field_name("pattern")
@@ -280,10 +277,7 @@ def _delete_attribute(path, source, tree, items, name, origin, absent, findings)
         form = "inner_attribute_item" if wanted.startswith("#!") else "attribute_item"
         wanted = wanted[wanted.index("[") + 1:-1]
     found = []
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.named_children)
+    for node in descendants(tree.root_node, named=True):
         if node.type in ("attribute_item", "inner_attribute_item") and (form is None or node.type == form):
             inner = next((c for c in node.named_children if c.type == "attribute"), None)
             if inner is not None and _attribute_key(_text(inner)) == wanted:

@@ -320,10 +320,7 @@ def _resolver_call_sites(workspace: Workspace) -> list[tuple[str, bytes, tree_si
             continue
         tree = parse(source, RUST)
         items = rust_items(source, tree)
-        stack = [tree.root_node]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.named_children)
+        for node in descendants(tree.root_node, named=True):
             if node.type != "call_expression":
                 continue
             function = node.child_by_field_name("function")
