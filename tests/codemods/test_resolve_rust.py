@@ -145,6 +145,41 @@ def test_dependency_cycles_through_dev_dependencies_are_resolved(tmp_path):
     }, "view/src/lib.rs", "frob")
 
 
+def test_a_dependency_passes_on_its_library_dependencies_not_its_dev_dependencies(tmp_path):
+    """A crate reaches the deleted method through a dependency's [dependencies] (a re-export can
+    pass it on), never through that dependency's dev-dependencies (its library is built without
+    them): a same-named call there on a receiver of unknown type is no possible use."""
+    check(tmp_path, {
+        "Cargo.toml": '[workspace]\nmembers = ["engine", "probe", "bench", "relay", "front"]\n',
+        "engine/Cargo.toml": package("engine"),
+        "engine/src/lib.rs": """
+            pub struct Spool;
+            impl Spool {
+                pub fn unwind(&self) -> u32 { 1 }
+            }
+        """,
+        "probe/Cargo.toml": package("probe", '[dev-dependencies]\nengine = { path = "../engine" }'),
+        "probe/src/lib.rs": """
+            pub fn wound<T: Clone>(t: T) -> T { t }
+        """,
+        "probe/tests/spool.rs": """
+            fn check<S: Unwind>(spool: &S) -> u32 { spool.unwind() } // MAYBE
+        """,
+        "bench/Cargo.toml": package("bench", '[dependencies]\nprobe = { path = "../probe" }'),
+        "bench/src/lib.rs": """
+            pub fn run<R: Unwind>(reel: &R) -> u32 { reel.unwind() }
+        """,
+        "relay/Cargo.toml": package("relay", '[dependencies]\nengine = { path = "../engine" }'),
+        "relay/src/lib.rs": """
+            pub use engine::Spool;
+        """,
+        "front/Cargo.toml": package("front", '[dependencies]\nrelay = { path = "../relay" }'),
+        "front/src/lib.rs": """
+            pub fn run<R: Unwind>(reel: &R) -> u32 { reel.unwind() } // MAYBE
+        """,
+    }, "engine/src/lib.rs", "crate::Spool::unwind")
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(tmp_path, {
         "Cargo.toml": package("core"),
