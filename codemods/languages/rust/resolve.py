@@ -37,7 +37,7 @@ import tree_sitter
 from codemods.words import whole_words
 from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.parse import RUST, descendants, node_text, parse
+from codemods.parse import RUST, captures, descendants, node_text, parse
 from codemods.languages.rust.crates import CrateIndex, _join
 
 VALUE = "value"
@@ -274,6 +274,7 @@ class RustResolver:
         self._trees: dict[str, tuple[bytes, tree_sitter.Tree] | None] = {}
         self._scopes: dict[tuple[str, tuple[str, ...]], _Scope | None] = {}
         self._subtrees: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+        self._references: dict[tuple[str, bytes, tuple[DeletedRustItem, ...]], tuple[Reference, ...]] = {}
         self.crates = CrateIndex(self._root, self._exists, read_before, self._mod_declarations)
 
     # -- files --------------------------------------------------------------
@@ -594,7 +595,14 @@ class RustResolver:
 
     def references_in_file(self, path: str, source: bytes, targets: list[DeletedRustItem]) -> list[Reference]:
         """Every use in `source` (the file at `path` after the plan) of a name of `targets`
-        that resolves, or may resolve, to one of them."""
+        that resolves, or may resolve, to one of them. Resolved once per plan for each text: the
+        import stage asks about the files it may edit, and the reference check again."""
+        key = (path, source, tuple(targets))
+        if key not in self._references:
+            self._references[key] = tuple(self._references_in_text(path, source, targets))
+        return list(self._references[key])
+
+    def _references_in_text(self, path: str, source: bytes, targets: list[DeletedRustItem]) -> list[Reference]:
         by_name: dict[str, list[DeletedRustItem]] = {}
         for target in targets:
             if self._may_reach(target, path):
@@ -794,6 +802,7 @@ def _impl_type(node: tree_sitter.Node) -> str | None:
     return None
 
 
+_TYPE_ITEMS = "[(struct_item) (enum_item) (union_item)] @item"
 _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 
@@ -808,14 +817,15 @@ class _FileTypes:
     @classmethod
     def of(cls, root: tree_sitter.Node) -> "_FileTypes":
         types = cls(set(), {})
-        for node in descendants(root, named=True):
-            if node.type in ("struct_item", "enum_item", "union_item"):
-                name = node_text(node.child_by_field_name("name"))
-                types.declared.add(name)
-                body = node.child_by_field_name("body")
-                if node.type == "struct_item" and body is not None and name not in types.fields:
-                    types.fields[name] = {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
-                                          for d in body.named_children if d.type == "field_declaration"}
+        # A query finds the type items without walking every node of the file in Python.
+        found = captures(RUST, _TYPE_ITEMS, root).get("item", [])
+        for node in sorted(found, key=lambda n: n.start_byte):
+            name = node_text(node.child_by_field_name("name"))
+            types.declared.add(name)
+            body = node.child_by_field_name("body")
+            if node.type == "struct_item" and body is not None and name not in types.fields:
+                types.fields[name] = {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
+                                      for d in body.named_children if d.type == "field_declaration"}
         return types
 
 
