@@ -371,7 +371,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
         say("removing the imports left unused")
         referring_search = SettledSearch(*referring)
-        take(RemoveImports(recipe, deleted, referring_search.result)(workspace))
+        # The languages' state (their resolvers) is kept from the import stage for the reference check.
+        shared: dict = {}
+        take(RemoveImports(recipe, deleted, referring_search.result, shared)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, "searched-without-rg",
                                     "ripgrep is not installed: files were found by walking the tree, which does "
@@ -380,7 +382,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                           SettledSearch(referring_search, *referring[len(referring_search.searches):]))
         plan = checked_plan(basis, workspace, findings, deleted, allow_dangling=allow_dangling,
                             allow_unreworded=allow_unreworded, allow_unmatched=allow_unmatched, progress=progress,
-                            prefetched=(pool, before_formatted))
+                            prefetched=(pool, before_formatted), shared=shared)
         basis.settle()
     return plan
 
@@ -388,11 +390,13 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
 def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, *,
                  allow_dangling: bool = False, allow_unreworded: bool = False, allow_unmatched: bool = False,
                  progress: Callable[[str], None] | None = None,
-                 prefetched: tuple[ThreadPoolExecutor, dict[str, object]] | None = None) -> Plan:
+                 prefetched: tuple[ThreadPoolExecutor, dict[str, object]] | None = None,
+                 shared: dict | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left. `findings` are the stages' own;
-    `progress` is told as each check starts."""
+    `progress` is told as each check starts; `shared` is the languages' state kept from the
+    stages (see references.dangling_references)."""
     root, recipe = basis.start.root, basis.recipe
     findings = list(findings)
     say = progress or (lambda _message: None)
@@ -415,7 +419,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")
     dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=basis.strict,
-                                   referring=[basis.referring])
+                                   referring=[basis.referring], shared=shared)
     findings += dangling
     say("looking for mentions of removed symbols")
     findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused)

@@ -99,6 +99,19 @@ def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Refe
     return found, []
 
 
+def resolve_ahead(files: list[tuple[str, bytes]], deleted, shared: dict) -> None:
+    """Resolve the uses of what the plan deletes in `files` ((path, text as read)) all at once,
+    spread over processes (codemods/parallel.py), so that the import stage and `references`
+    find them resolved. `shared` as for `references`."""
+    from codemods.parallel import jobs
+
+    if not deleted.of(RUST):
+        return
+    if RUST not in shared:
+        shared[RUST] = RustResolver(shared["root"], shared["read"])
+    shared[RUST].resolve_files(files, deleted.of(RUST), jobs())
+
+
 def _bridge_declarations(source: bytes, names: set[str]) -> list[tuple[int, str]]:
     """(start, name) of cxx bridge declarations of the C++ functions `names` in a Rust file."""
     if not any(n.encode() in source for n in names):

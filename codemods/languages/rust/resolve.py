@@ -39,6 +39,7 @@ from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.parse import RUST, captures, descendants, node_text, parse
 from codemods.languages.rust.crates import CrateIndex, _join
+from codemods.parallel import forked_map
 
 VALUE = "value"
 TYPE = "type"
@@ -602,6 +603,25 @@ class RustResolver:
             self._references[key] = tuple(self._references_in_text(path, source, targets))
         return list(self._references[key])
 
+    def resolve_files(self, files: list[tuple[str, bytes]], targets: list[DeletedRustItem], processes: int) -> None:
+        """Resolve the uses in each (path, text) of `files` ahead of `references_in_file`, spread
+        over `processes` forked processes (their results are kept here), or here where the work
+        is too small to be worth a fork (under PARALLEL_FILES files that may reach a target) or
+        cannot be forked."""
+        key = tuple(targets)
+        pending = [(path, source) for path, source in files if (path, source, key) not in self._references
+                   and any(self._may_reach(t, path) for t in targets)]
+        if len(pending) < PARALLEL_FILES or processes < 2:
+            return
+        # Each process gets about the same number of bytes to parse: largest files first, dealt in turn.
+        pending.sort(key=lambda file: len(file[1]), reverse=True)
+        shares = [pending[index::processes] for index in range(processes)]
+        found = forked_map(lambda index: [tuple(self._references_in_text(path, source, targets))
+                                          for path, source in shares[index]], len(shares), processes)
+        for share, results in zip(shares, found or ()):
+            for (path, source), references in zip(share, results):
+                self._references[(path, source, key)] = references
+
     def _references_in_text(self, path: str, source: bytes, targets: list[DeletedRustItem]) -> list[Reference]:
         by_name: dict[str, list[DeletedRustItem]] = {}
         for target in targets:
@@ -802,6 +822,9 @@ def _impl_type(node: tree_sitter.Node) -> str | None:
     return None
 
 
+# Fewer files than this that may use a deleted item are resolved in the plan's own process:
+# forking costs more than resolving them.
+PARALLEL_FILES = 64
 _TYPE_ITEMS = "[(struct_item) (enum_item) (union_item)] @item"
 _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
