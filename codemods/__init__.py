@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 # Public name -> module that defines it. Imported on first use, so that
 # `codemod check` (a pre-commit hook) does not pay for the whole engine.
 _EXPORTS = {
+    "Code": "codemods.edit.codes",
     "Edit": "codemods.edit.values",
     "Finding": "codemods.edit.values",
     "FileChange": "codemods.edit.splice",
@@ -88,6 +89,7 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:
+    from codemods.edit.codes import Code
     from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding
     from codemods.pattern import Match, Pattern, PatternError, Rewrite, replace_all
@@ -110,6 +112,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "USAGE_ERROR",
+    "Code",
     "Edit",
     "FileChange",
     "Finding",

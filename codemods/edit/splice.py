@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col
 
 
@@ -52,7 +53,7 @@ def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
         if overlap or same_point:
             line, col = line_col(source, second.start)
             findings.append(
-                Finding(first.path, line, col, "overlapping-edits",
+                Finding(first.path, line, col, Code.OVERLAPPING_EDITS,
                         f"edits overlap: {first.origin or 'an edit'} and {second.origin or 'an edit'} change "
                         f"the same text; nothing written in this file")
             )

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from codemods.edit.codes import Code
+
 
 @dataclass(frozen=True, order=True)
 class Edit:
@@ -67,7 +69,7 @@ class Finding:
             "path": self.path,
             "line": self.line,
             "col": self.col,
-            "code": self.code,
+            "code": str(self.code),
             "severity": self.severity,
             "symbol": self.symbol,
             "message": self.message,
@@ -87,7 +89,7 @@ def line_col(source: bytes, offset: int) -> tuple[int, int]:
 def shape_mismatch(path: str, source: bytes, kind: str, name: str, other_kind: str, other_start: int) -> Finding:
     """A target whose name is found only as another kind of item: blocking, nothing deleted."""
     line, col = line_col(source, other_start)
-    return Finding(path, line, col, "shape-mismatch",
+    return Finding(path, line, col, Code.SHAPE_MISMATCH,
                    f"{name}: expected a {kind}, found a {other_kind}; not deleted", symbol=name)
 
 
@@ -117,9 +119,9 @@ def missing_target(path: str, kind: str, name: str, candidates: list[str],
     since the name is most likely misspelt.
     """
     if already_absent is not None and already_absent():
-        return Finding(path, 0, 0, "not-found",
+        return Finding(path, 0, 0, Code.NOT_FOUND,
                        f"{kind} {name} already absent (no code in the file names the recipe's dead symbols)",
                        severity=NOTE, symbol=name)
     closest = closest_names(name, candidates)
     hint = f"; did you mean {' or '.join(closest)}?" if closest else ""
-    return Finding(path, 0, 0, "no-such-item", f"no item {name} of kind {kind} in {path}{hint}", symbol=name)
+    return Finding(path, 0, 0, Code.NO_SUCH_ITEM, f"no item {name} of kind {kind} in {path}{hint}", symbol=name)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from codemods.edit.codes import Code
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
@@ -26,11 +27,11 @@ from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
 from codemods.words import whole_word_hits
 
 # A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
-USAGE_ERROR = "usage-error"
+USAGE_ERROR = Code.USAGE_ERROR
 
 # Finding codes that an explicit override lets through (the flags: report/base.py).
-UNREWORDED = "unreworded-mention"
-UNMATCHED = ("rewrite-not-found", "rewording-not-found")
+UNREWORDED = Code.UNREWORDED_MENTION
+UNMATCHED = (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND)
 
 
 @dataclass(frozen=True)
@@ -158,12 +159,12 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     """Why the file at `path` must not be edited at all, if it must not: it lies outside ROOT
     (through a symlink or ..), or it is binary (holds a NUL byte)."""
     if resolve_inside(root, path) is None:
-        return Finding(path, 0, 0, "symlink-outside-root",
+        return Finding(path, 0, 0, Code.SYMLINK_OUTSIDE_ROOT,
                        "resolves outside ROOT (through a symlink or ..); not edited")
     nul = source.find(b"\0")
     if nul >= 0:
         line, col = line_col(source, nul)
-        return Finding(path, line, col, "binary-file", "binary file (NUL byte here); not edited")
+        return Finding(path, line, col, Code.BINARY_FILE, "binary file (NUL byte here); not edited")
     return None
 
 
@@ -177,7 +178,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     if source is None or not edits:
         return [], None, False
     if recipe.protected and path_in_scope(path, recipe.protected):
-        return [Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it")], None, False
+        return [Finding(path, 0, 0, Code.PROTECTED_PATH, f"{path} is protected; the recipe may not edit it")], None, False
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
         return [refusal], None, False
@@ -193,14 +194,14 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
     if broken:
         line, col = line_col(source, errors_before[0][0])
-        return [Finding(path, line, col, "unparseable-target",
+        return [Finding(path, line, col, Code.UNPARSEABLE_TARGET,
                         "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
     result = splice(source, edits)
     errors_after = _parse_errors(path, result, (source, edits))
     if len(errors_after) > len(errors_before):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
-        return [Finding(path, line, col, "parse-regression",
+        return [Finding(path, line, col, Code.PARSE_REGRESSION,
                         "the edited file would not parse (new syntax error near here); not edited")], None, crlf
     if result == source:
         return [], None, crlf
@@ -246,7 +247,7 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
             del wanted[path]
             if applies is not None and not applies(root, path):
                 continue
-            notes.append(Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
+            notes.append(Finding(path, 0, 0, Code.UNFORMATTED, f"{language.formatter} is not installed: {path} "
                                  f"is written as edited, not formatted", severity="note"))
     def format_if_clean(path: str, change: FileChange) -> bytes | None:
         """The edited file formatted, if the file as read was clean by its formatter (else None,
@@ -373,7 +374,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         referring_search = SettledSearch(*referring)
         take(RemoveImports(recipe, deleted, referring_search.result)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
-            findings.append(Finding("", 0, 0, "searched-without-rg",
+            findings.append(Finding("", 0, 0, Code.SEARCHED_WITHOUT_RG,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
         basis = PlanBasis(recipe, strict, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
@@ -426,7 +427,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
         if prefetched is None:
             pool.shutdown()
     findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
-    findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
+    findings += [Finding(path, 0, 0, Code.UNREADABLE_FILE, f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()
     if allow_dangling:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable
 
+from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
@@ -86,7 +87,7 @@ class DeleteItems:
             if source is None:
                 if path in workspace.unreadable:
                     continue  # the plan reports it once, as unreadable
-                findings.append(Finding(path, 0, 0, "missing-file",
+                findings.append(Finding(path, 0, 0, Code.MISSING_FILE,
                                         f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                         severity="note"))
                 continue
@@ -130,7 +131,7 @@ class Reword:
                 if clash is not None:
                     line, col = line_col(workspace.read(edit.path),
                                          max(edit.start, min(e.start for _, e in overlapping)))
-                    findings.append(Finding(edit.path, line, col, "reword-clash",
+                    findings.append(Finding(edit.path, line, col, Code.REWORD_CLASH,
                                             f"{clash.label()} and {rewording.label()} reword the same text; "
                                             f"keep one of them"))
                     continue
@@ -138,7 +139,7 @@ class Reword:
         return StepResult(tuple(e for _, e in planned), tuple(findings))
 
     def _unmatched(self, rewording: Rewording, message: str) -> list[Finding]:
-        return [Finding(rewording.path, 0, 0, "rewording-not-found", message,
+        return [Finding(rewording.path, 0, 0, Code.REWORDING_NOT_FOUND, message,
                         severity="note" if rewording.optional else "error")]
 
     def _reword(self, workspace: Workspace, rewording: Rewording,
@@ -148,11 +149,11 @@ class Reword:
         if source is None:
             if rewording.path in workspace.unreadable:
                 return [], []  # the plan reports it once, as unreadable
-            return [], [Finding(rewording.path, 0, 0, "missing-file",
+            return [], [Finding(rewording.path, 0, 0, Code.MISSING_FILE,
                                 "file not found; its rewording rule was not applied", severity="note")]
         language = language_of(rewording.path)
         if language not in parsed_languages():
-            return [], [Finding(rewording.path, 0, 0, "rewording-not-found",
+            return [], [Finding(rewording.path, 0, 0, Code.REWORDING_NOT_FOUND,
                                 f"rewording rule skipped: {rewording.path} is not a file patterns can parse",
                                 severity="note")]
         if rewording.path not in trees:
@@ -215,7 +216,7 @@ def _reword_strings(recipe_id: str, rewording, language: str, source: bytes, tre
         stack.extend(node.children)
     if edits or present:
         return edits, None
-    return [], Finding(rewording.path, 0, 0, "rewording-not-found",
+    return [], Finding(rewording.path, 0, 0, Code.REWORDING_NOT_FOUND,
                        f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
                        f"{f' of {rewording.item}' if rewording.item else ''}",
                        severity="note" if rewording.optional else "error")
@@ -237,7 +238,7 @@ class Rewrite:
                 rewrite = PatternRewriter(Pattern(rule.pattern, language), rule.replace,
                                   {name: frozenset(texts) for name, texts in rule.where})
             except PatternError as error:
-                findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
+                findings.append(Finding(rule.path, 0, 0, Code.BAD_PATTERN, f"rewrite rule not applied: {error}"))
                 continue
             try:
                 result_pattern = Pattern(rule.replace, language)
@@ -261,7 +262,7 @@ class Rewrite:
             if read and not matched:
                 missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
                 # A rule whose result is there already is a finished run's: a note; else it blocks.
-                findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
+                findings.append(Finding(rule.path, 0, 0, Code.REWRITE_NOT_FOUND,
                                         f"rewrite rule did not match: {rule.describe()}{missing}",
                                         severity="note" if applied or rule.optional else "error"))
         return StepResult(tuple(planned), tuple(findings))
@@ -350,7 +351,7 @@ class Insert:
         for rule in self.recipe.insertions:
             source = workspace.read(rule.path)
             if source is None:
-                findings.append(Finding(rule.path, 0, 0, "missing-file",
+                findings.append(Finding(rule.path, 0, 0, Code.MISSING_FILE,
                                         "file not found; its insert rule was not applied", severity="note"))
                 continue
             language = rule.language or language_of(rule.path)
@@ -363,12 +364,12 @@ class Insert:
                           for m in Pattern(rule.pattern, language).find_all(source, tree.root_node)]
             wanted = [line.strip().encode("utf-8") for line in rule.text.split("\n") if line.strip()]
             if places and b"\n".join(wanted) in b"\n".join(line.strip() for line in source.split(b"\n")):
-                findings.append(Finding(rule.path, 0, 0, "insert-present",
+                findings.append(Finding(rule.path, 0, 0, Code.INSERT_PRESENT,
                                         f"insert rule: its text is there already ({self._place(rule)})",
                                         severity="note"))
                 continue
             if not places:
-                findings.append(Finding(rule.path, 0, 0, "insert-not-found",
+                findings.append(Finding(rule.path, 0, 0, Code.INSERT_NOT_FOUND,
                                         f"insert rule found no place: {self._place(rule)}",
                                         severity="note" if rule.optional else "error"))
                 continue

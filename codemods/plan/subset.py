@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
 from codemods.parse import parse
@@ -32,7 +33,7 @@ from codemods.plan.stages import delete_in_file, targets_by_file
 from codemods.words import whole_word_hits
 
 # A finding of a subset only: an accepted change uses a name that a skipped change would have added.
-NEEDS_SKIPPED = "needs-skipped-change"
+NEEDS_SKIPPED = Code.NEEDS_SKIPPED_CHANGE
 
 
 @dataclass(frozen=True)
