@@ -67,8 +67,8 @@ _EXPORTS = {
     "plan_recipe": "codemods.plan.planner",
     "plan_subset": "codemods.plan.subset",
     "USAGE_ERROR": "codemods.plan.planner",
-    "unified_diff": "codemods.report.diff",
-    "render_diff": "codemods.report.diff",
+    "unified_diff": "codemods.edit.diff",
+    "render_diff": "codemods.edit.diff",
     "write_plan": "codemods.write.run",
     "Match": "codemods.pattern",
     "Pattern": "codemods.pattern",
@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     from codemods.plan.recipe import (Insertion, ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError,
                                       Rewording, StepResult, Workspace)
     from codemods.plan.subset import plan_subset
-    from codemods.report.diff import render_diff, unified_diff
+    from codemods.edit.diff import render_diff, unified_diff
     from codemods.write.atomic import WriteRefused
     from codemods.write.run import RunResult, apply_recipe, write_plan
 

@@ -96,7 +96,7 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
     Code.NO_SUCH_ITEM: CodeInfo(
         "a `[[delete]]` target has no item of that name and kind in its file; the finding's line and "
         "column are those of the closest-named item of the file (the first \"did you mean\"), or 0:0 "
-        "when the file has none",
+        "when it has none or its language has no tree-sitter grammar (Python)",
         "correct the target's name or kind; give the recipe a `dead_symbol_pattern` so that an item "
         "already removed is a note"),
     Code.NOT_FOUND: CodeInfo(

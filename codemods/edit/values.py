@@ -1,4 +1,5 @@
-"""Edits and findings: the two values every operation returns."""
+"""Edits and findings: the two values every operation returns, and the item target a finding
+about a `[[delete]]` target names (a value shared by the recipe, the languages and the reports)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,25 @@ class Edit:
             raise ValueError(f"bad edit range [{self.start}, {self.end}) in {self.path}")
 
 
+@dataclass(frozen=True)
+class ItemTarget:
+    """Delete the item of `kind` named `name` (qualified with `::` or `.`) in the file at `path`.
+
+    `crate::a::name` (Rust) and `ns::name` (C++) name exactly one item; a bare
+    Rust name matches the end of qualified names (see README, "As a library").
+    `branch` chooses among the preprocessor branches that each hold the item
+    (C++: the branch's condition, "" outside any, "*" for all).
+    `namespace_macros` is the recipe's (see `Recipe`), filled in by it.
+    """
+
+    path: str
+    language: str
+    kind: str
+    name: str
+    branch: str | None = None
+    namespace_macros: tuple[tuple[str, str], ...] = ()
+
+
 # Finding severities. A blocking finding stops `apply` from writing anything.
 BLOCKING = "error"
 NOTE = "note"
@@ -40,7 +60,9 @@ NOTE = "note"
 class Finding:
     """Something the user must know about a plan, located at path:line:col (1-based).
 
-    A dangling reference also says how sure the check is (`certainty`:
+    `target` is the `[[delete]]` target it is about, where it has one; `candidates` are the
+    names a missing target may have meant (the "did you mean" of the message), as a target
+    spells them. A dangling reference also says how sure the check is (`certainty`:
     definite or possible), what kind of use it is (`reference_kind`: call, import,
     serde default, ...) and how the name resolved (`resolution`).
     """
@@ -55,6 +77,8 @@ class Finding:
     certainty: str | None = None
     reference_kind: str | None = None  # what the use is: call, import, ... (JSON "kind")
     resolution: str | None = None
+    target: ItemTarget | None = None  # the `[[delete]]` target the finding is about, where it has one
+    candidates: tuple[str, ...] = ()  # no-such-item: the closest names of the file, as a target spells them
 
     @property
     def blocking(self) -> bool:
@@ -76,6 +100,11 @@ class Finding:
         }
         if self.certainty is not None:
             document.update(certainty=self.certainty, kind=self.reference_kind, resolution=self.resolution)
+        if self.target is not None:
+            document["target"] = {"path": self.target.path, "language": self.target.language,
+                                  "kind": self.target.kind, "name": self.target.name}
+        if self.candidates:
+            document["candidates"] = list(self.candidates)
         return document
 
 
@@ -124,4 +153,5 @@ def missing_target(path: str, kind: str, name: str, candidates: list[str],
                        severity=NOTE, symbol=name)
     closest = closest_names(name, candidates)
     hint = f"; did you mean {' or '.join(closest)}?" if closest else ""
-    return Finding(path, 0, 0, Code.NO_SUCH_ITEM, f"no item {name} of kind {kind} in {path}{hint}", symbol=name)
+    return Finding(path, 0, 0, Code.NO_SUCH_ITEM, f"no item {name} of kind {kind} in {path}{hint}", symbol=name,
+                   candidates=tuple(closest))

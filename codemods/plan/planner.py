@@ -11,9 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from codemods.edit.codes import Code
+from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
@@ -94,6 +95,22 @@ class Plan:
     def blocking(self) -> list[Finding]:
         """Findings that stop the plan from being written, given the overrides passed."""
         return [f for f in self.findings if f.blocking and f.code not in self.overrides]
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as one JSON-ready document: the recipe and root, each file change as its
+        unified diff, every finding (`Finding.as_json`, codes from docs/findings.md), how many
+        block under the overrides, the overrides and the names it removes. `codemod apply
+        --json` prints this with what the write did and the item-level changes added."""
+        return {
+            "recipe": self.recipe_id,
+            "root": str(self.root),
+            "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
+                        for c in self.changes],
+            "findings": [f.as_json() for f in self.findings],
+            "blocking": len(self.blocking),
+            "overrides": sorted(str(code) for code in self.overrides),
+            "removed_names": list(self.removed_names),
+        }
 
 
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:

@@ -9,30 +9,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
-from codemods.edit.values import Edit, Finding
+from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.languages.registry import LANGUAGES
 
 class RecipeInputError(Exception):
     """Input a recipe needs is missing or malformed (e.g. a decision file): a usage error, exit 2."""
-
-
-@dataclass(frozen=True)
-class ItemTarget:
-    """Delete the item of `kind` named `name` (qualified with `::` or `.`) in the file at `path`.
-
-    `crate::a::name` (Rust) and `ns::name` (C++) name exactly one item; a bare
-    Rust name matches the end of qualified names (see README, "As a library").
-    `branch` chooses among the preprocessor branches that each hold the item
-    (C++: the branch's condition, "" outside any, "*" for all).
-    `namespace_macros` is the recipe's (see `Recipe`), filled in by it.
-    """
-
-    path: str
-    language: str
-    kind: str
-    name: str
-    branch: str | None = None
-    namespace_macros: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

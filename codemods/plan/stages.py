@@ -10,13 +10,14 @@ and none knows a language: each asks the registry.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Callable
 
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
-from codemods.edit.values import Edit, Finding, line_col
+from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
 from codemods.languages.scope import item_scopes
 from codemods.parse import parse
@@ -66,8 +67,33 @@ def delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> t
         if wanted:
             found, notes = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
             edits += found
-            findings += notes
+            findings += [_about_target(finding, wanted, source) for finding in notes]
     return edits, deleted, findings
+
+
+def _named_by(finding: Finding, target: ItemTarget) -> bool:
+    """Whether a deletion's finding names `target`: its symbol is the target's name, or the last
+    part of it (a language reports the item as the file spells it)."""
+    name = target.name.split("(")[0]
+    return finding.symbol is not None and finding.symbol in (target.name, name, re.split(r"::|\.", name)[-1])
+
+
+def _about_target(finding: Finding, targets: list[ItemTarget], source: bytes) -> Finding:
+    """`finding` linked to the one target of `targets` it names (left as it is when it names none
+    or several). A `no-such-item` finding is placed at the closest-named item of the file (its
+    first candidate), where the misspelt name is most likely to be corrected."""
+    named = [t for t in targets if _named_by(finding, t)]
+    if finding.target is not None or len(named) != 1:
+        return finding
+    linked = replace(finding, target=named[0])
+    if finding.code == Code.NO_SUCH_ITEM and finding.candidates and not finding.line:
+        language = LANGUAGES[named[0].language]
+        if language.grammar is not None:
+            scopes = item_scopes(language.name, source, parse(source, language.name), finding.candidates[0])
+            if scopes:
+                line, col = line_col(source, min(s.node.start_byte for s in scopes))
+                linked = replace(linked, line=line, col=col)
+    return linked
 
 
 

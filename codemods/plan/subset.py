@@ -20,6 +20,7 @@ the accepted changes that need it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
@@ -135,6 +136,20 @@ def _target_deletions(plan: Plan) -> list[_TargetDeletion]:
     return found
 
 
+_REWORDING_LABEL = re.compile(r"(?P<source>.*) \[\[reword\]\] (?P<number>\d+)\b")
+
+
+def change_id(origin: str) -> str:
+    """The stable slug that names the change made by `origin`: a rewording rule's label (`SOURCE
+    [[reword]] N (item = ..., ...)`) becomes `SOURCE:reword:N`, and any run of characters other
+    than letters, digits and `_.:@-` one `-`, so that an id is one shell word whatever the
+    item's name (`impl From<E> for Error` -> `impl-From-E-for-Error`)."""
+    rule = _REWORDING_LABEL.match(origin)
+    if rule is not None:
+        origin = f"{rule['source']}:reword:{rule['number']}"
+    return ":".join(re.sub(r"[^A-Za-z0-9_.@-]+", "-", part).strip("-") for part in origin.split(":"))
+
+
 def changes_of(plan: Plan) -> tuple[Change, ...]:
     """The plan's item-level changes, in file order (see the module's docstring). A deletion's
     edits are those of its target deleted alone (as the plan shows them, neighbours merged)."""
@@ -149,7 +164,7 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
                 continue
             edits = tuple(e for e in deletion.edits if origin in e.origin.split("+"))
             source = basis.start.read(edits[0].path) or b""
-            changes.append(Change(origin, edits[0].path, 0, edits, _anchor(edits[0].path, source, edits[0].start,
+            changes.append(Change(change_id(origin), edits[0].path, 0, edits, _anchor(edits[0].path, source, edits[0].start,
                                                                              edits[0].end), deletion.names))
     groups: dict[tuple[int, str, str | None], list[Edit]] = {}
     for index, result in enumerate(basis.stages[1:], start=1):
@@ -165,7 +180,7 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
         if origin in shared:
             where = item if item is not None else f"{path}:{line_col(basis.start.read(path) or b'', edits[0].start)[0]}"
             origin = f"{origin}@{where}"
-        changes.append(Change(origin, path, index, tuple(edits), item))
+        changes.append(Change(change_id(origin), path, index, tuple(edits), item))
     return tuple(sorted(changes, key=lambda c: (c.path, min(e.start for e in c.edits), c.id)))
 
 

@@ -17,7 +17,7 @@ from typing import Protocol
 from codemods.edit.codes import Code
 
 
-_NOT_REPORTERS = {"__init__", "base", "diff"}
+_NOT_REPORTERS = {"__init__", "base"}
 FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file__))
                         if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
                        key=lambda name: (name != "text", name)))

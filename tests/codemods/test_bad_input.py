@@ -228,7 +228,7 @@ def test_a_misspelt_target_blocks_the_plan_with_a_suggestion(tree: Path, tmp_pat
     recipe.write_text(RECIPE_TOML.replace('name = "gone_b"', 'name = "gnoe_b"'))
     result = _apply("--recipe", str(recipe), str(tree))
     assert result.exit_code == 1
-    assert result.stderr.splitlines()[0] == "src/b.rs: no item gnoe_b of kind fn in src/b.rs; did you mean gone_b?"
+    assert result.stderr.splitlines()[0] == "src/b.rs:4:1: no item gnoe_b of kind fn in src/b.rs; did you mean gone_b?"
     assert snapshot(tree) == BEFORE
 
 

@@ -4,10 +4,15 @@ and no code spelt as a string literal anywhere else in the package."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
+from codemod_helpers import dedent_text, run_codemod
+
+from codemods import ItemTarget, Recipe, plan_recipe
 from codemods.edit.codes import CATALOGUE, Code
+from codemods.plan.subset import change_id
 
 HOUSE = Path(__file__).resolve().parents[2]
 PACKAGE = HOUSE / "codemods"
@@ -71,3 +76,59 @@ def test_a_code_is_its_slug_in_every_output() -> None:
     assert finding.code == "dangling-reference"
     assert finding.as_json()["code"] == "dangling-reference"
     assert type(finding.as_json()["code"]) is str
+
+
+MISSPELT_TREE = {"src/lib.rs": dedent_text("""
+    pub fn keep() {}
+
+    /// Merges two page lists.
+    pub fn merge_pages(a: u32) -> u32 {
+        a
+    }
+""")}
+
+
+def _planned(tmp_path: Path, tree: dict[str, str], recipe):
+    for path, text in tree.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    return plan_recipe(tmp_path, recipe)
+
+
+def test_a_missing_target_is_linked_to_it_and_placed_at_the_closest_item(tmp_path: Path) -> None:
+    target = ItemTarget("src/lib.rs", "rust", "fn", "crate::merge_page")
+    plan = _planned(tmp_path, MISSPELT_TREE, Recipe(id="tidy-pages", summary="", deletions=(target,)))
+    [finding] = plan.findings
+    assert (finding.code, finding.target, finding.candidates) == (Code.NO_SUCH_ITEM, target, ("crate::merge_pages",))
+    assert (finding.line, finding.col) == (4, 1)  # `pub fn merge_pages`, below its doc comment
+    assert finding.as_json()["target"] == {"path": "src/lib.rs", "language": "rust", "kind": "fn",
+                                           "name": "crate::merge_page"}
+
+
+def test_plan_to_json_is_what_the_json_reporter_prints(tmp_path: Path) -> None:
+    target = ItemTarget("src/lib.rs", "rust", "fn", "crate::merge_pages")
+    plan = _planned(tmp_path, MISSPELT_TREE, Recipe(id="tidy-pages", summary="", deletions=(target,)))
+    document = plan.to_json()
+    assert json.loads(json.dumps(document)) == document
+    assert (document["recipe"], document["blocking"], document["removed_names"]) == ("tidy-pages", 0, ["merge_pages"])
+    assert document["changes"][0]["path"] == "src/lib.rs"
+    assert "-pub fn merge_pages(a: u32) -> u32 {" in document["changes"][0]["diff"]
+    result = run_codemod("apply", "--dry-run", "--json", "--recipe", str(_recipe_file(tmp_path, target)),
+                         str(tmp_path))
+    printed = json.loads(result.stdout)
+    assert {k: printed[k] for k in document} == {**document, "root": printed["root"]}
+
+
+def _recipe_file(folder: Path, target: ItemTarget) -> Path:
+    path = folder / "tidy.toml"
+    path.write_text(f'id = "tidy-pages"\nsummary = ""\n\n[[delete]]\npath = "{target.path}"\n'
+                    f'language = "{target.language}"\nkind = "{target.kind}"\nname = "{target.name}"\n')
+    return path
+
+
+def test_change_ids_are_slugs_not_labels() -> None:
+    assert change_id("tidy [[reword]] 2 (item = 'Pager', symbols = ['merge_pages'])") == "tidy:reword:2"
+    assert change_id("local (a layout) [[reword]] 1 (find = 'x')") == "local-a-layout:reword:1"
+    assert change_id("tidy:impl:impl From<PageError> for Error") == "tidy:impl:impl-From-PageError-for-Error"
+    assert change_id("tidy:function:pages::copy(const char*, size_t)") == "tidy:function:pages::copy-const-char-size_t"
+    assert change_id("tidy-step@test_merge") == "tidy-step@test_merge"
