@@ -20,6 +20,7 @@ class Code(StrEnum):
 
     # The tree, the recipe or its options are wrong: the plan could not start (CLI exit 2).
     USAGE_ERROR = "usage-error"
+    STEP_FAILED = "step-failed"
     # Targets of `[[delete]]` and what deleting them would leave behind.
     NO_SUCH_ITEM = "no-such-item"
     NOT_FOUND = "not-found"
@@ -93,6 +94,10 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "the root does not hold what the recipe works on, the recipe data is invalid, an option is unknown "
         "or malformed, or a step rejected its input (`RecipeInputError`); the plan has no changes",
         "fix the root, the recipe or the option the message names"),
+    Code.STEP_FAILED: CodeInfo(
+        "a recipe's own step raised an exception (other than `RecipeInputError`); the message names "
+        "the step and the exception, and the plan has no changes",
+        "fix the step: call it on `Workspace(root=ROOT)` to see the traceback"),
     Code.NO_SUCH_ITEM: CodeInfo(
         "a `[[delete]]` target has no item of that name and kind in its file; the finding's line and "
         "column are those of the closest-named item of the file (the first \"did you mean\"), or 0:0 "

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codemods.edit.codes import Code
+from codemods.edit.errors import EditError
 from codemods.edit.values import Edit, Finding, line_col
 
 
@@ -73,11 +74,14 @@ def splice(source: bytes, edits: list[Edit]) -> bytes:
 
 
 def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
-    """`source` with `edits` (of one file, e.g. what `Rewrite.edits` returns) applied; ValueError
-    naming both edits when two overlap. The public form of `splice`."""
+    """`source` with `edits` (of one file, e.g. what `Rewrite.edits` returns) applied; EditError
+    (a ValueError) naming both edits when two overlap, or for a source that is not bytes. The
+    public form of `splice`."""
+    if not isinstance(source, (bytes, bytearray)):
+        raise EditError(f"the source must be the file's bytes (Path.read_bytes()), not {type(source).__name__}")
     overlaps = conflicts(list(edits), source)
     if overlaps:
-        raise ValueError("; ".join(f.render() for f in overlaps))
+        raise EditError("; ".join(f.render() for f in overlaps))
     return splice(source, list(edits))
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from codemods.edit.codes import Code
+from codemods.edit.errors import EditError
 
 
 @dataclass(frozen=True, order=True)
@@ -29,7 +30,7 @@ class Edit:
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.end < self.start:
-            raise ValueError(f"bad edit range [{self.start}, {self.end}) in {self.path}")
+            raise EditError(f"bad edit range [{self.start}, {self.end}) in {self.path}")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
@@ -335,13 +335,17 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     shows it on a terminal).
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
-    gives a plan with no changes and one blocking finding of code "usage-error".
-    With `strict`, a use that may refer to a deleted item (a method call on a
+    gives a plan with no changes and one blocking finding of code `usage-error`, and a
+    recipe step that raises one of code `step-failed` (docs/findings.md): it raises
+    nothing on its caller's input. With `strict`, a use that may refer to a deleted item (a method call on a
     receiver of unknown type, a name inside an unknown macro) blocks the plan
     like one that does. With `allow_unmatched`, a rewrite or rewording rule that matches
     nothing does not block.
     """
     root = Path(root)
+    if options is not None and not isinstance(options, Mapping):
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, f"options must be a mapping of option "
+                                                  f"names to values, not {type(options).__name__}"),))
     problem = usage_problem(root, recipe, dict(options or {}))
     if problem is not None:
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),))
@@ -387,6 +391,12 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 take(stage(workspace))
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+            except Exception as error:
+                if stage not in recipe.steps:
+                    raise  # a stage of the engine: a bug of codemod, reported as one
+                return Plan(root, recipe.id, (), (Finding("", 0, 0, Code.STEP_FAILED,
+                                                          f"{_stage_name(stage)} raised {type(error).__name__}: "
+                                                          f"{error}; nothing planned"),))
         say("removing the imports left unused")
         referring_search = SettledSearch(*referring)
         take(RemoveImports(recipe, deleted, referring_search.result)(workspace))

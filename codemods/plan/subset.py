@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 from codemods.edit.codes import Code
+from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
 from codemods.parse import parse
@@ -152,10 +153,11 @@ def change_id(origin: str) -> str:
 
 def changes_of(plan: Plan) -> tuple[Change, ...]:
     """The plan's item-level changes, in file order (see the module's docstring). A deletion's
-    edits are those of its target deleted alone (as the plan shows them, neighbours merged)."""
+    edits are those of its target deleted alone (as the plan shows them, neighbours merged).
+    SelectionError for a plan without a basis (not made by `plan_recipe`, or a usage error)."""
     basis = plan.basis
     if basis is None:
-        raise ValueError("the plan has no basis to group: it was not made by plan_recipe, or it is a usage error")
+        raise SelectionError("the plan has no basis to group: it was not made by plan_recipe, or it is a usage error")
     planned = {part for e in (basis.stages[0].edits if basis.stages else ()) for part in e.origin.split("+")}
     changes = []
     for deletion in _target_deletions(plan):
@@ -187,7 +189,7 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
 def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable[str] = ()) -> set[str]:
     """The ids of the changes to skip: with `accept`, every change no selector of it names; plus
     every change a selector of `skip` names. A selector names a change by its id, by the id
-    without `@ITEM`, or by one of its edits' origins. Raises ValueError for a selector that
+    without `@ITEM`, or by one of its edits' origins. Raises SelectionError for a selector that
     names no change."""
     changes = list(changes)
 
@@ -195,7 +197,7 @@ def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable
         hits = {c.id for c in changes if selector in (c.id, c.id.split("@")[0], *c.origins)}
         if not hits:
             known = ", ".join(c.id for c in changes[:8]) + (", ..." if len(changes) > 8 else "")
-            raise ValueError(f"no change of the plan is named {selector!r} (its changes: {known})")
+            raise SelectionError(f"no change of the plan is named {selector!r} (its changes: {known})")
         return hits
 
     accepted = set().union(*(named(s) for s in accept)) if accept else {c.id for c in changes}
@@ -308,7 +310,7 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
     skipped_ids = set(skip)
     unknown = skipped_ids - {c.id for c in changes}
     if unknown:
-        raise ValueError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
+        raise SelectionError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
     kept = [c for c in changes if c.id not in skipped_ids]
     skipped = [c for c in changes if c.id in skipped_ids]
     workspace, deleted, findings = _accepted_workspace(plan, changes, skipped_ids)

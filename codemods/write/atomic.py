@@ -20,33 +20,12 @@ from pathlib import Path
 
 from interchange.atomic_file import fsync_dir
 
-from codemods.write import journal
 from codemods.edit.codes import Code
-from codemods.edit.values import Finding
-from codemods.write.journal import HeldLock, JournalEntry, TreeLocked, atomic_write, journal_path, shown, tree_lock
+from codemods.edit.errors import TreeLocked, WriteFailed, WriteRefused
 from codemods.edit.splice import FileChange, digest, resolve_inside
-
-
-class WriteRefused(Exception):
-    """A write was refused before anything was written (or after undoing it); `findings` say why."""
-
-    def __init__(self, findings: list[Finding]):
-        super().__init__("; ".join(f.render() for f in findings))
-        self.findings = findings
-
-
-class WriteFailed(Exception):
-    """Writing failed part way (`cause` says how).
-
-    `restored` is True when every file already written was put back, so the
-    tree is as it was; False when some could not be, in which case the
-    journal is still there and the next `codemod apply` restores them.
-    """
-
-    def __init__(self, message: str, cause: BaseException, restored: bool):
-        super().__init__(message)
-        self.cause = cause
-        self.restored = restored
+from codemods.edit.values import Finding
+from codemods.write import journal
+from codemods.write.journal import HeldLock, JournalEntry, atomic_write, journal_path, shown, tree_lock
 
 
 @dataclass(frozen=True)
