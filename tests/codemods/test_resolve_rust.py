@@ -180,6 +180,59 @@ def test_a_dependency_passes_on_its_library_dependencies_not_its_dev_dependencie
     }, "engine/src/lib.rs", "crate::Spool::unwind")
 
 
+def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
+    """`.tally()` is listed where the receiver may be the deleted method's type (a rename, an
+    alias, a field of that type, a generic), and not where its type is evidently another one
+    (a constructor's type, a field of another type, a slice, a string, a type outside the tree)."""
+    check(tmp_path, {
+        "Cargo.toml": '[workspace]\nmembers = ["ledger", "office"]\n',
+        "ledger/Cargo.toml": package("ledger"),
+        "ledger/src/lib.rs": """
+            pub struct Roster;
+            impl Roster {
+                pub fn new() -> Roster { Roster }
+                pub fn tally(&self) -> u32 { 1 }
+            }
+            pub fn count() -> u32 {
+                let roster = Roster::new();
+                roster.tally() // REF
+            }
+        """,
+        "office/Cargo.toml": package("office", '[dependencies]\nledger = { path = "../ledger" }'),
+        "office/src/lib.rs": """
+            use std::collections::BTreeSet;
+            use ledger::Roster;
+            use ledger::Roster as Team;
+            pub type Crew = Roster;
+            pub struct Ballot;
+            impl Ballot {
+                pub fn with_seats(_seats: u32) -> Ballot { Ballot }
+                pub fn tally(&self) -> u32 { 2 }
+            }
+            pub struct Desk {
+                roster: Roster,
+                ballot: Ballot,
+            }
+            pub fn counts<T: Tally>(desk: &Desk, team: &Team, crew: &Crew, other: &T, seats: &[u8],
+                                    names: &BTreeSet<u8>) -> u32 {
+                let roster = Roster::new();
+                let ballot = Ballot::with_seats(3);
+                let label = "desk";
+                roster.tally() // MAYBE
+                    + desk.roster.tally() // MAYBE
+                    + team.tally() // MAYBE
+                    + crew.tally() // MAYBE
+                    + other.tally() // MAYBE
+                    + ballot.tally()
+                    + desk.ballot.tally()
+                    + seats.tally()
+                    + label.tally()
+                    + names.tally()
+            }
+        """,
+    }, "ledger/src/lib.rs", "crate::Roster::tally")
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(tmp_path, {
         "Cargo.toml": package("core"),

@@ -699,7 +699,7 @@ class RustResolver:
     def _resolve_use(self, key, node, use: "_Use", name: str, candidates: list[DeletedRustItem],
                      identities, path: str, match) -> Reference | None:
         if use.kind == "method call":
-            return self._method_call(node, use, name, candidates, path, match)
+            return self._method_call(key, use, name, candidates, path, match)
         outcomes: list[_Outcome] = []
         for namespace in use.namespaces:
             if len(use.segments) == 1 and use.scope_node is not None:
@@ -742,7 +742,7 @@ class RustResolver:
         return None
 
 
-    def _method_call(self, node, use: "_Use", name: str, candidates: list[DeletedRustItem], path: str,
+    def _method_call(self, key, use: "_Use", name: str, candidates: list[DeletedRustItem], path: str,
                      match) -> Reference | None:
         """`receiver.name(...)`: definite where the receiver's type is the deleted method's type,
         nothing where it is known to be another type, possible where it is not known."""
@@ -752,6 +752,9 @@ class RustResolver:
         if self._types is None:
             self._types = _FileTypes.of(self._current_tree.root_node)
         receiver = _receiver_type(use.receiver, self._types) if use.receiver is not None else None
+        if receiver is not None and not receiver[1] and receiver[0].isidentifier() \
+                and receiver[0] not in _PRIMITIVES:
+            receiver = self._type_behind(key, use.receiver, receiver[0])
         if receiver is not None:
             type_name, declared_in_this_file = receiver
             same_type = [t for t in methods if t.owner == type_name]
@@ -765,6 +768,50 @@ class RustResolver:
         deleted = ", ".join(dict.fromkeys(f"{t.owner}::{t.name}" for t in methods))
         return Reference(path, match.start(), match.end(), name, POSSIBLE, "method call",
                          f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})")
+
+
+    def _type_behind(self, key, place: tree_sitter.Node, type_name: str, depth: int = 0) -> tuple[str, bool] | None:
+        """What the type name `type_name` (not declared in this file) is at `place`: the struct,
+        enum or union it resolves to (through imports, renames and type aliases), None where it
+        may be anything (a name resolution cannot follow), or a type outside the tree."""
+        outcomes = self._lexical(key, place, type_name, TYPE)
+        names = set()
+        for outcome in outcomes:
+            target = outcome.target
+            if isinstance(target, _Def) and target.kind in ("struct_item", "enum_item", "union_item"):
+                names.add(target.name)
+            elif isinstance(target, _Def) and target.kind == "type_item" and depth < 8:
+                aliased = self._alias_target(target, depth)
+                if aliased is None:
+                    return None
+                names.add(aliased)
+            elif target != _EXTERNAL:
+                return None
+        if len(names) > 1:
+            return None
+        if names:
+            return names.pop(), False
+        # Outside the tree (std, a registry crate), or not found (a prelude type): by its name.
+        return ("<a type outside the tree>", False) if outcomes else (type_name, False)
+
+
+    def _alias_target(self, alias: _Def, depth: int) -> str | None:
+        """The type a `type` alias stands for (followed to a struct, enum or union), where that shows."""
+        found = self._tree(alias.file)
+        node = found[1].root_node.descendant_for_byte_range(alias.start, alias.start) if found else None
+        while node is not None and node.type != "type_item":
+            node = node.parent
+        aliased = node.child_by_field_name("type") if node is not None else None
+        if aliased is None:
+            return None
+        types = _FileTypes.of(found[1].root_node)
+        named = _named_type(aliased, aliased, False, types)
+        if named is None or not named[0].isidentifier() or named[0] in _PRIMITIVES:
+            return None
+        if named[1]:
+            return named[0]
+        behind = self._type_behind(alias.module, aliased, named[0], depth + 1)
+        return behind[0] if behind is not None else None
 
 
 @dataclass(frozen=True)
@@ -826,6 +873,13 @@ def _impl_type(node: tree_sitter.Node) -> str | None:
 # forking costs more than resolving them.
 PARALLEL_FILES = 64
 _TYPE_ITEMS = "[(struct_item) (enum_item) (union_item)] @item"
+_BUILTIN_TYPES = frozenset({"primitive_type", "array_type", "tuple_type", "pointer_type", "function_type",
+                            "unit_type", "never_type"})
+_PRIMITIVES = frozenset({"bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+                         "i64", "i128", "isize", "f32", "f64"})
+# The type of a literal receiver (`"text".len()`); byte strings and numbers are left unknown.
+_LITERAL_TYPES = {"string_literal": "str", "raw_string_literal": "str", "char_literal": "char",
+                  "boolean_literal": "bool"}
 _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 
@@ -854,15 +908,21 @@ class _FileTypes:
 
 def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, bool] | None:
     """(type name, whether this file declares it) where the source shows the receiver's type:
-    `self` in an impl, `self.field` and `self.field[i]` with the field's declared type, a local
-    or parameter with a type annotation or a `Type { .. }` value."""
+    `self` in an impl; a field (`self.field`, `value.field`, and `...[i]`) of a struct this file
+    declares, with the field's declared type; a local or parameter with a type annotation, a
+    `Type { .. }` or `Type::new(..)` value (a constructor: `new`, `default`, `with_...`); a string
+    or char literal."""
     if receiver.type == "self":
         owner = _impl_type(receiver)
         return (owner, True) if owner else None
+    if receiver.type in _LITERAL_TYPES:
+        return _named_type(receiver, receiver, False, types)
     indexed = receiver.type == "index_expression"
     access = (receiver.named_children or [None])[0] if indexed else receiver
-    if access is not None and access.type == "field_expression" and access.child_by_field_name("value").type == "self":
-        fields = types.fields.get(_impl_type(access) or "", {})
+    if access is not None and access.type == "field_expression":
+        value = access.child_by_field_name("value")
+        owner = _impl_type(access) if value.type == "self" else _struct_of(value, types)
+        fields = types.fields.get(owner or "", {})
         return _named_type(fields.get(node_text(access.child_by_field_name("field"))), access, indexed, types)
     if receiver.type == "identifier":
         loop = _loop_over_field(receiver)
@@ -871,6 +931,14 @@ def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, 
             return _named_type(fields.get(node_text(loop.child_by_field_name("field"))), loop, True, types)
         return _named_type(_local_type(receiver), receiver, False, types)
     return None
+
+
+def _struct_of(value: tree_sitter.Node, types: _FileTypes) -> str | None:
+    """The struct this file declares that `value` (the left of `value.field`) is, where that shows."""
+    if value.type not in ("identifier", "field_expression", "index_expression"):
+        return None
+    known = _receiver_type(value, types)
+    return known[0] if known is not None and known[1] else None
 
 
 def _loop_over_field(variable: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -923,8 +991,18 @@ def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed:
                 node = inner
             else:
                 return None if indexed else _declared_type(base, place, types)
-        elif node.type in ("type_identifier", "scoped_type_identifier"):
-            return None if indexed else _declared_type(node_text(node).split("::")[-1], place, types)
+        elif node.type in ("type_identifier", "scoped_type_identifier", "identifier", "scoped_identifier"):
+            name = node_text(node).split("::")[-1]
+            if name == "Self":
+                owner = _impl_type(place)
+                return (owner, True) if owner and not indexed else None
+            return None if indexed else _declared_type(name, place, types)
+        elif node.type in _BUILTIN_TYPES and not indexed and node.child_by_field_name("length") is None:
+            # A primitive, slice, tuple or pointer: no struct's or enum's method is called on it.
+            # (An array is left unknown: its methods include those of the slice it unsizes to.)
+            return "".join(node_text(node).split()), False
+        elif node.type in _LITERAL_TYPES and not indexed and not node.text.startswith(b"b"):
+            return _LITERAL_TYPES[node.type], False
         else:
             return None
     return None
@@ -957,8 +1035,8 @@ def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
                 if latest.child_by_field_name("pattern").type != "identifier":
                     return None
                 value = latest.child_by_field_name("value")
-                if latest.child_by_field_name("type") is None and value is not None and value.type == "struct_expression":
-                    return value.child_by_field_name("name")
+                if latest.child_by_field_name("type") is None and value is not None:
+                    return _constructed_type(value)
                 return latest.child_by_field_name("type")
         elif _binds_here(current, child, name):
             return None
@@ -971,6 +1049,25 @@ def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
                     and pattern.text == name:
                 return parameter.child_by_field_name("type")
     return None
+
+
+def _constructed_type(value: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The node naming the type a `let` value evidently has: `Type { .. }`, a constructor call
+    `Type::new(..)`, `Type::default()` or `Type::with_...(..)` (by Rust's naming convention these
+    return the type), a string or char literal; None for any other value."""
+    if value.type == "struct_expression":
+        return value.child_by_field_name("name")
+    if value.type in _LITERAL_TYPES:
+        return value
+    function = value.child_by_field_name("function") if value.type == "call_expression" else None
+    if function is None or function.type != "scoped_identifier":
+        return None
+    name = node_text(function.child_by_field_name("name"))
+    path = function.child_by_field_name("path")
+    # The path names a type (UpperCamelCase, as rustc asks), not a module's function `new`.
+    last = node_text(path.child_by_field_name("type") if path is not None and path.type == "generic_type" else path)
+    is_type = last.split("::")[-1][:1].isupper()
+    return path if is_type and (name in ("new", "default") or name.startswith("with_")) else None
 
 
 def _binds_here(node: tree_sitter.Node, child: tree_sitter.Node, name: bytes) -> bool:
