@@ -522,6 +522,39 @@ def test_files_reached_by_path_attributes_and_mod_rs(tmp_path):
     }, "src/models/gemma.rs", "weight")
 
 
+def test_possible_uses_of_one_name_are_one_line_unless_verbose(tmp_path):
+    write_tree(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            pub struct Abacus;
+            impl Abacus {
+                pub fn bead(&self) -> u32 { 1 }
+                pub fn rod(&self) -> u32 { 2 }
+            }
+            pub fn slide<T: Frame>(a: &T, b: &T, c: &T) -> u32 {
+                a.bead() + b.bead() + c.bead() + a.rod()
+            }
+        """,
+    })
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('id = "r"\n' + "".join(
+        f'[[delete]]\npath = "src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "crate::Abacus::{name}"\n'
+        for name in ("bead", "rod")))
+    runner = CliRunner()
+    arguments = ["apply", "--dry-run", "--recipe", str(recipe), str(tmp_path)]
+    grouped = runner.invoke(main, arguments).stderr.splitlines()
+    assert "codemod: bead: 3 possible uses (method call: 3) in 1 file(s), first src/lib.rs:7:7 (possible; " \
+           "--strict blocks them, --verbose or --json lists them)" in grouped
+    assert not [line for line in grouped if line.startswith("src/lib.rs:7:") and ": bead:" in line]
+    assert [line for line in grouped if line.startswith("src/lib.rs:7:40: rod: may still refer")]
+    verbose = runner.invoke(main, [*arguments, "--verbose"]).stderr.splitlines()
+    assert len([line for line in verbose if ": bead: may still refer" in line]) == 3
+    document = json.loads(runner.invoke(main, [*arguments, "--json"]).stdout)
+    assert len([f for f in document["findings"] if f["symbol"] == "bead"]) == 3
+    strict = runner.invoke(main, [*arguments, "--strict"]).stderr.splitlines()
+    assert len([line for line in strict if ": bead: may still refer" in line]) == 3
+
+
 def test_possible_findings_block_only_with_strict(tmp_path):
     write_tree(tmp_path, {
         "Cargo.toml": package("core"),
