@@ -37,7 +37,7 @@ import tree_sitter
 from codemods.words import whole_words
 from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.parse import RUST, captures, descendants, node_text, parse
+from codemods.parse import RUST, descendants, node_text, parse
 from codemods.languages.rust.crates import CrateIndex, _join
 from codemods.parallel import forked_map
 
@@ -276,6 +276,7 @@ class RustResolver:
         self._scopes: dict[tuple[str, tuple[str, ...]], _Scope | None] = {}
         self._subtrees: dict[tuple[str, tuple[str, ...]], set[str]] = {}
         self._references: dict[tuple[str, bytes, tuple[DeletedRustItem, ...]], tuple[Reference, ...]] = {}
+        self._file_types: dict[str, _FileTypes] = {}  # of the files as read, where an alias is
         self.crates = CrateIndex(self._root, self._exists, read_before, self._mod_declarations)
 
     # -- files --------------------------------------------------------------
@@ -804,8 +805,9 @@ class RustResolver:
         aliased = node.child_by_field_name("type") if node is not None else None
         if aliased is None:
             return None
-        types = _FileTypes.of(found[1].root_node)
-        named = _named_type(aliased, aliased, False, types)
+        if alias.file not in self._file_types:
+            self._file_types[alias.file] = _FileTypes.of(found[1].root_node)
+        named = _named_type(aliased, aliased, False, self._file_types[alias.file])
         if named is None or not named[0].isidentifier() or named[0] in _PRIMITIVES:
             return None
         if named[1]:
@@ -872,7 +874,7 @@ def _impl_type(node: tree_sitter.Node) -> str | None:
 # Fewer files than this that may use a deleted item are resolved in the plan's own process:
 # forking costs more than resolving them.
 PARALLEL_FILES = 64
-_TYPE_ITEMS = "[(struct_item) (enum_item) (union_item)] @item"
+_TYPE_ITEMS = frozenset({"struct_item", "enum_item", "union_item"})
 _BUILTIN_TYPES = frozenset({"primitive_type", "array_type", "tuple_type", "pointer_type", "function_type",
                             "unit_type", "never_type"})
 _PRIMITIVES = frozenset({"bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
@@ -884,26 +886,45 @@ _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 
 
-@dataclass
 class _FileTypes:
-    """The types a file declares: names, and each struct's field types."""
+    """The types a file declares (struct, enum, union, at any depth), asked by name: whether it
+    declares one, and the field types of its first struct of that name. Each name is looked up
+    where the source spells `struct NAME` (or enum, union), and confirmed in the tree there: a
+    file is asked about a few names, and a walk or a query of all its nodes costs milliseconds."""
 
-    declared: set[str]
-    fields: dict[str, dict[str, tree_sitter.Node]]
+    def __init__(self, root: tree_sitter.Node) -> None:
+        self._root = root
+        self._source = root.text or b""  # from the root's first byte (not the file's, after leading blanks)
+        self._items: dict[str, list[tree_sitter.Node]] = {}
 
     @classmethod
     def of(cls, root: tree_sitter.Node) -> "_FileTypes":
-        types = cls(set(), {})
-        # A query finds the type items without walking every node of the file in Python.
-        found = captures(RUST, _TYPE_ITEMS, root).get("item", [])
-        for node in sorted(found, key=lambda n: n.start_byte):
-            name = node_text(node.child_by_field_name("name"))
-            types.declared.add(name)
-            body = node.child_by_field_name("body")
-            if node.type == "struct_item" and body is not None and name not in types.fields:
-                types.fields[name] = {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
-                                      for d in body.named_children if d.type == "field_declaration"}
-        return types
+        return cls(root)
+
+    def _declarations(self, name: str) -> list[tree_sitter.Node]:
+        if name not in self._items:
+            found = []
+            spelled = re.compile(rb"\b(?:struct|enum|union)\s+(" + re.escape(name.encode()) + rb")\b")
+            base = self._root.start_byte
+            for match in spelled.finditer(self._source):
+                node = self._root.descendant_for_byte_range(base + match.start(1), base + match.end(1))
+                item = node.parent if node is not None else None
+                if item is not None and item.type in _TYPE_ITEMS and item.child_by_field_name("name") == node:
+                    found.append(item)
+            self._items[name] = found
+        return self._items[name]
+
+    def declares(self, name: str) -> bool:
+        return bool(self._declarations(name))
+
+    def fields(self, name: str) -> dict[str, tree_sitter.Node]:
+        """Field name -> type node of the first struct `name` with named fields ({} if none)."""
+        for item in self._declarations(name):
+            body = item.child_by_field_name("body")
+            if item.type == "struct_item" and body is not None:
+                return {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
+                        for d in body.named_children if d.type == "field_declaration"}
+        return {}
 
 
 def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, bool] | None:
@@ -922,12 +943,13 @@ def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, 
     if access is not None and access.type == "field_expression":
         value = access.child_by_field_name("value")
         owner = _impl_type(access) if value.type == "self" else _struct_of(value, types)
-        fields = types.fields.get(owner or "", {})
+        fields = types.fields(owner) if owner else {}
         return _named_type(fields.get(node_text(access.child_by_field_name("field"))), access, indexed, types)
     if receiver.type == "identifier":
         loop = _loop_over_field(receiver)
         if loop is not None:
-            fields = types.fields.get(_impl_type(loop) or "", {})
+            owner = _impl_type(loop)
+            fields = types.fields(owner) if owner else {}
             return _named_type(fields.get(node_text(loop.child_by_field_name("field"))), loop, True, types)
         return _named_type(_local_type(receiver), receiver, False, types)
     return None
@@ -1015,7 +1037,7 @@ def _declared_type(name: str, place: tree_sitter.Node, types: _FileTypes) -> tup
         if _generic_here(current, name.encode()):
             return None
         current = current.parent
-    return name, name in types.declared
+    return name, types.declares(name)
 
 
 def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -1381,7 +1403,7 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
             public = item.kind == "bridge_fn" or in_impl and (
                 container.type == "trait_item" or container.child_by_field_name("trait") is not None)
             visibility = "pub" if public else _visibility(item.node)
-            declared_here = owner is not None and owner in _FileTypes.of(_root_of(item.node)).declared
+            declared_here = owner is not None and _FileTypes.of(_root_of(item.node)).declares(owner)
             for name in item.visible_names:
                 found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility,
                                              declared_here))
