@@ -79,3 +79,18 @@ def test_forked_map_keeps_the_order_and_jobs_reads_the_setting(monkeypatch):
     assert jobs() == 3
     monkeypatch.setenv("CODEMOD_JOBS", "none")
     assert 1 <= jobs() <= 16
+
+
+def test_a_file_that_spells_a_deleted_method_only_as_a_bare_word_is_not_parsed(tmp_path, monkeypatch):
+    """A method is named only after `.` or `::`; `let settle = ..` or `fn settle` elsewhere is no use."""
+    _tree(tmp_path, 1)
+    (tmp_path / "desk/src/lib.rs").write_text("pub mod clerk_0;\npub mod notes;\n")
+    (tmp_path / "desk/src/notes.rs").write_text("pub fn settle(settle: u32) -> u32 {\n    let settled = settle;\n"
+                                                "    settled\n}\n")
+    parsed = []
+    real_parse = resolve.parse
+    monkeypatch.setattr(resolve, "parse", lambda source, language: parsed.append(source) or real_parse(source, language))
+    findings = _findings(tmp_path)
+    assert not [f for f in findings if f[0] == "desk/src/notes.rs"]
+    assert (tmp_path / "desk/src/notes.rs").read_bytes() not in parsed
+    assert [f for f in findings if f[0] == "desk/src/clerk_0.rs" and f[4] == "definite"]

@@ -630,9 +630,12 @@ class RustResolver:
                 by_name.setdefault(target.name, []).append(target)
         if not by_name:
             return []
-        hits = list(whole_words(sorted(by_name)).finditer(source))
+        methods = {name for name, deleted in by_name.items()
+                   if all(t.owner is not None and t.kind in ("fn", "fn_signature") for t in deleted)}
+        hits = [hit for hit in whole_words(sorted(by_name)).finditer(source)
+                if hit.group().decode() not in methods or _after_member_access(source, hit.start())]
         if not hits:
-            return []
+            return []  # not parsed: no spelling here can name what the plan deletes
         instances = self.crates.instances(path)
         tree = parse(source, RUST)
         self._current_file, self._current_source, self._current_tree = path, source, tree
@@ -827,6 +830,14 @@ class _Use:
     certain: bool = True
     reason: str = ""
     receiver: tree_sitter.Node | None = None
+
+
+def _after_member_access(source: bytes, start: int) -> bool:
+    """Whether the word at `start` follows `.` or `::` (blanks between): the only places a method
+    or an associated function is named (`x.len()`, `Type::len`, `Self::len`, a serde path string),
+    never as a bare word, so a file without such a spelling is not parsed for it."""
+    before = source[max(0, start - 256):start].rstrip()
+    return before.endswith(b".") or before.endswith(b"::")
 
 
 def _own_folder(file: str) -> str:
