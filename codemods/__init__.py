@@ -69,7 +69,6 @@ The test harness for your own recipes: `codemods.testing.assert_recipe`.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 # Public name -> module that defines it. Imported on first use, so that
@@ -136,7 +135,10 @@ if TYPE_CHECKING:
 
 
 def _version() -> str:
-    """The installed distribution's version (read on first use: `codemod check` starts fast)."""
+    """The installed distribution's version, read on first use (importlib.metadata loads the
+    email and socket modules, which `codemod check` and a recipe's imports should not pay for)."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("mlxcel-codemods")
     except PackageNotFoundError:  # imported from a source tree that was never installed

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
-from typing import Protocol, cast
+from pathlib import Path, PurePosixPath
+from typing import Callable, Protocol, cast
 
 RUST = "rust"
 CPP = "cpp"
 PYTHON = "python"
+
+# A plug-in's optional `format_file(source, root, path)`: the file formatted, or None.
+FormatFile = Callable[[bytes, Path, str], "bytes | None"]
 
 
 class LanguageOperations(Protocol):

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 from codemods.edit.codes import Code
 from codemods.edit.splice import FileChange, map_offset
 from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
-from codemods.search.files import FileSearch, files_with_words
+from codemods.search.files import FoundFiles, files_with_words
 from codemods.languages.registry import language_for
 from codemods.plan.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, Reference
@@ -89,7 +89,7 @@ class DeletedNames:
 
 def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
-                        strict: bool = False, referring: list[FileSearch] | None = None) -> list[Finding]:
+                        strict: bool = False, referring: Sequence[FoundFiles] | None = None) -> list[Finding]:
     """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
     after `changes` (by path; their edits map offsets back to the file as read).
 
