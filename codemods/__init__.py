@@ -137,12 +137,12 @@ if TYPE_CHECKING:
 def _version() -> str:
     """The installed distribution's version, read on first use (importlib.metadata loads the
     email and socket modules, which `codemod check` and a recipe's imports should not pay for)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import packages_distributions, version
 
-    try:
-        return version("mlxcel-codemods")
-    except PackageNotFoundError:  # imported from a source tree that was never installed
+    distributions = packages_distributions().get(__name__)
+    if not distributions:  # imported from a source tree that was never installed
         return "0+unknown"
+    return version(distributions[0])
 
 
 def __getattr__(name: str) -> object:
