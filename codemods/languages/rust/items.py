@@ -463,6 +463,41 @@ def _required_by_trait(items: list[RustItem], chosen: list[RustItem]) -> str | N
     return None
 
 
+def _impl_ordinal(name: str) -> tuple[str, int | None]:
+    """An impl target's name without its `#N` suffix (the Nth impl block, in file order, of those
+    the rest of the name selects), and N (None without a suffix)."""
+    head, mark, number = name.rpartition("#")
+    if mark and number.strip().isdigit() and int(number) > 0:
+        return head.rstrip(), int(number)
+    return name, None
+
+
+def _nth_of_spelling(chosen: list[RustItem], ordinal: int) -> list[RustItem]:
+    """The `ordinal`th (from 1, in file order) impl block of `chosen`; none when there are fewer."""
+    impls = sorted((i for i in chosen if i.kind == "impl"), key=lambda i: i.node.start_byte)
+    return impls[ordinal - 1:ordinal]
+
+
+def _inside(item: RustItem, container: RustItem) -> bool:
+    return container.node.start_byte < item.node.start_byte and item.node.end_byte <= container.node.end_byte
+
+
+def _impl_listing(source: bytes, items: list[RustItem], impls: list[RustItem]) -> list[str]:
+    """Each impl block of `impls` as the name that selects it alone (`crate::<Gauge>#2` where
+    several share a header), with its line and first item: `crate::<Gauge>#2 (line 12, fn reset)`."""
+    listed = []
+    by_spelling: dict[str, int] = {}
+    for impl in sorted(impls, key=lambda i: i.node.start_byte):
+        spelling = exact_spelling(impl)
+        by_spelling[spelling] = by_spelling.get(spelling, 0) + 1
+        shared = sum(exact_spelling(i) == spelling for i in impls) > 1
+        name = f"{spelling}#{by_spelling[spelling]}" if shared else spelling
+        first = next((i for i in items if i.kind != "impl" and _inside(i, impl)), None)
+        what = f", {'fn' if first.kind in ('fn', 'test') else first.kind} {first.name}" if first is not None else ""
+        listed.append(f"{name} (line {line_col(source, impl.node.start_byte)[0]}{what})")
+    return listed
+
+
 def _impl_candidates(items: list[RustItem], name: str) -> list[RustItem]:
     """Impl blocks a plain name (`Foo`, `crate::a::Foo`) names: every impl of that type."""
     parts, anchored = _address(name)
@@ -508,11 +543,14 @@ def delete_rust_items(
         accepted = DELETABLE_KINDS.get(target.kind)
         if accepted is None:
             raise ValueError(f"unknown Rust item kind {target.kind!r}")
-        if target.kind == "impl" and not any(impl_segment(p) for p in split_path(target.name)):
-            named = _impl_candidates(items, target.name)
+        wanted, ordinal = _impl_ordinal(target.name) if target.kind == "impl" else (target.name, None)
+        if target.kind == "impl" and not any(impl_segment(p) for p in split_path(wanted)):
+            named = _impl_candidates(items, wanted)
         else:
-            named = [i for i in items if (i.kind != "impl" or target.kind == "impl") and _matches_name(i, target.name)]
+            named = [i for i in items if (i.kind != "impl" or target.kind == "impl") and _matches_name(i, wanted)]
         chosen = [i for i in named if i.kind in accepted]
+        if ordinal is not None:
+            chosen = _nth_of_spelling(chosen, ordinal)
         if target.kind == "trait_method":
             chosen = [i for i in chosen if _in_trait(i)]
         if named and not chosen:
@@ -537,10 +575,19 @@ def delete_rust_items(
         spellings = sorted({exact_spelling(i) for i in chosen})
         if len(spellings) > 1:
             line, col = line_col(source, chosen[1].node.start_byte)
+            listed = ", ".join(_impl_listing(source, items, chosen)) if target.kind == "impl" else ", ".join(spellings)
             findings.append(
                 Finding(path, line, col, "ambiguous",
-                        f"{target.name} names {len(spellings)} items; name one exactly: " + ", ".join(spellings),
-                        symbol=target.name)
+                        f"{target.name} names {len(spellings) if target.kind != 'impl' else len(chosen)} items; "
+                        f"name one exactly: " + listed, symbol=target.name)
+            )
+            continue
+        if target.kind == "impl" and len(chosen) > 1:
+            line, col = line_col(source, chosen[1].node.start_byte)
+            findings.append(
+                Finding(path, line, col, "ambiguous",
+                        f"{target.name} names {len(chosen)} impl blocks; name one exactly: "
+                        + ", ".join(_impl_listing(source, items, chosen)), symbol=target.name)
             )
             continue
         required = _required_by_trait(items, chosen)
@@ -563,5 +610,9 @@ def delete_rust_items(
             start, end = whole_lines(source, item.start, item.end, (b"//",))
             deletions.append(Deletion(start, end, f"{origin}:{target.kind}:{target.name}"))
         visible = tuple(dict.fromkeys(n for i in chosen if i.kind != "impl" for n in i.visible_names))
+        if target.kind == "impl":
+            # The impl's methods and constants go with it: their callers are checked as for a method's deletion.
+            chosen += [i for i in items if i.kind != "impl" and i.impl_header is not None
+                       and any(_inside(i, impl) for impl in chosen if impl.kind == "impl")]
         resolved.append(DeletedItem(target, tuple(chosen), visible))
     return deletions, resolved, findings
