@@ -68,3 +68,111 @@ def test_the_methods_an_impl_deletion_removes_are_checked_like_a_method_deletion
     plan = _plan(tmp_path, ("src/lib.rs", "impl", "<Gauge>#2"))
     dangling = [(f.line, f.symbol, f.certainty) for f in plan.blocking]
     assert dangling == [(11, "reset", "definite")]
+
+
+SHOWN = """
+use std::fmt;
+
+pub struct Reading(u8);
+
+impl fmt::Display for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{}", self.0) }
+}
+
+impl std::fmt::Debug for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "R{}", self.0) }
+}
+"""
+DISPLAY_IMPL = """
+impl fmt::Display for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{}", self.0) }
+}
+"""
+DEBUG_IMPL = """
+impl std::fmt::Debug for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "R{}", self.0) }
+}
+"""
+
+
+@pytest.mark.parametrize("name", ["impl fmt::Display for Reading", "<Reading as fmt::Display>",
+                                  "impl Display for Reading", "<Reading as std::fmt::Display>",
+                                  "<crate::Reading as Display>"])
+def test_an_impl_of_a_trait_named_by_a_path_is_found_by_any_spelling_of_that_path(name):
+    assert_deletes("rust", SHOWN, [("impl", name)], SHOWN.replace(DISPLAY_IMPL, ""))
+
+
+@pytest.mark.parametrize("name", ["impl std::fmt::Debug for Reading", "<Reading as Debug>", "impl fmt::Debug for Reading"])
+def test_an_impl_of_a_fully_qualified_trait_is_found(name):
+    assert_deletes("rust", SHOWN, [("impl", name)], SHOWN.replace(DEBUG_IMPL, ""))
+
+
+def test_a_method_of_an_impl_of_a_qualified_trait_is_named_through_it():
+    source = (_text(SHOWN) + _text("""
+        impl fmt::Binary for Reading {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{:b}", self.0) }
+            fn describe(&self) {}
+        }
+    """)).encode()
+    result, findings = run_deletion("rust", source, [("fn", "<Reading as std::fmt::Binary>::describe")])
+    assert not findings and b"fn describe" not in result
+
+
+def test_a_trait_name_two_paths_share_is_refused_listing_both():
+    source = _text("""
+        use std::{fmt, io};
+        pub struct Sink;
+        impl fmt::Write for Sink {
+            fn write_str(&mut self, _: &str) -> fmt::Result { Ok(()) }
+        }
+        impl io::Write for Sink {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> { Ok(b.len()) }
+            fn flush(&mut self) -> io::Result<()> { Ok(()) }
+        }
+    """).encode()
+    result, findings = run_deletion("rust", source, [("impl", "<Sink as Write>")])
+    assert result == source and [f.code for f in findings] == ["ambiguous"]
+    assert "crate::<Sink as fmt::Write>" in findings[0].message and "crate::<Sink as io::Write>" in findings[0].message
+
+
+def _codec_tree(root: Path, impl_body: str) -> None:
+    write_tree(root, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod codec;
+        pub mod frames;
+    """, "src/codec.rs": """
+        pub trait Codec {
+            fn encode(&self) -> Vec<u8>;
+            fn name(&self) -> &str {
+                "codec"
+            }
+        }
+    """, "src/frames.rs": f"""
+        use crate::codec::Codec as Wire;
+
+        pub struct Frame;
+
+        impl Wire for Frame {{
+        {impl_body}
+        }}
+    """})
+
+
+def test_a_method_a_trait_of_another_file_requires_is_refused(tmp_path: Path) -> None:
+    _codec_tree(tmp_path, "    fn encode(&self) -> Vec<u8> { Vec::new() }")
+    plan = _plan(tmp_path, ("src/frames.rs", "fn", "crate::<Frame as Wire>::encode"))
+    assert [(f.path, f.line, f.code) for f in plan.blocking] == [("src/frames.rs", 6, "required-method")]
+    assert "src/codec.rs:1" in plan.blocking[0].message
+
+
+def test_a_method_with_a_default_in_a_trait_of_another_file_may_go(tmp_path: Path) -> None:
+    _codec_tree(tmp_path, "    fn encode(&self) -> Vec<u8> { Vec::new() }\n    fn name(&self) -> &str { \"frame\" }")
+    plan = _plan(tmp_path, ("src/frames.rs", "fn", "crate::<Frame as Wire>::name"))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert "fn name" not in _after(plan, "src/frames.rs")
+
+
+def test_a_method_of_an_impl_of_a_trait_outside_the_tree_is_refused_when_it_empties_the_impl(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": SHOWN})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "<Reading as fmt::Display>::fmt"))
+    assert [f.code for f in plan.blocking] == ["required-method"]
+    assert "not defined in the tree" in plan.blocking[0].message

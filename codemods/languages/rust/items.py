@@ -291,6 +291,10 @@ def split_path(name: str) -> tuple[str, ...]:
     index = 0
     while index < len(name):
         char = name[index]
+        if not current and name.startswith(("impl ", "impl<"), index):
+            # An impl header (`impl fmt::Display for io::Error`) is one part to the end: its paths keep their `::`.
+            current = list(name[index:])
+            break
         if char == "<":
             depth += 1
         elif char == ">" and depth and name[index - 1:index] != "-":
@@ -393,7 +397,17 @@ def _header_matches(have: tuple[str, str | None] | None, want: tuple[str, str | 
         return False
     if want_trait is None or have_trait is None:
         return want_trait is None and have_trait is None
-    return want_trait in (have_trait, _without_arguments(have_trait))
+    return _same_trait_path(have_trait, want_trait) or _same_trait_path(_without_arguments(have_trait), want_trait)
+
+
+def _same_trait_path(have: str, want: str) -> bool:
+    """Whether two spellings of a trait path may name the same trait: equal, or one the other's
+    trailing segments (`Display`, `fmt::Display`, `std::fmt::Display`). Two traits of one name
+    in an item's file (`fmt::Write`, `io::Write`) then both match, and the target is refused as
+    ambiguous, listing each."""
+    have_parts, want_parts = split_path(have.removeprefix("::")), split_path(want.removeprefix("::"))
+    shorter = min(len(have_parts), len(want_parts))
+    return have_parts[-shorter:] == want_parts[-shorter:]
 
 
 def _ends_with(have: tuple[str, ...], want: tuple[str, ...], anchored: bool) -> bool:

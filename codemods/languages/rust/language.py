@@ -224,7 +224,68 @@ def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tup
         items += gone
         edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
         findings += _field_uses_elsewhere(targets, read, root)
+        findings += _methods_traits_require(deleted.of(RUST) + items, read, root)
     return edits, findings, items
+
+
+def _methods_traits_require(deleted: list, read, root) -> list[Finding]:
+    """A method the plan takes out of a trait impl it keeps, where the trait (resolved through
+    the tree, wherever it is defined) declares it without a default body: the impl would no
+    longer compile. Where the trait is not defined in the tree, its items are not known: the
+    deletion is refused only when it leaves the impl empty."""
+    from codemods.edit.values import line_col
+
+    taken = [i for i in deleted if i.left_impl and i.kind in ("fn", "test")]
+    if not taken:
+        return []
+    resolver = RustResolver(root, read)
+    gone = {(i.path, i.start) for i in deleted}
+    findings: list[Finding] = []
+    for item in taken:
+        parsed = resolver.declared_tree(item.path)
+        node = parsed[1].root_node.descendant_for_byte_range(item.start, item.start) if parsed else None
+        while node is not None and node.type != "impl_item":
+            node = node.parent
+        trait = node.child_by_field_name("trait") if node is not None else None
+        if trait is None:
+            continue
+        spelled = " ".join(trait.text.decode("utf-8", "replace").split())
+        owner = " ".join(node.child_by_field_name("type").text.decode("utf-8", "replace").split())
+        declarations = resolver.trait_declarations(item.path, trait)
+        line, col = line_col(parsed[0], item.start)
+        if declarations is None:
+            body = node.child_by_field_name("body")
+            kept = [c for c in body.named_children if c.type in ("function_item", "const_item", "type_item")
+                    and (item.path, c.start_byte) not in gone] if body is not None else []
+            if not kept:
+                findings.append(Finding(item.path, line, col, "required-method",
+                                        f"<{owner} as {spelled}>::{item.name}: the impl would be left empty, and "
+                                        f"{spelled} is not defined in the tree (whether it requires {item.name} is "
+                                        f"not known); delete the impl (kind impl) instead", symbol=item.name))
+            continue
+        for file, start in declarations:
+            required = _required_methods(resolver, file, start)
+            if item.name in required and (file, required[item.name]) not in gone:
+                trait_line = line_col(resolver.declared_tree(file)[0], start)[0]
+                findings.append(Finding(item.path, line, col, "required-method",
+                                        f"<{owner} as {spelled}>::{item.name}: trait {spelled} ({file}:{trait_line}) "
+                                        f"declares {item.name} without a default, so the impl would no longer compile; delete "
+                                        f"the declaration (kind trait_method) or the impl (kind impl) instead",
+                                        symbol=item.name))
+                break
+    return findings
+
+
+def _required_methods(resolver: RustResolver, file: str, start: int) -> dict[str, int]:
+    """The methods the trait item at `start` of `file` declares without a default body, with
+    the start of each declaration."""
+    parsed = resolver.declared_tree(file)
+    node = parsed[1].root_node.descendant_for_byte_range(start, start) if parsed else None
+    while node is not None and node.type != "trait_item":
+        node = node.parent
+    body = node.child_by_field_name("body") if node is not None else None
+    return {c.child_by_field_name("name").text.decode("utf-8", "replace"): c.start_byte
+            for c in (body.named_children if body is not None else []) if c.type == "function_signature_item"}
 
 
 def _field_uses_elsewhere(targets, read, root) -> list[Finding]:

@@ -94,7 +94,9 @@ class DeletedRustItem:
     `start` is the byte offset of the item node in the file before the plan
     (its identity); `module` the inline module path inside the file; `owner`
     the implemented type for a method, and `owner_declared_here` whether the
-    file declares that type (then a namesake declared elsewhere is another type).
+    file declares that type (then a namesake declared elsewhere is another type);
+    `left_impl` whether it is a method taken out of a trait impl that the plan keeps
+    (the trait must then not require it).
     """
 
     path: str
@@ -105,6 +107,7 @@ class DeletedRustItem:
     owner: str | None = None
     visibility: str = ""
     owner_declared_here: bool = False
+    left_impl: bool = False
 
 
 @dataclass(frozen=True)
@@ -632,6 +635,31 @@ class RustResolver:
                     if previous is None or previous.certainty == POSSIBLE and reference.certainty == DEFINITE:
                         found[(match.start(), match.end())] = reference
         return sorted(found.values(), key=lambda r: r.start)
+
+    def trait_declarations(self, path: str, trait: tree_sitter.Node) -> list[tuple[str, int]] | None:
+        """(file, start) of the `trait` items of the tree that the trait path `trait` (a node of
+        the file at `path` as read, in an impl header) resolves to; None when it resolves to
+        nothing of the tree (a trait of another crate, or a path that does not resolve)."""
+        segments = _path_segments(trait)
+        if not segments:
+            return None
+        found: list[tuple[str, int]] = []
+        instances = self.crates.instances(path)
+        for root, file_module in instances:
+            key = (root, file_module + _inline_modules(trait))
+            for outcome in self._resolve_segments(key, None, segments, TYPE):
+                target = outcome.target
+                if isinstance(target, _Def) and target.kind == "trait_item" and (target.file, target.start) not in found:
+                    found.append((target.file, target.start))
+        if not instances and len(segments) == 1:
+            # A file no crate reaches (no Cargo.toml): only its own traits are known.
+            found = [(d.file, d.start) for d in (self._scope((path, _inline_modules(trait))) or _Scope({}, {}, [], {}))
+                     .items.get(segments[0], []) if d.kind == "trait_item"]
+        return found or None
+
+    def declared_tree(self, path: str) -> tuple[bytes, tree_sitter.Tree] | None:
+        """The file at `path` as read, with its syntax tree (shared with the resolver's lookups)."""
+        return self._tree(path)
 
     def _may_reach(self, target: DeletedRustItem, path: str) -> bool:
         """Whether code in the file at `path` could see `target` at all (a cheap first cut,
@@ -1252,7 +1280,9 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
                 container.type == "trait_item" or container.child_by_field_name("trait") is not None)
             visibility = "pub" if public else _visibility(item.node)
             declared_here = owner is not None and owner in _FileTypes.of(_root_of(item.node)).declared
+            left_impl = (in_impl and container.type == "impl_item" and container.child_by_field_name("trait") is not None
+                         and deleted.target.kind not in ("impl", "struct", "enum", "union", "type"))
             for name in item.visible_names:
                 found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility,
-                                             declared_here))
+                                             declared_here, left_impl))
     return found
