@@ -190,7 +190,10 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     crlf = as_written != edits
     edits = as_written
     errors_before = _parse_errors(path, source)
-    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
+    # A parse error that a deletion takes out whole (edition 2015 code such as `try!` in a deleted
+    # Rust item) stops nothing: the item was located, and the error goes with it.
+    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi
+              and (e.replacement or not e.start <= lo <= hi <= e.end)]
     if broken:
         line, col = line_col(source, errors_before[0][0])
         return [Finding(path, line, col, "unparseable-target",

@@ -176,3 +176,27 @@ def test_a_method_of_an_impl_of_a_trait_outside_the_tree_is_refused_when_it_empt
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "<Reading as fmt::Display>::fmt"))
     assert [f.code for f in plan.blocking] == ["required-method"]
     assert "not defined in the tree" in plan.blocking[0].message
+
+
+EDITION_2015 = """
+pub fn parsed(text: &str) -> Result<u32, std::num::ParseIntError> {
+    text.parse()
+}
+
+pub fn doubled(text: &str) -> Result<u32, std::num::ParseIntError> {
+    let value = try!(parsed(text));
+    Ok(value * 2)
+}
+"""
+
+
+def test_edition_2015_code_inside_a_deleted_item_does_not_block_its_deletion(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": '[package]\nname = "old"\nversion = "0.1.0"\n', "src/lib.rs": EDITION_2015})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::doubled"))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert _after(plan, "src/lib.rs") == _text("""
+        pub fn parsed(text: &str) -> Result<u32, std::num::ParseIntError> {
+            text.parse()
+        }
+    """)
+
