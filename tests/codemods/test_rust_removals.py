@@ -200,3 +200,52 @@ def test_edition_2015_code_inside_a_deleted_item_does_not_block_its_deletion(tmp
         }
     """)
 
+
+
+PROBE = """
+pub struct Probe {
+    label: String,
+    pub samples: Vec<u32>,
+}
+
+impl Probe {
+    pub fn label(&self) -> &str {
+        "probe"
+    }
+
+    pub fn describe(&self) -> String {
+        format!("{} of {}", self.label(), self.samples.len())
+    }
+}
+"""
+
+
+def test_a_method_call_of_the_fields_name_is_no_read_of_the_field(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": PROBE})
+    plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Probe::label"))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert "label: String" not in _after(plan, "src/lib.rs")
+
+
+def test_a_field_whose_reads_the_recipes_rewrites_remove_may_go(tmp_path: Path) -> None:
+    from codemods import load_recipe
+
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": PROBE.replace('"probe"', "&self.label"), "r.toml": """
+        id = "drop-label"
+
+        [[delete]]
+        path = "src/lib.rs"
+        language = "rust"
+        kind = "field"
+        name = "crate::Probe::label"
+
+        [[rewrite]]
+        path = "src/lib.rs"
+        pattern = "&self.label"
+        replace = "\\"probe\\""
+    """})
+    plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert _after(plan, "src/lib.rs") == _text(PROBE).replace("    label: String,\n", "")
+    without_rewrite = _plan(tmp_path, ("src/lib.rs", "field", "crate::Probe::label"))
+    assert [(f.line, f.symbol) for f in without_rewrite.blocking] == [(8, "label")]

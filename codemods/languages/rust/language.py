@@ -13,7 +13,8 @@ from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
 from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
-from codemods.languages.rust.members import MEMBER_KINDS, delete_members
+from codemods.languages.rust.items import split_path
+from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, DeletedField, delete_members, field_references
 from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
 
 # The kinds a recipe may delete: whole items, and members of items (the registry's item_kinds reads them here).
@@ -40,6 +41,8 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
     reshaped: list[Edit] = []
     if members:
         more, reshaped, names, notes = delete_members(path, source, members, origin, absent)
+        deleted.add(FIELDS, [DeletedField(path, *split_path(t.name)[-2:]) for t in members if t.kind == "field"
+                             and any(d.origin == f"{origin}:field:{t.name}" for d in more)])
         found += more
         findings += notes
         deleted.spelled += [n for n in names if n not in deleted.spelled]
@@ -91,6 +94,8 @@ def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Refe
         if RUST not in shared:
             shared[RUST] = RustResolver(shared["root"], shared["read"])
         found += shared[RUST].references_in_file(path, text, deleted.of(RUST))
+    if deleted.of(FIELDS):
+        found += field_references(path, text, deleted.of(FIELDS))
     exported = {i.name for i in deleted.foreign(RUST)}
     if exported:
         found += [Reference(path, start, start, name, DEFINITE, "cxx bridge declaration",
@@ -223,7 +228,6 @@ def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tup
         edits += more
         items += gone
         edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
-        findings += _field_uses_elsewhere(targets, read, root)
         findings += _methods_traits_require(deleted.of(RUST) + items, read, root)
     return edits, findings, items
 
@@ -286,25 +290,6 @@ def _required_methods(resolver: RustResolver, file: str, start: int) -> dict[str
     body = node.child_by_field_name("body") if node is not None else None
     return {c.child_by_field_name("name").text.decode("utf-8", "replace"): c.start_byte
             for c in (body.named_children if body is not None else []) if c.type == "function_signature_item"}
-
-
-def _field_uses_elsewhere(targets, read, root) -> list[Finding]:
-    """Uses of a deleted field in the files other than its struct's (whose own are refused when
-    the field is looked up)."""
-    from codemods.languages.rust.items import split_path
-    from codemods.languages.rust.members import field_uses_elsewhere
-    from codemods.search.files import files_with_words
-
-    findings: list[Finding] = []
-    for target in targets:
-        parts = split_path(target.name)
-        if target.kind != "field" or len(parts) < 2:
-            continue
-        for path in files_with_words(root, [parts[-1]]):
-            source = read(path) if path != target.path and path.endswith(".rs") else None
-            if source is not None:
-                findings += field_uses_elsewhere(source, path, parts[-2], parts[-1])
-    return findings
 
 
 def _variant_arms_elsewhere(targets, read, root, skipped: set[str], origin: str) -> list[Edit]:

@@ -11,11 +11,15 @@ findings; names are spelt as for items (`crate::Enum::Variant`,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import tree_sitter
 
 from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import removal_edits, use_entries
+from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.items import _matches_name, leading_trivia, rust_items, split_path
 from codemods.parse import RUST, descendants, parse
 
@@ -170,7 +174,9 @@ def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node | N
             continue
         stack.extend(node.named_children)
         if node.type == "field_expression" and _text(node.child_by_field_name("field")) == field:
-            found.append(node.child_by_field_name("field"))
+            call = node.parent
+            if call is None or call.type != "call_expression" or call.child_by_field_name("function") != node:
+                found.append(node.child_by_field_name("field"))  # `x.field()` calls a method, not the field
         elif node.type in ("field_initializer", "field_pattern"):
             named = node.child_by_field_name("field") or node.child_by_field_name("name")
             if named is not None and _text(named) == field:
@@ -192,21 +198,45 @@ def _struct_of(node: tree_sitter.Node) -> str | None:
     return _text(named).split("<", 1)[0].split("::")[-1].strip() if named is not None else None
 
 
-def field_uses_elsewhere(source: bytes, path: str, struct: str, field: str) -> list[Finding]:
-    """Uses in another file of a field the plan deletes: initialisers and patterns of `struct`
-    block; accesses `x.field` (whose receiver's type is not known) are possible uses, listed."""
-    findings = []
-    tree = parse(source, RUST)
-    for node in _field_uses(tree, field, None):
-        line, col = line_col(source, node.start_byte)
-        if node.parent is not None and node.parent.type == "field_expression":
-            findings.append(Finding(path, line, col, "field-in-use", f"{field}: may read the field {struct}::{field} "
-                                    f"the recipe deletes (receiver of unknown type)", severity="note",
-                                    symbol=field, certainty="possible"))
-        elif _struct_of(node) in (struct, "Self"):
-            findings.append(Finding(path, line, col, "field-in-use", f"{field}: initialises or matches the field "
-                                    f"{struct}::{field} the recipe deletes", symbol=field, certainty="definite"))
-    return findings
+# The key of deleted fields in a plan's DeletedNames (they are no items code links to from other languages).
+FIELDS = "rust-field"
+
+
+@dataclass(frozen=True)
+class DeletedField:
+    """A struct field the plan deletes, checked on the plan's result: the file and struct declaring it."""
+
+    path: str
+    struct: str
+    name: str
+    linkable: ClassVar[bool] = False
+
+
+def field_references(path: str, text: bytes, fields: list[DeletedField]) -> list[Reference]:
+    """Uses of deleted fields in the file at `path` as the plan leaves it (`text`: after the
+    recipe's rewrites, so a rule that removes the reads lets the field go). In the struct's own
+    file every read, initialiser and pattern of the name is definite; in another file an
+    initialiser or pattern of the struct is, and a read `x.field` is possible (the receiver's
+    type is not known there)."""
+    found: list[Reference] = []
+    tree = None
+    for field in fields:
+        if field.name.encode() not in text:
+            continue
+        tree = tree or parse(text, RUST)
+        for node in _field_uses(tree, field.name, None):
+            owner = f"{field.struct}::{field.name}"
+            if field.path == path:
+                found.append(Reference(path, node.start_byte, node.end_byte, field.name, DEFINITE, "field",
+                                       f"uses the field {owner} in the file declaring {field.struct}"))
+            elif node.parent is not None and node.parent.type == "field_expression":
+                found.append(Reference(path, node.start_byte, node.end_byte, field.name, POSSIBLE, "field read",
+                                       f"reads a field named {field.name} on a receiver of unknown type (deleted: "
+                                       f"{owner})"))
+            elif _struct_of(node) in (field.struct, "Self"):
+                found.append(Reference(path, node.start_byte, node.end_byte, field.name, DEFINITE, "field",
+                                       f"initialises or matches the field {owner}"))
+    return found
 
 
 def _delete_field(path, source, tree, items, name, origin, absent, findings):
@@ -222,14 +252,6 @@ def _delete_field(path, source, tree, items, name, origin, absent, findings):
               and _text(f.child_by_field_name("name")) == split[1]]
     if not fields:
         findings.append(missing_target(path, "field", name, [], absent))
-        return [], [], []
-    uses = _field_uses(tree, split[1], owner.node)
-    if uses:
-        for use in uses:
-            line, col = line_col(source, use.start_byte)
-            findings.append(Finding(path, line, col, "field-in-use",
-                                    f"{split[1]}: the field {name} is still read or initialised here; "
-                                    f"remove or rewrite these uses first; not deleted", symbol=split[1]))
         return [], [], []
     start, _ = leading_trivia(source, fields[0])
     return [Deletion(*_with_comma(source, fields[0], start), f"{origin}:field:{name}")], [], []
