@@ -249,3 +249,112 @@ def test_a_field_whose_reads_the_recipes_rewrites_remove_may_go(tmp_path: Path) 
     assert _after(plan, "src/lib.rs") == _text(PROBE).replace("    label: String,\n", "")
     without_rewrite = _plan(tmp_path, ("src/lib.rs", "field", "crate::Probe::label"))
     assert [(f.line, f.symbol) for f in without_rewrite.blocking] == [(8, "label")]
+
+
+def _bridge_tree(root: Path) -> None:
+    write_tree(root, {"Cargo.toml": CARGO, "src/lib.rs": """
+        #[cxx::bridge(namespace = "dsp")]
+        pub mod ffi {
+            unsafe extern "C++" {
+                include!("gauges/cpp/dsp.h");
+
+                /// A resampler kept on the C++ side.
+                type Resampler;
+                type Window;
+
+                fn window_len(window: &Window) -> usize;
+            }
+        }
+
+        pub fn length(window: &ffi::Window) -> usize {
+            ffi::window_len(window)
+        }
+    """, "cpp/dsp.h": """
+        #pragma once
+        namespace dsp {
+        class Resampler {
+         public:
+          int rate = 0;
+        };
+        class Window {};
+        }  // namespace dsp
+    """})
+
+
+def _cpp_and_rust(*targets: tuple[str, str, str, str]) -> Recipe:
+    return Recipe(id="t", summary="", deletions=tuple(ItemTarget(*t) for t in targets))
+
+
+def test_a_bridge_type_left_declaring_a_deleted_cpp_class_is_a_definite_finding(tmp_path: Path) -> None:
+    _bridge_tree(tmp_path)
+    plan = plan_recipe(tmp_path, _cpp_and_rust(("cpp/dsp.h", "cpp", "class", "dsp::Resampler")))
+    assert [(f.path, f.line, f.certainty) for f in plan.blocking] == [("src/lib.rs", 7, "definite")]
+    assert "bridge_type" in plan.blocking[0].resolution
+
+
+def test_a_bridge_type_goes_with_the_cpp_class_it_declares(tmp_path: Path) -> None:
+    _bridge_tree(tmp_path)
+    plan = plan_recipe(tmp_path, _cpp_and_rust(("cpp/dsp.h", "cpp", "class", "dsp::Resampler"),
+                                               ("src/lib.rs", "rust", "bridge_type", "ffi::Resampler")))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    after = _after(plan, "src/lib.rs")
+    assert "Resampler" not in after and "type Window;" in after
+
+
+def test_the_uses_of_a_deleted_bridge_type_dangle(tmp_path: Path) -> None:
+    _bridge_tree(tmp_path)
+    plan = plan_recipe(tmp_path, _cpp_and_rust(("cpp/dsp.h", "cpp", "class", "dsp::Window"),
+                                               ("src/lib.rs", "rust", "bridge_type", "ffi::Window")))
+    assert [(f.line, f.symbol, f.certainty) for f in plan.blocking] == [
+        (10, "Window", "definite"), (14, "Window", "definite")]
+
+
+def test_a_bridge_type_of_another_namespace_is_not_the_deleted_class(tmp_path: Path) -> None:
+    _bridge_tree(tmp_path)
+    (tmp_path / "cpp/other.h").write_text("#pragma once\nnamespace audio {\nclass Resampler {};\n}\n")
+    plan = plan_recipe(tmp_path, _cpp_and_rust(("cpp/other.h", "cpp", "class", "audio::Resampler")))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+
+
+def test_an_extern_rust_entry_exporting_a_deleted_rust_type_is_a_definite_finding(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        #[cxx::bridge]
+        mod ffi {
+            extern "Rust" {
+                type Ledger;
+                type Journal;
+            }
+        }
+
+        pub struct Ledger;
+        pub struct Journal;
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Ledger"))
+    assert [(f.line, f.symbol, f.certainty) for f in plan.blocking] == [(4, "Ledger", "definite")]
+    both = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Ledger"), ("src/lib.rs", "bridge_type", "ffi::Ledger"))
+    assert not both.blocking, [f.render() for f in both.blocking]
+    assert "Ledger" not in _after(both, "src/lib.rs")
+
+
+def test_a_macro_argument_that_is_a_path_to_a_deleted_item_is_definite(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        macro_rules! register {
+            ($($kind:ty),*) => { $(let _ = std::mem::size_of::<$kind>();)* };
+        }
+        macro_rules! with_meter {
+            () => { Meter::default() };
+        }
+
+        #[derive(Default)]
+        pub struct Meter;
+        pub struct Dial;
+
+        pub fn setup() {
+            register!(Dial, Meter);
+            register!(crate::Meter);
+            register!(Vec<Meter>);
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Meter"))
+    found = sorted((f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference")
+    assert found == [(5, "possible"), (13, "definite"), (14, "definite"), (15, "possible")]

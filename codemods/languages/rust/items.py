@@ -47,8 +47,8 @@ class RustItem:
 
     `module_path` is the module path inside the file (e.g. ("tests",) or ("ffi",));
     `kind` is one of the values of _ITEM_KINDS, with "test" for a function
-    marked #[test] and "bridge_fn" for an entry of an extern "C++" block inside
-    a #[cxx::bridge] module. For impl blocks `name` is the implemented type and
+    marked #[test], "bridge_fn" for a function of an extern block inside a
+    #[cxx::bridge] module and "bridge_type" for a `type X;` there. For impl blocks `name` is the implemented type and
     `trait` the trait (None for inherent impls). `impl_header` is (self type,
     trait or None) as written, whitespace aside, for an impl block and for each
     item in its body.
@@ -222,6 +222,9 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
               header: tuple[str, str | None] | None = None) -> None:
         for node in container.named_children:
             kind = _ITEM_KINDS.get(node.type)
+            in_extern_block = in_bridge and container.parent is not None and container.parent.type == "foreign_mod_item"
+            if node.type in ("associated_type", "type_item") and in_extern_block:
+                kind = "bridge_type"  # `type Sampler;` (or `type Window = crate::Window;`) in a bridge's extern block
             if kind is None:
                 continue
             start, attribute_nodes = leading_trivia(source, node)
@@ -272,6 +275,7 @@ DELETABLE_KINDS = {
     "trait_method": {"fn", "fn_signature"},
     "mod": {"mod"},
     "bridge_fn": {"bridge_fn"},
+    "bridge_type": {"bridge_type"},
     "macro": {"macro"},
 }
 

@@ -68,6 +68,7 @@ _ITEM_NAMESPACES = {
     "type_item": (TYPE,),
     "mod_item": (TYPE,),
     "macro_definition": (MACRO,),
+    "associated_type": (TYPE,),  # declared in module scopes only as a cxx bridge's `type X;`
 }
 
 # Pattern nodes whose identifier children bind names.
@@ -371,7 +372,7 @@ class RustResolver:
         if kind == "function_signature_item":
             name = _attribute_string(node, b"rust_name") or name
         visibility = _visibility(node)
-        if kind == "function_signature_item" and not visibility:
+        if kind in ("function_signature_item", "associated_type") and not visibility:
             visibility = "pub"
         scope.items.setdefault(name, []).append(
             _Def(file, node.start_byte, name, kind, namespaces, key, visibility))
@@ -656,6 +657,18 @@ class RustResolver:
             found = [(d.file, d.start) for d in (self._scope((path, _inline_modules(trait))) or _Scope({}, {}, [], {}))
                      .items.get(segments[0], []) if d.kind == "trait_item"]
         return found or None
+
+    def declares_deleted(self, path: str, module: tuple[str, ...], name: str, namespace: str,
+                         targets: list[DeletedRustItem]) -> DeletedRustItem | None:
+        """The deleted item of `targets` that `name` means in the inline module `module` of the
+        file at `path`, as the tree was before the plan (None: it means none of them)."""
+        identities = {(t.path, t.start): t for t in targets}
+        for root, file_module in self.crates.instances(path):
+            for outcome in self.lookup((root, file_module + module), name, namespace):
+                target = outcome.target.definition if isinstance(outcome.target, _Mod) else outcome.target
+                if isinstance(target, _Def) and (target.file, target.start) in identities:
+                    return identities[(target.file, target.start)]
+        return None
 
     def declared_tree(self, path: str) -> tuple[bytes, tree_sitter.Tree] | None:
         """The file at `path` as read, with its syntax tree (shared with the resolver's lookups)."""
@@ -1193,10 +1206,20 @@ def _token_use(node: tree_sitter.Node, name: str) -> _Use | None:
     if _closure_parameter_in_tokens(outer, node, name.encode()):
         return None
     macro = node_text(invocation.child_by_field_name("macro")).split("::")[-1]
-    if macro in EXPRESSION_MACROS:
+    if macro in EXPRESSION_MACROS or _whole_argument(outer, current, node):
         return _Use("macro argument", tuple(segments), namespaces, invocation)
     return _Use("macro argument", tuple(segments), namespaces, invocation, certain=False,
                 reason=f"inside an invocation of {macro}!, whose arguments may not be expressions")
+
+
+def _whole_argument(tokens: tree_sitter.Node, first: tree_sitter.Node, last: tree_sitter.Node) -> bool:
+    """Whether the path from token `first` to token `last` is a whole top-level argument of a macro
+    invocation's tokens (`register!(Meter, crate::Gauge)`): a path standing alone there names
+    what it resolves to, whatever the macro does with it (a macro that declared an item of that
+    name beside the deleted one would not have compiled either)."""
+    before, after = first.prev_sibling, last.next_sibling
+    return (first.parent == tokens and last.parent == tokens and before is not None and after is not None
+            and before.type in ("(", "[", "{", ",") and after.type in (",", ")", "]", "}"))
 
 
 def _closure_parameter_in_tokens(tokens: tree_sitter.Node, node: tree_sitter.Node, name: bytes) -> bool:
@@ -1276,7 +1299,7 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
             owner = item.module_path[-1] if in_impl and item.module_path else None
             module = item.module_path[:-1] if owner else item.module_path
             # Bridge entries, trait methods and trait impl methods are as visible as their trait.
-            public = item.kind == "bridge_fn" or in_impl and (
+            public = item.kind in ("bridge_fn", "bridge_type") or in_impl and (
                 container.type == "trait_item" or container.child_by_field_name("trait") is not None)
             visibility = "pub" if public else _visibility(item.node)
             declared_here = owner is not None and owner in _FileTypes.of(_root_of(item.node)).declared
