@@ -358,3 +358,78 @@ def test_a_macro_argument_that_is_a_path_to_a_deleted_item_is_definite(tmp_path:
     plan = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Meter"))
     found = sorted((f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference")
     assert found == [(5, "possible"), (13, "definite"), (14, "definite"), (15, "possible")]
+
+
+def test_a_blank_line_an_insert_ends_with_is_kept(tmp_path: Path) -> None:
+    from codemods import load_recipe
+
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub fn first() {}
+
+        pub fn second() {}
+    """, "r.toml": '''
+        id = "r"
+        [[insert]]
+        path = "src/lib.rs"
+        item = "crate::second"
+        text = """pub fn between() {}
+
+        """
+    '''})
+    plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert _after(plan, "src/lib.rs") == "pub fn first() {}\n\npub fn between() {}\n\npub fn second() {}\n"
+
+
+def test_a_multi_line_rewrite_is_indented_to_its_site(tmp_path: Path) -> None:
+    from codemods import load_recipe
+
+    # Tabs keep rustfmt off the file (it was not clean before): the indentation is the rewrite's own.
+    source = "pub fn total(values: &[u32]) -> u32 {\n\tlet sum = values.iter().sum::<u32>();\n\tsum\n}\n"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "Cargo.toml").write_text(CARGO)
+    (tmp_path / "src/lib.rs").write_text(source)
+    (tmp_path / "r.toml").write_text(_text('''
+        id = "r"
+        [[rewrite]]
+        path = "src/lib.rs"
+        pattern = "let $N = $E;"
+        replace = """let $N = {
+            let folded = $E;
+            folded
+        };"""
+    '''))
+    plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert _after(plan, "src/lib.rs").splitlines()[1:5] == [
+        "\tlet sum = {", "\t    let folded = values.iter().sum::<u32>();", "\t    folded", "\t};"]
+
+
+@pytest.mark.parametrize("tail", ["\n", "\n\n", "\r\n\r\n"])
+def test_deleting_the_last_item_leaves_no_blank_line_at_the_end_of_the_file(tail):
+    source = f"fn kept() {{}}\n\n/// Gone.\nfn gone() {{}}{tail}"
+    result, findings = run_deletion("rust", source.encode(), [("fn", "crate::gone")])
+    assert not findings and result == b"fn kept() {}\n"
+
+
+def test_an_import_a_doc_link_names_is_kept(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod units;
+        use crate::units::{Celsius, Kelvin, Rankine};
+
+        /// Converts into [`Kelvin`]; see also [Celsius::zero].
+        pub fn convert(value: f64) -> f64 {
+            value + 273.15
+        }
+
+        pub fn old(r: Rankine) -> Kelvin {
+            Kelvin(r.0 * 5.0 / 9.0)
+        }
+    """, "src/units.rs": """
+        pub struct Celsius(pub f64);
+        pub struct Kelvin(pub f64);
+        pub struct Rankine(pub f64);
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::old"))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert _after(plan, "src/lib.rs").splitlines()[:2] == ["pub mod units;", "use crate::units::{Celsius, Kelvin};"]
