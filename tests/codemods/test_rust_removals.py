@@ -433,3 +433,82 @@ def test_an_import_a_doc_link_names_is_kept(tmp_path: Path) -> None:
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::old"))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert _after(plan, "src/lib.rs").splitlines()[:2] == ["pub mod units;", "use crate::units::{Celsius, Kelvin};"]
+
+
+GAUGE_MACROS = """
+macro_rules! register {
+    ($($kind:ident),*) => {};
+}
+
+register!(Dial, Meter);
+
+pub fn setup() {
+    // Meters go first.
+    register!(Meter);
+    register!(Dial);
+}
+"""
+
+
+@pytest.mark.parametrize("name", ["register!(Dial, Meter)", "register! ( Dial,Meter )"])
+def test_an_item_level_macro_invocation_by_its_text(name):
+    assert_deletes("rust", GAUGE_MACROS, [("macro_call", name)], GAUGE_MACROS.replace("register!(Dial, Meter);\n\n", ""))
+
+
+def test_a_statement_macro_invocation_goes_with_its_comment():
+    assert_deletes("rust", GAUGE_MACROS, [("macro_call", "register!(Meter)")],
+                   GAUGE_MACROS.replace("    // Meters go first.\n    register!(Meter);\n", ""))
+
+
+def test_a_macro_name_naming_several_invocations_is_refused_listing_each_and_numbered_selects_one():
+    source = _text(GAUGE_MACROS).encode()
+    result, findings = run_deletion("rust", source, [("macro_call", "register!")])
+    assert result == source and [f.code for f in findings] == ["ambiguous"]
+    assert "register!(Dial,Meter)#1 (line 5)" in findings[0].message
+    assert_deletes("rust", GAUGE_MACROS, [("macro_call", "register!#3")],
+                   GAUGE_MACROS.replace("    register!(Dial);\n", ""))
+
+
+STATES = """
+pub enum State {
+    Idle,
+    Busy(u8),
+    Done,
+}
+
+pub fn label(state: &State) -> &'static str {
+    match state {
+        State::Idle => "idle",
+        State::Busy(n) if *n > 9 => {
+            "swamped"
+        }
+        State::Busy(_) => "busy",
+        _ => "done",
+    }
+}
+
+pub fn rank(state: &State) -> u8 {
+    match state {
+        State::Idle => 0,
+        State::Busy(_) | State::Done => 1,
+    }
+}
+"""
+
+
+def test_a_match_arm_by_its_item_and_pattern():
+    assert_deletes("rust", STATES, [("match_arm", "crate::label => State::Idle")],
+                   STATES.replace('        State::Idle => "idle",\n', ""))
+
+
+def test_a_guarded_match_arm_with_a_block_body():
+    assert_deletes("rust", STATES, [("match_arm", "State::Busy(n) if *n > 9")],
+                   STATES.replace('        State::Busy(n) if *n > 9 => {\n            "swamped"\n        }\n', ""))
+
+
+def test_a_match_arm_whose_removal_may_leave_the_match_not_exhaustive_is_refused():
+    source = _text(STATES).encode()
+    result, findings = run_deletion("rust", source, [("match_arm", "rank => State::Idle")])
+    assert result == source and [(f.code, f.line) for f in findings] == [("non-exhaustive-match", 20)]
+    _, several = run_deletion("rust", source, [("match_arm", "State::Idle")])
+    assert [f.code for f in several] == ["ambiguous"]

@@ -23,7 +23,7 @@ from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.items import _matches_name, leading_trivia, rust_items, split_path
 from codemods.parse import RUST, descendants, parse
 
-MEMBER_KINDS = ("variant", "field", "use", "attribute")
+MEMBER_KINDS = ("variant", "field", "use", "attribute", "macro_call", "match_arm")
 
 
 def _text(node: tree_sitter.Node | None) -> str:
@@ -316,8 +316,133 @@ def _delete_attribute(path, source, tree, items, name, origin, absent, findings)
                      f"{origin}:attribute:{name}")], [], []
 
 
+# -- macro invocations and match arms: code inside items, named by its text -----------------------
+
+
+def _squeezed(node: tree_sitter.Node | str) -> str:
+    text = node if isinstance(node, str) else _text(node)
+    return "".join(text.split())
+
+
+def _numbered(name: str) -> tuple[str, int | None]:
+    """A name without its `#N` suffix (the Nth, in file order, of what the rest selects), and N."""
+    head, mark, number = name.rpartition("#")
+    if mark and number.strip().isdigit() and int(number) > 0:
+        return head.rstrip(), int(number)
+    return name, None
+
+
+def _one_of(source: bytes, path: str, kind: str, name: str, found: list[tuple[tree_sitter.Node, str]],
+            ordinal: int | None, absent, findings: list[Finding]) -> tree_sitter.Node | None:
+    """The one node of `found` ((node, the name that selects it)) a target names: the `ordinal`th
+    when given; several without one are refused, listing each with its line."""
+    if ordinal is not None:
+        found = found[ordinal - 1:ordinal]
+    if not found:
+        findings.append(missing_target(path, kind, name, [], absent))
+        return None
+    if len(found) > 1:
+        listed = ", ".join(f"{spelling}#{index} (line {line_col(source, node.start_byte)[0]})"
+                           for index, (node, spelling) in enumerate(found, 1))
+        line, col = line_col(source, found[1][0].start_byte)
+        findings.append(Finding(path, line, col, "ambiguous",
+                                f"{name} names {len(found)} {kind}s; name one exactly: {listed}", symbol=name))
+        return None
+    return found[0][0]
+
+
+def _macro_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The statement or item a macro invocation is, alone (`register!(Dial);` in a module or a
+    block), or None for an invocation inside an expression."""
+    parent = node.parent
+    if parent is not None and parent.type == "expression_statement" and parent.named_child_count == 1:
+        return parent
+    if parent is not None and parent.type in ("source_file", "declaration_list", "block"):
+        return node
+    return None
+
+
+def _delete_macro_call(path, source, tree, items, name, origin, absent, findings):
+    """`register!(Dial, Meter)` (its text, whitespace aside) or `register!` (each invocation of it):
+    an invocation standing alone as a statement or item, with its `;`, attributes and comments."""
+    wanted, ordinal = _numbered(name)
+    macro, bang, arguments = wanted.partition("!")
+    if not bang or not macro.strip():
+        findings.append(missing_target(path, "macro_call", name, [], absent))
+        return [], [], []
+    found = []
+    for node in descendants(tree.root_node, named=True):
+        if node.type != "macro_invocation" or _macro_statement(node) is None:
+            continue
+        called = _squeezed(node.child_by_field_name("macro"))
+        tokens = next((c for c in node.named_children if c.type == "token_tree"), None)
+        if called == _squeezed(macro) and (not arguments.strip() or _squeezed(tokens) == _squeezed(arguments)):
+            found.append((node, f"{called}!{_squeezed(tokens)}"))
+    node = _one_of(source, path, "macro_call", name, found, ordinal, absent, findings)
+    if node is None:
+        return [], [], []
+    statement = _macro_statement(node)
+    end = statement.end_byte
+    following = statement.next_sibling
+    if statement is node and following is not None and following.type == "empty_statement":
+        end = following.end_byte  # an item-level `name!(..);` parses as the invocation and an empty `;`
+    start, _ = leading_trivia(source, statement)
+    return [Deletion(*whole_lines(source, start, end, (b"//",)), f"{origin}:macro_call:{name}")], [], []
+
+
+def _catch_all(arm: tree_sitter.Node) -> bool:
+    """Whether a match arm takes every value (`_`, or a plain binding, without a guard)."""
+    pattern = arm.child_by_field_name("pattern")
+    if pattern is None or pattern.child_by_field_name("condition") is not None:
+        return False
+    inner = pattern.named_children[0] if pattern.named_child_count == 1 else None
+    if pattern.named_child_count == 0:
+        return _text(pattern).strip() == "_"
+    return inner is not None and inner.type == "identifier" and not _text(inner)[:1].isupper()
+
+
+def _delete_match_arm(path, source, tree, items, name, origin, absent, findings):
+    """`crate::describe => Kind::Idle` (an arm of a match in that item, by its pattern, whitespace
+    aside) or `Kind::Idle` (in any item of the file). An arm without a guard goes only where a
+    catch-all arm stays after it, so that the match stays exhaustive."""
+    wanted, ordinal = _numbered(name)
+    item_name, arrow, pattern = wanted.rpartition("=>")
+    pattern = pattern if arrow else wanted
+    scopes = [tree.root_node]
+    if arrow:
+        scopes = [i.node for i in items if i.kind not in ("impl", "use") and _matches_name(i, item_name.strip())]
+        if len(scopes) != 1:
+            _owner(items, source, path, item_name.strip(), {i.kind for i in items}, "match_arm", name, findings,
+                   absent)
+            return [], [], []
+    found = []
+    for scope in scopes:
+        for node in descendants(scope, named=True):
+            arm_pattern = node.child_by_field_name("pattern") if node.type == "match_arm" else None
+            if arm_pattern is not None and _squeezed(arm_pattern) == _squeezed(pattern):
+                found.append((node, _squeezed(arm_pattern)))
+    arm = _one_of(source, path, "match_arm", name, found, ordinal, absent, findings)
+    if arm is None:
+        return [], [], []
+    guarded = arm.child_by_field_name("pattern").child_by_field_name("condition") is not None
+    later = []
+    sibling = arm.next_named_sibling
+    while sibling is not None:
+        later.append(sibling)
+        sibling = sibling.next_named_sibling
+    if not guarded and not any(a.type == "match_arm" and _catch_all(a) for a in later):
+        line, col = line_col(source, arm.start_byte)
+        findings.append(Finding(path, line, col, "non-exhaustive-match",
+                                f"{name}: no catch-all arm (`_ =>`) follows, so the match may no longer be "
+                                f"exhaustive; delete the variant it matches (kind variant) instead; not deleted",
+                                symbol=name))
+        return [], [], []
+    start, _ = leading_trivia(source, arm)
+    return [Deletion(*_with_comma(source, arm, start), f"{origin}:match_arm:{name}")], [], []
+
+
 _OPERATIONS = {"variant": _delete_variant, "field": _delete_field, "use": _delete_use,
-               "attribute": _delete_attribute}
+               "attribute": _delete_attribute, "macro_call": _delete_macro_call, "match_arm": _delete_match_arm}
 
 
 def delete_members(path: str, source: bytes, targets: list, origin: str, absent) -> tuple[
