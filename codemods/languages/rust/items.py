@@ -481,9 +481,10 @@ def _required_by_trait(items: list[RustItem], chosen: list[RustItem]) -> str | N
     return None
 
 
-def _impl_ordinal(name: str) -> tuple[str, int | None]:
-    """An impl target's name without its `#N` suffix (the Nth impl block, in file order, of those
-    the rest of the name selects), and N (None without a suffix)."""
+def numbered_name(name: str) -> tuple[str, int | None]:
+    """A target's name without its `#N` suffix (the Nth, in file order, of what the rest of the
+    name selects: an impl block of a shared header, a macro invocation, a match arm), and N (None
+    without a suffix)."""
     head, mark, number = name.rpartition("#")
     if mark and number.strip().isdigit() and int(number) > 0:
         return head.rstrip(), int(number)
@@ -561,7 +562,7 @@ def delete_rust_items(
         accepted = DELETABLE_KINDS.get(target.kind)
         if accepted is None:
             raise ValueError(f"unknown Rust item kind {target.kind!r}")
-        wanted, ordinal = _impl_ordinal(target.name) if target.kind == "impl" else (target.name, None)
+        wanted, ordinal = numbered_name(target.name) if target.kind == "impl" else (target.name, None)
         if target.kind == "impl" and not any(impl_segment(p) for p in split_path(wanted)):
             named = _impl_candidates(items, wanted)
         else:

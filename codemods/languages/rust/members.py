@@ -1,5 +1,6 @@
 """Rust targets that are parts of items, not items: an enum variant (with the match arms and
-patterns that only name it), a struct field, one entry of a `use` declaration, an attribute.
+patterns that only name it), a struct field, one entry of a `use` declaration, an attribute, a
+macro invocation standing alone as a statement or item, one match arm.
 
 Each returns the deletions (whole lines where nothing else shares them), the
 edits that reshape what is left (a `use` group, an `A | B` pattern), and the
@@ -20,7 +21,7 @@ from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import removal_edits, use_entries
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.languages.rust.items import _matches_name, leading_trivia, rust_items, split_path
+from codemods.languages.rust.items import _matches_name, leading_trivia, numbered_name, rust_items, split_path
 from codemods.parse import RUST, descendants, parse
 
 MEMBER_KINDS = ("variant", "field", "use", "attribute", "macro_call", "match_arm")
@@ -324,14 +325,6 @@ def _squeezed(node: tree_sitter.Node | str) -> str:
     return "".join(text.split())
 
 
-def _numbered(name: str) -> tuple[str, int | None]:
-    """A name without its `#N` suffix (the Nth, in file order, of what the rest selects), and N."""
-    head, mark, number = name.rpartition("#")
-    if mark and number.strip().isdigit() and int(number) > 0:
-        return head.rstrip(), int(number)
-    return name, None
-
-
 def _one_of(source: bytes, path: str, kind: str, name: str, found: list[tuple[tree_sitter.Node, str]],
             ordinal: int | None, absent, findings: list[Finding]) -> tree_sitter.Node | None:
     """The one node of `found` ((node, the name that selects it)) a target names: the `ordinal`th
@@ -365,7 +358,7 @@ def _macro_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
 def _delete_macro_call(path, source, tree, items, name, origin, absent, findings):
     """`register!(Dial, Meter)` (its text, whitespace aside) or `register!` (each invocation of it):
     an invocation standing alone as a statement or item, with its `;`, attributes and comments."""
-    wanted, ordinal = _numbered(name)
+    wanted, ordinal = numbered_name(name)
     macro, bang, arguments = wanted.partition("!")
     if not bang or not macro.strip():
         findings.append(missing_target(path, "macro_call", name, [], absent))
@@ -405,16 +398,16 @@ def _delete_match_arm(path, source, tree, items, name, origin, absent, findings)
     """`crate::describe => Kind::Idle` (an arm of a match in that item, by its pattern, whitespace
     aside) or `Kind::Idle` (in any item of the file). An arm without a guard goes only where a
     catch-all arm stays after it, so that the match stays exhaustive."""
-    wanted, ordinal = _numbered(name)
+    wanted, ordinal = numbered_name(name)
     item_name, arrow, pattern = wanted.rpartition("=>")
     pattern = pattern if arrow else wanted
     scopes = [tree.root_node]
     if arrow:
-        scopes = [i.node for i in items if i.kind not in ("impl", "use") and _matches_name(i, item_name.strip())]
-        if len(scopes) != 1:
-            _owner(items, source, path, item_name.strip(), {i.kind for i in items}, "match_arm", name, findings,
-                   absent)
+        owner = _owner(items, source, path, item_name.strip(), {i.kind for i in items if i.kind not in ("impl", "use")},
+                       "match_arm", name, findings, absent)
+        if owner is None:
             return [], [], []
+        scopes = [owner.node]
     found = []
     for scope in scopes:
         for node in descendants(scope, named=True):
