@@ -512,3 +512,9 @@ def test_a_match_arm_whose_removal_may_leave_the_match_not_exhaustive_is_refused
     assert result == source and [(f.code, f.line) for f in findings] == [("non-exhaustive-match", 20)]
     _, several = run_deletion("rust", source, [("match_arm", "State::Idle")])
     assert [f.code for f in several] == ["ambiguous"]
+
+
+def test_a_parse_error_in_a_deleted_item_of_a_later_edition_still_refuses(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": EDITION_2015})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::doubled"))
+    assert [f.code for f in plan.blocking] == ["unparseable-target"]

@@ -181,6 +181,15 @@ def _extern_cpp(node: tree_sitter.Node) -> bool:
     return current is not None and b'"C++"' in current.text[:40]
 
 
+def parse_errors_deletable(root, path: str) -> bool:
+    """Whether a parse error lying wholly inside an item the plan deletes from `path` may go with
+    it: in an edition 2015 crate (Cargo.toml without `edition`), whose valid code (`try!(...)`,
+    `async` or `dyn` as names) the grammar, written for later editions, reads as errors."""
+    from codemods.languages.rust.format import crate_edition
+
+    return crate_edition(root, path) == "2015"
+
+
 def format_item(text: str, indent: str, root, path: str) -> str | None:
     """`text` formatted by rustfmt at `indent`, with the edition of the crate holding `path`."""
     from codemods.languages.rust.format import crate_edition
