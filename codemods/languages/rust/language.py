@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding
 from codemods.languages.registry import LANGUAGES, RUST
 from codemods.parse import error_nodes, identifier_hits, parse
@@ -67,7 +68,7 @@ def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list
     for name, binding in bindings.items():
         if counts[binding]:
             line, col = line_col(source, source.find(binding.encode()))
-            findings.append(Finding(path, line, col, "import-still-used",
+            findings.append(Finding(path, line, col, Code.IMPORT_STILL_USED,
                                     f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
                                     f"plan; delete or rewrite those uses too", symbol=binding))
     return findings
@@ -333,7 +334,7 @@ def _methods_traits_require(deleted: list, read, root) -> list[Finding]:
             kept = [c for c in body.named_children if c.type in ("function_item", "const_item", "type_item")
                     and (item.path, c.start_byte) not in gone] if body is not None else []
             if not kept:
-                findings.append(Finding(item.path, line, col, "required-method",
+                findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
                                         f"<{owner} as {spelled}>::{item.name}: the impl would be left empty, and "
                                         f"{spelled} is not defined in the tree (whether it requires {item.name} is "
                                         f"not known); delete the impl (kind impl) instead", symbol=item.name))
@@ -342,7 +343,7 @@ def _methods_traits_require(deleted: list, read, root) -> list[Finding]:
             required = _required_methods(resolver, file, start)
             if item.name in required and (file, required[item.name]) not in gone:
                 trait_line = line_col(resolver.declared_tree(file)[0], start)[0]
-                findings.append(Finding(item.path, line, col, "required-method",
+                findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
                                         f"<{owner} as {spelled}>::{item.name}: trait {spelled} ({file}:{trait_line}) "
                                         f"declares {item.name} without a default, so the impl would no longer compile; delete "
                                         f"the declaration (kind trait_method) or the impl (kind impl) instead",

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import removal_edits, use_entries
@@ -48,7 +49,7 @@ def _owner(items, source: bytes, path: str, owner_name: str, kinds: set[str], wh
             findings.append(missing_target(path, what, name, [], absent))
         else:
             line, col = line_col(source, owners[1].node.start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{owner_name} names {len(owners)} items; name one exactly", symbol=name))
         return None
     return owners[0]
@@ -280,7 +281,7 @@ def _delete_use(path, source, tree, items, name, origin, absent, findings):
     if len(entries) != 1:
         if entries:
             line, col = line_col(source, entries[1].node.start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{name} is imported by {len(entries)} `use` entries; not deleted", symbol=name))
         else:
             candidates = [_entry_path(e.node) for e in use_entries(tree)]
@@ -308,7 +309,7 @@ def _delete_attribute(path, source, tree, items, name, origin, absent, findings)
     if len(found) != 1:
         if found:
             line, col = line_col(source, found[1].start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{name} is written {len(found)} times in the file; not deleted", symbol=name))
         else:
             findings.append(missing_target(path, "attribute", name, [], absent))
@@ -338,7 +339,7 @@ def _one_of(source: bytes, path: str, kind: str, name: str, found: list[tuple[tr
         listed = ", ".join(f"{spelling}#{index} (line {line_col(source, node.start_byte)[0]})"
                            for index, (node, spelling) in enumerate(found, 1))
         line, col = line_col(source, found[1][0].start_byte)
-        findings.append(Finding(path, line, col, "ambiguous",
+        findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                 f"{name} names {len(found)} {kind}s; name one exactly: {listed}", symbol=name))
         return None
     return found[0][0]
@@ -425,7 +426,7 @@ def _delete_match_arm(path, source, tree, items, name, origin, absent, findings)
         sibling = sibling.next_named_sibling
     if not guarded and not any(a.type == "match_arm" and _catch_all(a) for a in later):
         line, col = line_col(source, arm.start_byte)
-        findings.append(Finding(path, line, col, "non-exhaustive-match",
+        findings.append(Finding(path, line, col, Code.NON_EXHAUSTIVE_MATCH,
                                 f"{name}: no catch-all arm (`_ =>`) follows, so the match may no longer be "
                                 f"exhaustive; delete the variant it matches (kind variant) instead; not deleted",
                                 symbol=name))
