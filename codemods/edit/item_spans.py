@@ -117,7 +117,8 @@ def _settle_blank_lines(source: bytes, start: int, end: int) -> tuple[int, int]:
     if opens:
         return start, after
     if closes:
-        return before, end
+        # At the end of the file the blank lines after the item go too: none is left after the last line.
+        return before, len(source) if not source[after:].strip(_WS) else end
     blank_before = source.count(b"\n", before, start)
     blank_after = source.count(b"\n", end, after)
     if blank_before >= blank_after:

@@ -403,8 +403,9 @@ class Insert:
                 line_start = source.rfind(b"\n", 0, start) + 1
                 indent = source[line_start:start]
                 indent = indent if not indent.strip() else b""
-                text = b"".join(indent + line.encode("utf-8") + b"\n" if line else b"\n"
-                                for line in rule.text.rstrip("\n").split("\n"))
+                # Only the text's own final line end goes: a blank line it ends with (or holds) is kept.
+                text = b"".join(indent + line.encode("utf-8") + b"\n" if line.strip() else b"\n"
+                                for line in rule.text.removesuffix("\n").split("\n"))
                 if rule.position == "before":
                     edits.append(Edit(rule.path, line_start, line_start, text, f"{self.recipe.id}:insert"))
                 else:
