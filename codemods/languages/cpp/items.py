@@ -21,7 +21,9 @@ the item too.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -29,7 +31,7 @@ from typing import Callable, Iterable
 import tree_sitter
 
 from codemods.edit.values import Finding, missing_target, shape_mismatch
-from codemods.parse import CPP, parse
+from codemods.parse import CPP, error_nodes, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
 from codemods.languages.cpp.preprocessor import (
     BRANCH_KINDS, CONDITIONAL_HEADS, Branch, NamespaceRegion, branch_condition, branches, is_include_guard,
@@ -48,8 +50,11 @@ _TYPE_KINDS = {"class_specifier": "class", "struct_specifier": "struct", "union_
 # What a `template <...>` head may hold.
 _TEMPLATED = ("function_definition", "declaration", "field_declaration", "alias_declaration", "template_declaration",
               *_TYPE_KINDS)
+# An operator function's name (group 1: the operator), and a name ending in the call operator.
+_OPERATOR = re.compile(r"operator\b\s*(.+)", re.S)
+_CALL_OPERATOR = re.compile(r"(.*?\boperator\s*\(\s*\))(.*)", re.S)
 # The kinds a target may name; "any" is every kind.
-KINDS = ("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "any")
+KINDS = ("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "field", "any")
 ALL_OVERLOADS = "*"
 EVERY_BRANCH = "*"
 
@@ -131,17 +136,17 @@ class CppTarget:
 
     @property
     def base_name(self) -> str:
-        """The name without its signature."""
-        return self.name.split("(", 1)[0].strip()
+        """The name without its signature (an operator's name in one spelling: `operator_spelling`)."""
+        return split_target_name(self.name)[0]
 
     @property
     def signature(self) -> tuple[str, ...] | str | None:
         """The overload the name selects: its normalised types, `ALL_OVERLOADS`, or None when the
         name has no parentheses. A signature that does not parse selects nothing (a tuple no
         function has)."""
-        if "(" not in self.name:
+        written = split_target_name(self.name)[1]
+        if written is None:
             return None
-        written = self.name.split("(", 1)[1].rsplit(")", 1)[0].strip()
         if written == ALL_OVERLOADS:
             return ALL_OVERLOADS
         parsed = parse_signature(written)
@@ -168,7 +173,7 @@ def _spelled_like(item: CppItem, wanted: str) -> str:
     """The item's name as a suggestion for `wanted`: qualified the way `wanted` is."""
     if wanted.startswith("::"):
         return f"::{item.qualified_name}"
-    return item.qualified_name if "::" in wanted.split("(", 1)[0] else item.name
+    return item.qualified_name if "::" in split_target_name(wanted)[0] else item.name
 
 
 def function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -180,12 +185,39 @@ def function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | Non
 
 
 def _scope_name(node: tree_sitter.Node) -> str:
-    """A qualifier's name without template arguments (`K` of `K<int>::`)."""
+    """A qualifier's name without template arguments (`K` of `K<int>::`); an operator's name as
+    `operator_spelling` writes it."""
     if node.type == "template_type":
         name = node.child_by_field_name("name")
         if name is not None:
             node = name
-    return node.text.decode("utf-8", "replace")
+    text = node.text.decode("utf-8", "replace")
+    # tree-sitter-cpp reads `operator ( ) (int)` as `operator` declared with `( )`, then `(int)`.
+    spaced_call = node.type == "function_declarator" and text.startswith("operator")
+    return operator_spelling(text) if node.type == "operator_name" or spaced_call else text
+
+
+def operator_spelling(name: str) -> str:
+    """An operator function's name in one spelling, whatever its spacing: `operator +` is
+    `operator+`, `operator ( )` is `operator()`, `operator  new[]` is `operator new[]`."""
+    match = _OPERATOR.fullmatch(name.strip())
+    if match is None:
+        return name
+    symbol = re.sub(r"\s+", " ", match.group(1)).strip()
+    symbol = re.sub(r"\s*(\W)\s*", r"\1", symbol)
+    return f"operator {symbol}" if symbol[:1].isalpha() or symbol[:1] == "_" else f"operator{symbol}"
+
+
+def split_target_name(name: str) -> tuple[str, str | None]:
+    """A target's name and the signature written after it (None without parentheses): `f(int)`
+    is ("f", "int"), `K::operator()(int)` is ("K::operator()", "int"), `operator ()` is
+    ("operator()", None)."""
+    call = _CALL_OPERATOR.match(name)
+    base, rest = (call.group(1), call.group(2)) if call else (name.split("(", 1)[0], name[len(name.split("(", 1)[0]):])
+    base = "::".join(operator_spelling(part.strip()) for part in base.strip().split("::"))
+    if "(" not in rest:
+        return base, None
+    return base, rest.split("(", 1)[1].rsplit(")", 1)[0].strip()
 
 
 def _split_qualified(name: tree_sitter.Node | None) -> tuple[tuple[str, ...], str] | None:
@@ -216,7 +248,7 @@ def _variable_names(node: tree_sitter.Node) -> list[tuple[tuple[str, ...], str]]
             declarator = declarator.child_by_field_name("declarator") or next(
                 (c for c in declarator.named_children if c.type.endswith("declarator") or "identifier" in c.type),
                 None)
-        if declarator is not None and declarator.type in ("identifier", "qualified_identifier"):
+        if declarator is not None and declarator.type in ("identifier", "qualified_identifier", "field_identifier"):
             split = _split_qualified(declarator)
             if split is not None:
                 found.append(split)
@@ -358,6 +390,10 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
                 variables = _variable_names(inner)
                 for qualifier, name in variables:
                     add("variable", qualifier, name, node, classes, names=len(variables))
+            elif inner.type == "field_declaration" and classes:
+                members = _variable_names(inner)
+                for qualifier, name in members:
+                    add("field", qualifier, name, node, classes, names=len(members))
             if inner.type != "function_definition":
                 for child in inner.named_children:
                     if child.type in _TYPE_KINDS:
@@ -384,7 +420,9 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
                 visit(body, classes)
             elif body is not None:
                 visit_item(body, classes)
-        elif inner.type in BRANCH_KINDS:
+        elif inner.type in BRANCH_KINDS or inner.type == "ERROR":
+            # A local parse error (a macro tree-sitter cannot read) holds the items after it
+            # until the parser recovers: they are indexed there (editing them is refused).
             visit(inner, classes)
 
     def visit(container: tree_sitter.Node, classes: tuple[str, ...]) -> None:
@@ -474,6 +512,21 @@ def _emptied_conditionals(source: bytes, tree: tree_sitter.Tree, deletions: list
     return kept
 
 
+def _with_parse_error(finding: Finding, source: bytes, macros: tuple[tuple[str, str], ...]) -> Finding:
+    """A missing target's finding, saying where the file stops parsing when it does: the items
+    from there to where tree-sitter recovers may not have been indexed."""
+    if not finding.blocking:
+        return finding
+    tree = parsed(source, macros)[0]
+    errors = [n for n in error_nodes(tree) if not is_annotation_macro_semicolon(source, n)]
+    if not errors:
+        return finding
+    line = errors[0].start_point.row + 1
+    return dataclasses.replace(finding, message=f"{finding.message} (the file does not parse at line {line}: "
+                                                f"the items from there to where the parser recovers may not "
+                                                f"be indexed)")
+
+
 def _in_class_declarations(items: list[CppItem], chosen: list[CppItem]) -> list[CppItem]:
     """The declarations in their class's body of the out-of-line member definitions in `chosen`
     (same name, class and signature), which go with them."""
@@ -505,6 +558,7 @@ def delete_cpp_items(
     """
     macros = tuple(namespace_macros)
     items = cpp_items(source, namespace_macros=macros)
+    masked = masked_namespace_macros(source, macros)[0]
     deletions: list[Deletion] = []
     deleted: list[CppItem] = []
     findings: list[Finding] = []
@@ -519,7 +573,8 @@ def delete_cpp_items(
             candidates = [_spelled_like(i, target.name) if target.signature is None
                           else i.spelled("::" in target.base_name)
                           for i in items if target.kind in ("any", i.kind)]
-            findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
+            findings.append(_with_parse_error(missing_target(path, target.kind, target.name, candidates,
+                                                             already_absent), source, macros))
             continue
         refusal = _overload_refusal(path, target, chosen)
         if refusal is None:
@@ -534,7 +589,8 @@ def delete_cpp_items(
             continue
         chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
         for item in chosen:
-            start, end = whole_lines(source, item.start, item.end, (b"//", b"/*"))
+            # Read with the macros blanked out: an export macro before a declaration goes with it.
+            start, end = whole_lines(masked, item.start, item.end, (b"//", b"/*"))
             deletions.append(Deletion(start, end, f"{origin}:cpp-{item.kind}:{target.name}"))
         deleted += chosen
     if deletions:

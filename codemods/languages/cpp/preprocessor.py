@@ -19,6 +19,12 @@
   `BEGIN_NAMESPACE(ns)`/`END_NAMESPACE(ns)`. Other macro pairs alone on their
   lines, `X_BEGIN_Y`/`X_END_Y` (`FMT_BEGIN_EXPORT`), are blanked out too,
   opening no namespace.
+* **Export and visibility macros.** `class MYLIB_EXPORT Name {` and
+  `MYLIB_API void f();` put an upper-case macro where C++ has no name
+  (tree-sitter reads the first as a function named `Name`, the second with a
+  syntax error). Such a macro is blanked out too: between `class`/`struct`/
+  `union` and the name a `{`, `:` or `final` follows, and at the start of a
+  declaration before its type and name.
 """
 
 from __future__ import annotations
@@ -41,6 +47,15 @@ _MACRO_LINE = re.compile(rb"^[ \t]*([A-Za-z_]\w*)(?:[ \t]*\([ \t]*([A-Za-z_][\w:
 _OPENING = (re.compile(r"(?P<ns>[A-Za-z]\w*?)_(?:BEGIN_NAMESPACE|NAMESPACE_BEGIN|NAMESPACE_OPEN|OPEN_NAMESPACE)"),
             re.compile(r"(?:BEGIN|OPEN)_NAMESPACE_(?P<ns>\w+)"))
 _CLOSING_WORDS = (("BEGIN", "END"), ("OPEN", "CLOSE"))
+# An upper-case macro (group "macro") between a class key and the class's name.
+_CLASS_EXPORT = re.compile(rb"\b(?:class|struct|union)[ \t]+(?:alignas\([^)]*\)[ \t]*)?(?P<macro>[A-Z][A-Z0-9_]*)"
+                           rb"(?:\([^()\n]*\))?[ \t]+(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:\{|:(?!:)|\r?$))", re.M)
+# An upper-case macro with an underscore (group "macro") opening a declaration line, before a
+# type that is not upper-case itself and a function's name and `(`.
+_DECLARATION_EXPORT = re.compile(
+    rb"^[ \t]*(?:(?:static|inline|extern|virtual|constexpr)[ \t]+)*(?P<macro>[A-Z][A-Z0-9]*_[A-Z0-9_]*)"
+    rb"(?:\([^()\n]*\))?[ \t]+(?=(?:const[ \t]+)?(?:[a-z_]|[A-Z]\w*[a-z])[\w:<>, \t]*[\s*&]+~?[A-Za-z_][\w:]*[ \t]*\()",
+    re.M)
 
 
 @dataclass(frozen=True)
@@ -89,6 +104,7 @@ def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = (
     closing macro follows in the file. Any other macro line whose name has BEGIN (OPEN) and that
     the same name with END (CLOSE) follows is such a pair too, opening no namespace
     (`FMT_BEGIN_EXPORT`, or a recipe's own macro where the syntax check does not know it)."""
+    source = _masked_export_macros(source)
     known = dict(macros)
     lines = list(_MACRO_LINE.finditer(source))
     names = [m.group(1).decode("ascii") for m in lines]
@@ -115,6 +131,25 @@ def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = (
         masked[match.start():match.end()] = b" " * (match.end() - match.start())
     regions += [NamespaceRegion(start, len(source), opened) for _, start, opened in stack]
     return bytes(masked), tuple(regions)
+
+
+def _masked_export_macros(source: bytes) -> bytes:
+    """`source` with its export and visibility macros blanked out (see the module doc)."""
+    spans = [m.span("macro") for pattern in (_CLASS_EXPORT, _DECLARATION_EXPORT) for m in pattern.finditer(source)
+             if m.group("macro") not in _NOT_MACROS]
+    if not spans:
+        return source
+    masked = bytearray(source)
+    for start, end in spans:
+        stop = end
+        if source[end:end + 1] == b"(":
+            stop = source.index(b")", end) + 1
+        masked[start:stop] = b" " * (stop - start)
+    return bytes(masked)
+
+
+# Upper-case words that are types, not macros, where an export macro would stand.
+_NOT_MACROS = frozenset({b"FILE", b"DIR", b"BOOL", b"HANDLE", b"DWORD", b"UINT", b"HRESULT"})
 
 
 def _text(node: tree_sitter.Node | None) -> str:
