@@ -120,3 +120,61 @@ def test_a_data_member_is_a_kind():
         };
         """,
     )
+
+
+def test_a_namespace_left_empty_goes_and_the_same_namespace_around_it_is_joined():
+    assert_deletes(
+        "cpp",
+        """
+        namespace plot {
+
+        int axis();
+
+        }  // namespace plot
+
+        // Helpers of the legend.
+        namespace {
+        int legend_width() { return 4; }
+        }  // namespace
+
+        namespace plot {
+
+        int grid();
+
+        }  // namespace plot
+
+        namespace scratch {
+        namespace inner {
+        int draft();
+        }
+        }
+        """,
+        [("function", "legend_width"), ("declaration", "scratch::inner::draft")],
+        """
+        namespace plot {
+
+        int axis();
+
+        int grid();
+
+        }  // namespace plot
+        """,
+    )
+
+
+def test_a_namespace_still_holding_code_stays():
+    assert_deletes(
+        "cpp",
+        """
+        namespace {
+        int legend_width() { return 4; }
+        int legend_height() { return 2; }
+        }  // namespace
+        """,
+        [("function", "legend_width")],
+        """
+        namespace {
+        int legend_height() { return 2; }
+        }  // namespace
+        """,
+    )

@@ -512,6 +512,80 @@ def _emptied_conditionals(source: bytes, tree: tree_sitter.Tree, deletions: list
     return kept
 
 
+def _emptied_namespaces(source: bytes, tree: tree_sitter.Tree, deletions: list[Deletion],
+                        origin: str) -> list[Deletion]:
+    """`deletions`, where they leave a namespace (named or anonymous) with no code, as one
+    deletion of the whole namespace with its comments; where that leaves the same namespace
+    closed and reopened around it (`}  // namespace a`, then `namespace a {`), the two are
+    joined, a blank line between their contents."""
+    def covered(node: tree_sitter.Node) -> bool:
+        return any(d.start <= node.start_byte and node.end_byte <= d.end for d in deletions)
+
+    def emptied(namespace: tree_sitter.Node) -> bool:
+        body = namespace.child_by_field_name("body")
+        content = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+        return bool(content) and all(covered(c) or (c.type == "namespace_definition" and emptied(c))
+                                     for c in content)
+
+    namespaces: list[tree_sitter.Node] = []
+    for deletion in deletions:
+        node = tree.root_node.descendant_for_byte_range(deletion.start, max(deletion.start, deletion.end - 1))
+        outermost = None
+        while node is not None:
+            if node.type == "namespace_definition" and emptied(node):
+                outermost = node
+            node = node.parent
+        if outermost is not None and outermost not in namespaces:
+            namespaces.append(outermost)
+    if not namespaces:
+        return deletions
+    spans = {n.start_byte: whole_lines(source, leading_start(source, n), n.end_byte, (b"//", b"/*"))
+             for n in namespaces}
+    kept = [d for d in deletions if not any(start <= d.start and d.end <= end for start, end in spans.values())]
+    for namespace in namespaces:
+        start, end = spans[namespace.start_byte]
+        joined = _joined_namespaces(source, namespace, start, end)
+        kept.append(Deletion(*joined, f"{origin}:cpp-joined-namespace", b"\n") if joined is not None
+                    else Deletion(start, end, f"{origin}:cpp-emptied-namespace"))
+    return kept
+
+
+def _code_sibling(node: tree_sitter.Node, step: int) -> tree_sitter.Node | None:
+    """The named sibling before (`step` -1) or after (+1) `node` that is not a comment."""
+    sibling = node.prev_named_sibling if step < 0 else node.next_named_sibling
+    while sibling is not None and sibling.type == "comment":
+        sibling = sibling.prev_named_sibling if step < 0 else sibling.next_named_sibling
+    return sibling
+
+
+def _joined_namespaces(source: bytes, removed: tree_sitter.Node, start: int, end: int) -> tuple[int, int] | None:
+    """The bytes from the closing line of the namespace before `removed` (deleted as [start,
+    end)) to the opening line of the one after, when both are the same named namespace and
+    nothing but the removed one and comments on those lines lies between; None otherwise."""
+    before, after = _code_sibling(removed, -1), _code_sibling(removed, 1)
+    if before is None or after is None or before.type != "namespace_definition" \
+            or after.type != "namespace_definition":
+        return None
+    names = [n.child_by_field_name("name") for n in (before, after)]
+    if names[0] is None or names[1] is None or names[0].text != names[1].text:
+        return None
+    close = before.child_by_field_name("body").children[-1]
+    reopen = after.child_by_field_name("body").children[0]
+    if close.type != "}" or reopen.type != "{" or not starts_own_line(source, close):
+        return None
+    # From the blank lines above the closing line to those below the opening one: the contents
+    # meet with one blank line between them.
+    close_start = source.find(b"\n", len(source[:close.start_byte].rstrip())) + 1
+    _, reopen_end = whole_lines(source, reopen.start_byte, reopen.end_byte, (b"//", b"/*"))
+    reopen_end += len(source[reopen_end:]) - len(source[reopen_end:].lstrip(b" \t\r\n"))
+    reopen_end = source.rfind(b"\n", 0, reopen_end) + 1
+    closing_line, _, below = source[close.end_byte:start].partition(b"\n")
+    if closing_line.strip() and not closing_line.strip().startswith((b"//", b"/*")) or below.strip() \
+            or source[end:after.start_byte].strip() or reopen_end <= end:
+        return None
+    return close_start, reopen_end
+
+
 def _with_parse_error(finding: Finding, source: bytes, macros: tuple[tuple[str, str], ...]) -> Finding:
     """A missing target's finding, saying where the file stops parsing when it does: the items
     from there to where tree-sitter recovers may not have been indexed."""
@@ -594,5 +668,8 @@ def delete_cpp_items(
             deletions.append(Deletion(start, end, f"{origin}:cpp-{item.kind}:{target.name}"))
         deleted += chosen
     if deletions:
-        deletions = _emptied_conditionals(source, parsed(source, macros)[0], deletions, origin)
+        tree = parsed(source, macros)[0]
+        deletions = _emptied_conditionals(source, tree, deletions, origin)
+        deletions = _emptied_namespaces(masked, tree, deletions, origin)
+        deletions = _emptied_conditionals(source, tree, deletions, origin)
     return deletions, deleted, findings
