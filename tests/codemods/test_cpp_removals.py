@@ -178,3 +178,107 @@ def test_a_namespace_still_holding_code_stays():
         }  // namespace
         """,
     )
+
+
+def test_deleting_a_class_deletes_its_out_of_line_members_in_the_tree():
+    assert_recipe(
+        {
+            "include/probe.h": dedent("""
+                #pragma once
+                namespace orbit {
+                class Keep {
+                 public:
+                  int run();
+                };
+                // Measures the distance.
+                class Probe {
+                 public:
+                  Probe();
+                  int range() const;
+                  static int count;
+                };
+                }  // namespace orbit
+            """),
+            "src/probe.cc": dedent("""
+                #include "probe.h"
+
+                namespace orbit {
+
+                int Keep::run() { return 1; }
+
+                Probe::Probe() {}
+
+                int Probe::range() const {
+                  return 4;
+                }
+
+                int Probe::count = 0;
+
+                }  // namespace orbit
+            """),
+            "src/probe_extra.cc": dedent("""
+                #include "probe.h"
+
+                namespace orbit {
+                namespace {
+                int twice(int x) { return 2 * x; }
+                }  // namespace
+                }  // namespace orbit
+
+                int orbit::Probe::extra() { return 0; }
+            """),
+        },
+        Recipe(id="t", summary="", deletions=(ItemTarget("include/probe.h", "cpp", "class", "orbit::Probe"),)),
+        {
+            "include/probe.h": dedent("""
+                #pragma once
+                namespace orbit {
+                class Keep {
+                 public:
+                  int run();
+                };
+                }  // namespace orbit
+            """),
+            "src/probe.cc": dedent("""
+                #include "probe.h"
+
+                namespace orbit {
+
+                int Keep::run() { return 1; }
+
+                }  // namespace orbit
+            """),
+            "src/probe_extra.cc": dedent("""
+                #include "probe.h"
+
+                namespace orbit {
+                namespace {
+                int twice(int x) { return 2 * x; }
+                }  // namespace
+                }  // namespace orbit
+            """),
+        },
+    )
+
+
+def test_deleting_a_class_deletes_its_out_of_line_members_in_its_own_file():
+    assert_deletes(
+        "cpp",
+        """
+        template <typename T>
+        struct Ring {
+          T take();
+        };
+
+        template <typename T>
+        T Ring<T>::take() {
+          return T();
+        }
+
+        int keep();
+        """,
+        [("struct", "Ring")],
+        """
+        int keep();
+        """,
+    )

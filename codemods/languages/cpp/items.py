@@ -662,14 +662,47 @@ def delete_cpp_items(
             findings.append(refusal)
             continue
         chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
-        for item in chosen:
-            # Read with the macros blanked out: an export macro before a declaration goes with it.
-            start, end = whole_lines(masked, item.start, item.end, (b"//", b"/*"))
-            deletions.append(Deletion(start, end, f"{origin}:cpp-{item.kind}:{target.name}"))
+        chosen += [m for m in out_of_line_members(items, _class_paths(chosen)) if m not in chosen]
+        deletions += _item_deletions(masked, chosen, lambda i: f"{origin}:cpp-{i.kind}:{target.name}")
         deleted += chosen
-    if deletions:
-        tree = parsed(source, macros)[0]
-        deletions = _emptied_conditionals(source, tree, deletions, origin)
-        deletions = _emptied_namespaces(masked, tree, deletions, origin)
-        deletions = _emptied_conditionals(source, tree, deletions, origin)
-    return deletions, deleted, findings
+    return _settled(source, masked, macros, deletions, origin), deleted, findings
+
+
+def _class_paths(items: list[CppItem]) -> list[tuple[str, ...]]:
+    """The qualified names, as tuples, of the classes, structs and unions among `items`."""
+    return [(*i.scope, i.name) for i in items if i.kind in ("class", "struct", "union")]
+
+
+def out_of_line_members(items: list[CppItem], classes: list[tuple[str, ...]]) -> list[CppItem]:
+    """The items of a file defined out of line as members of `classes` (qualified names as
+    tuples): `void Klass::f() {...}`, `int Klass::count = 0;`, `class Klass::Inner {...};`."""
+    return [i for i in items if i.qualifier and any(i.scope[:len(c)] == c for c in classes)]
+
+
+def _item_deletions(masked: bytes, items: list[CppItem], origin: Callable[[CppItem], str]) -> list[Deletion]:
+    """The whole lines of each item (read with the macros blanked out: an export macro before a
+    declaration goes with it), with the origin `origin` gives it."""
+    return [Deletion(*whole_lines(masked, i.start, i.end, (b"//", b"/*")), origin(i)) for i in items]
+
+
+def _settled(source: bytes, masked: bytes, macros: tuple[tuple[str, str], ...], deletions: list[Deletion],
+             origin: str) -> list[Deletion]:
+    """`deletions` with the conditionals and namespaces they leave empty."""
+    if not deletions:
+        return deletions
+    tree = parsed(source, macros)[0]
+    deletions = _emptied_conditionals(source, tree, deletions, origin)
+    deletions = _emptied_namespaces(masked, tree, deletions, origin)
+    return _emptied_conditionals(source, tree, deletions, origin)
+
+
+def delete_members_of(source: bytes, classes: list[tuple[str, ...]], origin: str,
+                      namespace_macros: Iterable[tuple[str, str]] = ()) -> tuple[list[Deletion], list[CppItem]]:
+    """Deletions of the out-of-line member definitions in one file of the deleted `classes`
+    (qualified names as tuples), with the conditionals and namespaces they leave empty; and the
+    items deleted."""
+    macros = tuple(namespace_macros)
+    members = out_of_line_members(cpp_items(source, namespace_macros=macros), classes)
+    masked = masked_namespace_macros(source, macros)[0]
+    deletions = _item_deletions(masked, members, lambda _: f"{origin}:cpp-out-of-line-member")
+    return _settled(source, masked, macros, deletions, origin), members
