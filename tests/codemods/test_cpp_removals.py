@@ -282,3 +282,32 @@ def test_deleting_a_class_deletes_its_out_of_line_members_in_its_own_file():
         int keep();
         """,
     )
+
+
+def test_a_namespace_macro_opens_what_its_define_says_and_none_inside_its_own_namespace():
+    source = dedent("""
+        #define TILE_NAMESPACE_BEGIN inline namespace v3 {
+        #define TILE_NAMESPACE_END }
+        #define GRID_BEGIN_NAMESPACE namespace grid { namespace detail {
+        #define GRID_END_NAMESPACE } }
+        namespace tile {
+        TILE_NAMESPACE_BEGIN
+        int draw();
+        TILE_NAMESPACE_END
+        }  // namespace tile
+        GRID_BEGIN_NAMESPACE
+        int cell();
+        GRID_END_NAMESPACE
+        namespace mesh {
+        MESH_NAMESPACE_BEGIN
+        int weave();
+        MESH_NAMESPACE_END
+        }  // namespace mesh
+        MESH_NAMESPACE_BEGIN
+        int knot();
+        MESH_NAMESPACE_END
+    """)
+    assert [i.qualified_name for i in cpp_items(source)] == ["tile::draw", "grid::detail::cell", "mesh::weave",
+                                                             "mesh::knot"]
+    _, deleted, findings = delete_cpp_items("t.h", source, [CppTarget("declaration", "tile::draw")])
+    assert len(deleted) == 1 and not findings
