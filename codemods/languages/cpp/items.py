@@ -2,13 +2,20 @@
 
 The items are functions (definitions, "function"; declarations,
 "declaration"), classes, structs, unions and enums (`enum class` too), type
-aliases (`using X = ...`, `typedef`, kind "type") and namespace-scope
-variables, found in namespaces (named, anonymous, or opened by a macro pair:
-see preprocessor.py), `extern "C"` blocks, class bodies (member functions,
-nested types), and every branch of `#if`/`#ifdef`/`#elif`/`#else` blocks
-(an include guard is looked through). A template's `template <...>` head
+aliases (`using X = ...`, `typedef`, kind "type"), namespace-scope variables
+and data members of classes ("field"), found in namespaces (named, anonymous,
+or opened by a macro pair: see preprocessor.py), `extern "C"` blocks, class
+bodies (member functions, nested types), every branch of `#if`/`#ifdef`/
+`#elif`/`#else` blocks (an include guard is looked through), and the ERROR
+nodes tree-sitter leaves around a local syntax error (export macros are
+blanked out first: preprocessor.py). A template's `template <...>` head
 belongs to it. A function has a signature, its normalised parameter types
-(signature.py), and an item records the branches it sits in.
+(signature.py), and an item records the branches it sits in. An operator's
+name is written one way whatever its spacing (`operator_spelling`).
+
+A class goes with its members defined out of line (`void Klass::f() {...}`),
+and a namespace the deletions leave with no code goes too; the same named
+namespace closed and reopened around it is then joined into one.
 
 Attributes (`[[nodiscard]]`, `__attribute__((...))`) are part of a
 declaration's node. An annotation macro on its own line before it

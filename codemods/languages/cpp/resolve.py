@@ -13,9 +13,15 @@ A use of a deleted C++ item counts where it can name it:
   elsewhere only argument-dependent lookup could find it: *possible*;
 * a local variable or parameter of the same name, and member accesses
   `x.f` / `x->f`, are not uses;
-* a declaration in a header and its definition are one item: a surviving
-  declaration of a function whose definition is deleted is reported (an
-  in-class declaration of an out-of-line member definition too);
+* a declaration in a header and its definition are one item when their
+  signatures are the same: a surviving declaration of a function whose
+  definition is deleted is reported (an in-class declaration of an
+  out-of-line member definition too), one of another overload is not;
+* an expression applying a deleted operator (`a + b` for `operator+`) is a
+  use as far as the types of its operands show (operators.py);
+* a deleted data member is used by `x.name` / `p->name` on an object of its
+  class (definite) or of a type not known here (possible), and by its bare
+  name or a constructor's initializer in its class's member functions;
 * a call whose number of arguments the deleted function cannot take, or
   whose literal or local-variable arguments its parameter types cannot take
   (a string literal for a `char`, a `char` for a `const char*`), calls
