@@ -37,6 +37,7 @@ from typing import Mapping
 import tree_sitter
 
 from codemods.edit.values import Edit
+from codemods.edit.errors import PatternError
 from codemods.languages.registry import LANGUAGES as REGISTERED
 from codemods.languages.registry import parsed_languages
 from codemods.parse import query, ts_language
@@ -51,10 +52,6 @@ _CLOSERS = {")", "]", "}", ">"}
 
 
 
-class PatternError(ValueError):
-    """A pattern that does not parse as one piece of code of its language."""
-
-
 @dataclass(frozen=True)
 class _Metavariable:
     name: str
@@ -63,6 +60,13 @@ class _Metavariable:
     @property
     def captures(self) -> bool:
         return not self.name.startswith("_")
+
+
+def _require_bytes(source: object) -> None:
+    """Refuse a `str` source: offsets are bytes of the file as read, which a decoded text does
+    not keep (its encoding, its line ends)."""
+    if not isinstance(source, (bytes, bytearray)):
+        raise PatternError(f"the source must be the file's bytes (Path.read_bytes()), not {type(source).__name__}")
 
 
 def metavariables(text: str) -> set[str]:
@@ -168,7 +172,7 @@ class Match:
     def __getitem__(self, name: str) -> tree_sitter.Node:
         nodes = self.captures[name]
         if len(nodes) != 1:
-            raise KeyError(f"${name} captured {len(nodes)} nodes; use nodes({name!r})")
+            raise PatternError(f"${name} captured {len(nodes)} nodes; use nodes({name!r})")
         return nodes[0]
 
     def __contains__(self, name: str) -> bool:
@@ -196,7 +200,7 @@ class Match:
         def fill(m: re.Match) -> str:
             name = m.group(1) or m.group(2)
             if name is None or name not in self.captures:
-                raise KeyError(f"the replacement names {m.group(0)}, which the pattern does not capture")
+                raise PatternError(f"the replacement names {m.group(0)}, which the pattern does not capture")
             return self.text(name)
 
         return _METAVARIABLE.sub(fill, template)
@@ -241,7 +245,9 @@ class Pattern:
     # -- matching -----------------------------------------------------------------
 
     def match(self, source: bytes, node: tree_sitter.Node) -> Match | None:
-        """The match of the pattern at exactly `node`, or None."""
+        """The match of the pattern at exactly `node`, or None. PatternError for a source that is
+        not bytes."""
+        _require_bytes(source)
         env = _Matcher(self, source).node(self.root, node, MappingProxyType({}))
         if env is None:
             return None
@@ -249,7 +255,8 @@ class Pattern:
 
     def find_all(self, source: bytes, node: tree_sitter.Node | None = None) -> list[Match]:
         """Every match inside `node` (itself included; the whole file parsed here when None), in
-        source order; nested matches included."""
+        source order; nested matches included. PatternError for a source that is not bytes."""
+        _require_bytes(source)
         if node is None:
             node = _parse(source, self.language).root_node
         matcher = _Matcher(self, source)
@@ -368,7 +375,8 @@ class Rewrite:
     def edits(self, path: str, source: bytes, node: tree_sitter.Node | None = None,
               origin: str = "rewrite") -> list[Edit]:
         """One edit per outermost match inside `node` (the whole file when None; a match inside
-        another is left to it)."""
+        another is left to it). PatternError for a source that is not bytes, or for a
+        replacement naming a metavariable the pattern does not capture."""
         edits: list[Edit] = []
         for match in self.pattern.find_all(source, node):
             if edits and match.start < edits[-1].end or not self.accepts(match):

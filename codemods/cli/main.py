@@ -397,7 +397,7 @@ def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, a
     --format github  `::error file=...,line=...,col=...::` lines for GitHub
                      Actions
     """
-    from codemods.plan.errors import RecipeError
+    from codemods.edit.errors import RecipeError
     from codemods.plan.settings import dead_symbol_settings
     from codemods.report.base import CheckReport, reporter
     from codemods.search.check import check_files, check_tree

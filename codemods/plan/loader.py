@@ -18,7 +18,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from codemods.languages.registry import LANGUAGES, parsed_languages
-from codemods.plan.errors import RecipeError
+from codemods.edit.errors import RecipeError
 from codemods.plan.recipe import Insertion, ItemTarget, PatternRewrite, Recipe, Rewording
 from codemods.recipes import bundled_files, module_name
 from interchange.cli_style import one_line

@@ -11,8 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
+from codemods.edit.codes import Code
+from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
@@ -26,11 +28,11 @@ from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
 from codemods.words import whole_word_hits
 
 # A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
-USAGE_ERROR = "usage-error"
+USAGE_ERROR = Code.USAGE_ERROR
 
 # Finding codes that an explicit override lets through (the flags: report/base.py).
-UNREWORDED = "unreworded-mention"
-UNMATCHED = ("rewrite-not-found", "rewording-not-found")
+UNREWORDED = Code.UNREWORDED_MENTION
+UNMATCHED = (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND)
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,22 @@ class Plan:
     def blocking(self) -> list[Finding]:
         """Findings that stop the plan from being written, given the overrides passed."""
         return [f for f in self.findings if f.blocking and f.code not in self.overrides]
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as one JSON-ready document: the recipe and root, each file change as its
+        unified diff, every finding (`Finding.as_json`, codes from docs/findings.md), how many
+        block under the overrides, the overrides and the names it removes. `codemod apply
+        --json` prints this with what the write did and the item-level changes added."""
+        return {
+            "recipe": self.recipe_id,
+            "root": str(self.root),
+            "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
+                        for c in self.changes],
+            "findings": [f.as_json() for f in self.findings],
+            "blocking": len(self.blocking),
+            "overrides": sorted(str(code) for code in self.overrides),
+            "removed_names": list(self.removed_names),
+        }
 
 
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
@@ -158,12 +176,12 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     """Why the file at `path` must not be edited at all, if it must not: it lies outside ROOT
     (through a symlink or ..), or it is binary (holds a NUL byte)."""
     if resolve_inside(root, path) is None:
-        return Finding(path, 0, 0, "symlink-outside-root",
+        return Finding(path, 0, 0, Code.SYMLINK_OUTSIDE_ROOT,
                        "resolves outside ROOT (through a symlink or ..); not edited")
     nul = source.find(b"\0")
     if nul >= 0:
         line, col = line_col(source, nul)
-        return Finding(path, line, col, "binary-file", "binary file (NUL byte here); not edited")
+        return Finding(path, line, col, Code.BINARY_FILE, "binary file (NUL byte here); not edited")
     return None
 
 
@@ -177,7 +195,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     if source is None or not edits:
         return [], None, False
     if recipe.protected and path_in_scope(path, recipe.protected):
-        return [Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it")], None, False
+        return [Finding(path, 0, 0, Code.PROTECTED_PATH, f"{path} is protected; the recipe may not edit it")], None, False
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
         return [refusal], None, False
@@ -193,14 +211,14 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
     if broken:
         line, col = line_col(source, errors_before[0][0])
-        return [Finding(path, line, col, "unparseable-target",
+        return [Finding(path, line, col, Code.UNPARSEABLE_TARGET,
                         "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
     result = splice(source, edits)
     errors_after = _parse_errors(path, result, (source, edits))
     if len(errors_after) > len(errors_before):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
-        return [Finding(path, line, col, "parse-regression",
+        return [Finding(path, line, col, Code.PARSE_REGRESSION,
                         "the edited file would not parse (new syntax error near here); not edited")], None, crlf
     if result == source:
         return [], None, crlf
@@ -246,7 +264,7 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
             del wanted[path]
             if applies is not None and not applies(root, path):
                 continue
-            notes.append(Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
+            notes.append(Finding(path, 0, 0, Code.UNFORMATTED, f"{language.formatter} is not installed: {path} "
                                  f"is written as edited, not formatted", severity="note"))
     def format_if_clean(path: str, change: FileChange) -> bytes | None:
         """The edited file formatted, if the file as read was clean by its formatter (else None,
@@ -317,13 +335,17 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     shows it on a terminal).
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
-    gives a plan with no changes and one blocking finding of code "usage-error".
-    With `strict`, a use that may refer to a deleted item (a method call on a
+    gives a plan with no changes and one blocking finding of code `usage-error`, and a
+    recipe step that raises one of code `step-failed` (docs/findings.md): it raises
+    nothing on its caller's input. With `strict`, a use that may refer to a deleted item (a method call on a
     receiver of unknown type, a name inside an unknown macro) blocks the plan
     like one that does. With `allow_unmatched`, a rewrite or rewording rule that matches
     nothing does not block.
     """
     root = Path(root)
+    if options is not None and not isinstance(options, Mapping):
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, f"options must be a mapping of option "
+                                                  f"names to values, not {type(options).__name__}"),))
     problem = usage_problem(root, recipe, dict(options or {}))
     if problem is not None:
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),))
@@ -369,11 +391,17 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 take(stage(workspace))
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+            except Exception as error:
+                if stage not in recipe.steps:
+                    raise  # a stage of the engine: a bug of codemod, reported as one
+                return Plan(root, recipe.id, (), (Finding("", 0, 0, Code.STEP_FAILED,
+                                                          f"{_stage_name(stage)} raised {type(error).__name__}: "
+                                                          f"{error}; nothing planned"),))
         say("removing the imports left unused")
         referring_search = SettledSearch(*referring)
         take(RemoveImports(recipe, deleted, referring_search.result)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
-            findings.append(Finding("", 0, 0, "searched-without-rg",
+            findings.append(Finding("", 0, 0, Code.SEARCHED_WITHOUT_RG,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
         basis = PlanBasis(recipe, strict, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
@@ -426,7 +454,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
         if prefetched is None:
             pool.shutdown()
     findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
-    findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
+    findings += [Finding(path, 0, 0, Code.UNREADABLE_FILE, f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     overrides = set()
     if allow_dangling:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+from codemods.edit.codes import Code
 from codemods.edit.splice import FileChange, map_offset
 from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
 from codemods.search.files import FileSearch, files_with_words
@@ -26,7 +27,7 @@ from codemods.languages.registry import language_for
 from codemods.plan.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, Reference
 
-DANGLING = "dangling-reference"
+DANGLING = Code.DANGLING_REFERENCE
 
 # A file this big is not parsed to resolve names (a syntax tree takes tens of times the file's
 # size): its uses are the code identifiers spelling a deleted name, found by the lexical scan

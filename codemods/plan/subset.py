@@ -20,9 +20,12 @@ the accepted changes that need it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
+from codemods.edit.codes import Code
+from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
 from codemods.parse import parse
@@ -32,7 +35,7 @@ from codemods.plan.stages import delete_in_file, targets_by_file
 from codemods.words import whole_word_hits
 
 # A finding of a subset only: an accepted change uses a name that a skipped change would have added.
-NEEDS_SKIPPED = "needs-skipped-change"
+NEEDS_SKIPPED = Code.NEEDS_SKIPPED_CHANGE
 
 
 @dataclass(frozen=True)
@@ -134,12 +137,27 @@ def _target_deletions(plan: Plan) -> list[_TargetDeletion]:
     return found
 
 
+_REWORDING_LABEL = re.compile(r"(?P<source>.*) \[\[reword\]\] (?P<number>\d+)\b")
+
+
+def change_id(origin: str) -> str:
+    """The stable slug that names the change made by `origin`: a rewording rule's label (`SOURCE
+    [[reword]] N (item = ..., ...)`) becomes `SOURCE:reword:N`, and any run of characters other
+    than letters, digits and `_.:@-` one `-`, so that an id is one shell word whatever the
+    item's name (`impl From<E> for Error` -> `impl-From-E-for-Error`)."""
+    rule = _REWORDING_LABEL.match(origin)
+    if rule is not None:
+        origin = f"{rule['source']}:reword:{rule['number']}"
+    return ":".join(re.sub(r"[^A-Za-z0-9_.@-]+", "-", part).strip("-") for part in origin.split(":"))
+
+
 def changes_of(plan: Plan) -> tuple[Change, ...]:
     """The plan's item-level changes, in file order (see the module's docstring). A deletion's
-    edits are those of its target deleted alone (as the plan shows them, neighbours merged)."""
+    edits are those of its target deleted alone (as the plan shows them, neighbours merged).
+    SelectionError for a plan without a basis (not made by `plan_recipe`, or a usage error)."""
     basis = plan.basis
     if basis is None:
-        raise ValueError("the plan has no basis to group: it was not made by plan_recipe, or it is a usage error")
+        raise SelectionError("the plan has no basis to group: it was not made by plan_recipe, or it is a usage error")
     planned = {part for e in (basis.stages[0].edits if basis.stages else ()) for part in e.origin.split("+")}
     changes = []
     for deletion in _target_deletions(plan):
@@ -148,7 +166,7 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
                 continue
             edits = tuple(e for e in deletion.edits if origin in e.origin.split("+"))
             source = basis.start.read(edits[0].path) or b""
-            changes.append(Change(origin, edits[0].path, 0, edits, _anchor(edits[0].path, source, edits[0].start,
+            changes.append(Change(change_id(origin), edits[0].path, 0, edits, _anchor(edits[0].path, source, edits[0].start,
                                                                              edits[0].end), deletion.names))
     groups: dict[tuple[int, str, str | None], list[Edit]] = {}
     for index, result in enumerate(basis.stages[1:], start=1):
@@ -164,14 +182,14 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
         if origin in shared:
             where = item if item is not None else f"{path}:{line_col(basis.start.read(path) or b'', edits[0].start)[0]}"
             origin = f"{origin}@{where}"
-        changes.append(Change(origin, path, index, tuple(edits), item))
+        changes.append(Change(change_id(origin), path, index, tuple(edits), item))
     return tuple(sorted(changes, key=lambda c: (c.path, min(e.start for e in c.edits), c.id)))
 
 
 def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable[str] = ()) -> set[str]:
     """The ids of the changes to skip: with `accept`, every change no selector of it names; plus
     every change a selector of `skip` names. A selector names a change by its id, by the id
-    without `@ITEM`, or by one of its edits' origins. Raises ValueError for a selector that
+    without `@ITEM`, or by one of its edits' origins. Raises SelectionError for a selector that
     names no change."""
     changes = list(changes)
 
@@ -179,7 +197,7 @@ def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable
         hits = {c.id for c in changes if selector in (c.id, c.id.split("@")[0], *c.origins)}
         if not hits:
             known = ", ".join(c.id for c in changes[:8]) + (", ..." if len(changes) > 8 else "")
-            raise ValueError(f"no change of the plan is named {selector!r} (its changes: {known})")
+            raise SelectionError(f"no change of the plan is named {selector!r} (its changes: {known})")
         return hits
 
     accepted = set().union(*(named(s) for s in accept)) if accept else {c.id for c in changes}
@@ -292,7 +310,7 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
     skipped_ids = set(skip)
     unknown = skipped_ids - {c.id for c in changes}
     if unknown:
-        raise ValueError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
+        raise SelectionError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
     kept = [c for c in changes if c.id not in skipped_ids]
     skipped = [c for c in changes if c.id in skipped_ids]
     workspace, deleted, findings = _accepted_workspace(plan, changes, skipped_ids)

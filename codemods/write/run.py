@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Finding
 from codemods.plan.planner import Plan, plan_recipe, usage_problem
 from codemods.plan.recipe import Recipe
@@ -112,9 +113,9 @@ def write_plan(plan: Plan) -> None:
     with tree_lock(plan.root) as held:
         recovery = recover(plan.root)
         if recovery.refused:
-            raise WriteRefused([Finding("", 0, 0, "recovery-refused", recovery.message)])
+            raise WriteRefused([Finding("", 0, 0, Code.RECOVERY_REFUSED, recovery.message)])
         if recovery.action in ("completed", "rolled-back"):
-            raise WriteRefused([Finding("", 0, 0, "stale-plan", f"{recovery.message}; plan again")])
+            raise WriteRefused([Finding("", 0, 0, Code.STALE_PLAN, f"{recovery.message}; plan again")])
         write_changes(plan.root, list(plan.changes), lock=held)
 
 

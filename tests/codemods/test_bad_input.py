@@ -228,7 +228,7 @@ def test_a_misspelt_target_blocks_the_plan_with_a_suggestion(tree: Path, tmp_pat
     recipe.write_text(RECIPE_TOML.replace('name = "gone_b"', 'name = "gnoe_b"'))
     result = _apply("--recipe", str(recipe), str(tree))
     assert result.exit_code == 1
-    assert result.stderr.splitlines()[0] == "src/b.rs: no item gnoe_b of kind fn in src/b.rs; did you mean gone_b?"
+    assert result.stderr.splitlines()[0] == "src/b.rs:4:1: no item gnoe_b of kind fn in src/b.rs; did you mean gone_b?"
     assert snapshot(tree) == BEFORE
 
 
@@ -298,8 +298,10 @@ def test_recipe_parameters_are_loaded_before_planning_and_steps_read_them_typed(
         workspace.options["x"] = 1
         return StepResult()
 
-    with pytest.raises(TypeError):
-        plan_recipe(tree, Recipe(id="r", summary="", steps=(writes_an_option,), check_scope=("src",)))
+    plan = plan_recipe(tree, Recipe(id="r", summary="", steps=(writes_an_option,), check_scope=("src",)))
+    [failed] = plan.findings
+    assert (plan.changes, failed.code, failed.blocking) == ((), "step-failed", True)
+    assert failed.message.startswith("step writes_an_option raised TypeError: ")
 
 
 def test_the_dry_run_diff_of_a_file_with_invalid_utf8_applies_with_git(tree: Path, tmp_path: Path) -> None:

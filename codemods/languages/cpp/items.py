@@ -37,6 +37,7 @@ from typing import Callable, Iterable
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Finding, missing_target, shape_mismatch
 from codemods.parse import CPP, error_nodes, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
@@ -454,7 +455,7 @@ def _overload_refusal(path: str, target: CppTarget, chosen: list[CppItem]) -> Fi
     qualified = "::" in target.base_name
     name = target.base_name if qualified else chosen[0].name
     forms = ", ".join(f"'{spelled(name, s)}'" for s in signatures)
-    return _refusal(path, chosen[0], "ambiguous-target",
+    return _refusal(path, chosen[0], Code.AMBIGUOUS_TARGET,
                     f"{target.base_name} names {len(signatures)} overloads in {path}; name one by its parameter "
                     f"types ({forms}) or all of them ('{name}({ALL_OVERLOADS})')")
 
@@ -473,13 +474,13 @@ def _in_branch(path: str, target: CppTarget,
         return chosen, None
     listed = "; ".join(_branch_label(i) for i in chosen)
     if target.branch is None:
-        return [], _refusal(path, chosen[0], "ambiguous-target",
+        return [], _refusal(path, chosen[0], Code.AMBIGUOUS_TARGET,
                             f"{target.name} is in {len(conditions)} conditional branches of {path}; name one with "
                             f"`branch` ({listed}) or all with branch = \"{EVERY_BRANCH}\"")
     wanted = [i for i in chosen if same_condition(i.condition, target.branch)
               or (i.branches and same_condition(i.branches[-1].condition, target.branch))]
     if not wanted:
-        return [], _refusal(path, chosen[0], "no-such-item",
+        return [], _refusal(path, chosen[0], Code.NO_SUCH_ITEM,
                             f"no {target.name} in a branch compiled under {target.branch!r} in {path} ({listed})")
     return wanted, None
 
@@ -662,7 +663,7 @@ def delete_cpp_items(
             chosen, refusal = _in_branch(path, target, chosen)
         shared = next((i for i in chosen if i.names > 1), None)
         if refusal is None and shared is not None:
-            refusal = _refusal(path, shared, "shape-mismatch",
+            refusal = _refusal(path, shared, Code.SHAPE_MISMATCH,
                                f"{shared.name} is declared together with other variables in one declaration; "
                                f"split the declaration first")
         if refusal is not None:

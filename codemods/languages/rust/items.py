@@ -13,6 +13,7 @@ from typing import Callable
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Finding, line_col, missing_target, shape_mismatch
 from codemods.parse import RUST, once_per_tree, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
@@ -529,7 +530,7 @@ def delete_rust_items(
             line, col = line_col(source, chosen[1].node.start_byte)
             where = ", ".join("::".join(("crate", *p, chosen[0].name)) for p in sorted(paths))
             findings.append(
-                Finding(path, line, col, "ambiguous",
+                Finding(path, line, col, Code.AMBIGUOUS,
                         f"{target.name} matches items in several modules ({where}); name one exactly",
                         symbol=target.name)
             )
@@ -538,7 +539,7 @@ def delete_rust_items(
         if len(spellings) > 1:
             line, col = line_col(source, chosen[1].node.start_byte)
             findings.append(
-                Finding(path, line, col, "ambiguous",
+                Finding(path, line, col, Code.AMBIGUOUS,
                         f"{target.name} names {len(spellings)} items; name one exactly: " + ", ".join(spellings),
                         symbol=target.name)
             )
@@ -546,7 +547,7 @@ def delete_rust_items(
         required = _required_by_trait(items, chosen)
         if required is not None:
             line, col = line_col(source, chosen[0].node.start_byte)
-            findings.append(Finding(path, line, col, "required-method",
+            findings.append(Finding(path, line, col, Code.REQUIRED_METHOD,
                                     f"{target.name}: trait {required} still declares {chosen[0].name} without a "
                                     f"default; delete the declaration (kind trait_method) instead; not deleted",
                                     symbol=chosen[0].name))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding
 from codemods.languages.registry import LANGUAGES, RUST
 from codemods.parse import error_nodes, identifier_hits, parse
@@ -64,7 +65,7 @@ def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list
     for name, binding in bindings.items():
         if counts[binding]:
             line, col = line_col(source, source.find(binding.encode()))
-            findings.append(Finding(path, line, col, "import-still-used",
+            findings.append(Finding(path, line, col, Code.IMPORT_STILL_USED,
                                     f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
                                     f"plan; delete or rewrite those uses too", symbol=binding))
     return findings

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import removal_edits, use_entries
@@ -43,7 +44,7 @@ def _owner(items, source: bytes, path: str, owner_name: str, kinds: set[str], wh
             findings.append(missing_target(path, what, name, [], absent))
         else:
             line, col = line_col(source, owners[1].node.start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{owner_name} names {len(owners)} items; name one exactly", symbol=name))
         return None
     return owners[0]
@@ -200,11 +201,11 @@ def field_uses_elsewhere(source: bytes, path: str, struct: str, field: str) -> l
     for node in _field_uses(tree, field, None):
         line, col = line_col(source, node.start_byte)
         if node.parent is not None and node.parent.type == "field_expression":
-            findings.append(Finding(path, line, col, "field-in-use", f"{field}: may read the field {struct}::{field} "
+            findings.append(Finding(path, line, col, Code.FIELD_IN_USE, f"{field}: may read the field {struct}::{field} "
                                     f"the recipe deletes (receiver of unknown type)", severity="note",
                                     symbol=field, certainty="possible"))
         elif _struct_of(node) in (struct, "Self"):
-            findings.append(Finding(path, line, col, "field-in-use", f"{field}: initialises or matches the field "
+            findings.append(Finding(path, line, col, Code.FIELD_IN_USE, f"{field}: initialises or matches the field "
                                     f"{struct}::{field} the recipe deletes", symbol=field, certainty="definite"))
     return findings
 
@@ -227,7 +228,7 @@ def _delete_field(path, source, tree, items, name, origin, absent, findings):
     if uses:
         for use in uses:
             line, col = line_col(source, use.start_byte)
-            findings.append(Finding(path, line, col, "field-in-use",
+            findings.append(Finding(path, line, col, Code.FIELD_IN_USE,
                                     f"{split[1]}: the field {name} is still read or initialised here; "
                                     f"remove or rewrite these uses first; not deleted", symbol=split[1]))
         return [], [], []
@@ -257,7 +258,7 @@ def _delete_use(path, source, tree, items, name, origin, absent, findings):
     if len(entries) != 1:
         if entries:
             line, col = line_col(source, entries[1].node.start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{name} is imported by {len(entries)} `use` entries; not deleted", symbol=name))
         else:
             candidates = [_entry_path(e.node) for e in use_entries(tree)]
@@ -285,7 +286,7 @@ def _delete_attribute(path, source, tree, items, name, origin, absent, findings)
     if len(found) != 1:
         if found:
             line, col = line_col(source, found[1].start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{name} is written {len(found)} times in the file; not deleted", symbol=name))
         else:
             findings.append(missing_target(path, "attribute", name, [], absent))
