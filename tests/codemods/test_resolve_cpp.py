@@ -216,3 +216,39 @@ def test_uses_of_a_deleted_data_member(tmp_path):
         """,
     })
     assert found(tmp_path, ("gauge.h", "field", "dash::Gauge::needle")) == expected(tmp_path)
+
+
+def test_member_operators_by_operand_count(tmp_path):
+    write_tree(tmp_path, {
+        "ticker.h": """
+            struct Ticker {
+              Ticker& operator++();
+              Ticker operator++(int);
+              int operator[](int slot) const;
+              Ticker& operator+=(const Ticker& other);
+            };
+        """,
+        "ticker.cpp": """
+            #include "ticker.h"
+            Ticker& Ticker::operator++() { return *this; }
+            Ticker Ticker::operator++(int) { return *this; }
+            int Ticker::operator[](int slot) const { return slot; }
+            Ticker& Ticker::operator+=(const Ticker& other) { return *this; }
+        """,
+        "use.cpp": """
+            #include "ticker.h"
+            void spin(Ticker t, Ticker u, int i) {
+              t++; // REF
+              ++t;
+              i++;
+              int at = t[2]; // REF
+              t += u;
+              int v[3];
+              int w = v[1];
+            }
+        """,
+    })
+    targets = (("ticker.cpp", "function", "Ticker::operator++(int)"),
+               ("ticker.h", "declaration", "Ticker::operator++(int)"),
+               ("ticker.cpp", "function", "Ticker::operator[]"), ("ticker.h", "declaration", "Ticker::operator[]"))
+    assert found(tmp_path, *targets) == expected(tmp_path)

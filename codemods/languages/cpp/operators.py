@@ -38,9 +38,12 @@ MATCH, FITS, MISMATCH, UNKNOWN = "match", "fits", "mismatch", "unknown"
 
 @dataclass(frozen=True)
 class OperatorUse:
-    """An expression that applies an operator: the operator token and its operand nodes."""
+    """An expression that applies an operator: where it is written (the operator's token, or a
+    subscript's brackets), the operator (`+`, `[]`), its operand nodes, and whether it is a
+    postfix `++`/`--` (whose operator function takes a dummy `int`)."""
 
     token: tree_sitter.Node
+    symbol: str
     operands: tuple[tree_sitter.Node, ...]
     postfix: bool = False
 
@@ -76,13 +79,13 @@ def operator_uses(root: tree_sitter.Node, symbols: set[str]) -> list[OperatorUse
                 argument = node.child_by_field_name("argument")
                 postfix = node.type == "update_expression" and argument is not None \
                     and argument.start_byte < token.start_byte
-                found.append(OperatorUse(token, operands, postfix))
+                found.append(OperatorUse(token, token.type, operands, postfix))
         elif node.type == "subscript_expression" and "[]" in symbols:
             indices = node.child_by_field_name("indices")
             argument = node.child_by_field_name("argument")
             inside = [c for c in indices.named_children if c.type != "comment"] if indices is not None else []
             if argument is not None and len(inside) == 1:
-                found.append(OperatorUse(indices, (argument, inside[0])))
+                found.append(OperatorUse(indices, "[]", (argument, inside[0])))
         stack.extend(node.named_children)
     return found
 

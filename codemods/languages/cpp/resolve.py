@@ -44,7 +44,9 @@ from codemods.words import whole_words
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import in_inactive_branch
-from codemods.languages.cpp.operators import MATCH, UNKNOWN, class_name, operand_match, operator_symbol, operator_uses, verdict
+from codemods.languages.cpp.operators import (
+    MATCH, UNKNOWN, class_name, operand_match, operator_symbol, operator_uses, verdict,
+)
 from codemods.languages.cpp.signature import (
     ARITHMETIC, POINTER, STRING_LITERAL, ZERO, argument_fits, arity, parameters_signature, spelled, type_category,
 )
@@ -109,15 +111,12 @@ class DeletedCppItem:
 
 @dataclass(frozen=True)
 class Overload:
-    """One function of a name: how many arguments it takes and its parameter types."""
+    """One function of a name: how many arguments it takes, its parameter types and, for a
+    member function, its class (the first operand of a member operator)."""
 
     arity: tuple[int, int | None]
     signature: tuple[str, ...]
     member_of: str = ""
-
-    @property
-    def member(self) -> bool:
-        return bool(self.member_of)
 
     @property
     def operands(self) -> tuple[str, ...]:
@@ -311,7 +310,6 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
             continue
         operands = [_operand_type(o) for o in use.operands]
         built_in = all(category is not None and declared is None for category, declared in operands)
-        symbol = use.token.type if use.token.type != "subscript_argument_list" else "[]"
 
         def fit(types: tuple[str, ...]) -> tuple[str | None, int]:
             """The verdict of these operand types, and how many operands are known to fit."""
@@ -319,7 +317,7 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
             return verdict(matches, built_in), sum(m != UNKNOWN for m in matches)
 
         for item in items:
-            if item.operator != symbol or len(item.operands) != len(operands) + use.postfix:
+            if item.operator != use.symbol or len(item.operands) != len(operands) + use.postfix:
                 continue
             matched, known = fit(item.operands)
             if matched is None:
