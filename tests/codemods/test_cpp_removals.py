@@ -311,3 +311,36 @@ def test_a_namespace_macro_opens_what_its_define_says_and_none_inside_its_own_na
                                                              "mesh::knot"]
     _, deleted, findings = delete_cpp_items("t.h", source, [CppTarget("declaration", "tile::draw")])
     assert len(deleted) == 1 and not findings
+
+
+def test_a_static_data_member_goes_with_its_definitions():
+    assert_recipe(
+        {
+            "dial.h": dedent("""
+                struct Dial {
+                  int keep;
+                  static const int limit;
+                };
+            """),
+            "dial.cc": dedent("""
+                #include "dial.h"
+
+                const int Dial::limit = 360;
+
+                int spin() { return 1; }
+            """),
+        },
+        Recipe(id="t", summary="", deletions=(ItemTarget("dial.h", "cpp", "field", "Dial::limit"),)),
+        {
+            "dial.h": dedent("""
+                struct Dial {
+                  int keep;
+                };
+            """),
+            "dial.cc": dedent("""
+                #include "dial.h"
+
+                int spin() { return 1; }
+            """),
+        },
+    )

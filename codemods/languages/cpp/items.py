@@ -670,21 +670,24 @@ def delete_cpp_items(
             findings.append(refusal)
             continue
         chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
-        chosen += [m for m in out_of_line_members(items, _class_paths(chosen)) if m not in chosen]
+        chosen += [m for m in out_of_line_members(items, member_owners(chosen)) if m not in chosen]
         deletions += _item_deletions(masked, chosen, lambda i: f"{origin}:cpp-{i.kind}:{target.name}")
         deleted += chosen
     return _settled(source, masked, macros, deletions, origin), deleted, findings
 
 
-def _class_paths(items: list[CppItem]) -> list[tuple[str, ...]]:
-    """The qualified names, as tuples, of the classes, structs and unions among `items`."""
-    return [(*i.scope, i.name) for i in items if i.kind in ("class", "struct", "union")]
+def member_owners(items: list[CppItem]) -> list[tuple[str, ...]]:
+    """The qualified names, as tuples, of the classes, structs, unions and data members among
+    `items`: what out-of-line definitions belong to."""
+    return [(*i.scope, i.name) for i in items if i.kind in ("class", "struct", "union", "field")]
 
 
-def out_of_line_members(items: list[CppItem], classes: list[tuple[str, ...]]) -> list[CppItem]:
-    """The items of a file defined out of line as members of `classes` (qualified names as
-    tuples): `void Klass::f() {...}`, `int Klass::count = 0;`, `class Klass::Inner {...};`."""
-    return [i for i in items if i.qualifier and any(i.scope[:len(c)] == c for c in classes)]
+def out_of_line_members(items: list[CppItem], owners: list[tuple[str, ...]]) -> list[CppItem]:
+    """The items of a file defined out of line as members of `owners` (classes and data members,
+    qualified names as tuples): `void Klass::f() {...}`, `int Klass::count = 0;`,
+    `class Klass::Inner {...};` for `Klass`, `int Klass::count = 0;` for `Klass::count`."""
+    return [i for i in items if i.qualifier and any(i.scope[:len(o)] == o or (*i.scope, i.name) == o
+                                                    for o in owners)]
 
 
 def _item_deletions(masked: bytes, items: list[CppItem], origin: Callable[[CppItem], str]) -> list[Deletion]:
@@ -704,13 +707,13 @@ def _settled(source: bytes, masked: bytes, macros: tuple[tuple[str, str], ...], 
     return _emptied_conditionals(source, tree, deletions, origin)
 
 
-def delete_members_of(source: bytes, classes: list[tuple[str, ...]], origin: str,
+def delete_members_of(source: bytes, owners: list[tuple[str, ...]], origin: str,
                       namespace_macros: Iterable[tuple[str, str]] = ()) -> tuple[list[Deletion], list[CppItem]]:
-    """Deletions of the out-of-line member definitions in one file of the deleted `classes`
-    (qualified names as tuples), with the conditionals and namespaces they leave empty; and the
-    items deleted."""
+    """Deletions of the out-of-line definitions in one file of members of the deleted `owners`
+    (classes and data members, qualified names as tuples: `out_of_line_members`), with the
+    conditionals and namespaces they leave empty; and the items deleted."""
     macros = tuple(namespace_macros)
-    members = out_of_line_members(cpp_items(source, namespace_macros=macros), classes)
+    members = out_of_line_members(cpp_items(source, namespace_macros=macros), owners)
     masked = masked_namespace_macros(source, macros)[0]
     deletions = _item_deletions(masked, members, lambda _: f"{origin}:cpp-out-of-line-member")
     return _settled(source, masked, macros, deletions, origin), members

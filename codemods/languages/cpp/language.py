@@ -44,24 +44,25 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
 
 def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tuple[list[Edit], list[Finding], list]:
     """What goes with the plan's deletions in the tree's other C++ files: the out-of-line member
-    definitions (`void Klass::f() {...}` in a .cc file) of the classes it deletes, with the
-    namespaces and conditionals they leave empty. Returns the edits, no findings, and the items
-    deleted with them (for the reference check)."""
+    definitions (`void Klass::f() {...}` in a .cc file) of the classes it deletes, and those of
+    the static data members it deletes (`int Klass::count = 0;`), with the namespaces and
+    conditionals they leave empty. Returns the edits, no findings, and the items deleted with
+    them (for the reference check)."""
     from codemods.search.files import files_with_words
 
-    classes = [i for i in deleted.of(CPP) if i.kind in ("class", "struct", "union")]
-    if not classes or root is None:
+    owners = [i for i in deleted.of(CPP) if i.kind in ("class", "struct", "union", "field")]
+    if not owners or root is None:
         return [], [], []
-    paths = [(*c.visible_namespace, c.name) for c in classes]
-    macros = next((c.namespace_macros for c in classes if c.namespace_macros), ())
-    own = {c.path for c in classes}
+    macros = next((o.namespace_macros for o in owners if o.namespace_macros), ())
     edits: list[Edit] = []
     gone: list = []
-    for path in files_with_words(root, sorted({c.name for c in classes})):
-        source = read(path) if path not in own and language_of(path) == CPP else None
+    for path in files_with_words(root, sorted({o.name for o in owners})):
+        # An owner's own file had its members deleted with it (delete_cpp_items).
+        elsewhere = [(*o.visible_namespace, o.name) for o in owners if o.path != path]
+        source = read(path) if elsewhere and language_of(path) == CPP else None
         if source is None:
             continue
-        deletions, members = delete_members_of(source, paths, origin, macros)
+        deletions, members = delete_members_of(source, elsewhere, origin, macros)
         if deletions:
             edits += deletion_edits(path, source, deletions)
             kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in members]
