@@ -388,9 +388,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             results.append(result)
             workspace = workspace.with_edits(result.edits)
             findings.extend(result.findings)
-            searched = deleted.all_names()
+            searched = deleted.search_words()
             deleted.merge(DeletedNames({k: list(v) for k, v in result.deleted.items()}, list(result.removed_names)))
-            added = [n for n in deleted.all_names() if n not in searched]
+            added = [n for n in deleted.search_words() if n not in searched]
             if added:
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
