@@ -13,7 +13,6 @@ the CPUs this process may run on, at most 16.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import warnings
 from typing import Callable, TypeVar
@@ -44,6 +43,8 @@ def forked_map(task: Callable[[int], _Result], count: int, processes: int) -> li
     """[task(0), ..., task(count - 1)], each computed in one of `processes` forked processes;
     None when processes cannot be forked here (the caller then computes the values itself)."""
     global _task
+    import multiprocessing  # here: it imports socket, which `codemod check` and the recipes never need
+
     if processes < 2 or count < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return None
     _task = task

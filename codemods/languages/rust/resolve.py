@@ -618,9 +618,24 @@ class RustResolver:
                    and any(self._may_reach(t, path) for t in targets)]
         if len(pending) < PARALLEL_FILES or processes < 2:
             return
-        # Each process gets about the same number of bytes to parse: largest files first, dealt in turn.
-        pending.sort(key=lambda file: len(file[1]), reverse=True)
-        shares = [pending[index::processes] for index in range(processes)]
+        # A package's files go to one process (its module tree is then resolved once), unless it
+        # holds more than half a process's share of the bytes; the groups are dealt largest first
+        # to the process with the fewest bytes to parse so far.
+        by_package: dict[str, list[tuple[str, bytes]]] = {}
+        for path, source in pending:
+            package = self.crates.package_of(path)
+            by_package.setdefault(package.dir if package is not None else "", []).append((path, source))
+        half_share = sum(len(source) for _, source in pending) / processes / 2
+        groups = [group for files_of_package in by_package.values()
+                  for group in ([[file] for file in files_of_package]
+                                if sum(len(f[1]) for f in files_of_package) > half_share else [files_of_package])]
+        shares: list[list[tuple[str, bytes]]] = [[] for _ in range(processes)]
+        loads = [0] * processes
+        for group in sorted(groups, key=lambda files: -sum(len(f[1]) for f in files)):
+            least = loads.index(min(loads))
+            shares[least] += group
+            loads[least] += sum(len(f[1]) for f in group)
+        shares = [share for share in shares if share]
         found = forked_map(lambda index: [tuple(self._references_in_text(path, source, targets))
                                           for path, source in shares[index]], len(shares), processes)
         for share, results in zip(shares, found or ()):
