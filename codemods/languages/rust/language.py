@@ -13,8 +13,7 @@ from codemods.languages.resolution import DEFINITE, Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
-from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
-from codemods.languages.rust.items import split_path
+from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items, split_path
 from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, DeletedField, delete_members, field_references
 from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
 
