@@ -69,7 +69,6 @@ The test harness for your own recipes: `codemods.testing.assert_recipe`.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 # Public name -> module that defines it. Imported on first use, so that
@@ -136,11 +135,14 @@ if TYPE_CHECKING:
 
 
 def _version() -> str:
-    """The installed distribution's version (read on first use: `codemod check` starts fast)."""
-    try:
-        return version("mlxcel-codemods")
-    except PackageNotFoundError:  # imported from a source tree that was never installed
+    """The installed distribution's version, read on first use (importlib.metadata loads the
+    email and socket modules, which `codemod check` and a recipe's imports should not pay for)."""
+    from importlib.metadata import packages_distributions, version
+
+    distributions = packages_distributions().get(__name__)
+    if not distributions:  # imported from a source tree that was never installed
         return "0+unknown"
+    return version(distributions[0])
 
 
 def __getattr__(name: str) -> object:

@@ -76,7 +76,7 @@ def metavariables(text: str) -> set[str]:
 
 
 def _encode(pattern: str) -> str:
-    def spell(m: re.Match) -> str:
+    def spell(m: re.Match[str]) -> str:
         if m.group(0).startswith("$$$"):
             return _EXPANDO * 3 + (m.group(1) or "_")
         return _EXPANDO + m.group(2)
@@ -197,7 +197,7 @@ class Match:
     def expand(self, template: str) -> str:
         """`template` with every `$X` / `$$$XS` replaced by the text it captured."""
 
-        def fill(m: re.Match) -> str:
+        def fill(m: re.Match[str]) -> str:
             name = m.group(1) or m.group(2)
             if name is None or name not in self.captures:
                 raise PatternError(f"the replacement names {m.group(0)}, which the pattern does not capture")

@@ -101,7 +101,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
     Code.NO_SUCH_ITEM: CodeInfo(
         "a `[[delete]]` target has no item of that name and kind in its file; the finding's line and "
         "column are those of the closest-named item of the file (the first \"did you mean\"), or 0:0 "
-        "when it has none or its language has no tree-sitter grammar (Python)",
+        "when it has none or its language has no tree-sitter grammar (Python); in a C++ file that does not "
+        "parse, the message names the line where it stops",
         "correct the target's name or kind; give the recipe a `dead_symbol_pattern` so that an item "
         "already removed is a note"),
     Code.NOT_FOUND: CodeInfo(
@@ -147,7 +148,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "a `[[rewrite]]` rule matches nothing",
         "correct the rule, mark it `optional`, or let it through", "--allow-unmatched (allow_unmatched=True)"),
     Code.REWORDING_NOT_FOUND: CodeInfo(
-        "a `[[reword]]` rule matches no prose (a note when it is `optional`)",
+        "a `[[reword]]` rule matches no prose, or its file is neither parsed nor prose (Markdown, text) "
+        "(a note when it is `optional`)",
         "correct the rule, mark it `optional`, or let it through", "--allow-unmatched (allow_unmatched=True)"),
     Code.REWORD_CLASH: CodeInfo(
         "two rewording rules of the same recipe reword the same text",

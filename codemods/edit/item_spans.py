@@ -20,11 +20,13 @@ _WS = b" \t\r\n\f\v"
 
 @dataclass(frozen=True)
 class Deletion:
-    """A raw deletion: bytes [start, end) of an item with its leading trivia; `origin` as `Edit`'s."""
+    """A raw deletion: bytes [start, end) of an item with its leading trivia; `origin` as `Edit`'s.
+    `replacement`, when given, is put in its place as it is (its blank lines are not settled)."""
 
     start: int
     end: int
     origin: str
+    replacement: bytes = b""
 
 
 def _line_start(source: bytes, offset: int) -> int:
@@ -144,9 +146,11 @@ def deletion_edits(path: str, source: bytes, deletions: list[Deletion]) -> list[
     for run in runs:
         start = min(d.start for d in run)
         end = max(d.end for d in run)
-        start, end = _settle_blank_lines(source, start, end)
+        replacement = b"".join(d.replacement for d in run)
+        if not replacement:
+            start, end = _settle_blank_lines(source, start, end)
         origins = "+".join(dict.fromkeys(d.origin for d in run))
-        edits.append(Edit(path, start, end, b"", origins))
+        edits.append(Edit(path, start, end, replacement, origins))
     return edits
 
 

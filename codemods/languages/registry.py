@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
-from typing import Protocol, cast
+from pathlib import Path, PurePosixPath
+from typing import Callable, Protocol, cast
 
 RUST = "rust"
 CPP = "cpp"
 PYTHON = "python"
+
+# A plug-in's optional `format_file(source, root, path)`: the file formatted, or None.
+FormatFile = Callable[[bytes, Path, str], "bytes | None"]
 
 
 class LanguageOperations(Protocol):
@@ -163,7 +166,8 @@ register(Language(
     comment_kinds=frozenset({"comment"}),
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "concatenated_string",
                             "system_lib_string", "string_content"}),
-    deletable_kinds=("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "any"),
+    deletable_kinds=("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "field",
+                     "any"),
     formatter="clang-format",
     mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"comment"}),

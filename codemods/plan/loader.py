@@ -15,11 +15,14 @@ import functools
 import importlib
 import importlib.util
 import re
+import types
 from pathlib import Path, PurePosixPath
+from typing import Any
 
-from codemods.languages.registry import LANGUAGES, parsed_languages
 from codemods.edit.errors import RecipeError
-from codemods.plan.recipe import Insertion, ItemTarget, PatternRewrite, Recipe, Rewording
+from codemods.edit.values import ItemTarget
+from codemods.languages.registry import LANGUAGES, parsed_languages
+from codemods.plan.recipe import Insertion, PatternRewrite, Recipe, Rewording
 from codemods.recipes import bundled_files, module_name
 from interchange.cli_style import one_line
 
@@ -28,7 +31,7 @@ def bundled_recipes() -> list[Recipe]:
     return [load_recipe(recipe_id) for recipe_id in bundled_files()]
 
 
-def _module_from_file(path: Path):
+def _module_from_file(path: Path) -> types.ModuleType:
     """The Python file at `path`, executed as a module (RecipeError when it cannot be)."""
     spec = importlib.util.spec_from_file_location(f"codemod_recipe_{path.stem}", path)
     if spec is None or spec.loader is None or not path.is_file():
@@ -91,7 +94,7 @@ def _from_toml_file(path: Path) -> Recipe:
     return _built(path, data.get("build"), recipe)
 
 
-def rewordings_from(tables: list, source: str) -> tuple[Rewording, ...]:
+def rewordings_from(tables: list[dict[str, Any]], source: str) -> tuple[Rewording, ...]:
     """`[[reword]]` tables as rules, each labelled `SOURCE [[reword]] N` for messages."""
     return tuple(dataclasses.replace(Rewording(**table), rule=f"{source} [[reword]] {number}")
                  for number, table in enumerate(tables, start=1))
@@ -144,7 +147,7 @@ def _closest(word: str, valid: tuple[str, ...]) -> str:
     return f"did you mean {close[0]!r}?" if close else f"valid: {', '.join(valid)}"
 
 
-def _refuse_unknown_keys(path: Path, data: dict) -> None:
+def _refuse_unknown_keys(path: Path, data: dict[str, Any]) -> None:
     """RecipeError naming the first key the schema does not have, and the closest one it has."""
     for key in data:
         if key not in TOML_KEYS:
@@ -165,7 +168,8 @@ def _refuse_unknown_keys(path: Path, data: dict) -> None:
                     raise RecipeError(f"{path}: [[{table}]] entry {number}: missing key {key!r}{hint}")
 
 
-def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: tuple, rewordings: tuple) -> Recipe:
+def _extended(path: Path, base_id: str, data: dict[str, Any], deletions: tuple[ItemTarget, ...],
+              rewrites: tuple[PatternRewrite, ...], rewordings: tuple[Rewording, ...]) -> Recipe:
     """A bundled recipe plus the file's own items and rewording rules.
 
     This is how a tree whose prose differs from the bundled rules gets its own
@@ -295,7 +299,7 @@ def _validate_insertion(insertion: Insertion, origin: str) -> None:
     language = insertion.language or language_of(insertion.path)
     if insertion.pattern is not None:
         try:
-            Pattern(insertion.pattern, language)
+            Pattern(insertion.pattern, language or "")
         except PatternError as error:
             raise RecipeError(f"{where}: {error}") from None
 
