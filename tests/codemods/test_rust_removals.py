@@ -518,3 +518,14 @@ def test_a_parse_error_in_a_deleted_item_of_a_later_edition_still_refuses(tmp_pa
     write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": EDITION_2015})
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::doubled"))
     assert [f.code for f in plan.blocking] == ["unparseable-target"]
+
+
+@pytest.mark.parametrize("name", ["register!(Dial, $$$REST)", "register!($A, $B)", "register!($$$ALL, Meter)"])
+def test_a_macro_invocation_by_a_token_pattern(name):
+    assert_deletes("rust", GAUGE_MACROS, [("macro_call", name)], GAUGE_MACROS.replace("register!(Dial, Meter);\n\n", ""))
+
+
+def test_a_macro_pattern_whose_metavariable_repeats_needs_equal_tokens():
+    source = _text(GAUGE_MACROS).encode()
+    result, findings = run_deletion("rust", source, [("macro_call", "register!($A, $A)")])
+    assert result == source and [f.code for f in findings] == ["no-such-item"]
