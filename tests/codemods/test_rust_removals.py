@@ -529,3 +529,14 @@ def test_a_macro_pattern_whose_metavariable_repeats_needs_equal_tokens():
     source = _text(GAUGE_MACROS).encode()
     result, findings = run_deletion("rust", source, [("macro_call", "register!($A, $A)")])
     assert result == source and [f.code for f in findings] == ["no-such-item"]
+
+
+def test_skipping_a_change_whose_target_name_is_no_slug_keeps_it(tmp_path: Path) -> None:
+    from codemods import changes_of, plan_subset
+
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": GAUGE})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::<Gauge>::new"), ("src/lib.rs", "impl", "<Gauge>#2"))
+    ids = [c.id for c in changes_of(plan)]
+    assert ids == ["t:fn:crate::Gauge::new", "t:impl:Gauge-2"]
+    kept_impl = plan_subset(plan, skip=["t:impl:Gauge-2"]).plan.changes[0].after.decode()
+    assert "fn reset" in kept_impl and "fn new" not in kept_impl
