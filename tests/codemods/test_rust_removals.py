@@ -540,3 +540,21 @@ def test_skipping_a_change_whose_target_name_is_no_slug_keeps_it(tmp_path: Path)
     assert ids == ["t:fn:crate::Gauge::new", "t:impl:Gauge-2"]
     kept_impl = plan_subset(plan, skip=["t:impl:Gauge-2"]).plan.changes[0].after.decode()
     assert "fn reset" in kept_impl and "fn new" not in kept_impl
+
+
+def test_a_rewrite_scoped_to_a_numbered_impl(tmp_path: Path) -> None:
+    from codemods import load_recipe
+
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": GAUGE.replace("{ Gauge(0) }", "{ let g = Gauge(0); g }")
+               .replace("{ self.0 = 0; }", "{ *self = Gauge(0); }"), "r.toml": """
+        id = "r"
+        [[rewrite]]
+        path = "src/lib.rs"
+        item = "<Gauge>#2"
+        pattern = "Gauge(0)"
+        replace = "Gauge(1)"
+    """})
+    plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    after = _after(plan, "src/lib.rs")
+    assert "let g = Gauge(0);" in after and "*self = Gauge(1);" in after
