@@ -105,6 +105,7 @@ _EXPORTS = {
     "StepResult": "codemods.plan.recipe",
     "Workspace": "codemods.plan.recipe",
     "load_recipe": "codemods.plan.loader",
+    "builds": "codemods.plan.builders",
     "USAGE_ERROR": "codemods.plan.planner",
     "Plan": "codemods.plan.planner",
     "plan_recipe": "codemods.plan.planner",
@@ -125,6 +126,7 @@ if TYPE_CHECKING:
     from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding, ItemTarget
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
+    from codemods.plan.builders import builds
     from codemods.plan.loader import load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, plan_recipe
     from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
@@ -189,6 +191,7 @@ __all__ = [
     "__version__",
     "apply_edits",
     "apply_recipe",
+    "builds",
     "changes_of",
     "load_recipe",
     "plan_recipe",

@@ -153,9 +153,9 @@ name = "gone_fn"
 
 
 def test_a_bundled_recipe_is_added_by_dropping_a_toml_file(tmp_path: Path) -> None:
-    import codemods.recipes as catalog
+    import codemods.plan.catalog as catalog
 
-    folder = Path(catalog.__file__).parent / "zz_dropped_for_test"
+    folder = catalog.HERE / "zz_dropped_for_test"
     assert not folder.exists()
     tree = tmp_path / "tree"
     (tree / "src").mkdir(parents=True)

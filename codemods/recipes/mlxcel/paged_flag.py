@@ -51,6 +51,7 @@ from codemods.search.files import files_with_words
 from codemods.languages.rust.items import leading_trivia, rust_items
 from codemods.languages.rust.resolve import RustResolver
 from codemods.languages.rust.statements import find_function, line_indent
+from codemods.plan.builders import builds
 from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 
 METHOD = "supports_paged_decode_backend"
@@ -778,6 +779,7 @@ def _refuse_stale_tests(workspace: Workspace, key: str, site: FamilySite, findin
                                         "undoes; remove it (it was generated when the flag became false)"))
 
 
+@builds("paged-flag")
 def build(recipe: Recipe) -> Recipe:
     """paged_flag.toml's recipe with its step, its decision parameter and the wrapper files it reads."""
     return dataclasses.replace(recipe, steps=(set_flags_from_decision,), parameters=(DECISION,),
