@@ -381,8 +381,24 @@ class Rewrite:
         for match in self.pattern.find_all(source, node):
             if edits and match.start < edits[-1].end or not self.accepts(match):
                 continue
-            edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), origin))
+            template = _indented_to(self.template, source, match.start)
+            edits.append(Edit(path, match.start, match.end, match.expand(template).encode("utf-8"), origin))
         return edits
+
+
+def _indented_to(template: str, source: bytes, start: int) -> str:
+    """A multi-line `template` with its second and later lines indented like the line of the site at
+    byte `start` (a template written from column 0 lands at the site's depth; one whose later lines
+    carry that indentation already is left as written). Captures keep their own layout."""
+    if "\n" not in template:
+        return template
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line = source[line_start:start]
+    indent = line[:len(line) - len(line.lstrip())].decode("utf-8", "replace")
+    first, *rest = template.split("\n")
+    if not indent or all(r.startswith(indent) or not r.strip() for r in rest):
+        return template
+    return "\n".join([first, *(indent + r if r.strip() else r for r in rest)])
 
 
 def replace_all(source: bytes, tree: tree_sitter.Tree | None, pattern: Pattern, template: str) -> bytes:

@@ -86,6 +86,12 @@ class DeletedNames:
     def all_names(self) -> list[str]:
         return list(dict.fromkeys([*(i.name for items in self.items.values() for i in items), *self.spelled]))
 
+    def search_words(self) -> list[str]:
+        """The words whose files the reference check reads: every name, except that an item
+        used without being named (a C++ operator) gives its own `search_words`."""
+        return list(dict.fromkeys([*(w for items in self.items.values() for i in items
+                                     for w in getattr(i, "search_words", (i.name,))), *self.spelled]))
+
 
 def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
@@ -107,7 +113,7 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
     shared = {"root": workspace.root, "read": workspace.read}
     findings: list[Finding] = []
     found = ({path for search in referring for path in search.result()} if referring is not None
-             else files_with_words(workspace.root, names))
+             else files_with_words(workspace.root, deleted.search_words()))
     candidates = set(found) | set(changes)
     for path in sorted(candidates - refused):
         planned = planned_file(workspace, changes, path)

@@ -25,7 +25,10 @@ from codemods.pattern import Pattern, PatternError
 from codemods.pattern import Rewrite as PatternRewriter
 from codemods.plan.recipe import Recipe, Rewording, StepResult, Workspace
 from codemods.plan.references import RESOLVE_LIMIT, DeletedNames
-from codemods.plan.reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
+from codemods.plan.reword import (
+    PROSE_SUFFIXES, already_reworded, is_prose, prose_blocks, reword_phrase, reword_sentences, reworded_in_file,
+    rule_blocks,
+)
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
 
 
@@ -178,21 +181,29 @@ class Reword:
             return [], [Finding(rewording.path, 0, 0, Code.MISSING_FILE,
                                 "file not found; its rewording rule was not applied", severity="note")]
         language = language_of(rewording.path)
-        if language not in parsed_languages():
-            return [], [Finding(rewording.path, 0, 0, Code.REWORDING_NOT_FOUND,
-                                f"rewording rule skipped: {rewording.path} is not a file patterns can parse",
-                                severity="note")]
-        if rewording.path not in trees:
-            trees[rewording.path] = parse(source, language)
         origin = f"{self.recipe.id}:reword" if not rewording.rule else rewording.label()
-        if rewording.strings:
-            found, finding = _reword_strings(self.recipe.id, rewording, language, source, trees[rewording.path])
-            return found, [finding] if finding is not None else []
-        blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
-        if blocks is None:
-            if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
-                return [], []
-            return [], self._unmatched(rewording, f"rewording rule did not match: no item {rewording.item}")
+        if language not in parsed_languages():
+            if not is_prose(rewording.path):
+                return [], self._unmatched(rewording, f"rewording rule not applied: {rewording.path} is neither a "
+                                                      f"file patterns can parse nor a prose file "
+                                                      f"({', '.join(s for s in PROSE_SUFFIXES if s)})")
+            if rewording.item is not None or rewording.strings:
+                return [], self._unmatched(rewording, f"rewording rule not applied: {rewording.path} is prose, "
+                                                      f"which has no items or string literals (leave out "
+                                                      f"`item` and `strings`)")
+            blocks = prose_blocks(source)
+        else:
+            if rewording.path not in trees:
+                trees[rewording.path] = parse(source, language)
+            if rewording.strings:
+                found, finding = _reword_strings(self.recipe.id, rewording, language, source, trees[rewording.path])
+                return found, [finding] if finding is not None else []
+            scoped = rule_blocks(language, source, trees[rewording.path], rewording.item)
+            if scoped is None:
+                if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
+                    return [], []
+                return [], self._unmatched(rewording, f"rewording rule did not match: no item {rewording.item}")
+            blocks = scoped
         if rewording.block:
             whole = next((b for b in blocks if (reword_sentences(b, rewording.symbols, "", rewording.sentences)
                                                 if rewording.symbols else reword_phrase(b, rewording.find, ""))
@@ -213,6 +224,10 @@ class Reword:
             if already_reworded(blocks, rewording.replace):
                 return [], []
             return [], self._unmatched(rewording, f"rewording rule did not match: {rewording.describe()}")
+        if not edit.text.strip() and language not in parsed_languages():
+            # A prose line left with nothing goes, and the blank lines around it are settled.
+            return deletion_edits(rewording.path, source, [Deletion(
+                *whole_lines(source, edit.start, edit.end, ()), origin)]), []
         return [Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), origin)], []
 
 
@@ -403,8 +418,9 @@ class Insert:
                 line_start = source.rfind(b"\n", 0, start) + 1
                 indent = source[line_start:start]
                 indent = indent if not indent.strip() else b""
-                text = b"".join(indent + line.encode("utf-8") + b"\n" if line else b"\n"
-                                for line in rule.text.rstrip("\n").split("\n"))
+                # Only the text's own final line end goes: a blank line it ends with (or holds) is kept.
+                text = b"".join(indent + line.encode("utf-8") + b"\n" if line.strip() else b"\n"
+                                for line in rule.text.removesuffix("\n").split("\n"))
                 if rule.position == "before":
                     edits.append(Edit(rule.path, line_start, line_start, text, f"{self.recipe.id}:insert"))
                 else:
