@@ -21,7 +21,7 @@ from typing import Any
 
 from codemods.edit.errors import RecipeError
 from codemods.edit.values import ItemTarget
-from codemods.languages.registry import LANGUAGES, parsed_languages
+from codemods.core.registry import LANGUAGES, parsed_languages
 from codemods.plan.builders import builder_for, forget
 from codemods.plan.catalog import bundled_files, module_name
 from codemods.plan.recipe import Insertion, PatternRewrite, Recipe, Rewording

@@ -432,6 +432,6 @@ def test_a_call_an_overload_that_stays_could_take_is_possible(tmp_path: Path):
 
 def test_the_registry_lists_the_cpp_kinds_the_plugin_finds():
     from codemods.languages.cpp.items import KINDS
-    from codemods.languages.registry import LANGUAGES
+    from codemods.core.registry import LANGUAGES
 
     assert LANGUAGES["cpp"].deletable_kinds == KINDS

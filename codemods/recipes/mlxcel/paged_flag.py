@@ -44,7 +44,7 @@ from interchange.decision import (
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES
 from codemods.parse import RUST, descendants, node_text, parse
 from codemods.edit.item_spans import whole_lines
 from codemods.search.files import files_with_words
