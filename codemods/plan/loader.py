@@ -358,7 +358,9 @@ def _bundled(recipe_id: str) -> Recipe:
 
 
 def load_recipe(spec: str) -> Recipe:
-    """A bundled recipe by id, or a recipe file (.py defining RECIPE, or .toml)."""
+    """A bundled recipe by id, or a recipe file (.py defining RECIPE, or .toml, with its builder
+    module beside it). RecipeError for an unknown id, a file that does not load or does not
+    match the schema (docs/recipes.md), or a builder that fails."""
     if spec in bundled_files():
         return _bundled(spec)
     path = Path(spec)
