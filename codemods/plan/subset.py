@@ -270,7 +270,9 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
     deletion_edits: list[Edit] = []
     for path, targets in targets_by_file(basis.recipe).items():
         source = workspace.read(path)
-        wanted = [t for t in targets if t in target_origins and not set(target_origins[t]) & skipped_ids]
+        # Change ids are the slugs of origins (`t:impl:Gauge-2` for `t:impl:<Gauge>#2`).
+        wanted = [t for t in targets if t in target_origins
+                  and not {change_id(o) for o in target_origins[t]} & skipped_ids]
         if source is None or not wanted:
             continue
         edits, file_deleted, _ = delete_in_file(basis.recipe, path, source, wanted)

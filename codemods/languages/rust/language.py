@@ -13,8 +13,7 @@ from codemods.languages.resolution import DEFINITE, Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
-from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
-from codemods.languages.rust.items import split_path
+from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items, split_path
 from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, DeletedField, delete_members, field_references
 from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
 
@@ -72,11 +71,15 @@ def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
     """The items `name` names, spelt as a deletion target names them (`crate::a::f`, `a::f`,
-    `impl Tr for T`); a type's scope takes its impl blocks of the file too."""
-    from codemods.languages.rust.items import _matches_name
+    `impl Tr for T`, `<T>#2` for the second impl block of that header); a type's scope takes
+    its impl blocks of the file too."""
+    from codemods.languages.rust.items import _matches_name, numbered_name
 
     items = rust_items(source, tree)
-    chosen = [i for i in items if _matches_name(i, name)]
+    wanted, ordinal = numbered_name(name)
+    chosen = [i for i in items if _matches_name(i, wanted)]
+    if ordinal is not None:
+        chosen = [i for i in chosen if i.kind == "impl"][ordinal - 1:ordinal]
     types = {(i.module_path, i.name) for i in chosen if i.kind in ("struct", "enum", "union", "trait")}
     chosen += [i for i in items if i.kind == "impl" and (i.module_path, i.name) in types and i not in chosen]
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node) for item in chosen]
