@@ -17,7 +17,7 @@ from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import FormatFile, language_for
+from codemods.core.registry import FormatFile, language_for
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
 from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
@@ -213,7 +213,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     # a parse error that a deletion takes out whole stops nothing: the item was located, and the
     # error goes with it.
     language = language_for(path)
-    spared = getattr(language.operations, "parse_errors_deletable", None) if language is not None else None
+    spared = language.operations.parse_errors_deletable if language is not None else None
     deletable = spared is not None and spared(root, path)
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi
               and not (deletable and not e.replacement and e.start <= lo <= hi <= e.end)]
@@ -236,7 +236,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
 def _format_job(path: str) -> FormatFile | None:
     """The language plug-in's optional `format_file(source, root, path)` for `path`, or None."""
     language = language_for(path)
-    return getattr(language.operations, "format_file", None) if language is not None else None
+    return language.operations.format_file if language is not None else None
 
 
 def prefetch_formatting(root: Path, workspace: Workspace, paths: Iterable[str],
@@ -270,7 +270,7 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
         language = language_for(path)
         if language is None:
             continue
-        applies = getattr(language.operations, "formatting_applies", None)
+        applies = language.operations.formatting_applies
         if language.formatter and shutil.which(language.formatter) is None:
             del wanted[path]
             if applies is not None and not applies(root, path):

@@ -27,7 +27,7 @@ from typing import Iterable, Mapping
 from codemods.edit.codes import Code
 from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import language_for
+from codemods.core.registry import language_for
 from codemods.parse import parse
 from codemods.plan.planner import UNREWORDED, Plan, PlanBasis, checked_plan
 from codemods.plan.recipe import Workspace

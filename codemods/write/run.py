@@ -99,8 +99,10 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
 
 
 def write_plan(plan: Plan) -> None:
-    """Write a plan's changes atomically, holding the tree's lock (raises WriteRefused if any
-    file changed since it was read).
+    """Write a plan's changes atomically, holding the tree's lock. Raises WriteRefused (with
+    its findings) if any file changed since it was read, WriteFailed if the write failed part
+    way (`restored` says whether the tree is as it was), TreeLocked if another process holds
+    the lock: all CodemodErrors.
 
     A write an earlier run left half done is finished or rolled back first; the
     plan, made on the half-written tree, is then refused as stale (finding
@@ -108,7 +110,8 @@ def write_plan(plan: Plan) -> None:
     with the reason (finding "recovery-refused"). `apply_recipe` recovers
     before planning, so it never meets either.
     """
-    from codemods.write.atomic import WriteRefused, write_changes
+    from codemods.edit.errors import WriteRefused
+    from codemods.write.atomic import write_changes
     from codemods.write.journal import recover, tree_lock
 
     with tree_lock(plan.root) as held:
