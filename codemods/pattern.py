@@ -38,8 +38,8 @@ import tree_sitter
 
 from codemods.edit.values import Edit
 from codemods.edit.errors import PatternError
-from codemods.languages.registry import LANGUAGES as REGISTERED
-from codemods.languages.registry import parsed_languages
+from codemods.core.registry import LANGUAGES as REGISTERED
+from codemods.core.registry import parsed_languages
 from codemods.parse import query, ts_language
 from codemods.parse import parse as _parse
 
@@ -76,7 +76,7 @@ def metavariables(text: str) -> set[str]:
 
 
 def _encode(pattern: str) -> str:
-    def spell(m: re.Match) -> str:
+    def spell(m: re.Match[str]) -> str:
         if m.group(0).startswith("$$$"):
             return _EXPANDO * 3 + (m.group(1) or "_")
         return _EXPANDO + m.group(2)
@@ -197,7 +197,7 @@ class Match:
     def expand(self, template: str) -> str:
         """`template` with every `$X` / `$$$XS` replaced by the text it captured."""
 
-        def fill(m: re.Match) -> str:
+        def fill(m: re.Match[str]) -> str:
             name = m.group(1) or m.group(2)
             if name is None or name not in self.captures:
                 raise PatternError(f"the replacement names {m.group(0)}, which the pattern does not capture")
@@ -381,8 +381,24 @@ class Rewrite:
         for match in self.pattern.find_all(source, node):
             if edits and match.start < edits[-1].end or not self.accepts(match):
                 continue
-            edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), origin))
+            template = _indented_to(self.template, source, match.start)
+            edits.append(Edit(path, match.start, match.end, match.expand(template).encode("utf-8"), origin))
         return edits
+
+
+def _indented_to(template: str, source: bytes, start: int) -> str:
+    """A multi-line `template` with its second and later lines indented like the line of the site at
+    byte `start` (a template written from column 0 lands at the site's depth; one whose later lines
+    carry that indentation already is left as written). Captures keep their own layout."""
+    if "\n" not in template:
+        return template
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line = source[line_start:start]
+    indent = line[:len(line) - len(line.lstrip())].decode("utf-8", "replace")
+    first, *rest = template.split("\n")
+    if not indent or all(r.startswith(indent) or not r.strip() for r in rest):
+        return template
+    return "\n".join([first, *(indent + r if r.strip() else r for r in rest)])
 
 
 def replace_all(source: bytes, tree: tree_sitter.Tree | None, pattern: Pattern, template: str) -> bytes:

@@ -28,7 +28,7 @@ class Code(StrEnum):
     AMBIGUOUS = "ambiguous"
     AMBIGUOUS_TARGET = "ambiguous-target"
     REQUIRED_METHOD = "required-method"
-    FIELD_IN_USE = "field-in-use"
+    NON_EXHAUSTIVE_MATCH = "non-exhaustive-match"
     CANNOT_DELETE = "cannot-delete"
     DANGLING_REFERENCE = "dangling-reference"
     IMPORT_STILL_USED = "import-still-used"
@@ -121,11 +121,14 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "signature or condition",
         "add the signature (`copy(const char*, size_t)` or `copy(*)`) or `branch`"),
     Code.REQUIRED_METHOD: CodeInfo(
-        "a method of a trait impl is deleted while the trait still requires it",
-        "delete the trait's declaration (kind `trait_method`) instead"),
-    Code.FIELD_IN_USE: CodeInfo(
-        "a deleted field is still read or initialised (a note where the receiver's type is unknown)",
-        "delete or rewrite those uses too"),
+        "a method of a trait impl the plan keeps is deleted while the trait (resolved wherever the "
+        "tree defines it) declares it without a default, or, for a trait outside the tree, the "
+        "impl would be left empty",
+        "delete the trait's declaration (kind `trait_method`) or the whole impl (kind `impl`) instead"),
+    Code.NON_EXHAUSTIVE_MATCH: CodeInfo(
+        "a `match_arm` target without a guard has no catch-all arm after it: the match might no "
+        "longer cover every value",
+        "delete the variant it matches (kind `variant`), which takes its arms, or add a catch-all arm first"),
     Code.CANNOT_DELETE: CodeInfo(
         "the language's deleter (libcst for Python) failed on the file",
         "report it, with the file"),
@@ -176,7 +179,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "a file to edit does not parse (Python: libcst), so nothing in it is deleted",
         "fix the syntax first"),
     Code.UNPARSEABLE_TARGET: CodeInfo(
-        "an edit falls in a part of the file tree-sitter cannot parse",
+        "an edit falls in a part of the file tree-sitter cannot parse (in an edition 2015 Rust crate, "
+        "an error wholly inside a deleted item goes with it instead)",
         "fix the syntax there first"),
     Code.PARSE_REGRESSION: CodeInfo(
         "the edited file would parse with more errors than before; it is not written",

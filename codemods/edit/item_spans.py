@@ -3,7 +3,8 @@
 An item is deleted as whole lines (its leading comments and attributes
 included), and the blank lines around it are settled the way rustfmt and
 clang-format leave them: no blank line right after an opening brace or right
-before a closing one, a block left empty closed up as `{}`, and between two
+before a closing one, none at the end of the file, a block left empty closed
+up as `{}`, and between two
 surviving items the larger of the two gaps that surrounded the deleted run. Runs of adjacent deleted items are
 settled together, so that deleting neighbours never leaves a double gap.
 """
@@ -119,7 +120,8 @@ def _settle_blank_lines(source: bytes, start: int, end: int) -> tuple[int, int]:
     if opens:
         return start, after
     if closes:
-        return before, end
+        # At the end of the file the blank lines after the item go too: none is left after the last line.
+        return before, len(source) if not source[after:].strip(_WS) else end
     blank_before = source.count(b"\n", before, start)
     blank_after = source.count(b"\n", end, after)
     if blank_before >= blank_after:

@@ -89,8 +89,8 @@ class Finding:
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
         return f"{where}: {self.message}" if where else self.message
 
-    def as_json(self) -> dict:
-        document = {
+    def as_json(self) -> dict[str, object]:
+        document: dict[str, object] = {
             "path": self.path,
             "line": self.line,
             "col": self.col,

@@ -1,9 +1,9 @@
-"""Loading a recipe: a bundled one by id (from the catalog, `codemods.recipes`), or a recipe
+"""Loading a recipe: a bundled one by id (from the catalog, `catalog.py`), or a recipe
 file (.toml, or .py defining RECIPE), validated once, as it loads.
 
-A recipe file's data becomes a `Recipe`; its `build` key names a Python
-function (`module:function`, the module beside the file) that adds what data
-cannot say (steps, parameters, paths the steps read) and returns the recipe.
+A recipe file's data becomes a `Recipe`; the Python module of the same name
+beside the file, when there is one, registers the builder that adds what data
+cannot say (steps, parameters, paths the steps read): see `builders.py`.
 The dead-symbol settings `codemod check` needs are read from the files alone
 (`settings.py`), without the engine.
 """
@@ -15,12 +15,16 @@ import functools
 import importlib
 import importlib.util
 import re
+import types
 from pathlib import Path, PurePosixPath
+from typing import Any
 
-from codemods.languages.registry import LANGUAGES, parsed_languages
 from codemods.edit.errors import RecipeError
-from codemods.plan.recipe import Insertion, ItemTarget, PatternRewrite, Recipe, Rewording
-from codemods.recipes import bundled_files, module_name
+from codemods.edit.values import ItemTarget
+from codemods.core.registry import LANGUAGES, parsed_languages
+from codemods.plan.builders import builder_for, forget
+from codemods.plan.catalog import bundled_files, module_name
+from codemods.plan.recipe import Insertion, PatternRewrite, Recipe, Rewording
 from interchange.cli_style import one_line
 
 
@@ -28,11 +32,13 @@ def bundled_recipes() -> list[Recipe]:
     return [load_recipe(recipe_id) for recipe_id in bundled_files()]
 
 
-def _module_from_file(path: Path):
+def _module_from_file(path: Path) -> types.ModuleType:
     """The Python file at `path`, executed as a module (RecipeError when it cannot be)."""
-    spec = importlib.util.spec_from_file_location(f"codemod_recipe_{path.stem}", path)
+    name = f"codemod_recipe_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None or not path.is_file():
         raise RecipeError(f"{path}: cannot load as a Python module")
+    forget(name)  # what an earlier file of this name registered
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
@@ -68,8 +74,8 @@ def _from_toml_file(path: Path) -> Recipe:
         rewordings = rewordings_from(data.get("reword", []), source)
         insertions = tuple(Insertion(**r) for r in data.get("insert", []))
         if "extends" in data:
-            return dataclasses.replace(_extended(path, str(data["extends"]), data, deletions, rewrites, rewordings),
-                                       insertions=insertions)
+            return _built(path, dataclasses.replace(_extended(path, str(data["extends"]), data, deletions, rewrites,
+                                                              rewordings), insertions=insertions))
         if "id" not in data:
             raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
         if not isinstance(data["id"], str):
@@ -88,44 +94,46 @@ def _from_toml_file(path: Path) -> Recipe:
         )
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
-    return _built(path, data.get("build"), recipe)
+    return _built(path, recipe)
 
 
-def rewordings_from(tables: list, source: str) -> tuple[Rewording, ...]:
+def rewordings_from(tables: list[dict[str, Any]], source: str) -> tuple[Rewording, ...]:
     """`[[reword]]` tables as rules, each labelled `SOURCE [[reword]] N` for messages."""
     return tuple(dataclasses.replace(Rewording(**table), rule=f"{source} [[reword]] {number}")
                  for number, table in enumerate(tables, start=1))
 
 
-def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
-    """`recipe` passed through the file's `build` function (`module:function`, the module a
-    Python file beside the recipe file), which adds steps, parameters and paths; the recipe
-    itself without a `build` key."""
-    if build is None:
+def _built(path: Path, recipe: Recipe) -> Recipe:
+    """`recipe` completed by its builder: the function that the Python module beside the file,
+    of the same name (`NAME.py` beside `NAME.toml`), registers for its id with `@builds`
+    (plan/builders.py; a bundled recipe's module is imported from its package, found through
+    the catalog); the recipe itself when there is no such module."""
+    companion = path.with_suffix(".py")
+    if not companion.is_file():
         return recipe
-    if not isinstance(build, str) or build.count(":") != 1 or not all(build.split(":")):
-        raise RecipeError(f"{path}: build must be 'module:function' (a Python file beside the recipe), "
-                          f"not {build!r}")
-    module_part, function_name = build.split(":")
-    importable = module_name(path, module_part)
+    importable = module_name(path, path.stem)
     try:
-        if importable is not None:
-            module = importlib.import_module(importable)
-        else:
-            module = _module_from_file(path.parent / f"{module_part}.py")
-        function = getattr(module, function_name)
-        built = function(recipe)
+        module = importlib.import_module(importable) if importable is not None else _module_from_file(companion)
     except RecipeError:
         raise
     except (Exception, SystemExit) as error:
-        raise RecipeError(f"{path}: build {build} failed: {type(error).__name__}: {one_line(error)}") from None
+        raise RecipeError(f"{companion}: recipe module failed to load: {type(error).__name__}: "
+                          f"{one_line(error)}") from None
+    builder = builder_for(recipe.id, module.__name__)
+    try:
+        built = builder(recipe)
+    except RecipeError:
+        raise
+    except (Exception, SystemExit) as error:
+        raise RecipeError(f"{companion}: the builder of {recipe.id} failed: {type(error).__name__}: "
+                          f"{one_line(error)}") from None
     if not isinstance(built, Recipe):
-        raise RecipeError(f"{path}: build {build} returned {type(built).__name__}, not a Recipe")
+        raise RecipeError(f"{companion}: the builder of {recipe.id} returned {type(built).__name__}, not a Recipe")
     return built
 
 
 # The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
-TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_scope", "protected",
+TOML_KEYS = ("id", "summary", "extends", "dead_symbol_pattern", "check_scope", "protected",
              "namespace_macros", "delete", "rewrite", "reword", "insert")
 TOML_TABLE_KEYS = {
     "delete": tuple(f.name for f in dataclasses.fields(ItemTarget) if f.name != "namespace_macros"),
@@ -144,8 +152,11 @@ def _closest(word: str, valid: tuple[str, ...]) -> str:
     return f"did you mean {close[0]!r}?" if close else f"valid: {', '.join(valid)}"
 
 
-def _refuse_unknown_keys(path: Path, data: dict) -> None:
+def _refuse_unknown_keys(path: Path, data: dict[str, Any]) -> None:
     """RecipeError naming the first key the schema does not have, and the closest one it has."""
+    if "build" in data:
+        raise RecipeError(f"{path}: the key 'build' is gone: put the module beside the file under the file's "
+                          f"name ({path.stem}.py) and register its function with @codemods.builds(RECIPE_ID)")
     for key in data:
         if key not in TOML_KEYS:
             shown = f"[[{key}]]" if isinstance(data[key], list) and all(isinstance(v, dict) for v in data[key]) \
@@ -165,7 +176,8 @@ def _refuse_unknown_keys(path: Path, data: dict) -> None:
                     raise RecipeError(f"{path}: [[{table}]] entry {number}: missing key {key!r}{hint}")
 
 
-def _extended(path: Path, base_id: str, data: dict, deletions: tuple, rewrites: tuple, rewordings: tuple) -> Recipe:
+def _extended(path: Path, base_id: str, data: dict[str, Any], deletions: tuple[ItemTarget, ...],
+              rewrites: tuple[PatternRewrite, ...], rewordings: tuple[Rewording, ...]) -> Recipe:
     """A bundled recipe plus the file's own items and rewording rules.
 
     This is how a tree whose prose differs from the bundled rules gets its own
@@ -295,7 +307,7 @@ def _validate_insertion(insertion: Insertion, origin: str) -> None:
     language = insertion.language or language_of(insertion.path)
     if insertion.pattern is not None:
         try:
-            Pattern(insertion.pattern, language)
+            Pattern(insertion.pattern, language or "")
         except PatternError as error:
             raise RecipeError(f"{where}: {error}") from None
 
@@ -346,7 +358,9 @@ def _bundled(recipe_id: str) -> Recipe:
 
 
 def load_recipe(spec: str) -> Recipe:
-    """A bundled recipe by id, or a recipe file (.py defining RECIPE, or .toml)."""
+    """A bundled recipe by id, or a recipe file (.py defining RECIPE, or .toml, with its builder
+    module beside it). RecipeError for an unknown id, a file that does not load or does not
+    match the schema (docs/recipes.md), or a builder that fails."""
     if spec in bundled_files():
         return _bundled(spec)
     path = Path(spec)

@@ -7,22 +7,23 @@ writing, differs. Nothing here writes or raises on user input.
 from __future__ import annotations
 
 import shutil
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, cast
 
 from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import language_for
+from codemods.core.registry import FormatFile, language_for
 from codemods.parse import parse, reparse
-from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
+from codemods.edit.errors import RecipeInputError
+from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
 from codemods.plan.stages import DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite
-from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
+from codemods.search.files import FileSearch, FoundFiles, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
 from codemods.words import whole_word_hits
@@ -59,12 +60,12 @@ class PlanBasis:
 class SettledSearch:
     """File searches whose files, once found, are kept: `result()` is the union, sorted."""
 
-    def __init__(self, *searches: "FileSearch | SettledSearch") -> None:
+    def __init__(self, *searches: FoundFiles) -> None:
         self._searches = searches
         self._files: list[str] | None = None
 
     @property
-    def searches(self) -> tuple:
+    def searches(self) -> tuple[FoundFiles, ...]:
         return self._searches
 
     def result(self) -> list[str]:
@@ -142,13 +143,13 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
 
 
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
-                        dangling: list[Finding], mentioning: FileSearch | None, refused: set[str]) -> list[Finding]:
+                        dangling: list[Finding], mentioning: FoundFiles | None, refused: set[str]) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
     search for files in scope that match the pattern before the plan. A `refused` file is left
     out: its own finding says why nothing in it changes, and every mention it keeps would only
     repeat that."""
-    if mentioning is None:
+    if mentioning is None or recipe.dead_symbol_pattern is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
     scope_hits = set(mentioning.result())
@@ -208,7 +209,14 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     crlf = as_written != edits
     edits = as_written
     errors_before = _parse_errors(path, source)
-    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
+    # Where the language says its grammar misreads valid code of the file (edition 2015 Rust: `try!`),
+    # a parse error that a deletion takes out whole stops nothing: the item was located, and the
+    # error goes with it.
+    language = language_for(path)
+    spared = language.operations.parse_errors_deletable if language is not None else None
+    deletable = spared is not None and spared(root, path)
+    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi
+              and not (deletable and not e.replacement and e.start <= lo <= hi <= e.end)]
     if broken:
         line, col = line_col(source, errors_before[0][0])
         return [Finding(path, line, col, Code.UNPARSEABLE_TARGET,
@@ -225,27 +233,28 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     return [], FileChange(path, source, result, tuple(edits)), crlf
 
 
-def _format_job(path: str):
+def _format_job(path: str) -> FormatFile | None:
     """The language plug-in's optional `format_file(source, root, path)` for `path`, or None."""
     language = language_for(path)
-    return getattr(language.operations, "format_file", None) if language is not None else None
+    return language.operations.format_file if language is not None else None
 
 
-def prefetch_formatting(root: Path, workspace: Workspace, paths, pool: ThreadPoolExecutor) -> dict[str, object]:
+def prefetch_formatting(root: Path, workspace: Workspace, paths: Iterable[str],
+                        pool: ThreadPoolExecutor) -> dict[str, Future[bytes | None]]:
     """Start formatting the files at `paths` as read (a file's formatter tells whether it was clean
     before the plan), in `pool`, while the plan is made: {path: future}."""
-    jobs = {}
+    jobs: dict[str, Future[bytes | None]] = {}
     for path in dict.fromkeys(paths):
         job, source = _format_job(path), workspace.read(path)
         language = language_for(path)
-        if job is not None and source is not None and not (language.formatter and shutil.which(language.formatter)
+        if job is not None and source is not None and language is not None and not (language.formatter and shutil.which(language.formatter)
                                                                is None):
             jobs[path] = pool.submit(job, source, root, path)
     return jobs
 
 
 def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
-                      prefetched: dict[str, object] | None = None
+                      prefetched: dict[str, Future[bytes | None]] | None = None
                       ) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
     """Start running each change through its language's formatter in `pool` (the file as read and
     as edited, side by side, while the caller checks references); the returned function waits
@@ -259,7 +268,9 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     notes = []
     for path in sorted(wanted):
         language = language_for(path)
-        applies = getattr(language.operations, "formatting_applies", None)
+        if language is None:
+            continue
+        applies = language.operations.formatting_applies
         if language.formatter and shutil.which(language.formatter) is None:
             del wanted[path]
             if applies is not None and not applies(root, path):
@@ -269,8 +280,9 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     def format_if_clean(path: str, change: FileChange) -> bytes | None:
         """The edited file formatted, if the file as read was clean by its formatter (else None,
         and the edited text is not formatted at all)."""
-        before = prefetched[path].result() if path in prefetched else formatter(path)(change.before, root, path)
-        return formatter(path)(change.after, root, path) if before == change.before else None
+        format_file = cast(FormatFile, formatter(path))  # `wanted` holds only files with one
+        before = prefetched[path].result() if path in prefetched else format_file(change.before, root, path)
+        return format_file(change.after, root, path) if before == change.before else None
 
     # The files checked as read from the plan's start were submitted first, so a job waiting on
     # one waits for a job that is running or done.
@@ -300,7 +312,7 @@ def _one_edit(path: str, before: bytes, after: bytes) -> Edit:
     return Edit(path, head, len(before) - tail, after[head:len(after) - tail], "format")
 
 
-def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
+def usage_problem(root: Path, recipe: Recipe, options: Mapping[str, object]) -> str | None:
     """Why `recipe` cannot be planned on `root` with `options` at all (None if it can).
 
     The recipe's data is invalid, an option is one the recipe does not take, or
@@ -327,7 +339,7 @@ def _stage_name(stage: object) -> str:
 
 
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
-                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None,
+                allow_unreworded: bool = False, strict: bool = False, options: Mapping[str, object] | None = None,
                 allow_unmatched: bool = False, progress: Callable[[str], None] | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
 
@@ -382,7 +394,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if added:
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
-        stages = (DeleteItems(recipe), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
+        stages: tuple[Step, ...] = (DeleteItems(recipe), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
                   Reword(recipe), Insert(recipe))
         say = progress or (lambda _message: None)
         for stage in stages:
@@ -416,7 +428,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
 def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, *,
                  allow_dangling: bool = False, allow_unreworded: bool = False, allow_unmatched: bool = False,
                  progress: Callable[[str], None] | None = None,
-                 prefetched: tuple[ThreadPoolExecutor, dict[str, object]] | None = None) -> Plan:
+                 prefetched: tuple[ThreadPoolExecutor, dict[str, Future[bytes | None]]] | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left. `findings` are the stages' own;

@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from codemods.edit.errors import RecipeError, RecipeInputError
 from codemods.edit.values import Edit, Finding, ItemTarget
-from codemods.languages.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES
 
 @dataclass(frozen=True)
 class Rewording:
@@ -199,12 +199,12 @@ class Workspace:
     def read(self, path: str) -> bytes | None:
         """The bytes of a file relative to the root, or None if it does not exist or cannot be
         read (then `unreadable` holds why, and the plan reports it)."""
-        return self.reads.read(path)
+        return cast(TreeReads, self.reads).read(path)
 
     @property
     def unreadable(self) -> Mapping[str, str]:
         """The files a stage asked for that exist but could not be read, with why."""
-        return self.reads.unreadable()
+        return cast(TreeReads, self.reads).unreadable()
 
     def planned(self, path: str) -> tuple[Edit, ...]:
         """The edits the stages before this one planned in `path`."""
@@ -246,7 +246,7 @@ class StepResult:
     edits: tuple[Edit, ...] = ()
     findings: tuple[Finding, ...] = ()
     removed_names: tuple[str, ...] = ()
-    deleted: Mapping[str, tuple] = field(default_factory=lambda: MappingProxyType({}))
+    deleted: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
 
 Step = Callable[[Workspace], StepResult]

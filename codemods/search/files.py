@@ -17,6 +17,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 SKIPPED_DIRS = {"target", "node_modules", "__pycache__", "build"}
 
@@ -147,6 +148,12 @@ def grep_matches(cwd: Path, pattern: str, targets: list[str], *, explicit: bool)
     return found
 
 
+class FoundFiles(Protocol):
+    """Files a search found (a `FileSearch`, or searches settled together): `result()` waits."""
+
+    def result(self) -> list[str]: ...
+
+
 class FileSearch:
     """A search for files started in the background: `result()` waits for it.
 
@@ -194,7 +201,7 @@ def start_files_with_words(root: Path, words: list[str]) -> FileSearch:
     if not words:
         return FileSearch(None, list)
     args = ["--fixed-strings", "--word-regexp"]
-    from codemods.languages.registry import source_globs
+    from codemods.core.registry import source_globs
 
     for glob in source_globs():
         args += ["--glob", glob]
@@ -216,7 +223,7 @@ def _walk_for_words(root: Path, words: list[str]) -> list[str]:
 
     pattern = whole_words(words)
     hits = []
-    from codemods.languages.registry import language_of
+    from codemods.core.registry import language_of
 
     for path in _walk_all(root, SKIPPED_DIRS):
         if language_of(path) is None:

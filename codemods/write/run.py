@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding
@@ -58,12 +58,13 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
     The overrides, `options` and `progress` are `plan_recipe`'s. Never raises on
     user input or on a failed write: what went wrong is in the result.
     """
-    from codemods.write.atomic import TreeLocked, WriteFailed, WriteRefused, write_changes
+    from codemods.edit.errors import TreeLocked, WriteFailed, WriteRefused
+    from codemods.write.atomic import write_changes
     from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
 
     root = Path(root)
-    settings = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict,
-                "options": dict(options or {}), "allow_unmatched": allow_unmatched, "progress": progress}
+    settings: dict[str, Any] = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict,
+                                "options": dict(options or {}), "allow_unmatched": allow_unmatched, "progress": progress}
     if usage_problem(root, recipe, settings["options"]) is not None:
         # Wrong input: nothing to lock or recover; the plan carries the usage-error finding.
         return RunResult(root, dry_run, plan_recipe(root, recipe, **settings))
@@ -98,8 +99,10 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
 
 
 def write_plan(plan: Plan) -> None:
-    """Write a plan's changes atomically, holding the tree's lock (raises WriteRefused if any
-    file changed since it was read).
+    """Write a plan's changes atomically, holding the tree's lock. Raises WriteRefused (with
+    its findings) if any file changed since it was read, WriteFailed if the write failed part
+    way (`restored` says whether the tree is as it was), TreeLocked if another process holds
+    the lock: all CodemodErrors.
 
     A write an earlier run left half done is finished or rolled back first; the
     plan, made on the half-written tree, is then refused as stale (finding
@@ -107,7 +110,8 @@ def write_plan(plan: Plan) -> None:
     with the reason (finding "recovery-refused"). `apply_recipe` recovers
     before planning, so it never meets either.
     """
-    from codemods.write.atomic import WriteRefused, write_changes
+    from codemods.edit.errors import WriteRefused
+    from codemods.write.atomic import write_changes
     from codemods.write.journal import recover, tree_lock
 
     with tree_lock(plan.root) as held:

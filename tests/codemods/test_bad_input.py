@@ -91,8 +91,8 @@ RECIPE_FILES = {
     "no_id.toml": ('summary = "no id"\n', "recipe does not match the schema: missing key 'id'"),
     "bad_kind.toml": ('id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
                       "delete entry 'f': unknown rust kind 'function' (one of: fn, test, struct, enum, type, "
-                      "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, macro, variant, field, "
-                      "use, attribute)"),
+                      "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, bridge_type, macro, "
+                      "variant, field, use, attribute, macro_call, match_arm)"),
     "bad_language.toml": ('id = "x"\n[[delete]]\npath = "a.go"\nlanguage = "go"\nkind = "fn"\nname = "f"\n',
                           "recipe does not match the schema: recipe x: unknown language 'go' for f"),
     "escapes.toml": ('id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',

@@ -13,7 +13,8 @@ from the model alone, following the documented rules of the deletion spans
 lines; a block emptied by the deletion closes up (`mod m {}`), except a C++
 namespace, which goes too; at the start
 of a block the blank lines before the deleted run stay, at its end those
-after it; between two survivors the larger of the two gaps stays.
+after it (at the end of the file, none); between two survivors the larger of
+the two gaps stays.
 
 Properties: exactly the expected text; no new parse errors; no attribute or
 doc comment outlives its item, and every other item keeps exactly its own
@@ -118,8 +119,9 @@ def to_bytes(block: Block, unit: str, eol: str) -> bytes:
     return (eol.join(lines) + eol).encode() if lines else b""
 
 
-def expected_after(block: Block, deleted: set[str]) -> Block:
-    """The model after deleting the entries named in `deleted` (and the impls of deleted types)."""
+def expected_after(block: Block, deleted: set[str], whole_file: bool = True) -> Block:
+    """The model after deleting the entries named in `deleted` (and the impls of deleted types);
+    `whole_file`: the block is the file's top level, whose end keeps no blank line."""
     entries, gaps = block.entries, block.gaps
     dead_types = {e.name for e in entries if e.is_type and e.name in deleted}
     flags = [e.name in deleted or (e.impl_of is not None and e.impl_of in dead_types) or _emptied_namespace(e, deleted)
@@ -133,7 +135,7 @@ def expected_after(block: Block, deleted: set[str]) -> Block:
             kept_gaps.append(pending)
             entry = entries[index]
             if entry.block is not None:
-                entry = replace(entry, block=expected_after(entry.block, deleted))
+                entry = replace(entry, block=expected_after(entry.block, deleted, whole_file=False))
             kept.append(entry)
             pending = gaps[index + 1]
             index += 1
@@ -148,7 +150,7 @@ def expected_after(block: Block, deleted: set[str]) -> Block:
         elif opens:
             pending = before
         elif closes:
-            pending = after
+            pending = [] if whole_file else after
         else:
             pending = before if len(before) >= len(after) else after
         index = last + 1

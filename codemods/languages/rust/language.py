@@ -1,4 +1,4 @@
-"""Rust's operations for the language registry (languages/registry.py): deleting items, rule scopes,
+"""Rust's operations for the language registry (core/registry.py): deleting items, rule scopes,
 identifiers and parse errors of .rs files."""
 
 from __future__ import annotations
@@ -7,19 +7,15 @@ import tree_sitter
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding
-from codemods.languages.registry import LANGUAGES, RUST
+from codemods.core.registry import LANGUAGES, RUST, LanguageOperations, PlanState
 from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import DEFINITE, Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
-from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
-from codemods.languages.rust.members import MEMBER_KINDS, delete_members
+from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items, split_path
+from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, DeletedField, delete_members, field_references
 from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
-
-# The kinds a recipe may delete: whole items, and members of items (the registry's item_kinds reads them here).
-DELETABLE_KINDS = (*ITEM_KINDS, *MEMBER_KINDS)
-
 
 # The kinds a recipe may delete (the registry reads them here): whole items, then parts of items.
 DELETABLE_KINDS = (*ITEM_KINDS, *MEMBER_KINDS)
@@ -41,6 +37,8 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
     reshaped: list[Edit] = []
     if members:
         more, reshaped, names, notes = delete_members(path, source, members, origin, absent)
+        deleted.add(FIELDS, [DeletedField(path, *split_path(t.name)[-2:]) for t in members if t.kind == "field"
+                             and any(d.origin == f"{origin}:field:{t.name}" for d in more)])
         found += more
         findings += notes
         deleted.spelled += [n for n in names if n not in deleted.spelled]
@@ -73,39 +71,111 @@ def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
     """The items `name` names, spelt as a deletion target names them (`crate::a::f`, `a::f`,
-    `impl Tr for T`); a type's scope takes its impl blocks of the file too."""
-    from codemods.languages.rust.items import _matches_name
+    `impl Tr for T`, `<T>#2` for the second impl block of that header); a type's scope takes
+    its impl blocks of the file too."""
+    from codemods.languages.rust.items import _matches_name, numbered_name
 
     items = rust_items(source, tree)
-    chosen = [i for i in items if _matches_name(i, name)]
+    wanted, ordinal = numbered_name(name)
+    chosen = [i for i in items if _matches_name(i, wanted)]
+    if ordinal is not None:
+        chosen = [i for i in chosen if i.kind == "impl"][ordinal - 1:ordinal]
     types = {(i.module_path, i.name) for i in chosen if i.kind in ("struct", "enum", "union", "trait")}
     chosen += [i for i in items if i.kind == "impl" and (i.module_path, i.name) in types and i not in chosen]
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node) for item in chosen]
 
 
-def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+def _resolver(shared: PlanState) -> RustResolver:
+    """The plan's Rust resolver, made on first use."""
+    return shared.memo(RUST, lambda: RustResolver(shared.root, shared.read))
+
+
+def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Uses in a Rust file of what the plan deletes: uses that resolve to a deleted Rust item, and
     cxx bridge (`extern "C++"`) declarations of a deleted foreign function; no name is matched by spelling alone.
-    `shared` holds the plan's resolver (made on first use from its "root" and "read")."""
+    `shared` keeps the plan's resolver (made on first use from its root and reads)."""
     found: list[Reference] = []
     if deleted.of(RUST):
-        if RUST not in shared:
-            shared[RUST] = RustResolver(shared["root"], shared["read"])
-        found += shared[RUST].references_in_file(path, text, deleted.of(RUST))
-    exported = {i.name for i in deleted.foreign(RUST)}
-    if exported:
+        resolver = _resolver(shared)
+        found += resolver.references_in_file(path, text, deleted.of(RUST))
+        found += _rust_bridge_entries(path, text, deleted.of(RUST), resolver)
+    if deleted.of(FIELDS):
+        found += field_references(path, text, deleted.of(FIELDS))
+    foreign = deleted.foreign(RUST)
+    functions = {i.name for i in foreign if getattr(i, "kind", None) not in _CPP_TYPE_KINDS}
+    if functions:
         found += [Reference(path, start, start, name, DEFINITE, "cxx bridge declaration",
                             f"extern \"C++\" declaration of the C++ function {name}")
-                  for start, name in _bridge_declarations(text, exported)]
+                  for start, name in _bridge_declarations(text, functions, "bridge_fn")]
+    types = {i.name: i for i in foreign if getattr(i, "kind", None) in _CPP_TYPE_KINDS}
+    if types:
+        found += [Reference(path, start, start, name, DEFINITE, "cxx bridge type",
+                            f"extern \"C++\" `type {name};` declares the C++ type {name} ({types[name].path}); "
+                            f"delete it with kind bridge_type")
+                  for start, name in _bridge_declarations(text, set(types), "bridge_type",
+                                                          {n: tuple(i.visible_namespace) for n, i in types.items()})]
     return found, []
 
 
-def _bridge_declarations(source: bytes, names: set[str]) -> list[tuple[int, str]]:
-    """(start, name) of cxx bridge declarations of the C++ functions `names` in a Rust file."""
+def _rust_bridge_entries(path: str, text: bytes, targets: list, resolver: RustResolver) -> list[Reference]:
+    """The `extern "Rust"` entries of a cxx bridge (`type Ledger;`, `fn settle();`) that export a
+    deleted Rust item: cxx names it in the bridge module's parent module."""
+    names = {t.name for t in targets if t.kind in ("struct", "enum", "union", "type_alias", "fn")}
+    if not names or b'extern "Rust"' not in text:
+        return []
+    found = []
+    for item in rust_items(text, parse(text, RUST)):
+        if item.kind not in ("bridge_type", "bridge_fn") or item.name not in names or _extern_cpp(item.node):
+            continue
+        namespace = "type" if item.kind == "bridge_type" else "value"
+        exported = resolver.declares_deleted(path, item.module_path[:-1], item.name, namespace, targets)
+        if exported is not None:
+            found.append(Reference(path, item.node.start_byte, item.node.start_byte, item.name, DEFINITE,
+                                   "cxx bridge export", f"extern \"Rust\" entry exporting {item.name} "
+                                   f"({exported.path}); delete it with kind {item.kind}"))
+    return found
+
+
+# The C++ item kinds a cxx bridge declares with `type X;` (the others are functions).
+_CPP_TYPE_KINDS = frozenset({"class", "struct", "union", "enum", "type"})
+
+
+def _bridge_declarations(source: bytes, names: set[str], kind: str,
+                         namespaces: dict[str, tuple[str, ...]] | None = None) -> list[tuple[int, str]]:
+    """(start, name) of cxx bridge declarations (`kind`: bridge_fn or bridge_type) in the extern
+    "C++" blocks of a Rust file of the C++ items `names`; where `namespaces` gives a C++ item's
+    namespace and the bridge names one (`#[namespace = "..."]`, `#[cxx::bridge(namespace = ...)]`),
+    they must agree."""
     if not any(n.encode() in source for n in names):
         return []
-    return [(item.node.start_byte, item.name) for item in rust_items(source, parse(source, RUST))
-            if item.kind == "bridge_fn" and item.name in names and _extern_cpp(item.node)]
+    found = []
+    for item in rust_items(source, parse(source, RUST)):
+        if item.kind != kind or item.name not in names or not _extern_cpp(item.node):
+            continue
+        declared = _cxx_namespace(source, item)
+        if namespaces is not None and declared is not None and declared != namespaces.get(item.name, declared):
+            continue
+        found.append((item.node.start_byte, item.name))
+    return found
+
+
+def _cxx_namespace(source: bytes, item) -> tuple[str, ...] | None:
+    """The C++ namespace a cxx bridge entry names (its own `#[namespace = "a::b"]`, else its extern
+    block's, else its bridge module's `#[cxx::bridge(namespace = "a::b")]`); None where none is given."""
+    import re
+
+    from codemods.languages.rust.items import leading_trivia
+
+    node = item.node
+    while node is not None:
+        if node.type in ("associated_type", "type_item", "function_signature_item", "foreign_mod_item", "mod_item"):
+            start, _ = leading_trivia(source, node)
+            said = re.search(rb'namespace\s*=\s*"([^"]*)"', source[start:node.start_byte])
+            if said is not None:
+                text = said.group(1).decode("utf-8", "replace")
+                return tuple(p for p in text.split("::") if p)
+        node = node.parent
+    return None
 
 
 def _extern_cpp(node: tree_sitter.Node) -> bool:
@@ -113,6 +183,15 @@ def _extern_cpp(node: tree_sitter.Node) -> bool:
     while current is not None and current.type != "foreign_mod_item":
         current = current.parent
     return current is not None and b'"C++"' in current.text[:40]
+
+
+def parse_errors_deletable(root, path: str) -> bool:
+    """Whether a parse error lying wholly inside an item the plan deletes from `path` may go with
+    it: in an edition 2015 crate (Cargo.toml without `edition`), whose valid code (`try!(...)`,
+    `async` or `dyn` as names) the grammar, written for later editions, reads as errors."""
+    from codemods.languages.rust.format import crate_edition
+
+    return crate_edition(root, path) == "2015"
 
 
 def format_item(text: str, indent: str, root, path: str) -> str | None:
@@ -123,11 +202,11 @@ def format_item(text: str, indent: str, root, path: str) -> str | None:
     return rustfmt_item(text, indent, root, crate_edition(root, path))
 
 
-def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted, shared: dict,
+def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted, shared: PlanState,
                         origin: str) -> list[Edit]:
     """Edits removing the `use` entries of a Rust file that the plan leaves naming a deleted item
-    or used by nothing (see rust/imports.py). `shared` holds the plan's "root", "read" and
-    "planned" (a path's planned edits)."""
+    or used by nothing (see rust/imports.py), with the plan's root, reads and planned edits
+    (`shared`)."""
     from codemods.languages.rust.imports import removal_edits
 
     if not planned and not _imports_a_name(source, deleted.all_names()):
@@ -146,35 +225,33 @@ def _imports_a_name(source: bytes, names: list[str]) -> bool:
     return re.search(rb"\buse\b[^;]*?\b(?:" + words + rb")\b", source) is not None
 
 
-def _entries_left_unused(path: str, shared: dict, deleted) -> list:
+def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:
     """The `use` entries of `path` to remove, computed once per plan (a re-export's removal asks
     about the files that use its name)."""
     from codemods.languages.rust.imports import name_uses, unused_entries, use_entries
     from codemods.edit.splice import splice
     from codemods.search.files import files_with_words
 
-    memo = shared.setdefault("rust-unused-imports", {})
+    memo: dict = shared.memo("rust-unused-imports", dict)
     if path in memo:
         return memo[path] or []
     memo[path] = None  # in progress: a re-export cycle keeps its entries
-    source = shared["read"](path)
-    planned = list(shared["planned"](path))
+    source = shared.read(path)
+    planned = list(shared.planned(path))
     if source is None or any(e.start == 0 and e.end == len(source) and not e.replacement for e in planned):
         memo[path] = []
         return []
     dangling: set[int] = set()
     if deleted.of(RUST) and _imports_a_name(source, [i.name for i in deleted.of(RUST)]):
-        if RUST not in shared:
-            shared[RUST] = RustResolver(shared["root"], shared["read"])
-        dangling = {r.start for r in shared[RUST].references_in_file(path, source, deleted.of(RUST))
+        dangling = {r.start for r in _resolver(shared).references_in_file(path, source, deleted.of(RUST))
                     if r.certainty == DEFINITE}
 
     def reexport_unused(name: str) -> bool:
-        for other in files_with_words(shared["root"], [name]):
+        for other in files_with_words(shared.root, [name]):
             if other == path or not other.endswith(".rs"):
                 continue
-            text = shared["read"](other)
-            edits = list(shared["planned"](other))
+            text = shared.read(other)
+            edits = list(shared.planned(other))
             if text is None or any(e.start == 0 and e.end == len(text) and not e.replacement for e in edits):
                 continue
             if any(i.kind != "impl" and i.name == name for i in rust_items(text, parse(text, RUST))):
@@ -224,27 +301,68 @@ def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tup
         edits += more
         items += gone
         edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
-        findings += _field_uses_elsewhere(targets, read, root)
+        findings += _methods_traits_require(deleted.of(RUST) + items, read, root)
     return edits, findings, items
 
 
-def _field_uses_elsewhere(targets, read, root) -> list[Finding]:
-    """Uses of a deleted field in the files other than its struct's (whose own are refused when
-    the field is looked up)."""
-    from codemods.languages.rust.items import split_path
-    from codemods.languages.rust.members import field_uses_elsewhere
-    from codemods.search.files import files_with_words
+def _methods_traits_require(deleted: list, read, root) -> list[Finding]:
+    """A method the plan takes out of a trait impl it keeps, where the trait (resolved through
+    the tree, wherever it is defined) declares it without a default body: the impl would no
+    longer compile. Where the trait is not defined in the tree, its items are not known: the
+    deletion is refused only when it leaves the impl empty."""
+    from codemods.edit.values import line_col
 
+    taken = [i for i in deleted if i.left_impl and i.kind in ("fn", "test")]
+    if not taken:
+        return []
+    resolver = RustResolver(root, read)
+    gone = {(i.path, i.start) for i in deleted}
     findings: list[Finding] = []
-    for target in targets:
-        parts = split_path(target.name)
-        if target.kind != "field" or len(parts) < 2:
+    for item in taken:
+        parsed = resolver.declared_tree(item.path)
+        node = parsed[1].root_node.descendant_for_byte_range(item.start, item.start) if parsed else None
+        while node is not None and node.type != "impl_item":
+            node = node.parent
+        trait = node.child_by_field_name("trait") if node is not None else None
+        if trait is None:
             continue
-        for path in files_with_words(root, [parts[-1]]):
-            source = read(path) if path != target.path and path.endswith(".rs") else None
-            if source is not None:
-                findings += field_uses_elsewhere(source, path, parts[-2], parts[-1])
+        spelled = " ".join(trait.text.decode("utf-8", "replace").split())
+        owner = " ".join(node.child_by_field_name("type").text.decode("utf-8", "replace").split())
+        declarations = resolver.trait_declarations(item.path, trait)
+        line, col = line_col(parsed[0], item.start)
+        if declarations is None:
+            body = node.child_by_field_name("body")
+            kept = [c for c in body.named_children if c.type in ("function_item", "const_item", "type_item")
+                    and (item.path, c.start_byte) not in gone] if body is not None else []
+            if not kept:
+                findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
+                                        f"<{owner} as {spelled}>::{item.name}: the impl would be left empty, and "
+                                        f"{spelled} is not defined in the tree (whether it requires {item.name} is "
+                                        f"not known); delete the impl (kind impl) instead", symbol=item.name))
+            continue
+        for file, start in declarations:
+            required = _required_methods(resolver, file, start)
+            if item.name in required and (file, required[item.name]) not in gone:
+                trait_line = line_col(resolver.declared_tree(file)[0], start)[0]
+                findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
+                                        f"<{owner} as {spelled}>::{item.name}: trait {spelled} ({file}:{trait_line}) "
+                                        f"declares {item.name} without a default, so the impl would no longer compile; delete "
+                                        f"the declaration (kind trait_method) or the impl (kind impl) instead",
+                                        symbol=item.name))
+                break
     return findings
+
+
+def _required_methods(resolver: RustResolver, file: str, start: int) -> dict[str, int]:
+    """The methods the trait item at `start` of `file` declares without a default body, with
+    the start of each declaration."""
+    parsed = resolver.declared_tree(file)
+    node = parsed[1].root_node.descendant_for_byte_range(start, start) if parsed else None
+    while node is not None and node.type != "trait_item":
+        node = node.parent
+    body = node.child_by_field_name("body") if node is not None else None
+    return {c.child_by_field_name("name").text.decode("utf-8", "replace"): c.start_byte
+            for c in (body.named_children if body is not None else []) if c.type == "function_signature_item"}
 
 
 def _variant_arms_elsewhere(targets, read, root, skipped: set[str], origin: str) -> list[Edit]:
@@ -327,3 +445,18 @@ def format_file(source: bytes, root, path: str) -> bytes | None:
         return None
     formatted = _rustfmt(rustfmt, text, root, crate_edition(root, path))
     return formatted.encode("utf-8") if formatted is not None else None
+
+
+OPERATIONS = LanguageOperations(
+    parse_errors=parse_errors,
+    identifiers=identifiers,
+    delete_items=delete_items,
+    item_scopes=item_scopes,
+    references=references,
+    format_item=format_item,
+    format_file=format_file,
+    parse_errors_deletable=parse_errors_deletable,
+    imports_left_unused=imports_left_unused,
+    files_deleted_with=files_deleted_with,
+    deletable_kinds=DELETABLE_KINDS,
+)
