@@ -558,3 +558,52 @@ def test_a_rewrite_scoped_to_a_numbered_impl(tmp_path: Path) -> None:
     assert not plan.blocking, [f.render() for f in plan.blocking]
     after = _after(plan, "src/lib.rs")
     assert "let g = Gauge(0);" in after and "*self = Gauge(1);" in after
+
+
+def test_in_an_edition_2015_crate_use_paths_start_at_the_crate_root(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": '[package]\nname = "old"\nversion = "0.1.0"\n', "src/lib.rs": """
+        pub mod wire;
+        pub mod frames;
+        pub use wire::Codec;
+    """, "src/wire.rs": """
+        pub trait Codec {
+            fn encode(&self) -> Vec<u8>;
+        }
+    """, "src/frames.rs": """
+        use Codec;
+        use wire::{self};
+
+        pub struct Frame;
+
+        impl Codec for Frame {
+            fn encode(&self) -> Vec<u8> { Vec::new() }
+        }
+
+        pub fn boxed() -> Box<wire::Codec> { Box::new(Frame) }
+    """})
+    plan = _plan(tmp_path, ("src/wire.rs", "trait", "crate::Codec"))
+    assert sorted((f.path, f.line) for f in plan.blocking) == [
+        ("src/frames.rs", 1), ("src/frames.rs", 6), ("src/frames.rs", 10), ("src/lib.rs", 3)]
+    method = _plan(tmp_path, ("src/frames.rs", "fn", "crate::<Frame as Codec>::encode"))
+    assert [(f.path, f.code) for f in method.blocking] == [("src/frames.rs", "required-method")]
+
+
+REPLAY = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "replay"
+
+
+def test_on_a_real_edition_2015_tree_every_use_of_a_deleted_trait_is_found(tmp_path: Path) -> None:
+    import tarfile
+
+    archive = REPLAY / "18-mio-socket-module" / "parent.tar.xz"
+    if not archive.is_file():
+        pytest.skip(f"the replay corpus is not here ({archive} is absent)")
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path, filter="data")
+    root = tmp_path / "18-mio-socket-module"
+    plan = _plan(root, ("src/io.rs", "trait", "crate::TryAccept"))
+    # The crate root's re-export, and each `use {..., TryAccept}` and `impl TryAccept for` of the net modules.
+    assert {f.path for f in plan.blocking} == {"src/lib.rs", "src/net/tcp.rs", "src/net/unix.rs",
+                                              "src/sys/unix/uds.rs"}
+    assert len(plan.blocking) >= 6
+    required = _plan(root, ("src/net/udp.rs", "fn", "crate::<UdpSocket as Evented>::deregister"))
+    assert [(f.path, f.code) for f in required.blocking] == [("src/net/udp.rs", "required-method")]
