@@ -214,7 +214,8 @@ impl Probe {
     }
 
     pub fn describe(&self) -> String {
-        format!("{} of {}", self.label(), self.samples.len())
+        let label = self.label();
+        format!("{} of {}", label, self.samples.len())
     }
 }
 """
