@@ -275,7 +275,7 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     Two runs on one tree never interleave: the second stops at once (exit 1).
     Ctrl-C during the write puts back what was written (exit 130).
     """
-    from codemods.plan.planner import USAGE_ERROR
+    from codemods.plan.planner import USAGE_ERROR, PlanSettings
     from codemods.report.base import ApplyReport, reporter
     from codemods.write.run import apply_recipe
 
@@ -285,18 +285,18 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     _root_problem(root)
     options = _options(params, param_files, decision)
     recipe = _load(recipe_spec)
+    # The overrides, made once: the whole plan, a chosen subset and the write all use these.
+    settings = PlanSettings(allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
+                            allow_unmatched=allow_unmatched, strict=strict)
     if interactive or accept or skip:
         from codemods.cli.interactive import apply_chosen
 
         sys.exit(apply_chosen(root, recipe, interactive=interactive, accept=accept, skip=skip, dry_run=dry_run,
                               output_format=output_format, colour=False if no_color else None, verbose=verbose,
-                              stat=stat, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
-                              strict=strict, options=options))
+                              stat=stat, settings=settings, options=options))
     progress = _Progress() if sys.stderr.isatty() else None
     try:
-        run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
-                           allow_unreworded=allow_unreworded, strict=strict, options=options,
-                           allow_unmatched=allow_unmatched, progress=progress)
+        run = apply_recipe(root, recipe, dry_run=dry_run, settings=settings, options=options, progress=progress)
     except KeyboardInterrupt:
         if progress is not None:
             progress.clear()

@@ -284,8 +284,8 @@ class Recipe:
 
     `deletions` run first, then `steps` in order (each sees the edits planned
     before it), then the structural `rewrites`, then `rewordings`, then `insertions`. `dead_symbol_pattern` (rg syntax) is what
-    `codemod check` searches for within `check_scope`; `protected` paths are
-    never edited. `parameters` declares the options the recipe's steps read
+    `codemod check` searches for within `check_scope` (empty, the default: the
+    whole tree, as for a recipe file); `protected` paths are never edited (none by default). `parameters` declares the options the recipe's steps read
     (a bare name is an optional option taken as given); `expects` lists paths its
     steps read, beyond its deletions and rewordings, so that a ROOT holding
     none of them is refused before planning. `select_rewordings`, when set, picks the
@@ -300,8 +300,8 @@ class Recipe:
     rewordings: tuple[Rewording, ...] = ()
     insertions: tuple[Insertion, ...] = ()
     dead_symbol_pattern: str | None = None
-    check_scope: tuple[str, ...] = ("src",)
-    protected: tuple[str, ...] = ("docs",)
+    check_scope: tuple[str, ...] = ()
+    protected: tuple[str, ...] = ()
     parameters: tuple[Parameter, ...] = ()
     expects: tuple[str, ...] = ()
     select_rewordings: "RewordingSelector | None" = None
