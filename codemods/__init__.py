@@ -7,8 +7,7 @@ The library surface other refactor scripts use::
     recipe = Recipe(id="my-cleanup", summary="...", deletions=(ItemTarget(...),))
     plan = plan_recipe(root, recipe)          # never writes, never raises on user input
     print(render_diff(plan))                  # review
-    if not plan.blocking:
-        write_plan(plan)                      # atomic, all files or none
+    write_plan(plan)                          # atomic, all files or none; PlanRefused if plan.blocking
 
 Part of a plan, as `codemod apply --skip/--accept/--interactive` choose it::
 
@@ -61,6 +60,8 @@ _EXPORTS = {
     "apply_edits": "codemods.edit.splice",
     "WriteRefused": "codemods.write.atomic",
     "Plan": "codemods.plan.planner",
+    "PlanSettings": "codemods.plan.planner",
+    "PlanRefused": "codemods.write.run",
     "RunResult": "codemods.write.run",
     "apply_recipe": "codemods.write.run",
     "plan_recipe": "codemods.plan.planner",
@@ -92,13 +93,13 @@ if TYPE_CHECKING:
     from codemods.edit.values import Edit, Finding
     from codemods.pattern import Match, Pattern, PatternError, Rewrite, replace_all
     from codemods.plan.loader import RecipeError, load_recipe
-    from codemods.plan.planner import USAGE_ERROR, Plan, plan_recipe
+    from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
     from codemods.plan.recipe import (Insertion, ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError,
                                       Rewording, StepResult, Workspace)
     from codemods.plan.subset import plan_subset
     from codemods.report.diff import render_diff, unified_diff
     from codemods.write.atomic import WriteRefused
-    from codemods.write.run import RunResult, apply_recipe, write_plan
+    from codemods.write.run import PlanRefused, RunResult, apply_recipe, write_plan
 
 
 def __getattr__(name: str):
@@ -121,6 +122,8 @@ __all__ = [
     "PatternError",
     "PatternRewrite",
     "Plan",
+    "PlanRefused",
+    "PlanSettings",
     "Recipe",
     "RecipeError",
     "RecipeInputError",

@@ -3,7 +3,8 @@ owns the exit codes.
 
 Exit codes (stable; scripts depend on them):
   0  success, or a clean check
-  1  findings: a refused plan, or dead symbols found
+  1  findings: a refused plan, or dead symbols found; or an --interactive
+     review quit without writing
   2  usage error: bad flags, a ROOT that is not the recipe's tree, an unknown
      or invalid recipe, an option the recipe does not take; one line,
      `codemod: error: ...` (interchange.cli_style)
@@ -199,7 +200,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
 
 
 @main.command(epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
-                      f"1 refused or failed (nothing changed); {USAGE_ERROR_TEXT}: ROOT is not the recipe's "
+                      f"1 refused, failed or an --interactive review quit without writing (nothing changed); "
+                      f"{USAGE_ERROR_TEXT}: ROOT is not the recipe's "
                       f"tree, an unknown or invalid recipe, an option it does not take or rejects); "
                       f"130 interrupted (Ctrl-C)."))
 @click.argument("root", type=click.Path(path_type=Path))
@@ -262,9 +264,11 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     rewritten, a comment reworded) as a diff and asks
     [y]es / [n]o / [a]ll remaining / [q]uit / [?] (e: show it in $EDITOR);
     skipping a change that accepted ones need names them and offers to skip
-    them too; q writes what was accepted after one confirmation; Ctrl-C
-    writes nothing. --accept/--skip ORIGIN choose without asking (the ids
-    `--json` lists under "items", or an origin they share). What is kept is
+    them too; only changes shown and accepted are written; q checks what the
+    accepted ones give, then writes them after one confirmation, or goes
+    back, or writes nothing (exit 1); Ctrl-C writes nothing (exit 130).
+    --accept/--skip ORIGIN choose without asking (the ids `--json` lists
+    under "items", or an origin they share). What is kept is
     checked again and refused if it has a blocking finding the whole plan
     did not have.
 

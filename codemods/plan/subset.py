@@ -69,13 +69,15 @@ class Subset:
     what stops the subset from being written, under the whole plan's
     overrides). `new_findings` are its error findings (overrides ignored) that
     the whole plan did not have; `needed_by` maps each skipped change that
-    causes some of them to the accepted changes that need it.
+    causes some of them to the accepted changes that need it. `accepted` and
+    `skipped` together are every change of the whole plan, in its order.
     """
 
     plan: Plan
     skipped: tuple[str, ...]
     new_findings: tuple[Finding, ...]
     needed_by: Mapping[str, tuple[str, ...]]
+    accepted: tuple[str, ...] = ()
 
 
 def _anchor(path: str, source: bytes, start: int, end: int) -> str | None:
@@ -301,7 +303,8 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
         if accepted_id not in needed_by.get(gone_id, []):
             needed_by.setdefault(gone_id, []).append(accepted_id)
     checked = replace(checked, findings=(*checked.findings, *(f for f in new if f.code == NEEDS_SKIPPED)))
-    return Subset(checked, tuple(c.id for c in skipped), tuple(new), {k: tuple(v) for k, v in needed_by.items()})
+    return Subset(checked, tuple(c.id for c in skipped), tuple(new), {k: tuple(v) for k, v in needed_by.items()},
+                  tuple(c.id for c in kept))
 
 
 __all__ = ["NEEDS_SKIPPED", "Change", "Subset", "changes_of", "plan_subset", "select"]

@@ -29,6 +29,7 @@ CPP = "src/lib/mlxcel-core/cpp/mlx_cxx_bridge.cpp"
 BATCH_OF_TWO = "dense_reference_decode_attention@test_pooled_paged_decode_batch_of_two"
 PROMPT = "Apply this change? ["
 DEPENDENCY_PROMPT = "[k]eep this change / [c]ontinue"
+QUIT_PROMPT = "[b]ack to this change"
 HEADER = re.compile(r"^\[(\d+)/(\d+)\] (\S+)", re.M)
 _sockets = itertools.count()
 
@@ -92,7 +93,7 @@ def walk(terminal: Terminal, answer, on_dependency: str = "c") -> str:
             key = answer(change)
             terminal.send(key)
             if key in ("a", "q"):
-                return terminal.wait(lambda s: exit_code(s) is not None or "[y/n]" in s.split(PROMPT)[-1])
+                return terminal.wait(lambda s: exit_code(s) is not None or QUIT_PROMPT in s.split(PROMPT)[-1])
         else:
             return screen
 
@@ -201,7 +202,7 @@ def test_quit_declined_writes_nothing(tree: Path, terminal_in) -> None:
     assert "Write the 0 accepted change(s) and skip the other" in screen
     terminal.send("n")
     screen = terminal.wait(lambda s: exit_code(s) is not None)
-    assert exit_code(screen) == 0
+    assert exit_code(screen) == 1
     assert "codemod: quit without writing; nothing written" in screen
     assert digest(tree) == before
 
