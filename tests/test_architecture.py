@@ -113,9 +113,9 @@ def test_the_layers_point_one_way() -> None:
     assert wrong == []
 
 
-def test_only_the_cli_default_names_the_first_user() -> None:
-    """`rg -il 'mlxcel|paged|oracle' codemods --glob '!codemods/recipes/mlxcel/**'`: the CLI's
-    default-recipe line alone."""
+def test_nothing_outside_the_first_users_recipes_names_it() -> None:
+    """`rg -il 'mlxcel|paged|oracle|--decision' codemods --glob '!codemods/recipes/mlxcel/**'` prints
+    nothing: the CLI has no default recipe and no option of one recipe."""
     hits = []
     for path in sorted((HOUSE / "codemods").rglob("*")):
         relative = path.relative_to(HOUSE).as_posix()
@@ -123,9 +123,9 @@ def test_only_the_cli_default_names_the_first_user() -> None:
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             lowered = line.lower()
-            if any(word in lowered for word in ("mlxcel", "paged", "oracle")):
-                hits.append(f"{relative}: {line.strip()}")
-    assert hits == ['codemods/cli/main.py: DEFAULT_RECIPE = "paged-compat-removal"']
+            if any(word in lowered for word in ("mlxcel", "paged", "oracle", "--decision")):
+                hits.append(f"{relative}:{number}: {line.strip()}")
+    assert hits == []
 
 
 TOY_RECIPE = """\

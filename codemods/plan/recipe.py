@@ -13,7 +13,7 @@ from codemods.edit.values import Edit, Finding
 from codemods.languages.registry import LANGUAGES
 
 class RecipeInputError(Exception):
-    """Input a recipe needs is missing or malformed (e.g. a decision file): a usage error, exit 2."""
+    """Input a recipe needs is missing or malformed (e.g. a file an option names): a usage error, exit 2."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,9 @@ class Parameter:
     string from the command line, a path for `--param-file`) into what the
     steps read (a number, a validated document), raising RecipeInputError when
     it is malformed; both happen before planning starts. `help` is shown by
-    `codemod recipes`.
+    `codemod recipes`. `flag` is an option of `codemod apply` the recipe
+    declares for it (`--budget`: `--budget VALUE` is `--param budget=VALUE`);
+    with `file`, its value is a path that must exist (`--param-file`).
     """
 
     name: str
@@ -171,6 +173,8 @@ class Parameter:
     load: Callable[[object], object] | None = None
     default: object = None
     help: str = ""
+    flag: str | None = None
+    file: bool = False
 
 
 class TreeReads:
