@@ -11,8 +11,7 @@ The library surface other refactor scripts use::
 
 Part of a plan, as `codemod apply --skip/--accept/--interactive` choose it::
 
-    from codemods import plan_subset
-    from codemods.plan.subset import changes_of
+    from codemods import changes_of, plan_subset
 
     ids = [change.id for change in changes_of(plan)]      # item-level changes, named by origin
     subset = plan_subset(plan, skip=[ids[0]])              # re-checked without them
@@ -66,6 +65,9 @@ _EXPORTS = {
     "apply_recipe": "codemods.write.run",
     "plan_recipe": "codemods.plan.planner",
     "plan_subset": "codemods.plan.subset",
+    "changes_of": "codemods.plan.subset",
+    "Change": "codemods.plan.subset",
+    "Subset": "codemods.plan.subset",
     "USAGE_ERROR": "codemods.plan.planner",
     "unified_diff": "codemods.report.diff",
     "render_diff": "codemods.report.diff",
@@ -96,7 +98,7 @@ if TYPE_CHECKING:
     from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
     from codemods.plan.recipe import (Insertion, ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError,
                                       Rewording, StepResult, Workspace)
-    from codemods.plan.subset import plan_subset
+    from codemods.plan.subset import Change, Subset, changes_of, plan_subset
     from codemods.report.diff import render_diff, unified_diff
     from codemods.write.atomic import WriteRefused
     from codemods.write.run import PlanRefused, RunResult, apply_recipe, write_plan
@@ -111,6 +113,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "USAGE_ERROR",
+    "Change",
     "Edit",
     "FileChange",
     "Finding",
@@ -130,10 +133,12 @@ __all__ = [
     "Rewording",
     "RunResult",
     "StepResult",
+    "Subset",
     "Workspace",
     "WriteRefused",
     "apply_edits",
     "apply_recipe",
+    "changes_of",
     "load_recipe",
     "plan_recipe",
     "plan_subset",
