@@ -189,11 +189,13 @@ def _recipe_spec(recipe_spec: str | None, root: Path) -> str:
     return configured
 
 
-def _root_and_recipe_flags(tokens: tuple[str, ...]) -> tuple[Path, list[tuple[str, str]]]:
+def _root_and_recipe_flags(tokens: tuple[str, ...]) -> tuple[Path, list[tuple[str, str | None]]]:
     """ROOT and the options a recipe declares for itself (`--NAME VALUE` or `--NAME=VALUE`), from
     what click left: the arguments that are not options of `apply`."""
-    positional, flags = [], []
+    positional: list[str] = []
+    flags: list[tuple[str, str | None]] = []
     rest = list(tokens)
+    took_next = False
     while rest:
         token = rest.pop(0)
         if token == "--":
@@ -201,25 +203,26 @@ def _root_and_recipe_flags(tokens: tuple[str, ...]) -> tuple[Path, list[tuple[st
             break
         if token.startswith("--") and len(token) > 2:
             name, sep, value = token.partition("=")
-            if not sep:
-                if not rest:
-                    raise UsageLine(f"No such option: {name}")
-                value = rest.pop(0)
-            flags.append((name, value))
+            took_next = not sep and bool(rest)
+            flags.append((name, value if sep else rest.pop(0) if rest else None))
         elif token.startswith("-") and token != "-":
             raise UsageLine(f"No such option: {token}")
         else:
             positional.append(token)
+    if not positional and took_next and flags[-1][1] is not None:
+        # `--flag ROOT`: the last word is ROOT, and the flag is left without a value (the recipe
+        # says whether it has one).
+        positional.append(flags[-1][1])
+        flags[-1] = (flags[-1][0], None)
     if not positional:
-        unknown = f" ({flags[0][0]} is no option of apply nor, it seems, of the recipe)" if flags else ""
-        raise UsageLine(f"Missing argument 'ROOT'{unknown}")
+        raise UsageLine("Missing argument 'ROOT'")
     if len(positional) > 1:
         raise UsageLine(f"Got unexpected extra argument ({' '.join(positional[1:])})")
     return Path(positional[0]), flags
 
 
 def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
-             flags: list[tuple[str, str]] = ()) -> dict[str, object]:
+             flags: list[tuple[str, str | None]] = ()) -> dict[str, object]:
     """The recipe options given on the command line: --param NAME=VALUE (a string),
     --param-file NAME=PATH (a path that must exist), and the flags `recipe` declares for its
     parameters (`Parameter.flag`: its value a string, or a path that must exist for a `file` one)."""
@@ -243,6 +246,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
         if parameter is None:
             takes = f"; recipe {recipe.id} declares {', '.join(sorted(declared))}" if declared else ""
             raise UsageLine(f"No such option: {flag}{takes}")
+        if value is None:
+            raise UsageLine(f"{flag} needs a value ({flag} {'FILE' if parameter.file else 'VALUE'})")
         if parameter.file:
             files.append((parameter.name, value))
         elif parameter.name in options:
@@ -258,7 +263,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
     return options
 
 
-@main.command(epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
+# Options click does not know are left to the recipe, which may declare its own (Parameter.flag).
+@main.command(context_settings={"ignore_unknown_options": True}, epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
                       f"1 refused, failed or an --interactive review quit without writing (nothing changed); "
                       f"{USAGE_ERROR_TEXT}: ROOT is not the recipe's "
                       f"tree, an unknown or invalid recipe, an option it does not take or rejects); "
