@@ -40,7 +40,7 @@ def profile(root) -> str:
     import pstats
 
     sys.path.insert(0, str(REPO))
-    from codemods.report.diff import unified_diff
+    from codemods.edit.diff import unified_diff
     from codemods.plan.planner import plan_recipe
     from codemods import load_recipe
 

@@ -1,20 +1,30 @@
 """codemods: reviewable, provable codemods for Rust, C++ and Python trees.
 
-The library surface other refactor scripts use::
+The public surface is `__all__`; every other module is internal and may change. The names
+are typed (the package ships `py.typed`, and `make test` type-checks them strictly)::
 
     from codemods import ItemTarget, Recipe, plan_recipe, render_diff, write_plan
 
     recipe = Recipe(id="my-cleanup", summary="...", deletions=(ItemTarget(...),))
     plan = plan_recipe(root, recipe)          # never writes, never raises on user input
     print(render_diff(plan))                  # review
-    write_plan(plan)                          # atomic, all files or none; PlanRefused if plan.blocking
+    write_plan(plan)                          # atomic, all files or none; PlanRefused (a WriteRefused)
+                                              # if plan.blocking, unless allow_blocking=True
+
+Findings a script acts on: each has a code of the catalogue `Code` (docs/findings.md), the
+`ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_json()`
+is the whole plan as `codemod apply --json` prints it::
+
+    from codemods import Code
+
+    missing = [f.target for f in plan.findings if f.code == Code.NO_SUCH_ITEM]
 
 Part of a plan, as `codemod apply --skip/--accept/--interactive` choose it::
 
-    from codemods import changes_of, plan_subset
+    from codemods import Change, Subset, changes_of, plan_subset
 
-    ids = [change.id for change in changes_of(plan)]      # item-level changes, named by origin
-    subset = plan_subset(plan, skip=[ids[0]])              # re-checked without them
+    changes: tuple[Change, ...] = changes_of(plan)         # item-level changes, stable slug ids
+    subset: Subset = plan_subset(plan, skip=[changes[0].id])  # re-checked without them
     subset.plan.blocking, subset.new_findings, subset.needed_by
 
 or, in one call as `codemod apply` does it (the tree's lock held, and a write
@@ -27,22 +37,35 @@ an earlier run left half done finished or rolled back first)::
 
 Structural patterns (Rust and C++; `$X` one node, `$$$XS` a sequence)::
 
-    from codemods import Pattern, Rewrite
+    from codemods import Pattern, Rewrite, apply_edits, replace_all
 
     call = Pattern("crate::layers::$F(&$Q, $$$REST)", "rust")
-    for match in call.find_all(source, tree.root_node):   # tree: tree-sitter parse of source
+    for match in call.find_all(source):                    # source: the file's bytes
         print(match.text("F"))
-    edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source)   # tree optional
-    new_source = apply_edits(source, edits)                # ValueError if two edits overlap
+    edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source)
+    new_source = apply_edits(source, edits)                # EditError if two edits overlap
     new_source = replace_all(source, None, call, "layers::$F($Q, $$$REST)")   # the same, in one call
 
-Wrong input is a blocking finding, never an exception: a root that does not
-exist or holds none of the recipe's paths, invalid recipe data (an unknown
-kind, an invalid dead-symbol pattern), an option the recipe does not take, or
-an input a step rejects all give a plan with no changes and one finding of
-code `USAGE_ERROR` ("usage-error"); a recipe step signals such input by
-raising `RecipeInputError`. `load_recipe` raises `RecipeError` for an unknown
-id or a recipe file that does not load or match the schema (docs/recipes.md).
+Errors: wrong input to a plan is a blocking finding, never an exception: a root that does not
+exist or holds none of the recipe's paths, invalid recipe data (an unknown kind, an invalid
+dead-symbol pattern), an option the recipe does not take, or an input a step rejects (a step
+raises `RecipeInputError`) give a plan with no changes and one finding of code `usage-error`;
+a step that raises anything else gives one of code `step-failed`. What is raised is one family,
+`CodemodError` (each also the built-in it replaced, e.g. ValueError):
+
+- `RecipeError`: `load_recipe` of an unknown id or a file that does not load or match the
+  schema (docs/recipes.md); `Recipe(...)` with data of the wrong type or an unknown language;
+- `PatternError`: `Pattern(...)` that does not parse, a replacement naming a metavariable
+  the pattern does not capture, a source that is not bytes (`find_all`, `Rewrite.edits`);
+- `EditError`: `Edit(...)` with a bad range, `apply_edits` of overlapping edits or a `str`;
+- `SelectionError`: `changes_of` / `plan_subset` of a plan without a basis, or an id that
+  names no change;
+- `WriteRefused` (with `findings`), `WriteFailed`, `TreeLocked`: `write_plan` / `apply_recipe`
+  (whose `RunResult` carries them instead when it can); `PlanRefused`, a `WriteRefused`:
+  `write_plan` of a plan with blocking findings (under the settings, `PlanSettings`, it was
+  made with), unless `allow_blocking=True`.
+
+The test harness for your own recipes: `codemods.testing.assert_recipe`.
 """
 
 from __future__ import annotations
@@ -53,58 +76,82 @@ from typing import TYPE_CHECKING
 # Public name -> module that defines it. Imported on first use, so that
 # `codemod check` (a pre-commit hook) does not pay for the whole engine.
 _EXPORTS = {
+    "CATALOGUE": "codemods.edit.codes",
+    "Code": "codemods.edit.codes",
+    "CodeInfo": "codemods.edit.codes",
+    "CodemodError": "codemods.edit.errors",
+    "EditError": "codemods.edit.errors",
+    "PatternError": "codemods.edit.errors",
+    "PlanRefused": "codemods.edit.errors",
+    "RecipeError": "codemods.edit.errors",
+    "RecipeInputError": "codemods.edit.errors",
+    "SelectionError": "codemods.edit.errors",
+    "TreeLocked": "codemods.edit.errors",
+    "WriteFailed": "codemods.edit.errors",
+    "WriteRefused": "codemods.edit.errors",
     "Edit": "codemods.edit.values",
     "Finding": "codemods.edit.values",
+    "ItemTarget": "codemods.edit.values",
     "FileChange": "codemods.edit.splice",
     "apply_edits": "codemods.edit.splice",
-    "WriteRefused": "codemods.write.atomic",
-    "Plan": "codemods.plan.planner",
-    "PlanSettings": "codemods.plan.planner",
-    "PlanRefused": "codemods.write.run",
-    "RunResult": "codemods.write.run",
-    "apply_recipe": "codemods.write.run",
-    "plan_recipe": "codemods.plan.planner",
-    "plan_subset": "codemods.plan.subset",
-    "changes_of": "codemods.plan.subset",
-    "Change": "codemods.plan.subset",
-    "Subset": "codemods.plan.subset",
-    "USAGE_ERROR": "codemods.plan.planner",
-    "unified_diff": "codemods.report.diff",
-    "render_diff": "codemods.report.diff",
-    "write_plan": "codemods.write.run",
+    "render_diff": "codemods.edit.diff",
+    "unified_diff": "codemods.edit.diff",
     "Match": "codemods.pattern",
     "Pattern": "codemods.pattern",
-    "PatternError": "codemods.pattern",
     "Rewrite": "codemods.pattern",
     "replace_all": "codemods.pattern",
-    "ItemTarget": "codemods.plan.recipe",
+    "Insertion": "codemods.plan.recipe",
     "Parameter": "codemods.plan.recipe",
     "PatternRewrite": "codemods.plan.recipe",
     "Recipe": "codemods.plan.recipe",
-    "RecipeError": "codemods.plan.loader",
-    "RecipeInputError": "codemods.plan.recipe",
     "Rewording": "codemods.plan.recipe",
-    "Insertion": "codemods.plan.recipe",
     "StepResult": "codemods.plan.recipe",
     "Workspace": "codemods.plan.recipe",
     "load_recipe": "codemods.plan.loader",
+    "USAGE_ERROR": "codemods.plan.planner",
+    "Plan": "codemods.plan.planner",
+    "PlanSettings": "codemods.plan.planner",
+    "plan_recipe": "codemods.plan.planner",
+    "Change": "codemods.plan.subset",
+    "Subset": "codemods.plan.subset",
+    "changes_of": "codemods.plan.subset",
+    "plan_subset": "codemods.plan.subset",
+    "RunResult": "codemods.write.run",
+    "apply_recipe": "codemods.write.run",
+    "write_plan": "codemods.write.run",
 }
 
 if TYPE_CHECKING:
+    from codemods.edit.codes import CATALOGUE, Code, CodeInfo
+    from codemods.edit.diff import render_diff, unified_diff
+    from codemods.edit.errors import (CodemodError, EditError, PatternError, PlanRefused, RecipeError,
+                                      RecipeInputError, SelectionError, TreeLocked, WriteFailed, WriteRefused)
     from codemods.edit.splice import FileChange, apply_edits
-    from codemods.edit.values import Edit, Finding
-    from codemods.pattern import Match, Pattern, PatternError, Rewrite, replace_all
-    from codemods.plan.loader import RecipeError, load_recipe
+    from codemods.edit.values import Edit, Finding, ItemTarget
+    from codemods.pattern import Match, Pattern, Rewrite, replace_all
+    from codemods.plan.loader import load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
-    from codemods.plan.recipe import (Insertion, ItemTarget, Parameter, PatternRewrite, Recipe, RecipeInputError,
-                                      Rewording, StepResult, Workspace)
+    from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
     from codemods.plan.subset import Change, Subset, changes_of, plan_subset
-    from codemods.report.diff import render_diff, unified_diff
-    from codemods.write.atomic import WriteRefused
-    from codemods.write.run import PlanRefused, RunResult, apply_recipe, write_plan
+    from codemods.write.run import RunResult, apply_recipe, write_plan
+
+    __version__: str
 
 
-def __getattr__(name: str):
+def _version() -> str:
+    """The installed distribution's version, read on first use (importlib.metadata loads the
+    email and socket modules, which `codemod check` and a recipe's imports should not pay for)."""
+    from importlib.metadata import packages_distributions, version
+
+    distributions = packages_distributions().get(__name__)
+    if not distributions:  # imported from a source tree that was never installed
+        return "0+unknown"
+    return version(distributions[0])
+
+
+def __getattr__(name: str) -> object:
+    if name == "__version__":
+        return _version()
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'codemods' has no attribute {name!r}")
@@ -112,9 +159,14 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "CATALOGUE",
     "USAGE_ERROR",
     "Change",
+    "Code",
+    "CodeInfo",
+    "CodemodError",
     "Edit",
+    "EditError",
     "FileChange",
     "Finding",
     "Insertion",
@@ -131,11 +183,16 @@ __all__ = [
     "RecipeError",
     "RecipeInputError",
     "Rewording",
+    "Rewrite",
     "RunResult",
+    "SelectionError",
     "StepResult",
     "Subset",
+    "TreeLocked",
     "Workspace",
+    "WriteFailed",
     "WriteRefused",
+    "__version__",
     "apply_edits",
     "apply_recipe",
     "changes_of",

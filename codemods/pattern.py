@@ -37,6 +37,7 @@ from typing import Mapping
 import tree_sitter
 
 from codemods.edit.values import Edit
+from codemods.edit.errors import PatternError
 from codemods.languages.registry import LANGUAGES as REGISTERED
 from codemods.languages.registry import parsed_languages
 from codemods.parse import query, ts_language
@@ -51,10 +52,6 @@ _CLOSERS = {")", "]", "}", ">"}
 
 
 
-class PatternError(ValueError):
-    """A pattern that does not parse as one piece of code of its language."""
-
-
 @dataclass(frozen=True)
 class _Metavariable:
     name: str
@@ -65,6 +62,13 @@ class _Metavariable:
         return not self.name.startswith("_")
 
 
+def _require_bytes(source: object) -> None:
+    """Refuse a `str` source: offsets are bytes of the file as read, which a decoded text does
+    not keep (its encoding, its line ends)."""
+    if not isinstance(source, (bytes, bytearray)):
+        raise PatternError(f"the source must be the file's bytes (Path.read_bytes()), not {type(source).__name__}")
+
+
 def metavariables(text: str) -> set[str]:
     """The names of the capturing metavariables in a pattern or replacement text."""
     return {name for m in _METAVARIABLE.finditer(text) if (name := m.group(1) or m.group(2))
@@ -72,7 +76,7 @@ def metavariables(text: str) -> set[str]:
 
 
 def _encode(pattern: str) -> str:
-    def spell(m: re.Match) -> str:
+    def spell(m: re.Match[str]) -> str:
         if m.group(0).startswith("$$$"):
             return _EXPANDO * 3 + (m.group(1) or "_")
         return _EXPANDO + m.group(2)
@@ -168,7 +172,7 @@ class Match:
     def __getitem__(self, name: str) -> tree_sitter.Node:
         nodes = self.captures[name]
         if len(nodes) != 1:
-            raise KeyError(f"${name} captured {len(nodes)} nodes; use nodes({name!r})")
+            raise PatternError(f"${name} captured {len(nodes)} nodes; use nodes({name!r})")
         return nodes[0]
 
     def __contains__(self, name: str) -> bool:
@@ -193,10 +197,10 @@ class Match:
     def expand(self, template: str) -> str:
         """`template` with every `$X` / `$$$XS` replaced by the text it captured."""
 
-        def fill(m: re.Match) -> str:
+        def fill(m: re.Match[str]) -> str:
             name = m.group(1) or m.group(2)
             if name is None or name not in self.captures:
-                raise KeyError(f"the replacement names {m.group(0)}, which the pattern does not capture")
+                raise PatternError(f"the replacement names {m.group(0)}, which the pattern does not capture")
             return self.text(name)
 
         return _METAVARIABLE.sub(fill, template)
@@ -241,7 +245,9 @@ class Pattern:
     # -- matching -----------------------------------------------------------------
 
     def match(self, source: bytes, node: tree_sitter.Node) -> Match | None:
-        """The match of the pattern at exactly `node`, or None."""
+        """The match of the pattern at exactly `node`, or None. PatternError for a source that is
+        not bytes."""
+        _require_bytes(source)
         env = _Matcher(self, source).node(self.root, node, MappingProxyType({}))
         if env is None:
             return None
@@ -249,7 +255,8 @@ class Pattern:
 
     def find_all(self, source: bytes, node: tree_sitter.Node | None = None) -> list[Match]:
         """Every match inside `node` (itself included; the whole file parsed here when None), in
-        source order; nested matches included."""
+        source order; nested matches included. PatternError for a source that is not bytes."""
+        _require_bytes(source)
         if node is None:
             node = _parse(source, self.language).root_node
         matcher = _Matcher(self, source)
@@ -368,13 +375,30 @@ class Rewrite:
     def edits(self, path: str, source: bytes, node: tree_sitter.Node | None = None,
               origin: str = "rewrite") -> list[Edit]:
         """One edit per outermost match inside `node` (the whole file when None; a match inside
-        another is left to it)."""
+        another is left to it). PatternError for a source that is not bytes, or for a
+        replacement naming a metavariable the pattern does not capture."""
         edits: list[Edit] = []
         for match in self.pattern.find_all(source, node):
             if edits and match.start < edits[-1].end or not self.accepts(match):
                 continue
-            edits.append(Edit(path, match.start, match.end, match.expand(self.template).encode("utf-8"), origin))
+            template = _indented_to(self.template, source, match.start)
+            edits.append(Edit(path, match.start, match.end, match.expand(template).encode("utf-8"), origin))
         return edits
+
+
+def _indented_to(template: str, source: bytes, start: int) -> str:
+    """A multi-line `template` with its second and later lines indented like the line of the site at
+    byte `start` (a template written from column 0 lands at the site's depth; one whose later lines
+    carry that indentation already is left as written). Captures keep their own layout."""
+    if "\n" not in template:
+        return template
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line = source[line_start:start]
+    indent = line[:len(line) - len(line.lstrip())].decode("utf-8", "replace")
+    first, *rest = template.split("\n")
+    if not indent or all(r.startswith(indent) or not r.strip() for r in rest):
+        return template
+    return "\n".join([first, *(indent + r if r.strip() else r for r in rest)])
 
 
 def replace_all(source: bytes, tree: tree_sitter.Tree | None, pattern: Pattern, template: str) -> bytes:

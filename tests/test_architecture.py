@@ -25,8 +25,16 @@ def _modules() -> dict[str, Path]:
     return found
 
 
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """The ids of the nodes under `if TYPE_CHECKING:`: imports for annotations, never run."""
+    guarded = [node for node in ast.walk(tree) if isinstance(node, ast.If)
+               and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")]
+    return {id(inner) for node in guarded for statement in node.body for inner in ast.walk(statement)}
+
+
 def _import_graph() -> dict[str, set[str]]:
-    """Module -> the house's modules it imports anywhere in its text (function-level imports too)."""
+    """Module -> the house's modules it imports anywhere in its text (function-level imports too;
+    those under `if TYPE_CHECKING:` are annotations only and do not count)."""
     modules = _modules()
 
     def known(name: str) -> str | None:
@@ -38,7 +46,11 @@ def _import_graph() -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        annotations_only = _type_checking_only(tree)
+        for node in ast.walk(tree):
+            if id(node) in annotations_only:
+                continue
             if isinstance(node, ast.Import):
                 candidates = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):

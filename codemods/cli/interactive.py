@@ -22,7 +22,7 @@ from interchange.cli_style import UsageLine
 
 from codemods.edit.splice import splice
 from codemods.plan.subset import Change, changes_of, plan_subset, select
-from codemods.report.diff import render_text, unified_diff
+from codemods.edit.diff import render_text, unified_diff
 from codemods.report.text import coloured
 
 # Exit code of a walk interrupted with Ctrl-C (nothing written), as for `apply`.

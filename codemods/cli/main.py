@@ -175,7 +175,7 @@ def _items(plan, output_format: str) -> tuple:
 def _recipe_spec(recipe_spec: str | None, root: Path) -> str:
     """The recipe to run: --recipe, else the one the tree's config names; a usage error saying how
     to name one when there is neither."""
-    from codemods.plan.errors import RecipeError
+    from codemods.edit.errors import RecipeError
     from codemods.plan.tree_config import NO_RECIPE, configured_recipe
 
     if recipe_spec is not None:
@@ -476,7 +476,7 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
     --format github  `::error file=...,line=...,col=...::` lines for GitHub
                      Actions
     """
-    from codemods.plan.errors import RecipeError
+    from codemods.edit.errors import RecipeError
     from codemods.plan.settings import dead_symbol_settings
     from codemods.report.base import CheckReport, reporter
     from codemods.search.check import check_files, check_tree

@@ -19,11 +19,13 @@ _WS = b" \t\r\n\f\v"
 
 @dataclass(frozen=True)
 class Deletion:
-    """A raw deletion: bytes [start, end) of an item with its leading trivia; `origin` as `Edit`'s."""
+    """A raw deletion: bytes [start, end) of an item with its leading trivia; `origin` as `Edit`'s.
+    `replacement`, when given, is put in its place as it is (its blank lines are not settled)."""
 
     start: int
     end: int
     origin: str
+    replacement: bytes = b""
 
 
 def _line_start(source: bytes, offset: int) -> int:
@@ -117,7 +119,8 @@ def _settle_blank_lines(source: bytes, start: int, end: int) -> tuple[int, int]:
     if opens:
         return start, after
     if closes:
-        return before, end
+        # At the end of the file the blank lines after the item go too: none is left after the last line.
+        return before, len(source) if not source[after:].strip(_WS) else end
     blank_before = source.count(b"\n", before, start)
     blank_after = source.count(b"\n", end, after)
     if blank_before >= blank_after:
@@ -142,9 +145,11 @@ def deletion_edits(path: str, source: bytes, deletions: list[Deletion]) -> list[
     for run in runs:
         start = min(d.start for d in run)
         end = max(d.end for d in run)
-        start, end = _settle_blank_lines(source, start, end)
+        replacement = b"".join(d.replacement for d in run)
+        if not replacement:
+            start, end = _settle_blank_lines(source, start, end)
         origins = "+".join(dict.fromkeys(d.origin for d in run))
-        edits.append(Edit(path, start, end, b"", origins))
+        edits.append(Edit(path, start, end, replacement, origins))
     return edits
 
 

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from codemods.edit.codes import Code
+from codemods.edit.errors import EditError
 from codemods.edit.values import Edit, Finding, line_col
 
 
@@ -52,7 +54,7 @@ def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
         if overlap or same_point:
             line, col = line_col(source, second.start)
             findings.append(
-                Finding(first.path, line, col, "overlapping-edits",
+                Finding(first.path, line, col, Code.OVERLAPPING_EDITS,
                         f"edits overlap: {first.origin or 'an edit'} and {second.origin or 'an edit'} change "
                         f"the same text; nothing written in this file")
             )
@@ -72,11 +74,14 @@ def splice(source: bytes, edits: list[Edit]) -> bytes:
 
 
 def apply_edits(source: bytes, edits: list[Edit]) -> bytes:
-    """`source` with `edits` (of one file, e.g. what `Rewrite.edits` returns) applied; ValueError
-    naming both edits when two overlap. The public form of `splice`."""
+    """`source` with `edits` (of one file, e.g. what `Rewrite.edits` returns) applied; EditError
+    (a ValueError) naming both edits when two overlap, or for a source that is not bytes. The
+    public form of `splice`."""
+    if not isinstance(source, (bytes, bytearray)):
+        raise EditError(f"the source must be the file's bytes (Path.read_bytes()), not {type(source).__name__}")
     overlaps = conflicts(list(edits), source)
     if overlaps:
-        raise ValueError("; ".join(f.render() for f in overlaps))
+        raise EditError("; ".join(f.render() for f in overlaps))
     return splice(source, list(edits))
 
 

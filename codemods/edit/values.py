@@ -1,4 +1,5 @@
-"""Edits and findings: the two values every operation returns."""
+"""Edits and findings: the two values every operation returns, and the item target a finding
+about a `[[delete]]` target names (a value shared by the recipe, the languages and the reports)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
+
+from codemods.edit.codes import Code
+from codemods.edit.errors import EditError
 
 
 @dataclass(frozen=True, order=True)
@@ -26,7 +30,26 @@ class Edit:
 
     def __post_init__(self) -> None:
         if self.start < 0 or self.end < self.start:
-            raise ValueError(f"bad edit range [{self.start}, {self.end}) in {self.path}")
+            raise EditError(f"bad edit range [{self.start}, {self.end}) in {self.path}")
+
+
+@dataclass(frozen=True)
+class ItemTarget:
+    """Delete the item of `kind` named `name` (qualified with `::` or `.`) in the file at `path`.
+
+    `crate::a::name` (Rust) and `ns::name` (C++) name exactly one item; a bare
+    Rust name matches the end of qualified names (see README, "As a library").
+    `branch` chooses among the preprocessor branches that each hold the item
+    (C++: the branch's condition, "" outside any, "*" for all).
+    `namespace_macros` is the recipe's (see `Recipe`), filled in by it.
+    """
+
+    path: str
+    language: str
+    kind: str
+    name: str
+    branch: str | None = None
+    namespace_macros: tuple[tuple[str, str], ...] = ()
 
 
 # Finding severities. A blocking finding stops `apply` from writing anything.
@@ -38,7 +61,9 @@ NOTE = "note"
 class Finding:
     """Something the user must know about a plan, located at path:line:col (1-based).
 
-    A dangling reference also says how sure the check is (`certainty`:
+    `target` is the `[[delete]]` target it is about, where it has one; `candidates` are the
+    names a missing target may have meant (the "did you mean" of the message), as a target
+    spells them. A dangling reference also says how sure the check is (`certainty`:
     definite or possible), what kind of use it is (`reference_kind`: call, import,
     serde default, ...) and how the name resolved (`resolution`).
     """
@@ -53,6 +78,8 @@ class Finding:
     certainty: str | None = None
     reference_kind: str | None = None  # what the use is: call, import, ... (JSON "kind")
     resolution: str | None = None
+    target: ItemTarget | None = None  # the `[[delete]]` target the finding is about, where it has one
+    candidates: tuple[str, ...] = ()  # no-such-item: the closest names of the file, as a target spells them
 
     @property
     def blocking(self) -> bool:
@@ -62,18 +89,23 @@ class Finding:
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
         return f"{where}: {self.message}" if where else self.message
 
-    def as_json(self) -> dict:
-        document = {
+    def as_json(self) -> dict[str, object]:
+        document: dict[str, object] = {
             "path": self.path,
             "line": self.line,
             "col": self.col,
-            "code": self.code,
+            "code": str(self.code),
             "severity": self.severity,
             "symbol": self.symbol,
             "message": self.message,
         }
         if self.certainty is not None:
             document.update(certainty=self.certainty, kind=self.reference_kind, resolution=self.resolution)
+        if self.target is not None:
+            document["target"] = {"path": self.target.path, "language": self.target.language,
+                                  "kind": self.target.kind, "name": self.target.name}
+        if self.candidates:
+            document["candidates"] = list(self.candidates)
         return document
 
 
@@ -87,7 +119,7 @@ def line_col(source: bytes, offset: int) -> tuple[int, int]:
 def shape_mismatch(path: str, source: bytes, kind: str, name: str, other_kind: str, other_start: int) -> Finding:
     """A target whose name is found only as another kind of item: blocking, nothing deleted."""
     line, col = line_col(source, other_start)
-    return Finding(path, line, col, "shape-mismatch",
+    return Finding(path, line, col, Code.SHAPE_MISMATCH,
                    f"{name}: expected a {kind}, found a {other_kind}; not deleted", symbol=name)
 
 
@@ -117,9 +149,10 @@ def missing_target(path: str, kind: str, name: str, candidates: list[str],
     since the name is most likely misspelt.
     """
     if already_absent is not None and already_absent():
-        return Finding(path, 0, 0, "not-found",
+        return Finding(path, 0, 0, Code.NOT_FOUND,
                        f"{kind} {name} already absent (no code in the file names the recipe's dead symbols)",
                        severity=NOTE, symbol=name)
     closest = closest_names(name, candidates)
     hint = f"; did you mean {' or '.join(closest)}?" if closest else ""
-    return Finding(path, 0, 0, "no-such-item", f"no item {name} of kind {kind} in {path}{hint}", symbol=name)
+    return Finding(path, 0, 0, Code.NO_SUCH_ITEM, f"no item {name} of kind {kind} in {path}{hint}", symbol=name,
+                   candidates=tuple(closest))

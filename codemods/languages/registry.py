@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
-from typing import Protocol, cast
+from pathlib import Path, PurePosixPath
+from typing import Callable, Protocol, cast
 
 RUST = "rust"
 CPP = "cpp"
 PYTHON = "python"
+
+# A plug-in's optional `format_file(source, root, path)`: the file formatted, or None.
+FormatFile = Callable[[bytes, Path, str], "bytes | None"]
 
 
 class LanguageOperations(Protocol):
@@ -63,7 +66,10 @@ class Language:
     - `format_item(text, indent, root, path) -> str | None`: generated item text
       formatted by `formatter` at `indent` for the file `path` under `root`, or
       None when the language has no formatter, it is not installed, or it
-      rejected the text (the caller inserts the text as written and says so).
+      rejected the text (the caller inserts the text as written and says so);
+    - optionally `parse_errors_deletable(root, path) -> bool`: whether a parse
+      error lying wholly inside a deleted item of `path` may go with it (the
+      grammar misreads valid code there); without it such a file is not edited.
     """
 
     name: str
@@ -160,7 +166,8 @@ register(Language(
     comment_kinds=frozenset({"comment"}),
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "concatenated_string",
                             "system_lib_string", "string_content"}),
-    deletable_kinds=("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "any"),
+    deletable_kinds=("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "field",
+                     "any"),
     formatter="clang-format",
     mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"comment"}),

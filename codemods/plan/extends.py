@@ -10,13 +10,13 @@ replaces the base's; the id defaults to `BASE+FILESTEM`. Values are keyed by
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 # The recipe fields that hold rules: the file's are added after the base's.
 APPENDED = ("deletions", "rewrites", "rewordings", "insertions")
 
 
-def extended(base: Mapping[str, object], own: Mapping[str, object], file_stem: str) -> dict[str, object]:
+def extended(base: Mapping[str, Any], own: Mapping[str, Any], file_stem: str) -> dict[str, Any]:
     """The fields of the recipe a file extending `base` makes: `base`'s, with `own` (the keys the
     file gives) added or replacing as the module's docstring says."""
     merged = dict(base)

@@ -15,12 +15,15 @@ import functools
 import importlib
 import importlib.util
 import re
+import types
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+from codemods.edit.errors import RecipeError
+from codemods.edit.values import ItemTarget
 from codemods.languages.registry import LANGUAGES, parsed_languages
-from codemods.plan.errors import RecipeError
 from codemods.plan.extends import extended
-from codemods.plan.recipe import Insertion, ItemTarget, PatternRewrite, Recipe, Rewording
+from codemods.plan.recipe import Insertion, PatternRewrite, Recipe, Rewording
 from codemods.recipes import bundled_files, module_name
 from interchange.cli_style import one_line
 
@@ -29,7 +32,7 @@ def bundled_recipes() -> list[Recipe]:
     return [load_recipe(recipe_id) for recipe_id in bundled_files()]
 
 
-def _module_from_file(path: Path):
+def _module_from_file(path: Path) -> types.ModuleType:
     """The Python file at `path`, executed as a module (RecipeError when it cannot be)."""
     spec = importlib.util.spec_from_file_location(f"codemod_recipe_{path.stem}", path)
     if spec is None or spec.loader is None or not path.is_file():
@@ -75,15 +78,17 @@ def _from_toml_file(path: Path) -> Recipe:
                 raise RecipeError(f"{path}: recipe does not match the schema: id must be a string, not "
                                   f"{data['id']!r}")
             recipe = Recipe(**{"summary": "", **own})
+    except RecipeError:
+        raise
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
     return _built(path, data.get("build"), recipe)
 
 
-def _fields(path: Path, data: dict) -> dict[str, object]:
+def _fields(path: Path, data: dict[str, Any]) -> dict[str, Any]:
     """The `Recipe` fields a recipe file's data gives (only the keys it has)."""
     source = data["id"] if isinstance(data.get("id"), str) and data["id"] else path.name
-    converters = {
+    converters: dict[str, tuple[str, Any]] = {
         "id": ("id", lambda v: v),
         "summary": ("summary", str),
         "delete": ("deletions", lambda v: tuple(ItemTarget(**d) for d in v)),
@@ -98,7 +103,7 @@ def _fields(path: Path, data: dict) -> dict[str, object]:
     return {converters[key][0]: converters[key][1](data[key]) for key in converters if key in data}
 
 
-def rewordings_from(tables: list, source: str) -> tuple[Rewording, ...]:
+def rewordings_from(tables: list[dict[str, Any]], source: str) -> tuple[Rewording, ...]:
     """`[[reword]]` tables as rules, each labelled `SOURCE [[reword]] N` for messages."""
     return tuple(dataclasses.replace(Rewording(**table), rule=f"{source} [[reword]] {number}")
                  for number, table in enumerate(tables, start=1))
@@ -151,7 +156,7 @@ def _closest(word: str, valid: tuple[str, ...]) -> str:
     return f"did you mean {close[0]!r}?" if close else f"valid: {', '.join(valid)}"
 
 
-def _refuse_unknown_keys(path: Path, data: dict) -> None:
+def _refuse_unknown_keys(path: Path, data: dict[str, Any]) -> None:
     """RecipeError naming the first key the schema does not have, and the closest one it has."""
     for key in data:
         if key not in TOML_KEYS:
@@ -289,7 +294,7 @@ def _validate_insertion(insertion: Insertion, origin: str) -> None:
     language = insertion.language or language_of(insertion.path)
     if insertion.pattern is not None:
         try:
-            Pattern(insertion.pattern, language)
+            Pattern(insertion.pattern, language or "")
         except PatternError as error:
             raise RecipeError(f"{where}: {error}") from None
 

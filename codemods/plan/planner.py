@@ -7,30 +7,33 @@ writing, differs. Nothing here writes or raises on user input.
 from __future__ import annotations
 
 import shutil
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterable, Mapping, cast
 
+from codemods.edit.codes import Code
+from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import language_for
+from codemods.languages.registry import FormatFile, language_for
 from codemods.parse import parse, reparse
-from codemods.plan.recipe import Recipe, RecipeInputError, StepResult, Workspace
+from codemods.edit.errors import RecipeInputError
+from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
 from codemods.plan.stages import DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite
-from codemods.search.files import FileSearch, rg_installed, start_files_matching, start_files_with_words
+from codemods.search.files import FileSearch, FoundFiles, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
 from codemods.words import whole_word_hits
 
 # A plan that could not start: the root, the recipe or its options are wrong (the CLI's exit 2).
-USAGE_ERROR = "usage-error"
+USAGE_ERROR = Code.USAGE_ERROR
 
 # Finding codes that an explicit override lets through (the flags: report/base.py).
-UNREWORDED = "unreworded-mention"
-UNMATCHED = ("rewrite-not-found", "rewording-not-found")
+UNREWORDED = Code.UNREWORDED_MENTION
+UNMATCHED = (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND)
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,12 @@ class PlanBasis:
 class SettledSearch:
     """File searches whose files, once found, are kept: `result()` is the union, sorted."""
 
-    def __init__(self, *searches: "FileSearch | SettledSearch") -> None:
+    def __init__(self, *searches: FoundFiles) -> None:
         self._searches = searches
         self._files: list[str] | None = None
 
     @property
-    def searches(self) -> tuple:
+    def searches(self) -> tuple[FoundFiles, ...]:
         return self._searches
 
     def result(self) -> list[str]:
@@ -97,12 +100,9 @@ class PlanSettings:
 
     @classmethod
     def given(cls, settings: "PlanSettings | None", **flags: bool) -> "PlanSettings":
-        """`settings`, or the settings the keyword `flags` say; ValueError when both are given."""
-        if settings is None:
-            return cls(**flags)
-        if any(flags.values()):
-            raise ValueError("give the overrides either as settings= or as keyword flags, not both")
-        return settings
+        """The settings a caller gave: `settings` (default: none), with each keyword flag that is
+        true set too (an override given either way holds)."""
+        return replace(settings or cls(), **{name: True for name, value in flags.items() if value})
 
 
 @dataclass(frozen=True)
@@ -132,6 +132,22 @@ class Plan:
     def blocking(self) -> list[Finding]:
         """Findings that stop the plan from being written, given the overrides passed."""
         return [f for f in self.findings if f.blocking and f.code not in self.overrides]
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as one JSON-ready document: the recipe and root, each file change as its
+        unified diff, every finding (`Finding.as_json`, codes from docs/findings.md), how many
+        block under the overrides, the overrides and the names it removes. `codemod apply
+        --json` prints this with what the write did and the item-level changes added."""
+        return {
+            "recipe": self.recipe_id,
+            "root": str(self.root),
+            "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
+                        for c in self.changes],
+            "findings": [f.as_json() for f in self.findings],
+            "blocking": len(self.blocking),
+            "overrides": sorted(str(code) for code in self.overrides),
+            "removed_names": list(self.removed_names),
+        }
 
 
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
@@ -163,14 +179,14 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
 
 
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
-                        dangling: list[Finding], mentioning: FileSearch | None, refused: set[str],
+                        dangling: list[Finding], mentioning: FoundFiles | None, refused: set[str],
                         kept: frozenset[str] = frozenset()) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
     search for files in scope that match the pattern before the plan. A `refused` file is left
     out: its own finding says why nothing in it changes, and every mention it keeps would only
     repeat that. A name in `kept` names an item that is still there: its mentions are none."""
-    if mentioning is None:
+    if mentioning is None or recipe.dead_symbol_pattern is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
     scope_hits = set(mentioning.result())
@@ -200,12 +216,12 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     """Why the file at `path` must not be edited at all, if it must not: it lies outside ROOT
     (through a symlink or ..), or it is binary (holds a NUL byte)."""
     if resolve_inside(root, path) is None:
-        return Finding(path, 0, 0, "symlink-outside-root",
+        return Finding(path, 0, 0, Code.SYMLINK_OUTSIDE_ROOT,
                        "resolves outside ROOT (through a symlink or ..); not edited")
     nul = source.find(b"\0")
     if nul >= 0:
         line, col = line_col(source, nul)
-        return Finding(path, line, col, "binary-file", "binary file (NUL byte here); not edited")
+        return Finding(path, line, col, Code.BINARY_FILE, "binary file (NUL byte here); not edited")
     return None
 
 
@@ -219,7 +235,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     if source is None or not edits:
         return [], None, False
     if recipe.protected and path_in_scope(path, recipe.protected):
-        return [Finding(path, 0, 0, "protected-path", f"{path} is protected; the recipe may not edit it")], None, False
+        return [Finding(path, 0, 0, Code.PROTECTED_PATH, f"{path} is protected; the recipe may not edit it")], None, False
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
         return [refusal], None, False
@@ -232,44 +248,52 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     crlf = as_written != edits
     edits = as_written
     errors_before = _parse_errors(path, source)
-    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi]
+    # Where the language says its grammar misreads valid code of the file (edition 2015 Rust: `try!`),
+    # a parse error that a deletion takes out whole stops nothing: the item was located, and the
+    # error goes with it.
+    language = language_for(path)
+    spared = getattr(language.operations, "parse_errors_deletable", None) if language is not None else None
+    deletable = spared is not None and spared(root, path)
+    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi
+              and not (deletable and not e.replacement and e.start <= lo <= hi <= e.end)]
     if broken:
         line, col = line_col(source, errors_before[0][0])
-        return [Finding(path, line, col, "unparseable-target",
+        return [Finding(path, line, col, Code.UNPARSEABLE_TARGET,
                         "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
     result = splice(source, edits)
     errors_after = _parse_errors(path, result, (source, edits))
     if len(errors_after) > len(errors_before):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
-        return [Finding(path, line, col, "parse-regression",
+        return [Finding(path, line, col, Code.PARSE_REGRESSION,
                         "the edited file would not parse (new syntax error near here); not edited")], None, crlf
     if result == source:
         return [], None, crlf
     return [], FileChange(path, source, result, tuple(edits)), crlf
 
 
-def _format_job(path: str):
+def _format_job(path: str) -> FormatFile | None:
     """The language plug-in's optional `format_file(source, root, path)` for `path`, or None."""
     language = language_for(path)
     return getattr(language.operations, "format_file", None) if language is not None else None
 
 
-def prefetch_formatting(root: Path, workspace: Workspace, paths, pool: ThreadPoolExecutor) -> dict[str, object]:
+def prefetch_formatting(root: Path, workspace: Workspace, paths: Iterable[str],
+                        pool: ThreadPoolExecutor) -> dict[str, Future[bytes | None]]:
     """Start formatting the files at `paths` as read (a file's formatter tells whether it was clean
     before the plan), in `pool`, while the plan is made: {path: future}."""
-    jobs = {}
+    jobs: dict[str, Future[bytes | None]] = {}
     for path in dict.fromkeys(paths):
         job, source = _format_job(path), workspace.read(path)
         language = language_for(path)
-        if job is not None and source is not None and not (language.formatter and shutil.which(language.formatter)
+        if job is not None and source is not None and language is not None and not (language.formatter and shutil.which(language.formatter)
                                                                is None):
             jobs[path] = pool.submit(job, source, root, path)
     return jobs
 
 
 def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
-                      prefetched: dict[str, object] | None = None
+                      prefetched: dict[str, Future[bytes | None]] | None = None
                       ) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
     """Start running each change through its language's formatter in `pool` (the file as read and
     as edited, side by side, while the caller checks references); the returned function waits
@@ -283,18 +307,21 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     notes = []
     for path in sorted(wanted):
         language = language_for(path)
+        if language is None:
+            continue
         applies = getattr(language.operations, "formatting_applies", None)
         if language.formatter and shutil.which(language.formatter) is None:
             del wanted[path]
             if applies is not None and not applies(root, path):
                 continue
-            notes.append(Finding(path, 0, 0, "unformatted", f"{language.formatter} is not installed: {path} "
+            notes.append(Finding(path, 0, 0, Code.UNFORMATTED, f"{language.formatter} is not installed: {path} "
                                  f"is written as edited, not formatted", severity="note"))
     def format_if_clean(path: str, change: FileChange) -> bytes | None:
         """The edited file formatted, if the file as read was clean by its formatter (else None,
         and the edited text is not formatted at all)."""
-        before = prefetched[path].result() if path in prefetched else formatter(path)(change.before, root, path)
-        return formatter(path)(change.after, root, path) if before == change.before else None
+        format_file = cast(FormatFile, formatter(path))  # `wanted` holds only files with one
+        before = prefetched[path].result() if path in prefetched else format_file(change.before, root, path)
+        return format_file(change.after, root, path) if before == change.before else None
 
     # The files checked as read from the plan's start were submitted first, so a job waiting on
     # one waits for a job that is running or done.
@@ -324,7 +351,7 @@ def _one_edit(path: str, before: bytes, after: bytes) -> Edit:
     return Edit(path, head, len(before) - tail, after[head:len(after) - tail], "format")
 
 
-def usage_problem(root: Path, recipe: Recipe, options: dict) -> str | None:
+def usage_problem(root: Path, recipe: Recipe, options: Mapping[str, object]) -> str | None:
     """Why `recipe` cannot be planned on `root` with `options` at all (None if it can).
 
     The recipe's data is invalid, an option is one the recipe does not take, or
@@ -351,7 +378,7 @@ def _stage_name(stage: object) -> str:
 
 
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
-                allow_unreworded: bool = False, strict: bool = False, options: dict | None = None,
+                allow_unreworded: bool = False, strict: bool = False, options: Mapping[str, object] | None = None,
                 allow_unmatched: bool = False, progress: Callable[[str], None] | None = None,
                 settings: PlanSettings | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
@@ -360,9 +387,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     shows it on a terminal).
 
     A root, recipe or option that makes planning pointless (see `usage_problem`)
-    gives a plan with no changes and one blocking finding of code "usage-error".
-    The overrides are `settings` (a `PlanSettings`), or the keyword flags that
-    make one (not both): with `strict`, a use that may refer to a deleted item (a method call on a
+    gives a plan with no changes and one blocking finding of code `usage-error`, and a
+    recipe step that raises one of code `step-failed` (docs/findings.md): it raises
+    nothing on its caller's input. The overrides are `settings` (a `PlanSettings`), or the
+    keyword flags that make one (not both): with `strict`, a use that may refer to a deleted item (a method call on a
     receiver of unknown type, a name inside an unknown macro) blocks the plan
     like one that does; with `allow_unmatched`, a rewrite or rewording rule that matches
     nothing does not block. The plan keeps them (`Plan.settings`) for its subsets and its write.
@@ -370,6 +398,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     root = Path(root)
     settings = PlanSettings.given(settings, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
                                   allow_unmatched=allow_unmatched, strict=strict)
+    if options is not None and not isinstance(options, Mapping):
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, f"options must be a mapping of option "
+                                                  f"names to values, not {type(options).__name__}"),),
+                    settings=settings)
     problem = usage_problem(root, recipe, dict(options or {}))
     if problem is not None:
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),), settings=settings)
@@ -400,13 +432,13 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             results.append(result)
             workspace = workspace.with_edits(result.edits)
             findings.extend(result.findings)
-            searched = deleted.all_names()
+            searched = deleted.search_words()
             deleted.merge(DeletedNames({k: list(v) for k, v in result.deleted.items()}, list(result.removed_names)))
-            added = [n for n in deleted.all_names() if n not in searched]
+            added = [n for n in deleted.search_words() if n not in searched]
             if added:
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
-        stages = (DeleteItems(recipe), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
+        stages: tuple[Step, ...] = (DeleteItems(recipe), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
                   Reword(recipe), Insert(recipe))
         say = progress or (lambda _message: None)
         for stage in stages:
@@ -415,11 +447,17 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 take(stage(workspace))
             except RecipeInputError as error:
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),), settings=settings)
+            except Exception as error:
+                if stage not in recipe.steps:
+                    raise  # a stage of the engine: a bug of codemod, reported as one
+                return Plan(root, recipe.id, (), (Finding("", 0, 0, Code.STEP_FAILED,
+                                                          f"{_stage_name(stage)} raised {type(error).__name__}: "
+                                                          f"{error}; nothing planned"),), settings=settings)
         say("removing the imports left unused")
         referring_search = SettledSearch(*referring)
         take(RemoveImports(recipe, deleted, referring_search.result)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
-            findings.append(Finding("", 0, 0, "searched-without-rg",
+            findings.append(Finding("", 0, 0, Code.SEARCHED_WITHOUT_RG,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
         basis = PlanBasis(recipe, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
@@ -433,7 +471,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
 def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames,
                  settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
                  progress: Callable[[str], None] | None = None,
-                 prefetched: tuple[ThreadPoolExecutor, dict[str, object]] | None = None) -> Plan:
+                 prefetched: tuple[ThreadPoolExecutor, dict[str, Future[bytes | None]]] | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
@@ -472,7 +510,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
         if prefetched is None:
             pool.shutdown()
     findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
-    findings += [Finding(path, 0, 0, "unreadable-file", f"cannot be read ({why}); the recipe needs it")
+    findings += [Finding(path, 0, 0, Code.UNREADABLE_FILE, f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
     return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
                 settings, tuple(crlf), basis)

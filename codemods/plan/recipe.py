@@ -7,33 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
-from codemods.edit.values import Edit, Finding
+from codemods.edit.errors import RecipeError, RecipeInputError
+from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.languages.registry import LANGUAGES
-
-class RecipeInputError(Exception):
-    """Input a recipe needs is missing or malformed (e.g. a file an option names): a usage error, exit 2."""
-
-
-@dataclass(frozen=True)
-class ItemTarget:
-    """Delete the item of `kind` named `name` (qualified with `::` or `.`) in the file at `path`.
-
-    `crate::a::name` (Rust) and `ns::name` (C++) name exactly one item; a bare
-    Rust name matches the end of qualified names (see README, "As a library").
-    `branch` chooses among the preprocessor branches that each hold the item
-    (C++: the branch's condition, "" outside any, "*" for all).
-    `namespace_macros` is the recipe's (see `Recipe`), filled in by it.
-    """
-
-    path: str
-    language: str
-    kind: str
-    name: str
-    branch: str | None = None
-    namespace_macros: tuple[tuple[str, str], ...] = ()
-
 
 @dataclass(frozen=True)
 class Rewording:
@@ -225,12 +203,12 @@ class Workspace:
     def read(self, path: str) -> bytes | None:
         """The bytes of a file relative to the root, or None if it does not exist or cannot be
         read (then `unreadable` holds why, and the plan reports it)."""
-        return self.reads.read(path)
+        return cast(TreeReads, self.reads).read(path)
 
     @property
     def unreadable(self) -> Mapping[str, str]:
         """The files a stage asked for that exist but could not be read, with why."""
-        return self.reads.unreadable()
+        return cast(TreeReads, self.reads).unreadable()
 
     def planned(self, path: str) -> tuple[Edit, ...]:
         """The edits the stages before this one planned in `path`."""
@@ -272,7 +250,7 @@ class StepResult:
     edits: tuple[Edit, ...] = ()
     findings: tuple[Finding, ...] = ()
     removed_names: tuple[str, ...] = ()
-    deleted: Mapping[str, tuple] = field(default_factory=lambda: MappingProxyType({}))
+    deleted: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
 
 Step = Callable[[Workspace], StepResult]
@@ -294,6 +272,10 @@ class Recipe:
     steps read, beyond its deletions and rewordings, so that a ROOT holding
     none of them is refused before planning. `select_rewordings`, when set, picks the
     rewording rules that fit the tree being planned (see `RewordingSelector`).
+
+    Raises RecipeError for data of the wrong type (a deletion that is not an `ItemTarget`, a
+    step that is not callable, ...) or a target of an unregistered language; what only a tree
+    can tell (an unknown kind, a bad pattern) is the plan's `usage-error` finding.
     """
 
     id: str
@@ -344,6 +326,14 @@ class Recipe:
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", tuple(Parameter(p) if isinstance(p, str) else p
                                                      for p in self.parameters))
+        for key, kind in (("deletions", ItemTarget), ("rewrites", PatternRewrite), ("rewordings", Rewording),
+                          ("insertions", Insertion), ("parameters", Parameter)):
+            wrong = [item for item in getattr(self, key) if not isinstance(item, kind)]
+            if wrong:
+                raise RecipeError(f"recipe {self.id}: {key} must be {kind.__name__} values, not {wrong[0]!r}")
+        if any(not callable(step) for step in self.steps):
+            raise RecipeError(f"recipe {self.id}: steps must be callables (Workspace -> StepResult), "
+                              f"not {next(s for s in self.steps if not callable(s))!r}")
         if isinstance(self.namespace_macros, Mapping):
             object.__setattr__(self, "namespace_macros", tuple(sorted(self.namespace_macros.items())))
         if any(t.namespace_macros != self.namespace_macros for t in self.deletions):
@@ -351,4 +341,4 @@ class Recipe:
                                                         for t in self.deletions))
         for target in self.deletions:
             if target.language not in LANGUAGES:
-                raise ValueError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")
+                raise RecipeError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
+from codemods.edit.codes import Code
 from codemods.edit.splice import FileChange, map_offset
 from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
-from codemods.search.files import FileSearch, files_with_words
+from codemods.search.files import FoundFiles, files_with_words
 from codemods.languages.registry import language_for
 from codemods.plan.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, Reference
 
-DANGLING = "dangling-reference"
+DANGLING = Code.DANGLING_REFERENCE
 
 # A file this big is not parsed to resolve names (a syntax tree takes tens of times the file's
 # size): its uses are the code identifiers spelling a deleted name, found by the lexical scan
@@ -85,10 +86,16 @@ class DeletedNames:
     def all_names(self) -> list[str]:
         return list(dict.fromkeys([*(i.name for items in self.items.values() for i in items), *self.spelled]))
 
+    def search_words(self) -> list[str]:
+        """The words whose files the reference check reads: every name, except that an item
+        used without being named (a C++ operator) gives its own `search_words`."""
+        return list(dict.fromkeys([*(w for items in self.items.values() for i in items
+                                     for w in getattr(i, "search_words", (i.name,))), *self.spelled]))
+
 
 def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
-                        strict: bool = False, referring: list[FileSearch] | None = None) -> list[Finding]:
+                        strict: bool = False, referring: Sequence[FoundFiles] | None = None) -> list[Finding]:
     """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
     after `changes` (by path; their edits map offsets back to the file as read).
 
@@ -106,7 +113,7 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
     shared = {"root": workspace.root, "read": workspace.read}
     findings: list[Finding] = []
     found = ({path for search in referring for path in search.result()} if referring is not None
-             else files_with_words(workspace.root, names))
+             else files_with_words(workspace.root, deleted.search_words()))
     candidates = set(found) | set(changes)
     for path in sorted(candidates - refused):
         planned = planned_file(workspace, changes, path)

@@ -56,9 +56,12 @@ class _Line:
 
 @dataclass(frozen=True)
 class CommentBlock:
-    """Consecutive line comments with the same marker and indentation, one per line."""
+    """Consecutive line comments with the same marker and indentation, one per line; or a
+    paragraph of a prose file (`prose_blocks`). `width`, when given, is what its paragraphs are
+    filled to (see `_width`)."""
 
     lines: tuple[_Line, ...]
+    width: int | None = None
 
     @property
     def start(self) -> int:
@@ -134,6 +137,54 @@ def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: 
     return [CommentBlock(tuple(lines)) for lines in blocks]
 
 
+# The files whose whole text is prose (Markdown, reStructuredText, plain text; a file without a
+# suffix, such as README or NEWS): a rewording rule reads their paragraphs.
+PROSE_SUFFIXES = (".md", ".markdown", ".rst", ".txt", ".text", "")
+# A line that opens or closes a fenced code block of Markdown.
+_FENCES = ("```", "~~~")
+# Wide enough that a paragraph written on one line stays on one line.
+_UNWRAPPED = 1 << 20
+
+
+def is_prose(path: str) -> bool:
+    """Whether `path` is a prose file (see `PROSE_SUFFIXES`)."""
+    name = path.rsplit("/", 1)[-1]
+    suffix = name[name.rfind("."):].lower() if "." in name.lstrip(".") else ""
+    return suffix in PROSE_SUFFIXES
+
+
+def prose_blocks(source: bytes) -> list[CommentBlock]:
+    """The paragraphs of a prose file as blocks a rule rewords like comments: runs of non-blank
+    lines outside fenced code blocks. A block whose lines are each a paragraph of their own
+    (one line per paragraph, or list items) is filled as unwrapped lines."""
+    blocks: list[list[_Line]] = []
+    fenced = False
+    previous_blank = True
+    offset = 0
+    for raw in source.split(b"\n"):
+        start, offset = offset, offset + len(raw) + 1
+        text = raw.decode("utf-8", "replace").rstrip("\r")
+        if text.lstrip().startswith(_FENCES):
+            fenced = not fenced
+            previous_blank = True
+            continue
+        if fenced or not text.strip():
+            previous_blank = True
+            continue
+        line = _Line(start, start + len(text.encode("utf-8")), "", text)
+        if previous_blank:
+            blocks.append([line])
+        else:
+            blocks[-1].append(line)
+        previous_blank = False
+    found = []
+    for lines in blocks:
+        block = CommentBlock(tuple(lines))
+        paragraphs = {w.paragraph for w in _words(block)}
+        found.append(CommentBlock(block.lines, _UNWRAPPED if len(paragraphs) == len(lines) else None))
+    return found
+
+
 @dataclass(frozen=True)
 class _Word:
     text: str
@@ -200,6 +251,8 @@ def _normalised(text: str) -> list[str]:
 def _width(block: CommentBlock) -> int:
     """The width the block's paragraphs are filled to: rustfmt's comment width (80), unless most
     wrapped lines of the block are longer (then their longest, at most 100)."""
+    if block.width is not None:
+        return block.width
     words = _words(block)
     paragraph_of = {w.line: w.paragraph for w in words}
     wrapped = sorted(len((line.lead + line.content).rstrip()) for index, line in enumerate(block.lines)

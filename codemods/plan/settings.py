@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods.plan.errors import RecipeError
+from codemods.edit.errors import RecipeError
 from codemods.plan.extends import extended
 from codemods.recipes import bundled_files
 

@@ -10,12 +10,14 @@ and none knows a language: each asks the registry.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Callable
 
+from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
-from codemods.edit.values import Edit, Finding, line_col
+from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
 from codemods.languages.scope import item_scopes
 from codemods.parse import parse
@@ -23,7 +25,10 @@ from codemods.pattern import Pattern, PatternError
 from codemods.pattern import Rewrite as PatternRewriter
 from codemods.plan.recipe import Recipe, Rewording, StepResult, Workspace
 from codemods.plan.references import RESOLVE_LIMIT, DeletedNames
-from codemods.plan.reword import already_reworded, reword_phrase, reword_sentences, reworded_in_file, rule_blocks
+from codemods.plan.reword import (
+    PROSE_SUFFIXES, already_reworded, is_prose, prose_blocks, reword_phrase, reword_sentences, reworded_in_file,
+    rule_blocks,
+)
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
 
 
@@ -65,8 +70,33 @@ def delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> t
         if wanted:
             found, notes = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
             edits += found
-            findings += notes
+            findings += [_about_target(finding, wanted, source) for finding in notes]
     return edits, deleted, findings
+
+
+def _named_by(finding: Finding, target: ItemTarget) -> bool:
+    """Whether a deletion's finding names `target`: its symbol is the target's name, or the last
+    part of it (a language reports the item as the file spells it)."""
+    name = target.name.split("(")[0]
+    return finding.symbol is not None and finding.symbol in (target.name, name, re.split(r"::|\.", name)[-1])
+
+
+def _about_target(finding: Finding, targets: list[ItemTarget], source: bytes) -> Finding:
+    """`finding` linked to the one target of `targets` it names (left as it is when it names none
+    or several). A `no-such-item` finding is placed at the closest-named item of the file (its
+    first candidate), where the misspelt name is most likely to be corrected."""
+    named = [t for t in targets if _named_by(finding, t)]
+    if finding.target is not None or len(named) != 1:
+        return finding
+    linked = replace(finding, target=named[0])
+    if finding.code == Code.NO_SUCH_ITEM and finding.candidates and not finding.line:
+        language = LANGUAGES[named[0].language]
+        if language.grammar is not None:
+            scopes = item_scopes(language.name, source, parse(source, language.name), finding.candidates[0])
+            if scopes:
+                line, col = line_col(source, min(s.node.start_byte for s in scopes))
+                linked = replace(linked, line=line, col=col)
+    return linked
 
 
 
@@ -86,7 +116,7 @@ class DeleteItems:
             if source is None:
                 if path in workspace.unreadable:
                     continue  # the plan reports it once, as unreadable
-                findings.append(Finding(path, 0, 0, "missing-file",
+                findings.append(Finding(path, 0, 0, Code.MISSING_FILE,
                                         f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                         severity="note"))
                 continue
@@ -130,7 +160,7 @@ class Reword:
                 if clash is not None:
                     line, col = line_col(workspace.read(edit.path),
                                          max(edit.start, min(e.start for _, e in overlapping)))
-                    findings.append(Finding(edit.path, line, col, "reword-clash",
+                    findings.append(Finding(edit.path, line, col, Code.REWORD_CLASH,
                                             f"{clash.label()} and {rewording.label()} reword the same text; "
                                             f"keep one of them"))
                     continue
@@ -138,7 +168,7 @@ class Reword:
         return StepResult(tuple(e for _, e in planned), tuple(findings))
 
     def _unmatched(self, rewording: Rewording, message: str) -> list[Finding]:
-        return [Finding(rewording.path, 0, 0, "rewording-not-found", message,
+        return [Finding(rewording.path, 0, 0, Code.REWORDING_NOT_FOUND, message,
                         severity="note" if rewording.optional else "error")]
 
     def _reword(self, workspace: Workspace, rewording: Rewording,
@@ -148,24 +178,32 @@ class Reword:
         if source is None:
             if rewording.path in workspace.unreadable:
                 return [], []  # the plan reports it once, as unreadable
-            return [], [Finding(rewording.path, 0, 0, "missing-file",
+            return [], [Finding(rewording.path, 0, 0, Code.MISSING_FILE,
                                 "file not found; its rewording rule was not applied", severity="note")]
         language = language_of(rewording.path)
-        if language not in parsed_languages():
-            return [], [Finding(rewording.path, 0, 0, "rewording-not-found",
-                                f"rewording rule skipped: {rewording.path} is not a file patterns can parse",
-                                severity="note")]
-        if rewording.path not in trees:
-            trees[rewording.path] = parse(source, language)
         origin = f"{self.recipe.id}:reword" if not rewording.rule else rewording.label()
-        if rewording.strings:
-            found, finding = _reword_strings(self.recipe.id, rewording, language, source, trees[rewording.path])
-            return found, [finding] if finding is not None else []
-        blocks = rule_blocks(language, source, trees[rewording.path], rewording.item)
-        if blocks is None:
-            if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
-                return [], []
-            return [], self._unmatched(rewording, f"rewording rule did not match: no item {rewording.item}")
+        if language not in parsed_languages():
+            if not is_prose(rewording.path):
+                return [], self._unmatched(rewording, f"rewording rule not applied: {rewording.path} is neither a "
+                                                      f"file patterns can parse nor a prose file "
+                                                      f"({', '.join(s for s in PROSE_SUFFIXES if s)})")
+            if rewording.item is not None or rewording.strings:
+                return [], self._unmatched(rewording, f"rewording rule not applied: {rewording.path} is prose, "
+                                                      f"which has no items or string literals (leave out "
+                                                      f"`item` and `strings`)")
+            blocks = prose_blocks(source)
+        else:
+            if rewording.path not in trees:
+                trees[rewording.path] = parse(source, language)
+            if rewording.strings:
+                found, finding = _reword_strings(self.recipe.id, rewording, language, source, trees[rewording.path])
+                return found, [finding] if finding is not None else []
+            scoped = rule_blocks(language, source, trees[rewording.path], rewording.item)
+            if scoped is None:
+                if reworded_in_file(language, source, trees[rewording.path], rewording.replace):
+                    return [], []
+                return [], self._unmatched(rewording, f"rewording rule did not match: no item {rewording.item}")
+            blocks = scoped
         if rewording.block:
             whole = next((b for b in blocks if (reword_sentences(b, rewording.symbols, "", rewording.sentences)
                                                 if rewording.symbols else reword_phrase(b, rewording.find, ""))
@@ -186,6 +224,10 @@ class Reword:
             if already_reworded(blocks, rewording.replace):
                 return [], []
             return [], self._unmatched(rewording, f"rewording rule did not match: {rewording.describe()}")
+        if not edit.text.strip() and language not in parsed_languages():
+            # A prose line left with nothing goes, and the blank lines around it are settled.
+            return deletion_edits(rewording.path, source, [Deletion(
+                *whole_lines(source, edit.start, edit.end, ()), origin)]), []
         return [Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), origin)], []
 
 
@@ -215,7 +257,7 @@ def _reword_strings(recipe_id: str, rewording, language: str, source: bytes, tre
         stack.extend(node.children)
     if edits or present:
         return edits, None
-    return [], Finding(rewording.path, 0, 0, "rewording-not-found",
+    return [], Finding(rewording.path, 0, 0, Code.REWORDING_NOT_FOUND,
                        f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
                        f"{f' of {rewording.item}' if rewording.item else ''}",
                        severity="note" if rewording.optional else "error")
@@ -237,7 +279,7 @@ class Rewrite:
                 rewrite = PatternRewriter(Pattern(rule.pattern, language), rule.replace,
                                   {name: frozenset(texts) for name, texts in rule.where})
             except PatternError as error:
-                findings.append(Finding(rule.path, 0, 0, "bad-pattern", f"rewrite rule not applied: {error}"))
+                findings.append(Finding(rule.path, 0, 0, Code.BAD_PATTERN, f"rewrite rule not applied: {error}"))
                 continue
             try:
                 result_pattern = Pattern(rule.replace, language)
@@ -261,7 +303,7 @@ class Rewrite:
             if read and not matched:
                 missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
                 # A rule whose result is there already is a finished run's: a note; else it blocks.
-                findings.append(Finding(rule.path, 0, 0, "rewrite-not-found",
+                findings.append(Finding(rule.path, 0, 0, Code.REWRITE_NOT_FOUND,
                                         f"rewrite rule did not match: {rule.describe()}{missing}",
                                         severity="note" if applied or rule.optional else "error"))
         return StepResult(tuple(planned), tuple(findings))
@@ -350,7 +392,7 @@ class Insert:
         for rule in self.recipe.insertions:
             source = workspace.read(rule.path)
             if source is None:
-                findings.append(Finding(rule.path, 0, 0, "missing-file",
+                findings.append(Finding(rule.path, 0, 0, Code.MISSING_FILE,
                                         "file not found; its insert rule was not applied", severity="note"))
                 continue
             language = rule.language or language_of(rule.path)
@@ -363,12 +405,12 @@ class Insert:
                           for m in Pattern(rule.pattern, language).find_all(source, tree.root_node)]
             wanted = [line.strip().encode("utf-8") for line in rule.text.split("\n") if line.strip()]
             if places and b"\n".join(wanted) in b"\n".join(line.strip() for line in source.split(b"\n")):
-                findings.append(Finding(rule.path, 0, 0, "insert-present",
+                findings.append(Finding(rule.path, 0, 0, Code.INSERT_PRESENT,
                                         f"insert rule: its text is there already ({self._place(rule)})",
                                         severity="note"))
                 continue
             if not places:
-                findings.append(Finding(rule.path, 0, 0, "insert-not-found",
+                findings.append(Finding(rule.path, 0, 0, Code.INSERT_NOT_FOUND,
                                         f"insert rule found no place: {self._place(rule)}",
                                         severity="note" if rule.optional else "error"))
                 continue
@@ -376,8 +418,9 @@ class Insert:
                 line_start = source.rfind(b"\n", 0, start) + 1
                 indent = source[line_start:start]
                 indent = indent if not indent.strip() else b""
-                text = b"".join(indent + line.encode("utf-8") + b"\n" if line else b"\n"
-                                for line in rule.text.rstrip("\n").split("\n"))
+                # Only the text's own final line end goes: a blank line it ends with (or holds) is kept.
+                text = b"".join(indent + line.encode("utf-8") + b"\n" if line.strip() else b"\n"
+                                for line in rule.text.removesuffix("\n").split("\n"))
                 if rule.position == "before":
                     edits.append(Edit(rule.path, line_start, line_start, text, f"{self.recipe.id}:insert"))
                 else:

@@ -22,19 +22,23 @@ the accepted changes that need it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
+from codemods.edit.codes import Code
+from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import language_for
 from codemods.parse import parse
-from codemods.plan.planner import Plan, checked_plan
+from codemods.plan.planner import Plan, PlanBasis, checked_plan
+from codemods.plan.recipe import Workspace
 from codemods.plan.references import DeletedNames
 from codemods.plan.stages import delete_in_file, targets_by_file
 from codemods.words import whole_word_hits
 
 # A finding of a subset only: an accepted change uses a name that a skipped change would have added.
-NEEDS_SKIPPED = "needs-skipped-change"
+NEEDS_SKIPPED = Code.NEEDS_SKIPPED_CHANGE
 
 
 @dataclass(frozen=True)
@@ -92,12 +96,12 @@ def _anchor(path: str, source: bytes, start: int, end: int) -> str | None:
     while node is not None and node != root:
         name = node.child_by_field_name("name")
         if name is not None and node.start_byte <= start and end <= node.end_byte:
-            return name.text.decode("utf-8", "replace")
+            return (name.text or b"").decode("utf-8", "replace")
         node = node.parent
     for child in root.named_children:
         name = child.child_by_field_name("name")
         if child.start_byte >= start and name is not None:
-            return name.text.decode("utf-8", "replace")
+            return (name.text or b"").decode("utf-8", "replace")
     return None
 
 
@@ -126,7 +130,7 @@ class _TargetDeletion:
 
 
 def _target_deletions(plan: Plan) -> list[_TargetDeletion]:
-    basis = plan.basis
+    basis = _basis(plan)
     found = []
     for path, targets in targets_by_file(basis.recipe).items():
         source = basis.start.read(path)
@@ -138,12 +142,33 @@ def _target_deletions(plan: Plan) -> list[_TargetDeletion]:
     return found
 
 
+_REWORDING_LABEL = re.compile(r"(?P<source>.*) \[\[reword\]\] (?P<number>\d+)\b")
+
+
+def change_id(origin: str) -> str:
+    """The stable slug that names the change made by `origin`: a rewording rule's label (`SOURCE
+    [[reword]] N (item = ..., ...)`) becomes `SOURCE:reword:N`, and any run of characters other
+    than letters, digits and `_.:@-` one `-`, so that an id is one shell word whatever the
+    item's name (`impl From<E> for Error` -> `impl-From-E-for-Error`)."""
+    rule = _REWORDING_LABEL.match(origin)
+    if rule is not None:
+        origin = f"{rule['source']}:reword:{rule['number']}"
+    return ":".join(re.sub(r"[^A-Za-z0-9_.@-]+", "-", part).strip("-") for part in origin.split(":"))
+
+
+def _basis(plan: Plan) -> PlanBasis:
+    """What `plan` was made from; SelectionError when it has none (not made by `plan_recipe`, or a
+    usage error)."""
+    if plan.basis is None:
+        raise SelectionError("the plan has no basis to group: it was not made by plan_recipe, or it is a usage error")
+    return plan.basis
+
+
 def changes_of(plan: Plan) -> tuple[Change, ...]:
     """The plan's item-level changes, in file order (see the module's docstring). A deletion's
-    edits are those of its target deleted alone (as the plan shows them, neighbours merged)."""
-    basis = plan.basis
-    if basis is None:
-        raise ValueError("the plan has no basis to group: it was not made by plan_recipe, or it is a usage error")
+    edits are those of its target deleted alone (as the plan shows them, neighbours merged).
+    SelectionError for a plan without a basis (not made by `plan_recipe`, or a usage error)."""
+    basis = _basis(plan)
     planned = {part for e in (basis.stages[0].edits if basis.stages else ()) for part in e.origin.split("+")}
     changes = []
     for deletion in _target_deletions(plan):
@@ -152,7 +177,7 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
                 continue
             edits = tuple(e for e in deletion.edits if origin in e.origin.split("+"))
             source = basis.start.read(edits[0].path) or b""
-            changes.append(Change(origin, edits[0].path, 0, edits, _anchor(edits[0].path, source, edits[0].start,
+            changes.append(Change(change_id(origin), edits[0].path, 0, edits, _anchor(edits[0].path, source, edits[0].start,
                                                                              edits[0].end), deletion.names))
     groups: dict[tuple[int, str, str | None], list[Edit]] = {}
     for index, result in enumerate(basis.stages[1:], start=1):
@@ -163,19 +188,19 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
             groups.setdefault((index, edit.path, item), []).append(edit)
     named = {key: _common_origin([e.origin for e in edits]) for key, edits in groups.items()}
     shared = {origin for origin in named.values() if list(named.values()).count(origin) > 1}
-    for (index, path, item), edits in groups.items():
+    for (index, path, item), group in groups.items():
         origin = named[(index, path, item)]
         if origin in shared:
-            where = item if item is not None else f"{path}:{line_col(basis.start.read(path) or b'', edits[0].start)[0]}"
+            where = item if item is not None else f"{path}:{line_col(basis.start.read(path) or b'', group[0].start)[0]}"
             origin = f"{origin}@{where}"
-        changes.append(Change(origin, path, index, tuple(edits), item))
+        changes.append(Change(change_id(origin), path, index, tuple(group), item))
     return tuple(sorted(changes, key=lambda c: (c.path, min(e.start for e in c.edits), c.id)))
 
 
 def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable[str] = ()) -> set[str]:
     """The ids of the changes to skip: with `accept`, every change no selector of it names; plus
     every change a selector of `skip` names. A selector names a change by its id, by the id
-    without `@ITEM`, or by one of its edits' origins. Raises ValueError for a selector that
+    without `@ITEM`, or by one of its edits' origins. Raises SelectionError for a selector that
     names no change."""
     changes = list(changes)
 
@@ -183,7 +208,7 @@ def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable
         hits = {c.id for c in changes if selector in (c.id, c.id.split("@")[0], *c.origins)}
         if not hits:
             known = ", ".join(c.id for c in changes[:8]) + (", ..." if len(changes) > 8 else "")
-            raise ValueError(f"no change of the plan is named {selector!r} (its changes: {known})")
+            raise SelectionError(f"no change of the plan is named {selector!r} (its changes: {known})")
         return hits
 
     accepted = set().union(*(named(s) for s in accept)) if accept else {c.id for c in changes}
@@ -193,12 +218,12 @@ def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable
     return skipped
 
 
-def _finding_key(finding: Finding) -> tuple:
+def _finding_key(finding: Finding) -> tuple[str, int, int, str, str | None]:
     return finding.path, finding.line, finding.col, finding.code, finding.symbol
 
 
 def _lines_of(source: bytes, edits: Iterable[Edit], path: str) -> set[int]:
-    lines = set()
+    lines: set[int] = set()
     for edit in edits:
         if edit.path == path:
             first = line_col(source, edit.start)[0]
@@ -213,7 +238,7 @@ def _defined_names(path: str, text: bytes) -> tuple[str, ...]:
     if language is None or language.grammar is None or not text.strip():
         return ()
     root = parse(text, language.name).root_node
-    return tuple(dict.fromkeys(name.text.decode("utf-8", "replace") for child in root.named_children
+    return tuple(dict.fromkeys((name.text or b"").decode("utf-8", "replace") for child in root.named_children
                                if (name := child.child_by_field_name("name")) is not None))
 
 
@@ -228,7 +253,7 @@ def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Cha
         for change in kept:
             for edit in change.edits:
                 for _, _, name in whole_word_hits(edit.replacement, names):
-                    line, col = line_col(plan.basis.start.read(edit.path) or b"", edit.start)
+                    line, col = line_col(_basis(plan).start.read(edit.path) or b"", edit.start)
                     found.append((Finding(edit.path, line, col, NEEDS_SKIPPED,
                                           f"{name}: {change.id} uses it, but {gone.id}, which adds it, is skipped",
                                           symbol=name), gone.id, change.id))
@@ -236,10 +261,11 @@ def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Cha
     return found
 
 
-def _accepted_workspace(plan: Plan, changes: tuple[Change, ...], skipped_ids: set[str]):
+def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
+                        skipped_ids: set[str]) -> tuple[Workspace, DeletedNames, list[Finding]]:
     """The plan's snapshot holding only the accepted edits (the kept deletions settled again), what
     they delete, and the stages' own findings."""
-    basis = plan.basis
+    basis = _basis(plan)
     workspace = basis.start
     deleted = DeletedNames()
     findings: list[Finding] = []
@@ -265,7 +291,8 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...], skipped_ids: se
     return workspace, deleted, findings
 
 
-def _needers(workspace, new: list[Finding], kept: list[Change], skipped: list[Change]) -> dict[str, list[str]]:
+def _needers(workspace: Workspace, new: list[Finding], kept: list[Change],
+             skipped: list[Change]) -> dict[str, list[str]]:
     """For each skipped change that a new finding lies in: the accepted changes that need it (a
     finding naming what an accepted change deletes: a kept bridge entry of a deleted C++
     function makes that deletion need the skipped entry's deletion)."""
@@ -288,13 +315,13 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
     skipped_ids = set(skip)
     unknown = skipped_ids - {c.id for c in changes}
     if unknown:
-        raise ValueError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
+        raise SelectionError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
     kept = [c for c in changes if c.id not in skipped_ids]
     skipped = [c for c in changes if c.id in skipped_ids]
     workspace, deleted, findings = _accepted_workspace(plan, changes, skipped_ids)
     # What only the skipped deletions remove is still there: naming it is no dangling use.
     still_there = frozenset(plan.removed_names) - set(deleted.all_names())
-    checked = checked_plan(plan.basis, workspace, findings, deleted, plan.settings, kept=still_there)
+    checked = checked_plan(_basis(plan), workspace, findings, deleted, plan.settings, kept=still_there)
     whole = {_finding_key(f) for f in plan.findings}
     new = [f for f in checked.findings if f.blocking and _finding_key(f) not in whole]
     needed_by = _needers(workspace, new, kept, skipped)

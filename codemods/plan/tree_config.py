@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods.plan.errors import RecipeError
+from codemods.edit.errors import RecipeError
 
 # Where a tree names its recipe, in the order they are looked for in each folder.
 CONFIG_FILES = (".codemod.toml", "pyproject.toml")

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from codemods.edit.codes import Code
 
-_NOT_REPORTERS = {"__init__", "base", "diff"}
+
+_NOT_REPORTERS = {"__init__", "base"}
 FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file__))
                         if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
                        key=lambda name: (name != "text", name)))
@@ -25,8 +27,8 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 
 # Finding codes that an explicit override lets through, and the flag that does.
-OVERRIDE_FLAGS = {"dangling-reference": "--allow-dangling", "unreworded-mention": "--allow-unreworded",
-                  "rewrite-not-found": "--allow-unmatched", "rewording-not-found": "--allow-unmatched"}
+OVERRIDE_FLAGS = {Code.DANGLING_REFERENCE: "--allow-dangling", Code.UNREWORDED_MENTION: "--allow-unreworded",
+                  Code.REWRITE_NOT_FOUND: "--allow-unmatched", Code.REWORDING_NOT_FOUND: "--allow-unmatched"}
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ class ApplyReport:
         (notes and allowed ones marked), why nothing was written, and the summary line last."""
         run, plan = self.run, self.run.plan
         lines = [f"codemod: {run.recovery}"] if run.recovery else []
-        absent = [f for f in plan.findings if f.code == "not-found" and not f.blocking]
+        absent = [f for f in plan.findings if f.code == Code.NOT_FOUND and not f.blocking]
         for finding in (*plan.findings, *run.refusals):
             if finding in absent and not self.verbose:
                 continue

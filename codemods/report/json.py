@@ -5,23 +5,19 @@ from __future__ import annotations
 import json
 
 from codemods.report.base import ApplyReport, CheckReport, Output
-from codemods.report.diff import render_text, unified_diff
 
 
 def render_apply(report: ApplyReport) -> Output:
-    run, plan = report.run, report.run.plan
+    """`Plan.to_json()`, with the item-level changes, what the write did and the exit code."""
+    run = report.run
     document = {
-        "recipe": report.recipe_id,
-        "root": str(report.root),
+        **run.plan.to_json(),
         "dry_run": report.dry_run,
         "written": run.written,
-        "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
-                    for c in plan.changes],
         "items": [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item,
                    "removes": list(c.removes)} for c in report.items],
-        "findings": [f.as_json() for f in (*plan.findings, *run.refusals)],
+        "findings": [f.as_json() for f in (*run.plan.findings, *run.refusals)],
         "blocking": len(run.blocking),
-        "removed_names": list(plan.removed_names),
         "write_error": run.error,
         "recovered": run.recovery,
         "exit_code": report.exit_code,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from codemods.report.base import ApplyReport, CheckReport, Output
-from codemods.report.diff import unified_diff
+from codemods.edit.diff import unified_diff
 
 
 def diff_stat(diffs: list[tuple[str, str]]) -> list[str]:

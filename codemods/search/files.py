@@ -17,6 +17,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 SKIPPED_DIRS = {"target", "node_modules", "__pycache__", "build"}
 
@@ -145,6 +146,12 @@ def grep_matches(cwd: Path, pattern: str, targets: list[str], *, explicit: bool)
         found = dataclasses.replace(found, matches=tuple(
             dataclasses.replace(m, path=m.path[2:]) if m.path.startswith("./") else m for m in found.matches))
     return found
+
+
+class FoundFiles(Protocol):
+    """Files a search found (a `FileSearch`, or searches settled together): `result()` waits."""
+
+    def result(self) -> list[str]: ...
 
 
 class FileSearch:

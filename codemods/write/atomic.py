@@ -20,32 +20,12 @@ from pathlib import Path
 
 from interchange.atomic_file import fsync_dir
 
-from codemods.write import journal
-from codemods.edit.values import Finding
-from codemods.write.journal import HeldLock, JournalEntry, TreeLocked, atomic_write, journal_path, shown, tree_lock
+from codemods.edit.codes import Code
+from codemods.edit.errors import TreeLocked, WriteFailed, WriteRefused
 from codemods.edit.splice import FileChange, digest, resolve_inside
-
-
-class WriteRefused(Exception):
-    """A write was refused before anything was written (or after undoing it); `findings` say why."""
-
-    def __init__(self, findings: list[Finding]):
-        super().__init__("; ".join(f.render() for f in findings))
-        self.findings = findings
-
-
-class WriteFailed(Exception):
-    """Writing failed part way (`cause` says how).
-
-    `restored` is True when every file already written was put back, so the
-    tree is as it was; False when some could not be, in which case the
-    journal is still there and the next `codemod apply` restores them.
-    """
-
-    def __init__(self, message: str, cause: BaseException, restored: bool):
-        super().__init__(message)
-        self.cause = cause
-        self.restored = restored
+from codemods.edit.values import Finding
+from codemods.write import journal
+from codemods.write.journal import HeldLock, JournalEntry, atomic_write, journal_path, shown, tree_lock
 
 
 @dataclass(frozen=True)
@@ -70,35 +50,35 @@ def _preflight(root: Path, changes: list[FileChange]) -> tuple[list[_Target], li
         findings.append(Finding(change.path, 0, 0, code, f"{message}; nothing written"))
 
     if journal.journal_present(root):
-        findings.append(Finding(shown(root, journal_path(root)), 0, 0, "journal-present",
+        findings.append(Finding(shown(root, journal_path(root)), 0, 0, Code.JOURNAL_PRESENT,
                                 f"{shown(root, journal_path(root))}/ is left from an interrupted run; run `codemod apply` "
                                 f"to recover it first; nothing written"))
     for change in changes:
         real = resolve_inside(root, change.path)
         if real is None:
-            refuse(change, "symlink-outside-root", "resolves outside ROOT (through a symlink or ..)")
+            refuse(change, Code.SYMLINK_OUTSIDE_ROOT, "resolves outside ROOT (through a symlink or ..)")
             continue
         if real in seen:
-            refuse(change, "aliased-path", f"same file as {seen[real]} (through a symlink)")
+            refuse(change, Code.ALIASED_PATH, f"same file as {seen[real]} (through a symlink)")
             continue
         seen[real] = change.path
         try:
             status = os.stat(real)
             current = real.read_bytes() if stat.S_ISREG(status.st_mode) else None
         except OSError as error:
-            refuse(change, "unreadable-file", f"cannot be read ({error.strerror})")
+            refuse(change, Code.UNREADABLE_FILE, f"cannot be read ({error.strerror})")
             continue
         if current is None:
-            refuse(change, "not-a-file", "not a regular file")
+            refuse(change, Code.NOT_A_FILE, "not a regular file")
             continue
         if digest(current) != change.before_digest:
-            refuse(change, "stale-plan", "changed since it was read")
+            refuse(change, Code.STALE_PLAN, "changed since it was read")
             continue
         if not _writable(real, status):
-            refuse(change, "read-only-file", "file is read-only")
+            refuse(change, Code.READ_ONLY_FILE, "file is read-only")
             continue
         if not _writable(real.parent, os.stat(real.parent)):
-            refuse(change, "read-only-folder", f"folder {real.parent} is read-only")
+            refuse(change, Code.READ_ONLY_FOLDER, f"folder {real.parent} is read-only")
             continue
         targets.append(_Target(change, real, stat.S_IMODE(status.st_mode)))
     return targets, findings
@@ -203,7 +183,7 @@ def _undo(root: Path, attempted: list[_Target], error: BaseException) -> None:
             error, restored=False) from error
     journal.finish(root)
     if isinstance(error, _ChangedMeanwhile):
-        raise WriteRefused([Finding(str(error), 0, 0, "stale-plan",
+        raise WriteRefused([Finding(str(error), 0, 0, Code.STALE_PLAN,
                                     "changed while the plan was being written; nothing written")]) from None
     if isinstance(error, OSError):
         raise WriteFailed(f"{reason}; every file put back, nothing changed", error, restored=True) from error

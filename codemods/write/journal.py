@@ -40,6 +40,7 @@ from typing import Iterator
 
 from interchange.atomic_file import fsync_dir, write_atomic
 
+from codemods.edit.errors import TreeLocked
 from codemods.edit.splice import digest
 
 JOURNAL_DIR = ".codemod-journal"
@@ -48,10 +49,6 @@ _PARTIAL_JOURNAL = ".codemod-journal.partial"
 _MANIFEST = "manifest.json"
 _TMP_SUFFIX = ".codemod-tmp"
 _FORMAT = 1
-
-
-class TreeLocked(Exception):
-    """Another process holds the tree lock; nothing was read for writing and nothing written."""
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Collection, Mapping
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Finding
 from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
 from codemods.plan.recipe import Recipe
 from codemods.plan.subset import Subset, plan_subset
-from codemods.write.atomic import WriteRefused
+from codemods.edit.errors import PlanRefused, WriteRefused
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,6 @@ class RunResult:
         return self.plan.blocking or list(self.refusals)
 
 
-class PlanRefused(WriteRefused):
-    """`write_plan` of a plan with blocking findings (its `findings`): nothing was written. Plan
-    with the overrides that let them through, or pass `allow_blocking=True` to write anyway."""
-
-
 def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dangling: bool = False,
                  allow_unreworded: bool = False, strict: bool = False,
                  options: Mapping[str, object] | None = None, allow_unmatched: bool = False,
@@ -85,7 +81,8 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
     the run (its plan is the subset's when one was chosen) and the subset (None when none was).
     A KeyboardInterrupt raised by `choose` propagates with nothing written.
     """
-    from codemods.write.atomic import TreeLocked, WriteFailed, WriteRefused, write_changes
+    from codemods.edit.errors import TreeLocked, WriteFailed
+    from codemods.write.atomic import write_changes
     from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
 
     root = Path(root)
@@ -156,10 +153,10 @@ def write_plan(plan: Plan, *, allow_blocking: bool = False) -> None:
     with tree_lock(plan.root) as held:
         recovery = recover(plan.root)
         if recovery.refused:
-            raise WriteRefused([Finding("", 0, 0, "recovery-refused", recovery.message)])
+            raise WriteRefused([Finding("", 0, 0, Code.RECOVERY_REFUSED, recovery.message)])
         if recovery.action in ("completed", "rolled-back"):
-            raise WriteRefused([Finding("", 0, 0, "stale-plan", f"{recovery.message}; plan again")])
+            raise WriteRefused([Finding("", 0, 0, Code.STALE_PLAN, f"{recovery.message}; plan again")])
         write_changes(plan.root, list(plan.changes), lock=held)
 
 
-__all__ = ["PlanRefused", "RunResult", "apply_recipe", "run_recipe", "write_plan"]
+__all__ = ["RunResult", "apply_recipe", "run_recipe", "write_plan"]

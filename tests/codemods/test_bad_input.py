@@ -91,8 +91,8 @@ RECIPE_FILES = {
     "no_id.toml": ('summary = "no id"\n', "recipe does not match the schema: missing key 'id'"),
     "bad_kind.toml": ('id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
                       "delete entry 'f': unknown rust kind 'function' (one of: fn, test, struct, enum, type, "
-                      "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, macro, variant, field, "
-                      "use, attribute)"),
+                      "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, bridge_type, macro, "
+                      "variant, field, use, attribute, macro_call, match_arm)"),
     "bad_language.toml": ('id = "x"\n[[delete]]\npath = "a.go"\nlanguage = "go"\nkind = "fn"\nname = "f"\n',
                           "recipe does not match the schema: recipe x: unknown language 'go' for f"),
     "escapes.toml": ('id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
@@ -228,7 +228,7 @@ def test_a_misspelt_target_blocks_the_plan_with_a_suggestion(tree: Path, tmp_pat
     recipe.write_text(RECIPE_TOML.replace('name = "gone_b"', 'name = "gnoe_b"'))
     result = _apply("--recipe", str(recipe), str(tree))
     assert result.exit_code == 1
-    assert result.stderr.splitlines()[0] == "src/b.rs: no item gnoe_b of kind fn in src/b.rs; did you mean gone_b?"
+    assert result.stderr.splitlines()[0] == "src/b.rs:4:1: no item gnoe_b of kind fn in src/b.rs; did you mean gone_b?"
     assert snapshot(tree) == BEFORE
 
 
@@ -298,8 +298,10 @@ def test_recipe_parameters_are_loaded_before_planning_and_steps_read_them_typed(
         workspace.options["x"] = 1
         return StepResult()
 
-    with pytest.raises(TypeError):
-        plan_recipe(tree, Recipe(id="r", summary="", steps=(writes_an_option,), check_scope=("src",)))
+    plan = plan_recipe(tree, Recipe(id="r", summary="", steps=(writes_an_option,), check_scope=("src",)))
+    [failed] = plan.findings
+    assert (plan.changes, failed.code, failed.blocking) == ((), "step-failed", True)
+    assert failed.message.startswith("step writes_an_option raised TypeError: ")
 
 
 def test_the_dry_run_diff_of_a_file_with_invalid_utf8_applies_with_git(tree: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from codemods.edit.splice import splice
-from codemods.report.diff import unified_diff
+from codemods.edit.diff import unified_diff
 from codemods.edit.values import Edit
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -37,3 +37,14 @@ def test_every_rust_item_span_takes_all_its_attributes_and_docs(corpus: Path) ->
                 for b, a in zip(inside, inside[1:]))
     assert items > 30000
     assert runs_with_trailing_comments > 0
+
+
+def test_cpp_functions_after_an_attribute_macro_are_in_their_own_namespace(corpus: Path) -> None:
+    """`METAL_FUNC metal::vec<IdxT, 2> f(...)` of the real Metal kernel utilities: the macro is
+    read as one (not as a type qualifying `f` with `metal::vec`)."""
+    from codemods.languages.cpp.items import cpp_items
+
+    header = corpus / "src/lib/mlx-cpp/patches/mlx/backend/metal/kernels/utils.h"
+    names = {i.qualified_name for i in cpp_items(header.read_bytes()) if i.kind == "function"}
+    assert {"elem_to_loc_2_nd", "elem_to_loc_3_nd", "elem_to_loc_1"} <= names
+    assert not any(n.startswith("metal::vec::") for n in names)

@@ -55,7 +55,7 @@ def _ids(plan) -> list[str]:
 
 
 def test_write_plan_refuses_a_plan_with_blocking_findings(tmp_path: Path) -> None:
-    from codemods.write.run import PlanRefused
+    from codemods import PlanRefused
 
     root = make_tree(tmp_path / "tree", TREE)
     plan = plan_recipe(root, DROP_TALLY)

@@ -157,7 +157,7 @@ def test_a_pattern_that_does_not_parse_is_refused() -> None:
 
 def test_a_replacement_naming_an_unknown_metavariable_is_an_error() -> None:
     code = b"fn t() { f(x); }"
-    with pytest.raises(KeyError, match=r"\$Y"):
+    with pytest.raises(PatternError, match=r"\$Y"):
         Rewrite(Pattern("f($X)", RUST), "g($Y)").edits("t.rs", code, parse(code, RUST).root_node)
 
 

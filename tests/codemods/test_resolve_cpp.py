@@ -106,3 +106,149 @@ def test_a_header_declaration_and_its_definition_are_one_item(tmp_path):
     (tmp_path / "bridge.h").write_text((tmp_path / "bridge.h").read_text().replace(" // REF", ""))
     both = found(tmp_path, ("bridge.cpp", "function", "frob"), ("bridge.h", "declaration", "frob"))
     assert both == {}
+
+
+def test_a_declaration_of_another_overload_is_not_a_use(tmp_path):
+    write_tree(tmp_path, {
+        "shapes.h": """
+            namespace geom {
+            double area(const Circle& c);
+            double area(Square const &s, int scale = 1); // REF
+            double area(const Square&);
+            }
+        """,
+        "shapes.cpp": """
+            #include "shapes.h"
+            namespace geom {
+            double area(const Circle& c) { return 3.0 * c.r * c.r; }
+            double area(const Square& square, int) { return square.side * square.side; }
+            }
+        """,
+    })
+    assert found(tmp_path, ("shapes.cpp", "function", "geom::area(const Square&, int)")) == expected(tmp_path)
+
+
+def test_an_expression_applying_a_deleted_operator_is_a_use(tmp_path):
+    write_tree(tmp_path, {
+        "units.h": """
+            namespace geo {
+            struct Meters { double v; };
+            Meters operator +(const Meters& a, const Meters& b);
+            Meters operator+(const Meters& a, double b);
+            }
+        """,
+        "units.cpp": """
+            #include "units.h"
+            namespace geo {
+            Meters operator+ (const Meters& a, const Meters& b) { return Meters{a.v + b.v}; }
+            Meters operator+(const Meters& a, double b) { return Meters{a.v + b}; }
+            }
+        """,
+        "route.cpp": """
+            #include "units.h"
+            double twice(double x) { return x + x; }
+            geo::Meters sum(geo::Meters a, geo::Meters b) { return a + b; } // REF
+            geo::Meters shift(geo::Meters a) { return a + 2.0; }
+            int next(int i) { return i + 1; }
+            geo::Meters legs(Trip trip) { return trip.first() + trip.second(); } // MAYBE
+            #if 0
+            geo::Meters old(geo::Meters a, geo::Meters b) { return a + b; }
+            #endif
+        """,
+    })
+    targets = (("units.cpp", "function", "geo::operator + (const Meters&, const Meters&)"),
+               ("units.h", "declaration", "geo::operator+(const Meters&, const Meters&)"))
+    assert found(tmp_path, *targets) == expected(tmp_path)
+
+
+def test_a_string_concatenation_through_a_deleted_free_operator_is_a_use(tmp_path):
+    write_tree(tmp_path, {
+        "label.h": """
+            namespace ui {
+            class Caption {
+             public:
+              Caption operator+(const char* tail) const;
+            };
+            Caption operator+(const char* head, const Caption& caption);
+            }
+        """,
+        "label.cpp": """
+            #include "label.h"
+            namespace ui {
+            Caption Caption::operator+(const char* tail) const { return *this; }
+            Caption operator+(const char* head, const Caption& caption) { return caption; }
+            }
+        """,
+        "menu.cpp": """
+            #include "label.h"
+            #include <string>
+            ui::Caption quoted(ui::Caption inner) { return "[" + inner; } // REF
+            ui::Caption suffixed(ui::Caption inner) { return inner + "]"; }
+            std::string plain(std::string s) { return "(" + s + ")"; }
+        """,
+    })
+    targets = (("label.cpp", "function", "ui::operator+(const char*, const Caption&)"),
+               ("label.h", "declaration", "ui::operator+"))
+    assert found(tmp_path, *targets) == expected(tmp_path)
+
+
+def test_uses_of_a_deleted_data_member(tmp_path):
+    write_tree(tmp_path, {
+        "gauge.h": """
+            namespace dash {
+            struct Gauge {
+              Gauge();
+              int needle;
+              int ticks;
+              int read() const { return needle; } // REF
+            };
+            }
+        """,
+        "gauge.cpp": """
+            #include "gauge.h"
+            namespace dash {
+            Gauge::Gauge() : needle(0), ticks(4) {} // REF
+            int total(Gauge g, Dial d) { return g.ticks + d.needle; }
+            int peek(const Gauge& g) { return g.needle; } // REF
+            int other(Panel* p) { return p->needle; } // MAYBE
+            int local() { int needle = 3; return needle; }
+            }
+        """,
+    })
+    assert found(tmp_path, ("gauge.h", "field", "dash::Gauge::needle")) == expected(tmp_path)
+
+
+def test_member_operators_by_operand_count(tmp_path):
+    write_tree(tmp_path, {
+        "ticker.h": """
+            struct Ticker {
+              Ticker& operator++();
+              Ticker operator++(int);
+              int operator[](int slot) const;
+              Ticker& operator+=(const Ticker& other);
+            };
+        """,
+        "ticker.cpp": """
+            #include "ticker.h"
+            Ticker& Ticker::operator++() { return *this; }
+            Ticker Ticker::operator++(int) { return *this; }
+            int Ticker::operator[](int slot) const { return slot; }
+            Ticker& Ticker::operator+=(const Ticker& other) { return *this; }
+        """,
+        "use.cpp": """
+            #include "ticker.h"
+            void spin(Ticker t, Ticker u, int i) {
+              t++; // REF
+              ++t;
+              i++;
+              int at = t[2]; // REF
+              t += u;
+              int v[3];
+              int w = v[1];
+            }
+        """,
+    })
+    targets = (("ticker.cpp", "function", "Ticker::operator++(int)"),
+               ("ticker.h", "declaration", "Ticker::operator++(int)"),
+               ("ticker.cpp", "function", "Ticker::operator[]"), ("ticker.h", "declaration", "Ticker::operator[]"))
+    assert found(tmp_path, *targets) == expected(tmp_path)

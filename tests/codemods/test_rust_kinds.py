@@ -90,7 +90,7 @@ def test_a_field_is_refused_while_it_is_read_or_initialised(tmp_path: Path) -> N
         pub fn quiet(a: &Args) -> bool { a.quiet }
     """})
     refused = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
-    assert [(f.code, f.line) for f in refused.blocking] == [("field-in-use", 5), ("field-in-use", 6)]
+    assert [(f.code, f.line) for f in refused.blocking] == [("dangling-reference", 5), ("dangling-reference", 6)]
     plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::overlapping"))
     assert [f.line for f in plan.blocking] == [5]
 
@@ -359,7 +359,7 @@ def test_a_field_initialised_in_another_file_blocks_and_an_access_is_listed(tmp_
         pub fn quiet(a: &Args) -> bool { a.quiet }
     """})
     plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
-    assert [(f.path, f.line, f.blocking) for f in plan.findings if f.code == "field-in-use"] == [
+    assert [(f.path, f.line, f.blocking) for f in plan.findings if f.code == "dangling-reference"] == [
         ("src/make.rs", 2, True), ("src/make.rs", 3, False)]
 
 

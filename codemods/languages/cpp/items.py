@@ -2,13 +2,20 @@
 
 The items are functions (definitions, "function"; declarations,
 "declaration"), classes, structs, unions and enums (`enum class` too), type
-aliases (`using X = ...`, `typedef`, kind "type") and namespace-scope
-variables, found in namespaces (named, anonymous, or opened by a macro pair:
-see preprocessor.py), `extern "C"` blocks, class bodies (member functions,
-nested types), and every branch of `#if`/`#ifdef`/`#elif`/`#else` blocks
-(an include guard is looked through). A template's `template <...>` head
+aliases (`using X = ...`, `typedef`, kind "type"), namespace-scope variables
+and data members of classes ("field"), found in namespaces (named, anonymous,
+or opened by a macro pair: see preprocessor.py), `extern "C"` blocks, class
+bodies (member functions, nested types), every branch of `#if`/`#ifdef`/
+`#elif`/`#else` blocks (an include guard is looked through), and the ERROR
+nodes tree-sitter leaves around a local syntax error (export macros are
+blanked out first: preprocessor.py). A template's `template <...>` head
 belongs to it. A function has a signature, its normalised parameter types
-(signature.py), and an item records the branches it sits in.
+(signature.py), and an item records the branches it sits in. An operator's
+name is written one way whatever its spacing (`operator_spelling`).
+
+A class goes with its members defined out of line (`void Klass::f() {...}`),
+and a namespace the deletions leave with no code goes too; the same named
+namespace closed and reopened around it is then joined into one.
 
 Attributes (`[[nodiscard]]`, `__attribute__((...))`) are part of a
 declaration's node. An annotation macro on its own line before it
@@ -21,15 +28,18 @@ the item too.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import re
 
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Finding, missing_target, shape_mismatch
-from codemods.parse import CPP, parse
+from codemods.parse import CPP, error_nodes, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
 from codemods.languages.cpp.preprocessor import (
     BRANCH_KINDS, CONDITIONAL_HEADS, Branch, NamespaceRegion, branch_condition, branches, is_include_guard,
@@ -48,8 +58,11 @@ _TYPE_KINDS = {"class_specifier": "class", "struct_specifier": "struct", "union_
 # What a `template <...>` head may hold.
 _TEMPLATED = ("function_definition", "declaration", "field_declaration", "alias_declaration", "template_declaration",
               *_TYPE_KINDS)
+# An operator function's name (group 1: the operator), and a name ending in the call operator.
+_OPERATOR = re.compile(r"operator\b\s*(.+)", re.S)
+_CALL_OPERATOR = re.compile(r"(.*?\boperator\s*\(\s*\))(.*)", re.S)
 # The kinds a target may name; "any" is every kind.
-KINDS = ("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "any")
+KINDS = ("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "field", "any")
 ALL_OVERLOADS = "*"
 EVERY_BRANCH = "*"
 
@@ -131,17 +144,17 @@ class CppTarget:
 
     @property
     def base_name(self) -> str:
-        """The name without its signature."""
-        return self.name.split("(", 1)[0].strip()
+        """The name without its signature (an operator's name in one spelling: `operator_spelling`)."""
+        return split_target_name(self.name)[0]
 
     @property
     def signature(self) -> tuple[str, ...] | str | None:
         """The overload the name selects: its normalised types, `ALL_OVERLOADS`, or None when the
         name has no parentheses. A signature that does not parse selects nothing (a tuple no
         function has)."""
-        if "(" not in self.name:
+        written = split_target_name(self.name)[1]
+        if written is None:
             return None
-        written = self.name.split("(", 1)[1].rsplit(")", 1)[0].strip()
         if written == ALL_OVERLOADS:
             return ALL_OVERLOADS
         parsed = parse_signature(written)
@@ -168,7 +181,7 @@ def _spelled_like(item: CppItem, wanted: str) -> str:
     """The item's name as a suggestion for `wanted`: qualified the way `wanted` is."""
     if wanted.startswith("::"):
         return f"::{item.qualified_name}"
-    return item.qualified_name if "::" in wanted.split("(", 1)[0] else item.name
+    return item.qualified_name if "::" in split_target_name(wanted)[0] else item.name
 
 
 def function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -180,12 +193,39 @@ def function_declarator(node: tree_sitter.Node | None) -> tree_sitter.Node | Non
 
 
 def _scope_name(node: tree_sitter.Node) -> str:
-    """A qualifier's name without template arguments (`K` of `K<int>::`)."""
+    """A qualifier's name without template arguments (`K` of `K<int>::`); an operator's name as
+    `operator_spelling` writes it."""
     if node.type == "template_type":
         name = node.child_by_field_name("name")
         if name is not None:
             node = name
-    return node.text.decode("utf-8", "replace")
+    text = node.text.decode("utf-8", "replace")
+    # tree-sitter-cpp reads `operator ( ) (int)` as `operator` declared with `( )`, then `(int)`.
+    spaced_call = node.type == "function_declarator" and text.startswith("operator")
+    return operator_spelling(text) if node.type == "operator_name" or spaced_call else text
+
+
+def operator_spelling(name: str) -> str:
+    """An operator function's name in one spelling, whatever its spacing: `operator +` is
+    `operator+`, `operator ( )` is `operator()`, `operator  new[]` is `operator new[]`."""
+    match = _OPERATOR.fullmatch(name.strip())
+    if match is None:
+        return name
+    symbol = re.sub(r"\s+", " ", match.group(1)).strip()
+    symbol = re.sub(r"\s*(\W)\s*", r"\1", symbol)
+    return f"operator {symbol}" if symbol[:1].isalpha() or symbol[:1] == "_" else f"operator{symbol}"
+
+
+def split_target_name(name: str) -> tuple[str, str | None]:
+    """A target's name and the signature written after it (None without parentheses): `f(int)`
+    is ("f", "int"), `K::operator()(int)` is ("K::operator()", "int"), `operator ()` is
+    ("operator()", None)."""
+    call = _CALL_OPERATOR.match(name)
+    base, rest = (call.group(1), call.group(2)) if call else (name.split("(", 1)[0], name[len(name.split("(", 1)[0]):])
+    base = "::".join(operator_spelling(part.strip()) for part in base.strip().split("::"))
+    if "(" not in rest:
+        return base, None
+    return base, rest.split("(", 1)[1].rsplit(")", 1)[0].strip()
 
 
 def _split_qualified(name: tree_sitter.Node | None) -> tuple[tuple[str, ...], str] | None:
@@ -216,7 +256,7 @@ def _variable_names(node: tree_sitter.Node) -> list[tuple[tuple[str, ...], str]]
             declarator = declarator.child_by_field_name("declarator") or next(
                 (c for c in declarator.named_children if c.type.endswith("declarator") or "identifier" in c.type),
                 None)
-        if declarator is not None and declarator.type in ("identifier", "qualified_identifier"):
+        if declarator is not None and declarator.type in ("identifier", "qualified_identifier", "field_identifier"):
             split = _split_qualified(declarator)
             if split is not None:
                 found.append(split)
@@ -358,6 +398,10 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
                 variables = _variable_names(inner)
                 for qualifier, name in variables:
                     add("variable", qualifier, name, node, classes, names=len(variables))
+            elif inner.type == "field_declaration" and classes:
+                members = _variable_names(inner)
+                for qualifier, name in members:
+                    add("field", qualifier, name, node, classes, names=len(members))
             if inner.type != "function_definition":
                 for child in inner.named_children:
                     if child.type in _TYPE_KINDS:
@@ -384,7 +428,9 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
                 visit(body, classes)
             elif body is not None:
                 visit_item(body, classes)
-        elif inner.type in BRANCH_KINDS:
+        elif inner.type in BRANCH_KINDS or inner.type == "ERROR":
+            # A local parse error (a macro tree-sitter cannot read) holds the items after it
+            # until the parser recovers: they are indexed there (editing them is refused).
             visit(inner, classes)
 
     def visit(container: tree_sitter.Node, classes: tuple[str, ...]) -> None:
@@ -409,7 +455,7 @@ def _overload_refusal(path: str, target: CppTarget, chosen: list[CppItem]) -> Fi
     qualified = "::" in target.base_name
     name = target.base_name if qualified else chosen[0].name
     forms = ", ".join(f"'{spelled(name, s)}'" for s in signatures)
-    return _refusal(path, chosen[0], "ambiguous-target",
+    return _refusal(path, chosen[0], Code.AMBIGUOUS_TARGET,
                     f"{target.base_name} names {len(signatures)} overloads in {path}; name one by its parameter "
                     f"types ({forms}) or all of them ('{name}({ALL_OVERLOADS})')")
 
@@ -428,13 +474,13 @@ def _in_branch(path: str, target: CppTarget,
         return chosen, None
     listed = "; ".join(_branch_label(i) for i in chosen)
     if target.branch is None:
-        return [], _refusal(path, chosen[0], "ambiguous-target",
+        return [], _refusal(path, chosen[0], Code.AMBIGUOUS_TARGET,
                             f"{target.name} is in {len(conditions)} conditional branches of {path}; name one with "
                             f"`branch` ({listed}) or all with branch = \"{EVERY_BRANCH}\"")
     wanted = [i for i in chosen if same_condition(i.condition, target.branch)
               or (i.branches and same_condition(i.branches[-1].condition, target.branch))]
     if not wanted:
-        return [], _refusal(path, chosen[0], "no-such-item",
+        return [], _refusal(path, chosen[0], Code.NO_SUCH_ITEM,
                             f"no {target.name} in a branch compiled under {target.branch!r} in {path} ({listed})")
     return wanted, None
 
@@ -474,6 +520,95 @@ def _emptied_conditionals(source: bytes, tree: tree_sitter.Tree, deletions: list
     return kept
 
 
+def _emptied_namespaces(source: bytes, tree: tree_sitter.Tree, deletions: list[Deletion],
+                        origin: str) -> list[Deletion]:
+    """`deletions`, where they leave a namespace (named or anonymous) with no code, as one
+    deletion of the whole namespace with its comments; where that leaves the same namespace
+    closed and reopened around it (`}  // namespace a`, then `namespace a {`), the two are
+    joined, a blank line between their contents."""
+    def covered(node: tree_sitter.Node) -> bool:
+        return any(d.start <= node.start_byte and node.end_byte <= d.end for d in deletions)
+
+    def emptied(namespace: tree_sitter.Node) -> bool:
+        body = namespace.child_by_field_name("body")
+        content = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+        return bool(content) and all(covered(c) or (c.type == "namespace_definition" and emptied(c))
+                                     for c in content)
+
+    namespaces: list[tree_sitter.Node] = []
+    for deletion in deletions:
+        node = tree.root_node.descendant_for_byte_range(deletion.start, max(deletion.start, deletion.end - 1))
+        outermost = None
+        while node is not None:
+            if node.type == "namespace_definition" and emptied(node):
+                outermost = node
+            node = node.parent
+        if outermost is not None and outermost not in namespaces:
+            namespaces.append(outermost)
+    if not namespaces:
+        return deletions
+    spans = {n.start_byte: whole_lines(source, leading_start(source, n), n.end_byte, (b"//", b"/*"))
+             for n in namespaces}
+    kept = [d for d in deletions if not any(start <= d.start and d.end <= end for start, end in spans.values())]
+    for namespace in namespaces:
+        start, end = spans[namespace.start_byte]
+        joined = _joined_namespaces(source, namespace, start, end)
+        kept.append(Deletion(*joined, f"{origin}:cpp-joined-namespace", b"\n") if joined is not None
+                    else Deletion(start, end, f"{origin}:cpp-emptied-namespace"))
+    return kept
+
+
+def _code_sibling(node: tree_sitter.Node, step: int) -> tree_sitter.Node | None:
+    """The named sibling before (`step` -1) or after (+1) `node` that is not a comment."""
+    sibling = node.prev_named_sibling if step < 0 else node.next_named_sibling
+    while sibling is not None and sibling.type == "comment":
+        sibling = sibling.prev_named_sibling if step < 0 else sibling.next_named_sibling
+    return sibling
+
+
+def _joined_namespaces(source: bytes, removed: tree_sitter.Node, start: int, end: int) -> tuple[int, int] | None:
+    """The bytes from the closing line of the namespace before `removed` (deleted as [start,
+    end)) to the opening line of the one after, when both are the same named namespace and
+    nothing but the removed one and comments on those lines lies between; None otherwise."""
+    before, after = _code_sibling(removed, -1), _code_sibling(removed, 1)
+    if before is None or after is None or before.type != "namespace_definition" \
+            or after.type != "namespace_definition":
+        return None
+    names = [n.child_by_field_name("name") for n in (before, after)]
+    if names[0] is None or names[1] is None or names[0].text != names[1].text:
+        return None
+    close = before.child_by_field_name("body").children[-1]
+    reopen = after.child_by_field_name("body").children[0]
+    if close.type != "}" or reopen.type != "{" or not starts_own_line(source, close):
+        return None
+    # From the blank lines above the closing line to those below the opening one: the contents
+    # meet with one blank line between them.
+    close_start = source.find(b"\n", len(source[:close.start_byte].rstrip())) + 1
+    _, reopen_end = whole_lines(source, reopen.start_byte, reopen.end_byte, (b"//", b"/*"))
+    reopen_end += len(source[reopen_end:]) - len(source[reopen_end:].lstrip(b" \t\r\n"))
+    reopen_end = source.rfind(b"\n", 0, reopen_end) + 1
+    closing_line, _, below = source[close.end_byte:start].partition(b"\n")
+    if closing_line.strip() and not closing_line.strip().startswith((b"//", b"/*")) or below.strip() \
+            or source[end:after.start_byte].strip() or reopen_end <= end:
+        return None
+    return close_start, reopen_end
+
+
+def _with_parse_error(finding: Finding, source: bytes, macros: tuple[tuple[str, str], ...]) -> Finding:
+    """A missing target's finding, saying where the file stops parsing when it does: the items
+    from there to where tree-sitter recovers may not have been indexed."""
+    if not finding.blocking:
+        return finding
+    tree = parsed(source, macros)[0]
+    errors = [n for n in error_nodes(tree) if not is_annotation_macro_semicolon(source, n)]
+    if not errors:
+        return finding
+    line = errors[0].start_point.row + 1
+    return dataclasses.replace(finding, message=f"{finding.message} (the file does not parse at line {line}: "
+                                                f"the items from there to where the parser recovers may not "
+                                                f"be indexed)")
+
+
 def _in_class_declarations(items: list[CppItem], chosen: list[CppItem]) -> list[CppItem]:
     """The declarations in their class's body of the out-of-line member definitions in `chosen`
     (same name, class and signature), which go with them."""
@@ -505,6 +640,7 @@ def delete_cpp_items(
     """
     macros = tuple(namespace_macros)
     items = cpp_items(source, namespace_macros=macros)
+    masked = masked_namespace_macros(source, macros)[0]
     deletions: list[Deletion] = []
     deleted: list[CppItem] = []
     findings: list[Finding] = []
@@ -519,24 +655,65 @@ def delete_cpp_items(
             candidates = [_spelled_like(i, target.name) if target.signature is None
                           else i.spelled("::" in target.base_name)
                           for i in items if target.kind in ("any", i.kind)]
-            findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
+            findings.append(_with_parse_error(missing_target(path, target.kind, target.name, candidates,
+                                                             already_absent), source, macros))
             continue
         refusal = _overload_refusal(path, target, chosen)
         if refusal is None:
             chosen, refusal = _in_branch(path, target, chosen)
         shared = next((i for i in chosen if i.names > 1), None)
         if refusal is None and shared is not None:
-            refusal = _refusal(path, shared, "shape-mismatch",
+            refusal = _refusal(path, shared, Code.SHAPE_MISMATCH,
                                f"{shared.name} is declared together with other variables in one declaration; "
                                f"split the declaration first")
         if refusal is not None:
             findings.append(refusal)
             continue
         chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
-        for item in chosen:
-            start, end = whole_lines(source, item.start, item.end, (b"//", b"/*"))
-            deletions.append(Deletion(start, end, f"{origin}:cpp-{item.kind}:{target.name}"))
+        chosen += [m for m in out_of_line_members(items, member_owners(chosen)) if m not in chosen]
+        deletions += _item_deletions(masked, chosen, lambda i: f"{origin}:cpp-{i.kind}:{target.name}")
         deleted += chosen
-    if deletions:
-        deletions = _emptied_conditionals(source, parsed(source, macros)[0], deletions, origin)
-    return deletions, deleted, findings
+    return _settled(source, masked, macros, deletions, origin), deleted, findings
+
+
+def member_owners(items: list[CppItem]) -> list[tuple[str, ...]]:
+    """The qualified names, as tuples, of the classes, structs, unions and data members among
+    `items`: what out-of-line definitions belong to."""
+    return [(*i.scope, i.name) for i in items if i.kind in ("class", "struct", "union", "field")]
+
+
+def out_of_line_members(items: list[CppItem], owners: list[tuple[str, ...]]) -> list[CppItem]:
+    """The items of a file defined out of line as members of `owners` (classes and data members,
+    qualified names as tuples): `void Klass::f() {...}`, `int Klass::count = 0;`,
+    `class Klass::Inner {...};` for `Klass`, `int Klass::count = 0;` for `Klass::count`."""
+    return [i for i in items if i.qualifier and any(i.scope[:len(o)] == o or (*i.scope, i.name) == o
+                                                    for o in owners)]
+
+
+def _item_deletions(masked: bytes, items: list[CppItem], origin: Callable[[CppItem], str]) -> list[Deletion]:
+    """The whole lines of each item (read with the macros blanked out: an export macro before a
+    declaration goes with it), with the origin `origin` gives it."""
+    return [Deletion(*whole_lines(masked, i.start, i.end, (b"//", b"/*")), origin(i)) for i in items]
+
+
+def _settled(source: bytes, masked: bytes, macros: tuple[tuple[str, str], ...], deletions: list[Deletion],
+             origin: str) -> list[Deletion]:
+    """`deletions` with the conditionals and namespaces they leave empty."""
+    if not deletions:
+        return deletions
+    tree = parsed(source, macros)[0]
+    deletions = _emptied_conditionals(source, tree, deletions, origin)
+    deletions = _emptied_namespaces(masked, tree, deletions, origin)
+    return _emptied_conditionals(source, tree, deletions, origin)
+
+
+def delete_members_of(source: bytes, owners: list[tuple[str, ...]], origin: str,
+                      namespace_macros: Iterable[tuple[str, str]] = ()) -> tuple[list[Deletion], list[CppItem]]:
+    """Deletions of the out-of-line definitions in one file of members of the deleted `owners`
+    (classes and data members, qualified names as tuples: `out_of_line_members`), with the
+    conditionals and namespaces they leave empty; and the items deleted."""
+    macros = tuple(namespace_macros)
+    members = out_of_line_members(cpp_items(source, namespace_macros=macros), owners)
+    masked = masked_namespace_macros(source, macros)[0]
+    deletions = _item_deletions(masked, members, lambda _: f"{origin}:cpp-out-of-line-member")
+    return _settled(source, masked, macros, deletions, origin), members

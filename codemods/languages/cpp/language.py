@@ -6,12 +6,14 @@ from __future__ import annotations
 import tree_sitter
 
 from codemods.edit.values import Edit, Finding
-from codemods.languages.registry import CPP, LANGUAGES
+from codemods.languages.registry import CPP, LANGUAGES, language_of
 from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
-from codemods.languages.cpp.items import CppTarget, cpp_items, delete_cpp_items, is_annotation_macro_semicolon
+from codemods.languages.cpp.items import (
+    CppTarget, cpp_items, delete_cpp_items, delete_members_of, is_annotation_macro_semicolon,
+)
 from codemods.languages.cpp.includes import included_files
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.resolve import cpp_references, deleted_cpp_items
@@ -38,6 +40,34 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
     kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in items]
     deleted.add(CPP, deleted_cpp_items(path, items, macros, kept))
     return deletion_edits(path, source, found), findings
+
+
+def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tuple[list[Edit], list[Finding], list]:
+    """What goes with the plan's deletions in the tree's other C++ files: the out-of-line member
+    definitions (`void Klass::f() {...}` in a .cc file) of the classes it deletes, and those of
+    the static data members it deletes (`int Klass::count = 0;`), with the namespaces and
+    conditionals they leave empty. Returns the edits, no findings, and the items deleted with
+    them (for the reference check)."""
+    from codemods.search.files import files_with_words
+
+    owners = [i for i in deleted.of(CPP) if i.kind in ("class", "struct", "union", "field")]
+    if not owners or root is None:
+        return [], [], []
+    macros = next((o.namespace_macros for o in owners if o.namespace_macros), ())
+    edits: list[Edit] = []
+    gone: list = []
+    for path in files_with_words(root, sorted({o.name for o in owners})):
+        # An owner's own file had its members deleted with it (delete_cpp_items).
+        elsewhere = [(*o.visible_namespace, o.name) for o in owners if o.path != path]
+        source = read(path) if elsewhere and language_of(path) == CPP else None
+        if source is None:
+            continue
+        deletions, members = delete_members_of(source, elsewhere, origin, macros)
+        if deletions:
+            edits += deletion_edits(path, source, deletions)
+            kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in members]
+            gone += deleted_cpp_items(path, members, macros, kept)
+    return edits, [], gone
 
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:

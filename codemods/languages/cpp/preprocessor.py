@@ -16,9 +16,19 @@
   it, the common pairs `X_BEGIN_NAMESPACE`/`X_END_NAMESPACE`,
   `X_NAMESPACE_BEGIN`/`X_NAMESPACE_END`, `BEGIN_NAMESPACE_X`/`END_NAMESPACE_X`
   (namespace `x`, the macro's prefix in lower case) and
-  `BEGIN_NAMESPACE(ns)`/`END_NAMESPACE(ns)`. Other macro pairs alone on their
+  `BEGIN_NAMESPACE(ns)`/`END_NAMESPACE(ns)`; a `#define` of the macro in the
+  file says better (the namespaces its body opens, an `inline namespace`
+  adding none), and such a macro used inside `namespace x {` already opens
+  none (`X_NAMESPACE_BEGIN` that only opens a version's inline namespace).
+  Other macro pairs alone on their
   lines, `X_BEGIN_Y`/`X_END_Y` (`FMT_BEGIN_EXPORT`), are blanked out too,
   opening no namespace.
+* **Export and visibility macros.** `class MYLIB_EXPORT Name {` and
+  `MYLIB_API void f();` put an upper-case macro where C++ has no name
+  (tree-sitter reads the first as a function named `Name`, the second with a
+  syntax error). Such a macro is blanked out too: between `class`/`struct`/
+  `union` and the name a `{`, `:` or `final` follows, and at the start of a
+  declaration before its type and name.
 """
 
 from __future__ import annotations
@@ -41,6 +51,19 @@ _MACRO_LINE = re.compile(rb"^[ \t]*([A-Za-z_]\w*)(?:[ \t]*\([ \t]*([A-Za-z_][\w:
 _OPENING = (re.compile(r"(?P<ns>[A-Za-z]\w*?)_(?:BEGIN_NAMESPACE|NAMESPACE_BEGIN|NAMESPACE_OPEN|OPEN_NAMESPACE)"),
             re.compile(r"(?:BEGIN|OPEN)_NAMESPACE_(?P<ns>\w+)"))
 _CLOSING_WORDS = (("BEGIN", "END"), ("OPEN", "CLOSE"))
+# An object-like macro's `#define` (group 1: its name, group 2: its body, continued lines too).
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+# A namespace a macro body opens (group 1: `inline` or nothing, group 2: its name).
+_NAMESPACE_OPENING = re.compile(rb"(inline[ \t]+)?namespace[ \t]+([A-Za-z_][\w:]*)[ \t\\\r\n]*\{")
+# An upper-case macro (group "macro") between a class key and the class's name.
+_CLASS_EXPORT = re.compile(rb"\b(?:class|struct|union)[ \t]+(?:alignas\([^)]*\)[ \t]*)?(?P<macro>[A-Z][A-Z0-9_]*)"
+                           rb"(?:\([^()\n]*\))?[ \t]+(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:\{|:(?!:)|\r?$))", re.M)
+# An upper-case macro with an underscore (group "macro") opening a declaration line, before a
+# type that is not upper-case itself and a function's name and `(`.
+_DECLARATION_EXPORT = re.compile(
+    rb"^[ \t]*(?:(?:static|inline|extern|virtual|constexpr)[ \t]+)*(?P<macro>[A-Z][A-Z0-9]*_[A-Z0-9_]*)"
+    rb"(?:\([^()\n]*\))?[ \t]+(?=(?:const[ \t]+)?(?:[a-z_]|[A-Z]\w*[a-z])[\w:<>, \t]*[\s*&]+~?[A-Za-z_][\w:]*[ \t]*\()",
+    re.M)
 
 
 @dataclass(frozen=True)
@@ -83,13 +106,43 @@ def _opened_namespace(name: str, argument: str | None, macros: dict[str, str]) -
     return None
 
 
+def _defined_namespaces(source: bytes) -> dict[str, str]:
+    """The namespace each object-like macro `#define`d in `source` opens, for the macros whose
+    body opens namespaces or is empty: `#define GEO_BEGIN namespace geo { namespace v2 {` opens
+    `geo::v2`; an `inline namespace` adds nothing (its names are found without it), and an empty
+    body opens none."""
+    found = {}
+    for match in _DEFINE.finditer(source):
+        body = match.group(2).strip()
+        opened = _NAMESPACE_OPENING.findall(body)
+        if body and not opened:
+            continue
+        found[match.group(1).decode("ascii")] = "::".join(
+            name.decode("ascii") for inline, name in opened if not inline.strip())
+    return found
+
+
+def _inside_namespace(source: bytes, offset: int, namespace: str) -> bool:
+    """Whether `offset` lies inside a `namespace NAME {` block of `source` (braces counted as
+    text): a macro used there opens no second namespace of that name."""
+    last = None
+    for match in re.finditer(rb"\bnamespace[ \t]+" + re.escape(namespace.encode()) + rb"[ \t\r\n]*\{",
+                             source[:offset]):
+        last = match
+    if last is None:
+        return False
+    between = source[last.end():offset]
+    return between.count(b"{") >= between.count(b"}")
+
+
 def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = ()) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
     """`source` with the lines of namespace-opening and -closing macro pairs blanked out, and the
     regions they delimit (see the module doc). A macro opening a namespace counts only where its
     closing macro follows in the file. Any other macro line whose name has BEGIN (OPEN) and that
     the same name with END (CLOSE) follows is such a pair too, opening no namespace
     (`FMT_BEGIN_EXPORT`, or a recipe's own macro where the syntax check does not know it)."""
-    known = dict(macros)
+    source = _masked_export_macros(source)
+    known = {**_defined_namespaces(source), **dict(macros)} if b"define" in source else dict(macros)
     lines = list(_MACRO_LINE.finditer(source))
     names = [m.group(1).decode("ascii") for m in lines]
     known.update((n, "") for n in names if n not in known and _opened_namespace(n, None, known) is None
@@ -111,10 +164,31 @@ def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = (
         closing = _closing_name(name)
         if namespace is None or closing is None or closing.encode() not in source[match.end():]:
             continue
+        if name not in known and namespace and _inside_namespace(source, match.start(), namespace):
+            namespace = ""  # `X_NAMESPACE_BEGIN` inside `namespace x {`: a versioning or export macro
         stack.append((closing, match.start(), tuple(p for p in namespace.split("::") if p)))
         masked[match.start():match.end()] = b" " * (match.end() - match.start())
     regions += [NamespaceRegion(start, len(source), opened) for _, start, opened in stack]
     return bytes(masked), tuple(regions)
+
+
+def _masked_export_macros(source: bytes) -> bytes:
+    """`source` with its export and visibility macros blanked out (see the module doc)."""
+    spans = [m.span("macro") for pattern in (_CLASS_EXPORT, _DECLARATION_EXPORT) for m in pattern.finditer(source)
+             if m.group("macro") not in _NOT_MACROS]
+    if not spans:
+        return source
+    masked = bytearray(source)
+    for start, end in spans:
+        stop = end
+        if source[end:end + 1] == b"(":
+            stop = source.index(b")", end) + 1
+        masked[start:stop] = b" " * (stop - start)
+    return bytes(masked)
+
+
+# Upper-case words that are types, not macros, where an export macro would stand.
+_NOT_MACROS = frozenset({b"FILE", b"DIR", b"BOOL", b"HANDLE", b"DWORD", b"UINT", b"HRESULT"})
 
 
 def _text(node: tree_sitter.Node | None) -> str:

@@ -13,9 +13,15 @@ A use of a deleted C++ item counts where it can name it:
   elsewhere only argument-dependent lookup could find it: *possible*;
 * a local variable or parameter of the same name, and member accesses
   `x.f` / `x->f`, are not uses;
-* a declaration in a header and its definition are one item: a surviving
-  declaration of a function whose definition is deleted is reported (an
-  in-class declaration of an out-of-line member definition too);
+* a declaration in a header and its definition are one item when their
+  signatures are the same: a surviving declaration of a function whose
+  definition is deleted is reported (an in-class declaration of an
+  out-of-line member definition too), one of another overload is not;
+* an expression applying a deleted operator (`a + b` for `operator+`) is a
+  use as far as the types of its operands show (operators.py);
+* a deleted data member is used by `x.name` / `p->name` on an object of its
+  class (definite) or of a type not known here (possible), and by its bare
+  name or a constructor's initializer in its class's member functions;
 * a call whose number of arguments the deleted function cannot take, or
   whose literal or local-variable arguments its parameter types cannot take
   (a string literal for a `char`, a `char` for a `const char*`), calls
@@ -38,8 +44,11 @@ from codemods.words import whole_words
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import in_inactive_branch
+from codemods.languages.cpp.operators import (
+    MATCH, UNKNOWN, class_name, operand_match, operator_symbol, operator_uses, verdict,
+)
 from codemods.languages.cpp.signature import (
-    ARITHMETIC, POINTER, STRING_LITERAL, ZERO, argument_fits, arity, spelled, type_category,
+    ARITHMETIC, POINTER, STRING_LITERAL, ZERO, argument_fits, arity, parameters_signature, spelled, type_category,
 )
 
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
@@ -67,11 +76,32 @@ class DeletedCppItem:
     namespace_macros: tuple[tuple[str, str], ...] = ()
     signature: tuple[str, ...] | None = None
     survivors: tuple["Overload", ...] = ()
+    member: bool = False
 
     @property
     def linkable(self) -> bool:
-        """Whether code of another language (a cxx bridge) can name it: not static or anonymous-namespace."""
-        return not self.translation_unit_local
+        """Whether code of another language (a cxx bridge) can name it: not static or
+        anonymous-namespace, and not a data member."""
+        return not self.translation_unit_local and self.kind != "field"
+
+    @property
+    def operator(self) -> str | None:
+        """The operator it overloads (`+`), None for a function that is no operator."""
+        return operator_symbol(self.name) if self.signature is not None else None
+
+    @property
+    def operands(self) -> tuple[str, ...]:
+        """An operator's operand types in order: its class first for a member operator."""
+        own = (self.visible_namespace[-1],) if self.member and self.visible_namespace else ()
+        return own + (self.signature or ())
+
+    @property
+    def search_words(self) -> tuple[str, ...]:
+        """The words a file that uses it spells: its name; for an operator, which code applies
+        without naming it, the classes of its operands."""
+        if self.operator is None:
+            return (self.name,)
+        return tuple(dict.fromkeys(c for c in map(class_name, self.operands) if c is not None)) or (self.name,)
 
     def takes(self, arguments: list[str | None]) -> bool:
         """Whether a call with these arguments (their categories, None where not known) can call
@@ -81,10 +111,17 @@ class DeletedCppItem:
 
 @dataclass(frozen=True)
 class Overload:
-    """One function of a name: how many arguments it takes and its parameter types."""
+    """One function of a name: how many arguments it takes, its parameter types and, for a
+    member function, its class (the first operand of a member operator)."""
 
     arity: tuple[int, int | None]
     signature: tuple[str, ...]
+    member_of: str = ""
+
+    @property
+    def operands(self) -> tuple[str, ...]:
+        """An operator's operand types: its class first for a member operator."""
+        return ((self.member_of,) if self.member_of else ()) + self.signature
 
     def takes(self, arguments: list[str | None]) -> bool:
         """Whether a call with these arguments (their categories, None where not known) can call it."""
@@ -103,12 +140,21 @@ def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[t
         static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
         local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
         survivors = tuple(dict.fromkeys(
-            Overload(_arity(k.node), k.signature) for k in kept
-            if k.qualified_name == item.qualified_name and k.signature is not None and k.signature != item.signature))
+            Overload(_arity(k.node), k.signature, k.scope[-1] if _is_member(k) and k.scope else "") for k in kept
+            if (k.qualified_name == item.qualified_name or operator_symbol(item.name) and k.name == item.name)
+            and k.signature is not None and k.signature != item.signature))
         found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local,
                                     _arity(node) if item.signature is not None else None, namespace_macros,
-                                    item.signature, survivors))
+                                    item.signature, survivors, _is_member(item)))
     return found
+
+
+def _is_member(item: CppItem) -> bool:
+    """Whether the item is a member of a class: declared in its body, or a function defined out
+    of line with a qualifier (`Money::operator+`)."""
+    parent = item.node.parent
+    return (parent is not None and parent.type == "field_declaration_list") or (
+        item.kind == "function" and bool(item.qualifier))
 
 
 def _arity(node: tree_sitter.Node) -> tuple[int, int | None] | None:
@@ -140,20 +186,24 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
     `included` holds the files `path` includes (a `static` function of one of them is visible)."""
     reachable = [i for i in items if not i.translation_unit_local or i.path == path or i.path in included]
+    operators = [i for i in reachable if i.operator is not None]
     by_name: dict[str, list[DeletedCppItem]] = {}
     for item in reachable:
-        by_name.setdefault(item.name, []).append(item)
-    if not by_name:
-        return []
-    hits = list(whole_words(sorted(by_name)).finditer(source))
-    if not hits:
+        if item.operator is None:
+            by_name.setdefault(item.name, []).append(item)
+    hits = list(whole_words(sorted(by_name)).finditer(source)) if by_name else []
+    if not hits and not (operators and whole_words(
+            sorted({w for i in operators for w in i.search_words})).search(source)):
         return []
     macros = next((i.namespace_macros for i in items if i.namespace_macros), ())
     tree, regions = parsed(source, macros)
+    found = _operator_references(path, tree.root_node, operators) if operators else []
     directives = _using(tree.root_node)
     declared = {(i.name, i.scope) for i in cpp_items(source, namespace_macros=macros)}
-    deleted_definitions = {(i.name, i.visible_namespace) for i in items if i.kind == "function"}
-    found = []
+    deleted_definitions: dict[tuple[str, tuple[str, ...]], set[tuple[str, ...] | None]] = {}
+    for item in items:
+        if item.kind == "function":
+            deleted_definitions.setdefault((item.name, item.visible_namespace), set()).add(item.signature)
     for match in hits:
         name = match.group().decode()
         node = tree.root_node.descendant_for_byte_range(match.start(), match.end())
@@ -165,6 +215,14 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
         candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
         if not candidates:
             continue
+        fields = [i for i in candidates if i.kind == "field"]
+        if fields:
+            reference = _field_reference(node, fields)
+            candidates = [i for i in candidates if i.kind != "field"]
+            if reference is not None or not candidates:
+                if reference is not None:
+                    found.append(Reference(path, match.start(), match.end(), name, *reference))
+                continue
         reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
         if reference is not None:
             certainty, kind, resolution = reference
@@ -194,7 +252,10 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
     """(certainty, kind, resolution) if the name at `node` may name one of `items`.
 
     `declared` holds (name, namespace) of the functions the file declares after the plan:
-    one in a namespace around an unqualified use hides the deleted one there."""
+    one in a namespace around an unqualified use hides the deleted one there.
+    `deleted_definitions` holds the signatures of the deleted functions by (name, namespace):
+    a declaration is one item with its definition when its signature is one of them (a
+    declaration of another overload is not a use)."""
     parent = node.parent
     if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
         return None
@@ -203,8 +264,8 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
     declarator = _declared_function(outer)
     if declarator is not None:
         namespace = qualifier if absolute else enclosing_scopes(node, regions, classes=True) + qualifier
-        if (name, tuple(n for n in namespace if n)) in deleted_definitions and declarator.type in (
-                "declaration", "field_declaration"):
+        signatures = deleted_definitions.get((name, tuple(n for n in namespace if n)), set())
+        if _declared_signature(declarator) in signatures and declarator.type in ("declaration", "field_declaration"):
             return DEFINITE, "declaration", (f"declares {'::'.join((*namespace, name))}, whose definition the "
                                              f"recipe deletes (a declaration and its definition are one item)")
         return None
@@ -230,6 +291,127 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
         return POSSIBLE, "name", (f"unqualified {name} outside namespace {'::'.join(namespace)}: "
                                   f"argument-dependent lookup may find {full} ({item.path})")
     return None
+
+
+def _declared_signature(declaration: tree_sitter.Node) -> tuple[str, ...] | None:
+    """The normalised parameter types of the function a declaration declares."""
+    declarator = function_declarator(_declaration(declaration).child_by_field_name("declarator"))
+    return parameters_signature(declarator.child_by_field_name("parameters")) if declarator is not None else None
+
+
+def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedCppItem]) -> list[Reference]:
+    """The expressions under `root` that apply a deleted operator (see operators.py): definite
+    when every operand's type is known to fit and one is of the class a parameter names,
+    possible when some operand's type is not known; none when an overload the plan keeps fits
+    better."""
+    found = []
+    for use in operator_uses(root, {i.operator for i in items}):
+        if in_inactive_branch(use.token):
+            continue
+        operands = [_operand_type(o) for o in use.operands]
+        built_in = all(category is not None and declared is None for category, declared in operands)
+
+        def fit(types: tuple[str, ...]) -> tuple[str | None, int]:
+            """The verdict of these operand types, and how many operands are known to fit."""
+            matches = [operand_match(c, d, p) for (c, d), p in zip(operands, types)]
+            return verdict(matches, built_in), sum(m != UNKNOWN for m in matches)
+
+        for item in items:
+            if item.operator != use.symbol or len(item.operands) != len(operands) + use.postfix:
+                continue
+            matched, known = fit(item.operands)
+            if matched is None:
+                continue
+            rivals = [(o, *fit(o.operands)) for o in item.survivors if len(o.operands) == len(item.operands)]
+            if any(m is not None and k > known for _, m, k in rivals):
+                continue  # an overload the plan keeps takes more of the operands as they are
+            exact = known == len(operands)
+            full = "::".join((*item.visible_namespace, spelled(item.name, item.signature or ())))
+            if matched == MATCH and exact:
+                certainty, resolution = DEFINITE, f"its operands' types select {full} ({item.path})"
+                kept = next((o for o, m, _ in rivals if m is not None), None)
+                if kept is not None:
+                    certainty = POSSIBLE
+                    resolution += f"; overload resolution may pick {spelled(item.name, kept.signature)}, which stays"
+            else:
+                certainty, resolution = POSSIBLE, (f"the types of its operands are not all known here; it may "
+                                                   f"apply {full} ({item.path})")
+            found.append(Reference(path, use.token.start_byte, use.token.end_byte, item.name, certainty, "operator",
+                                   resolution))
+            break
+    return found
+
+
+def _operand_type(operand: tree_sitter.Node) -> tuple[str | None, str | None]:
+    """An operand's category (signature.py's) and, for a declared local of class type, its class;
+    (None, None) when neither is known here."""
+    while operand.type == "parenthesized_expression" and operand.named_children:
+        operand = operand.named_children[0]
+    if operand.type == "identifier":
+        local = _local_declaration(operand, operand.text.decode("utf-8", "replace"))
+        if local is not None:
+            declaration, wrappers = local
+            if "pointer_declarator" in wrappers or "array_declarator" in wrappers:
+                return POINTER, None
+            written = _text_of(declaration.child_by_field_name("type"))
+            category = type_category(written)
+            return category, class_name(written) if category is None else None
+    return _argument_category(operand), None
+
+
+def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tuple[str, str, str] | None:
+    """(certainty, kind, resolution) when the name at `node` may name one of the deleted data
+    members `fields`: a member access on an object of its class or `this` in its class's member
+    functions (definite), on a receiver of another or unknown type (possible), a constructor's
+    initializer or a bare name in its class's member functions (definite), a qualified
+    `Klass::name` (definite); None elsewhere."""
+    parent = node.parent
+    for item in fields:
+        owner = item.visible_namespace[-1] if item.visible_namespace else ""
+        full = "::".join((*item.visible_namespace, item.name))
+        inside = owner in _member_function_classes(node)
+        if parent is not None and parent.type == "field_expression" and parent.child_by_field_name("field") == node:
+            receiver = parent.child_by_field_name("argument")
+            if receiver is not None and receiver.type == "this" and inside:
+                return DEFINITE, "member", f"this->{item.name} in a member function of {owner} names {full}"
+            declared = _operand_type(receiver)[1] if receiver is not None and receiver.type == "identifier" else None
+            if declared == owner:
+                return DEFINITE, "member", f"{receiver.text.decode()} is a {owner}: .{item.name} names {full}"
+            if declared is None:
+                return POSSIBLE, "member", f"member access on a receiver of unknown type may name {full}"
+            continue
+        qualifier, _, _ = _qualifier(node)
+        if qualifier:
+            if qualifier[-1] == owner:
+                return DEFINITE, "qualified name", f"{'::'.join((*qualifier, item.name))} names {full}"
+            continue
+        if parent is not None and parent.type == "field_initializer" and inside:
+            return DEFINITE, "member", f"the constructor of {owner} initialises {full}"
+        if node.type == "identifier" and inside and not _is_local(node, item.name):
+            return DEFINITE, "member", f"{item.name} in a member function of {owner} names {full}"
+    return None
+
+
+def _member_function_classes(node: tree_sitter.Node) -> set[str]:
+    """The classes whose member functions `node` sits in: a class body around it, or the
+    qualifier of the out-of-line definition it is in (`Klass` of `void Klass::f() { ... }`)."""
+    found: set[str] = set()
+    current = node.parent
+    while current is not None:
+        if current.type in ("class_specifier", "struct_specifier", "union_specifier"):
+            name = current.child_by_field_name("name")
+            if name is not None:
+                found.add(name.text.decode("utf-8", "replace").split("<", 1)[0].split("::")[-1])
+        elif current.type == "function_definition":
+            declarator = function_declarator(current.child_by_field_name("declarator"))
+            named = declarator.child_by_field_name("declarator") if declarator is not None else None
+            while named is not None and named.type == "qualified_identifier":
+                scope = named.child_by_field_name("scope")
+                if scope is not None:
+                    found.add(scope.text.decode("utf-8", "replace").split("<", 1)[0])
+                named = named.child_by_field_name("name")
+        current = current.parent
+    return found
 
 
 def _qualifier(node: tree_sitter.Node) -> tuple[tuple[str, ...], bool, tree_sitter.Node]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, missing_target
 
 
@@ -38,11 +39,11 @@ def delete_python_items(
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         return [], [], [
-            Finding(path, error.raw_line, error.raw_column + 1, "parse-error",
+            Finding(path, error.raw_line, error.raw_column + 1, Code.PARSE_ERROR,
                     f"cannot parse as Python: {error.message}; nothing deleted")
         ]
     except UnicodeDecodeError as error:
-        return [], [], [Finding(path, 0, 0, "parse-error", f"cannot parse as Python: {error}; nothing deleted")]
+        return [], [], [Finding(path, 0, 0, Code.PARSE_ERROR, f"cannot parse as Python: {error}; nothing deleted")]
     from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
     wrapper = MetadataWrapper(module)
@@ -94,7 +95,7 @@ def delete_python_items(
         edits = [_changed_range(path, source, without({name}), spans[name], f"{origin}:python")
                  for name in removed]
     except Exception as error:  # libcst refuses e.g. a body left empty
-        return [], [], [Finding(path, 0, 0, "cannot-delete", f"libcst could not delete: {error}")]
+        return [], [], [Finding(path, 0, 0, Code.CANNOT_DELETE, f"libcst could not delete: {error}")]
     ordered = sorted(edits, key=lambda e: e.start)
     if any(second.start < first.end for first, second in zip(ordered, ordered[1:])):
         edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),

@@ -104,8 +104,12 @@ def name_uses(tree: tree_sitter.Tree, names: set[str]) -> dict[str, int]:
     ancestors up to a `use` declaration), not every node of the tree."""
     counts = dict.fromkeys(names, 0)
     root = tree.root_node
-    for start, end, name in whole_word_hits(root.text, names):
+    text = root.text
+    for start, end, name in whole_word_hits(text, names):
         node = root.descendant_for_byte_range(start, end)
+        if node is not None and node.type == "doc_comment" and _doc_link_target(text, start, end):
+            counts[name] += 1  # rustdoc resolves `[Name]` through the file's imports
+            continue
         if node is None or node.type not in _NAME_NODES or node.child_count or \
                 (node.start_byte, node.end_byte) != (start, end):
             continue
@@ -115,6 +119,26 @@ def name_uses(tree: tree_sitter.Tree, names: set[str]) -> dict[str, int]:
         if parent is None:
             counts[name] += 1
     return counts
+
+
+# What may stand between a doc link's opening (`[`, `](`) and the name it resolves, and what may follow it.
+_LINK_PREFIXES = (b"", b"crate::", b"self::", b"super::")
+_LINK_ENDS = b"`]:(<!)"
+
+
+def _doc_link_target(text: bytes, start: int, end: int) -> bool:
+    """Whether the word at [start, end) of a doc comment is the first name of an intra-doc link's
+    path: `[Name]`, `` [`Name`] ``, `` [`Name::method`] ``, `[text](Name)`, `[`name()`]`."""
+    if end >= len(text) or text[end:end + 1] not in [bytes([c]) for c in _LINK_ENDS]:
+        return False
+    head = text[max(0, start - 12):start]
+    for prefix in _LINK_PREFIXES:
+        if not head.endswith(prefix):
+            continue
+        opening = head[:len(head) - len(prefix)]
+        if opening.endswith((b"[", b"[`", b"](", b"](`")):
+            return True
+    return False
 
 
 def _inside(node: tree_sitter.Node, edits: list[Edit]) -> bool:

@@ -13,6 +13,7 @@ from typing import Callable
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Finding, line_col, missing_target, shape_mismatch
 from codemods.parse import RUST, once_per_tree, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
@@ -47,8 +48,8 @@ class RustItem:
 
     `module_path` is the module path inside the file (e.g. ("tests",) or ("ffi",));
     `kind` is one of the values of _ITEM_KINDS, with "test" for a function
-    marked #[test] and "bridge_fn" for an entry of an extern "C++" block inside
-    a #[cxx::bridge] module. For impl blocks `name` is the implemented type and
+    marked #[test], "bridge_fn" for a function of an extern block inside a
+    #[cxx::bridge] module and "bridge_type" for a `type X;` there. For impl blocks `name` is the implemented type and
     `trait` the trait (None for inherent impls). `impl_header` is (self type,
     trait or None) as written, whitespace aside, for an impl block and for each
     item in its body.
@@ -222,6 +223,9 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
               header: tuple[str, str | None] | None = None) -> None:
         for node in container.named_children:
             kind = _ITEM_KINDS.get(node.type)
+            in_extern_block = in_bridge and container.parent is not None and container.parent.type == "foreign_mod_item"
+            if node.type in ("associated_type", "type_item") and in_extern_block:
+                kind = "bridge_type"  # `type Sampler;` (or `type Window = crate::Window;`) in a bridge's extern block
             if kind is None:
                 continue
             start, attribute_nodes = leading_trivia(source, node)
@@ -272,6 +276,7 @@ DELETABLE_KINDS = {
     "trait_method": {"fn", "fn_signature"},
     "mod": {"mod"},
     "bridge_fn": {"bridge_fn"},
+    "bridge_type": {"bridge_type"},
     "macro": {"macro"},
 }
 
@@ -291,6 +296,10 @@ def split_path(name: str) -> tuple[str, ...]:
     index = 0
     while index < len(name):
         char = name[index]
+        if not current and name.startswith(("impl ", "impl<"), index):
+            # An impl header (`impl fmt::Display for io::Error`) is one part to the end: its paths keep their `::`.
+            current = list(name[index:])
+            break
         if char == "<":
             depth += 1
         elif char == ">" and depth and name[index - 1:index] != "-":
@@ -393,7 +402,17 @@ def _header_matches(have: tuple[str, str | None] | None, want: tuple[str, str | 
         return False
     if want_trait is None or have_trait is None:
         return want_trait is None and have_trait is None
-    return want_trait in (have_trait, _without_arguments(have_trait))
+    return _same_trait_path(have_trait, want_trait) or _same_trait_path(_without_arguments(have_trait), want_trait)
+
+
+def _same_trait_path(have: str, want: str) -> bool:
+    """Whether two spellings of a trait path may name the same trait: equal, or one the other's
+    trailing segments (`Display`, `fmt::Display`, `std::fmt::Display`). Two traits of one name
+    in an item's file (`fmt::Write`, `io::Write`) then both match, and the target is refused as
+    ambiguous, listing each."""
+    have_parts, want_parts = split_path(have.removeprefix("::")), split_path(want.removeprefix("::"))
+    shorter = min(len(have_parts), len(want_parts))
+    return have_parts[-shorter:] == want_parts[-shorter:]
 
 
 def _ends_with(have: tuple[str, ...], want: tuple[str, ...], anchored: bool) -> bool:
@@ -463,6 +482,42 @@ def _required_by_trait(items: list[RustItem], chosen: list[RustItem]) -> str | N
     return None
 
 
+def numbered_name(name: str) -> tuple[str, int | None]:
+    """A target's name without its `#N` suffix (the Nth, in file order, of what the rest of the
+    name selects: an impl block of a shared header, a macro invocation, a match arm), and N (None
+    without a suffix)."""
+    head, mark, number = name.rpartition("#")
+    if mark and number.strip().isdigit() and int(number) > 0:
+        return head.rstrip(), int(number)
+    return name, None
+
+
+def _nth_of_spelling(chosen: list[RustItem], ordinal: int) -> list[RustItem]:
+    """The `ordinal`th (from 1, in file order) impl block of `chosen`; none when there are fewer."""
+    impls = sorted((i for i in chosen if i.kind == "impl"), key=lambda i: i.node.start_byte)
+    return impls[ordinal - 1:ordinal]
+
+
+def _inside(item: RustItem, container: RustItem) -> bool:
+    return container.node.start_byte < item.node.start_byte and item.node.end_byte <= container.node.end_byte
+
+
+def _impl_listing(source: bytes, items: list[RustItem], impls: list[RustItem]) -> list[str]:
+    """Each impl block of `impls` as the name that selects it alone (`crate::<Gauge>#2` where
+    several share a header), with its line and first item: `crate::<Gauge>#2 (line 12, fn reset)`."""
+    listed = []
+    by_spelling: dict[str, int] = {}
+    for impl in sorted(impls, key=lambda i: i.node.start_byte):
+        spelling = exact_spelling(impl)
+        by_spelling[spelling] = by_spelling.get(spelling, 0) + 1
+        shared = sum(exact_spelling(i) == spelling for i in impls) > 1
+        name = f"{spelling}#{by_spelling[spelling]}" if shared else spelling
+        first = next((i for i in items if i.kind != "impl" and _inside(i, impl)), None)
+        what = f", {'fn' if first.kind in ('fn', 'test') else first.kind} {first.name}" if first is not None else ""
+        listed.append(f"{name} (line {line_col(source, impl.node.start_byte)[0]}{what})")
+    return listed
+
+
 def _impl_candidates(items: list[RustItem], name: str) -> list[RustItem]:
     """Impl blocks a plain name (`Foo`, `crate::a::Foo`) names: every impl of that type."""
     parts, anchored = _address(name)
@@ -508,11 +563,14 @@ def delete_rust_items(
         accepted = DELETABLE_KINDS.get(target.kind)
         if accepted is None:
             raise ValueError(f"unknown Rust item kind {target.kind!r}")
-        if target.kind == "impl" and not any(impl_segment(p) for p in split_path(target.name)):
-            named = _impl_candidates(items, target.name)
+        wanted, ordinal = numbered_name(target.name) if target.kind == "impl" else (target.name, None)
+        if target.kind == "impl" and not any(impl_segment(p) for p in split_path(wanted)):
+            named = _impl_candidates(items, wanted)
         else:
-            named = [i for i in items if (i.kind != "impl" or target.kind == "impl") and _matches_name(i, target.name)]
+            named = [i for i in items if (i.kind != "impl" or target.kind == "impl") and _matches_name(i, wanted)]
         chosen = [i for i in named if i.kind in accepted]
+        if ordinal is not None:
+            chosen = _nth_of_spelling(chosen, ordinal)
         if target.kind == "trait_method":
             chosen = [i for i in chosen if _in_trait(i)]
         if named and not chosen:
@@ -529,7 +587,7 @@ def delete_rust_items(
             line, col = line_col(source, chosen[1].node.start_byte)
             where = ", ".join("::".join(("crate", *p, chosen[0].name)) for p in sorted(paths))
             findings.append(
-                Finding(path, line, col, "ambiguous",
+                Finding(path, line, col, Code.AMBIGUOUS,
                         f"{target.name} matches items in several modules ({where}); name one exactly",
                         symbol=target.name)
             )
@@ -537,16 +595,25 @@ def delete_rust_items(
         spellings = sorted({exact_spelling(i) for i in chosen})
         if len(spellings) > 1:
             line, col = line_col(source, chosen[1].node.start_byte)
+            listed = ", ".join(_impl_listing(source, items, chosen)) if target.kind == "impl" else ", ".join(spellings)
             findings.append(
-                Finding(path, line, col, "ambiguous",
-                        f"{target.name} names {len(spellings)} items; name one exactly: " + ", ".join(spellings),
-                        symbol=target.name)
+                Finding(path, line, col, Code.AMBIGUOUS,
+                        f"{target.name} names {len(spellings) if target.kind != 'impl' else len(chosen)} items; "
+                        f"name one exactly: " + listed, symbol=target.name)
+            )
+            continue
+        if target.kind == "impl" and len(chosen) > 1:
+            line, col = line_col(source, chosen[1].node.start_byte)
+            findings.append(
+                Finding(path, line, col, Code.AMBIGUOUS,
+                        f"{target.name} names {len(chosen)} impl blocks; name one exactly: "
+                        + ", ".join(_impl_listing(source, items, chosen)), symbol=target.name)
             )
             continue
         required = _required_by_trait(items, chosen)
         if required is not None:
             line, col = line_col(source, chosen[0].node.start_byte)
-            findings.append(Finding(path, line, col, "required-method",
+            findings.append(Finding(path, line, col, Code.REQUIRED_METHOD,
                                     f"{target.name}: trait {required} still declares {chosen[0].name} without a "
                                     f"default; delete the declaration (kind trait_method) instead; not deleted",
                                     symbol=chosen[0].name))
@@ -563,5 +630,9 @@ def delete_rust_items(
             start, end = whole_lines(source, item.start, item.end, (b"//",))
             deletions.append(Deletion(start, end, f"{origin}:{target.kind}:{target.name}"))
         visible = tuple(dict.fromkeys(n for i in chosen if i.kind != "impl" for n in i.visible_names))
+        if target.kind == "impl":
+            # The impl's methods and constants go with it: their callers are checked as for a method's deletion.
+            chosen += [i for i in items if i.kind != "impl" and i.impl_header is not None
+                       and any(_inside(i, impl) for impl in chosen if impl.kind == "impl")]
         resolved.append(DeletedItem(target, tuple(chosen), visible))
     return deletions, resolved, findings

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding
 from codemods.languages.registry import LANGUAGES, RUST
 from codemods.parse import error_nodes, identifier_hits, parse
@@ -13,7 +14,8 @@ from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
 from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
-from codemods.languages.rust.members import MEMBER_KINDS, delete_members
+from codemods.languages.rust.items import split_path
+from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, DeletedField, delete_members, field_references
 from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
 
 # The kinds a recipe may delete: whole items, and members of items (the registry's item_kinds reads them here).
@@ -40,6 +42,8 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
     reshaped: list[Edit] = []
     if members:
         more, reshaped, names, notes = delete_members(path, source, members, origin, absent)
+        deleted.add(FIELDS, [DeletedField(path, *split_path(t.name)[-2:]) for t in members if t.kind == "field"
+                             and any(d.origin == f"{origin}:field:{t.name}" for d in more)])
         found += more
         findings += notes
         deleted.spelled += [n for n in names if n not in deleted.spelled]
@@ -64,7 +68,7 @@ def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list
     for name, binding in bindings.items():
         if counts[binding]:
             line, col = line_col(source, source.find(binding.encode()))
-            findings.append(Finding(path, line, col, "import-still-used",
+            findings.append(Finding(path, line, col, Code.IMPORT_STILL_USED,
                                     f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
                                     f"plan; delete or rewrite those uses too", symbol=binding))
     return findings
@@ -91,20 +95,84 @@ def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Refe
         if RUST not in shared:
             shared[RUST] = RustResolver(shared["root"], shared["read"])
         found += shared[RUST].references_in_file(path, text, deleted.of(RUST))
-    exported = {i.name for i in deleted.foreign(RUST)}
-    if exported:
+        found += _rust_bridge_entries(path, text, deleted.of(RUST), shared[RUST])
+    if deleted.of(FIELDS):
+        found += field_references(path, text, deleted.of(FIELDS))
+    foreign = deleted.foreign(RUST)
+    functions = {i.name for i in foreign if getattr(i, "kind", None) not in _CPP_TYPE_KINDS}
+    if functions:
         found += [Reference(path, start, start, name, DEFINITE, "cxx bridge declaration",
                             f"extern \"C++\" declaration of the C++ function {name}")
-                  for start, name in _bridge_declarations(text, exported)]
+                  for start, name in _bridge_declarations(text, functions, "bridge_fn")]
+    types = {i.name: i for i in foreign if getattr(i, "kind", None) in _CPP_TYPE_KINDS}
+    if types:
+        found += [Reference(path, start, start, name, DEFINITE, "cxx bridge type",
+                            f"extern \"C++\" `type {name};` declares the C++ type {name} ({types[name].path}); "
+                            f"delete it with kind bridge_type")
+                  for start, name in _bridge_declarations(text, set(types), "bridge_type",
+                                                          {n: tuple(i.visible_namespace) for n, i in types.items()})]
     return found, []
 
 
-def _bridge_declarations(source: bytes, names: set[str]) -> list[tuple[int, str]]:
-    """(start, name) of cxx bridge declarations of the C++ functions `names` in a Rust file."""
+def _rust_bridge_entries(path: str, text: bytes, targets: list, resolver: RustResolver) -> list[Reference]:
+    """The `extern "Rust"` entries of a cxx bridge (`type Ledger;`, `fn settle();`) that export a
+    deleted Rust item: cxx names it in the bridge module's parent module."""
+    names = {t.name for t in targets if t.kind in ("struct", "enum", "union", "type_alias", "fn")}
+    if not names or b'extern "Rust"' not in text:
+        return []
+    found = []
+    for item in rust_items(text, parse(text, RUST)):
+        if item.kind not in ("bridge_type", "bridge_fn") or item.name not in names or _extern_cpp(item.node):
+            continue
+        namespace = "type" if item.kind == "bridge_type" else "value"
+        exported = resolver.declares_deleted(path, item.module_path[:-1], item.name, namespace, targets)
+        if exported is not None:
+            found.append(Reference(path, item.node.start_byte, item.node.start_byte, item.name, DEFINITE,
+                                   "cxx bridge export", f"extern \"Rust\" entry exporting {item.name} "
+                                   f"({exported.path}); delete it with kind {item.kind}"))
+    return found
+
+
+# The C++ item kinds a cxx bridge declares with `type X;` (the others are functions).
+_CPP_TYPE_KINDS = frozenset({"class", "struct", "union", "enum", "type"})
+
+
+def _bridge_declarations(source: bytes, names: set[str], kind: str,
+                         namespaces: dict[str, tuple[str, ...]] | None = None) -> list[tuple[int, str]]:
+    """(start, name) of cxx bridge declarations (`kind`: bridge_fn or bridge_type) in the extern
+    "C++" blocks of a Rust file of the C++ items `names`; where `namespaces` gives a C++ item's
+    namespace and the bridge names one (`#[namespace = "..."]`, `#[cxx::bridge(namespace = ...)]`),
+    they must agree."""
     if not any(n.encode() in source for n in names):
         return []
-    return [(item.node.start_byte, item.name) for item in rust_items(source, parse(source, RUST))
-            if item.kind == "bridge_fn" and item.name in names and _extern_cpp(item.node)]
+    found = []
+    for item in rust_items(source, parse(source, RUST)):
+        if item.kind != kind or item.name not in names or not _extern_cpp(item.node):
+            continue
+        declared = _cxx_namespace(source, item)
+        if namespaces is not None and declared is not None and declared != namespaces.get(item.name, declared):
+            continue
+        found.append((item.node.start_byte, item.name))
+    return found
+
+
+def _cxx_namespace(source: bytes, item) -> tuple[str, ...] | None:
+    """The C++ namespace a cxx bridge entry names (its own `#[namespace = "a::b"]`, else its extern
+    block's, else its bridge module's `#[cxx::bridge(namespace = "a::b")]`); None where none is given."""
+    import re
+
+    from codemods.languages.rust.items import leading_trivia
+
+    node = item.node
+    while node is not None:
+        if node.type in ("associated_type", "type_item", "function_signature_item", "foreign_mod_item", "mod_item"):
+            start, _ = leading_trivia(source, node)
+            said = re.search(rb'namespace\s*=\s*"([^"]*)"', source[start:node.start_byte])
+            if said is not None:
+                text = said.group(1).decode("utf-8", "replace")
+                return tuple(p for p in text.split("::") if p)
+        node = node.parent
+    return None
 
 
 def _extern_cpp(node: tree_sitter.Node) -> bool:
@@ -112,6 +180,15 @@ def _extern_cpp(node: tree_sitter.Node) -> bool:
     while current is not None and current.type != "foreign_mod_item":
         current = current.parent
     return current is not None and b'"C++"' in current.text[:40]
+
+
+def parse_errors_deletable(root, path: str) -> bool:
+    """Whether a parse error lying wholly inside an item the plan deletes from `path` may go with
+    it: in an edition 2015 crate (Cargo.toml without `edition`), whose valid code (`try!(...)`,
+    `async` or `dyn` as names) the grammar, written for later editions, reads as errors."""
+    from codemods.languages.rust.format import crate_edition
+
+    return crate_edition(root, path) == "2015"
 
 
 def format_item(text: str, indent: str, root, path: str) -> str | None:
@@ -223,27 +300,68 @@ def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tup
         edits += more
         items += gone
         edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
-        findings += _field_uses_elsewhere(targets, read, root)
+        findings += _methods_traits_require(deleted.of(RUST) + items, read, root)
     return edits, findings, items
 
 
-def _field_uses_elsewhere(targets, read, root) -> list[Finding]:
-    """Uses of a deleted field in the files other than its struct's (whose own are refused when
-    the field is looked up)."""
-    from codemods.languages.rust.items import split_path
-    from codemods.languages.rust.members import field_uses_elsewhere
-    from codemods.search.files import files_with_words
+def _methods_traits_require(deleted: list, read, root) -> list[Finding]:
+    """A method the plan takes out of a trait impl it keeps, where the trait (resolved through
+    the tree, wherever it is defined) declares it without a default body: the impl would no
+    longer compile. Where the trait is not defined in the tree, its items are not known: the
+    deletion is refused only when it leaves the impl empty."""
+    from codemods.edit.values import line_col
 
+    taken = [i for i in deleted if i.left_impl and i.kind in ("fn", "test")]
+    if not taken:
+        return []
+    resolver = RustResolver(root, read)
+    gone = {(i.path, i.start) for i in deleted}
     findings: list[Finding] = []
-    for target in targets:
-        parts = split_path(target.name)
-        if target.kind != "field" or len(parts) < 2:
+    for item in taken:
+        parsed = resolver.declared_tree(item.path)
+        node = parsed[1].root_node.descendant_for_byte_range(item.start, item.start) if parsed else None
+        while node is not None and node.type != "impl_item":
+            node = node.parent
+        trait = node.child_by_field_name("trait") if node is not None else None
+        if trait is None:
             continue
-        for path in files_with_words(root, [parts[-1]]):
-            source = read(path) if path != target.path and path.endswith(".rs") else None
-            if source is not None:
-                findings += field_uses_elsewhere(source, path, parts[-2], parts[-1])
+        spelled = " ".join(trait.text.decode("utf-8", "replace").split())
+        owner = " ".join(node.child_by_field_name("type").text.decode("utf-8", "replace").split())
+        declarations = resolver.trait_declarations(item.path, trait)
+        line, col = line_col(parsed[0], item.start)
+        if declarations is None:
+            body = node.child_by_field_name("body")
+            kept = [c for c in body.named_children if c.type in ("function_item", "const_item", "type_item")
+                    and (item.path, c.start_byte) not in gone] if body is not None else []
+            if not kept:
+                findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
+                                        f"<{owner} as {spelled}>::{item.name}: the impl would be left empty, and "
+                                        f"{spelled} is not defined in the tree (whether it requires {item.name} is "
+                                        f"not known); delete the impl (kind impl) instead", symbol=item.name))
+            continue
+        for file, start in declarations:
+            required = _required_methods(resolver, file, start)
+            if item.name in required and (file, required[item.name]) not in gone:
+                trait_line = line_col(resolver.declared_tree(file)[0], start)[0]
+                findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
+                                        f"<{owner} as {spelled}>::{item.name}: trait {spelled} ({file}:{trait_line}) "
+                                        f"declares {item.name} without a default, so the impl would no longer compile; delete "
+                                        f"the declaration (kind trait_method) or the impl (kind impl) instead",
+                                        symbol=item.name))
+                break
     return findings
+
+
+def _required_methods(resolver: RustResolver, file: str, start: int) -> dict[str, int]:
+    """The methods the trait item at `start` of `file` declares without a default body, with
+    the start of each declaration."""
+    parsed = resolver.declared_tree(file)
+    node = parsed[1].root_node.descendant_for_byte_range(start, start) if parsed else None
+    while node is not None and node.type != "trait_item":
+        node = node.parent
+    body = node.child_by_field_name("body") if node is not None else None
+    return {c.child_by_field_name("name").text.decode("utf-8", "replace"): c.start_byte
+            for c in (body.named_children if body is not None else []) if c.type == "function_signature_item"}
 
 
 def _variant_arms_elsewhere(targets, read, root, skipped: set[str], origin: str) -> list[Edit]:

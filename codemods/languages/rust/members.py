@@ -1,5 +1,6 @@
 """Rust targets that are parts of items, not items: an enum variant (with the match arms and
-patterns that only name it), a struct field, one entry of a `use` declaration, an attribute.
+patterns that only name it), a struct field, one entry of a `use` declaration, an attribute, a
+macro invocation standing alone as a statement or item, one match arm.
 
 Each returns the deletions (whole lines where nothing else shares them), the
 edits that reshape what is left (a `use` group, an `A | B` pattern), and the
@@ -11,15 +12,20 @@ findings; names are spelt as for items (`crate::Enum::Variant`,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import removal_edits, use_entries
-from codemods.languages.rust.items import _matches_name, leading_trivia, rust_items, split_path
+from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
+from codemods.languages.rust.items import _matches_name, leading_trivia, numbered_name, rust_items, split_path
 from codemods.parse import RUST, descendants, parse
 
-MEMBER_KINDS = ("variant", "field", "use", "attribute")
+MEMBER_KINDS = ("variant", "field", "use", "attribute", "macro_call", "match_arm")
 
 
 def _text(node: tree_sitter.Node | None) -> str:
@@ -43,7 +49,7 @@ def _owner(items, source: bytes, path: str, owner_name: str, kinds: set[str], wh
             findings.append(missing_target(path, what, name, [], absent))
         else:
             line, col = line_col(source, owners[1].node.start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{owner_name} names {len(owners)} items; name one exactly", symbol=name))
         return None
     return owners[0]
@@ -170,7 +176,9 @@ def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node | N
             continue
         stack.extend(node.named_children)
         if node.type == "field_expression" and _text(node.child_by_field_name("field")) == field:
-            found.append(node.child_by_field_name("field"))
+            call = node.parent
+            if call is None or call.type != "call_expression" or call.child_by_field_name("function") != node:
+                found.append(node.child_by_field_name("field"))  # `x.field()` calls a method, not the field
         elif node.type in ("field_initializer", "field_pattern"):
             named = node.child_by_field_name("field") or node.child_by_field_name("name")
             if named is not None and _text(named) == field:
@@ -192,21 +200,45 @@ def _struct_of(node: tree_sitter.Node) -> str | None:
     return _text(named).split("<", 1)[0].split("::")[-1].strip() if named is not None else None
 
 
-def field_uses_elsewhere(source: bytes, path: str, struct: str, field: str) -> list[Finding]:
-    """Uses in another file of a field the plan deletes: initialisers and patterns of `struct`
-    block; accesses `x.field` (whose receiver's type is not known) are possible uses, listed."""
-    findings = []
-    tree = parse(source, RUST)
-    for node in _field_uses(tree, field, None):
-        line, col = line_col(source, node.start_byte)
-        if node.parent is not None and node.parent.type == "field_expression":
-            findings.append(Finding(path, line, col, "field-in-use", f"{field}: may read the field {struct}::{field} "
-                                    f"the recipe deletes (receiver of unknown type)", severity="note",
-                                    symbol=field, certainty="possible"))
-        elif _struct_of(node) in (struct, "Self"):
-            findings.append(Finding(path, line, col, "field-in-use", f"{field}: initialises or matches the field "
-                                    f"{struct}::{field} the recipe deletes", symbol=field, certainty="definite"))
-    return findings
+# The key of deleted fields in a plan's DeletedNames (they are no items code links to from other languages).
+FIELDS = "rust-field"
+
+
+@dataclass(frozen=True)
+class DeletedField:
+    """A struct field the plan deletes, checked on the plan's result: the file and struct declaring it."""
+
+    path: str
+    struct: str
+    name: str
+    linkable: ClassVar[bool] = False
+
+
+def field_references(path: str, text: bytes, fields: list[DeletedField]) -> list[Reference]:
+    """Uses of deleted fields in the file at `path` as the plan leaves it (`text`: after the
+    recipe's rewrites, so a rule that removes the reads lets the field go). In the struct's own
+    file every read, initialiser and pattern of the name is definite; in another file an
+    initialiser or pattern of the struct is, and a read `x.field` is possible (the receiver's
+    type is not known there)."""
+    found: list[Reference] = []
+    tree = None
+    for field in fields:
+        if field.name.encode() not in text:
+            continue
+        tree = tree or parse(text, RUST)
+        for node in _field_uses(tree, field.name, None):
+            owner = f"{field.struct}::{field.name}"
+            if field.path == path:
+                found.append(Reference(path, node.start_byte, node.end_byte, field.name, DEFINITE, "field",
+                                       f"uses the field {owner} in the file declaring {field.struct}"))
+            elif node.parent is not None and node.parent.type == "field_expression":
+                found.append(Reference(path, node.start_byte, node.end_byte, field.name, POSSIBLE, "field read",
+                                       f"reads a field named {field.name} on a receiver of unknown type (deleted: "
+                                       f"{owner})"))
+            elif _struct_of(node) in (field.struct, "Self"):
+                found.append(Reference(path, node.start_byte, node.end_byte, field.name, DEFINITE, "field",
+                                       f"initialises or matches the field {owner}"))
+    return found
 
 
 def _delete_field(path, source, tree, items, name, origin, absent, findings):
@@ -222,14 +254,6 @@ def _delete_field(path, source, tree, items, name, origin, absent, findings):
               and _text(f.child_by_field_name("name")) == split[1]]
     if not fields:
         findings.append(missing_target(path, "field", name, [], absent))
-        return [], [], []
-    uses = _field_uses(tree, split[1], owner.node)
-    if uses:
-        for use in uses:
-            line, col = line_col(source, use.start_byte)
-            findings.append(Finding(path, line, col, "field-in-use",
-                                    f"{split[1]}: the field {name} is still read or initialised here; "
-                                    f"remove or rewrite these uses first; not deleted", symbol=split[1]))
         return [], [], []
     start, _ = leading_trivia(source, fields[0])
     return [Deletion(*_with_comma(source, fields[0], start), f"{origin}:field:{name}")], [], []
@@ -257,7 +281,7 @@ def _delete_use(path, source, tree, items, name, origin, absent, findings):
     if len(entries) != 1:
         if entries:
             line, col = line_col(source, entries[1].node.start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{name} is imported by {len(entries)} `use` entries; not deleted", symbol=name))
         else:
             candidates = [_entry_path(e.node) for e in use_entries(tree)]
@@ -285,7 +309,7 @@ def _delete_attribute(path, source, tree, items, name, origin, absent, findings)
     if len(found) != 1:
         if found:
             line, col = line_col(source, found[1].start_byte)
-            findings.append(Finding(path, line, col, "ambiguous",
+            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
                                     f"{name} is written {len(found)} times in the file; not deleted", symbol=name))
         else:
             findings.append(missing_target(path, "attribute", name, [], absent))
@@ -294,8 +318,125 @@ def _delete_attribute(path, source, tree, items, name, origin, absent, findings)
                      f"{origin}:attribute:{name}")], [], []
 
 
+# -- macro invocations and match arms: code inside items, named by its text -----------------------
+
+
+def _squeezed(node: tree_sitter.Node | str) -> str:
+    text = node if isinstance(node, str) else _text(node)
+    return "".join(text.split())
+
+
+def _one_of(source: bytes, path: str, kind: str, name: str, found: list[tuple[tree_sitter.Node, str]],
+            ordinal: int | None, absent, findings: list[Finding]) -> tree_sitter.Node | None:
+    """The one node of `found` ((node, the name that selects it)) a target names: the `ordinal`th
+    when given; several without one are refused, listing each with its line."""
+    if ordinal is not None:
+        found = found[ordinal - 1:ordinal]
+    if not found:
+        findings.append(missing_target(path, kind, name, [], absent))
+        return None
+    if len(found) > 1:
+        listed = ", ".join(f"{spelling}#{index} (line {line_col(source, node.start_byte)[0]})"
+                           for index, (node, spelling) in enumerate(found, 1))
+        line, col = line_col(source, found[1][0].start_byte)
+        findings.append(Finding(path, line, col, Code.AMBIGUOUS,
+                                f"{name} names {len(found)} {kind}s; name one exactly: {listed}", symbol=name))
+        return None
+    return found[0][0]
+
+
+def _macro_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The statement or item a macro invocation is, alone (`register!(Dial);` in a module or a
+    block), or None for an invocation inside an expression."""
+    parent = node.parent
+    if parent is not None and parent.type == "expression_statement" and parent.named_child_count == 1:
+        return parent
+    if parent is not None and parent.type in ("source_file", "declaration_list", "block"):
+        return node
+    return None
+
+
+def _delete_macro_call(path, source, tree, items, name, origin, absent, findings):
+    """`register!(Dial, Meter)` (its text, whitespace aside) or `register!` (each invocation of it):
+    an invocation standing alone as a statement or item, with its `;`, attributes and comments."""
+    wanted, ordinal = numbered_name(name)
+    macro, bang, arguments = wanted.partition("!")
+    if not bang or not macro.strip():
+        findings.append(missing_target(path, "macro_call", name, [], absent))
+        return [], [], []
+    found = []
+    for node in descendants(tree.root_node, named=True):
+        if node.type != "macro_invocation" or _macro_statement(node) is None:
+            continue
+        called = _squeezed(node.child_by_field_name("macro"))
+        tokens = next((c for c in node.named_children if c.type == "token_tree"), None)
+        if called == _squeezed(macro) and (not arguments.strip() or _squeezed(tokens) == _squeezed(arguments)):
+            found.append((node, f"{called}!{_squeezed(tokens)}"))
+    node = _one_of(source, path, "macro_call", name, found, ordinal, absent, findings)
+    if node is None:
+        return [], [], []
+    statement = _macro_statement(node)
+    end = statement.end_byte
+    following = statement.next_sibling
+    if statement is node and following is not None and following.type == "empty_statement":
+        end = following.end_byte  # an item-level `name!(..);` parses as the invocation and an empty `;`
+    start, _ = leading_trivia(source, statement)
+    return [Deletion(*whole_lines(source, start, end, (b"//",)), f"{origin}:macro_call:{name}")], [], []
+
+
+def _catch_all(arm: tree_sitter.Node) -> bool:
+    """Whether a match arm takes every value (`_`, or a plain binding, without a guard)."""
+    pattern = arm.child_by_field_name("pattern")
+    if pattern is None or pattern.child_by_field_name("condition") is not None:
+        return False
+    inner = pattern.named_children[0] if pattern.named_child_count == 1 else None
+    if pattern.named_child_count == 0:
+        return _text(pattern).strip() == "_"
+    return inner is not None and inner.type == "identifier" and not _text(inner)[:1].isupper()
+
+
+def _delete_match_arm(path, source, tree, items, name, origin, absent, findings):
+    """`crate::describe => Kind::Idle` (an arm of a match in that item, by its pattern, whitespace
+    aside) or `Kind::Idle` (in any item of the file). An arm without a guard goes only where a
+    catch-all arm stays after it, so that the match stays exhaustive."""
+    wanted, ordinal = numbered_name(name)
+    item_name, arrow, pattern = wanted.rpartition("=>")
+    pattern = pattern if arrow else wanted
+    scopes = [tree.root_node]
+    if arrow:
+        owner = _owner(items, source, path, item_name.strip(), {i.kind for i in items if i.kind not in ("impl", "use")},
+                       "match_arm", name, findings, absent)
+        if owner is None:
+            return [], [], []
+        scopes = [owner.node]
+    found = []
+    for scope in scopes:
+        for node in descendants(scope, named=True):
+            arm_pattern = node.child_by_field_name("pattern") if node.type == "match_arm" else None
+            if arm_pattern is not None and _squeezed(arm_pattern) == _squeezed(pattern):
+                found.append((node, _squeezed(arm_pattern)))
+    arm = _one_of(source, path, "match_arm", name, found, ordinal, absent, findings)
+    if arm is None:
+        return [], [], []
+    guarded = arm.child_by_field_name("pattern").child_by_field_name("condition") is not None
+    later = []
+    sibling = arm.next_named_sibling
+    while sibling is not None:
+        later.append(sibling)
+        sibling = sibling.next_named_sibling
+    if not guarded and not any(a.type == "match_arm" and _catch_all(a) for a in later):
+        line, col = line_col(source, arm.start_byte)
+        findings.append(Finding(path, line, col, Code.NON_EXHAUSTIVE_MATCH,
+                                f"{name}: no catch-all arm (`_ =>`) follows, so the match may no longer be "
+                                f"exhaustive; delete the variant it matches (kind variant) instead; not deleted",
+                                symbol=name))
+        return [], [], []
+    start, _ = leading_trivia(source, arm)
+    return [Deletion(*_with_comma(source, arm, start), f"{origin}:match_arm:{name}")], [], []
+
+
 _OPERATIONS = {"variant": _delete_variant, "field": _delete_field, "use": _delete_use,
-               "attribute": _delete_attribute}
+               "attribute": _delete_attribute, "macro_call": _delete_macro_call, "match_arm": _delete_match_arm}
 
 
 def delete_members(path: str, source: bytes, targets: list, origin: str, absent) -> tuple[

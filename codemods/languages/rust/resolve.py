@@ -68,6 +68,7 @@ _ITEM_NAMESPACES = {
     "type_item": (TYPE,),
     "mod_item": (TYPE,),
     "macro_definition": (MACRO,),
+    "associated_type": (TYPE,),  # declared in module scopes only as a cxx bridge's `type X;`
 }
 
 # Pattern nodes whose identifier children bind names.
@@ -94,7 +95,9 @@ class DeletedRustItem:
     `start` is the byte offset of the item node in the file before the plan
     (its identity); `module` the inline module path inside the file; `owner`
     the implemented type for a method, and `owner_declared_here` whether the
-    file declares that type (then a namesake declared elsewhere is another type).
+    file declares that type (then a namesake declared elsewhere is another type);
+    `left_impl` whether it is a method taken out of a trait impl that the plan keeps
+    (the trait must then not require it).
     """
 
     path: str
@@ -105,6 +108,7 @@ class DeletedRustItem:
     owner: str | None = None
     visibility: str = ""
     owner_declared_here: bool = False
+    left_impl: bool = False
 
 
 @dataclass(frozen=True)
@@ -368,7 +372,7 @@ class RustResolver:
         if kind == "function_signature_item":
             name = _attribute_string(node, b"rust_name") or name
         visibility = _visibility(node)
-        if kind == "function_signature_item" and not visibility:
+        if kind in ("function_signature_item", "associated_type") and not visibility:
             visibility = "pub"
         scope.items.setdefault(name, []).append(
             _Def(file, node.start_byte, name, kind, namespaces, key, visibility))
@@ -632,6 +636,43 @@ class RustResolver:
                     if previous is None or previous.certainty == POSSIBLE and reference.certainty == DEFINITE:
                         found[(match.start(), match.end())] = reference
         return sorted(found.values(), key=lambda r: r.start)
+
+    def trait_declarations(self, path: str, trait: tree_sitter.Node) -> list[tuple[str, int]] | None:
+        """(file, start) of the `trait` items of the tree that the trait path `trait` (a node of
+        the file at `path` as read, in an impl header) resolves to; None when it resolves to
+        nothing of the tree (a trait of another crate, or a path that does not resolve)."""
+        segments = _path_segments(trait)
+        if not segments:
+            return None
+        found: list[tuple[str, int]] = []
+        instances = self.crates.instances(path)
+        for root, file_module in instances:
+            key = (root, file_module + _inline_modules(trait))
+            for outcome in self._resolve_segments(key, None, segments, TYPE):
+                target = outcome.target
+                if isinstance(target, _Def) and target.kind == "trait_item" and (target.file, target.start) not in found:
+                    found.append((target.file, target.start))
+        if not instances and len(segments) == 1:
+            # A file no crate reaches (no Cargo.toml): only its own traits are known.
+            found = [(d.file, d.start) for d in (self._scope((path, _inline_modules(trait))) or _Scope({}, {}, [], {}))
+                     .items.get(segments[0], []) if d.kind == "trait_item"]
+        return found or None
+
+    def declares_deleted(self, path: str, module: tuple[str, ...], name: str, namespace: str,
+                         targets: list[DeletedRustItem]) -> DeletedRustItem | None:
+        """The deleted item of `targets` that `name` means in the inline module `module` of the
+        file at `path`, as the tree was before the plan (None: it means none of them)."""
+        identities = {(t.path, t.start): t for t in targets}
+        for root, file_module in self.crates.instances(path):
+            for outcome in self.lookup((root, file_module + module), name, namespace):
+                target = outcome.target.definition if isinstance(outcome.target, _Mod) else outcome.target
+                if isinstance(target, _Def) and (target.file, target.start) in identities:
+                    return identities[(target.file, target.start)]
+        return None
+
+    def declared_tree(self, path: str) -> tuple[bytes, tree_sitter.Tree] | None:
+        """The file at `path` as read, with its syntax tree (shared with the resolver's lookups)."""
+        return self._tree(path)
 
     def _may_reach(self, target: DeletedRustItem, path: str) -> bool:
         """Whether code in the file at `path` could see `target` at all (a cheap first cut,
@@ -1165,10 +1206,20 @@ def _token_use(node: tree_sitter.Node, name: str) -> _Use | None:
     if _closure_parameter_in_tokens(outer, node, name.encode()):
         return None
     macro = node_text(invocation.child_by_field_name("macro")).split("::")[-1]
-    if macro in EXPRESSION_MACROS:
+    if macro in EXPRESSION_MACROS or _whole_argument(outer, current, node):
         return _Use("macro argument", tuple(segments), namespaces, invocation)
     return _Use("macro argument", tuple(segments), namespaces, invocation, certain=False,
                 reason=f"inside an invocation of {macro}!, whose arguments may not be expressions")
+
+
+def _whole_argument(tokens: tree_sitter.Node, first: tree_sitter.Node, last: tree_sitter.Node) -> bool:
+    """Whether the path from token `first` to token `last` is a whole top-level argument of a macro
+    invocation's tokens (`register!(Meter, crate::Gauge)`): a path standing alone there names
+    what it resolves to, whatever the macro does with it (a macro that declared an item of that
+    name beside the deleted one would not have compiled either)."""
+    before, after = first.prev_sibling, last.next_sibling
+    return (first.parent == tokens and last.parent == tokens and before is not None and after is not None
+            and before.type in ("(", "[", "{", ",") and after.type in (",", ")", "]", "}"))
 
 
 def _closure_parameter_in_tokens(tokens: tree_sitter.Node, node: tree_sitter.Node, name: bytes) -> bool:
@@ -1248,11 +1299,13 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
             owner = item.module_path[-1] if in_impl and item.module_path else None
             module = item.module_path[:-1] if owner else item.module_path
             # Bridge entries, trait methods and trait impl methods are as visible as their trait.
-            public = item.kind == "bridge_fn" or in_impl and (
+            public = item.kind in ("bridge_fn", "bridge_type") or in_impl and (
                 container.type == "trait_item" or container.child_by_field_name("trait") is not None)
             visibility = "pub" if public else _visibility(item.node)
             declared_here = owner is not None and owner in _FileTypes.of(_root_of(item.node)).declared
+            left_impl = (in_impl and container.type == "impl_item" and container.child_by_field_name("trait") is not None
+                         and deleted.target.kind not in ("impl", "struct", "enum", "union", "type"))
             for name in item.visible_names:
                 found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility,
-                                             declared_here))
+                                             declared_here, left_impl))
     return found

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.parse import RUST, parse
 from codemods.edit.item_spans import deletion_edits, whole_lines
@@ -191,7 +192,7 @@ class OracleRewrite:
         for name in self.tests:
             function = find_function(tree.root_node, name)
             if function is None:
-                findings.append(Finding(self.path, 0, 0, "not-found", f"test {name} not found", severity="note"))
+                findings.append(Finding(self.path, 0, 0, Code.NOT_FOUND, f"test {name} not found", severity="note"))
                 continue
             if first_test is None or function.start_byte < first_test.start_byte:
                 first_test = function
@@ -200,7 +201,7 @@ class OracleRewrite:
                     runs.append((function, self._match_run(source, function, call)))
                 except _Mismatch as mismatch:
                     line, col = line_col(source, call.start_byte)
-                    findings.append(Finding(self.path, line, col, "oracle-shape",
+                    findings.append(Finding(self.path, line, col, Code.REFERENCE_RUN_SHAPE,
                                             f"{name}: oracle run does not have the expected shape ({mismatch}); "
                                             "not rewritten"))
         if not runs or any(f.blocking for f in findings):
@@ -220,7 +221,7 @@ class OracleRewrite:
         replacements, formatted = self._replacements(source, [run for _, run in runs], workspace)
         edits += replacements
         if not formatted:
-            findings.append(Finding(self.path, 0, 0, "formatted-without-rustfmt",
+            findings.append(Finding(self.path, 0, 0, Code.FORMATTED_WITHOUT_RUSTFMT,
                                     f"rustfmt is not available or rejected the helper calls; they are laid out "
                                     f"as rustfmt lays them out at max_width {MAX_WIDTH}", severity="note"))
         if pieces and first_test is not None:
@@ -345,7 +346,7 @@ class OracleRewrite:
             return []
         source = workspace.read(self.bridge)
         if source is None:
-            return [Finding(self.bridge, 0, 0, "helper-bridge",
+            return [Finding(self.bridge, 0, 0, Code.HELPER_BRIDGE,
                             f"{self.helper}: the bridge file is missing; the helper is not generated")]
         deleted = [e for e in workspace.planned(self.bridge) if not e.replacement]
         declared = {f.name: f for f in bridge_functions(source)
@@ -361,7 +362,7 @@ class OracleRewrite:
                            f"the helper passes {call.arguments}")
             else:
                 continue
-            findings.append(Finding(self.bridge, 0, 0, "helper-bridge",
+            findings.append(Finding(self.bridge, 0, 0, Code.HELPER_BRIDGE,
                                     f"{self.helper}: calls {_BRIDGE_MODULE}::{call.name}, but {problem} "
                                     "in this tree's #[cxx::bridge]; the helper is not generated"))
         return findings

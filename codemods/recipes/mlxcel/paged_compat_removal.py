@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import tomllib
 from pathlib import Path
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Finding
 from codemods.plan.loader import rewordings_from
 from codemods.plan.recipe import Recipe, Rewording, Workspace
@@ -106,11 +107,11 @@ class SelectLayout:
         if layout is None:
             note = (f"no known layout of the tree recognised ({', '.join(l.name for l in self.layouts)}); "
                     f"every bundled rewording rule is tried")
-            return rules, (Finding("", 0, 0, "layout", note, severity="note"),)
+            return rules, (Finding("", 0, 0, Code.LAYOUT, note, severity="note"),)
         chosen = {rule.rule for rule in layout.rules}
         note = f"layout {layout.name!r} recognised ({layout.summary}): its {len(layout.rules)} rewording rule(s) apply"
         return (tuple(r for r in rules if r.rule in chosen or r.rule not in ours),
-                (Finding("", 0, 0, "layout", note, severity="note"),))
+                (Finding("", 0, 0, Code.LAYOUT, note, severity="note"),))
 
 
 def build(recipe: Recipe) -> Recipe:

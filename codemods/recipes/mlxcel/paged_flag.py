@@ -42,6 +42,7 @@ from interchange.decision import (
     load_decision,
 )
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.languages.registry import LANGUAGES
 from codemods.parse import RUST, descendants, node_text, parse
@@ -191,7 +192,7 @@ def _introduce_constant(source: bytes, items, site: FamilySite, value: bool, met
         impl = impls[0].node
         if impl.child_by_field_name("type_parameters") is not None:
             line, col = line_col(source, impl.start_byte)
-            findings.append(Finding(site.path, line, col, "not-added",
+            findings.append(Finding(site.path, line, col, Code.NOT_ADDED,
                                     f"{site.wrapper} is generic: no associated constant, so no scheduler test "
                                     "reads the flag from the wrapper", severity="note"))
             return None
@@ -219,12 +220,12 @@ def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: Dec
     """
     source = workspace.read(site.path)
     if source is None:
-        findings.append(Finding(site.path, 0, 0, "missing-file", f"{site.path} not found"))
+        findings.append(Finding(site.path, 0, 0, Code.MISSING_FILE, f"{site.path} not found"))
         return []
     items = rust_items(source)
     method, problem = _method_in_impl(items, site)
     if method is None:
-        findings.append(Finding(site.path, 0, 0, "shape-mismatch", problem))
+        findings.append(Finding(site.path, 0, 0, Code.SHAPE_MISMATCH, problem))
         return []
     body = method.node.child_by_field_name("body")
     expression = body.named_children[0] if body is not None and body.named_child_count == 1 else None
@@ -235,7 +236,7 @@ def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: Dec
         literal = value_node if value_node is not None and value_node.type == "boolean_literal" else None
     if literal is None:
         line, col = line_col(source, method.node.start_byte)
-        findings.append(Finding(site.path, line, col, "shape-mismatch",
+        findings.append(Finding(site.path, line, col, Code.SHAPE_MISMATCH,
                                 f"{site.wrapper}::{METHOD} body is not a single true/false"
                                 + (f" nor `Self::{CONSTANT}` with a true/false constant" if constant or
                                    (expression is not None and _is_self_constant(expression)) else "")
@@ -448,12 +449,12 @@ def _test_site(workspace: Workspace, site: FamilySite, findings: list[Finding]) 
     """The scheduler module, its test file and the wrapper's path from there; findings when absent."""
     scheduler = next((p for p in SCHEDULER_FILES if workspace.read(p) is not None), None)
     if scheduler is None:
-        findings.append(Finding(SCHEDULER_FILES[0], 0, 0, "missing-file", f"no scheduler module ({', '.join(SCHEDULER_FILES)})"))
+        findings.append(Finding(SCHEDULER_FILES[0], 0, 0, Code.MISSING_FILE, f"no scheduler module ({', '.join(SCHEDULER_FILES)})"))
         return None
     test_file = next((p for p in (scheduler, *SCHEDULER_TEST_FILES) if workspace.read(p) is not None
                       and _tests_module(workspace.read(p), p) is not None), None)
     if test_file is None:
-        findings.append(Finding(scheduler, 0, 0, "shape-mismatch", "no scheduler test module to add the test to"))
+        findings.append(Finding(scheduler, 0, 0, Code.SHAPE_MISMATCH, "no scheduler test module to add the test to"))
         return None
     crates = RustResolver(workspace.root, workspace.read).crates
     wrapper_in = {root: module for root, module in crates.instances(site.path)}
@@ -471,12 +472,12 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
     source = workspace.read(scheduler)
     resolver = find_function(parse(source, RUST).root_node, RESOLVER)
     if resolver is None:
-        findings.append(Finding(scheduler, 0, 0, "shape-mismatch", f"{RESOLVER} not found in {scheduler}"))
+        findings.append(Finding(scheduler, 0, 0, Code.SHAPE_MISMATCH, f"{RESOLVER} not found in {scheduler}"))
         return []
     arguments = resolver_arguments(workspace, resolver, site, flag=False)
     if isinstance(arguments, str):
         line, col = line_col(source, resolver.start_byte)
-        findings.append(Finding(scheduler, line, col, "signature-mismatch",
+        findings.append(Finding(scheduler, line, col, Code.SIGNATURE_MISMATCH,
                                 f"cannot generate a test for {RESOLVER}: {arguments}"))
         return []
     test_source = workspace.read(test_file)
@@ -484,7 +485,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
     unseen = [n for n in (RESOLVER, BACKEND_TYPE) if n.encode() not in _identifier_names(module)
               and not _has_glob_use(module)]  # fmt: skip
     if unseen:
-        findings.append(Finding(test_file, 0, 0, "shape-mismatch",
+        findings.append(Finding(test_file, 0, 0, Code.SHAPE_MISMATCH,
                                 f"the scheduler tests do not have {' and '.join(unseen)} in scope"))
         return []
     indent = line_indent(test_source, module.start_byte) + "    " if module.type == "mod_item" else ""
@@ -496,7 +497,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
                "Auto and Paged resolve to Dense."]
         tests.append((doc, resolver_test_item(key, arguments)))
     if where.wrapper_path is None:
-        findings.append(Finding(test_file, 0, 0, "not-added",
+        findings.append(Finding(test_file, 0, 0, Code.NOT_ADDED,
                                 f"no test reads {site.display}'s flag from {site.wrapper}: {where.why_not}",
                                 severity="note"))
     elif find_function(root, wrapper_test_name(key)) is None:
@@ -511,7 +512,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
     for doc, item in tests:
         formatted = rust.operations.format_item(item, indent, workspace.root, test_file)
         if formatted is None:
-            findings.append(Finding(test_file, 0, 0, "unformatted",
+            findings.append(Finding(test_file, 0, 0, Code.UNFORMATTED,
                                     f"{rust.formatter} is not available or rejected the generated test; it is "
                                     "inserted as written", severity="note"))
             formatted = "".join(f"{indent}{line}\n" if line else "\n" for line in item.split("\n"))
@@ -557,7 +558,7 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
     """
     source = workspace.read(PARITY_TESTS)
     if source is None:
-        findings.append(Finding(PARITY_TESTS, 0, 0, "not-in-tree",
+        findings.append(Finding(PARITY_TESTS, 0, 0, Code.NOT_IN_TREE,
                                 f"not in this tree: no engine-parity test to move onto dense for {site.display}; "
                                 "the texts say so", severity="note"))
         return [], ParityOutcome(present=False)
@@ -579,7 +580,7 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
         loop = _loop_over_both_backends(item.node)
         if loop is None:
             line, col = line_col(source, item.node.start_byte)
-            findings.append(Finding(PARITY_TESTS, line, col, "shape-mismatch",
+            findings.append(Finding(PARITY_TESTS, line, col, Code.SHAPE_MISMATCH,
                                     f"{item.name} pins the paged backend for {site.checkpoint} in a form this "
                                     "recipe does not rewrite; update it by hand"))
             continue
@@ -598,7 +599,7 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
                               b"on the dense backend",
                               f"paged-flag:{key}:parity-doc"))
     if not family_tests:
-        findings.append(Finding(PARITY_TESTS, 0, 0, "nothing-to-update",
+        findings.append(Finding(PARITY_TESTS, 0, 0, Code.NOTHING_TO_UPDATE,
                                 f"no test in {PARITY_TESTS} runs {site.checkpoint} on a decode storage backend; "
                                 "nothing to move onto dense", severity="note"))
     return edits, ParityOutcome(present=True, tests=tuple(family_tests))
@@ -646,7 +647,7 @@ def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, Parity
     """
     source = workspace.read(CONTINUOUS_BATCHING)
     if source is None:
-        findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, "missing-file", f"{CONTINUOUS_BATCHING} not found"))
+        findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, Code.MISSING_FILE, f"{CONTINUOUS_BATCHING} not found"))
         return []
     edits = []
     paragraphs = []
@@ -715,7 +716,7 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
     edits: list[Edit] = []
     flipped: list[tuple[FamilySite, ParityOutcome]] = []
     if workspace.read(results_document) is None:
-        findings.append(Finding(results_document, 0, 0, "missing-results-document",
+        findings.append(Finding(results_document, 0, 0, Code.MISSING_RESULTS_DOCUMENT,
                                 f"the decision cites {results_document}, which this tree does not hold: write the "
                                 f"report into the tree (`paged-bench report {decision.run_dir} --out "
                                 f"ROOT/{results_document}`), or apply the decision to the tree it was written into"))
@@ -723,13 +724,13 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
         key = family.name
         site = FAMILIES.get(key)
         if site is None:
-            findings.append(Finding("", 0, 0, "unknown-family",
+            findings.append(Finding("", 0, 0, Code.UNKNOWN_FAMILY,
                                     f"the decision names family {key!r}, which this recipe does not know "
                                     f"(known: {', '.join(FAMILIES)})", severity="note"))
             continue
         if not _has_complete_cell(family):
             why = "; ".join(family.notes) or "no cell has a complete round"
-            findings.append(Finding(site.path, 0, 0, "no-data",
+            findings.append(Finding(site.path, 0, 0, Code.NO_DATA,
                                     f"the decision has no complete cell for {key} ({family.model}): {why}; "
                                     f"{site.wrapper}::{METHOD} is left as it is, with no 'Decided by measurement' "
                                     "comment. Measure it (`paged-bench run`, then `report`) and apply that decision"))
@@ -774,7 +775,7 @@ def _refuse_stale_tests(workspace: Workspace, key: str, site: FamilySite, findin
             test = find_function(root, name)
             if test is not None:
                 line, col = line_col(source, test.start_byte)
-                findings.append(Finding(path, line, col, "stale-test",
+                findings.append(Finding(path, line, col, Code.STALE_TEST,
                                         f"{name} asserts {site.display} resolves to dense, which this decision "
                                         "undoes; remove it (it was generated when the flag became false)"))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding
 from codemods.languages.rust.statements import find_function
 from codemods.parse import RUST, node_text, parse
@@ -56,14 +57,14 @@ class ScaleReturnedArray:
         factor, function = workspace.options["factor"], workspace.options["function"]
         source = workspace.read(self.path)
         if source is None:
-            return StepResult(findings=(Finding(self.path, 0, 0, "missing-file", f"{self.path} not found"),))
+            return StepResult(findings=(Finding(self.path, 0, 0, Code.MISSING_FILE, f"{self.path} not found"),))
         node = find_function(parse(source, RUST).root_node, function)
         if node is None:
             raise RecipeInputError(f"--param function={function}: no function {function} in {self.path}")
         body = node.child_by_field_name("body")
         tail = body.named_children[-1] if body is not None and body.named_children else None
         if tail is None or tail.type.endswith("statement") or tail.type == "let_declaration":
-            return StepResult(findings=(Finding(self.path, 0, 0, "shape-mismatch",
+            return StepResult(findings=(Finding(self.path, 0, 0, Code.SHAPE_MISMATCH,
                                                 f"{function}: no tail expression to scale"),))
         scaled = (f"({node_text(tail)})\n        .map(|out| ffi::multiply(&out, "
                   f"&ffi::from_slice_f32(&[{factor!r}_f32], &[1])))")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.parse import RUST, node_text, parse
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
@@ -77,13 +78,13 @@ class TrimTest:
             message = f"test {self.name} not found"
             if find_function(tree.root_node, self.new_name) is not None:
                 message += f" ({self.new_name} exists: already trimmed)"
-            return StepResult(findings=(Finding(self.path, 0, 0, "not-found", message, severity=severity),))
+            return StepResult(findings=(Finding(self.path, 0, 0, Code.NOT_FOUND, message, severity=severity),))
         body = function.child_by_field_name("body")
         removed = set(self.removed_names)
         uses, kept, dropped = split_statements(body, removed)
         if not kept:
             line, col = line_col(source, function.start_byte)
-            return StepResult(findings=(Finding(self.path, line, col, "nothing-survives",
+            return StepResult(findings=(Finding(self.path, line, col, Code.NOTHING_SURVIVES,
                                                 f"{self.name}: every statement uses a removed name; not trimmed"),))
         still_used = set().union(*(names_used(s) for s in kept))
         edits: list[Edit] = []
@@ -155,7 +156,7 @@ class DeleteOrphanedTests:
                 deletions.append(Deletion(start, end, f"orphaned-test:{item.qualified_name}"))
                 line, col = line_col(source, item.node.start_byte)
                 names = ", ".join(sorted(names_used(body) & removed))
-                findings.append(Finding(path, line, col, "orphaned-test",
+                findings.append(Finding(path, line, col, Code.ORPHANED_TEST,
                                         f"deleted test {item.qualified_name}: it exercises only removed items "
                                         f"({names})", severity="note"))
             edits += deletion_edits(path, source, deletions)

@@ -10,10 +10,19 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from typing import Literal, Protocol
 
+from codemods.edit.splice import FileChange
 from codemods.edit.values import Edit
 
-_Opcode = tuple[str, int, int, int, int]
+_Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
+
+
+class _HasChanges(Protocol):
+    """What `render_diff` reads of a plan (a `Plan`, or a subset's)."""
+
+    @property
+    def changes(self) -> Sequence[FileChange]: ...
 
 
 def _lines(data: bytes) -> list[str]:
@@ -54,7 +63,7 @@ def _opcodes(a: list[str], b: list[str], windows: list[tuple[int, int, int, int]
     """difflib-style opcodes for the whole file, the matcher run inside each window only."""
     opcodes: list[_Opcode] = []
 
-    def add(tag: str, i1: int, i2: int, j1: int, j2: int) -> None:
+    def add(tag: Literal["replace", "delete", "insert", "equal"], i1: int, i2: int, j1: int, j2: int) -> None:
         if i1 == i2 and j1 == j2:
             return
         if opcodes and tag == "equal" and opcodes[-1][0] == "equal":
@@ -74,7 +83,7 @@ def _opcodes(a: list[str], b: list[str], windows: list[tuple[int, int, int, int]
     return opcodes
 
 
-class _WindowedMatcher(difflib.SequenceMatcher):
+class _WindowedMatcher(difflib.SequenceMatcher[str]):
     """A matcher whose opcodes were computed window by window (see `_opcodes`)."""
 
     def __init__(self, opcodes: list[_Opcode]) -> None:
@@ -103,7 +112,7 @@ def unified_diff(path: str, before: bytes, after: bytes, context: int = 3, edits
         return ""
     a, b = _lines(before), _lines(after)
     if edits:
-        matcher: difflib.SequenceMatcher = _WindowedMatcher(_opcodes(a, b, _windows(before, after, edits)))
+        matcher: difflib.SequenceMatcher[str] = _WindowedMatcher(_opcodes(a, b, _windows(before, after, edits)))
     else:
         matcher = difflib.SequenceMatcher(None, a, b)
     out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
@@ -123,6 +132,6 @@ def render_text(text: str) -> str:
     return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
 
 
-def render_diff(plan) -> str:
+def render_diff(plan: _HasChanges) -> str:
     """The unified diff of every change in a plan, a/ and b/ paths relative to its root."""
     return "".join(unified_diff(c.path, c.before, c.after, edits=c.edits) for c in plan.changes)

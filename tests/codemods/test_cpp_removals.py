@@ -1,0 +1,346 @@
+"""C++ removals on headers as libraries write them: export macros, local parse errors, data
+members, operators spelt with any spacing, out-of-line members in other files, namespaces
+left empty."""
+
+from __future__ import annotations
+
+from codemods import ItemTarget, Recipe, plan_recipe
+from codemods.languages.cpp.items import CppTarget, cpp_items, delete_cpp_items
+
+from codemod_helpers import assert_deletes, assert_recipe, dedent
+
+
+def test_export_macros_on_classes_and_functions_are_looked_through():
+    source = dedent("""
+        class ORBIT_EXPORT Planet : public Body {
+         public:
+          ORBIT_API double mass() const;
+        };
+        struct ORBIT_EXPORT Moon final {
+          int phase;
+        };
+        ORBIT_API void launch(const Planet& from, int stage);
+        static ORBIT_INLINE std::string describe(const Moon& moon);
+        struct stat info{};
+    """)
+    found = {(i.kind, i.qualified_name) for i in cpp_items(source)}
+    assert {("class", "Planet"), ("declaration", "Planet::mass"), ("struct", "Moon"), ("field", "Moon::phase"),
+            ("declaration", "launch"), ("declaration", "describe"), ("variable", "info")} <= found
+    assert ("struct", "stat") in found
+
+
+def test_a_class_with_an_export_macro_is_deleted():
+    assert_deletes(
+        "cpp",
+        """
+        namespace orbit {
+
+        class ORBIT_EXPORT Keep {};
+
+        // A probe.
+        class ORBIT_EXPORT Probe : public Body {
+         public:
+          int range;
+        };
+
+        ORBIT_API void launch(int stage);
+
+        }  // namespace orbit
+        """,
+        [("class", "orbit::Probe"), ("declaration", "launch")],
+        """
+        namespace orbit {
+
+        class ORBIT_EXPORT Keep {};
+
+        }  // namespace orbit
+        """,
+    )
+
+
+def test_items_after_a_local_parse_error_are_indexed():
+    source = dedent("""
+        namespace orbit {
+        int before(int a);
+        ORBIT_FIELDS(count) int x; ORBIT_FIELDS_DONE(
+        class Probe { int range; };
+        int after(int a) { return a; }
+        }
+    """)
+    found = {(i.kind, i.qualified_name) for i in cpp_items(source)}
+    assert {("declaration", "orbit::before"), ("class", "orbit::Probe"), ("function", "orbit::after")} <= found
+    _, _, findings = delete_cpp_items("t.h", source, [CppTarget("class", "orbit::Probe")])
+    assert not findings
+
+
+def test_a_missing_target_in_a_file_that_does_not_parse_says_where(tmp_path):
+    (tmp_path / "t.h").write_bytes(dedent("""
+        namespace orbit {
+        int before(int a);
+        }
+        ORBIT_BROKEN( {
+    """))
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("t.h", "cpp", "class", "orbit::Lander"),))
+    [finding] = [f for f in plan_recipe(tmp_path, recipe).findings if f.code == "no-such-item"]
+    assert "does not parse at line 4" in finding.message
+
+
+def test_operator_names_match_whatever_their_spacing():
+    source = dedent("""
+        struct Span {
+          Span operator +(const Span& other) const;
+          bool operator ( ) (int at) const;
+          bool operator==(const Span& other) const;
+        };
+        Span operator- (const Span& a, const Span& b);
+    """)
+    names = {i.qualified_name for i in cpp_items(source)}
+    assert {"Span::operator+", "Span::operator()", "Span::operator==", "operator-"} <= names
+    for target in ("Span::operator+", "Span::operator + (const Span&)", "Span::operator()(int)",
+                   "Span::operator ()", "operator -(const Span&, const Span&)"):
+        deletions, deleted, findings = delete_cpp_items("t.h", source, [CppTarget("declaration", target)])
+        assert len(deleted) == 1 and not findings, target
+
+
+def test_a_data_member_is_a_kind():
+    assert_deletes(
+        "cpp",
+        """
+        struct Dial {
+          int keep;
+          // Degrees.
+          double angle = 0.0;
+          static const int limit;
+        };
+        """,
+        [("field", "Dial::angle"), ("field", "Dial::limit")],
+        """
+        struct Dial {
+          int keep;
+        };
+        """,
+    )
+
+
+def test_a_namespace_left_empty_goes_and_the_same_namespace_around_it_is_joined():
+    assert_deletes(
+        "cpp",
+        """
+        namespace plot {
+
+        int axis();
+
+        }  // namespace plot
+
+        // Helpers of the legend.
+        namespace {
+        int legend_width() { return 4; }
+        }  // namespace
+
+        namespace plot {
+
+        int grid();
+
+        }  // namespace plot
+
+        namespace scratch {
+        namespace inner {
+        int draft();
+        }
+        }
+        """,
+        [("function", "legend_width"), ("declaration", "scratch::inner::draft")],
+        """
+        namespace plot {
+
+        int axis();
+
+        int grid();
+
+        }  // namespace plot
+        """,
+    )
+
+
+def test_a_namespace_still_holding_code_stays():
+    assert_deletes(
+        "cpp",
+        """
+        namespace {
+        int legend_width() { return 4; }
+        int legend_height() { return 2; }
+        }  // namespace
+        """,
+        [("function", "legend_width")],
+        """
+        namespace {
+        int legend_height() { return 2; }
+        }  // namespace
+        """,
+    )
+
+
+def test_deleting_a_class_deletes_its_out_of_line_members_in_the_tree():
+    assert_recipe(
+        {
+            "include/probe.h": dedent("""
+                #pragma once
+                namespace orbit {
+                class Keep {
+                 public:
+                  int run();
+                };
+                // Measures the distance.
+                class Probe {
+                 public:
+                  Probe();
+                  int range() const;
+                  static int count;
+                };
+                }  // namespace orbit
+            """),
+            "src/probe.cc": dedent("""
+                #include "probe.h"
+
+                namespace orbit {
+
+                int Keep::run() { return 1; }
+
+                Probe::Probe() {}
+
+                int Probe::range() const {
+                  return 4;
+                }
+
+                int Probe::count = 0;
+
+                }  // namespace orbit
+            """),
+            "src/probe_extra.cc": dedent("""
+                #include "probe.h"
+
+                namespace orbit {
+                namespace {
+                int twice(int x) { return 2 * x; }
+                }  // namespace
+                }  // namespace orbit
+
+                int orbit::Probe::extra() { return 0; }
+            """),
+        },
+        Recipe(id="t", summary="", deletions=(ItemTarget("include/probe.h", "cpp", "class", "orbit::Probe"),)),
+        {
+            "include/probe.h": dedent("""
+                #pragma once
+                namespace orbit {
+                class Keep {
+                 public:
+                  int run();
+                };
+                }  // namespace orbit
+            """),
+            "src/probe.cc": dedent("""
+                #include "probe.h"
+
+                namespace orbit {
+
+                int Keep::run() { return 1; }
+
+                }  // namespace orbit
+            """),
+            "src/probe_extra.cc": dedent("""
+                #include "probe.h"
+
+                namespace orbit {
+                namespace {
+                int twice(int x) { return 2 * x; }
+                }  // namespace
+                }  // namespace orbit
+            """),
+        },
+    )
+
+
+def test_deleting_a_class_deletes_its_out_of_line_members_in_its_own_file():
+    assert_deletes(
+        "cpp",
+        """
+        template <typename T>
+        struct Ring {
+          T take();
+        };
+
+        template <typename T>
+        T Ring<T>::take() {
+          return T();
+        }
+
+        int keep();
+        """,
+        [("struct", "Ring")],
+        """
+        int keep();
+        """,
+    )
+
+
+def test_a_namespace_macro_opens_what_its_define_says_and_none_inside_its_own_namespace():
+    source = dedent("""
+        #define TILE_NAMESPACE_BEGIN inline namespace v3 {
+        #define TILE_NAMESPACE_END }
+        #define GRID_BEGIN_NAMESPACE namespace grid { namespace detail {
+        #define GRID_END_NAMESPACE } }
+        namespace tile {
+        TILE_NAMESPACE_BEGIN
+        int draw();
+        TILE_NAMESPACE_END
+        }  // namespace tile
+        GRID_BEGIN_NAMESPACE
+        int cell();
+        GRID_END_NAMESPACE
+        namespace mesh {
+        MESH_NAMESPACE_BEGIN
+        int weave();
+        MESH_NAMESPACE_END
+        }  // namespace mesh
+        MESH_NAMESPACE_BEGIN
+        int knot();
+        MESH_NAMESPACE_END
+    """)
+    assert [i.qualified_name for i in cpp_items(source)] == ["tile::draw", "grid::detail::cell", "mesh::weave",
+                                                             "mesh::knot"]
+    _, deleted, findings = delete_cpp_items("t.h", source, [CppTarget("declaration", "tile::draw")])
+    assert len(deleted) == 1 and not findings
+
+
+def test_a_static_data_member_goes_with_its_definitions():
+    assert_recipe(
+        {
+            "dial.h": dedent("""
+                struct Dial {
+                  int keep;
+                  static const int limit;
+                };
+            """),
+            "dial.cc": dedent("""
+                #include "dial.h"
+
+                const int Dial::limit = 360;
+
+                int spin() { return 1; }
+            """),
+        },
+        Recipe(id="t", summary="", deletions=(ItemTarget("dial.h", "cpp", "field", "Dial::limit"),)),
+        {
+            "dial.h": dedent("""
+                struct Dial {
+                  int keep;
+                };
+            """),
+            "dial.cc": dedent("""
+                #include "dial.h"
+
+                int spin() { return 1; }
+            """),
+        },
+    )
