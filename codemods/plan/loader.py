@@ -65,21 +65,18 @@ def _from_toml_file(path: Path) -> Recipe:
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
     _refuse_unknown_keys(path, data)
+    base = _extended_base(path, str(data["extends"])) if "extends" in data else None
+    if base is None and "id" not in data:
+        raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
+    if base is None and not isinstance(data["id"], str):
+        raise RecipeError(f"{path}: recipe does not match the schema: id must be a string, not {data['id']!r}")
     try:
         own = _fields(path, data)
-        if "extends" in data:
-            base = _extended_base(path, str(data["extends"]))
+        if base is not None:
             fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
             recipe = dataclasses.replace(base, **extended(fields, own, path.stem))
         else:
-            if "id" not in data:
-                raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
-            if not isinstance(data["id"], str):
-                raise RecipeError(f"{path}: recipe does not match the schema: id must be a string, not "
-                                  f"{data['id']!r}")
             recipe = Recipe(**{"summary": "", **own})
-    except RecipeError:
-        raise
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
     return _built(path, data.get("build"), recipe)
