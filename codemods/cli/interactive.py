@@ -171,6 +171,9 @@ class Walk:
         """`q` at the change of index `at`: what the accepted changes alone would give is checked
         first; "y" to write them, "n" to write nothing, "b" to go back to the change."""
         skipped = self.not_accepted()
+        if not self.accepted:
+            return self.ask(f"No change is accepted: [n] quit, writing nothing (the other {len(skipped)} skipped) / "
+                            f"[b]ack to this change ", "nb")
         subset = plan_subset(self.plan, skipped)
         accepted, left = len(self.accepted), len(skipped)
         if not subset.plan.blocking:

@@ -201,7 +201,7 @@ def test_quit_declined_writes_nothing(tree: Path, terminal_in) -> None:
     before = digest(tree)
     terminal = terminal_in(f"{CODEMOD} apply --interactive --allow-dangling .", tree)
     screen = walk(terminal, lambda change: "q")
-    assert "Write the 0 accepted change(s) and skip the other" in screen
+    assert "No change is accepted: [n] quit, writing nothing" in screen
     terminal.send("n")
     screen = terminal.wait(lambda s: exit_code(s) is not None)
     assert exit_code(screen) == 1
