@@ -280,6 +280,8 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     def format_if_clean(path: str, change: FileChange) -> bytes | None:
         """The edited file formatted, if the file as read was clean by its formatter (else None,
         and the edited text is not formatted at all)."""
+        if not change.after.strip():
+            return None  # a file the plan empties stays empty (rustfmt would write one newline)
         format_file = cast(FormatFile, formatter(path))  # `wanted` holds only files with one
         before = prefetched[path].result() if path in prefetched else format_file(change.before, root, path)
         return format_file(change.after, root, path) if before == change.before else None
