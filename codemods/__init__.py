@@ -37,10 +37,13 @@ an earlier run left half done finished or rolled back first)::
 
 Structural patterns (Rust and C++; `$X` one node, `$$$XS` a sequence)::
 
-    from codemods import Pattern, Rewrite, apply_edits, replace_all
+    from codemods import Pattern, Rewrite, apply_edits, parse_source, replace_all
 
     call = Pattern("crate::layers::$F(&$Q, $$$REST)", "rust")
     for match in call.find_all(source):                    # source: the file's bytes
+        print(match.text("F"))
+    tree = parse_source(source, "rust")                    # tree-sitter, cached per source
+    for match in call.find_all(source, tree.root_node):    # the same, on a tree you hold
         print(match.text("F"))
     edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source)
     new_source = apply_edits(source, edits)                # EditError if two edits overlap
@@ -58,6 +61,7 @@ a step that raises anything else gives one of code `step-failed`. What is raised
 - `PatternError`: `Pattern(...)` that does not parse, a replacement naming a metavariable
   the pattern does not capture, a source that is not bytes (`find_all`, `Rewrite.edits`);
 - `EditError`: `Edit(...)` with a bad range, `apply_edits` of overlapping edits or a `str`;
+- `LanguageError`: `parse_source` of a language without a grammar, a plug-in registered twice;
 - `SelectionError`: `changes_of` / `plan_subset` of a plan without a basis, or an id that
   names no change;
 - `WriteRefused` (with `findings`), `WriteFailed`, `TreeLocked`: `write_plan` / `apply_recipe`
@@ -81,6 +85,7 @@ _EXPORTS = {
     "CodeInfo": "codemods.edit.codes",
     "CodemodError": "codemods.edit.errors",
     "EditError": "codemods.edit.errors",
+    "LanguageError": "codemods.edit.errors",
     "PatternError": "codemods.edit.errors",
     "PlanRefused": "codemods.edit.errors",
     "RecipeError": "codemods.edit.errors",
@@ -96,6 +101,8 @@ _EXPORTS = {
     "apply_edits": "codemods.edit.splice",
     "render_diff": "codemods.edit.diff",
     "unified_diff": "codemods.edit.diff",
+    "descendants": "codemods.parse",
+    "parse_source": "codemods.parse",
     "Match": "codemods.pattern",
     "Pattern": "codemods.pattern",
     "Rewrite": "codemods.pattern",
@@ -108,6 +115,7 @@ _EXPORTS = {
     "StepResult": "codemods.plan.recipe",
     "Workspace": "codemods.plan.recipe",
     "load_recipe": "codemods.plan.loader",
+    "builds": "codemods.plan.builders",
     "USAGE_ERROR": "codemods.plan.planner",
     "Plan": "codemods.plan.planner",
     "PlanSettings": "codemods.plan.planner",
@@ -124,11 +132,13 @@ _EXPORTS = {
 if TYPE_CHECKING:
     from codemods.edit.codes import CATALOGUE, Code, CodeInfo
     from codemods.edit.diff import render_diff, unified_diff
-    from codemods.edit.errors import (CodemodError, EditError, PatternError, PlanRefused, RecipeError,
+    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, PlanRefused, RecipeError,
                                       RecipeInputError, SelectionError, TreeLocked, WriteFailed, WriteRefused)
     from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding, ItemTarget
+    from codemods.parse import descendants, parse_source
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
+    from codemods.plan.builders import builds
     from codemods.plan.loader import load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
     from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
@@ -171,6 +181,7 @@ __all__ = [
     "Finding",
     "Insertion",
     "ItemTarget",
+    "LanguageError",
     "Match",
     "Parameter",
     "Pattern",
@@ -195,8 +206,11 @@ __all__ = [
     "__version__",
     "apply_edits",
     "apply_recipe",
+    "builds",
     "changes_of",
+    "descendants",
     "load_recipe",
+    "parse_source",
     "plan_recipe",
     "plan_subset",
     "render_diff",

@@ -44,6 +44,11 @@ class EditError(CodemodError, ValueError):
     (the message names both origins)."""
 
 
+class LanguageError(CodemodError, ValueError):
+    """A language plug-in that cannot be used: a name or suffix registered twice, or an
+    operations module without its `OPERATIONS`."""
+
+
 class SelectionError(CodemodError, ValueError):
     """A choice of a plan's changes that cannot be made: a selector that names no change, or a
     plan that cannot be grouped into changes (not made by `plan_recipe`, or a usage error)."""

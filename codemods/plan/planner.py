@@ -17,7 +17,7 @@ from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import FormatFile, language_for
+from codemods.core.registry import FormatFile, language_for
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
 from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
@@ -252,7 +252,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     # a parse error that a deletion takes out whole stops nothing: the item was located, and the
     # error goes with it.
     language = language_for(path)
-    spared = getattr(language.operations, "parse_errors_deletable", None) if language is not None else None
+    spared = language.operations.parse_errors_deletable if language is not None else None
     deletable = spared is not None and spared(root, path)
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi
               and not (deletable and not e.replacement and e.start <= lo <= hi <= e.end)]
@@ -275,7 +275,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
 def _format_job(path: str) -> FormatFile | None:
     """The language plug-in's optional `format_file(source, root, path)` for `path`, or None."""
     language = language_for(path)
-    return getattr(language.operations, "format_file", None) if language is not None else None
+    return language.operations.format_file if language is not None else None
 
 
 def prefetch_formatting(root: Path, workspace: Workspace, paths: Iterable[str],
@@ -309,7 +309,7 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
         language = language_for(path)
         if language is None:
             continue
-        applies = getattr(language.operations, "formatting_applies", None)
+        applies = language.operations.formatting_applies
         if language.formatter and shutil.which(language.formatter) is None:
             del wanted[path]
             if applies is not None and not applies(root, path):
@@ -319,6 +319,8 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     def format_if_clean(path: str, change: FileChange) -> bytes | None:
         """The edited file formatted, if the file as read was clean by its formatter (else None,
         and the edited text is not formatted at all)."""
+        if not change.after.strip():
+            return None  # a file the plan empties stays empty (rustfmt would write one newline)
         format_file = cast(FormatFile, formatter(path))  # `wanted` holds only files with one
         before = prefetched[path].result() if path in prefetched else format_file(change.before, root, path)
         return format_file(change.after, root, path) if before == change.before else None

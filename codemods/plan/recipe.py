@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping, Sequence, cast
 
 from codemods.edit.errors import RecipeError, RecipeInputError
 from codemods.edit.values import Edit, Finding, ItemTarget
-from codemods.languages.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES
 
 @dataclass(frozen=True)
 class Rewording:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from codemods.edit.errors import RecipeError
+from codemods.plan.catalog import bundled_files
 from codemods.plan.extends import extended
-from codemods.recipes import bundled_files
 
 
 def _load(spec: str):

@@ -18,7 +18,7 @@ from typing import Callable
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
-from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
+from codemods.core.registry import LANGUAGES, PlanState, language_of, parsed_languages
 from codemods.languages.scope import item_scopes
 from codemods.parse import parse
 from codemods.pattern import Pattern, PatternError
@@ -329,11 +329,11 @@ class RemoveImports:
         spelled = (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) \
             if names else []
         candidates = set(workspace.edits) | set(spelled)
-        shared = {"root": workspace.root, "read": workspace.read, "planned": workspace.planned}
+        shared = PlanState(workspace.root, workspace.read, workspace.planned)
         edits: list[Edit] = []
         for path in sorted(candidates):
             language = LANGUAGES.get(language_of(path) or "")
-            remove = getattr(language.operations, "imports_left_unused", None) if language is not None else None
+            remove = language.operations.imports_left_unused if language is not None else None
             source = workspace.read(path)
             if remove is None or source is None or len(source) > RESOLVE_LIMIT and path not in workspace.edits:
                 continue  # a file too large to parse keeps its imports (its uses are found lexically)
@@ -366,7 +366,7 @@ class DeleteModuleFiles:
         findings: list[Finding] = []
         items: dict[str, tuple] = {}
         for name, language in LANGUAGES.items():
-            follow = getattr(language.operations, "files_deleted_with", None)
+            follow = language.operations.files_deleted_with
             targets = [t for t in self.recipe.deletions if t.language == name]
             if follow is None or not self.deleted.of(name) and not targets:
                 continue

@@ -29,7 +29,7 @@ from typing import Iterable, Mapping
 from codemods.edit.codes import Code
 from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import language_for
+from codemods.core.registry import language_for
 from codemods.parse import parse
 from codemods.plan.planner import Plan, PlanBasis, checked_plan
 from codemods.plan.recipe import Workspace
@@ -273,7 +273,9 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
     deletion_edits: list[Edit] = []
     for path, targets in targets_by_file(basis.recipe).items():
         source = workspace.read(path)
-        wanted = [t for t in targets if t in target_origins and not set(target_origins[t]) & skipped_ids]
+        # Change ids are the slugs of origins (`t:impl:Gauge-2` for `t:impl:<Gauge>#2`).
+        wanted = [t for t in targets if t in target_origins
+                  and not {change_id(o) for o in target_origins[t]} & skipped_ids]
         if source is None or not wanted:
             continue
         edits, file_deleted, _ = delete_in_file(basis.recipe, path, source, wanted)

@@ -136,14 +136,18 @@ def write_plan(plan: Plan, *, allow_blocking: bool = False) -> None:
     lock.
 
     A plan with blocking findings (under the overrides it was made with) is
-    refused as `apply_recipe` refuses it: PlanRefused, nothing written, unless
-    `allow_blocking` (the explicit override) is given. WriteRefused if any
-    file changed since it was read. A write an earlier run left half done is
-    finished or rolled back first; the plan, made on the half-written tree, is
-    then refused as stale (finding "stale-plan": plan again), and if recovery
-    cannot be done it is refused with the reason (finding
-    "recovery-refused"). `apply_recipe` recovers before planning, so it never
-    meets either.
+    refused as `apply_recipe` refuses it: PlanRefused (a WriteRefused), nothing
+    written, unless `allow_blocking` (the explicit override) is given. Raises
+    WriteRefused (with its findings) if any file changed since it was read,
+    WriteFailed if the write failed part way (`restored` says whether the tree
+    is as it was), TreeLocked if another process holds the lock: all
+    CodemodErrors.
+
+    A write an earlier run left half done is finished or rolled back first; the
+    plan, made on the half-written tree, is then refused as stale (finding
+    "stale-plan": plan again), and if recovery cannot be done it is refused
+    with the reason (finding "recovery-refused"). `apply_recipe` recovers
+    before planning, so it never meets either.
     """
     from codemods.write.atomic import write_changes
     from codemods.write.journal import recover, tree_lock
