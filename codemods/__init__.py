@@ -8,8 +8,8 @@ are typed (the package ships `py.typed`, and `make test` type-checks them strict
     recipe = Recipe(id="my-cleanup", summary="...", deletions=(ItemTarget(...),))
     plan = plan_recipe(root, recipe)          # never writes, never raises on user input
     print(render_diff(plan))                  # review
-    if not plan.blocking:
-        write_plan(plan)                      # atomic, all files or none; WriteRefused if it may not
+    write_plan(plan)                          # atomic, all files or none; PlanRefused (a WriteRefused)
+                                              # if plan.blocking, unless allow_blocking=True
 
 Findings a script acts on: each has a code of the catalogue `Code` (docs/findings.md), the
 `ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_json()`
@@ -65,7 +65,9 @@ a step that raises anything else gives one of code `step-failed`. What is raised
 - `SelectionError`: `changes_of` / `plan_subset` of a plan without a basis, or an id that
   names no change;
 - `WriteRefused` (with `findings`), `WriteFailed`, `TreeLocked`: `write_plan` / `apply_recipe`
-  (whose `RunResult` carries them instead when it can).
+  (whose `RunResult` carries them instead when it can); `PlanRefused`, a `WriteRefused`:
+  `write_plan` of a plan with blocking findings (under the settings, `PlanSettings`, it was
+  made with), unless `allow_blocking=True`.
 
 The test harness for your own recipes: `codemods.testing.assert_recipe`.
 """
@@ -85,6 +87,7 @@ _EXPORTS = {
     "EditError": "codemods.edit.errors",
     "LanguageError": "codemods.edit.errors",
     "PatternError": "codemods.edit.errors",
+    "PlanRefused": "codemods.edit.errors",
     "RecipeError": "codemods.edit.errors",
     "RecipeInputError": "codemods.edit.errors",
     "SelectionError": "codemods.edit.errors",
@@ -115,6 +118,7 @@ _EXPORTS = {
     "builds": "codemods.plan.builders",
     "USAGE_ERROR": "codemods.plan.planner",
     "Plan": "codemods.plan.planner",
+    "PlanSettings": "codemods.plan.planner",
     "plan_recipe": "codemods.plan.planner",
     "Change": "codemods.plan.subset",
     "Subset": "codemods.plan.subset",
@@ -128,7 +132,7 @@ _EXPORTS = {
 if TYPE_CHECKING:
     from codemods.edit.codes import CATALOGUE, Code, CodeInfo
     from codemods.edit.diff import render_diff, unified_diff
-    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, RecipeError,
+    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, PlanRefused, RecipeError,
                                       RecipeInputError, SelectionError, TreeLocked, WriteFailed, WriteRefused)
     from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding, ItemTarget
@@ -136,7 +140,7 @@ if TYPE_CHECKING:
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
     from codemods.plan.builders import builds
     from codemods.plan.loader import load_recipe
-    from codemods.plan.planner import USAGE_ERROR, Plan, plan_recipe
+    from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
     from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
     from codemods.plan.subset import Change, Subset, changes_of, plan_subset
     from codemods.write.run import RunResult, apply_recipe, write_plan
@@ -184,6 +188,8 @@ __all__ = [
     "PatternError",
     "PatternRewrite",
     "Plan",
+    "PlanRefused",
+    "PlanSettings",
     "Recipe",
     "RecipeError",
     "RecipeInputError",

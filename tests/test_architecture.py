@@ -170,9 +170,9 @@ def test_kernels_and_analysis_use_only_the_public_surface() -> None:
     assert inside == []
 
 
-def test_only_the_cli_default_names_the_first_user() -> None:
-    """`rg -il 'mlxcel|paged|oracle' codemods --glob '!codemods/recipes/mlxcel/**'`: the CLI's
-    default-recipe line alone."""
+def test_nothing_outside_the_first_users_recipes_names_it() -> None:
+    """`rg -il 'mlxcel|paged|oracle|--decision' codemods --glob '!codemods/recipes/mlxcel/**'` prints
+    nothing: the CLI has no default recipe and no option of one recipe."""
     hits = []
     for path in sorted((HOUSE / "codemods").rglob("*")):
         relative = path.relative_to(HOUSE).as_posix()
@@ -180,9 +180,9 @@ def test_only_the_cli_default_names_the_first_user() -> None:
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             lowered = line.lower()
-            if any(word in lowered for word in ("mlxcel", "paged", "oracle")):
-                hits.append(f"{relative}: {line.strip()}")
-    assert hits == ['codemods/cli/main.py: DEFAULT_RECIPE = "paged-compat-removal"']
+            if any(word in lowered for word in ("mlxcel", "paged", "oracle", "--decision")):
+                hits.append(f"{relative}:{number}: {line.strip()}")
+    assert hits == []
 
 
 TOY_RECIPE = """\

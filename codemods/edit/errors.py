@@ -63,6 +63,11 @@ class WriteRefused(CodemodError):
         self.findings = list(findings)
 
 
+class PlanRefused(WriteRefused):
+    """`write_plan` of a plan with blocking findings (its `findings`): nothing was written. Plan
+    with the overrides that let them through, or pass `allow_blocking=True` to write anyway."""
+
+
 class WriteFailed(CodemodError):
     """Writing failed part way (`cause` says how).
 

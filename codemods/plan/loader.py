@@ -24,6 +24,7 @@ from codemods.edit.values import ItemTarget
 from codemods.core.registry import LANGUAGES, parsed_languages
 from codemods.plan.builders import builder_for, forget
 from codemods.plan.catalog import bundled_files, module_name
+from codemods.plan.extends import extended
 from codemods.plan.recipe import Insertion, PatternRewrite, Recipe, Rewording
 from interchange.cli_style import one_line
 
@@ -67,34 +68,39 @@ def _from_toml_file(path: Path) -> Recipe:
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
     _refuse_unknown_keys(path, data)
+    base = _extended_base(path, str(data["extends"])) if "extends" in data else None
+    if base is None and "id" not in data:
+        raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
+    if base is None and not isinstance(data["id"], str):
+        raise RecipeError(f"{path}: recipe does not match the schema: id must be a string, not {data['id']!r}")
     try:
-        deletions = tuple(ItemTarget(**d) for d in data.get("delete", []))
-        rewrites = tuple(PatternRewrite(**r) for r in data.get("rewrite", []))
-        source = data["id"] if isinstance(data.get("id"), str) and data["id"] else path.name
-        rewordings = rewordings_from(data.get("reword", []), source)
-        insertions = tuple(Insertion(**r) for r in data.get("insert", []))
-        if "extends" in data:
-            return _built(path, dataclasses.replace(_extended(path, str(data["extends"]), data, deletions, rewrites,
-                                                              rewordings), insertions=insertions))
-        if "id" not in data:
-            raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
-        if not isinstance(data["id"], str):
-            raise RecipeError(f"{path}: recipe does not match the schema: id must be a string, not {data['id']!r}")
-        recipe = Recipe(
-            id=data["id"],
-            summary=str(data.get("summary", "")),
-            deletions=deletions,
-            rewrites=rewrites,
-            rewordings=rewordings,
-            insertions=insertions,
-            dead_symbol_pattern=data.get("dead_symbol_pattern"),
-            check_scope=tuple(data.get("check_scope", ())),
-            protected=tuple(data.get("protected", ())),
-            namespace_macros=_namespace_macros(path, data.get("namespace_macros", {})),
-        )
+        own = _fields(path, data)
+        if base is not None:
+            fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
+            recipe = dataclasses.replace(base, **extended(fields, own, path.stem))
+        else:
+            recipe = Recipe(**{"summary": "", **own})
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
     return _built(path, recipe)
+
+
+def _fields(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """The `Recipe` fields a recipe file's data gives (only the keys it has)."""
+    source = data["id"] if isinstance(data.get("id"), str) and data["id"] else path.name
+    converters: dict[str, tuple[str, Any]] = {
+        "id": ("id", lambda v: v),
+        "summary": ("summary", str),
+        "delete": ("deletions", lambda v: tuple(ItemTarget(**d) for d in v)),
+        "rewrite": ("rewrites", lambda v: tuple(PatternRewrite(**r) for r in v)),
+        "reword": ("rewordings", lambda v: rewordings_from(v, source)),
+        "insert": ("insertions", lambda v: tuple(Insertion(**r) for r in v)),
+        "dead_symbol_pattern": ("dead_symbol_pattern", lambda v: v),
+        "check_scope": ("check_scope", tuple),
+        "protected": ("protected", tuple),
+        "namespace_macros": ("namespace_macros", lambda v: _namespace_macros(path, v)),
+    }
+    return {converters[key][0]: converters[key][1](data[key]) for key in converters if key in data}
 
 
 def rewordings_from(tables: list[dict[str, Any]], source: str) -> tuple[Rewording, ...]:
@@ -176,9 +182,8 @@ def _refuse_unknown_keys(path: Path, data: dict[str, Any]) -> None:
                     raise RecipeError(f"{path}: [[{table}]] entry {number}: missing key {key!r}{hint}")
 
 
-def _extended(path: Path, base_id: str, data: dict[str, Any], deletions: tuple[ItemTarget, ...],
-              rewrites: tuple[PatternRewrite, ...], rewordings: tuple[Rewording, ...]) -> Recipe:
-    """A bundled recipe plus the file's own items and rewording rules.
+def _extended_base(path: Path, base_id: str) -> Recipe:
+    """The bundled recipe a file `extends` (merged with it by `extends.extended`).
 
     This is how a tree whose prose differs from the bundled rules gets its own
     rewordings (`extends = "BUNDLED-ID"` and `[[reword]]` entries)
@@ -186,20 +191,7 @@ def _extended(path: Path, base_id: str, data: dict[str, Any], deletions: tuple[I
     """
     if base_id not in bundled_files():
         raise RecipeError(f"{path}: extends unknown recipe {base_id!r} (bundled: {', '.join(bundled_files())})")
-    base = load_recipe(base_id)
-    return dataclasses.replace(
-        base,
-        id=str(data.get("id", f"{base.id}+{path.stem}")),
-        summary=str(data.get("summary", base.summary)),
-        deletions=base.deletions + deletions,
-        rewrites=base.rewrites + rewrites,
-        rewordings=base.rewordings + rewordings,
-        dead_symbol_pattern=data.get("dead_symbol_pattern", base.dead_symbol_pattern),
-        check_scope=tuple(data.get("check_scope", base.check_scope)),
-        protected=tuple(data.get("protected", base.protected)),
-        namespace_macros=(_namespace_macros(path, data["namespace_macros"]) if "namespace_macros" in data
-                          else base.namespace_macros),
-    )
+    return load_recipe(base_id)
 
 
 def _namespace_macros(path: Path, value: object) -> tuple[tuple[str, str], ...]:

@@ -103,6 +103,8 @@ DECISION = Parameter(
     missing="the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)",
     load=_load_decision_option,
     help="the decision.json of `paged-bench report`, or the run folder holding it",
+    flag="--decision",
+    file=True,
 )
 
 
