@@ -8,8 +8,8 @@ are typed (the package ships `py.typed`, and `make test` type-checks them strict
     recipe = Recipe(id="my-cleanup", summary="...", deletions=(ItemTarget(...),))
     plan = plan_recipe(root, recipe)          # never writes, never raises on user input
     print(render_diff(plan))                  # review
-    if not plan.blocking:
-        write_plan(plan)                      # atomic, all files or none; WriteRefused if it may not
+    write_plan(plan)                          # atomic, all files or none; PlanRefused (a WriteRefused)
+                                              # if plan.blocking, unless allow_blocking=True
 
 Findings a script acts on: each has a code of the catalogue `Code` (docs/findings.md), the
 `ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_json()`
@@ -37,10 +37,13 @@ an earlier run left half done finished or rolled back first)::
 
 Structural patterns (Rust and C++; `$X` one node, `$$$XS` a sequence)::
 
-    from codemods import Pattern, Rewrite, apply_edits, replace_all
+    from codemods import Pattern, Rewrite, apply_edits, parse_source, replace_all
 
     call = Pattern("crate::layers::$F(&$Q, $$$REST)", "rust")
     for match in call.find_all(source):                    # source: the file's bytes
+        print(match.text("F"))
+    tree = parse_source(source, "rust")                    # tree-sitter, cached per source
+    for match in call.find_all(source, tree.root_node):    # the same, on a tree you hold
         print(match.text("F"))
     edits = Rewrite(call, "layers::$F($Q, $$$REST)").edits("src/a.rs", source)
     new_source = apply_edits(source, edits)                # EditError if two edits overlap
@@ -58,10 +61,13 @@ a step that raises anything else gives one of code `step-failed`. What is raised
 - `PatternError`: `Pattern(...)` that does not parse, a replacement naming a metavariable
   the pattern does not capture, a source that is not bytes (`find_all`, `Rewrite.edits`);
 - `EditError`: `Edit(...)` with a bad range, `apply_edits` of overlapping edits or a `str`;
+- `LanguageError`: `parse_source` of a language without a grammar, a plug-in registered twice;
 - `SelectionError`: `changes_of` / `plan_subset` of a plan without a basis, or an id that
   names no change;
 - `WriteRefused` (with `findings`), `WriteFailed`, `TreeLocked`: `write_plan` / `apply_recipe`
-  (whose `RunResult` carries them instead when it can).
+  (whose `RunResult` carries them instead when it can); `PlanRefused`, a `WriteRefused`:
+  `write_plan` of a plan with blocking findings (under the settings, `PlanSettings`, it was
+  made with), unless `allow_blocking=True`.
 
 The test harness for your own recipes: `codemods.testing.assert_recipe`.
 """
@@ -79,7 +85,9 @@ _EXPORTS = {
     "CodeInfo": "codemods.edit.codes",
     "CodemodError": "codemods.edit.errors",
     "EditError": "codemods.edit.errors",
+    "LanguageError": "codemods.edit.errors",
     "PatternError": "codemods.edit.errors",
+    "PlanRefused": "codemods.edit.errors",
     "RecipeError": "codemods.edit.errors",
     "RecipeInputError": "codemods.edit.errors",
     "SelectionError": "codemods.edit.errors",
@@ -93,6 +101,8 @@ _EXPORTS = {
     "apply_edits": "codemods.edit.splice",
     "render_diff": "codemods.edit.diff",
     "unified_diff": "codemods.edit.diff",
+    "descendants": "codemods.parse",
+    "parse_source": "codemods.parse",
     "Match": "codemods.pattern",
     "Pattern": "codemods.pattern",
     "Rewrite": "codemods.pattern",
@@ -105,8 +115,10 @@ _EXPORTS = {
     "StepResult": "codemods.plan.recipe",
     "Workspace": "codemods.plan.recipe",
     "load_recipe": "codemods.plan.loader",
+    "builds": "codemods.plan.builders",
     "USAGE_ERROR": "codemods.plan.planner",
     "Plan": "codemods.plan.planner",
+    "PlanSettings": "codemods.plan.planner",
     "plan_recipe": "codemods.plan.planner",
     "Change": "codemods.plan.subset",
     "Subset": "codemods.plan.subset",
@@ -120,13 +132,15 @@ _EXPORTS = {
 if TYPE_CHECKING:
     from codemods.edit.codes import CATALOGUE, Code, CodeInfo
     from codemods.edit.diff import render_diff, unified_diff
-    from codemods.edit.errors import (CodemodError, EditError, PatternError, RecipeError, RecipeInputError,
-                                      SelectionError, TreeLocked, WriteFailed, WriteRefused)
+    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, PlanRefused, RecipeError,
+                                      RecipeInputError, SelectionError, TreeLocked, WriteFailed, WriteRefused)
     from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding, ItemTarget
+    from codemods.parse import descendants, parse_source
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
+    from codemods.plan.builders import builds
     from codemods.plan.loader import load_recipe
-    from codemods.plan.planner import USAGE_ERROR, Plan, plan_recipe
+    from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
     from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
     from codemods.plan.subset import Change, Subset, changes_of, plan_subset
     from codemods.write.run import RunResult, apply_recipe, write_plan
@@ -167,12 +181,15 @@ __all__ = [
     "Finding",
     "Insertion",
     "ItemTarget",
+    "LanguageError",
     "Match",
     "Parameter",
     "Pattern",
     "PatternError",
     "PatternRewrite",
     "Plan",
+    "PlanRefused",
+    "PlanSettings",
     "Recipe",
     "RecipeError",
     "RecipeInputError",
@@ -189,8 +206,11 @@ __all__ = [
     "__version__",
     "apply_edits",
     "apply_recipe",
+    "builds",
     "changes_of",
+    "descendants",
     "load_recipe",
+    "parse_source",
     "plan_recipe",
     "plan_subset",
     "render_diff",

@@ -14,7 +14,8 @@ import tree_sitter
 
 # The language names and `language_of` live in _languages (the check needs them without
 # loading tree-sitter); they are re-exported here for the modules that parse.
-from codemods.languages.registry import CPP, LANGUAGES, PYTHON, RUST, language_of
+from codemods.core.registry import CPP, LANGUAGES, PYTHON, RUST, language_of
+from codemods.edit.errors import LanguageError
 
 __all__ = ["CPP", "PYTHON", "RUST", "captures", "error_count", "error_nodes", "identifier_hits", "language_of",
            "once_per_tree", "parse", "query", "reparse", "ts_language"]
@@ -28,7 +29,7 @@ def ts_language(name: str) -> tree_sitter.Language:
 
     language = LANGUAGES.get(name)
     if language is None or language.grammar is None:
-        raise ValueError(f"no tree-sitter grammar for {name!r}")
+        raise LanguageError(f"no tree-sitter grammar for {name!r}")
     return tree_sitter.Language(importlib.import_module(language.grammar).language())
 
 
@@ -68,6 +69,13 @@ def parse(source: bytes, language: str) -> tree_sitter.Tree:
     if tree is None:
         tree = _remember(key, _parser(language).parse(source))
     return tree
+
+
+def parse_source(source: bytes, language: str) -> tree_sitter.Tree:
+    """The tree-sitter tree of a file's bytes in `language` ("rust", "cpp"), as the engine
+    parses it (once per source); LanguageError for a language without a grammar. The public
+    name of `parse` (`codemods.parse` is this module)."""
+    return parse(source, language)
 
 
 _Value = TypeVar("_Value")
@@ -139,6 +147,8 @@ def error_nodes(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
     visited_children = False
     while True:
         node = cursor.node
+        if node is None:  # a cursor made from a tree always stands on a node
+            break
         if not visited_children:
             if node.is_error or node.is_missing:
                 found.append(node)
@@ -173,7 +183,7 @@ def descendants(node: tree_sitter.Node, named: bool = False) -> Iterator[tree_si
 
 def node_text(node: tree_sitter.Node | None) -> str:
     """The source text of a node ("" for None), undecodable bytes replaced."""
-    return node.text.decode("utf-8", "replace") if node is not None else ""
+    return (node.text or b"").decode("utf-8", "replace") if node is not None else ""
 
 
 @lru_cache(maxsize=None)

@@ -38,8 +38,8 @@ import tree_sitter
 
 from codemods.edit.values import Edit
 from codemods.edit.errors import PatternError
-from codemods.languages.registry import LANGUAGES as REGISTERED
-from codemods.languages.registry import parsed_languages
+from codemods.core.registry import LANGUAGES as REGISTERED
+from codemods.core.registry import parsed_languages
 from codemods.parse import query, ts_language
 from codemods.parse import parse as _parse
 

@@ -46,7 +46,7 @@ from typing import Any
 
 from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
-from codemods.languages.registry import language_for
+from codemods.core.registry import language_for
 from codemods.parse import error_count, parse
 from codemods.plan.loader import load_recipe
 from codemods.plan.planner import Plan, plan_recipe

@@ -21,7 +21,7 @@ from typing import Protocol
 import torch
 import tree_sitter
 
-from codemods.parse import descendants
+from codemods import descendants
 from kernels._tree_model import (
     MLX_DTYPES,
     TYPE_STRING,

@@ -13,7 +13,7 @@ from typing import Protocol
 import torch
 import tree_sitter
 
-from codemods.parse import descendants
+from codemods import descendants
 
 CUDA_TYPE = {torch.float32: "float", torch.bfloat16: "__nv_bfloat16", torch.float16: "__half"}
 """MLX's dtype_to_cuda_type for the dtypes the SSM update uses."""

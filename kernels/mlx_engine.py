@@ -39,7 +39,7 @@ from pathlib import Path
 import mlx.core as mx
 import numpy as np
 
-from codemods.parse import CPP, descendants, parse
+from codemods import descendants, parse_source
 from kernels._tree_interpreter import EvaluatedLaunch, evaluate_launch
 from kernels._tree_model import TreeKernelError, node_text
 from kernels.tree import TreeKernel
@@ -360,7 +360,7 @@ def instrument(kernel: TreeKernel) -> Instrumented:
     """
     prefix = "void __ssm_stage_probe__() {\n"
     wrapped = (prefix + kernel.source + "\n}\n").encode()
-    root = parse(wrapped, CPP).root_node
+    root = parse_source(wrapped, "cpp").root_node
     body = next((n.child_by_field_name("body") for n in descendants(root) if n.type == "function_definition"), None)
     if body is None:
         raise TreeKernelError(f"{kernel.source_where}: the kernel body does not parse as C++")

@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 import tree_sitter
 
-from codemods.parse import CPP, descendants, parse
+from codemods import descendants, parse_source
 from kernels._tree_interpreter import bind_launch
 from kernels._tree_model import (
     CUDA_TYPE,
@@ -152,7 +152,7 @@ def find_tree_kernels(root: Path) -> tuple[TreeKernel, ...]:
     if not folder.is_dir():
         raise TreeKernelError(f"{root} has no {KERNEL_DIR}/ (is ROOT an mlxcel checkout?)")
     files = sorted(p for p in folder.iterdir() if p.suffix in (".cpp", ".cu", ".cc") and p.is_file())
-    parsed = [(p.relative_to(root).as_posix(), parse(p.read_bytes(), CPP).root_node) for p in files]
+    parsed = [(p.relative_to(root).as_posix(), parse_source(p.read_bytes(), "cpp").root_node) for p in files]
     functions = {f.name: f for rel, tree in parsed for f in _functions(tree, rel)}
     registrations = [(rel, call) for rel, tree in parsed for call in _cuda_kernel_calls(tree)]
     found = []

@@ -91,7 +91,7 @@ def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], a
                       allow_unreworded=True)
         return
     from codemods.edit.splice import splice
-    from codemods.languages.registry import LANGUAGES
+    from codemods.core.registry import LANGUAGES
     from codemods.plan.references import DeletedNames
 
     source = dedent(before)

@@ -103,31 +103,76 @@ def test_no_import_circles_anywhere_in_the_house() -> None:
     assert _cycles(_import_graph()) == []
 
 
+# The folders of the engine, bottom first: a module imports only folders of its rank or below.
+LAYERS = (
+    ("codemods.edit",),                                   # Edit, Finding, ItemTarget, codes, errors, diff
+    ("codemods.core", "codemods.words"),                  # the language registry and contracts, the lexer
+    ("codemods.parse",),                                  # tree-sitter, once per file
+    ("codemods.pattern", "codemods.search"),              # structural patterns; rg and mentions
+    ("codemods.languages",),                              # the plug-ins: rust/ cpp/ python/
+    ("codemods.plan", "codemods.testing"),                # recipes, the planner, the harness
+    ("codemods.write", "codemods.report", "codemods.recipes"),  # the writer; reporters; bundled recipes
+    ("codemods.cli", "codemods.__main__"),
+)
+
+
+def _folder(module: str) -> str:
+    """The folder (or top-level module) of the house a module belongs to."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "codemods" and len(parts) > 1 else parts[0]
+
+
+def test_every_folder_of_the_engine_has_a_layer() -> None:
+    ranked = {folder for layer in LAYERS for folder in layer}
+    folders = {_folder(module) for module in _import_graph() if module.startswith("codemods.")}
+    assert folders == ranked
+
+
 def test_the_layers_point_one_way() -> None:
-    """cli -> write -> plan -> languages/search/pattern -> parse/edit; reporters read results only;
-    the engine never imports the bundled recipes' package (it finds them as files)."""
+    """Folder by folder: cli -> write/report/recipes -> plan -> languages -> pattern/search ->
+    parse -> core -> edit; reporters read results only; the engine never imports a bundled
+    recipe (the catalog finds them as files); the package root imports nothing at run time."""
+    rank = {folder: number for number, layer in enumerate(LAYERS) for folder in layer}
     graph = _import_graph()
-    below = {
-        "codemods.edit": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.report", "codemods.search",
-                          "codemods.languages", "codemods.recipes", "codemods.pattern", "codemods.parse"},
-        "codemods.parse": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.report", "codemods.recipes"},
-        "codemods.languages": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.report",
-                               "codemods.recipes"},
-        "codemods.search": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.recipes"},
-        "codemods.plan": {"codemods.write", "codemods.cli", "codemods.report", "codemods.recipes.mlxcel"},
-        "codemods.write": {"codemods.cli", "codemods.report", "codemods.recipes.mlxcel"},
-        "codemods.report": {"codemods.plan", "codemods.write", "codemods.cli", "codemods.recipes"},
-        "codemods.cli": {"codemods.recipes.mlxcel"},
-    }
-    wrong = [(module, target) for module, targets in graph.items() for layer, banned in below.items()
-             if module == layer or module.startswith(layer + ".")
-             for target in targets if any(target == b or target.startswith(b + ".") for b in banned)]
-    assert wrong == []
+    upward = sorted((module, target) for module, targets in graph.items() if _folder(module) in rank
+                    for target in targets if _folder(target) in rank and rank[_folder(target)] > rank[_folder(module)])
+    assert upward == []
+    into_recipes = sorted((module, target) for module, targets in graph.items()
+                          if not module.startswith("codemods.recipes")
+                          for target in targets if target.startswith("codemods.recipes"))
+    assert into_recipes == []
+    readers = {"codemods.report": {"codemods.plan", "codemods.write"}}
+    reading = sorted((module, target) for module, targets in graph.items() for folder, banned in readers.items()
+                     if _folder(module) == folder for target in targets if _folder(target) in banned)
+    assert reading == []
+    assert graph["codemods"] == set()
 
 
-def test_only_the_cli_default_names_the_first_user() -> None:
-    """`rg -il 'mlxcel|paged|oracle' codemods --glob '!codemods/recipes/mlxcel/**'`: the CLI's
-    default-recipe line alone."""
+def test_no_two_folders_import_each_other() -> None:
+    graph = _import_graph()
+    folders: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        folders.setdefault(_folder(module), set()).update(_folder(t) for t in targets if _folder(t) != _folder(module))
+    assert _cycles({folder: {t for t in targets if t in folders} for folder, targets in folders.items()}) == []
+
+
+def test_kernels_and_analysis_use_only_the_public_surface() -> None:
+    """The other packages of the house import the codemods package itself (`from codemods import
+    parse`: a name of `codemods.__all__`), never a module of the engine."""
+    inside = []
+    for package in ("kernels", "analysis", "interchange"):
+        for path in sorted((HOUSE / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                    [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+                inside += [f"{path.relative_to(HOUSE)}:{node.lineno}: {name}" for name in names
+                           if name.startswith("codemods.")]
+    assert inside == []
+
+
+def test_nothing_outside_the_first_users_recipes_names_it() -> None:
+    """`rg -il 'mlxcel|paged|oracle|--decision' codemods --glob '!codemods/recipes/mlxcel/**'` prints
+    nothing: the CLI has no default recipe and no option of one recipe."""
     hits = []
     for path in sorted((HOUSE / "codemods").rglob("*")):
         relative = path.relative_to(HOUSE).as_posix()
@@ -135,9 +180,9 @@ def test_only_the_cli_default_names_the_first_user() -> None:
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             lowered = line.lower()
-            if any(word in lowered for word in ("mlxcel", "paged", "oracle")):
-                hits.append(f"{relative}: {line.strip()}")
-    assert hits == ['codemods/cli/main.py: DEFAULT_RECIPE = "paged-compat-removal"']
+            if any(word in lowered for word in ("mlxcel", "paged", "oracle", "--decision")):
+                hits.append(f"{relative}:{number}: {line.strip()}")
+    assert hits == []
 
 
 TOY_RECIPE = """\
@@ -153,9 +198,9 @@ name = "gone_fn"
 
 
 def test_a_bundled_recipe_is_added_by_dropping_a_toml_file(tmp_path: Path) -> None:
-    import codemods.recipes as catalog
+    import codemods.plan.catalog as catalog
 
-    folder = Path(catalog.__file__).parent / "zz_dropped_for_test"
+    folder = catalog.HERE / "zz_dropped_for_test"
     assert not folder.exists()
     tree = tmp_path / "tree"
     (tree / "src").mkdir(parents=True)
@@ -179,6 +224,7 @@ def test_a_bundled_recipe_is_added_by_dropping_a_toml_file(tmp_path: Path) -> No
 
 def _toy_operations() -> types.ModuleType:
     """A language whose files hold `fn NAME` lines: items are those lines, uses are spellings."""
+    from codemods.core.registry import LanguageOperations
     from codemods.edit.values import Edit, Finding
     from codemods.languages.resolution import DeletedName
 
@@ -196,18 +242,20 @@ def _toy_operations() -> types.ModuleType:
             deleted.add("toy", [DeletedName(target.name, path)])
         return edits, findings
 
-    module.parse_errors = lambda source, tree: []
-    module.identifiers = lambda source, tree, hits: hits
-    module.delete_items = delete_items
-    module.item_scopes = lambda source, tree, name: []
-    module.references = lambda path, text, deleted, shared: ([], [i.name for i in deleted.of("toy")])
-    module.format_item = lambda text, indent, root, path: None
+    module.OPERATIONS = LanguageOperations(
+        parse_errors=lambda source, tree: [],
+        identifiers=lambda source, tree, hits: hits,
+        delete_items=delete_items,
+        item_scopes=lambda source, tree, name: [],
+        references=lambda path, text, deleted, state: ([], [i.name for i in deleted.of("toy")]),
+        format_item=lambda text, indent, root, path: None,
+    )
     return module
 
 
 def test_a_toy_language_registers_and_plans_a_deletion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from codemods import ItemTarget, Recipe, plan_recipe
-    from codemods.languages.registry import Language, register, unregister
+    from codemods.core.registry import Language, register, unregister
 
     monkeypatch.setitem(sys.modules, "toy_language_operations", _toy_operations())
     register(Language("toy", (".toy",), "toy_language_operations", deletable_kinds=("fn",)))

@@ -68,17 +68,17 @@ INPUTS = {
 PLAN = "paged-bench plan --family gemma3=models/gemma-3-1b-it-4bit"
 
 CASES = {
-    # ---- the cases of issue 15, as written there
-    "check-subfolder-of-tree": case("codemod check src/models", "ROOT src/models holds no src/", cwd="{tree}"),
-    "check-from-inside-src": case("codemod check", "ROOT . holds no src/", cwd="{tree}/src"),
-    "check-empty-folder": case("codemod check {inputs}/empty-folder", "holds no src/ (the scope recipe"),
-    "apply-dry-run-on-parent": case("codemod apply --dry-run {parent}", "give the repository root, probably"),
+    # ---- the cases of issue 15, as written there (with the recipe named: the tree names none)
+    "check-subfolder-of-tree": case("codemod check --recipe paged-compat-removal src/models", "ROOT src/models holds no src/", cwd="{tree}"),
+    "check-from-inside-src": case("codemod check --recipe paged-compat-removal", "ROOT . holds no src/", cwd="{tree}/src"),
+    "check-empty-folder": case("codemod check --recipe paged-compat-removal {inputs}/empty-folder", "holds no src/ (the scope recipe"),
+    "apply-dry-run-on-parent": case("codemod apply --recipe paged-compat-removal --dry-run {parent}", "give the repository root, probably"),
     "recipe-misspelt-table": case("codemod apply --dry-run --recipe deletions.toml {tree}",
                                   "unknown key [[deletions]] (did you mean 'delete'?)"),
     "recipe-unknown-key": case("codemod apply --dry-run --recipe unknown_key.toml {tree}",
                                "unknown key 'sumary' (did you mean 'summary'?)"),
-    "decision-to-recipe-taking-none": case("codemod apply --dry-run --decision decision.json {tree}",
-                                           "recipe paged-compat-removal takes no option 'decision'"),
+    "decision-to-recipe-taking-none": case("codemod apply --recipe paged-compat-removal --dry-run --decision decision.json {tree}",
+                                           "No such option: --decision"),
     "decide-empty-runs": case("paged-bench decide empty-runs", "empty-runs/runs.jsonl holds no runs"),
     "report-empty-runs": case("paged-bench report empty-runs --out {inputs}/docs/results.md",
                               "empty-runs/runs.jsonl holds no runs"),
@@ -104,9 +104,11 @@ CASES = {
                                      "--dry-run {tree}", "--param function=nope: no function nope in "
                                                          "src/lib/mlxcel-core/src/layers.rs"),
     # ---- more
-    "apply-subfolder-of-tree": case("codemod apply --dry-run src/models", "probably", cwd="{tree}"),
-    "apply-empty-folder": case("codemod apply empty-folder", "holds none of src/lib/mlxcel-core"),
-    "apply-json-on-parent": case("codemod apply --json --dry-run {parent}", "give the repository root"),
+    "apply-subfolder-of-tree": case("codemod apply --recipe paged-compat-removal --dry-run src/models", "probably", cwd="{tree}"),
+    "apply-empty-folder": case("codemod apply --recipe paged-compat-removal empty-folder", "holds none of src/lib/mlxcel-core"),
+    "apply-json-on-parent": case("codemod apply --recipe paged-compat-removal --json --dry-run {parent}", "give the repository root"),
+    "apply-no-recipe-named": case("codemod apply --dry-run {tree}", "no recipe given: pass --recipe ID|PATH"),
+    "check-no-recipe-named": case("codemod check {tree}", "or [tool.codemod] recipe = \"ID\" in pyproject.toml"),
     "apply-missing-root": case("codemod apply {inputs}/nowhere", "does not exist"),
     "apply-unknown-recipe": case("codemod apply --recipe frob {tree}", "unknown recipe 'frob'"),
     "apply-unknown-delete-key": case("codemod apply --recipe delete_key.toml {tree}",
@@ -124,9 +126,9 @@ CASES = {
                                "factor must be a finite number"),
     "perturb-factor-one": case("codemod apply --recipe perturb-pooled-output --param factor=1.0 --dry-run {tree}",
                                "factor 1 changes nothing"),
-    "param-not-taken": case("codemod apply --param frob=1 --dry-run {tree}",
+    "param-not-taken": case("codemod apply --recipe paged-compat-removal --param frob=1 --dry-run {tree}",
                             "takes no option 'frob'"),
-    "param-without-value": case("codemod apply --param frob --dry-run {tree}", "give NAME=VALUE"),
+    "param-without-value": case("codemod apply --recipe paged-compat-removal --param frob --dry-run {tree}", "give NAME=VALUE"),
     "stat-with-sarif": case("codemod apply --stat --format sarif --dry-run {tree}", "--stat shows the text diff"),
     "recipes-unknown-option": case("codemod recipes --frob", "No such option '--frob'"),
     "decide-blank-runs": case("paged-bench decide --json blank-runs", "holds no runs"),

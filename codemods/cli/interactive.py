@@ -27,12 +27,15 @@ from codemods.report.text import coloured
 
 # Exit code of a walk interrupted with Ctrl-C (nothing written), as for `apply`.
 EXIT_INTERRUPTED = 130
+# Exit code of a walk quit without writing: nothing changed, as for a refused plan.
+EXIT_QUIT = 1
 
 HELP = """\
 y - write this change
 n - skip it (if accepted changes need it, they are named and you choose)
 a - write this change and all the remaining ones
-q - stop here: write the changes accepted so far (after one confirmation), skip the rest
+q - stop here: check what the changes accepted so far give, then write them (after one
+    confirmation), write nothing, or go back to this change
 e - show this change in $EDITOR (what you change there is not applied)
 ? - this help
 Ctrl-C - stop and write nothing"""
@@ -97,7 +100,12 @@ def _describe(change: Change) -> str:
 
 
 class Walk:
-    """One terminal review of a plan: the decisions so far and the keys read."""
+    """One terminal review of a plan: the decisions so far and the keys read.
+
+    Every change is accepted (shown and answered y or a), skipped, or not
+    decided yet; none is both, so the counts add up to the plan's. Only an
+    accepted change is written: the walk returns every other one as skipped.
+    """
 
     def __init__(self, plan, colour: bool | None = None, getkey=read_key) -> None:
         self.plan = plan
@@ -120,7 +128,7 @@ class Walk:
                 return key.lower()
 
     def run(self) -> set[str] | None:
-        """Walk every change; the ids to skip, or None to write nothing."""
+        """Walk every change; the ids to skip (every change not accepted), or None to write nothing."""
         editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
         keys = "ynaq?" + ("e" if editor else "")
         prompt = ("Apply this change? [y]es / [n]o / [a]ll remaining / [q]uit" + (" / [e]dit" if editor else "")
@@ -139,6 +147,11 @@ class Walk:
                     self.echo(HELP)
                 elif key == "e":
                     self.show_in_editor(diff, editor)
+                elif key == "q":
+                    quit_answer = self.quit(number - 1)
+                    if quit_answer != "b":
+                        return self.not_accepted() if quit_answer == "y" else None
+                    self.echo(f"[{number}/{total}] {change.id}  ({_describe(change)})", bold=True)
                 else:
                     break
             if key == "y":
@@ -147,16 +160,37 @@ class Walk:
                 self.skip(change)
             elif key == "a":
                 self.accepted |= {c.id for c in self.changes[number - 1:] if c.id not in self.skipped}
-                return self.skipped
-            elif key == "q":
-                rest = {c.id for c in self.changes[number - 1:]} - self.accepted - self.skipped
-                answer = self.ask(f"Write the {len(self.accepted)} accepted change(s) and skip the other "
-                                  f"{len(self.skipped | rest)}? [y/n] ", "yn")
-                if answer != "y":
-                    return None
-                self.skipped |= rest
-                return self.skipped
-        return self.skipped
+                return self.not_accepted()
+        return self.not_accepted()
+
+    def not_accepted(self) -> set[str]:
+        """What the write leaves out: every change not accepted (the skipped ones, and any not decided)."""
+        return {c.id for c in self.changes} - self.accepted
+
+    def quit(self, at: int) -> str:
+        """`q` at the change of index `at`: what the accepted changes alone would give is checked
+        first; "y" to write them, "n" to write nothing, "b" to go back to the change."""
+        skipped = self.not_accepted()
+        if not self.accepted:
+            return self.ask(f"No change is accepted: [n] quit, writing nothing (the other {len(skipped)} skipped) / "
+                            f"[b]ack to this change ", "nb")
+        subset = plan_subset(self.plan, skipped)
+        accepted, left = len(self.accepted), len(skipped)
+        if not subset.plan.blocking:
+            return self.ask(f"Write the {accepted} accepted change(s) and skip the other {left}? [y]es / "
+                            f"[n]o, write nothing / [b]ack to this change ", "ynb")
+        self.echo(f"Writing the {accepted} accepted change(s) and skipping the other {left} would be refused "
+                  f"({len(subset.plan.blocking)} blocking finding(s)):", fg="yellow")
+        for finding in subset.plan.blocking[:_SHOWN_FINDINGS]:
+            self.echo(f"  {finding.render()}")
+        if len(subset.plan.blocking) > _SHOWN_FINDINGS:
+            self.echo(f"  ... and {len(subset.plan.blocking) - _SHOWN_FINDINGS} more")
+        undecided = [c.id for c in self.changes[at:] if c.id not in self.accepted | self.skipped]
+        needed = list(dict.fromkeys(n for gone, needers in subset.needed_by.items() if gone in undecided
+                                    for n in needers))
+        if needed:
+            self.echo("Accepted changes that need one you have not accepted yet: " + ", ".join(needed), fg="yellow")
+        return self.ask("[b]ack to this change / [n]o, write nothing ", "bn")
 
     @staticmethod
     def show_in_editor(diff: str, editor: str) -> None:
@@ -173,7 +207,12 @@ class Walk:
 
     def skip(self, change: Change) -> None:
         """Skip `change`; when what is left needs it, say which accepted changes do and let the reviewer
-        skip them too (asked again while those skips are needed in turn), keep it, or go on."""
+        skip them too (asked again while those skips are needed in turn), keep it, or go on.
+
+        Keeping it takes back the skips of the chain: the changes already
+        accepted are accepted again, the others are undecided again (shown
+        when the walk reaches them), never accepted unseen.
+        """
         before, accepted = set(self.skipped), set(self.accepted)
         self.skipped.add(change.id)
         asked = [change.id]
@@ -199,8 +238,8 @@ class Walk:
                 key = self.ask("[s]kip them too / [k]eep this change / [c]ontinue (the write may be refused) ",
                                "skc")
             if key == "k":
-                self.accepted = accepted | (self.skipped - before)
                 self.skipped = before
+                self.accepted = accepted | {change.id}
                 return
             if key == "c":
                 return
@@ -221,11 +260,11 @@ def interactive_choice(colour: bool | None):
 
 def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...],
                  dry_run: bool, output_format: str, colour: bool | None, verbose: bool, stat: bool,
-                 **settings) -> int:
+                 settings, options) -> int:
     """`codemod apply` with --interactive or --accept/--skip: choose, check, write, report; the
     exit code (130 when the walk is interrupted: nothing written)."""
     from codemods.plan.planner import USAGE_ERROR
-    from codemods.report.base import EXIT_FINDINGS, EXIT_OK, ApplyReport, reporter
+    from codemods.report.base import EXIT_FINDINGS, ApplyReport, reporter
     from codemods.write.subset import apply_selected
 
     if interactive:
@@ -239,7 +278,7 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
     else:
         choose = selection(accept, skip)
     try:
-        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, **settings)
+        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, settings=settings, options=options)
     except KeyboardInterrupt:
         click.echo("\ncodemod: interrupted; nothing written", err=True)
         return EXIT_INTERRUPTED
@@ -253,8 +292,10 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
         return EXIT_FINDINGS
     if subset is None and plan.basis is not None:
         click.echo("codemod: quit without writing; nothing written", err=True)
-        return EXIT_OK
+        return EXIT_QUIT
     if subset is not None:
+        click.echo(f"codemod: {len(subset.accepted)} of {len(subset.accepted) + len(subset.skipped)} change(s) "
+                   f"accepted", err=True)
         click.echo(f"codemod: {len(subset.skipped)} change(s) skipped" +
                    (f": {', '.join(subset.skipped)}" if subset.skipped else ""), err=True)
         if subset.new_findings and plan.blocking:
@@ -271,4 +312,4 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
     return report.exit_code
 
 
-__all__ = ["EXIT_INTERRUPTED", "Walk", "apply_chosen", "interactive_choice", "needs_terminal", "selection"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_QUIT", "Walk", "apply_chosen", "interactive_choice", "needs_terminal", "selection"]

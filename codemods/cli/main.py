@@ -3,7 +3,8 @@ owns the exit codes.
 
 Exit codes (stable; scripts depend on them):
   0  success, or a clean check
-  1  findings: a refused plan, or dead symbols found
+  1  findings: a refused plan, or dead symbols found; or an --interactive
+     review quit without writing
   2  usage error: bad flags, a ROOT that is not the recipe's tree, an unknown
      or invalid recipe, an option the recipe does not take; one line,
      `codemod: error: ...` (interchange.cli_style)
@@ -25,14 +26,11 @@ from codemods.report.base import EXIT_FINDINGS, EXIT_OK, FORMATS
 
 EXIT_INTERNAL = 3
 
-# The recipe `apply` and `check` run when --recipe is not given.
-DEFAULT_RECIPE = "paged-compat-removal"
-
 EXIT_INTERRUPTED = 130
 USAGE_ERROR_TEXT = "2 usage error (one line, `codemod: error: ...`"
 EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
               f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
-              f"recipe, a recipe input such as --decision); 3 internal error (one line naming the file being read: "
+              f"recipe, a recipe input such as an option's file); 3 internal error (one line naming the file being read: "
               f"please report it).")
 
 
@@ -133,13 +131,15 @@ def main() -> None:
 @main.command(epilog=f"Exit codes: 0 listed; {USAGE_ERROR_TEXT}).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
 def recipes(as_json: bool) -> None:
-    """List the bundled recipes and the options (--param NAME=VALUE) each takes."""
+    """List the bundled recipes and the options (--param NAME=VALUE, or the flag a recipe declares
+    for one) each takes."""
     from codemods.plan.loader import bundled_recipes
 
     items = bundled_recipes()
     if as_json:
         click.echo(json.dumps([{"id": r.id, "summary": r.summary,
                                 "parameters": [{"name": p.name, "default": p.default, "help": p.help,
+                                                "flag": p.flag, "file": p.file,
                                                 "required": p.default is None and p.missing is not None}
                                                for p in r.parameters]} for r in items], indent=2))
         return
@@ -148,7 +148,9 @@ def recipes(as_json: bool) -> None:
         for parameter in recipe.parameters:
             default = f" (default {parameter.default})" if parameter.default is not None else \
                 (" (required)" if parameter.missing else "")
-            click.echo(f"{'':24}   --param {parameter.name}=...{default}" +
+            given = (f"{parameter.flag} {'FILE' if parameter.file else 'VALUE'}" if parameter.flag else
+                     f"--param{'-file' if parameter.file else ''} {parameter.name}=...")
+            click.echo(f"{'':24}   {given}{default}" +
                        (f": {parameter.help}" if parameter.help else ""))
 
 
@@ -170,9 +172,60 @@ def _items(plan, output_format: str) -> tuple:
     return changes_of(plan)
 
 
-def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Path | None) -> dict[str, object]:
+def _recipe_spec(recipe_spec: str | None, root: Path) -> str:
+    """The recipe to run: --recipe, else the one the tree's config names; a usage error saying how
+    to name one when there is neither."""
+    from codemods.edit.errors import RecipeError
+    from codemods.plan.tree_config import NO_RECIPE, configured_recipe
+
+    if recipe_spec is not None:
+        return recipe_spec
+    try:
+        configured = configured_recipe(root)
+    except RecipeError as error:
+        raise UsageLine(str(error)) from None
+    if configured is None:
+        raise UsageLine(NO_RECIPE)
+    return configured
+
+
+def _root_and_recipe_flags(tokens: tuple[str, ...]) -> tuple[Path, list[tuple[str, str | None]]]:
+    """ROOT and the options a recipe declares for itself (`--NAME VALUE` or `--NAME=VALUE`), from
+    what click left: the arguments that are not options of `apply`."""
+    positional: list[str] = []
+    flags: list[tuple[str, str | None]] = []
+    rest = list(tokens)
+    took_next = False
+    while rest:
+        token = rest.pop(0)
+        if token == "--":
+            positional += rest
+            break
+        if token.startswith("--") and len(token) > 2:
+            name, sep, value = token.partition("=")
+            took_next = not sep and bool(rest)
+            flags.append((name, value if sep else rest.pop(0) if rest else None))
+        elif token.startswith("-") and token != "-":
+            raise UsageLine(f"No such option: {token}")
+        else:
+            positional.append(token)
+    if not positional and took_next and flags[-1][1] is not None:
+        # `--flag ROOT`: the last word is ROOT, and the flag is left without a value (the recipe
+        # says whether it has one).
+        positional.append(flags[-1][1])
+        flags[-1] = (flags[-1][0], None)
+    if not positional:
+        raise UsageLine("Missing argument 'ROOT'")
+    if len(positional) > 1:
+        raise UsageLine(f"Got unexpected extra argument ({' '.join(positional[1:])})")
+    return Path(positional[0]), flags
+
+
+def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
+             flags: list[tuple[str, str | None]] = ()) -> dict[str, object]:
     """The recipe options given on the command line: --param NAME=VALUE (a string),
-    --param-file NAME=PATH (a path that must exist), --decision FILE (--param-file decision=FILE)."""
+    --param-file NAME=PATH (a path that must exist), and the flags `recipe` declares for its
+    parameters (`Parameter.flag`: its value a string, or a path that must exist for a `file` one)."""
     options: dict[str, object] = {}
 
     def split(flag: str, given: str) -> tuple[str, str]:
@@ -187,8 +240,20 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
         name, value = split("--param", given)
         options[name] = value
     files = [split("--param-file", given) for given in param_files]
-    if decision is not None:
-        files.append(("decision", str(decision)))
+    declared = {p.flag: p for p in recipe.parameters if p.flag}
+    for flag, value in flags:
+        parameter = declared.get(flag)
+        if parameter is None:
+            takes = f"; recipe {recipe.id} declares {', '.join(sorted(declared))}" if declared else ""
+            raise UsageLine(f"No such option: {flag}{takes}")
+        if value is None:
+            raise UsageLine(f"{flag} needs a value ({flag} {'FILE' if parameter.file else 'VALUE'})")
+        if parameter.file:
+            files.append((parameter.name, value))
+        elif parameter.name in options:
+            raise UsageLine(f"option {parameter.name!r} given twice")
+        else:
+            options[parameter.name] = value
     for name, value in files:
         if name in options:
             raise UsageLine(f"option {name!r} given twice")
@@ -198,21 +263,22 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
     return options
 
 
-@main.command(epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
-                      f"1 refused or failed (nothing changed); {USAGE_ERROR_TEXT}: ROOT is not the recipe's "
+# Options click does not know are left to the recipe, which may declare its own (Parameter.flag).
+@main.command(context_settings={"ignore_unknown_options": True}, epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
+                      f"1 refused, failed or an --interactive review quit without writing (nothing changed); "
+                      f"{USAGE_ERROR_TEXT}: ROOT is not the recipe's "
                       f"tree, an unknown or invalid recipe, an option it does not take or rejects); "
                       f"130 interrupted (Ctrl-C)."))
-@click.argument("root", type=click.Path(path_type=Path))
+@click.argument("tokens", nargs=-1, type=click.UNPROCESSED, metavar="ROOT")
 @click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
-@click.option("--recipe", "recipe_spec", default=DEFAULT_RECIPE, show_default=True,
+@click.option("--recipe", "recipe_spec", default=None,
               metavar="ID|PATH", help="A bundled recipe id (`codemod recipes`), or a .py/.toml recipe file "
-                                      "(docs/recipes.md).")
+                                      "(docs/recipes.md). Default: the recipe ROOT's .codemod.toml or "
+                                      "pyproject.toml [tool.codemod] names.")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
               help="An option the recipe declares (`codemod recipes` lists them); repeatable.")
 @click.option("--param-file", "param_files", multiple=True, metavar="NAME=PATH",
               help="An option the recipe declares whose value is a file; repeatable.")
-@click.option("--decision", "decision", type=click.Path(path_type=Path), default=None, metavar="FILE",
-              help="Short for --param-file decision=FILE.")
 @click.option("--allow-dangling", is_flag=True,
               help="Apply even though code still refers to deleted items (fix them by hand from the report).")
 @click.option("--allow-unreworded", is_flag=True,
@@ -237,8 +303,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], decision: Pa
               help="Write only the changes this names (an id or origin as --json lists them); repeatable.")
 @click.option("--skip", "skip", multiple=True, metavar="ORIGIN",
               help="Write the plan without the changes this names; repeatable.")
-def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], param_files: tuple[str, ...],
-          decision: Path | None, allow_dangling: bool, allow_unreworded: bool, allow_unmatched: bool, strict: bool,
+def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, params: tuple[str, ...],
+          param_files: tuple[str, ...], allow_dangling: bool, allow_unreworded: bool, allow_unmatched: bool, strict: bool,
           output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool,
           interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...]) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
@@ -263,9 +329,11 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     rewritten, a comment reworded) as a diff and asks
     [y]es / [n]o / [a]ll remaining / [q]uit / [?] (e: show it in $EDITOR);
     skipping a change that accepted ones need names them and offers to skip
-    them too; q writes what was accepted after one confirmation; Ctrl-C
-    writes nothing. --accept/--skip ORIGIN choose without asking (the ids
-    `--json` lists under "items", or an origin they share). What is kept is
+    them too; only changes shown and accepted are written; q checks what the
+    accepted ones give, then writes them after one confirmation, or goes
+    back, or writes nothing (exit 1); Ctrl-C writes nothing (exit 130).
+    --accept/--skip ORIGIN choose without asking (the ids `--json` lists
+    under "items", or an origin they share). What is kept is
     checked again and refused if it has a blocking finding the whole plan
     did not have.
 
@@ -276,28 +344,29 @@ def apply(root: Path, dry_run: bool, recipe_spec: str, params: tuple[str, ...], 
     Two runs on one tree never interleave: the second stops at once (exit 1).
     Ctrl-C during the write puts back what was written (exit 130).
     """
-    from codemods.plan.planner import USAGE_ERROR
+    from codemods.plan.planner import USAGE_ERROR, PlanSettings
     from codemods.report.base import ApplyReport, reporter
     from codemods.write.run import apply_recipe
 
     output_format = _output_format(output_format, as_json)
     if stat and output_format != "text":
         raise UsageLine(f"--stat shows the text diff's summary; it does not go with --format {output_format}")
+    root, flags = _root_and_recipe_flags(tokens)
     _root_problem(root)
-    options = _options(params, param_files, decision)
-    recipe = _load(recipe_spec)
+    recipe = _load(_recipe_spec(recipe_spec, root))
+    options = _options(params, param_files, recipe, flags)
+    # The overrides, made once: the whole plan, a chosen subset and the write all use these.
+    settings = PlanSettings(allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
+                            allow_unmatched=allow_unmatched, strict=strict)
     if interactive or accept or skip:
         from codemods.cli.interactive import apply_chosen
 
         sys.exit(apply_chosen(root, recipe, interactive=interactive, accept=accept, skip=skip, dry_run=dry_run,
                               output_format=output_format, colour=False if no_color else None, verbose=verbose,
-                              stat=stat, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
-                              strict=strict, options=options))
+                              stat=stat, settings=settings, options=options))
     progress = _Progress() if sys.stderr.isatty() else None
     try:
-        run = apply_recipe(root, recipe, dry_run=dry_run, allow_dangling=allow_dangling,
-                           allow_unreworded=allow_unreworded, strict=strict, options=options,
-                           allow_unmatched=allow_unmatched, progress=progress)
+        run = apply_recipe(root, recipe, dry_run=dry_run, settings=settings, options=options, progress=progress)
     except KeyboardInterrupt:
         if progress is not None:
             progress.clear()
@@ -367,28 +436,38 @@ def _pending_journal(root: Path) -> str | None:
                       f"does not hold the recipe's scope, an unknown recipe, an invalid pattern) or a file that "
                       f"could not be read."))
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--recipe", "recipe_spec", default=DEFAULT_RECIPE, show_default=True,
-              metavar="ID|PATH", help="Whose dead-symbol pattern to look for.")
+@click.option("--recipe", "recipe_spec", default=None, metavar="ID|PATH",
+              help="Whose dead-symbol pattern to look for. Default: the recipe the tree's .codemod.toml or "
+                   "pyproject.toml [tool.codemod] names (the tree: ROOT, or with FILE... the working "
+                   "directory).")
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
               help="text (default): one line per mention; json: one document; sarif: a SARIF 2.1.0 log; "
                    "github: workflow-command annotations.")
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
-def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, as_json: bool) -> None:
+@click.option("--in-scope", "in_scope", is_flag=True,
+              help="With FILE...: check only those in the recipe's check_scope (the pre-commit hook passes "
+                   "every file and this, so that the recipe sets the hook's scope).")
+def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | None, as_json: bool,
+          in_scope: bool) -> None:
     """Fail (exit 1) if any removed symbol is mentioned again.
 
     \b
     codemod check [ROOT]      the recipe's scope under ROOT (default: .), as
-                              `rg -n PATTERN src/` run in ROOT would search it
+                              `rg -n PATTERN SCOPE...` run in ROOT would search it
                               (hidden and .gitignore'd files skipped)
     codemod check FILE...     exactly these files (as pre-commit passes them),
-                              as `rg -n PATTERN -- FILE...` would
+                              as `rg -n PATTERN -- FILE...` would; with
+                              --in-scope, those of them in the recipe's scope
+
+    The recipe is --recipe, else the one the tree's config names (ROOT's, or
+    with FILE... the working directory's: .codemod.toml or pyproject.toml).
 
     Prints one line per mention, path:line:col: SYMBOL [code|comment|string|unknown]
     (the kind is lexical; unknown: a comment or literal that never ends, or a
     file of another language; it is searched all the same). The set of
     path:line is the set of lines `rg -n` prints. A named binary file with a
     match is reported as rg reports it, without lines. ROOT must hold the
-    recipe's scope (src/ for the default recipe): a subfolder of the tree, its
+    recipe's scope (its check_scope, if it has one): a subfolder of the tree, its
     parent or an empty folder is a usage error, not a clean check.
 
     \b
@@ -404,12 +483,6 @@ def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, a
     from codemods.search.check import check_files, check_tree
 
     output_format = _output_format(output_format, as_json)
-    try:
-        recipe_id, pattern, scope = dead_symbol_settings(recipe_spec)
-    except RecipeError as error:
-        raise UsageLine(str(error)) from None
-    if not pattern:
-        raise UsageLine(f"recipe {recipe_id} has no dead-symbol pattern to check")
     folders = [p for p in paths if Path(p).is_dir()]
     if folders and len(paths) > 1:
         raise UsageLine(f"{folders[0]} is a folder: give one ROOT folder, or only FILE arguments")
@@ -417,13 +490,23 @@ def check(paths: tuple[str, ...], recipe_spec: str, output_format: str | None, a
     if missing:
         raise UsageLine(f"no such file or folder: {missing[0]}")
     tree_mode = not paths or bool(folders)
+    if in_scope and tree_mode:
+        raise UsageLine("--in-scope chooses among FILE arguments; a ROOT is checked in its scope anyway")
+    root = Path(paths[0] if paths and tree_mode else ".")
+    try:
+        recipe_id, pattern, scope = dead_symbol_settings(_recipe_spec(recipe_spec, root))
+    except RecipeError as error:
+        raise UsageLine(str(error)) from None
+    if not pattern:
+        raise UsageLine(f"recipe {recipe_id} has no dead-symbol pattern to check")
     if tree_mode:
-        root = Path(paths[0] if paths else ".")
         _root_problem(root, scope, f"the scope recipe {recipe_id} checks")
         result = check_tree(root, pattern, scope)
     else:
-        root = Path(".")
-        result = check_files(list(paths), pattern)
+        from codemods.search.files import in_scope as path_in_scope
+
+        files = [p for p in paths if not in_scope or path_in_scope(Path(p).as_posix().removeprefix("./"), scope)]
+        result = check_files(files, pattern)
     if result.bad_pattern:
         raise UsageLine(f"recipe {recipe_id}: rg rejects the pattern: {' '.join(' '.join(result.errors).split())}")
     if not result.clean:

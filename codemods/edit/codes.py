@@ -113,8 +113,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "not handle; nothing of it is edited",
         "correct the target's kind, or edit that code by hand"),
     Code.AMBIGUOUS: CodeInfo(
-        "a Rust target names several items (modules, impl blocks, `use` entries); the message lists "
-        "the name that selects each",
+        "a Rust target names several items (modules, impl blocks, `use` entries, macro invocations, "
+        "match arms); the message lists the name that selects each (`NAME#N` where they share one)",
         "use one of the listed names"),
     Code.AMBIGUOUS_TARGET: CodeInfo(
         "a C++ target names several overloads or preprocessor branches; the message lists each "

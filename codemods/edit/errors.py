@@ -44,6 +44,11 @@ class EditError(CodemodError, ValueError):
     (the message names both origins)."""
 
 
+class LanguageError(CodemodError, ValueError):
+    """A language plug-in that cannot be used: a name or suffix registered twice, or an
+    operations module without its `OPERATIONS`."""
+
+
 class SelectionError(CodemodError, ValueError):
     """A choice of a plan's changes that cannot be made: a selector that names no change, or a
     plan that cannot be grouped into changes (not made by `plan_recipe`, or a usage error)."""
@@ -56,6 +61,11 @@ class WriteRefused(CodemodError):
     def __init__(self, findings: Sequence[Finding]) -> None:
         super().__init__("; ".join(f.render() for f in findings))
         self.findings = list(findings)
+
+
+class PlanRefused(WriteRefused):
+    """`write_plan` of a plan with blocking findings (its `findings`): nothing was written. Plan
+    with the overrides that let them through, or pass `allow_blocking=True` to write anyway."""
 
 
 class WriteFailed(CodemodError):

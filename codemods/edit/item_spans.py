@@ -3,7 +3,8 @@
 An item is deleted as whole lines (its leading comments and attributes
 included), and the blank lines around it are settled the way rustfmt and
 clang-format leave them: no blank line right after an opening brace or right
-before a closing one, a block left empty closed up as `{}`, and between two
+before a closing one, none at the end of the file, a block left empty closed
+up as `{}`, and between two
 surviving items the larger of the two gaps that surrounded the deleted run. Runs of adjacent deleted items are
 settled together, so that deleting neighbours never leaves a double gap.
 """

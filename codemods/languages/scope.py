@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from codemods.languages.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
-"""Loading a recipe: a bundled one by id (from the catalog, `codemods.recipes`), or a recipe
+"""Loading a recipe: a bundled one by id (from the catalog, `catalog.py`), or a recipe
 file (.toml, or .py defining RECIPE), validated once, as it loads.
 
-A recipe file's data becomes a `Recipe`; its `build` key names a Python
-function (`module:function`, the module beside the file) that adds what data
-cannot say (steps, parameters, paths the steps read) and returns the recipe.
+A recipe file's data becomes a `Recipe`; the Python module of the same name
+beside the file, when there is one, registers the builder that adds what data
+cannot say (steps, parameters, paths the steps read): see `builders.py`.
 The dead-symbol settings `codemod check` needs are read from the files alone
 (`settings.py`), without the engine.
 """
@@ -21,9 +21,11 @@ from typing import Any
 
 from codemods.edit.errors import RecipeError
 from codemods.edit.values import ItemTarget
-from codemods.languages.registry import LANGUAGES, parsed_languages
+from codemods.core.registry import LANGUAGES, parsed_languages
+from codemods.plan.builders import builder_for, forget
+from codemods.plan.catalog import bundled_files, module_name
+from codemods.plan.extends import extended
 from codemods.plan.recipe import Insertion, PatternRewrite, Recipe, Rewording
-from codemods.recipes import bundled_files, module_name
 from interchange.cli_style import one_line
 
 
@@ -33,9 +35,11 @@ def bundled_recipes() -> list[Recipe]:
 
 def _module_from_file(path: Path) -> types.ModuleType:
     """The Python file at `path`, executed as a module (RecipeError when it cannot be)."""
-    spec = importlib.util.spec_from_file_location(f"codemod_recipe_{path.stem}", path)
+    name = f"codemod_recipe_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None or not path.is_file():
         raise RecipeError(f"{path}: cannot load as a Python module")
+    forget(name)  # what an earlier file of this name registered
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
@@ -64,34 +68,39 @@ def _from_toml_file(path: Path) -> Recipe:
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
     _refuse_unknown_keys(path, data)
+    base = _extended_base(path, str(data["extends"])) if "extends" in data else None
+    if base is None and "id" not in data:
+        raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
+    if base is None and not isinstance(data["id"], str):
+        raise RecipeError(f"{path}: recipe does not match the schema: id must be a string, not {data['id']!r}")
     try:
-        deletions = tuple(ItemTarget(**d) for d in data.get("delete", []))
-        rewrites = tuple(PatternRewrite(**r) for r in data.get("rewrite", []))
-        source = data["id"] if isinstance(data.get("id"), str) and data["id"] else path.name
-        rewordings = rewordings_from(data.get("reword", []), source)
-        insertions = tuple(Insertion(**r) for r in data.get("insert", []))
-        if "extends" in data:
-            return dataclasses.replace(_extended(path, str(data["extends"]), data, deletions, rewrites, rewordings),
-                                       insertions=insertions)
-        if "id" not in data:
-            raise RecipeError(f"{path}: recipe does not match the schema: missing key 'id'")
-        if not isinstance(data["id"], str):
-            raise RecipeError(f"{path}: recipe does not match the schema: id must be a string, not {data['id']!r}")
-        recipe = Recipe(
-            id=data["id"],
-            summary=str(data.get("summary", "")),
-            deletions=deletions,
-            rewrites=rewrites,
-            rewordings=rewordings,
-            insertions=insertions,
-            dead_symbol_pattern=data.get("dead_symbol_pattern"),
-            check_scope=tuple(data.get("check_scope", ())),
-            protected=tuple(data.get("protected", ())),
-            namespace_macros=_namespace_macros(path, data.get("namespace_macros", {})),
-        )
+        own = _fields(path, data)
+        if base is not None:
+            fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(base)}
+            recipe = dataclasses.replace(base, **extended(fields, own, path.stem))
+        else:
+            recipe = Recipe(**{"summary": "", **own})
     except (TypeError, ValueError, AttributeError) as error:
         raise RecipeError(f"{path}: recipe does not match the schema: {one_line(error)}") from None
-    return _built(path, data.get("build"), recipe)
+    return _built(path, recipe)
+
+
+def _fields(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """The `Recipe` fields a recipe file's data gives (only the keys it has)."""
+    source = data["id"] if isinstance(data.get("id"), str) and data["id"] else path.name
+    converters: dict[str, tuple[str, Any]] = {
+        "id": ("id", lambda v: v),
+        "summary": ("summary", str),
+        "delete": ("deletions", lambda v: tuple(ItemTarget(**d) for d in v)),
+        "rewrite": ("rewrites", lambda v: tuple(PatternRewrite(**r) for r in v)),
+        "reword": ("rewordings", lambda v: rewordings_from(v, source)),
+        "insert": ("insertions", lambda v: tuple(Insertion(**r) for r in v)),
+        "dead_symbol_pattern": ("dead_symbol_pattern", lambda v: v),
+        "check_scope": ("check_scope", tuple),
+        "protected": ("protected", tuple),
+        "namespace_macros": ("namespace_macros", lambda v: _namespace_macros(path, v)),
+    }
+    return {converters[key][0]: converters[key][1](data[key]) for key in converters if key in data}
 
 
 def rewordings_from(tables: list[dict[str, Any]], source: str) -> tuple[Rewording, ...]:
@@ -100,35 +109,37 @@ def rewordings_from(tables: list[dict[str, Any]], source: str) -> tuple[Rewordin
                  for number, table in enumerate(tables, start=1))
 
 
-def _built(path: Path, build: object, recipe: Recipe) -> Recipe:
-    """`recipe` passed through the file's `build` function (`module:function`, the module a
-    Python file beside the recipe file), which adds steps, parameters and paths; the recipe
-    itself without a `build` key."""
-    if build is None:
+def _built(path: Path, recipe: Recipe) -> Recipe:
+    """`recipe` completed by its builder: the function that the Python module beside the file,
+    of the same name (`NAME.py` beside `NAME.toml`), registers for its id with `@builds`
+    (plan/builders.py; a bundled recipe's module is imported from its package, found through
+    the catalog); the recipe itself when there is no such module."""
+    companion = path.with_suffix(".py")
+    if not companion.is_file():
         return recipe
-    if not isinstance(build, str) or build.count(":") != 1 or not all(build.split(":")):
-        raise RecipeError(f"{path}: build must be 'module:function' (a Python file beside the recipe), "
-                          f"not {build!r}")
-    module_part, function_name = build.split(":")
-    importable = module_name(path, module_part)
+    importable = module_name(path, path.stem)
     try:
-        if importable is not None:
-            module = importlib.import_module(importable)
-        else:
-            module = _module_from_file(path.parent / f"{module_part}.py")
-        function = getattr(module, function_name)
-        built = function(recipe)
+        module = importlib.import_module(importable) if importable is not None else _module_from_file(companion)
     except RecipeError:
         raise
     except (Exception, SystemExit) as error:
-        raise RecipeError(f"{path}: build {build} failed: {type(error).__name__}: {one_line(error)}") from None
+        raise RecipeError(f"{companion}: recipe module failed to load: {type(error).__name__}: "
+                          f"{one_line(error)}") from None
+    builder = builder_for(recipe.id, module.__name__)
+    try:
+        built = builder(recipe)
+    except RecipeError:
+        raise
+    except (Exception, SystemExit) as error:
+        raise RecipeError(f"{companion}: the builder of {recipe.id} failed: {type(error).__name__}: "
+                          f"{one_line(error)}") from None
     if not isinstance(built, Recipe):
-        raise RecipeError(f"{path}: build {build} returned {type(built).__name__}, not a Recipe")
+        raise RecipeError(f"{companion}: the builder of {recipe.id} returned {type(built).__name__}, not a Recipe")
     return built
 
 
 # The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
-TOML_KEYS = ("id", "summary", "extends", "build", "dead_symbol_pattern", "check_scope", "protected",
+TOML_KEYS = ("id", "summary", "extends", "dead_symbol_pattern", "check_scope", "protected",
              "namespace_macros", "delete", "rewrite", "reword", "insert")
 TOML_TABLE_KEYS = {
     "delete": tuple(f.name for f in dataclasses.fields(ItemTarget) if f.name != "namespace_macros"),
@@ -149,6 +160,9 @@ def _closest(word: str, valid: tuple[str, ...]) -> str:
 
 def _refuse_unknown_keys(path: Path, data: dict[str, Any]) -> None:
     """RecipeError naming the first key the schema does not have, and the closest one it has."""
+    if "build" in data:
+        raise RecipeError(f"{path}: the key 'build' is gone: put the module beside the file under the file's "
+                          f"name ({path.stem}.py) and register its function with @codemods.builds(RECIPE_ID)")
     for key in data:
         if key not in TOML_KEYS:
             shown = f"[[{key}]]" if isinstance(data[key], list) and all(isinstance(v, dict) for v in data[key]) \
@@ -168,9 +182,8 @@ def _refuse_unknown_keys(path: Path, data: dict[str, Any]) -> None:
                     raise RecipeError(f"{path}: [[{table}]] entry {number}: missing key {key!r}{hint}")
 
 
-def _extended(path: Path, base_id: str, data: dict[str, Any], deletions: tuple[ItemTarget, ...],
-              rewrites: tuple[PatternRewrite, ...], rewordings: tuple[Rewording, ...]) -> Recipe:
-    """A bundled recipe plus the file's own items and rewording rules.
+def _extended_base(path: Path, base_id: str) -> Recipe:
+    """The bundled recipe a file `extends` (merged with it by `extends.extended`).
 
     This is how a tree whose prose differs from the bundled rules gets its own
     rewordings (`extends = "BUNDLED-ID"` and `[[reword]]` entries)
@@ -178,20 +191,7 @@ def _extended(path: Path, base_id: str, data: dict[str, Any], deletions: tuple[I
     """
     if base_id not in bundled_files():
         raise RecipeError(f"{path}: extends unknown recipe {base_id!r} (bundled: {', '.join(bundled_files())})")
-    base = load_recipe(base_id)
-    return dataclasses.replace(
-        base,
-        id=str(data.get("id", f"{base.id}+{path.stem}")),
-        summary=str(data.get("summary", base.summary)),
-        deletions=base.deletions + deletions,
-        rewrites=base.rewrites + rewrites,
-        rewordings=base.rewordings + rewordings,
-        dead_symbol_pattern=data.get("dead_symbol_pattern", base.dead_symbol_pattern),
-        check_scope=tuple(data.get("check_scope", base.check_scope)),
-        protected=tuple(data.get("protected", base.protected)),
-        namespace_macros=(_namespace_macros(path, data["namespace_macros"]) if "namespace_macros" in data
-                          else base.namespace_macros),
-    )
+    return load_recipe(base_id)
 
 
 def _namespace_macros(path: Path, value: object) -> tuple[tuple[str, str], ...]:
@@ -350,7 +350,9 @@ def _bundled(recipe_id: str) -> Recipe:
 
 
 def load_recipe(spec: str) -> Recipe:
-    """A bundled recipe by id, or a recipe file (.py defining RECIPE, or .toml)."""
+    """A bundled recipe by id, or a recipe file (.py defining RECIPE, or .toml, with its builder
+    module beside it). RecipeError for an unknown id, a file that does not load or does not
+    match the schema (docs/recipes.md), or a builder that fails."""
     if spec in bundled_files():
         return _bundled(spec)
     path = Path(spec)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, cast
 
@@ -17,7 +17,7 @@ from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import FormatFile, language_for
+from codemods.core.registry import FormatFile, PlanState, language_for
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
 from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
@@ -44,7 +44,6 @@ class PlanBasis:
     plan's searches found (naming the dead-symbol pattern, naming a deleted name)."""
 
     recipe: Recipe
-    strict: bool
     start: Workspace
     stages: tuple[StepResult, ...]
     mentioning: SettledSearch | None
@@ -75,6 +74,38 @@ class SettledSearch:
 
 
 @dataclass(frozen=True)
+class PlanSettings:
+    """The overrides a plan is made under, chosen once (from the flags of `codemod apply`) and kept
+    on the plan, so that a subset of it (`plan_subset`, `--accept/--skip/--interactive`) is checked
+    and written under the same ones.
+
+    `allow_dangling`, `allow_unreworded` and `allow_unmatched` let their findings through (they
+    are still reported); `strict` makes a use that only may refer to a deleted item block.
+    """
+
+    allow_dangling: bool = False
+    allow_unreworded: bool = False
+    allow_unmatched: bool = False
+    strict: bool = False
+
+    @property
+    def let_through(self) -> frozenset[str]:
+        """The finding codes that do not block under these settings."""
+        codes = {DANGLING} if self.allow_dangling else set()
+        if self.allow_unreworded:
+            codes.add(UNREWORDED)
+        if self.allow_unmatched:
+            codes.update(UNMATCHED)
+        return frozenset(codes)
+
+    @classmethod
+    def given(cls, settings: "PlanSettings | None", **flags: bool) -> "PlanSettings":
+        """The settings a caller gave: `settings` (default: none), with each keyword flag that is
+        true set too (an override given either way holds)."""
+        return replace(settings or cls(), **{name: True for name, value in flags.items() if value})
+
+
+@dataclass(frozen=True)
 class Plan:
     """What a recipe would do to a tree: file changes, findings, and the names it removes.
 
@@ -88,9 +119,14 @@ class Plan:
     changes: tuple[FileChange, ...]
     findings: tuple[Finding, ...]
     removed_names: tuple[str, ...] = ()
-    overrides: frozenset[str] = field(default_factory=frozenset)
+    settings: PlanSettings = field(default_factory=PlanSettings)
     crlf_files: tuple[str, ...] = ()
     basis: PlanBasis | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def overrides(self) -> frozenset[str]:
+        """The finding codes its settings let through."""
+        return self.settings.let_through
 
     @property
     def blocking(self) -> list[Finding]:
@@ -143,12 +179,13 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
 
 
 def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
-                        dangling: list[Finding], mentioning: FoundFiles | None, refused: set[str]) -> list[Finding]:
+                        dangling: list[Finding], mentioning: FoundFiles | None, refused: set[str],
+                        kept: frozenset[str] = frozenset()) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
     search for files in scope that match the pattern before the plan. A `refused` file is left
     out: its own finding says why nothing in it changes, and every mention it keeps would only
-    repeat that."""
+    repeat that. A name in `kept` names an item that is still there: its mentions are none."""
     if mentioning is None or recipe.dead_symbol_pattern is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
@@ -161,6 +198,8 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str,
         if planned is None:
             continue
         for mention in mentions_in_source(path, planned.text, pattern):
+            if mention.symbol in kept:
+                continue
             line, col = planned.line_col(mention.start)
             if mention.kind == CODE:
                 if (path, line) in reported:
@@ -213,7 +252,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     # a parse error that a deletion takes out whole stops nothing: the item was located, and the
     # error goes with it.
     language = language_for(path)
-    spared = getattr(language.operations, "parse_errors_deletable", None) if language is not None else None
+    spared = language.operations.parse_errors_deletable if language is not None else None
     deletable = spared is not None and spared(root, path)
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi
               and not (deletable and not e.replacement and e.start <= lo <= hi <= e.end)]
@@ -236,7 +275,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
 def _format_job(path: str) -> FormatFile | None:
     """The language plug-in's optional `format_file(source, root, path)` for `path`, or None."""
     language = language_for(path)
-    return getattr(language.operations, "format_file", None) if language is not None else None
+    return language.operations.format_file if language is not None else None
 
 
 def prefetch_formatting(root: Path, workspace: Workspace, paths: Iterable[str],
@@ -270,7 +309,7 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
         language = language_for(path)
         if language is None:
             continue
-        applies = getattr(language.operations, "formatting_applies", None)
+        applies = language.operations.formatting_applies
         if language.formatter and shutil.which(language.formatter) is None:
             del wanted[path]
             if applies is not None and not applies(root, path):
@@ -280,6 +319,8 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     def format_if_clean(path: str, change: FileChange) -> bytes | None:
         """The edited file formatted, if the file as read was clean by its formatter (else None,
         and the edited text is not formatted at all)."""
+        if not change.after.strip():
+            return None  # a file the plan empties stays empty (rustfmt would write one newline)
         format_file = cast(FormatFile, formatter(path))  # `wanted` holds only files with one
         before = prefetched[path].result() if path in prefetched else format_file(change.before, root, path)
         return format_file(change.after, root, path) if before == change.before else None
@@ -340,7 +381,8 @@ def _stage_name(stage: object) -> str:
 
 def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 allow_unreworded: bool = False, strict: bool = False, options: Mapping[str, object] | None = None,
-                allow_unmatched: bool = False, progress: Callable[[str], None] | None = None) -> Plan:
+                allow_unmatched: bool = False, progress: Callable[[str], None] | None = None,
+                settings: PlanSettings | None = None) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
 
     `progress`, when given, is told what the plan is doing as each long step starts (the CLI
@@ -349,22 +391,26 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     A root, recipe or option that makes planning pointless (see `usage_problem`)
     gives a plan with no changes and one blocking finding of code `usage-error`, and a
     recipe step that raises one of code `step-failed` (docs/findings.md): it raises
-    nothing on its caller's input. With `strict`, a use that may refer to a deleted item (a method call on a
+    nothing on its caller's input. The overrides are `settings` (a `PlanSettings`), or the
+    keyword flags that make one (not both): with `strict`, a use that may refer to a deleted item (a method call on a
     receiver of unknown type, a name inside an unknown macro) blocks the plan
-    like one that does. With `allow_unmatched`, a rewrite or rewording rule that matches
-    nothing does not block.
+    like one that does; with `allow_unmatched`, a rewrite or rewording rule that matches
+    nothing does not block. The plan keeps them (`Plan.settings`) for its subsets and its write.
     """
     root = Path(root)
+    settings = PlanSettings.given(settings, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
+                                  allow_unmatched=allow_unmatched, strict=strict)
     if options is not None and not isinstance(options, Mapping):
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, f"options must be a mapping of option "
-                                                  f"names to values, not {type(options).__name__}"),))
+                                                  f"names to values, not {type(options).__name__}"),),
+                    settings=settings)
     problem = usage_problem(root, recipe, dict(options or {}))
     if problem is not None:
-        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),))
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),), settings=settings)
     try:
         loaded = recipe.load_options(dict(options or {}))
     except RecipeInputError as error:
-        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),), settings=settings)
     workspace = start = Workspace(root=root, options=loaded)
     results: list[StepResult] = []
     with ExitStack() as searches:
@@ -402,41 +448,41 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             try:
                 take(stage(workspace))
             except RecipeInputError as error:
-                return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),))
+                return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, str(error)),), settings=settings)
             except Exception as error:
                 if stage not in recipe.steps:
                     raise  # a stage of the engine: a bug of codemod, reported as one
                 return Plan(root, recipe.id, (), (Finding("", 0, 0, Code.STEP_FAILED,
                                                           f"{_stage_name(stage)} raised {type(error).__name__}: "
-                                                          f"{error}; nothing planned"),))
+                                                          f"{error}; nothing planned"),), settings=settings)
         say("removing the imports left unused")
         referring_search = SettledSearch(*referring)
-        # The languages' state (their resolvers) is kept from the import stage for the reference check.
-        shared: dict = {}
+        # The plug-ins' state (their resolvers) is kept from the import stage for the reference check.
+        shared = PlanState(root, workspace.read, workspace.planned)
         take(RemoveImports(recipe, deleted, referring_search.result, shared)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, Code.SEARCHED_WITHOUT_RG,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
-        basis = PlanBasis(recipe, strict, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
+        basis = PlanBasis(recipe, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
                           SettledSearch(referring_search, *referring[len(referring_search.searches):]))
-        plan = checked_plan(basis, workspace, findings, deleted, allow_dangling=allow_dangling,
-                            allow_unreworded=allow_unreworded, allow_unmatched=allow_unmatched, progress=progress,
+        plan = checked_plan(basis, workspace, findings, deleted, settings, progress=progress,
                             prefetched=(pool, before_formatted), shared=shared)
         basis.settle()
     return plan
 
 
-def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, *,
-                 allow_dangling: bool = False, allow_unreworded: bool = False, allow_unmatched: bool = False,
+def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames,
+                 settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
                  progress: Callable[[str], None] | None = None,
                  prefetched: tuple[ThreadPoolExecutor, dict[str, Future[bytes | None]]] | None = None,
-                 shared: dict | None = None) -> Plan:
+                 shared: PlanState | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
-    left to `deleted`, and the dead-symbol mentions left. `findings` are the stages' own;
-    `progress` is told as each check starts; `shared` is the languages' state kept from the
-    stages (see references.dangling_references)."""
+    left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
+    subset keeps, which the whole plan deletes). `findings` are the stages' own; `progress` is
+    told as each check starts; `shared` is the plug-ins' state kept from the stages (see
+    references.dangling_references)."""
     root, recipe = basis.start.root, basis.recipe
     findings = list(findings)
     say = progress or (lambda _message: None)
@@ -458,11 +504,11 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
 
     refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")
-    dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=basis.strict,
+    dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=settings.strict,
                                    referring=[basis.referring], shared=shared)
     findings += dangling
     say("looking for mentions of removed symbols")
-    findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused)
+    findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused, kept)
     say("formatting the edited files")
     try:
         written, notes = formatted()
@@ -472,13 +518,5 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
     findings += [Finding(path, 0, 0, Code.UNREADABLE_FILE, f"cannot be read ({why}); the recipe needs it")
                  for path, why in sorted(workspace.unreadable.items())]
-    overrides = set()
-    if allow_dangling:
-        overrides.add(DANGLING)
-    if allow_unreworded:
-        overrides.add(UNREWORDED)
-    if allow_unmatched:
-        overrides.update(UNMATCHED)
     return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
-                frozenset(overrides), tuple(crlf), basis)
-
+                settings, tuple(crlf), basis)

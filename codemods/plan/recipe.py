@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping, Sequence, cast
 
 from codemods.edit.errors import RecipeError, RecipeInputError
 from codemods.edit.values import Edit, Finding, ItemTarget
-from codemods.languages.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES
 
 @dataclass(frozen=True)
 class Rewording:
@@ -141,7 +141,9 @@ class Parameter:
     string from the command line, a path for `--param-file`) into what the
     steps read (a number, a validated document), raising RecipeInputError when
     it is malformed; both happen before planning starts. `help` is shown by
-    `codemod recipes`.
+    `codemod recipes`. `flag` is an option of `codemod apply` the recipe
+    declares for it (`--budget`: `--budget VALUE` is `--param budget=VALUE`);
+    with `file`, its value is a path that must exist (`--param-file`).
     """
 
     name: str
@@ -149,6 +151,8 @@ class Parameter:
     load: Callable[[object], object] | None = None
     default: object = None
     help: str = ""
+    flag: str | None = None
+    file: bool = False
 
 
 class TreeReads:
@@ -262,8 +266,8 @@ class Recipe:
 
     `deletions` run first, then `steps` in order (each sees the edits planned
     before it), then the structural `rewrites`, then `rewordings`, then `insertions`. `dead_symbol_pattern` (rg syntax) is what
-    `codemod check` searches for within `check_scope`; `protected` paths are
-    never edited. `parameters` declares the options the recipe's steps read
+    `codemod check` searches for within `check_scope` (empty, the default: the
+    whole tree, as for a recipe file); `protected` paths are never edited (none by default). `parameters` declares the options the recipe's steps read
     (a bare name is an optional option taken as given); `expects` lists paths its
     steps read, beyond its deletions and rewordings, so that a ROOT holding
     none of them is refused before planning. `select_rewordings`, when set, picks the
@@ -282,8 +286,8 @@ class Recipe:
     rewordings: tuple[Rewording, ...] = ()
     insertions: tuple[Insertion, ...] = ()
     dead_symbol_pattern: str | None = None
-    check_scope: tuple[str, ...] = ("src",)
-    protected: tuple[str, ...] = ("docs",)
+    check_scope: tuple[str, ...] = ()
+    protected: tuple[str, ...] = ()
     parameters: tuple[Parameter, ...] = ()
     expects: tuple[str, ...] = ()
     select_rewordings: "RewordingSelector | None" = None

@@ -10,7 +10,7 @@ from Rust only by the `extern "C++"` declarations of a cxx bridge.
 C++ uses are resolved within their file (codemods/languages/cpp/resolve.py). Python
 names, and names a recipe step reports removed without deleting an item, are
 matched by spelling in code. What each language resolves is its registered
-operations' `references` (see languages/registry.py).
+operations' `references` (see core/registry.py).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from codemods.edit.codes import Code
 from codemods.edit.splice import FileChange, map_offset
 from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
 from codemods.search.files import FoundFiles, files_with_words
-from codemods.languages.registry import language_for
+from codemods.core.registry import PlanState, language_for
 from codemods.plan.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, Reference
 
@@ -96,7 +96,7 @@ class DeletedNames:
 def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
                         strict: bool = False, referring: Sequence[FoundFiles] | None = None,
-                        shared: dict | None = None) -> list[Finding]:
+                        shared: PlanState | None = None) -> list[Finding]:
     """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
     after `changes` (by path; their edits map offsets back to the file as read).
 
@@ -113,8 +113,7 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
     names = deleted.all_names()
     if not names:
         return []
-    shared = shared if shared is not None else {}
-    shared.update(root=workspace.root, read=workspace.read)
+    shared = shared if shared is not None else PlanState(workspace.root, workspace.read)
     findings: list[Finding] = []
     found = ({path for search in referring for path in search.result()} if referring is not None
              else files_with_words(workspace.root, deleted.search_words()))

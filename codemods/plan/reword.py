@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from codemods.languages.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES
 from codemods.parse import once_per_tree, query
 from codemods.languages.scope import item_scopes
 from codemods.edit.item_spans import starts_own_line

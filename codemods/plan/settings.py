@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from codemods.edit.errors import RecipeError
-from codemods.recipes import bundled_files
+from codemods.plan.catalog import bundled_files
+from codemods.plan.extends import extended
 
 
 def _load(spec: str):
@@ -46,8 +47,10 @@ def _dead_symbol_settings(spec: str) -> tuple[str, str | None, tuple[str, ...]]:
         return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
     if "extends" in data and str(data["extends"]) in bundled_files():
         base_id, pattern, scope = _dead_symbol_settings(str(data["extends"]))
-        return (str(data.get("id", f"{base_id}+{path.stem}")), data.get("dead_symbol_pattern", pattern),
-                tuple(data.get("check_scope", scope)))
+        own = {key: tuple(data[key]) if key == "check_scope" else data[key]
+               for key in ("id", "dead_symbol_pattern", "check_scope") if key in data}
+        merged = extended({"id": base_id, "dead_symbol_pattern": pattern, "check_scope": scope}, own, path.stem)
+        return merged["id"], merged["dead_symbol_pattern"], merged["check_scope"]
     if "extends" in data or not isinstance(data.get("id"), str):
         recipe = _load(spec)  # raises the loader's own error
         return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope

@@ -18,7 +18,7 @@ from typing import Callable
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
-from codemods.languages.registry import LANGUAGES, language_of, parsed_languages
+from codemods.core.registry import LANGUAGES, PlanState, language_of, parsed_languages
 from codemods.languages.scope import item_scopes
 from codemods.parse import parse
 from codemods.pattern import Pattern, PatternError
@@ -321,9 +321,9 @@ class RemoveImports:
     deleted: DeletedNames
     # The files that spell a deleted name, when the planner has searched for them already.
     spelling: Callable[[], list[str]] | None = None
-    # The languages' state for the whole plan (their resolvers), when the planner keeps it for the
+    # The plug-ins' state for the whole plan (their resolvers), when the planner keeps it for the
     # reference check after this stage.
-    shared: dict | None = None
+    shared: PlanState | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
         from codemods.search.files import files_with_words
@@ -332,21 +332,21 @@ class RemoveImports:
         spelled = (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) \
             if names else []
         candidates = set(workspace.edits) | set(spelled)
-        shared = self.shared if self.shared is not None else {}
-        shared.update(root=workspace.root, read=workspace.read, planned=workspace.planned)
+        shared = self.shared if self.shared is not None else PlanState(workspace.root, workspace.read,
+                                                                       workspace.planned)
         by_language: dict[str, list[tuple[str, bytes]]] = {}
         for path in sorted(candidates):
             source = workspace.read(path)
             if source is not None and len(source) <= RESOLVE_LIMIT:
                 by_language.setdefault(language_of(path) or "", []).append((path, source))
         for name, files in by_language.items():
-            ahead = getattr(LANGUAGES[name].operations, "resolve_ahead", None) if name in LANGUAGES else None
+            ahead = LANGUAGES[name].operations.resolve_ahead if name in LANGUAGES else None
             if ahead is not None:
                 ahead(files, self.deleted, shared)
         edits: list[Edit] = []
         for path in sorted(candidates):
             language = LANGUAGES.get(language_of(path) or "")
-            remove = getattr(language.operations, "imports_left_unused", None) if language is not None else None
+            remove = language.operations.imports_left_unused if language is not None else None
             source = workspace.read(path)
             if remove is None or source is None or len(source) > RESOLVE_LIMIT and path not in workspace.edits:
                 continue  # a file too large to parse keeps its imports (its uses are found lexically)
@@ -379,7 +379,7 @@ class DeleteModuleFiles:
         findings: list[Finding] = []
         items: dict[str, tuple] = {}
         for name, language in LANGUAGES.items():
-            follow = getattr(language.operations, "files_deleted_with", None)
+            follow = language.operations.files_deleted_with
             targets = [t for t in self.recipe.deletions if t.language == name]
             if follow is None or not self.deleted.of(name) and not targets:
                 continue

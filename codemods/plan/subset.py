@@ -13,7 +13,9 @@ these are the ids `codemod apply --accept/--skip` and the JSON output use.
 the kept deletions are settled again (deletions that were merged with a
 skipped neighbour get their own blank lines), every other stage's edits are
 kept as planned, and the per-file gate, the reference check and the
-dead-symbol check run again. What the skips break is returned, not raised:
+dead-symbol check run again, under the plan's settings (its overrides). A
+name only a skipped deletion removes is not removed: its item is still there,
+so the item itself and what names it are no finding. What the skips break is returned, not raised:
 the error findings the whole plan did not have, and for each skipped change
 the accepted changes that need it.
 """
@@ -27,11 +29,10 @@ from typing import Iterable, Mapping
 from codemods.edit.codes import Code
 from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import language_for
+from codemods.core.registry import language_for
 from codemods.parse import parse
-from codemods.plan.planner import UNREWORDED, Plan, PlanBasis, checked_plan
+from codemods.plan.planner import Plan, PlanBasis, checked_plan
 from codemods.plan.recipe import Workspace
-from codemods.plan.references import DANGLING
 from codemods.plan.references import DeletedNames
 from codemods.plan.stages import delete_in_file, targets_by_file
 from codemods.words import whole_word_hits
@@ -72,13 +73,15 @@ class Subset:
     what stops the subset from being written, under the whole plan's
     overrides). `new_findings` are its error findings (overrides ignored) that
     the whole plan did not have; `needed_by` maps each skipped change that
-    causes some of them to the accepted changes that need it.
+    causes some of them to the accepted changes that need it. `accepted` and
+    `skipped` together are every change of the whole plan, in its order.
     """
 
     plan: Plan
     skipped: tuple[str, ...]
     new_findings: tuple[Finding, ...]
     needed_by: Mapping[str, tuple[str, ...]]
+    accepted: tuple[str, ...] = ()
 
 
 def _anchor(path: str, source: bytes, start: int, end: int) -> str | None:
@@ -270,7 +273,9 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
     deletion_edits: list[Edit] = []
     for path, targets in targets_by_file(basis.recipe).items():
         source = workspace.read(path)
-        wanted = [t for t in targets if t in target_origins and not set(target_origins[t]) & skipped_ids]
+        # Change ids are the slugs of origins (`t:impl:Gauge-2` for `t:impl:<Gauge>#2`).
+        wanted = [t for t in targets if t in target_origins
+                  and not {change_id(o) for o in target_origins[t]} & skipped_ids]
         if source is None or not wanted:
             continue
         edits, file_deleted, _ = delete_in_file(basis.recipe, path, source, wanted)
@@ -288,15 +293,11 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
     return workspace, deleted, findings
 
 
-def _needers(workspace: Workspace, new: list[Finding], kept: list[Change], skipped: list[Change]) -> dict[str, list[str]]:
-    """For each skipped change that a new finding lies in: the accepted changes that need it.
-
-    A finding naming what an accepted change deletes (a kept bridge entry of
-    a deleted C++ function) makes that change need the skipped one. A mention
-    of the skipped change's own removed name (the dead-symbol check on the
-    item it keeps) makes every accepted change that removed uses of that name
-    need it: they were made for its deletion.
-    """
+def _needers(workspace: Workspace, new: list[Finding], kept: list[Change],
+             skipped: list[Change]) -> dict[str, list[str]]:
+    """For each skipped change that a new finding lies in: the accepted changes that need it (a
+    finding naming what an accepted change deletes: a kept bridge entry of a deleted C++
+    function makes that deletion need the skipped entry's deletion)."""
     needed_by: dict[str, list[str]] = {}
     for finding in new:
         source = workspace.read(finding.path) or b""
@@ -304,17 +305,14 @@ def _needers(workspace: Workspace, new: list[Finding], kept: list[Change], skipp
             if finding.line not in _lines_of(source, gone.edits, finding.path):
                 continue
             for change in kept:
-                removed_uses = finding.certainty is None and finding.symbol in gone.removes and any(
-                    whole_word_hits((workspace.read(e.path) or b"")[e.start:e.end], {finding.symbol})
-                    for e in change.edits)
-                if (removed_uses or finding.symbol in change.removes) and change.id not in needed_by.get(gone.id, []):
+                if finding.symbol in change.removes and change.id not in needed_by.get(gone.id, []):
                     needed_by.setdefault(gone.id, []).append(change.id)
     return needed_by
 
 
 def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
     """`plan` without the changes whose ids are in `skip`, checked again on the same snapshot
-    (see the module's docstring). Never writes."""
+    under the plan's own settings (see the module's docstring). Never writes."""
     changes = changes_of(plan)
     skipped_ids = set(skip)
     unknown = skipped_ids - {c.id for c in changes}
@@ -323,8 +321,9 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
     kept = [c for c in changes if c.id not in skipped_ids]
     skipped = [c for c in changes if c.id in skipped_ids]
     workspace, deleted, findings = _accepted_workspace(plan, changes, skipped_ids)
-    checked = checked_plan(_basis(plan), workspace, findings, deleted, allow_dangling=DANGLING in plan.overrides,
-                           allow_unreworded=UNREWORDED in plan.overrides)
+    # What only the skipped deletions remove is still there: naming it is no dangling use.
+    still_there = frozenset(plan.removed_names) - set(deleted.all_names())
+    checked = checked_plan(_basis(plan), workspace, findings, deleted, plan.settings, kept=still_there)
     whole = {_finding_key(f) for f in plan.findings}
     new = [f for f in checked.findings if f.blocking and _finding_key(f) not in whole]
     needed_by = _needers(workspace, new, kept, skipped)
@@ -333,7 +332,8 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
         if accepted_id not in needed_by.get(gone_id, []):
             needed_by.setdefault(gone_id, []).append(accepted_id)
     checked = replace(checked, findings=(*checked.findings, *(f for f in new if f.code == NEEDS_SKIPPED)))
-    return Subset(checked, tuple(c.id for c in skipped), tuple(new), {k: tuple(v) for k, v in needed_by.items()})
+    return Subset(checked, tuple(c.id for c in skipped), tuple(new), {k: tuple(v) for k, v in needed_by.items()},
+                  tuple(c.id for c in kept))
 
 
 __all__ = ["NEEDS_SKIPPED", "Change", "Subset", "changes_of", "plan_subset", "select"]

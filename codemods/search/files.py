@@ -201,7 +201,7 @@ def start_files_with_words(root: Path, words: list[str]) -> FileSearch:
     if not words:
         return FileSearch(None, list)
     args = ["--fixed-strings", "--word-regexp"]
-    from codemods.languages.registry import source_globs
+    from codemods.core.registry import source_globs
 
     for glob in source_globs():
         args += ["--glob", glob]
@@ -223,7 +223,7 @@ def _walk_for_words(root: Path, words: list[str]) -> list[str]:
 
     pattern = whole_words(words)
     hits = []
-    from codemods.languages.registry import language_of
+    from codemods.core.registry import language_of
 
     for path in _walk_all(root, SKIPPED_DIRS):
         if language_of(path) is None:

@@ -6,7 +6,7 @@ bytes, line by line like `rg -n`); the check gets its matches from ripgrep and
 only asks `classify_spans` for their kinds.
 
 A kind is lexical. For Rust and C++ a scan of the file's comments and
-string literals decides it (`languages/lexer.py`, no parse); only a file whose
+string literals decides it (`core/lexer.py`, no parse); only a file whose
 comments or literals that scan cannot delimit is parsed with tree-sitter,
 and if that parse has errors too its matches get kind "unknown". Python
 files are classified by the standard tokenizer, "unknown" where they do not
@@ -137,7 +137,7 @@ def _tree_sitter_kind(tree, start: int, end: int, comments: frozenset[str], stri
 def lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
     """Kinds from the lexical scan (Rust, C++); a parse only where the scan cannot delimit
     comments and strings."""
-    from codemods.languages.lexer import lex_spans
+    from codemods.core.lexer import lex_spans
 
     lexed = lex_spans(source, language, stop=max(end for _, end in spans))
     if lexed is None:
@@ -146,7 +146,7 @@ def lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) ->
 
 
 def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
-    from codemods.languages.registry import LANGUAGES
+    from codemods.core.registry import LANGUAGES
     from codemods.parse import parse
 
     tree = parse(source, language)
@@ -202,7 +202,7 @@ def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> li
     """
     if not spans:
         return []
-    from codemods.languages.registry import language_for
+    from codemods.core.registry import language_for
 
     language = language_for(path)
     kinds = language.classify_mentions(source, spans) if language is not None else None

@@ -1,5 +1,6 @@
-"""A recipe run end to end, as the library offers it: lock, recovery, plan, write.
+"""A recipe run end to end, as the library offers it: lock, recovery, plan, (choose,) write.
 
+`run_recipe` is the one write path, for whole plans and subsets;
 `apply_recipe` is what `codemod apply` does, returned as a frozen `RunResult`
 for the caller to render: it takes the tree's lock, finishes or rolls back a
 write that an earlier run left half done (see journal.py), plans, and writes
@@ -11,12 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Callable, Collection, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding
-from codemods.plan.planner import Plan, plan_recipe, usage_problem
+from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
 from codemods.plan.recipe import Recipe
+from codemods.plan.subset import Subset, plan_subset
+from codemods.edit.errors import PlanRefused, WriteRefused
 
 
 @dataclass(frozen=True)
@@ -52,55 +55,93 @@ class RunResult:
 def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dangling: bool = False,
                  allow_unreworded: bool = False, strict: bool = False,
                  options: Mapping[str, object] | None = None, allow_unmatched: bool = False,
-                 progress: Callable[[str], None] | None = None) -> RunResult:
+                 progress: Callable[[str], None] | None = None, settings: PlanSettings | None = None) -> RunResult:
     """Plan `recipe` on `root` and, unless `dry_run` or the plan is blocked, write it.
 
-    The overrides, `options` and `progress` are `plan_recipe`'s. Never raises on
-    user input or on a failed write: what went wrong is in the result.
+    The overrides (`settings`, or the flags that make them), `options` and
+    `progress` are `plan_recipe`'s. Never raises on user input or on a failed
+    write: what went wrong is in the result.
     """
-    from codemods.edit.errors import TreeLocked, WriteFailed, WriteRefused
+    settings = PlanSettings.given(settings, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
+                                  allow_unmatched=allow_unmatched, strict=strict)
+    run, _ = run_recipe(root, recipe, settings, options=options, dry_run=dry_run, progress=progress)
+    return run
+
+
+def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: Mapping[str, object] | None = None,
+               dry_run: bool = False, progress: Callable[[str], None] | None = None,
+               choose: Callable[[Plan], Collection[str] | None] | None = None) -> tuple[RunResult, Subset | None]:
+    """The one path from a recipe to written files, for whole plans and subsets: plan under
+    `settings`, let `choose` (when given) name the changes to skip, check what is kept
+    (`plan_subset`, the plan's own settings), and unless `dry_run`, the result is blocked or
+    `choose` returned None, write it.
+
+    Without `dry_run` the tree's lock is held throughout (nothing else writes while a reviewer
+    decides) and a write an earlier run left half done is recovered before planning. Returns
+    the run (its plan is the subset's when one was chosen) and the subset (None when none was).
+    A KeyboardInterrupt raised by `choose` propagates with nothing written.
+    """
+    from codemods.edit.errors import TreeLocked, WriteFailed
     from codemods.write.atomic import write_changes
     from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
 
     root = Path(root)
-    settings: dict[str, Any] = {"allow_dangling": allow_dangling, "allow_unreworded": allow_unreworded, "strict": strict,
-                                "options": dict(options or {}), "allow_unmatched": allow_unmatched, "progress": progress}
-    if usage_problem(root, recipe, settings["options"]) is not None:
-        # Wrong input: nothing to lock or recover; the plan carries the usage-error finding.
-        return RunResult(root, dry_run, plan_recipe(root, recipe, **settings))
-    if dry_run:
-        note = (f"note: {shown(root, journal_path(root))}/ is left from an interrupted run; `codemod apply {root}` recovers it "
-                f"before planning" if journal_present(root) else None)
-        return RunResult(root, True, plan_recipe(root, recipe, **settings), recovery=note)
+    options = dict(options or {})
+
+    def planned() -> tuple[Plan, Subset | None, bool]:
+        """The plan or the chosen subset's plan, the subset, and whether anything is to be written."""
+        plan = plan_recipe(root, recipe, options=options, progress=progress, settings=settings)
+        subset = None
+        if choose is not None and plan.basis is not None:
+            skipped = choose(plan)
+            if skipped is None:
+                return plan, None, False
+            subset = plan_subset(plan, skipped)
+            plan = subset.plan
+        return plan, subset, not plan.blocking and bool(plan.changes)
+
+    if usage_problem(root, recipe, options) is not None or dry_run:
+        # Wrong input has nothing to lock or recover (the plan carries the usage-error finding).
+        note = (f"note: {shown(root, journal_path(root))}/ is left from an interrupted run; `codemod apply {root}` "
+                f"recovers it before planning" if dry_run and journal_present(root) else None)
+        plan, subset, _ = planned()
+        return RunResult(root, dry_run, plan, recovery=note), subset
     try:
         with tree_lock(root) as held:
             recovery = recover(root)
             recovered = f"recovered: {recovery.message}" if recovery.action != "none" else None
             if recovery.refused:
-                return RunResult(root, False, None, error=f"recovery refused: {recovery.message}")
-            plan = plan_recipe(root, recipe, **settings)
-            if plan.blocking or not plan.changes:
-                return RunResult(root, False, plan, recovery=recovered)
+                return RunResult(root, False, None, error=f"recovery refused: {recovery.message}"), None
+            plan, subset, writable = planned()
+            if not writable:
+                return RunResult(root, False, plan, recovery=recovered), subset
             try:
                 if progress is not None:
                     progress(f"writing {len(plan.changes)} file(s)")
                 write_changes(root, list(plan.changes), lock=held)
             except WriteRefused as refused:
-                return RunResult(root, False, plan, refusals=tuple(refused.findings), recovery=recovered)
+                return RunResult(root, False, plan, refusals=tuple(refused.findings), recovery=recovered), subset
             except WriteFailed as failed:
-                return RunResult(root, False, plan, error=str(failed), recovery=recovered)
-            return RunResult(root, False, plan, written=True, recovery=recovered)
+                return RunResult(root, False, plan, error=str(failed), recovery=recovered), subset
+            return RunResult(root, False, plan, written=True, recovery=recovered), subset
     except TreeLocked as locked:
-        return RunResult(root, False, None, error=str(locked))
+        return RunResult(root, False, None, error=str(locked)), None
     except OSError as error:
         return RunResult(root, False, None,
-                         error=f"cannot lock {root} for writing: {error.strerror or error}; nothing written")
+                         error=f"cannot lock {root} for writing: {error.strerror or error}; nothing written"), None
 
 
+def write_plan(plan: Plan, *, allow_blocking: bool = False) -> None:
+    """Write a plan's changes (a whole plan, or a subset's `plan`) atomically, holding the tree's
+    lock.
 
-def write_plan(plan: Plan) -> None:
-    """Write a plan's changes atomically, holding the tree's lock (raises WriteRefused if any
-    file changed since it was read).
+    A plan with blocking findings (under the overrides it was made with) is
+    refused as `apply_recipe` refuses it: PlanRefused (a WriteRefused), nothing
+    written, unless `allow_blocking` (the explicit override) is given. Raises
+    WriteRefused (with its findings) if any file changed since it was read,
+    WriteFailed if the write failed part way (`restored` says whether the tree
+    is as it was), TreeLocked if another process holds the lock: all
+    CodemodErrors.
 
     A write an earlier run left half done is finished or rolled back first; the
     plan, made on the half-written tree, is then refused as stale (finding
@@ -108,9 +149,11 @@ def write_plan(plan: Plan) -> None:
     with the reason (finding "recovery-refused"). `apply_recipe` recovers
     before planning, so it never meets either.
     """
-    from codemods.write.atomic import WriteRefused, write_changes
+    from codemods.write.atomic import write_changes
     from codemods.write.journal import recover, tree_lock
 
+    if plan.blocking and not allow_blocking:
+        raise PlanRefused(plan.blocking)
     with tree_lock(plan.root) as held:
         recovery = recover(plan.root)
         if recovery.refused:
@@ -120,4 +163,4 @@ def write_plan(plan: Plan) -> None:
         write_changes(plan.root, list(plan.changes), lock=held)
 
 
-__all__ = ["RunResult", "apply_recipe", "write_plan"]
+__all__ = ["RunResult", "apply_recipe", "run_recipe", "write_plan"]

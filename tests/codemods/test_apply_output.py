@@ -78,7 +78,7 @@ def test_plan_on_a_missing_root_is_blocked(tmp_path: Path) -> None:
 
 def test_plan_on_a_root_without_the_recipes_files_is_blocked(tree: Path) -> None:
     assert _usage_problem(tree / "src", RECIPE).startswith(
-        f"ROOT {tree / 'src'} holds none of src/a.rs, src/b.rs, src/nested/c.rs and 1 more (the paths recipe "
+        f"ROOT {tree / 'src'} holds none of src/a.rs, src/b.rs, src/nested/c.rs (the paths recipe "
         f"three-files works on); give the repository root, probably {tree}")
 
 

@@ -176,11 +176,16 @@ def runner() -> CliRunner:
     return CliRunner()
 
 
+# The tree names the recipe `codemod check` runs without --recipe.
+NAMES_THE_RECIPE = b'recipe = "paged-compat-removal"\n'
+
+
 def make_tree(root: Path) -> Path:
     write(root, {
         "src/lib.rs": b"/// See [`PagedDecodeMetadata`].\npub fn f() {\n    let s = \"paged_decode_attention_dense_fallback\";\n}\n",
         "src/clean.rs": b"fn clean() {}\n",
         "docs/adr.md": b"PagedDecodeMetadata\n",
+        ".codemod.toml": NAMES_THE_RECIPE,
     })
     return root
 
@@ -198,7 +203,8 @@ def test_cli_tree_mode_prints_mentions_and_exits_1(runner, tmp_path):
 
 @needs_rg
 def test_cli_clean_tree_exits_0_and_default_root_is_cwd(runner, tmp_path, monkeypatch):
-    write(tmp_path, {"src/clean.rs": b"fn clean() {}\n", "docs/a.md": b"PagedDecodeMetadata\n"})
+    write(tmp_path, {"src/clean.rs": b"fn clean() {}\n", "docs/a.md": b"PagedDecodeMetadata\n",
+                     ".codemod.toml": NAMES_THE_RECIPE})
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(main, ["check"])
     assert (result.exit_code, result.stdout) == (0, "")

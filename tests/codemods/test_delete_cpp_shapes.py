@@ -13,6 +13,7 @@ from codemods.edit.splice import splice
 from codemods.languages.cpp.items import CppTarget, cpp_items, delete_cpp_items
 from codemods.languages.cpp.signature import parse_signature
 from codemods.plan.loader import RecipeError, load_recipe
+from codemods.testing import assert_recipe
 
 from codemod_helpers import assert_deletes, dedent, dedent_text
 
@@ -321,9 +322,7 @@ def test_namespace_macros_of_a_recipe_file(tmp_path: Path):
     recipe = load_recipe(str(path))
     assert recipe.namespace_macros == (("MYLIB_BEGIN", "my::lib"),)
     assert recipe.deletions[0].namespace_macros == recipe.namespace_macros
-    (tmp_path / "a.h").write_text("MYLIB_BEGIN\nint b();\nint c();\nMYLIB_END\n")
-    plan = plan_recipe(tmp_path, recipe)
-    assert not plan.blocking and plan.changes[0].after == b"MYLIB_BEGIN\nint c();\nMYLIB_END\n"
+    assert_recipe("MYLIB_BEGIN\nint b();\nint c();\nMYLIB_END\n", recipe, "MYLIB_BEGIN\nint c();\nMYLIB_END\n", path="a.h")
     path.write_text('id = "r"\nnamespace_macros = ["MYLIB_BEGIN"]\n')
     with pytest.raises(RecipeError, match="namespace_macros must be a table"):
         load_recipe(str(path))
@@ -399,11 +398,10 @@ def test_other_begin_end_macro_pairs_are_looked_through_opening_no_namespace():
 def test_a_rewrite_rule_scoped_to_a_cpp_item_finds_it_by_its_qualified_name(tmp_path: Path):
     from codemods import PatternRewrite
 
-    root = _tree(tmp_path, {"src/a.cc": "namespace ns {\nint f() { return g(1); }\nint h() { return g(1); }\n}\n"})
     recipe = Recipe(id="t", summary="", rewrites=(PatternRewrite("src/a.cc", "g($X)", "g2($X)", item="ns::h"),),
                     check_scope=(), protected=())
-    [change] = plan_recipe(root, recipe).changes
-    assert change.after == b"namespace ns {\nint f() { return g(1); }\nint h() { return g2(1); }\n}\n"
+    assert_recipe("namespace ns {\nint f() { return g(1); }\nint h() { return g(1); }\n}\n", recipe,
+                  "namespace ns {\nint f() { return g(1); }\nint h() { return g2(1); }\n}\n", path="src/a.cc")
 
 
 def test_a_call_an_overload_that_stays_could_take_is_possible(tmp_path: Path):
@@ -432,6 +430,6 @@ def test_a_call_an_overload_that_stays_could_take_is_possible(tmp_path: Path):
 
 def test_the_registry_lists_the_cpp_kinds_the_plugin_finds():
     from codemods.languages.cpp.items import KINDS
-    from codemods.languages.registry import LANGUAGES
+    from codemods.core.registry import LANGUAGES
 
     assert LANGUAGES["cpp"].deletable_kinds == KINDS

@@ -603,3 +603,14 @@ def test_a_trait_method_declaration_named_as_fn_takes_its_impls_too():
         pub trait Float {}
         impl Float for f32 {}
         """)
+
+
+@pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt not installed")
+def test_a_rustfmt_clean_file_the_plan_empties_is_left_empty(tmp_path: Path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("pub fn lone_gauge() -> u8 {\n    7\n}\n")
+    recipe = Recipe(id="empty-it", summary="delete the only item",
+                    deletions=(ItemTarget("src/lib.rs", "rust", "fn", "crate::lone_gauge"),))
+    plan = plan_recipe(tmp_path, recipe)
+    assert not plan.blocking, plan.blocking
+    assert [change.after for change in plan.changes] == [b""]

@@ -26,7 +26,7 @@ def tree(tmp_path: Path) -> Path:
 def test_every_exception_of_the_surface_is_a_codemod_error() -> None:
     raised = [getattr(codemods, name) for name in codemods.__all__
               if inspect.isclass(getattr(codemods, name)) and issubclass(getattr(codemods, name), BaseException)]
-    assert len(raised) == 9
+    assert len(raised) == 11
     assert all(issubclass(error, CodemodError) for error in raised)
 
 

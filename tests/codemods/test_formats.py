@@ -68,6 +68,7 @@ def small_tree(tmp_path: Path) -> Path:
         b"// PagedDecodeMetadata\nfn f() -> RotatingPagedDecodeMetadata { validate_paged_decode_inputs() }\n")
     (tmp_path / "src" / "sub dir" / "b.cpp").write_bytes(
         "const char* s = \"\u00e9\u00e9 paged_decode_attention_dense_compat\";\n".encode())
+    (tmp_path / ".codemod.toml").write_text('recipe = "paged-compat-removal"\n')
     return tmp_path
 
 
@@ -122,7 +123,7 @@ def test_check_json_alias_text_default_and_a_contradiction(small_tree: Path):
 def test_clean_check_is_a_valid_empty_sarif_log(tmp_path: Path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.rs").write_text("fn ok() {}\n")
-    result = CliRunner().invoke(main, ["check", "--format", "sarif", str(tmp_path)])
+    result = CliRunner().invoke(main, ["check", "--recipe", "paged-compat-removal", "--format", "sarif", str(tmp_path)])
     assert result.exit_code == 0
     log = json.loads(result.stdout)
     assert_valid_sarif(log)
@@ -158,7 +159,7 @@ def test_apply_dry_run_sarif_and_github_carry_the_findings(tmp_path: Path):
 
 @needs_rg
 def test_check_sarif_on_the_real_tree_validates_and_equals_rg(corpus: Path):
-    result = CliRunner().invoke(main, ["check", "--format", "sarif", str(corpus)])
+    result = CliRunner().invoke(main, ["check", "--recipe", "paged-compat-removal", "--format", "sarif", str(corpus)])
     assert result.exit_code == 1, result.output
     log = json.loads(result.stdout)
     assert_valid_sarif(log)

@@ -29,6 +29,7 @@ CPP = "src/lib/mlxcel-core/cpp/mlx_cxx_bridge.cpp"
 BATCH_OF_TWO = "dense_reference_decode_attention@test_pooled_paged_decode_batch_of_two"
 PROMPT = "Apply this change? ["
 DEPENDENCY_PROMPT = "[k]eep this change / [c]ontinue"
+QUIT_PROMPT = "[b]ack to this change"
 HEADER = re.compile(r"^\[(\d+)/(\d+)\] (\S+)", re.M)
 _sockets = itertools.count()
 
@@ -77,22 +78,24 @@ def exit_code(screen: str) -> int | None:
 
 
 def walk(terminal: Terminal, answer, on_dependency: str = "c") -> str:
-    """Answer every change prompt with `answer(change_id)` and every dependency question with
-    `on_dependency`, until the command exits; what the terminal showed."""
+    """Answer every change prompt with `answer(change_id)` and the dependency questions with the keys
+    of `on_dependency` in turn (one key: that key to every one), until the command exits; what the
+    terminal showed."""
+    keys = iter(on_dependency) if len(on_dependency) > 1 else itertools.repeat(on_dependency)
     answered = dependencies = 0
     while True:
         screen = terminal.wait(lambda s: s.count(PROMPT) > answered or s.count(DEPENDENCY_PROMPT) > dependencies
                                or exit_code(s) is not None)
         if screen.count(DEPENDENCY_PROMPT) > dependencies:
             dependencies += 1
-            terminal.send(on_dependency)
+            terminal.send(next(keys))
         elif screen.count(PROMPT) > answered:
             answered += 1
             change = HEADER.findall(screen)[-1][2]
             key = answer(change)
             terminal.send(key)
             if key in ("a", "q"):
-                return terminal.wait(lambda s: exit_code(s) is not None or "[y/n]" in s.split(PROMPT)[-1])
+                return terminal.wait(lambda s: exit_code(s) is not None or QUIT_PROMPT in s.split(PROMPT)[-1])
         else:
             return screen
 
@@ -198,10 +201,10 @@ def test_quit_declined_writes_nothing(tree: Path, terminal_in) -> None:
     before = digest(tree)
     terminal = terminal_in(f"{CODEMOD} apply --interactive --allow-dangling .", tree)
     screen = walk(terminal, lambda change: "q")
-    assert "Write the 0 accepted change(s) and skip the other" in screen
+    assert "No change is accepted: [n] quit, writing nothing" in screen
     terminal.send("n")
     screen = terminal.wait(lambda s: exit_code(s) is not None)
-    assert exit_code(screen) == 0
+    assert exit_code(screen) == 1
     assert "codemod: quit without writing; nothing written" in screen
     assert digest(tree) == before
 
@@ -218,3 +221,36 @@ def test_e_shows_the_change_in_the_editor_and_asks_again(tree: Path, terminal_in
     assert shown.read_text().startswith("--- a/src/lib/mlxcel-core/cpp/mlx_cxx_bridge.cpp\n")
     terminal.send("C-c")
     assert exit_code(terminal.wait(lambda s: exit_code(s) is not None)) == 130
+
+
+METADATA = "paged-compat-removal:type:PagedDecodeMetadata"
+DENSE_COMPAT = "paged-compat-removal:cpp-function:paged_decode_attention_dense_compat"
+
+
+def test_on_the_real_tree_a_kept_chain_writes_only_what_was_shown_and_accepted(corpus: Path, tmp_path: Path,
+                                                                               terminal_in) -> None:
+    """n on the first change, s(kip) the accepted changes that need it, k(eep) it after all: the
+    chain's changes are shown when reached (none accepted unseen); n on the PagedDecodeMetadata
+    deletion asks nothing (the kept type blocks nothing). What is written is what `--skip` of that
+    one change writes. The screen is left in session.txt (docs/interactive-session.txt)."""
+    tree, reference = tmp_path / "walked" / "mlxcel", tmp_path / "reference" / "mlxcel"
+    shutil.copytree(corpus, tree)
+    shutil.copytree(corpus, reference)
+    command = f"{CODEMOD} apply --recipe paged-compat-removal --interactive --allow-dangling --no-color ."
+    terminal = terminal_in(command, tree)
+    screen = walk(terminal, lambda change: "n" if change in (DENSE_COMPAT, METADATA) else "y", on_dependency="sk")
+    (tmp_path / "session.txt").write_text(screen)
+    assert exit_code(screen) == 0, screen[-3000:]
+    chain = screen[screen.index(f"Skipping {DENSE_COMPAT} leaves"):]
+    assert "[s]kip them too" in chain and chain.count(DEPENDENCY_PROMPT) == 2
+    headers = HEADER.findall(screen)
+    total = int(headers[0][1])
+    assert [int(n) for n, _, _ in headers] == list(range(1, total + 1))  # each shown once, none skipped unseen
+    assert "skipped (it needs a change you skipped)" not in screen
+    assert f"Skipping {METADATA} leaves" not in screen
+    assert f"codemod: {total - 1} of {total} change(s) accepted" in screen
+    assert f"codemod: 1 change(s) skipped: {METADATA}" in screen
+    skipped = subprocess.run([str(CODEMOD), "apply", "--recipe", "paged-compat-removal", "--allow-dangling",
+                              "--skip", METADATA, "."], cwd=reference, capture_output=True, text=True)
+    assert skipped.returncode == 0, skipped.stderr
+    assert digest(tree) == digest(reference)

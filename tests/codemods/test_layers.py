@@ -35,7 +35,7 @@ def test_no_recipe_module_uses_regular_expressions() -> None:
 
 
 def test_the_language_registry_is_the_one_place_languages_are_described() -> None:
-    from codemods.languages.registry import LANGUAGES, language_for, language_of, parsed_languages
+    from codemods.core.registry import LANGUAGES, language_for, language_of, parsed_languages
     from codemods.languages.rust.items import DELETABLE_KINDS
     from codemods.languages.rust.members import MEMBER_KINDS
 

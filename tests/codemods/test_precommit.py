@@ -43,7 +43,8 @@ def test_manifest_is_valid_and_covers_rust_cpp_cuda_python():
     from identify.identify import tags_from_filename
 
     hook = manifest_hook()
-    assert hook["entry"] == "codemod check" and hook["language"] == "python" and hook["pass_filenames"]
+    assert hook["entry"] == "codemod check --in-scope" and hook["language"] == "python" and hook["pass_filenames"]
+    assert hook["files"] == ""  # the recipe's check_scope is the hook's scope, not a pattern here
     for name in ("a.rs", "a.cpp", "a.cc", "a.h", "a.hpp", "a.cu", "a.cuh", "a.py"):
         assert set(hook["types_or"]) & tags_from_filename(name), name
     assert not set(hook["types_or"]) & tags_from_filename("a.md")
@@ -74,10 +75,11 @@ def _make_repo(tmp_path: Path, config: str) -> tuple[Path, dict]:
 
     assert git("init", "-q", "-b", "main").returncode == 0
     (repo / ".pre-commit-config.yaml").write_text(config)
+    (repo / ".codemod.toml").write_text('recipe = "paged-compat-removal"\n')
     (repo / "src").mkdir()
     (repo / "src" / "cache.rs").write_text("pub struct PooledMeta {\n    pub block: usize,\n}\n")
     (repo / "docs").mkdir()
-    (repo / "docs" / "adr.rs").write_text("// PagedDecodeMetadata: out of the hook's files, never checked\n")
+    (repo / "docs" / "adr.rs").write_text("// PagedDecodeMetadata: out of the recipe's scope, never checked\n")
     installed = subprocess.run([str(BIN / "pre-commit"), "install"], cwd=repo, env=env, capture_output=True, text=True)
     assert installed.returncode == 0, installed.stderr
     git("add", "-A")
@@ -182,7 +184,7 @@ def test_readme_snippet_pinned_to_a_commit_of_a_local_clone_runs_the_hook(tmp_pa
     assert "rev: <sha>" in snippet
     config = snippet.replace(url, str(clone)).replace("<sha>", sha).replace(
         "- id: codemod-check\n",
-        f"- id: codemod-check\n        language: system\n        entry: {BIN / 'codemod'} check\n")
+        f"- id: codemod-check\n        language: system\n        entry: {BIN / 'codemod'} check --in-scope\n")
     repo, tools = _make_repo(tmp_path, config)
     (repo / "src" / "cache.rs").write_text("// PagedDecodeMetadata is back\n")
     tools["git"]("add", "-A")

@@ -10,9 +10,11 @@ docs of the enclosing module just above; a C++ function may carry an
 attribute or an annotation macro line. The expected text after deleting a subset of items is built
 from the model alone, following the documented rules of the deletion spans
 (see codemods/edit/item_spans.py): an item goes with its leading trivia as whole
-lines; a block emptied by the deletion closes up (`mod m {}`); at the start
+lines; a block emptied by the deletion closes up (`mod m {}`), except a C++
+namespace, which goes too; at the start
 of a block the blank lines before the deleted run stay, at its end those
-after it; between two survivors the larger of the two gaps stays.
+after it (at the end of the file, none); between two survivors the larger of
+the two gaps stays.
 
 Properties: exactly the expected text; no new parse errors; no attribute or
 doc comment outlives its item, and every other item keeps exactly its own
@@ -117,11 +119,13 @@ def to_bytes(block: Block, unit: str, eol: str) -> bytes:
     return (eol.join(lines) + eol).encode() if lines else b""
 
 
-def expected_after(block: Block, deleted: set[str]) -> Block:
-    """The model after deleting the entries named in `deleted` (and the impls of deleted types)."""
+def expected_after(block: Block, deleted: set[str], whole_file: bool = True) -> Block:
+    """The model after deleting the entries named in `deleted` (and the impls of deleted types);
+    `whole_file`: the block is the file's top level, whose end keeps no blank line."""
     entries, gaps = block.entries, block.gaps
     dead_types = {e.name for e in entries if e.is_type and e.name in deleted}
-    flags = [e.name in deleted or (e.impl_of is not None and e.impl_of in dead_types) for e in entries]
+    flags = [e.name in deleted or (e.impl_of is not None and e.impl_of in dead_types) or _emptied_namespace(e, deleted)
+             for e in entries]
     kept: list[Entry] = []
     kept_gaps: list[list[str]] = []
     pending = gaps[0]
@@ -131,7 +135,7 @@ def expected_after(block: Block, deleted: set[str]) -> Block:
             kept_gaps.append(pending)
             entry = entries[index]
             if entry.block is not None:
-                entry = replace(entry, block=expected_after(entry.block, deleted))
+                entry = replace(entry, block=expected_after(entry.block, deleted, whole_file=False))
             kept.append(entry)
             pending = gaps[index + 1]
             index += 1
@@ -146,12 +150,21 @@ def expected_after(block: Block, deleted: set[str]) -> Block:
         elif opens:
             pending = before
         elif closes:
-            pending = after
+            pending = [] if whole_file else after
         else:
             pending = before if len(before) >= len(after) else after
         index = last + 1
     kept_gaps.append(pending)
     return Block(kept, kept_gaps)
+
+
+def _emptied_namespace(entry: Entry, deleted: set[str]) -> bool:
+    """Whether `entry` is a C++ namespace whose code the deletion removes entirely: it goes
+    too, free comments inside it included (an `extern "C"` block closes up instead)."""
+    if entry.block is None or not entry.lines[-1].startswith("namespace"):
+        return False
+    code = [e for e in entry.block.entries if e.item]
+    return bool(code) and all(e.name in deleted or _emptied_namespace(e, deleted) for e in code)
 
 
 def targets_of(block: Block) -> list[Entry]:

@@ -32,6 +32,9 @@ from codemods.recipes.mlxcel.paged_compat_removal import FFI_TESTS_RS, POOLED_TE
 from codemods.languages.rust.items import rust_items
 from codemods.languages.rust.statements import find_function
 
+# The real tree names no recipe of its own: the tests name it.
+RECIPE_FLAGS = ("--recipe", "paged-compat-removal")
+
 RECIPE = load_recipe("paged-compat-removal")
 DEAD_SYMBOL_PATTERN = RECIPE.dead_symbol_pattern
 HELPER = "dense_reference_decode_attention"
@@ -85,8 +88,8 @@ def run_removal(source: Path, work: Path) -> Outcome:
     after = work / "after"
     shutil.copytree(source, before, symlinks=True)
     shutil.copytree(source, after, symlinks=True)
-    plain = CliRunner().invoke(main, ["apply", str(after)])
-    allowed = CliRunner().invoke(main, ["apply", "--allow-dangling", str(after)])
+    plain = CliRunner().invoke(main, ["apply", *RECIPE_FLAGS, str(after)])
+    allowed = CliRunner().invoke(main, ["apply", *RECIPE_FLAGS, "--allow-dangling", str(after)])
     return Outcome(before, after, rg_lines(before), plain, allowed)
 
 
@@ -257,7 +260,7 @@ def test_the_real_tree_with_crlf_target_files_stays_crlf(corpus: Path, tmp_path:
     targets = sorted({t.path for t in RECIPE.deletions})
     for path in targets:
         (variant / path).write_bytes((variant / path).read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
-    result = CliRunner().invoke(main, ["apply", "--allow-dangling", str(variant)])
+    result = CliRunner().invoke(main, ["apply", *RECIPE_FLAGS, "--allow-dangling", str(variant)])
     assert result.exit_code == 0, result.output
     for path in targets:
         after = (variant / path).read_bytes()
@@ -288,7 +291,7 @@ def test_the_readme_rewording_example_on_the_real_tree(real: Outcome, tmp_path: 
 
 
 def test_check_names_the_identifier_that_holds_a_match_at_its_start(real: Outcome) -> None:
-    result = CliRunner().invoke(main, ["check", str(real.before)])
+    result = CliRunner().invoke(main, ["check", *RECIPE_FLAGS, str(real.before)])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert "src/models/gemma3.rs:33:37: RotatingPagedDecodeMetadata [code]" in lines

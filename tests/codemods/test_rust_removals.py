@@ -214,7 +214,8 @@ impl Probe {
     }
 
     pub fn describe(&self) -> String {
-        format!("{} of {}", self.label(), self.samples.len())
+        let label = self.label();
+        format!("{} of {}", label, self.samples.len())
     }
 }
 """
@@ -518,3 +519,92 @@ def test_a_parse_error_in_a_deleted_item_of_a_later_edition_still_refuses(tmp_pa
     write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": EDITION_2015})
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::doubled"))
     assert [f.code for f in plan.blocking] == ["unparseable-target"]
+
+
+@pytest.mark.parametrize("name", ["register!(Dial, $$$REST)", "register!($A, $B)", "register!($$$ALL, Meter)"])
+def test_a_macro_invocation_by_a_token_pattern(name):
+    assert_deletes("rust", GAUGE_MACROS, [("macro_call", name)], GAUGE_MACROS.replace("register!(Dial, Meter);\n\n", ""))
+
+
+def test_a_macro_pattern_whose_metavariable_repeats_needs_equal_tokens():
+    source = _text(GAUGE_MACROS).encode()
+    result, findings = run_deletion("rust", source, [("macro_call", "register!($A, $A)")])
+    assert result == source and [f.code for f in findings] == ["no-such-item"]
+
+
+def test_skipping_a_change_whose_target_name_is_no_slug_keeps_it(tmp_path: Path) -> None:
+    from codemods import changes_of, plan_subset
+
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": GAUGE})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::<Gauge>::new"), ("src/lib.rs", "impl", "<Gauge>#2"))
+    ids = [c.id for c in changes_of(plan)]
+    assert ids == ["t:fn:crate::Gauge::new", "t:impl:Gauge-2"]
+    kept_impl = plan_subset(plan, skip=["t:impl:Gauge-2"]).plan.changes[0].after.decode()
+    assert "fn reset" in kept_impl and "fn new" not in kept_impl
+
+
+def test_a_rewrite_scoped_to_a_numbered_impl(tmp_path: Path) -> None:
+    from codemods import load_recipe
+
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": GAUGE.replace("{ Gauge(0) }", "{ let g = Gauge(0); g }")
+               .replace("{ self.0 = 0; }", "{ *self = Gauge(0); }"), "r.toml": """
+        id = "r"
+        [[rewrite]]
+        path = "src/lib.rs"
+        item = "<Gauge>#2"
+        pattern = "Gauge(0)"
+        replace = "Gauge(1)"
+    """})
+    plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    after = _after(plan, "src/lib.rs")
+    assert "let g = Gauge(0);" in after and "*self = Gauge(1);" in after
+
+
+def test_in_an_edition_2015_crate_use_paths_start_at_the_crate_root(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": '[package]\nname = "old"\nversion = "0.1.0"\n', "src/lib.rs": """
+        pub mod wire;
+        pub mod frames;
+        pub use wire::Codec;
+    """, "src/wire.rs": """
+        pub trait Codec {
+            fn encode(&self) -> Vec<u8>;
+        }
+    """, "src/frames.rs": """
+        use Codec;
+        use wire::{self};
+
+        pub struct Frame;
+
+        impl Codec for Frame {
+            fn encode(&self) -> Vec<u8> { Vec::new() }
+        }
+
+        pub fn boxed() -> Box<wire::Codec> { Box::new(Frame) }
+    """})
+    plan = _plan(tmp_path, ("src/wire.rs", "trait", "crate::Codec"))
+    assert sorted((f.path, f.line) for f in plan.blocking) == [
+        ("src/frames.rs", 1), ("src/frames.rs", 6), ("src/frames.rs", 10), ("src/lib.rs", 3)]
+    method = _plan(tmp_path, ("src/frames.rs", "fn", "crate::<Frame as Codec>::encode"))
+    assert [(f.path, f.code) for f in method.blocking] == [("src/frames.rs", "required-method")]
+
+
+REPLAY = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "replay"
+
+
+def test_on_a_real_edition_2015_tree_every_use_of_a_deleted_trait_is_found(tmp_path: Path) -> None:
+    import tarfile
+
+    archive = REPLAY / "18-mio-socket-module" / "parent.tar.xz"
+    if not archive.is_file():
+        pytest.skip(f"the replay corpus is not here ({archive} is absent)")
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path, filter="data")
+    root = tmp_path / "18-mio-socket-module"
+    plan = _plan(root, ("src/io.rs", "trait", "crate::TryAccept"))
+    # The crate root's re-export, and each `use {..., TryAccept}` and `impl TryAccept for` of the net modules.
+    assert {f.path for f in plan.blocking} == {"src/lib.rs", "src/net/tcp.rs", "src/net/unix.rs",
+                                              "src/sys/unix/uds.rs"}
+    assert len(plan.blocking) >= 6
+    required = _plan(root, ("src/net/udp.rs", "fn", "crate::<UdpSocket as Evented>::deregister"))
+    assert [(f.path, f.code) for f in required.blocking] == [("src/net/udp.rs", "required-method")]

@@ -221,7 +221,11 @@ def split_target_name(name: str) -> tuple[str, str | None]:
     is ("f", "int"), `K::operator()(int)` is ("K::operator()", "int"), `operator ()` is
     ("operator()", None)."""
     call = _CALL_OPERATOR.match(name)
-    base, rest = (call.group(1), call.group(2)) if call else (name.split("(", 1)[0], name[len(name.split("(", 1)[0]):])
+    if call is not None:
+        base, rest = call.group(1), call.group(2)
+    else:
+        base, parenthesis, rest = name.partition("(")
+        rest = parenthesis + rest
     base = "::".join(operator_spelling(part.strip()) for part in base.strip().split("::"))
     if "(" not in rest:
         return base, None

@@ -1,4 +1,4 @@
-"""C++'s operations for the language registry (languages/registry.py): deleting items, rule scopes,
+"""C++'s operations for the language registry (core/registry.py): deleting items, rule scopes,
 identifiers and parse errors of C++, CUDA and Metal files."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import tree_sitter
 
 from codemods.edit.values import Edit, Finding
-from codemods.languages.registry import CPP, LANGUAGES, language_of
+from codemods.core.registry import CPP, LANGUAGES, LanguageOperations, PlanState, language_of
 from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import Reference
 from codemods.languages.scope import Scope, after_previous_sibling
@@ -76,16 +76,15 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
             for item in cpp_items(source, tree) if (*item.scope, item.name)[-len(wanted):] == wanted]
 
 
-def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Uses in a C++ file that resolve, or may resolve, to a deleted C++ item (the files it
     includes, read once per plan, make the `static` functions of those files visible)."""
     items = deleted.of(CPP)
-    read = shared.get("read")
     included: set[str] = set()
-    if read is not None and any(i.translation_unit_local and i.path != path for i in items):
-        closures = shared.setdefault("cpp_included_files", {})
+    if any(i.translation_unit_local and i.path != path for i in items):
+        closures: dict[str, set[str]] = shared.memo("cpp_included_files", dict)
         if path not in closures:
-            closures[path] = included_files(path, read)
+            closures[path] = included_files(path, shared.read)
         included = closures[path]
     return cpp_references(path, text, items, included), []
 
@@ -108,3 +107,16 @@ def formatting_applies(root, path: str) -> bool:
     from codemods.languages.cpp.format import style_file
 
     return style_file(root, path) is not None
+
+
+OPERATIONS = LanguageOperations(
+    parse_errors=parse_errors,
+    identifiers=identifiers,
+    delete_items=delete_items,
+    item_scopes=item_scopes,
+    references=references,
+    format_item=format_item,
+    format_file=format_file,
+    formatting_applies=formatting_applies,
+    files_deleted_with=files_deleted_with,
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from codemods.languages.lexer import COMMENT, STRING, Spans, literal_prefix_start, word_before
+from codemods.core.lexer import COMMENT, STRING, Spans, literal_prefix_start, word_before
 from codemods.words import WORD_BYTES
 
 # The next byte that may change the lexical state.

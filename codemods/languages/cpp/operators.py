@@ -84,7 +84,7 @@ def operator_uses(root: tree_sitter.Node, symbols: set[str]) -> list[OperatorUse
             indices = node.child_by_field_name("indices")
             argument = node.child_by_field_name("argument")
             inside = [c for c in indices.named_children if c.type != "comment"] if indices is not None else []
-            if argument is not None and len(inside) == 1:
+            if argument is not None and indices is not None and len(inside) == 1:
                 found.append(OperatorUse(indices, "[]", (argument, inside[0])))
         stack.extend(node.named_children)
     return found

@@ -107,12 +107,14 @@ def _opened_namespace(name: str, argument: str | None, macros: dict[str, str]) -
 
 
 def _defined_namespaces(source: bytes) -> dict[str, str]:
-    """The namespace each object-like macro `#define`d in `source` opens, for the macros whose
-    body opens namespaces or is empty: `#define GEO_BEGIN namespace geo { namespace v2 {` opens
+    """The namespace each object-like macro of a BEGIN/END (OPEN/CLOSE) pair `#define`d in
+    `source` opens, for the macros whose body opens namespaces or is empty: `#define GEO_BEGIN namespace geo { namespace v2 {` opens
     `geo::v2`; an `inline namespace` adds nothing (its names are found without it), and an empty
     body opens none."""
     found = {}
     for match in _DEFINE.finditer(source):
+        if _closing_name(match.group(1).decode("ascii")) is None:
+            continue  # not a macro of a BEGIN/END (OPEN/CLOSE) pair
         body = match.group(2).strip()
         opened = _NAMESPACE_OPENING.findall(body)
         if body and not opened:

@@ -1,4 +1,4 @@
-"""Python's operations for the language registry (languages/registry.py): deleting functions and
+"""Python's operations for the language registry (core/registry.py): deleting functions and
 classes (libcst), identifiers (tokenize) and syntax errors (ast) of .py files."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import ast
 import io
 import tokenize
 
-from codemods.languages.registry import PYTHON
+from codemods.core.registry import PYTHON, LanguageOperations, PlanState
 from codemods.edit.values import Edit, Finding
 from codemods.languages.resolution import DeletedName, Reference
 from codemods.languages.scope import Scope
@@ -56,7 +56,7 @@ def item_scopes(source: bytes, tree: None, name: str) -> list[Scope]:
     return []
 
 
-def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Python names are not resolved: the deleted Python names are matched by spelling."""
     return [], [item.name for item in deleted.of(PYTHON)]
 
@@ -64,3 +64,13 @@ def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Refe
 def format_item(text: str, indent: str, root, path: str) -> None:
     """No formatter is registered for this language: generated text is inserted as written."""
     return None
+
+
+OPERATIONS = LanguageOperations(
+    parse_errors=parse_errors,
+    identifiers=identifiers,
+    delete_items=delete_items,
+    item_scopes=item_scopes,
+    references=references,
+    format_item=format_item,
+)

@@ -1,4 +1,4 @@
-"""Rust's operations for the language registry (languages/registry.py): deleting items, rule scopes,
+"""Rust's operations for the language registry (core/registry.py): deleting items, rule scopes,
 identifiers and parse errors of .rs files."""
 
 from __future__ import annotations
@@ -7,20 +7,15 @@ import tree_sitter
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding
-from codemods.languages.registry import LANGUAGES, RUST
+from codemods.core.registry import LANGUAGES, RUST, LanguageOperations, PlanState
 from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import DEFINITE, Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
-from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items
-from codemods.languages.rust.items import split_path
+from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items, split_path
 from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, DeletedField, delete_members, field_references
 from codemods.languages.rust.resolve import RustResolver, deleted_rust_items
-
-# The kinds a recipe may delete: whole items, and members of items (the registry's item_kinds reads them here).
-DELETABLE_KINDS = (*ITEM_KINDS, *MEMBER_KINDS)
-
 
 # The kinds a recipe may delete (the registry reads them here): whole items, then parts of items.
 DELETABLE_KINDS = (*ITEM_KINDS, *MEMBER_KINDS)
@@ -76,26 +71,34 @@ def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
     """The items `name` names, spelt as a deletion target names them (`crate::a::f`, `a::f`,
-    `impl Tr for T`); a type's scope takes its impl blocks of the file too."""
-    from codemods.languages.rust.items import _matches_name
+    `impl Tr for T`, `<T>#2` for the second impl block of that header); a type's scope takes
+    its impl blocks of the file too."""
+    from codemods.languages.rust.items import _matches_name, numbered_name
 
     items = rust_items(source, tree)
-    chosen = [i for i in items if _matches_name(i, name)]
+    wanted, ordinal = numbered_name(name)
+    chosen = [i for i in items if _matches_name(i, wanted)]
+    if ordinal is not None:
+        chosen = [i for i in chosen if i.kind == "impl"][ordinal - 1:ordinal]
     types = {(i.module_path, i.name) for i in chosen if i.kind in ("struct", "enum", "union", "trait")}
     chosen += [i for i in items if i.kind == "impl" and (i.module_path, i.name) in types and i not in chosen]
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node) for item in chosen]
 
 
-def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Reference], list[str]]:
+def _resolver(shared: PlanState) -> RustResolver:
+    """The plan's Rust resolver, made on first use."""
+    return shared.memo(RUST, lambda: RustResolver(shared.root, shared.read))
+
+
+def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Uses in a Rust file of what the plan deletes: uses that resolve to a deleted Rust item, and
     cxx bridge (`extern "C++"`) declarations of a deleted foreign function; no name is matched by spelling alone.
-    `shared` holds the plan's resolver (made on first use from its "root" and "read")."""
+    `shared` keeps the plan's resolver (made on first use from its root and reads)."""
     found: list[Reference] = []
     if deleted.of(RUST):
-        if RUST not in shared:
-            shared[RUST] = RustResolver(shared["root"], shared["read"])
-        found += shared[RUST].references_in_file(path, text, deleted.of(RUST))
-        found += _rust_bridge_entries(path, text, deleted.of(RUST), shared[RUST])
+        resolver = _resolver(shared)
+        found += resolver.references_in_file(path, text, deleted.of(RUST))
+        found += _rust_bridge_entries(path, text, deleted.of(RUST), resolver)
     if deleted.of(FIELDS):
         found += field_references(path, text, deleted.of(FIELDS))
     foreign = deleted.foreign(RUST)
@@ -114,17 +117,14 @@ def references(path: str, text: bytes, deleted, shared: dict) -> tuple[list[Refe
     return found, []
 
 
-def resolve_ahead(files: list[tuple[str, bytes]], deleted, shared: dict) -> None:
+def resolve_ahead(files: list[tuple[str, bytes]], deleted, shared: PlanState) -> None:
     """Resolve the uses of what the plan deletes in `files` ((path, text as read)) all at once,
     spread over processes (codemods/parallel.py), so that the import stage and `references`
-    find them resolved. `shared` as for `references`."""
+    find them resolved."""
     from codemods.parallel import jobs
 
-    if not deleted.of(RUST):
-        return
-    if RUST not in shared:
-        shared[RUST] = RustResolver(shared["root"], shared["read"])
-    shared[RUST].resolve_files(files, deleted.of(RUST), jobs())
+    if deleted.of(RUST):
+        _resolver(shared).resolve_files(files, deleted.of(RUST), jobs())
 
 
 def _rust_bridge_entries(path: str, text: bytes, targets: list, resolver: RustResolver) -> list[Reference]:
@@ -212,11 +212,11 @@ def format_item(text: str, indent: str, root, path: str) -> str | None:
     return rustfmt_item(text, indent, root, crate_edition(root, path))
 
 
-def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted, shared: dict,
+def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted, shared: PlanState,
                         origin: str) -> list[Edit]:
     """Edits removing the `use` entries of a Rust file that the plan leaves naming a deleted item
-    or used by nothing (see rust/imports.py). `shared` holds the plan's "root", "read" and
-    "planned" (a path's planned edits)."""
+    or used by nothing (see rust/imports.py), with the plan's root, reads and planned edits
+    (`shared`)."""
     from codemods.languages.rust.imports import removal_edits
 
     if not planned and not _imports_a_name(source, deleted.all_names()):
@@ -235,35 +235,33 @@ def _imports_a_name(source: bytes, names: list[str]) -> bool:
     return re.search(rb"\buse\b[^;]*?\b(?:" + words + rb")\b", source) is not None
 
 
-def _entries_left_unused(path: str, shared: dict, deleted) -> list:
+def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:
     """The `use` entries of `path` to remove, computed once per plan (a re-export's removal asks
     about the files that use its name)."""
     from codemods.languages.rust.imports import name_uses, unused_entries, use_entries
     from codemods.edit.splice import splice
     from codemods.search.files import files_with_words
 
-    memo = shared.setdefault("rust-unused-imports", {})
+    memo: dict = shared.memo("rust-unused-imports", dict)
     if path in memo:
         return memo[path] or []
     memo[path] = None  # in progress: a re-export cycle keeps its entries
-    source = shared["read"](path)
-    planned = list(shared["planned"](path))
+    source = shared.read(path)
+    planned = list(shared.planned(path))
     if source is None or any(e.start == 0 and e.end == len(source) and not e.replacement for e in planned):
         memo[path] = []
         return []
     dangling: set[int] = set()
     if deleted.of(RUST) and _imports_a_name(source, [i.name for i in deleted.of(RUST)]):
-        if RUST not in shared:
-            shared[RUST] = RustResolver(shared["root"], shared["read"])
-        dangling = {r.start for r in shared[RUST].references_in_file(path, source, deleted.of(RUST))
+        dangling = {r.start for r in _resolver(shared).references_in_file(path, source, deleted.of(RUST))
                     if r.certainty == DEFINITE}
 
     def reexport_unused(name: str) -> bool:
-        for other in files_with_words(shared["root"], [name]):
+        for other in files_with_words(shared.root, [name]):
             if other == path or not other.endswith(".rs"):
                 continue
-            text = shared["read"](other)
-            edits = list(shared["planned"](other))
+            text = shared.read(other)
+            edits = list(shared.planned(other))
             if text is None or any(e.start == 0 and e.end == len(text) and not e.replacement for e in edits):
                 continue
             if any(i.kind != "impl" and i.name == name for i in rust_items(text, parse(text, RUST))):
@@ -457,3 +455,19 @@ def format_file(source: bytes, root, path: str) -> bytes | None:
         return None
     formatted = _rustfmt(rustfmt, text, root, crate_edition(root, path))
     return formatted.encode("utf-8") if formatted is not None else None
+
+
+OPERATIONS = LanguageOperations(
+    parse_errors=parse_errors,
+    identifiers=identifiers,
+    delete_items=delete_items,
+    item_scopes=item_scopes,
+    references=references,
+    format_item=format_item,
+    format_file=format_file,
+    parse_errors_deletable=parse_errors_deletable,
+    imports_left_unused=imports_left_unused,
+    files_deleted_with=files_deleted_with,
+    resolve_ahead=resolve_ahead,
+    deletable_kinds=DELETABLE_KINDS,
+)

@@ -356,12 +356,70 @@ def _macro_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
+def _token_elements(tokens: tree_sitter.Node, pattern: bool) -> list[tuple[str, object]]:
+    """A token tree's children as ("leaf", text) and ("tree", elements); in a pattern, `$$$NAME`
+    is ("many", NAME) and `$NAME` ("one", NAME)."""
+    children = tokens.children
+    elements: list[tuple[str, object]] = []
+    index = 0
+    while index < len(children):
+        child = children[index]
+        dollars = 0
+        while pattern and index + dollars < len(children) and children[index + dollars].type == "$":
+            dollars += 1
+        if dollars in (1, 3) and index + dollars < len(children) and \
+                children[index + dollars].type == "identifier":
+            elements.append(("many" if dollars == 3 else "one", _text(children[index + dollars])))
+            index += dollars + 1
+            continue
+        elements.append(("tree", _token_elements(child, pattern)) if child.type == "token_tree"
+                        else ("leaf", _text(child)))
+        index += 1
+    return elements
+
+
+def _tokens_match(wanted: list, have: list, bound: dict[str, str]) -> bool:
+    """Whether the token elements `have` match the pattern elements `wanted` (a metavariable used
+    twice matches equal tokens; `$$$X` takes as few elements as lets the rest match)."""
+    if not wanted:
+        return not have
+    (kind, value), rest = wanted[0], wanted[1:]
+    if kind == "many":
+        for count in range(len(have) + 1):
+            text = repr(have[:count])
+            if bound.get(value, text) == text and _tokens_match(rest, have[count:], {**bound, value: text}):
+                return True
+        return False
+    if not have:
+        return False
+    if kind == "one":
+        text = repr(have[0])
+        return bound.get(value, text) == text and _tokens_match(rest, have[1:], {**bound, value: text})
+    if kind == "tree":
+        return have[0][0] == "tree" and _tokens_match(value, have[0][1], bound) and _tokens_match(rest, have[1:],
+                                                                                                bound)
+    return have[0] == (kind, value) and _tokens_match(rest, have[1:], bound)
+
+
+def _arguments_pattern(arguments: str) -> list | None:
+    """The pattern elements of a `macro_call` target's arguments (`(Dial, $$$REST)`), or None when
+    they do not parse as a token tree."""
+    probe = parse(f"probe!{arguments};".encode("utf-8"), RUST)
+    invocation = next((n for n in descendants(probe.root_node, named=True) if n.type == "macro_invocation"), None)
+    tokens = next((c for c in invocation.named_children if c.type == "token_tree"), None) if invocation else None
+    if tokens is None or probe.root_node.has_error:
+        return None
+    return _token_elements(tokens, pattern=True)
+
+
 def _delete_macro_call(path, source, tree, items, name, origin, absent, findings):
-    """`register!(Dial, Meter)` (its text, whitespace aside) or `register!` (each invocation of it):
-    an invocation standing alone as a statement or item, with its `;`, attributes and comments."""
+    """`register!(Dial, Meter)` (its tokens, layout aside; `$X` matches one token or bracketed
+    group, `$$$XS` any run of them) or `register!` (each invocation of it): an invocation standing
+    alone as a statement or item, with its `;`, attributes and comments."""
     wanted, ordinal = numbered_name(name)
     macro, bang, arguments = wanted.partition("!")
-    if not bang or not macro.strip():
+    pattern = _arguments_pattern(arguments) if arguments.strip() else None
+    if not bang or not macro.strip() or arguments.strip() and pattern is None:
         findings.append(missing_target(path, "macro_call", name, [], absent))
         return [], [], []
     found = []
@@ -370,7 +428,8 @@ def _delete_macro_call(path, source, tree, items, name, origin, absent, findings
             continue
         called = _squeezed(node.child_by_field_name("macro"))
         tokens = next((c for c in node.named_children if c.type == "token_tree"), None)
-        if called == _squeezed(macro) and (not arguments.strip() or _squeezed(tokens) == _squeezed(arguments)):
+        if called == _squeezed(macro) and tokens is not None and \
+                (pattern is None or _tokens_match(pattern, _token_elements(tokens, pattern=False), {})):
             found.append((node, f"{called}!{_squeezed(tokens)}"))
     node = _one_of(source, path, "macro_call", name, found, ordinal, absent, findings)
     if node is None:

@@ -10,7 +10,8 @@ module resolves names the way rustc does, as far as the source shows it:
   generic parameter or block item of the same name shadows module items;
   a nested `fn` does not see the locals of the function around it;
 * module scopes: items, `use` declarations (renames, groups, `self`, globs,
-  `pub use` re-exports, `crate`/`self`/`super` paths), then glob imports,
+  `pub use` re-exports, `crate`/`self`/`super` paths; in an edition 2015
+  crate a `use` path starts at the crate root), then glob imports,
   which bring in only what is visible to the importing module
   (private: the item's module and its descendants; `pub(crate)`,
   `pub(super)`, `pub(in path)`);
@@ -281,6 +282,7 @@ class RustResolver:
         self._subtrees: dict[tuple[str, tuple[str, ...]], set[str]] = {}
         self._references: dict[tuple[str, bytes, tuple[DeletedRustItem, ...]], tuple[Reference, ...]] = {}
         self._file_types: dict[str, _FileTypes] = {}  # of the files as read, where an alias is
+        self._editions: dict[str, str] = {}
         self.crates = CrateIndex(self._root, self._exists, read_before, self._mod_declarations)
 
     # -- files --------------------------------------------------------------
@@ -450,7 +452,7 @@ class RustResolver:
             if importer is not None and not self._visible(key, entry.visibility, importer):
                 continue
             step = f"{entry.text} at {entry.file}:{self._line(entry.file, entry.start)}"
-            for base in self._resolve_module_path(key, entry.segments, seen):
+            for base in self._resolve_module_path(*self._import_start(key, entry.segments), seen):
                 if isinstance(base.target, _Mod):
                     found += [o.through(step) for o in self.lookup(base.target.key, name, namespace, key, seen)]
                 elif base.target == _UNKNOWN:
@@ -461,7 +463,25 @@ class RustResolver:
         segments = entry.segments
         if segments and segments[-1] == "self":
             segments = segments[:-1]
-        return self._resolve_segments(key, None, segments, namespace, seen)
+        start, segments = self._import_start(key, segments)
+        return self._resolve_segments(start, None, segments, namespace, seen)
+
+    def _import_start(self, key, segments: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], tuple[str, ...]]:
+        """Where a `use` path of module `key` starts: the module itself (edition 2018 on), or, in an
+        edition 2015 crate, the crate root (`use Evented;`, `use ::io::Read;` name root items),
+        unless the path says `self`, `super` or `crate`."""
+        root = key[0]
+        if root not in self._editions:
+            from codemods.languages.rust.format import crate_edition
+
+            self._editions[root] = crate_edition(self._root, root)
+        if self._editions[root] != "2015" or not segments:
+            return key, segments
+        if segments[0] == "" and len(segments) > 1:
+            segments = segments[1:]
+        if segments[0] in ("crate", "self", "super", "$crate"):
+            return key, segments
+        return (root, ()), segments
 
     def _resolve_module_path(self, key, segments: tuple[str, ...], seen) -> list[_Outcome]:
         if not segments:
@@ -765,7 +785,8 @@ class RustResolver:
             if len(use.segments) == 1 and use.scope_node is not None:
                 outcomes += self._lexical(key, use.scope_node, use.segments[0], namespace)
             else:
-                outcomes += self._resolve_segments(key, use.scope_node, use.segments, namespace)
+                start, segments = self._import_start(key, use.segments) if use.kind == "import" else (key, use.segments)
+                outcomes += self._resolve_segments(start, use.scope_node, segments, namespace)
         for outcome in outcomes:
             target = outcome.target
             deleted = None

@@ -24,6 +24,7 @@ from pathlib import Path
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding
 from codemods.plan.loader import rewordings_from
+from codemods.plan.builders import builds
 from codemods.plan.recipe import Recipe, Rewording, Workspace
 from codemods.recipes.mlxcel.oracle import OracleRewrite
 from codemods.recipes.mlxcel.trimming import DeleteOrphanedTests, TrimTest
@@ -114,6 +115,7 @@ class SelectLayout:
                 (Finding("", 0, 0, Code.LAYOUT, note, severity="note"),))
 
 
+@builds("paged-compat-removal")
 def build(recipe: Recipe) -> Recipe:
     """The recipe file's data plus its code steps: the oracle rewrite, the empty-batch test
     trimmed, and tests elsewhere in the edited files that exercise nothing but the removed

@@ -44,13 +44,14 @@ from interchange.decision import (
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES
 from codemods.parse import RUST, descendants, node_text, parse
 from codemods.edit.item_spans import whole_lines
 from codemods.search.files import files_with_words
 from codemods.languages.rust.items import leading_trivia, rust_items
 from codemods.languages.rust.resolve import RustResolver
 from codemods.languages.rust.statements import find_function, line_indent
+from codemods.plan.builders import builds
 from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 
 METHOD = "supports_paged_decode_backend"
@@ -102,6 +103,8 @@ DECISION = Parameter(
     missing="the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)",
     load=_load_decision_option,
     help="the decision.json of `paged-bench report`, or the run folder holding it",
+    flag="--decision",
+    file=True,
 )
 
 
@@ -778,6 +781,7 @@ def _refuse_stale_tests(workspace: Workspace, key: str, site: FamilySite, findin
                                         "undoes; remove it (it was generated when the flag became false)"))
 
 
+@builds("paged-flag")
 def build(recipe: Recipe) -> Recipe:
     """paged_flag.toml's recipe with its step, its decision parameter and the wrapper files it reads."""
     return dataclasses.replace(recipe, steps=(set_flags_from_decision,), parameters=(DECISION,),

@@ -15,6 +15,7 @@ from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding
 from codemods.languages.rust.statements import find_function
 from codemods.parse import RUST, node_text, parse
+from codemods.plan.builders import builds
 from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
 from codemods.recipes.mlxcel.paged_compat_removal import LAYERS_RS
 
@@ -72,6 +73,7 @@ class ScaleReturnedArray:
                                       f"perturb:{function}"),))
 
 
+@builds("perturb-pooled-output")
 def build(recipe: Recipe) -> Recipe:
     """perturb.toml's recipe with its step and its two parameters."""
     return dataclasses.replace(recipe, steps=(ScaleReturnedArray(LAYERS_RS),), parameters=(FACTOR, FUNCTION),

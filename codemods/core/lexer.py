@@ -67,7 +67,7 @@ def lex_spans(source: bytes, language: str, stop: int | None = None) -> Spans | 
     """
     import importlib
 
-    from codemods.languages.registry import LANGUAGES
+    from codemods.core.registry import LANGUAGES
 
     registered = LANGUAGES.get(language)
     if registered is None or registered.lexer is None:

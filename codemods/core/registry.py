@@ -4,20 +4,24 @@ A `Language` is data: its suffixes, its tree-sitter grammar package (None for
 a language not parsed by tree-sitter), the node kinds of its identifiers,
 comments and string literals, how `codemod check` tells code from comments
 and strings without a parse, the item kinds a recipe may delete, its
-formatter, and `operations`, the module that implements what differs per
-language with one interface (see `Language`). That module is imported on
-first use, so this one loads no parser: `codemod check` imports it for the
-suffixes alone.
-Rust, C++ and Python register here; a new language is one `register` call
-and one operations module implementing `LanguageOperations`.
+formatter, and `operations`: the typed `LanguageOperations` its plug-in
+module exports as `OPERATIONS`, what differs per language with one interface.
+That module is imported on first use, so this one loads no parser: `codemod
+check` imports it for the suffixes alone. Rust, C++ and Python register here;
+a new language is one `register` call and one plug-in module whose
+`OPERATIONS` is a `LanguageOperations`.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Protocol, cast
+from typing import Any, Callable, TypeVar, cast
+
+from codemods.edit.errors import LanguageError
+from codemods.edit.values import Edit, Finding
 
 RUST = "rust"
 CPP = "cpp"
@@ -26,30 +30,32 @@ PYTHON = "python"
 # A plug-in's optional `format_file(source, root, path)`: the file formatted, or None.
 FormatFile = Callable[[bytes, Path, str], "bytes | None"]
 
+_Memo = TypeVar("_Memo")
 
-class LanguageOperations(Protocol):
-    """What a language plug-in's operations module implements (see `Language`)."""
 
-    def parse_errors(self, source: bytes, tree: object) -> list[tuple[int, int]]: ...
+class PlanState:
+    """What the plug-ins share over one plan: its root, how to read a file of its snapshot and
+    the edits planned in a file so far, and a memo per plug-in (a resolver built once)."""
 
-    def identifiers(self, source: bytes, tree: object,
-                    hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]: ...
+    def __init__(self, root: Path, read: Callable[[str], "bytes | None"],
+                 planned: Callable[[str], Sequence[Edit]] = lambda _path: ()) -> None:
+        self.root = root
+        self.read = read
+        self.planned = planned
+        self._memos: dict[str, object] = {}
 
-    def delete_items(self, path: str, source: bytes, targets: list, origin: str, absent: object,
-                     deleted: object) -> tuple[list, list]: ...
-
-    def item_scopes(self, source: bytes, tree: object, name: str) -> list: ...
-
-    def references(self, path: str, text: bytes, deleted: object, shared: dict) -> tuple[list, list[str]]: ...
-
-    def format_item(self, text: str, indent: str, root: object, path: str) -> str | None: ...
+    def memo(self, key: str, make: Callable[[], _Memo]) -> _Memo:
+        """The value kept under `key` for this plan, made by `make()` on first use."""
+        if key not in self._memos:
+            self._memos[key] = make()
+        return cast(_Memo, self._memos[key])
 
 
 @dataclass(frozen=True)
-class Language:
-    """One language: what the planner, the patterns and the recipe loader ask of it.
+class LanguageOperations:
+    """What a language plug-in implements: its module's `OPERATIONS`, one typed value.
 
-    The `operations` module defines, for files of this language:
+    For files of its language:
 
     - `parse_errors(source, tree) -> [(start, end)]`: byte ranges of syntax
       errors (`tree` is the tree-sitter tree, None without a grammar);
@@ -60,17 +66,50 @@ class Language:
       attributes attached to them), recording what was deleted in `deleted`;
     - `item_scopes(source, tree, name) -> [Scope]`: the items a rule scoped to
       `name` applies to (with their leading comments);
-    - `references(path, text, deleted, shared) -> ([Reference], [name])`: the uses
+    - `references(path, text, deleted, state) -> ([Reference], [name])`: the uses
       in a file of what the plan deletes that resolve (or may) to it, and the
-      names to match by spelling instead (`shared` is per plan, e.g. a resolver);
+      names to match by spelling instead (`state`: the plan's `PlanState`);
     - `format_item(text, indent, root, path) -> str | None`: generated item text
-      formatted by `formatter` at `indent` for the file `path` under `root`, or
-      None when the language has no formatter, it is not installed, or it
-      rejected the text (the caller inserts the text as written and says so);
-    - optionally `parse_errors_deletable(root, path) -> bool`: whether a parse
-      error lying wholly inside a deleted item of `path` may go with it (the
-      grammar misreads valid code there); without it such a file is not edited.
+      formatted by the language's formatter at `indent` for the file `path` under
+      `root`, or None when it has none, it is not installed, or it rejected the text.
+
+    and, where the language has them (None: the planner does without):
+
+    - `format_file(source, root, path) -> bytes | None`: the whole file formatted;
+    - `formatting_applies(root, path) -> bool`: whether the tree asks for the
+      formatter on the file (else a missing formatter is not worth a note);
+    - `parse_errors_deletable(root, path) -> bool`: whether a parse error lying
+      wholly inside a deleted item of `path` may go with it;
+    - `imports_left_unused(path, source, planned, deleted, state, origin) -> [Edit]`:
+      edits removing the imports the plan leaves naming a deleted item or unused;
+    - `files_deleted_with(deleted, read, origin, root, targets) -> (edits, findings, items)`:
+      what goes in other files with the deleted items (a module's file);
+    - `resolve_ahead(files, deleted, state)`: resolve the uses in `files` ((path, text as
+      read)) at once (in parallel processes), before `references` asks file by file.
+
+    `deletable_kinds` are the item kinds a recipe may delete.
     """
+
+    parse_errors: Callable[[bytes, Any], list[tuple[int, int]]]
+    identifiers: Callable[[bytes, Any, list[tuple[int, int, str]]], list[tuple[int, int, str]]]
+    delete_items: Callable[..., tuple[list[Edit], list[Finding]]]
+    item_scopes: Callable[[bytes, Any, str], list[Any]]
+    references: Callable[[str, bytes, Any, PlanState], tuple[list[Any], list[str]]]
+    format_item: Callable[[str, str, Path, str], "str | None"]
+    format_file: FormatFile | None = None
+    formatting_applies: Callable[[Path, str], bool] | None = None
+    parse_errors_deletable: Callable[[Path, str], bool] | None = None
+    imports_left_unused: Callable[..., list[Edit]] | None = None
+    files_deleted_with: Callable[..., tuple[list[Edit], list[Finding], list[Any]]] | None = None
+    resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
+    deletable_kinds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Language:
+    """One language: what the planner, the patterns and the recipe loader ask of it: data, and
+    `operations_module`, the plug-in module whose `OPERATIONS` (a `LanguageOperations`)
+    implements what differs per language, imported on first use."""
 
     name: str
     suffixes: tuple[str, ...]
@@ -97,13 +136,17 @@ class Language:
 
     @property
     def item_kinds(self) -> tuple[str, ...]:
-        """The item kinds a recipe may delete: `deletable_kinds`, else the keys of the operations
-        module's `DELETABLE_KINDS` (a plug-in that describes its kinds in code says them once)."""
-        return self.deletable_kinds or tuple(getattr(self.operations, "DELETABLE_KINDS", ()))
+        """The item kinds a recipe may delete: `deletable_kinds`, else the plug-in's (a plug-in
+        that describes its kinds in code says them once)."""
+        return self.deletable_kinds or self.operations.deletable_kinds
 
     @property
     def operations(self) -> LanguageOperations:
-        return cast(LanguageOperations, importlib.import_module(self.operations_module))
+        operations = getattr(importlib.import_module(self.operations_module), "OPERATIONS", None)
+        if not isinstance(operations, LanguageOperations):
+            raise LanguageError(f"{self.operations_module} defines no OPERATIONS (a LanguageOperations) for "
+                                f"the language {self.name!r}")
+        return operations
 
 
 LANGUAGES: dict[str, Language] = {}
@@ -126,7 +169,7 @@ def register(language: Language) -> Language:
     """Add `language` to the registry (its suffixes must be new)."""
     taken = [s for s in language.suffixes if s in _BY_SUFFIX]
     if language.name in LANGUAGES or taken:
-        raise ValueError(f"language {language.name!r} or suffixes {taken} already registered")
+        raise LanguageError(f"language {language.name!r} or suffixes {taken} already registered")
     LANGUAGES[language.name] = language
     _BY_SUFFIX.update({suffix: language for suffix in language.suffixes})
     return language

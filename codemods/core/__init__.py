@@ -1,0 +1,3 @@
+"""The bottom layer beside parse/ and edit/: the language registry and the contracts a language
+plug-in implements (`registry.py`: `Language`, `LanguageOperations`, `PlanState`), and the
+lexical scan of comments and strings every language shares (`lexer.py`, no parse)."""
