@@ -128,7 +128,7 @@ def workspaces(only: set[str], corpus: str | None) -> tuple[list[Workspace], lis
         if archive.is_file():
             tree = corpus_tree(archive)
             found.append(Workspace("real (mlxcel)", tree.root, tree.files, tree.lines,
-                                   [codemod, "apply", "--dry-run", "."],
+                                   [codemod, "apply", "--dry-run", "--recipe", "paged-compat-removal", "."],
                                    [sg, "run", "--lang", "rust", "-p", MLXCEL_PATTERN, "--rewrite", "", "src/"], 0.5))
         else:
             skipped.append(f"real (mlxcel): no archive at {archive}")
@@ -158,6 +158,9 @@ def main() -> None:
                      f"{ours.median / peer.median:.3f}x", f"ratio <= {tree.target}",
                      ours.median <= tree.target * peer.median))
         memory, _, exits[tree.name] = peak_rss(tree.dry_run, tree.root)
+        if exits[tree.name] not in (0, 1):
+            sys.exit(f"bench_scale: {tree.name}: the dry run exits {exits[tree.name]} (not a plan): "
+                     f"{' '.join(tree.dry_run)} in {tree.root}")
         rows.append((f"{tree.name}: dry run peak memory (max RSS)", memory / 2**20, None, f"{memory / 2**20:.0f} MiB",
                      "< 1024 MiB", memory < 2**30))
         peers.append(f"{tree.name}: {peer.command}")
