@@ -1,3 +1,4 @@
 """The bottom layer beside parse/ and edit/: the language registry and the contracts a language
 plug-in implements (`registry.py`: `Language`, `LanguageOperations`, `PlanState`), and the
-lexical scan of comments and strings every language shares (`lexer.py`, no parse)."""
+lexical scan of comments and strings every language shares (`lexer.py`, no parse), and work
+spread over forked processes (`parallel.py`, for the plug-ins' resolution of many files)."""

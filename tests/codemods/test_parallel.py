@@ -6,7 +6,7 @@ from pathlib import Path
 
 import codemods.languages.rust.resolve as resolve
 from codemods import ItemTarget, Recipe
-from codemods.parallel import forked_map, jobs
+from codemods.core.parallel import forked_map, jobs
 from codemods.plan.planner import plan_recipe
 
 from resolve_helpers import write_tree

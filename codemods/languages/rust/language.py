@@ -119,9 +119,9 @@ def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list
 
 def resolve_ahead(files: list[tuple[str, bytes]], deleted, shared: PlanState) -> None:
     """Resolve the uses of what the plan deletes in `files` ((path, text as read)) all at once,
-    spread over processes (codemods/parallel.py), so that the import stage and `references`
+    spread over processes (codemods/core/parallel.py), so that the import stage and `references`
     find them resolved."""
-    from codemods.parallel import jobs
+    from codemods.core.parallel import jobs
 
     if deleted.of(RUST):
         _resolver(shared).resolve_files(files, deleted.of(RUST), jobs())

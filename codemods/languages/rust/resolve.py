@@ -40,7 +40,7 @@ from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.parse import RUST, descendants, node_text, parse
 from codemods.languages.rust.crates import CrateIndex, _join
-from codemods.parallel import forked_map
+from codemods.core.parallel import forked_map
 
 VALUE = "value"
 TYPE = "type"
