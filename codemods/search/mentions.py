@@ -18,6 +18,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 CODE = "code"
 COMMENT = "comment"
@@ -49,7 +53,7 @@ class Mention:
     def render(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.symbol} [{self.kind}]"
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "col": self.col, "symbol": self.symbol, "kind": self.kind}
 
 
@@ -124,7 +128,7 @@ def matches_by_line(source: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int
     return found
 
 
-def _tree_sitter_kind(tree, start: int, end: int, comments: frozenset[str], strings: frozenset[str]) -> str:
+def _tree_sitter_kind(tree: tree_sitter.Tree, start: int, end: int, comments: frozenset[str], strings: frozenset[str]) -> str:
     node = tree.root_node.descendant_for_byte_range(start, end)
     while node is not None:
         if node.type in comments:

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import tomllib
 from pathlib import Path
+from typing import Any
 
 _INDENT = "    "
 
@@ -137,7 +138,7 @@ def _pinned_toolchain_missing(root: Path | None) -> bool:
     return not any(entry.name == channel or entry.name.startswith(channel + "-") for entry in toolchains.iterdir())
 
 
-def _manifest(path: Path) -> dict:
+def _manifest(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
