@@ -199,3 +199,17 @@ def test_a_use_of_an_item_deleted_with_another_is_linked_by_its_file() -> None:
     assert target_of("tidy", [tidy_a, tidy_b], [_Gone("tidy", "src/a.rs"), _Gone("tidy", "src/b.rs")]) is None
     assert target_of("slot", [crate_fn, ItemTarget("src/lib.rs", "rust", "struct", "crate::Pallet")],
                      [_Gone("slot", "src/lib.rs")]) is None
+
+
+def test_the_refusals_of_a_deletion_name_their_target(tmp_path: Path) -> None:
+    """A target that is missing, names several items, or names an item of another kind is the
+    finding's `target`, in Rust and C++ alike."""
+    tree = {"src/lib.rs": "pub struct Pallet;\nmod a { pub fn tidy() {} }\nmod b { pub fn tidy() {} }\n",
+            "src/bins.cpp": "int widen(int a) { return a; }\nint widen(double a) { return 1; }\n"}
+    targets = (ItemTarget("src/lib.rs", "rust", "fn", "crate::Pallet"), ItemTarget("src/lib.rs", "rust", "fn", "tidy"),
+               ItemTarget("src/lib.rs", "rust", "fn", "crate::stacked"),
+               ItemTarget("src/bins.cpp", "cpp", "function", "widen"))
+    plan = _planned(tmp_path, tree, Recipe(id="shelving", summary="", deletions=targets))
+    assert {(f.code, f.target) for f in plan.blocking} == {
+        (Code.SHAPE_MISMATCH, targets[0]), (Code.AMBIGUOUS, targets[1]), (Code.NO_SUCH_ITEM, targets[2]),
+        (Code.AMBIGUOUS_TARGET, targets[3])}
