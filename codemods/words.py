@@ -7,6 +7,7 @@ not preceded or followed by a letter, digit or underscore.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -28,6 +29,6 @@ def whole_word_hits(source: bytes, names: set[str]) -> list[tuple[int, int, str]
     return hits
 
 
-def whole_words(words) -> re.Pattern[bytes]:
+def whole_words(words: Iterable[str]) -> re.Pattern[bytes]:
     """A bytes regex matching any of `words` as a whole word (rg's `-w` without rg)."""
     return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")

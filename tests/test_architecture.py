@@ -106,7 +106,8 @@ def test_no_import_circles_anywhere_in_the_house() -> None:
 # The folders of the engine, bottom first: a module imports only folders of its rank or below.
 LAYERS = (
     ("codemods.edit",),                                   # Edit, Finding, ItemTarget, codes, errors, diff
-    ("codemods.core", "codemods.words"),                  # the language registry and contracts, the lexer
+    ("codemods.core", "codemods.words"),  # the language registry and contracts, the lexers;
+                                                          # words; forked work
     ("codemods.parse",),                                  # tree-sitter, once per file
     ("codemods.pattern", "codemods.search"),              # structural patterns; rg and mentions
     ("codemods.languages",),                              # the plug-ins: rust/ cpp/ python/
@@ -270,3 +271,43 @@ def test_a_toy_language_registers_and_plans_a_deletion(tmp_path: Path, monkeypat
         assert plan_recipe(tmp_path, recipe).blocking == []
     finally:
         unregister("toy")
+
+
+def test_the_registry_holds_typed_values_and_loads_no_parser() -> None:
+    """A language's lexer is a callable of core/ (no "module:function" string looked up by name), and
+    importing the registry, as `codemod check` does, loads neither a parser nor a plug-in."""
+    import dataclasses
+
+    from codemods.core.registry import LANGUAGES
+
+    named = [(language.name, field.name) for language in LANGUAGES.values() for field in dataclasses.fields(language)
+             if field.name != "operations_module" and isinstance(getattr(language, field.name), str)
+             and ":" in getattr(language, field.name)]
+    assert named == []
+    assert all(callable(language.lexer) and language.lexer.__module__.startswith("codemods.core.")
+               for language in LANGUAGES.values())
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, codemods.core.registry; "
+         "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'codemods.parse', 'codemods.languages', "
+         "'codemods.plan'))))"],
+        capture_output=True, text=True, check=True, cwd=HOUSE)
+    assert loaded.stdout.strip() == "[]"
+
+
+def test_a_toy_language_classifies_mentions_with_its_own_lexer() -> None:
+    """A registered `lexer` is a plain function: `codemod check`'s kinds come from it."""
+    from codemods.core.lexer import COMMENT, Spans
+    from codemods.core.registry import Language, register, unregister
+    from codemods.search.mentions import classify_spans
+
+    def semicolon_comments(source: bytes, stop: int) -> Spans | None:
+        start = source.find(b";")
+        return Spans([start], [source.find(b"\n", start)], [COMMENT]) if start >= 0 else None
+
+    register(Language("toy-lexed", (".toyl",), "toy_language_operations", lexer=semicolon_comments))
+    try:
+        source = b"call gone ; gone\n"
+        assert classify_spans("a.toyl", source, [(5, 9), (12, 16)]) == ["code", COMMENT]
+        assert classify_spans("a.toyl", b"call gone\n", [(5, 9)]) == ["unknown"]
+    finally:
+        unregister("toy-lexed")

@@ -12,13 +12,15 @@ parse takes tens.
 The spans agree with tree-sitter's comment and string nodes on files that
 parse (a test compares them on the real tree). Where the scan cannot
 delimit them (an unterminated comment or literal) it returns None, and the
-caller falls back to a parse. Each language's scanner is its plug-in's
-`lexer.spans` (the registry's `lexer`); this module holds what they share.
+caller falls back to a parse. Each language's scanner is a `Lexer`, the
+registry's `Language.lexer` (`rust_lexer.spans`, `cpp_lexer.spans`,
+`python_lexer.spans`); this module holds what they share.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import Protocol
 
 from codemods.words import WORD_BYTES
 
@@ -42,6 +44,12 @@ class Spans:
         return None
 
 
+class Lexer(Protocol):
+    """A language's lexical scan: the comment and string spans of `source` that start before
+    `stop`, or None where it cannot delimit them (an unterminated comment or literal)."""
+
+    def __call__(self, source: bytes, stop: int, /) -> Spans | None: ...
+
 
 def word_before(source: bytes, position: int) -> bool:
     return position > 0 and source[position - 1] in WORD_BYTES
@@ -55,23 +63,3 @@ def literal_prefix_start(source: bytes, quote: int, prefixes: tuple[bytes, ...])
         if start >= 0 and source[start:quote] == prefix and not word_before(source, start):
             return start
     return quote
-
-
-
-def lex_spans(source: bytes, language: str, stop: int | None = None) -> Spans | None:
-    """The comment and string spans of `source` in `language` (its registered `lexer`), or None
-    where the scan cannot delimit them (an unterminated comment or literal).
-
-    With `stop`, only spans that start before that offset are needed: the
-    scan ends there (the span it is in, if any, is still complete).
-    """
-    import importlib
-
-    from codemods.core.registry import LANGUAGES
-
-    registered = LANGUAGES.get(language)
-    if registered is None or registered.lexer is None:
-        raise ValueError(f"no lexer for {language!r}")
-    module, function = registered.lexer.split(":")
-    stop = len(source) if stop is None else min(stop, len(source))
-    return getattr(importlib.import_module(module), function)(source, stop)

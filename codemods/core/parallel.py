@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Callable, TypeVar
+from typing import Callable, TypeVar, cast
 
 _Result = TypeVar("_Result")
 _MAX_JOBS = 16
@@ -54,7 +54,7 @@ def forked_map(task: Callable[[int], _Result], count: int, processes: int) -> li
             # runs `task` alone and takes none of their locks.
             warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
             with multiprocessing.get_context("fork").Pool(min(processes, count)) as pool:
-                return pool.map(_run, range(count), chunksize=1)
+                return cast(list[_Result], pool.map(_run, range(count), chunksize=1))
     except OSError:
         return None
     finally:

@@ -2,12 +2,13 @@
 
 A `Language` is data: its suffixes, its tree-sitter grammar package (None for
 a language not parsed by tree-sitter), the node kinds of its identifiers,
-comments and string literals, how `codemod check` tells code from comments
-and strings without a parse, the item kinds a recipe may delete, its
+comments and string literals, its `lexer` (a typed `Lexer`: how `codemod
+check` tells code from comments and strings without a parse), the item kinds a recipe may delete, its
 formatter, and `operations`: the typed `LanguageOperations` its plug-in
 module exports as `OPERATIONS`, what differs per language with one interface.
 That module is imported on first use, so this one loads no parser: `codemod
-check` imports it for the suffixes alone. Rust, C++ and Python register here;
+check` imports it for the suffixes and the lexers alone (they live beside it,
+in core/). Rust, C++ and Python register here;
 a new language is one `register` call and one plug-in module whose
 `OPERATIONS` is a `LanguageOperations`.
 """
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, TypeVar, cast
 
+from codemods.core import cpp_lexer, python_lexer, rust_lexer
+from codemods.core.lexer import Lexer, Spans
 from codemods.edit.errors import LanguageError
 from codemods.edit.values import Edit, Finding
 
@@ -120,19 +123,9 @@ class Language:
     string_kinds: frozenset[str] = frozenset()
     deletable_kinds: tuple[str, ...] = ()
     formatter: str | None = None
-    mention_classifier: str | None = None
     line_comment_kinds: frozenset[str] = frozenset()
     line_comment_markers: tuple[str, ...] = ()
-    lexer: str | None = None
-
-    def classify_mentions(self, source: bytes, spans: list[tuple[int, int]]) -> list[str] | None:
-        """The kind (code, comment, string, unknown) of each span, from `mention_classifier`
-        ("module:function", called with (source, language name, spans); it parses nothing
-        unless it must), or None when the language has none."""
-        if self.mention_classifier is None:
-            return None
-        module, function = self.mention_classifier.split(":")
-        return getattr(importlib.import_module(module), function)(source, self.name, spans)
+    lexer: Lexer | None = None
 
     @property
     def item_kinds(self) -> tuple[str, ...]:
@@ -186,6 +179,19 @@ def language_of(path: str | PurePosixPath) -> str | None:
     return language.name if language is not None else None
 
 
+def lex_spans(source: bytes, language: str, stop: int | None = None) -> Spans | None:
+    """The comment and string spans of `source` in `language` (its registered `lexer`), or None
+    where the scan cannot delimit them (an unterminated comment or literal).
+
+    With `stop`, only spans that start before that offset are needed: the
+    scan may end there (the span it is in, if any, is still complete).
+    """
+    registered = LANGUAGES.get(language)
+    if registered is None or registered.lexer is None:
+        raise LanguageError(f"no lexer for {language!r}")
+    return registered.lexer(source, len(source) if stop is None else min(stop, len(source)))
+
+
 def parsed_languages() -> tuple[str, ...]:
     """The names of the languages with a tree-sitter grammar (the ones patterns work on)."""
     return tuple(name for name, language in LANGUAGES.items() if language.grammar is not None)
@@ -197,10 +203,9 @@ register(Language(
     comment_kinds=frozenset({"line_comment", "block_comment"}),
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
     formatter="rustfmt",
-    mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"line_comment"}),
     line_comment_markers=("///", "//!", "//"),
-    lexer="codemods.languages.rust.lexer:spans",
+    lexer=rust_lexer.spans,
 ))
 register(Language(
     CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
@@ -212,13 +217,12 @@ register(Language(
     deletable_kinds=("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "field",
                      "any"),
     formatter="clang-format",
-    mention_classifier="codemods.search.mentions:lexical_kinds",
     line_comment_kinds=frozenset({"comment"}),
     line_comment_markers=("///", "//!", "//"),
-    lexer="codemods.languages.cpp.lexer:spans",
+    lexer=cpp_lexer.spans,
 ))
 register(Language(
     PYTHON, (".py",), "codemods.languages.python.language",
     deletable_kinds=("function", "class"),
-    mention_classifier="codemods.search.mentions:python_kinds",
+    lexer=python_lexer.spans,
 ))

@@ -12,8 +12,12 @@ settled together, so that deleting neighbours never leaves a double gap.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from codemods.edit.values import Edit
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 _WS = b" \t\r\n\f\v"
 
@@ -154,12 +158,12 @@ def deletion_edits(path: str, source: bytes, deletions: list[Deletion]) -> list[
     return edits
 
 
-def last_row(node) -> int:
+def last_row(node: tree_sitter.Node) -> int:
     """The row of a tree-sitter node's last byte (comment nodes may end after their newline)."""
     row, col = node.end_point
     return row - 1 if col == 0 and node.end_byte > node.start_byte else row
 
 
-def starts_own_line(source: bytes, node) -> bool:
+def starts_own_line(source: bytes, node: tree_sitter.Node) -> bool:
     """Whether only whitespace precedes the node on its line."""
     return _is_blank(source[_line_start(source, node.start_byte) : node.start_byte])

@@ -21,6 +21,7 @@ from codemods.core.registry import FormatFile, PlanState, language_for
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
 from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
+from codemods.plan.linking import linked_to_targets
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
 from codemods.plan.stages import DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite
 from codemods.search.files import FileSearch, FoundFiles, rg_installed, start_files_matching, start_files_with_words
@@ -508,6 +509,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     say("looking for uses of what the plan deletes")
     dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=settings.strict,
                                    referring=[basis.referring], shared=shared)
+    dangling = linked_to_targets(dangling, recipe.deletions, [i for items in deleted.items.values() for i in items])
     findings += dangling
     say("looking for mentions of removed symbols")
     findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused, kept)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from codemods.core.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES, Language
 from codemods.parse import once_per_tree, query
 from codemods.languages.scope import item_scopes
 from codemods.edit.item_spans import starts_own_line
@@ -37,7 +37,7 @@ def _markers() -> tuple[str, ...]:
 
 
 @functools.cache
-def _markers_of(languages: tuple) -> tuple[str, ...]:
+def _markers_of(languages: tuple[Language, ...]) -> tuple[str, ...]:
     found = {m for language in languages for m in language.line_comment_markers}
     return tuple(sorted(found, key=lambda m: (-len(m), m)))
 _ABBREVIATIONS = {"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx."}
@@ -200,7 +200,7 @@ def _paragraph_starts(content: str) -> bool:
 def _words(block: CommentBlock) -> list[_Word]:
     """The words of a block; a blank line, a list item, a heading or a ruler (`// ----`) starts
     a new paragraph, and a ruler is a paragraph of its own."""
-    words = []
+    words: list[_Word] = []
     paragraph = 0
     ruler = False
     for index, line in enumerate(block.lines):
@@ -381,4 +381,4 @@ def reworded_in_file(language: str, source: bytes, tree: tree_sitter.Tree, repla
     words = _normalised(replacement)
     if "\ufffd" not in replacement and not all(word.encode("utf-8") in source for word in words):
         return False
-    return already_reworded(rule_blocks(language, source, tree, None), replacement)
+    return already_reworded(comment_blocks(source, tree, language), replacement)

@@ -5,13 +5,17 @@ hook on every commit and must start fast. A recipe that is not a TOML file is lo
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from codemods.edit.errors import RecipeError
 from codemods.plan.catalog import bundled_files
 from codemods.plan.extends import extended
 
+if TYPE_CHECKING:
+    from codemods.plan.recipe import Recipe
 
-def _load(spec: str):
+
+def _load(spec: str) -> Recipe:
     from codemods.plan.loader import load_recipe
 
     return load_recipe(spec)
@@ -47,7 +51,7 @@ def _dead_symbol_settings(spec: str) -> tuple[str, str | None, tuple[str, ...]]:
         return recipe.id, recipe.dead_symbol_pattern, recipe.check_scope
     if "extends" in data and str(data["extends"]) in bundled_files():
         base_id, pattern, scope = _dead_symbol_settings(str(data["extends"]))
-        own = {key: tuple(data[key]) if key == "check_scope" else data[key]
+        own: dict[str, Any] = {key: tuple(data[key]) if key == "check_scope" else data[key]
                for key in ("id", "dead_symbol_pattern", "check_scope") if key in data}
         merged = extended({"id": base_id, "dead_symbol_pattern": pattern, "check_scope": scope}, own, path.stem)
         return merged["id"], merged["dead_symbol_pattern"], merged["check_scope"]

@@ -5,18 +5,23 @@ final validation. `mentions_in_source` finds matches itself (Python `re` on
 bytes, line by line like `rg -n`); the check gets its matches from ripgrep and
 only asks `classify_spans` for their kinds.
 
-A kind is lexical. For Rust and C++ a scan of the file's comments and
-string literals decides it (`core/lexer.py`, no parse); only a file whose
-comments or literals that scan cannot delimit is parsed with tree-sitter,
-and if that parse has errors too its matches get kind "unknown". Python
-files are classified by the standard tokenizer, "unknown" where they do not
-tokenize; files of other languages get "unknown".
+A kind is lexical. The language's registered `lexer` (a scan of the file's
+comments and string literals, no parse: `core/rust_lexer.py`,
+`core/cpp_lexer.py`; for Python the standard tokenizer, `core/python_lexer.py`)
+decides it; only a file whose comments or literals that scan cannot delimit
+is parsed with tree-sitter, and if that parse has errors too (or the
+language has no grammar, as Python) its matches get kind "unknown"; files of
+other languages get "unknown".
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 CODE = "code"
 COMMENT = "comment"
@@ -48,7 +53,7 @@ class Mention:
     def render(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.symbol} [{self.kind}]"
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "col": self.col, "symbol": self.symbol, "kind": self.kind}
 
 
@@ -123,7 +128,7 @@ def matches_by_line(source: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int
     return found
 
 
-def _tree_sitter_kind(tree, start: int, end: int, comments: frozenset[str], strings: frozenset[str]) -> str:
+def _tree_sitter_kind(tree: tree_sitter.Tree, start: int, end: int, comments: frozenset[str], strings: frozenset[str]) -> str:
     node = tree.root_node.descendant_for_byte_range(start, end)
     while node is not None:
         if node.type in comments:
@@ -132,17 +137,6 @@ def _tree_sitter_kind(tree, start: int, end: int, comments: frozenset[str], stri
             return STRING
         node = node.parent
     return CODE
-
-
-def lexical_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
-    """Kinds from the lexical scan (Rust, C++); a parse only where the scan cannot delimit
-    comments and strings."""
-    from codemods.core.lexer import lex_spans
-
-    lexed = lex_spans(source, language, stop=max(end for _, end in spans))
-    if lexed is None:
-        return _tree_sitter_kinds(source, language, spans)
-    return [lexed.kind_at(start, end) or CODE for start, end in spans]
 
 
 def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
@@ -154,43 +148,6 @@ def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]
         return [UNKNOWN] * len(spans)
     entry = LANGUAGES[language]
     return [_tree_sitter_kind(tree, start, end, entry.comment_kinds, entry.string_kinds) for start, end in spans]
-
-
-def python_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
-    """Kinds of byte spans in a Python file, from the tokenizer's COMMENT and STRING tokens
-    (an f-string, with its replacement fields, is a string); "unknown" if it does not tokenize."""
-    import io
-    import tokenize
-
-    line_starts = [0]
-    position = source.find(b"\n")
-    while position >= 0:
-        line_starts.append(position + 1)
-        position = source.find(b"\n", position + 1)
-
-    def offset(row: int, col: int) -> int:
-        # tokenize's columns count characters of the decoded line, not bytes.
-        start = line_starts[row - 1]
-        line = source[start:line_starts[row] if row < len(line_starts) else len(source)]
-        return start + len(line.decode(encoding, "replace")[:col].encode(encoding, "replace"))
-
-    ranges: list[tuple[int, int, str]] = []
-    f_string_start = None
-    try:
-        encoding = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
-        for token in tokenize.tokenize(io.BytesIO(source).readline):
-            name = tokenize.tok_name[token.type]
-            if name == "FSTRING_START":
-                f_string_start = f_string_start or token.start
-            elif name == "FSTRING_END" and f_string_start is not None:
-                ranges.append((offset(*f_string_start), offset(*token.end), STRING))
-                f_string_start = None
-            elif token.type in (tokenize.COMMENT, tokenize.STRING) and f_string_start is None:
-                ranges.append((offset(*token.start), offset(*token.end), COMMENT if token.type == tokenize.COMMENT
-                               else STRING))
-    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, IndexError):
-        return [UNKNOWN] * len(spans)
-    return [next((k for lo, hi, k in ranges if lo <= start and end <= hi), CODE) for start, end in spans]
 
 
 def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> list[str]:
@@ -205,8 +162,15 @@ def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> li
     from codemods.core.registry import language_for
 
     language = language_for(path)
-    kinds = language.classify_mentions(source, spans) if language is not None else None
-    return kinds if kinds is not None else [UNKNOWN] * len(spans)
+    if language is None:
+        return [UNKNOWN] * len(spans)
+    lexed = language.lexer(source, min(len(source), max(end for _, end in spans))) if language.lexer else None
+    if lexed is not None:
+        return [lexed.kind_at(start, end) or CODE for start, end in spans]
+    # A parse only where the scan cannot delimit comments and strings (or the language has none).
+    if language.grammar is not None:
+        return _tree_sitter_kinds(source, language.name, spans)
+    return [UNKNOWN] * len(spans)
 
 
 def mentions_in_source(path: str, source: bytes, pattern: re.Pattern[bytes]) -> list[Mention]:

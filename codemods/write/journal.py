@@ -36,7 +36,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from interchange.atomic_file import fsync_dir, write_atomic
 
@@ -325,7 +325,7 @@ def recover(root: Path) -> Recovery:
                             f"of its plan; restored {', '.join(restored) or 'none'} to their original bytes")
 
 
-def _state_of(target: Path, entry: dict) -> str:
+def _state_of(target: Path, entry: dict[str, Any]) -> str:
     """"before" or "after" if `target` holds the journaled original or planned bytes, else "other"."""
     if entry.get("deleted") and not target.exists() and not target.is_symlink():
         return "after"

@@ -6,12 +6,14 @@ from __future__ import annotations
 import ast
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from codemod_helpers import dedent_text, run_codemod
 
 from codemods import ItemTarget, Recipe, plan_recipe
 from codemods.edit.codes import CATALOGUE, Code
+from codemods.plan.linking import target_of
 from codemods.plan.subset import change_id
 
 HOUSE = Path(__file__).resolve().parents[2]
@@ -132,3 +134,82 @@ def test_change_ids_are_slugs_not_labels() -> None:
     assert change_id("tidy:impl:impl From<PageError> for Error") == "tidy:impl:impl-From-PageError-for-Error"
     assert change_id("tidy:function:pages::copy(const char*, size_t)") == "tidy:function:pages::copy-const-char-size_t"
     assert change_id("tidy-step@test_merge") == "tidy-step@test_merge"
+
+
+SHELVING_TREE = {
+    "Cargo.toml": '[package]\nname = "shelving"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": dedent_text("""
+    pub fn stack_crates(n: u32) -> u32 {
+        n
+    }
+
+    pub struct Pallet;
+
+    """),
+    "src/main.rs": dedent_text("""
+    fn main() {
+        let _ = shelving::stack_crates(1);
+        let _ = shelving::Pallet;
+    }
+    """),
+    "src/bins.cpp": "int widen(int a) { return a; }\nint widened() { return widen(1); }\n",
+    "tools/fold.py": "def fold_bins():\n    pass\n\n\nfold_bins()\n",
+}
+
+
+def test_each_dangling_reference_is_linked_to_the_target_whose_deletion_removed_it(tmp_path: Path) -> None:
+    """A script can tell which target a use still needs (to skip it, or to fix the use), in every
+    language, two targets of one file each with its own uses; `Plan.to_json()` says it too."""
+    stack = ItemTarget("src/lib.rs", "rust", "fn", "crate::stack_crates")
+    pallet = ItemTarget("src/lib.rs", "rust", "struct", "crate::Pallet")
+    widen = ItemTarget("src/bins.cpp", "cpp", "function", "widen")
+    fold = ItemTarget("tools/fold.py", "python", "function", "fold_bins")
+    plan = _planned(tmp_path, SHELVING_TREE, Recipe(id="shelving", summary="", deletions=(stack, pallet, widen, fold)))
+    dangling = {(f.path, f.line, f.symbol): f.target for f in plan.findings if f.code == Code.DANGLING_REFERENCE}
+    assert dangling == {
+        ("src/main.rs", 2, "stack_crates"): stack,
+        ("src/main.rs", 3, "Pallet"): pallet,
+        ("src/bins.cpp", 2, "widen"): widen,
+        ("tools/fold.py", 5, "fold_bins"): fold,
+    }
+    printed = [f for f in plan.to_json()["findings"] if f["code"] == Code.DANGLING_REFERENCE.value]
+    assert {(f["symbol"], f["target"]["name"]) for f in printed} == {
+        ("stack_crates", "crate::stack_crates"), ("Pallet", "crate::Pallet"),
+        ("widen", "widen"), ("fold_bins", "fold_bins")}
+
+
+@dataclass(frozen=True)
+class _Gone:
+    """A deleted item as a plug-in records it: a name and the file it was in."""
+
+    name: str
+    path: str
+
+
+def test_a_use_of_an_item_deleted_with_another_is_linked_by_its_file() -> None:
+    """A name no target spells (a member deleted with its type) goes with the target of the file it
+    was deleted from, or with none when that file has several; a name several targets spell goes
+    with the one whose file it was deleted from."""
+    crate_fn = ItemTarget("src/lib.rs", "rust", "fn", "crate::stack_crates")
+    tidy_a = ItemTarget("src/a.rs", "rust", "fn", "crate::a::tidy")
+    tidy_b = ItemTarget("src/b.rs", "rust", "fn", "crate::b::tidy")
+    assert target_of("slot", [crate_fn, tidy_a], [_Gone("slot", "src/lib.rs")]) == crate_fn
+    assert target_of("slot", [crate_fn, tidy_a], [_Gone("slot", "src/c.rs")]) is None
+    assert target_of("tidy", [tidy_a, tidy_b], [_Gone("tidy", "src/b.rs")]) == tidy_b
+    assert target_of("tidy", [tidy_a, tidy_b], [_Gone("tidy", "src/a.rs"), _Gone("tidy", "src/b.rs")]) is None
+    assert target_of("slot", [crate_fn, ItemTarget("src/lib.rs", "rust", "struct", "crate::Pallet")],
+                     [_Gone("slot", "src/lib.rs")]) is None
+
+
+def test_the_refusals_of_a_deletion_name_their_target(tmp_path: Path) -> None:
+    """A target that is missing, names several items, or names an item of another kind is the
+    finding's `target`, in Rust and C++ alike."""
+    tree = {"src/lib.rs": "pub struct Pallet;\nmod a { pub fn tidy() {} }\nmod b { pub fn tidy() {} }\n",
+            "src/bins.cpp": "int widen(int a) { return a; }\nint widen(double a) { return 1; }\n"}
+    targets = (ItemTarget("src/lib.rs", "rust", "fn", "crate::Pallet"), ItemTarget("src/lib.rs", "rust", "fn", "tidy"),
+               ItemTarget("src/lib.rs", "rust", "fn", "crate::stacked"),
+               ItemTarget("src/bins.cpp", "cpp", "function", "widen"))
+    plan = _planned(tmp_path, tree, Recipe(id="shelving", summary="", deletions=targets))
+    assert {(f.code, f.target) for f in plan.blocking} == {
+        (Code.SHAPE_MISMATCH, targets[0]), (Code.AMBIGUOUS, targets[1]), (Code.NO_SUCH_ITEM, targets[2]),
+        (Code.AMBIGUOUS_TARGET, targets[3])}

@@ -54,7 +54,7 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
         assert kinds.identifier_kinds and kinds.comment_kinds and kinds.string_kinds, name
         assert not kinds.comment_kinds & kinds.string_kinds, name
     assert [LANGUAGES[n].formatter for n in LANGUAGES] == ["rustfmt", "clang-format", None]
-    assert all(language.mention_classifier for language in LANGUAGES.values())
+    assert all(callable(language.lexer) for language in LANGUAGES.values())
     assert LANGUAGES["cpp"].operations.format_item("int f();", "", Path("."), "a.cpp") is None
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemods.core.lexer import COMMENT, STRING, lex_spans
+from codemods.core.lexer import COMMENT, STRING
+from codemods.core.registry import lex_spans
 from codemods.parse import CPP, RUST, language_of, parse
 
 

@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from codemods import Recipe, Rewording, plan_recipe
-
-from codemod_helpers import dedent_text as dedent
+from codemods import Code, Recipe, Rewording
+from codemods.testing import assert_recipe
 
 PATH = "src/lib.rs"
 
 
-def reworded(tmp_path: Path, before: str, *rules: Rewording) -> tuple[str, list[str]]:
-    (tmp_path / "src").mkdir(exist_ok=True)
-    (tmp_path / PATH).write_text(dedent(before))
-    plan = plan_recipe(tmp_path, Recipe(id="r", summary="", rewordings=rules))
-    after = next((c.after.decode() for c in plan.changes), dedent(before))
-    return after, [f.render() for f in plan.findings]
+def assert_reworded(before: str, after: str, *rules: Rewording, blocking: tuple[str, ...] = ()) -> list[str]:
+    """`rules` turn `before` (the file at PATH) into `after`, with blocking findings of the codes
+    `blocking` only (see `assert_recipe`); the plan's findings, rendered."""
+    plan = assert_recipe(before, Recipe(id="r", summary="", rewordings=rules), after, path=PATH, blocking=blocking)
+    return [f.render() for f in plan.findings]
 
 
-def test_the_sentence_naming_a_symbol_is_replaced_and_the_paragraph_refilled(tmp_path: Path) -> None:
-    after, findings = reworded(tmp_path, """
+def test_the_sentence_naming_a_symbol_is_replaced_and_the_paragraph_refilled() -> None:
+    findings = assert_reworded("""
         /// Gathers blocks from the pool. It is the pooled twin of
         /// [`old_fallback`], which the tests
         /// pin it against. The result is `[B, H, 1, D]`, e.g. one row per sequence.
@@ -30,10 +26,7 @@ def test_the_sentence_naming_a_symbol_is_replaced_and_the_paragraph_refilled(tmp
 
         /// Also names [`old_fallback`]. Left alone: another item.
         pub fn other() {}
-    """, Rewording(PATH, item="pooled", symbols=("old_fallback",),
-                   replace="Its tests check it against a dense reference over contiguous K/V."))
-    assert findings == []
-    assert after == dedent("""
+    """, """
         /// Gathers blocks from the pool. Its tests check it against a dense reference
         /// over contiguous K/V. The result is `[B, H, 1, D]`, e.g. one row per
         /// sequence.
@@ -43,11 +36,13 @@ def test_the_sentence_naming_a_symbol_is_replaced_and_the_paragraph_refilled(tmp
 
         /// Also names [`old_fallback`]. Left alone: another item.
         pub fn other() {}
-    """)
+    """, Rewording(PATH, item="pooled", symbols=("old_fallback",),
+                   replace="Its tests check it against a dense reference over contiguous K/V."))
+    assert findings == []
 
 
-def test_following_sentences_and_a_banner_above_the_item(tmp_path: Path) -> None:
-    after, _ = reworded(tmp_path, """
+def test_following_sentences_and_a_banner_above_the_item() -> None:
+    assert_reworded("""
         fn before() {}
 
         // ---------------------------------------------------------------
@@ -57,9 +52,7 @@ def test_following_sentences_and_a_banner_above_the_item(tmp_path: Path) -> None
 
         /// Helper.
         fn helper() {}
-    """, Rewording(PATH, item="helper", symbols=("old_fallback",), sentences=3,
-                   replace="Pooled decode: `pooled` reads the pool; a dense reference reads contiguous K/V."))
-    assert after == dedent("""
+    """, """
         fn before() {}
 
         // ---------------------------------------------------------------
@@ -69,27 +62,27 @@ def test_following_sentences_and_a_banner_above_the_item(tmp_path: Path) -> None
 
         /// Helper.
         fn helper() {}
-    """)
+    """, Rewording(PATH, item="helper", symbols=("old_fallback",), sentences=3,
+                   replace="Pooled decode: `pooled` reads the pool; a dense reference reads contiguous K/V."))
 
 
-def test_a_phrase_matches_across_lines_and_markers(tmp_path: Path) -> None:
-    after, _ = reworded(tmp_path, """
+def test_a_phrase_matches_across_lines_and_markers() -> None:
+    assert_reworded("""
         impl Pool {
             /// Runs the pooled and
             /// dense fallbacks, and compares them.
             fn check() {}
         }
-    """, Rewording(PATH, item="Pool::check", find="the pooled and\n/// dense fallbacks,",
-                   replace="the pooled fallback and the dense reference,"))
-    assert after == dedent("""
+    """, """
         impl Pool {
             /// Runs the pooled fallback and the dense reference, and compares them.
             fn check() {}
         }
-    """)
+    """, Rewording(PATH, item="Pool::check", find="the pooled and\n/// dense fallbacks,",
+                   replace="the pooled fallback and the dense reference,"))
 
 
-def test_a_rule_that_finds_nothing_is_a_note_and_an_applied_one_is_silent(tmp_path: Path) -> None:
+def test_a_rule_that_finds_nothing_is_reported_and_an_applied_one_is_silent() -> None:
     source = """
         /// Reads the pool. Tests compare it with a dense reference.
         pub fn pooled() {}
@@ -99,18 +92,20 @@ def test_a_rule_that_finds_nothing_is_a_note_and_an_applied_one_is_silent(tmp_pa
         Rewording(PATH, item="missing", symbols=("old_fallback",), replace="x"),
         Rewording(PATH, find="a sentence nobody wrote", replace="y"),
     )
-    after, findings = reworded(tmp_path, source, *rules)
-    assert after == dedent(source)
+    findings = assert_reworded(source, source, *rules, blocking=(Code.REWORDING_NOT_FOUND,))
     assert findings == [
         "src/lib.rs: rewording rule did not match: no item missing",
         "src/lib.rs: rewording rule did not match: 'a sentence nobody wrote'",
     ]
 
 
-def test_a_sentence_must_name_every_symbol_of_the_rule(tmp_path: Path) -> None:
-    after, findings = reworded(tmp_path, """
+def test_a_sentence_must_name_every_symbol_of_the_rule() -> None:
+    source = """
         /// Models call [`dense_compat`] and [`dense_fallback`], never this.
         pub fn pooled() {}
-    """, Rewording(PATH, item="pooled", symbols=("dense_compat", "rotating_compat"), replace="x"))
+    """
+    findings = assert_reworded(source, source,
+                               Rewording(PATH, item="pooled", symbols=("dense_compat", "rotating_compat"), replace="x"),
+                               blocking=(Code.REWORDING_NOT_FOUND,))
     assert findings == ["src/lib.rs: rewording rule did not match: the sentence naming dense_compat and "
                         "rotating_compat in the comments of pooled"]

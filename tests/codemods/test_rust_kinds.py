@@ -6,12 +6,12 @@ goes by `block = true`."""
 from __future__ import annotations
 
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from codemods import ItemTarget, Recipe, Rewording, apply_recipe, plan_recipe
+from codemods import Code, ItemTarget, Recipe, Rewording, apply_recipe, plan_recipe
+from codemods.testing import assert_recipe
 from codemods.write import journal
 
 from resolve_helpers import write_tree
@@ -19,22 +19,17 @@ from resolve_helpers import write_tree
 CARGO = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n'
 
 
+def _recipe(*targets: tuple[str, str, str], rewordings=()) -> Recipe:
+    return Recipe(id="t", summary="", deletions=tuple(ItemTarget(p, "rust", k, n) for p, k, n in targets),
+                  rewordings=tuple(rewordings))
+
+
 def _plan(root: Path, *targets: tuple[str, str, str], rewordings=()):
-    recipe = Recipe(id="t", summary="", deletions=tuple(ItemTarget(p, "rust", k, n) for p, k, n in targets),
-                    rewordings=tuple(rewordings))
-    return plan_recipe(root, recipe)
+    return plan_recipe(root, _recipe(*targets, rewordings=rewordings))
 
 
-def _after(plan, path: str) -> str:
-    return next(c.after.decode() for c in plan.changes if c.path == path)
-
-
-def _text(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
-
-
-def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it() -> None:
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
         pub enum Error {
             Io,
             /// Gone soon.
@@ -51,10 +46,7 @@ def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it(tmp_
                 }
             }
         }
-    """})
-    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
-    assert not plan.blocking, plan.findings
-    assert _after(plan, "src/lib.rs") == _text("""
+    """}, _recipe(("src/lib.rs", "variant", "crate::Error::Disk")), {"Cargo.toml": CARGO, "src/lib.rs": """
         pub enum Error {
             Io,
             Utf8,
@@ -68,7 +60,7 @@ def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it(tmp_
                 }
             }
         }
-    """)
+    """})
 
 
 def test_a_variant_still_constructed_blocks(tmp_path: Path) -> None:
@@ -95,26 +87,29 @@ def test_a_field_is_refused_while_it_is_read_or_initialised(tmp_path: Path) -> N
     assert [f.line for f in plan.blocking] == [5]
 
 
-def test_a_use_entry_and_an_attribute(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+def test_a_use_entry_and_an_attribute() -> None:
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
         #![feature(unicode)]
         #![allow(dead_code)]
         use std::io::{Read, Write};
 
         pub fn f() {}
-    """})
-    plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"), ("src/lib.rs", "attribute", "feature(unicode)"))
-    assert not plan.blocking, plan.findings
-    assert _after(plan, "src/lib.rs") == _text("""
+    """}, _recipe(("src/lib.rs", "use", "std::io::Write"), ("src/lib.rs", "attribute", "feature(unicode)")),
+        {"Cargo.toml": CARGO, "src/lib.rs": """
         #![allow(dead_code)]
         use std::io::Read;
 
         pub fn f() {}
-    """)
+    """})
 
 
-def test_imports_left_unused_go_and_used_ones_stay(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+def test_imports_left_unused_go_and_used_ones_stay() -> None:
+    args = """
+        pub trait Configurable {}
+        pub struct Usage;
+        pub fn usage() -> Usage { Usage }
+    """
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
         mod args;
         use crate::args::{self, Configurable, Usage};
         use std::fmt::Write;
@@ -122,20 +117,13 @@ def test_imports_left_unused_go_and_used_ones_stay(tmp_path: Path) -> None:
         pub struct Args;
         impl Configurable for Args {}
         pub fn usage() -> Usage { args::usage() }
-    """, "src/args.rs": """
-        pub trait Configurable {}
-        pub struct Usage;
-        pub fn usage() -> Usage { Usage }
-    """})
-    plan = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Args"))
-    assert not plan.blocking, plan.findings
-    assert _after(plan, "src/lib.rs") == _text("""
+    """, "src/args.rs": args}, _recipe(("src/lib.rs", "struct", "crate::Args")), {"Cargo.toml": CARGO, "src/lib.rs": """
         mod args;
         use crate::args::{self, Usage};
         use std::fmt::Write;
 
         pub fn usage() -> Usage { args::usage() }
-    """)
+    """, "src/args.rs": args})
 
 
 def test_a_module_goes_with_its_file_in_the_same_write(tmp_path: Path) -> None:
@@ -195,8 +183,8 @@ def test_a_journaled_deletion_is_recovered_after_a_crash(tmp_path: Path) -> None
     assert not journal.journal_present(tmp_path)
 
 
-def test_a_comment_block_goes_by_a_phrase_of_it(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+def test_a_comment_block_goes_by_a_phrase_of_it() -> None:
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
         pub struct S;
 
         impl S {
@@ -208,11 +196,8 @@ def test_a_comment_block_goes_by_a_phrase_of_it(tmp_path: Path) -> None:
 
             pub fn b(&self) {}
         }
-    """})
-    plan = _plan(tmp_path, rewordings=[Rewording("src/lib.rs", find="pub fn old", replace="", item="crate::S",
-                                                 block=True)])
-    assert not plan.blocking, plan.findings
-    assert _after(plan, "src/lib.rs") == _text("""
+    """}, _recipe(rewordings=[Rewording("src/lib.rs", find="pub fn old", replace="", item="crate::S", block=True)]),
+        {"Cargo.toml": CARGO, "src/lib.rs": """
         pub struct S;
 
         impl S {
@@ -220,12 +205,12 @@ def test_a_comment_block_goes_by_a_phrase_of_it(tmp_path: Path) -> None:
 
             pub fn b(&self) {}
         }
-    """)
+    """})
 
 
 @pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
-def test_a_file_rustfmt_kept_clean_is_formatted_after_the_plan(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+def test_a_file_rustfmt_kept_clean_is_formatted_after_the_plan() -> None:
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
         use std::io::{Read, Write};
 
         pub fn f<R: Read>(r: R) -> R {
@@ -236,20 +221,18 @@ def test_a_file_rustfmt_kept_clean_is_formatted_after_the_plan(tmp_path: Path) -
             w
         }
     """, "src/messy.rs": "use std::io::{Read,   Write};\npub fn g<W: Write>(w: W) -> W { w }\n"
-                         "pub fn f<R: Read>(r: R) -> R { r }\n"})
-    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::g"), ("src/messy.rs", "fn", "crate::g"))
-    assert _after(plan, "src/lib.rs") == _text("""
+                         "pub fn f<R: Read>(r: R) -> R { r }\n"},
+        _recipe(("src/lib.rs", "fn", "crate::g"), ("src/messy.rs", "fn", "crate::g")), {"Cargo.toml": CARGO, "src/lib.rs": """
         use std::io::Read;
 
         pub fn f<R: Read>(r: R) -> R {
             r
         }
-    """)
-    assert _after(plan, "src/messy.rs") == "use std::io::Read;\npub fn f<R: Read>(r: R) -> R { r }\n"
+    """, "src/messy.rs": "use std::io::Read;\npub fn f<R: Read>(r: R) -> R { r }\n"})
 
 
-def test_a_trait_method_goes_with_its_impls_in_other_files(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+def test_a_trait_method_goes_with_its_impls_in_other_files() -> None:
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
         mod float;
         pub trait Float {
             fn is_sign_positive(self) -> bool;
@@ -267,36 +250,37 @@ def test_a_trait_method_goes_with_its_impls_in_other_files(tmp_path: Path) -> No
             #[inline]
             fn is_sign_negative(self) -> bool { false }
         }
-    """})
-    plan = _plan(tmp_path, ("src/lib.rs", "trait_method", "crate::Float::is_sign_negative"))
-    assert not plan.blocking, plan.findings
-    assert "is_sign_negative" not in _after(plan, "src/lib.rs")
-    assert _after(plan, "src/float.rs") == _text("""
+    """}, _recipe(("src/lib.rs", "trait_method", "crate::Float::is_sign_negative")), {"Cargo.toml": CARGO, "src/lib.rs": """
+        mod float;
+        pub trait Float {
+            fn is_sign_positive(self) -> bool;
+        }
+        impl Float for f64 {
+            fn is_sign_positive(self) -> bool { true }
+        }
+    """, "src/float.rs": """
         use crate::Float;
         impl Float for f32 {
             fn is_sign_positive(self) -> bool { true }
         }
-    """)
+    """})
 
 
-def test_insert_a_comment_before_an_item_and_after_each_match(tmp_path: Path) -> None:
+def test_insert_a_comment_before_an_item_and_after_each_match() -> None:
     from codemods import Insertion
 
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    before = {"Cargo.toml": CARGO, "src/lib.rs": """
         /// Docs.
         pub fn pooled() -> u32 {
             let x = frob(1);
             x
         }
         fn frob(n: u32) -> u32 { n }
-    """})
+    """}
     recipe = Recipe(id="t", summary="", insertions=(
         Insertion("src/lib.rs", "// The only route.", item="crate::pooled"),
         Insertion("src/lib.rs", "// frob is cheap", pattern="let $X = frob($$$A);", position="after")))
-    plan = plan_recipe(tmp_path, recipe)
-    assert not plan.blocking, plan.findings
-    after = _after(plan, "src/lib.rs")
-    assert after == _text("""
+    after = {"Cargo.toml": CARGO, "src/lib.rs": """
         // The only route.
         /// Docs.
         pub fn pooled() -> u32 {
@@ -305,36 +289,37 @@ def test_insert_a_comment_before_an_item_and_after_each_match(tmp_path: Path) ->
             x
         }
         fn frob(n: u32) -> u32 { n }
-    """)
-    (tmp_path / "src/lib.rs").write_text(after)
-    again = plan_recipe(tmp_path, recipe)
-    assert not again.changes and {f.code for f in again.findings} == {"insert-present"}
-    missing = plan_recipe(tmp_path, Recipe(id="t", summary="", insertions=(
-        Insertion("src/lib.rs", "// x", item="crate::absent"),)))
-    assert [f.code for f in missing.blocking] == ["insert-not-found"]
+    """}
+    assert_recipe(before, recipe, after)
+    again = assert_recipe(after, recipe, after)
+    assert {f.code for f in again.findings} == {"insert-present"}
+    assert_recipe(after, Recipe(id="t", summary="", insertions=(Insertion("src/lib.rs", "// x", item="crate::absent"),)),
+                  after, blocking=(Code.INSERT_NOT_FOUND,))
 
 
-def test_reword_the_content_of_string_literals(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+def test_reword_the_content_of_string_literals() -> None:
+    before = {"Cargo.toml": CARGO, "src/lib.rs": """
         // the dense fallback
         pub fn f() -> &'static str { "uses the dense fallback" }
         pub fn g() -> &'static str { "the dense fallback again" }
-    """})
+    """}
     rule = Rewording("src/lib.rs", find="dense fallback", replace="dense reference", item="crate::f", strings=True)
-    plan = _plan(tmp_path, rewordings=[rule])
-    assert _after(plan, "src/lib.rs") == _text("""
+    assert_recipe(before, _recipe(rewordings=[rule]), {"Cargo.toml": CARGO, "src/lib.rs": """
         // the dense fallback
         pub fn f() -> &'static str { "uses the dense reference" }
         pub fn g() -> &'static str { "the dense fallback again" }
-    """)
-    missing = _plan(tmp_path, rewordings=[Rewording("src/lib.rs", find="absent", replace="x", strings=True)])
-    assert [f.code for f in missing.blocking] == ["rewording-not-found"]
+    """})
+    assert_recipe(before, _recipe(rewordings=[Rewording("src/lib.rs", find="absent", replace="x", strings=True)]),
+                  before, blocking=(Code.REWORDING_NOT_FOUND,))
 
 
-def test_a_variant_goes_with_the_arms_of_other_files(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+def test_a_variant_goes_with_the_arms_of_other_files() -> None:
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
         pub mod show;
-        pub enum Error { Io, Disk }
+        pub enum Error {
+            Io,
+            Disk,
+        }
     """, "src/show.rs": """
         use crate::Error;
         pub fn show(e: &Error) -> u8 {
@@ -343,10 +328,19 @@ def test_a_variant_goes_with_the_arms_of_other_files(tmp_path: Path) -> None:
                 crate::Error::Disk => 2,
             }
         }
+    """}, _recipe(("src/lib.rs", "variant", "crate::Error::Disk")), {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub mod show;
+        pub enum Error {
+            Io,
+        }
+    """, "src/show.rs": """
+        use crate::Error;
+        pub fn show(e: &Error) -> u8 {
+            match e {
+                Error::Io => 1,
+            }
+        }
     """})
-    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
-    assert not plan.blocking, plan.findings
-    assert "Disk" not in _after(plan, "src/lib.rs") and "Disk" not in _after(plan, "src/show.rs")
 
 
 def test_a_field_initialised_in_another_file_blocks_and_an_access_is_listed(tmp_path: Path) -> None:

@@ -1,2 +1,2 @@
-"""The C++ plug-in: items (`items`), in-file name resolution (`resolve`), the lexical scan
-(`lexer`), and the operations the registry calls (`language`)."""
+"""The C++ plug-in: items (`items`), in-file name resolution (`resolve`), and the operations the
+registry calls (`language`). Its lexical scan is `codemods/core/cpp_lexer.py`, below the parser."""

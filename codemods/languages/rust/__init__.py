@@ -1,3 +1,3 @@
-"""The Rust plug-in: items (`items`), name resolution (`resolve`, `crates`), the lexical scan
-(`lexer`), rustfmt (`format`), cxx bridges (`bridge`), statements (`statements`), and the
-operations the registry calls (`language`)."""
+"""The Rust plug-in: items (`items`), name resolution (`resolve`, `crates`), rustfmt (`format`),
+cxx bridges (`bridge`), statements (`statements`), and the operations the registry calls
+(`language`). Its lexical scan is `codemods/core/rust_lexer.py`, below the parser."""

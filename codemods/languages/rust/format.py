@@ -19,6 +19,7 @@ import subprocess
 import tomllib
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 _INDENT = "    "
 
@@ -138,7 +139,7 @@ def _pinned_toolchain_missing(root: Path | None) -> bool:
     return not any(entry.name == channel or entry.name.startswith(channel + "-") for entry in toolchains.iterdir())
 
 
-def _manifest(path: Path) -> dict:
+def _manifest(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

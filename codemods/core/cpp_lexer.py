@@ -1,5 +1,5 @@
 """C++'s lexical scan: where the comments and string literals of a C++ file are, without
-parsing it (see codemods/languages/lexer.py)."""
+parsing it (see codemods/core/lexer.py): the registry's `lexer` for C++."""
 
 from __future__ import annotations
 
