@@ -608,3 +608,47 @@ def test_on_a_real_edition_2015_tree_every_use_of_a_deleted_trait_is_found(tmp_p
     assert len(plan.blocking) >= 6
     required = _plan(root, ("src/net/udp.rs", "fn", "crate::<UdpSocket as Evented>::deregister"))
     assert [(f.path, f.code) for f in required.blocking] == [("src/net/udp.rs", "required-method")]
+
+
+LANTERN = """
+pub struct Lantern { lit: bool }
+
+impl Lantern {
+    pub fn unlit() -> Self { Lantern { lit: false } }
+    pub fn kindle(&mut self) { self.lit = true; }
+}
+
+impl Default for Lantern {
+    fn default() -> Lantern { Lantern::unlit() }
+}
+
+pub struct Torch;
+
+impl Torch {
+    pub fn fresh() -> Torch { Torch }
+    pub fn kindle(&mut self) {}
+}
+"""
+
+
+@pytest.mark.parametrize("binding", ["Lantern::unlit()", "Lantern::default()", "crate::Lantern::unlit()"])
+def test_a_local_bound_to_a_constructor_of_the_type_is_of_that_type(tmp_path: Path, binding) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": LANTERN + _text(f"""
+        pub fn light() {{
+            let mut lantern = {binding};
+            lantern.kindle();
+        }}
+    """)})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Lantern::kindle"))
+    assert [(f.symbol, f.certainty) for f in plan.findings] == [("kindle", "definite")]
+
+
+def test_a_local_bound_to_another_types_constructor_is_no_call_of_the_deleted_method(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": LANTERN + _text("""
+        pub fn light() {
+            let mut torch = Torch::fresh();
+            torch.kindle();
+        }
+    """)})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Lantern::kindle"))
+    assert not plan.findings, [f.render() for f in plan.findings]

@@ -862,15 +862,19 @@ _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 
 @dataclass
 class _FileTypes:
-    """The types a file declares: names, and each struct's field types."""
+    """The types a file declares: names, each struct's field types, and the associated functions
+    its impls give a type that return that type (`fn new() -> Self`), by type."""
 
     declared: set[str]
     fields: dict[str, dict[str, tree_sitter.Node]]
+    constructors: dict[str, set[str]]
 
     @classmethod
     def of(cls, root: tree_sitter.Node) -> "_FileTypes":
-        types = cls(set(), {})
+        types = cls(set(), {}, {})
         for node in descendants(root, named=True):
+            if node.type == "function_item" and _returns_own_type(node):
+                types.constructors.setdefault(_impl_type(node), set()).add(node_text(node.child_by_field_name("name")))
             if node.type in ("struct_item", "enum_item", "union_item"):
                 name = node_text(node.child_by_field_name("name"))
                 types.declared.add(name)
@@ -881,10 +885,21 @@ class _FileTypes:
         return types
 
 
+def _returns_own_type(function: tree_sitter.Node) -> bool:
+    """Whether a function of an impl is declared to return that impl's type (`Self` or its name)."""
+    owner = _impl_type(function)
+    returned = function.child_by_field_name("return_type")
+    while returned is not None and returned.type == "generic_type":
+        returned = returned.child_by_field_name("type")
+    return owner is not None and returned is not None and returned.type in ("type_identifier", "scoped_type_identifier") \
+        and node_text(returned).split("::")[-1] in ("Self", owner)
+
+
 def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, bool] | None:
     """(type name, whether this file declares it) where the source shows the receiver's type:
     `self` in an impl, `self.field` and `self.field[i]` with the field's declared type, a local
-    or parameter with a type annotation or a `Type { .. }` value."""
+    or parameter with a type annotation, a `Type { .. }` value or a `Type::new(..)` value (a function
+    this file's impls of `Type` declare to return it)."""
     if receiver.type == "self":
         owner = _impl_type(receiver)
         return (owner, True) if owner else None
@@ -898,8 +913,23 @@ def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, 
         if loop is not None:
             fields = types.fields.get(_impl_type(loop) or "", {})
             return _named_type(fields.get(node_text(loop.child_by_field_name("field"))), loop, True, types)
-        return _named_type(_local_type(receiver), receiver, False, types)
+        local = _local_type(receiver)
+        if local is not None and local.type == "call_expression":
+            return _constructed_type(local, types)
+        return _named_type(local, receiver, False, types)
     return None
+
+
+def _constructed_type(call: tree_sitter.Node, types: _FileTypes) -> tuple[str, bool] | None:
+    """The type `Type::function(..)` gives, where this file's impls declare it to return `Type`."""
+    function = call.child_by_field_name("function")
+    path = function.child_by_field_name("path")
+    owner = re.sub(r"<.*", "", node_text(path)).split("::")[-1] if path is not None else ""
+    if owner == "Self":
+        owner = _impl_type(call) or ""
+    if node_text(function.child_by_field_name("name")) not in types.constructors.get(owner, ()):
+        return None
+    return _declared_type(owner, call, types)
 
 
 def _loop_over_field(variable: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -970,7 +1000,8 @@ def _declared_type(name: str, place: tree_sitter.Node, types: _FileTypes) -> tup
 
 
 def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`."""
+    """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`;
+    for `let x = T::f(..)`, that call."""
     name = variable.text
     child, current = variable, variable.parent
     while current is not None and current.type not in ("function_item", "closure_expression"):
@@ -988,6 +1019,9 @@ def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
                 value = latest.child_by_field_name("value")
                 if latest.child_by_field_name("type") is None and value is not None and value.type == "struct_expression":
                     return value.child_by_field_name("name")
+                if latest.child_by_field_name("type") is None and value is not None and value.type == "call_expression" \
+                        and value.child_by_field_name("function").type == "scoped_identifier":
+                    return value
                 return latest.child_by_field_name("type")
         elif _binds_here(current, child, name):
             return None
