@@ -71,6 +71,44 @@ def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it(tmp_
     """)
 
 
+@pytest.mark.parametrize("imported", ["use self::Mood::*;", "use crate::Mood::{Calm, Gloomy};",
+                                      "use Mood::Gloomy;"])
+def test_a_variant_imported_by_a_use_goes_with_the_arms_naming_it_bare(tmp_path: Path, imported) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": f"""
+        pub enum Mood {{
+            Calm,
+            Gloomy(u8),
+        }}
+
+        pub fn tone(mood: &Mood) -> u8 {{
+            {imported}
+            match mood {{
+                Calm => 0,
+                Gloomy(depth) => *depth,
+            }}
+        }}
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Mood::Gloomy"))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert "Gloomy(depth)" not in _after(plan, "src/lib.rs")
+    assert "Calm => 0," in _after(plan, "src/lib.rs")
+
+
+def test_a_bare_arm_of_the_variants_name_without_its_import_is_a_binding_and_stays(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub enum Mood { Calm, Gloomy }
+
+        pub fn tone(level: u8) -> u8 {
+            match level {
+                0 => 0,
+                Gloomy => Gloomy,
+            }
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Mood::Gloomy"))
+    assert "Gloomy => Gloomy," in _after(plan, "src/lib.rs")
+
+
 def test_a_variant_still_constructed_blocks(tmp_path: Path) -> None:
     write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
         pub enum Error { Io, Disk }
