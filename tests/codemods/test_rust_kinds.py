@@ -408,3 +408,22 @@ def test_a_use_entry_whose_name_is_still_used_blocks(tmp_path: Path) -> None:
     """})
     plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"))
     assert [f.code for f in plan.blocking] == ["import-still-used"]
+
+
+@pytest.mark.parametrize(("path", "name"), [("src/meter/mod.rs", "crate::meter::tests"),
+                                            ("src/meter/dial.rs", "crate::meter::dial::tests"),
+                                            ("src/meter/dial.rs", "crate::tests")])
+def test_an_item_is_named_by_its_crate_path_or_its_files_top_level(tmp_path: Path, path, name) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod meter;\n",
+                          "src/meter/mod.rs": "pub mod dial;\n\n#[cfg(test)]\nmod tests {}\n",
+                          "src/meter/dial.rs": "pub fn read() -> u8 { 3 }\n\n#[cfg(test)]\nmod tests {}\n"})
+    plan = _plan(tmp_path, (path, "mod", name))
+    assert not plan.findings, [f.render() for f in plan.findings]
+    assert "mod tests" not in _after(plan, path)
+
+
+def test_a_crate_path_through_an_inline_module_of_the_files_name_is_that_module(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod meter;\n",
+                          "src/meter.rs": "pub fn probe() {}\n\npub mod meter {\n    pub fn probe() {}\n}\n"})
+    plan = _plan(tmp_path, ("src/meter.rs", "fn", "crate::meter::probe"))
+    assert _after(plan, "src/meter.rs") == "pub fn probe() {}\n\npub mod meter {}\n"

@@ -30,6 +30,7 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
 
 
 def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
+    targets = [_file_relative(path, source, t) for t in targets]
     items = [RustTarget(t.kind, t.name) for t in targets if t.kind not in MEMBER_KINDS]
     found, resolved, findings = delete_rust_items(path, source, items, origin, absent)
     deleted.add(RUST, deleted_rust_items(path, resolved))
@@ -46,6 +47,35 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
     if any(t.kind == "use" for t in members):
         findings += _imports_still_used(path, source, edits, [t.name for t in members if t.kind == "use"])
     return edits, findings
+
+
+def _file_module(path: str) -> tuple[str, ...] | None:
+    """The module path of a file of a crate's `src/` as its location spells it (`src/a/mod.rs`
+    and `src/a.rs`: `a`; `src/lib.rs`: none); None outside `src/` or under `src/bin/`."""
+    parts = path.split("/")
+    if "src" not in parts:
+        return None
+    inner = parts[len(parts) - parts[::-1].index("src"):]
+    if not inner or inner[0] == "bin" and len(inner) > 1:
+        return None
+    *folders, name = inner
+    stem = name[:-3] if name.endswith(".rs") else name
+    return tuple(folders) if stem in ("mod", "lib", "main") and (stem == "mod" or not folders) else (*folders, stem)
+
+
+def _file_relative(path: str, source: bytes, target):
+    """The target with a name anchored at the crate root (`crate::a::b::item` in `src/a/b.rs`)
+    spelt from the file's top level (`crate::item`), which is how the file's items are named;
+    kept as written where the file's own top level has an item of the path's first module name."""
+    from dataclasses import replace
+
+    parts = split_path(target.name)
+    module = _file_module(path)
+    if not module or len(parts) <= len(module) + 1 or parts[0] != "crate" or parts[1:len(module) + 1] != module:
+        return target
+    if any(not i.module_path and i.name == module[0] for i in rust_items(source, parse(source, RUST))):
+        return target
+    return replace(target, name="::".join(("crate", *parts[len(module) + 1:])))
 
 
 def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[str]) -> list[Finding]:
