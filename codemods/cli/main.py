@@ -477,9 +477,10 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
                      Actions
     """
     from codemods.edit.errors import RecipeError
+    from codemods.plan.catalog import recipe_files
     from codemods.plan.settings import dead_symbol_settings
     from codemods.report.base import CheckReport, reporter
-    from codemods.search.check import check_files, check_tree
+    from codemods.search.check import check_files, check_tree, without_files
 
     output_format = _output_format(output_format, as_json)
     folders = [p for p in paths if Path(p).is_dir()]
@@ -493,18 +494,21 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
         raise UsageLine("--in-scope chooses among FILE arguments; a ROOT is checked in its scope anyway")
     root = Path(paths[0] if paths and tree_mode else ".")
     try:
-        recipe_id, pattern, scope = dead_symbol_settings(_recipe_spec(recipe_spec, root))
+        spec = _recipe_spec(recipe_spec, root)
+        recipe_id, pattern, scope = dead_symbol_settings(spec)
     except RecipeError as error:
         raise UsageLine(str(error)) from None
     if not pattern:
         raise UsageLine(f"recipe {recipe_id} has no dead-symbol pattern to check")
     if tree_mode:
         _root_problem(root, scope, f"the scope recipe {recipe_id} checks")
-        result = check_tree(root, pattern, scope)
+        result = without_files(check_tree(root, pattern, scope), root, recipe_files(spec))
     else:
         from codemods.search.files import in_scope as path_in_scope
 
-        files = [p for p in paths if not in_scope or path_in_scope(Path(p).as_posix().removeprefix("./"), scope)]
+        own = recipe_files(spec)
+        files = [p for p in paths if (not in_scope or path_in_scope(Path(p).as_posix().removeprefix("./"), scope))
+                 and Path(p).resolve() not in own]
         result = check_files(files, pattern)
     if result.bad_pattern:
         raise UsageLine(f"recipe {recipe_id}: rg rejects the pattern: {' '.join(' '.join(result.errors).split())}")

@@ -57,4 +57,15 @@ def module_name(toml: Path, module: str) -> str | None:
     return ".".join([PACKAGE, *folder.parts, module])
 
 
-__all__ = ["bundled_files", "module_name"]
+def recipe_files(spec: str) -> tuple[Path, ...]:
+    """The files a recipe given as a path is read from (resolved): the file, and the builder module
+    beside a TOML file (NAME.py beside NAME.toml). They name what the recipe removes by design, so
+    the dead-symbol scans leave them out; a bundled recipe has none in any tree."""
+    path = Path(spec)
+    if spec in bundled_files() or not path.is_file():
+        return ()
+    companion = path.with_suffix(".py")
+    return (path.resolve(), *((companion.resolve(),) if path.suffix == ".toml" and companion.is_file() else ()))
+
+
+__all__ = ["bundled_files", "module_name", "recipe_files"]

@@ -23,7 +23,7 @@ from codemods.edit.errors import RecipeError
 from codemods.edit.values import ItemTarget
 from codemods.core.registry import LANGUAGES, parsed_languages
 from codemods.plan.builders import builder_for, forget
-from codemods.plan.catalog import bundled_files, module_name
+from codemods.plan.catalog import bundled_files, module_name, recipe_files
 from codemods.plan.extends import extended
 from codemods.plan.recipe import Insertion, PatternRewrite, Recipe, Rewording
 from interchange.cli_style import one_line
@@ -360,6 +360,7 @@ def load_recipe(spec: str) -> Recipe:
         if not path.is_file():
             raise RecipeError(f"{spec}: recipe file not found")
         recipe = _from_module_file(path) if path.suffix == ".py" else _from_toml_file(path)
+        recipe = dataclasses.replace(recipe, sources=tuple(str(p) for p in recipe_files(spec)))
         return validate_recipe(recipe, spec)
     known = ", ".join(bundled_files())
     raise RecipeError(f"unknown recipe {spec!r} (bundled: {known}; or give a .py or .toml file)")

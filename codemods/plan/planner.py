@@ -194,6 +194,8 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str,
     reported = {(f.path, f.line) for f in dangling}
     findings = []
     for path in sorted((scope_hits | in_scope) - refused):
+        if recipe.sources and str((workspace.root / path).resolve()) in recipe.sources:
+            continue  # the recipe's own file names what it removes
         planned = planned_file(workspace, changes, path)
         if planned is None:
             continue

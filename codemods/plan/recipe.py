@@ -271,7 +271,9 @@ class Recipe:
     (a bare name is an optional option taken as given); `expects` lists paths its
     steps read, beyond its deletions and rewordings, so that a ROOT holding
     none of them is refused before planning. `select_rewordings`, when set, picks the
-    rewording rules that fit the tree being planned (see `RewordingSelector`).
+    rewording rules that fit the tree being planned (see `RewordingSelector`). `sources` are the
+    files the recipe was read from (absolute paths; `load_recipe` sets them): a recipe file kept in
+    the tree names what it removes, so the dead-symbol check leaves it out.
 
     Raises RecipeError for data of the wrong type (a deletion that is not an `ItemTarget`, a
     step that is not callable, ...) or a target of an unregistered language; what only a tree
@@ -292,6 +294,7 @@ class Recipe:
     expects: tuple[str, ...] = ()
     select_rewordings: "RewordingSelector | None" = None
     namespace_macros: tuple[tuple[str, str], ...] = ()
+    sources: tuple[str, ...] = ()
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""

@@ -25,6 +25,7 @@ several matches prints several mentions, one per column).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,3 +119,12 @@ def check_files(files: list[str], pattern: str) -> CheckResult:
     if not files:
         return CheckResult((), 0)
     return _result(Path("."), grep_matches(Path("."), pattern, files, explicit=True))
+
+
+def without_files(result: CheckResult, root: Path, excluded: tuple[Path, ...]) -> CheckResult:
+    """`result` without the mentions in the `excluded` files (resolved paths): a recipe file kept in
+    the tree names what it removes by design."""
+    if not excluded:
+        return result
+    kept = tuple(m for m in result.mentions if (root / m.path).resolve() not in excluded)
+    return dataclasses.replace(result, mentions=kept, files_with_matches=len({m.path for m in kept}))

@@ -20,13 +20,26 @@ def test_a_tree_that_names_no_recipe_is_a_usage_error_saying_how_to_name_one(tre
 
 
 def test_the_recipe_named_by_codemod_toml_runs_a_path_relative_to_it(tree: Path) -> None:
-    # The recipe file names what it deletes: kept out of its check scope, it is no mention.
     (tree / "tools").mkdir()
-    (write_recipe(tree / "tools")).write_text(RECIPE_TOML + 'check_scope = ["src"]\n')
+    write_recipe(tree / "tools")
     (tree / ".codemod.toml").write_text('recipe = "tools/three_files.toml"\n')
     result = run_codemod("apply", str(tree))
     assert result.exit_code == 0, result.stderr
     assert "fn gone_a" not in (tree / "src/a.rs").read_text()
+
+
+def test_the_recipe_file_in_the_tree_is_no_mention_of_what_it_removes(tree: Path) -> None:
+    # The whole tree is the default scope, and the recipe file names every symbol it removes.
+    (tree / "recipe.toml").write_text(RECIPE_TOML)
+    (tree / ".codemod.toml").write_text('recipe = "recipe.toml"\n')
+    checked = run_codemod("check", str(tree))
+    assert checked.exit_code == 1 and "src/a.rs:2:4: gone_a [code]" in checked.stdout
+    assert "recipe.toml" not in checked.stdout
+    named = run_codemod("check", "--recipe", str(tree / "recipe.toml"), str(tree / "recipe.toml"))
+    assert named.exit_code == 0, named.stdout
+    applied = run_codemod("apply", str(tree))
+    assert applied.exit_code == 0, applied.stderr
+    assert run_codemod("check", str(tree)).exit_code == 0
 
 
 def test_pyproject_names_it_for_check_from_a_subfolder_too(tree: Path, monkeypatch) -> None:
