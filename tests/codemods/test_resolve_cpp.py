@@ -210,7 +210,10 @@ def test_uses_of_a_deleted_data_member(tmp_path):
             Gauge::Gauge() : needle(0), ticks(4) {} // REF
             int total(Gauge g, Dial d) { return g.ticks + d.needle; }
             int peek(const Gauge& g) { return g.needle; } // REF
-            int other(Panel* p) { return p->needle; } // MAYBE
+            int other(Panel* p) { return p->needle; }
+            int aim(Gauge* g) { return g->needle; } // REF
+            int swing(const Gauge& g) { Gauge* copy = nullptr; return copy->needle + g.ticks; } // REF
+            int guess(Panel p) { return p.get()->needle; } // MAYBE
             int local() { int needle = 3; return needle; }
             }
         """,

@@ -359,6 +359,16 @@ def _operand_type(operand: tree_sitter.Node) -> tuple[str | None, str | None]:
     return _argument_category(operand), None
 
 
+def _declared_class(variable: tree_sitter.Node) -> str | None:
+    """The class a local or parameter is declared as, an object of it, a reference or a pointer
+    to it (`Gauge g`, `const Gauge& g`, `Gauge* g`); None when not declared here or not a class."""
+    local = _local_declaration(variable, variable.text.decode("utf-8", "replace"))
+    if local is None or "array_declarator" in local[1] or local[1].count("pointer_declarator") > 1:
+        return None
+    written = _text_of(local[0].child_by_field_name("type"))
+    return class_name(written) if type_category(written) is None else None
+
+
 def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tuple[str, str, str] | None:
     """(certainty, kind, resolution) when the name at `node` may name one of the deleted data
     members `fields`: a member access on an object of its class or `this` in its class's member
@@ -374,7 +384,7 @@ def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tu
             receiver = parent.child_by_field_name("argument")
             if receiver is not None and receiver.type == "this" and inside:
                 return DEFINITE, "member", f"this->{item.name} in a member function of {owner} names {full}"
-            declared = _operand_type(receiver)[1] if receiver is not None and receiver.type == "identifier" else None
+            declared = _declared_class(receiver) if receiver is not None and receiver.type == "identifier" else None
             if declared == owner:
                 return DEFINITE, "member", f"{receiver.text.decode()} is a {owner}: .{item.name} names {full}"
             if declared is None:
