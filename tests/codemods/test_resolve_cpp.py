@@ -255,3 +255,33 @@ def test_member_operators_by_operand_count(tmp_path):
                ("ticker.h", "declaration", "Ticker::operator++(int)"),
                ("ticker.cpp", "function", "Ticker::operator[]"), ("ticker.h", "declaration", "Ticker::operator[]"))
     assert found(tmp_path, *targets) == expected(tmp_path)
+
+
+def test_an_unqualified_name_reaches_a_deleted_member_function_only_from_a_member_function(tmp_path):
+    write_tree(tmp_path, {
+        "tally.h": """
+            namespace stats {
+            class Tally {
+             public:
+              void Reset();
+              void Bump() { Reset(); } // REF
+            };
+            inline void Tally::Reset() {}
+            }
+        """,
+        "ledger.cpp": """
+            namespace books {
+            class Ledger {
+             public:
+              Ledger() { Reset(); }
+            };
+            class Audit : public Base {
+             public:
+              Audit() { Reset(); } // MAYBE
+            };
+            void Audit2::Close() { Reset(); } // MAYBE
+            void wipe() { Reset(); }
+            }
+        """,
+    })
+    assert found(tmp_path, ("tally.h", "function", "stats::Tally::Reset")) == expected(tmp_path)

@@ -288,6 +288,17 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
         directive = next((d for d in directives if d[1] <= node.start_byte and d[0] in (namespace, (*namespace, name))), None)
         if directive is not None:
             return DEFINITE, "name", f"{directive[2]} makes {name} name {full} ({item.path})"
+        if item.member:
+            # Lookup reaches a member function unqualified only from a member function of its
+            # class, or of a class that may derive from it; argument-dependent lookup never does.
+            classes = _member_function_classes(node)
+            owner = namespace[-1] if namespace else ""
+            if owner in classes:
+                return DEFINITE, "name", f"{name} in a member function of {owner} names {full} ({item.path})"
+            if not _may_derive(node):
+                continue
+            return POSSIBLE, "name", (f"unqualified {name} in a member function of {', '.join(sorted(classes))}, "
+                                      f"which may derive from {owner}: it may name {full} ({item.path})")
         return POSSIBLE, "name", (f"unqualified {name} outside namespace {'::'.join(namespace)}: "
                                   f"argument-dependent lookup may find {full} ({item.path})")
     return None
@@ -400,6 +411,23 @@ def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tu
         if node.type == "identifier" and inside and not _is_local(node, item.name):
             return DEFINITE, "member", f"{item.name} in a member function of {owner} names {full}"
     return None
+
+
+def _may_derive(node: tree_sitter.Node) -> bool:
+    """Whether `node` sits in a member function of a class that may have bases: one defined out
+    of line (its class body is not here), or in a class body with a base clause."""
+    current = node.parent
+    while current is not None:
+        if current.type in ("class_specifier", "struct_specifier", "union_specifier") and any(
+                c.type == "base_class_clause" for c in current.children):
+            return True
+        if current.type == "function_definition":
+            declarator = function_declarator(current.child_by_field_name("declarator"))
+            named = declarator.child_by_field_name("declarator") if declarator is not None else None
+            if named is not None and named.type == "qualified_identifier":
+                return True
+        current = current.parent
+    return False
 
 
 def _member_function_classes(node: tree_sitter.Node) -> set[str]:
