@@ -151,6 +151,9 @@ def test_an_expression_applying_a_deleted_operator_is_a_use(tmp_path):
             geo::Meters shift(geo::Meters a) { return a + 2.0; }
             int next(int i) { return i + 1; }
             geo::Meters legs(Trip trip) { return trip.first() + trip.second(); } // MAYBE
+            geo::Meters start(geo::Meters a) { return a + geo::Meters{1.0}; } // REF
+            geo::Meters origin() { return geo::Meters() + geo::Meters(); } // REF
+            geo::Meters stride(geo::Meters a) { return a + Stride(); } // MAYBE
             #if 0
             geo::Meters old(geo::Meters a, geo::Meters b) { return a + b; }
             #endif

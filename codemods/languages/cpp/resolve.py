@@ -319,7 +319,8 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
     for use in operator_uses(root, {i.operator for i in items}):
         if in_inactive_branch(use.token):
             continue
-        operands = [_operand_type(o) for o in use.operands]
+        classes = {c for i in items for c in map(class_name, i.operands) if c is not None}
+        operands = [_operand_type(o, classes) for o in use.operands]
         built_in = all(category is not None and declared is None for category, declared in operands)
 
         def fit(types: tuple[str, ...]) -> tuple[str | None, int]:
@@ -353,11 +354,17 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
     return found
 
 
-def _operand_type(operand: tree_sitter.Node) -> tuple[str | None, str | None]:
-    """An operand's category (signature.py's) and, for a declared local of class type, its class;
-    (None, None) when neither is known here."""
+def _operand_type(operand: tree_sitter.Node, classes: set[str]) -> tuple[str | None, str | None]:
+    """An operand's category (signature.py's) and, for a declared local of class type or a
+    temporary `Klass(..)` / `Klass{..}` of one of `classes` (those the operators' parameters
+    name), its class; (None, None) when neither is known here."""
     while operand.type == "parenthesized_expression" and operand.named_children:
         operand = operand.named_children[0]
+    if operand.type in ("call_expression", "compound_literal_expression"):
+        callee = operand.child_by_field_name("function") or operand.child_by_field_name("type")
+        constructed = _text_of(callee).split("<", 1)[0].split("::")[-1].strip()
+        if constructed in classes:
+            return None, constructed
     if operand.type == "identifier":
         local = _local_declaration(operand, operand.text.decode("utf-8", "replace"))
         if local is not None:
