@@ -652,3 +652,23 @@ def test_a_local_bound_to_another_types_constructor_is_no_call_of_the_deleted_me
     """)})
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Lantern::kindle"))
     assert not plan.findings, [f.render() for f in plan.findings]
+
+
+def test_a_module_file_goes_with_its_trait_impls_whatever_their_trait(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "mod knob;\n\npub trait Turn {\n    fn turn(&mut self);\n}\n",
+                          "src/knob.rs": _text("""
+                              use std::fmt;
+
+                              pub struct Knob(u8);
+
+                              impl fmt::Display for Knob {
+                                  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{}", self.0) }
+                              }
+
+                              impl crate::Turn for Knob {
+                                  fn turn(&mut self) { self.0 += 1; }
+                              }
+                          """)})
+    plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::knob"))
+    assert not plan.findings, [f.render() for f in plan.findings]
+    assert [c.path for c in plan.changes if c.after is None or not c.after] == ["src/knob.rs"]

@@ -1359,7 +1359,7 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
             visibility = "pub" if public else _visibility(item.node)
             declared_here = owner is not None and owner in _FileTypes.of(_root_of(item.node)).declared
             left_impl = (in_impl and container.type == "impl_item" and container.child_by_field_name("trait") is not None
-                         and deleted.target.kind not in ("impl", "struct", "enum", "union", "type"))
+                         and deleted.target.kind not in ("impl", "struct", "enum", "union", "type", "mod"))
             for name in item.visible_names:
                 found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility,
                                              declared_here, left_impl))
