@@ -672,3 +672,18 @@ def test_a_module_file_goes_with_its_trait_impls_whatever_their_trait(tmp_path: 
     plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::knob"))
     assert not plan.findings, [f.render() for f in plan.findings]
     assert [c.path for c in plan.changes if c.after is None or not c.after] == ["src/knob.rs"]
+
+
+@pytest.mark.parametrize(("clock", "refused"), [
+    ("use std::time::Instant;\n\npub fn now() -> Instant { Instant::now() }\n", False),
+    ("use std::time::Instant;\n\npub fn mark() -> crate::Instant { crate::Instant }\n", True),
+    ("use crate::Instant;\n\npub fn mark() -> Instant { Instant }\n", True),
+])
+def test_a_reexport_goes_when_other_files_use_only_another_crates_item_of_its_name(tmp_path: Path, clock,
+                                                                                    refused) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "mod clock;\nmod tick;\n\npub use self::tick::Instant;\n",
+                          "src/tick.rs": "pub struct Instant;\n", "src/clock.rs": clock})
+    plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::tick"))
+    assert bool(plan.blocking) == refused, [f.render() for f in plan.findings]
+    if not refused:
+        assert _after(plan, "src/lib.rs") == "mod clock;\n"

@@ -258,6 +258,7 @@ def _imports_a_name(source: bytes, names: list[str]) -> bool:
 def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:
     """The `use` entries of `path` to remove, computed once per plan (a re-export's removal asks
     about the files that use its name)."""
+    from codemods.languages.rust.format import crate_edition
     from codemods.languages.rust.imports import name_uses, unused_entries, use_entries
     from codemods.edit.splice import splice
     from codemods.search.files import files_with_words
@@ -286,6 +287,8 @@ def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:
                 continue
             if any(i.kind != "impl" and i.name == name for i in rust_items(text, parse(text, RUST))):
                 continue  # the file declares its own item of that name: its uses are of that one
+            if _imports_from_another_crate(text, name, crate_edition(shared.root, other)):
+                continue  # `use std::time::Duration`: its uses are of that one
             if memo.get(other, ()) is None:
                 return False
             removed = _entries_left_unused(other, shared, deleted)
@@ -304,6 +307,28 @@ def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:
         return []
     memo[path] = unused_entries(source, planned, dangling, reexport_unused)
     return memo[path]
+
+
+def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
+    """Whether every `use` of the file binding `name` takes it from another crate (its path starts
+    with a name the file neither declares nor imports, `std::time::Duration`; edition 2018 on,
+    where such a path is another crate's) and no path of the file reaches `name` through
+    `crate::`, `self::` or `super::`: the file's uses of `name` are then of the other crate's item."""
+    import re
+
+    from codemods.languages.rust.imports import use_entries
+
+    if edition == "2015":
+        return False
+    tree = parse(source, RUST)
+    entries = use_entries(tree)
+    local = {i.name for i in rust_items(source, tree) if not i.module_path} | {e.binding for e in entries}
+    binding = [e for e in entries if e.binding == name]
+    roots = {e.declaration.child_by_field_name("argument").text.decode("utf-8", "replace").lstrip(":").split("::")[0].strip()
+             for e in binding}
+    if not binding or roots & (local | {"crate", "self", "super"}):
+        return False
+    return re.search(rb"\b(?:crate|self|super)\s*::[\w\s:]*?\b" + re.escape(name.encode()) + rb"\b", source) is None
 
 
 def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tuple[list[Edit], list[Finding], list]:
