@@ -34,7 +34,10 @@ def tool(name: str) -> str:
     return found
 
 
-DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "mlxcel-2026-07.tar.xz"
+# Beside the project, or beside the folder of worktrees that holds it.
+DEFAULT_CORPUS = next((base / "shared" / "corpora" / "mlxcel-2026-07.tar.xz" for base in (REPO.parent, REPO.parent.parent)
+                       if (base / "shared" / "corpora" / "mlxcel-2026-07.tar.xz").is_file()),
+                      REPO.parent / "shared" / "corpora" / "mlxcel-2026-07.tar.xz")
 
 # The packages `codemod` imports from this checkout.
 PACKAGES = (REPO / "codemods", REPO / "interchange")

@@ -61,7 +61,7 @@ TARGETS = {"real (corpus)": 0.5, "generated": 1.0}
 def time_tree(tree: Tree, runs: int) -> dict | str:
     """One row: the dry run against ast-grep on `tree`, or why it could not be timed."""
     codemod, sg = tool("codemod"), tool("ast-grep")
-    ours_cmd = [codemod, "apply", "--dry-run", str(tree.root)]
+    ours_cmd = [codemod, "apply", "--dry-run", "--recipe", "paged-compat-removal", str(tree.root)]
     peer_cmd = [sg, "run", "--lang", "rust", "--pattern", PATTERN, "--rewrite", "", "src/"]
     ours_diff = subprocess.run(ours_cmd, capture_output=True, text=True)
     peer_diff = subprocess.run(peer_cmd, cwd=tree.root, capture_output=True, text=True)

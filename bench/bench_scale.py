@@ -1,22 +1,30 @@
-"""Time the codemods at the scale of big workspaces (issue 25), against ast-grep in the same run.
+"""Time the codemods at the scale of big workspaces (issues 25 and 31), against ast-grep in the same run.
 
-On the generated workspace (bench/gen_workspace.py: 40 crates, about 2.1M
-lines of Rust, a dev-dependency cycle, re-exports, globs, the same names in
-every crate), each row a median of interleaved runs:
+Three trees, each row a median of interleaved runs:
 
-  1. `codemod apply --dry-run --recipe delete-six.toml ROOT`: six items of two
-     crates deleted, with the complete reference check (the plan refuses: other
-     crates use them), against `ast-grep run -p PATTERN --rewrite ''` of ONE
-     function-deletion pattern over the whole tree     target: ratio <= 1.0
-  2. the same dry run against `ast-grep scan` with one rule (information)
-  3. `codemod check` on ten files against `python3 -c pass` target: <= +60 ms
-  4. a 100 MB `.rs` file that names a removed symbol: the dry run of a recipe
-     deleting that item from another file                target: < 10 s
+  - generated: bench/gen_workspace.py, 40 crates, about 2.1M lines of Rust, a
+    dev-dependency cycle, re-exports, globs, the same names in every crate;
+    `codemod apply --dry-run --recipe delete-six.toml` (six items of two crates,
+    the plan refuses: other crates use them)               target: ratio <= 1.0
+  - registry: bench/registry_workspace.py, the real crates of the Cargo
+    registry on this machine side by side in one workspace (83 crates, about
+    2,100 files and 760k lines here); `--recipe delete-methods.toml` deletes six
+    methods with common names (`len`, `get`, `insert`, `parse`, ...)
+                                                            target: ratio <= 1.0
+  - real: the mlxcel tree (../shared/corpora, as bench_apply.py unpacks it), the
+    bundled paged-compat-removal recipe                    target: ratio <= 0.5
+    (skipped, saying so, when the archive is not there)
 
-and the peak memory (max RSS) of the dry runs: targets < 1 GiB for the
-workspace, < 5x the file's size for the big file.
+Each dry run is timed against `ast-grep run -p PATTERN --rewrite ''` of ONE
+function-deletion pattern over the same tree, and its peak memory (max RSS)
+is measured (target < 1 GiB). Then, on the generated workspace:
 
-    python bench/bench_scale.py [--runs N] [--json] [--skip-big-file]
+  - the dry run against `ast-grep scan` with one rule (information)
+  - `codemod check` on ten files against `python3 -c pass` target: <= +60 ms
+  - a 100 MB `.rs` file that names a removed symbol: the dry run of a recipe
+    deleting that item from another file                target: < 10 s, < 5x its size
+
+    python bench/bench_scale.py [--runs N] [--json] [--skip-big-file] [--only generated,registry,real]
 """
 
 from __future__ import annotations
@@ -26,12 +34,15 @@ import json
 import resource
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from _harness import OUT, REPO, add_bytecode_option, machine, prepare_bytecode, race, tool
+from _harness import (DEFAULT_CORPUS, OUT, REPO, add_bytecode_option, add_corpus_option, corpus_tree, machine,
+                      prepare_bytecode, race, tool)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_workspace import DEFAULT_OUT, generate  # noqa: E402
+from registry_workspace import build as build_registry  # noqa: E402
 
 PATTERN = "pub fn evict_stale_pages($$$ARGS) -> $RET { $$$BODY }"
 RULE = """id: deleted-items
@@ -40,6 +51,8 @@ rule:
   kind: identifier
   regex: ^(evict_stale_pages|legacy_block_count|dense_compat_attend|drain_legacy_queue)$
 """
+REGISTRY_PATTERN = "pub fn len(&self) -> usize { $$$BODY }"
+MLXCEL_PATTERN = "pub fn paged_decode_attention_dense_fallback($$$ARGS) -> $RET { $$$BODY }"
 BIG_MB = 100
 
 
@@ -81,41 +94,93 @@ def ten_files(root: Path) -> list[str]:
     return files[::step][:10]
 
 
+@dataclass(frozen=True)
+class Workspace:
+    """One tree timed: the dry run, its ast-grep peer, and the ratio the dry run must stay under."""
+
+    name: str
+    root: Path
+    files: int
+    lines: int
+    dry_run: list[str]
+    peer: list[str]
+    target: float
+
+
+def workspaces(only: set[str], corpus: str | None) -> tuple[list[Workspace], list[str], dict | None]:
+    """The trees asked for, the reasons a tree was skipped, and the generated workspace's manifest."""
+    codemod, sg = tool("codemod"), tool("ast-grep")
+    found, skipped, generated = [], [], None
+    if "generated" in only:
+        generated = generate(DEFAULT_OUT, 2_100_000, 40, 2230)
+        found.append(Workspace("generated", DEFAULT_OUT, generated["files"], generated["lines"],
+                               [codemod, "apply", "--dry-run", "--recipe", "delete-six.toml", "."],
+                               [sg, "run", "--lang", "rust", "-p", PATTERN, "--rewrite", "", "crates/"], 1.0))
+    if "registry" in only:
+        registry = OUT / "registry-workspace"
+        manifest = build_registry(registry)
+        found.append(Workspace("registry", registry, manifest["files"], manifest["lines"],
+                               [codemod, "apply", "--dry-run", "--recipe", "delete-methods.toml", "."],
+                               [sg, "run", "--lang", "rust", "-p", REGISTRY_PATTERN, "--rewrite", "", "crates/"],
+                               1.0))
+    if "real" in only:
+        archive = Path(corpus) if corpus else DEFAULT_CORPUS
+        if archive.is_file():
+            tree = corpus_tree(archive)
+            found.append(Workspace("real (mlxcel)", tree.root, tree.files, tree.lines,
+                                   [codemod, "apply", "--dry-run", "--recipe", "paged-compat-removal", "."],
+                                   [sg, "run", "--lang", "rust", "-p", MLXCEL_PATTERN, "--rewrite", "", "src/"], 0.5))
+        else:
+            skipped.append(f"real (mlxcel): no archive at {archive}")
+    return found, skipped, generated
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-big-file", action="store_true")
+    parser.add_argument("--only", default="generated,registry,real",
+                        help="comma-separated trees to time (generated, registry, real); the rows of the generated "
+                             "workspace beyond its dry run need it")
+    add_corpus_option(parser)
     add_bytecode_option(parser)
     args = parser.parse_args()
     prepare_bytecode(args.bytecode)
 
-    manifest = generate(DEFAULT_OUT, 2_100_000, 40, 2230)
-    root = DEFAULT_OUT
+    only = set(args.only.split(","))
+    trees, skipped, manifest = workspaces(only, args.corpus)
     codemod, sg, python = tool("codemod"), tool("ast-grep"), tool("python")
-    rule = OUT / "rules" / "deleted-items.yml"
-    rule.parent.mkdir(parents=True, exist_ok=True)
-    rule.write_text(RULE)
-    dry_run = [codemod, "apply", "--dry-run", "--recipe", "delete-six.toml", "."]
-    rows = []
+    rows, exits, peers = [], {}, []
+    for tree in trees:
+        ours, peer = race([("codemod", tree.dry_run), ("ast-grep run", tree.peer)], tree.root, args.runs)
+        rows.append((f"{tree.name}: dry run vs ast-grep run -p", ours.median, peer.median,
+                     f"{ours.median / peer.median:.3f}x", f"ratio <= {tree.target}",
+                     ours.median <= tree.target * peer.median))
+        memory, _, exits[tree.name] = peak_rss(tree.dry_run, tree.root)
+        if exits[tree.name] not in (0, 1):
+            sys.exit(f"bench_scale: {tree.name}: the dry run exits {exits[tree.name]} (not a plan): "
+                     f"{' '.join(tree.dry_run)} in {tree.root}")
+        rows.append((f"{tree.name}: dry run peak memory (max RSS)", memory / 2**20, None, f"{memory / 2**20:.0f} MiB",
+                     "< 1024 MiB", memory < 2**30))
+        peers.append(f"{tree.name}: {peer.command}")
 
-    timed = race([("codemod", dry_run),
-                  ("ast-grep run", [sg, "run", "--lang", "rust", "-p", PATTERN, "--rewrite", "", "crates/"]),
-                  ("ast-grep scan", [sg, "scan", "--rule", str(rule), "crates/"])], root, args.runs)
-    ours, run_peer, scan_peer = timed
-    rows.append(("dry run (6 items, 2 crates) vs ast-grep run -p", ours.median, run_peer.median,
-                 f"{ours.median / run_peer.median:.3f}x", "ratio <= 1.0", ours.median <= run_peer.median))
-    rows.append(("dry run vs ast-grep scan, one rule (information)", ours.median, scan_peer.median,
-                 f"{ours.median / scan_peer.median:.3f}x", "-", None))
-    memory, _, code = peak_rss(dry_run, root)
-    rows.append(("dry run peak memory (max RSS)", memory / 2**20, None, f"{memory / 2**20:.0f} MiB", "< 1024 MiB",
-                 memory < 2**30))
-
-    files = ten_files(root)
-    check, bare = race([("check", [codemod, "check", *files]), ("python", [python, "-c", "pass"])], root, args.runs)
-    delta = check.median - bare.median
-    rows.append(("check on 10 files vs python3 -c pass", check.median, bare.median, f"+{delta * 1000:.0f} ms",
-                 "delta <= 0.060 s", delta <= 0.060))
+    if manifest is not None:
+        root = DEFAULT_OUT
+        rule = OUT / "rules" / "deleted-items.yml"
+        rule.parent.mkdir(parents=True, exist_ok=True)
+        rule.write_text(RULE)
+        ours, scan_peer = race([("codemod", trees[0].dry_run), ("ast-grep scan", [sg, "scan", "--rule", str(rule),
+                                                                                     "crates/"])], root, args.runs)
+        rows.append(("generated: dry run vs ast-grep scan, one rule (information)", ours.median, scan_peer.median,
+                     f"{ours.median / scan_peer.median:.3f}x", "-", None))
+        peers.append(f"generated: {scan_peer.command}")
+        files = ten_files(root)
+        check, bare = race([("check", [codemod, "check", *files]), ("python", [python, "-c", "pass"])], root,
+                           args.runs)
+        delta = check.median - bare.median
+        rows.append(("generated: check on 10 files vs python3 -c pass", check.median, bare.median,
+                     f"+{delta * 1000:.0f} ms", "delta <= 0.060 s", delta <= 0.060))
 
     if not args.skip_big_file:
         big = big_file_tree(BIG_MB)
@@ -127,20 +192,25 @@ def main() -> None:
                      "< 5x", memory < 5 * size))
 
     if args.json:
-        print(json.dumps({"machine": machine(), "workspace": manifest, "dry_run_exit": code,
+        print(json.dumps({"machine": machine(), "workspace": manifest, "skipped": skipped, "dry_run_exits": exits,
+                          "trees": [{"name": t.name, "root": str(t.root), "files": t.files, "lines": t.lines}
+                                    for t in trees],
                           "rows": [dict(zip(("row", "codemod", "peer", "figure", "target", "met"), r)) for r in rows]},
                          indent=2))
         return
     print(machine() + f"; median of {args.runs} interleaved runs")
-    print(f"workspace: {manifest['crates']} crates, {manifest['files']} files, {manifest['lines']} lines of Rust "
-          f"({root.relative_to(REPO)}); the dry run exits {code} (the plan refuses: other crates use the items)")
-    print(f"{'row':52} {'codemod':>9} {'peer':>9} {'figure':>14}  {'target':18} met")
+    for tree in trees:
+        print(f"{tree.name}: {tree.files} files, {tree.lines} lines ({tree.root.relative_to(REPO)}); "
+              f"the dry run exits {exits[tree.name]}")
+    for reason in skipped:
+        print(f"skipped: {reason}")
+    print(f"{'row':62} {'codemod':>9} {'peer':>9} {'figure':>14}  {'target':18} met")
     for name, ours_s, peer_s, figure, target, met in rows:
         ours_txt = f"{ours_s:.3f}s" if peer_s is not None else ""
         peer_txt = f"{peer_s:.3f}s" if peer_s is not None else ""
-        print(f"{name:52} {ours_txt:>9} {peer_txt:>9} {figure:>14}  {target:18} "
+        print(f"{name:62} {ours_txt:>9} {peer_txt:>9} {figure:>14}  {target:18} "
               f"{'-' if met is None else 'yes' if met else 'NO'}")
-    print(f"peers (run in ROOT): {run_peer.command}; {scan_peer.command}")
+    print("peers (run in each ROOT): " + "; ".join(peers))
 
 
 if __name__ == "__main__":

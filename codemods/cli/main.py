@@ -292,7 +292,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
               help="text (default): the diff, findings on stderr; json: one document; sarif: the findings "
                    "as a SARIF 2.1.0 log; github: the findings as workflow-command annotations.")
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
-@click.option("-v", "--verbose", is_flag=True, help="Also list each target already absent.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also list each target already absent, and each possible use of a name that has several.")
 @click.option("--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff "
                                            "(text format only).")
 @click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")

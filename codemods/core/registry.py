@@ -83,7 +83,9 @@ class LanguageOperations:
     - `imports_left_unused(path, source, planned, deleted, state, origin) -> [Edit]`:
       edits removing the imports the plan leaves naming a deleted item or unused;
     - `files_deleted_with(deleted, read, origin, root, targets) -> (edits, findings, items)`:
-      what goes in other files with the deleted items (a module's file).
+      what goes in other files with the deleted items (a module's file);
+    - `resolve_ahead(files, deleted, state)`: resolve the uses in `files` ((path, text as
+      read)) at once (in parallel processes), before `references` asks file by file.
 
     `deletable_kinds` are the item kinds a recipe may delete.
     """
@@ -99,6 +101,7 @@ class LanguageOperations:
     parse_errors_deletable: Callable[[Path, str], bool] | None = None
     imports_left_unused: Callable[..., list[Edit]] | None = None
     files_deleted_with: Callable[..., tuple[list[Edit], list[Finding], list[Any]]] | None = None
+    resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
     deletable_kinds: tuple[str, ...] = ()
 
 

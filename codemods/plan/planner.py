@@ -17,7 +17,7 @@ from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.core.registry import FormatFile, language_for
+from codemods.core.registry import FormatFile, PlanState, language_for
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
 from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
@@ -459,7 +459,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                                           f"{error}; nothing planned"),), settings=settings)
         say("removing the imports left unused")
         referring_search = SettledSearch(*referring)
-        take(RemoveImports(recipe, deleted, referring_search.result)(workspace))
+        # The plug-ins' state (their resolvers) is kept from the import stage for the reference check.
+        shared = PlanState(root, workspace.read, workspace.planned)
+        take(RemoveImports(recipe, deleted, referring_search.result, shared)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, Code.SEARCHED_WITHOUT_RG,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
@@ -467,7 +469,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         basis = PlanBasis(recipe, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
                           SettledSearch(referring_search, *referring[len(referring_search.searches):]))
         plan = checked_plan(basis, workspace, findings, deleted, settings, progress=progress,
-                            prefetched=(pool, before_formatted))
+                            prefetched=(pool, before_formatted), shared=shared)
         basis.settle()
     return plan
 
@@ -475,12 +477,14 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
 def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames,
                  settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
                  progress: Callable[[str], None] | None = None,
-                 prefetched: tuple[ThreadPoolExecutor, dict[str, Future[bytes | None]]] | None = None) -> Plan:
+                 prefetched: tuple[ThreadPoolExecutor, dict[str, Future[bytes | None]]] | None = None,
+                 shared: PlanState | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
     subset keeps, which the whole plan deletes). `findings` are the stages' own; `progress` is
-    told as each check starts."""
+    told as each check starts; `shared` is the plug-ins' state kept from the stages (see
+    references.dangling_references)."""
     root, recipe = basis.start.root, basis.recipe
     findings = list(findings)
     say = progress or (lambda _message: None)
@@ -503,7 +507,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")
     dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=settings.strict,
-                                   referring=[basis.referring])
+                                   referring=[basis.referring], shared=shared)
     findings += dangling
     say("looking for mentions of removed symbols")
     findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused, kept)

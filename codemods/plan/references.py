@@ -95,7 +95,8 @@ class DeletedNames:
 
 def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
-                        strict: bool = False, referring: Sequence[FoundFiles] | None = None) -> list[Finding]:
+                        strict: bool = False, referring: Sequence[FoundFiles] | None = None,
+                        shared: PlanState | None = None) -> list[Finding]:
     """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
     after `changes` (by path; their edits map offsets back to the file as read).
 
@@ -105,12 +106,14 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
     refused are left out: their items were not deleted, and the refusal is
     reported already. `referring`, when given, are rg searches for the files
     naming the deleted names, started earlier (the plan starts them before it
-    parses and validates, so that they run meanwhile).
+    parses and validates, so that they run meanwhile). `shared`, when given, is the
+    languages' state for the plan (see languages/registry.py), kept from the import
+    stage, so that a use is resolved once per plan.
     """
     names = deleted.all_names()
     if not names:
         return []
-    shared = PlanState(workspace.root, workspace.read)
+    shared = shared if shared is not None else PlanState(workspace.root, workspace.read)
     findings: list[Finding] = []
     found = ({path for search in referring for path in search.result()} if referring is not None
              else files_with_words(workspace.root, deleted.search_words()))

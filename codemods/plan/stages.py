@@ -321,6 +321,9 @@ class RemoveImports:
     deleted: DeletedNames
     # The files that spell a deleted name, when the planner has searched for them already.
     spelling: Callable[[], list[str]] | None = None
+    # The plug-ins' state for the whole plan (their resolvers), when the planner keeps it for the
+    # reference check after this stage.
+    shared: PlanState | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
         from codemods.search.files import files_with_words
@@ -329,7 +332,17 @@ class RemoveImports:
         spelled = (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) \
             if names else []
         candidates = set(workspace.edits) | set(spelled)
-        shared = PlanState(workspace.root, workspace.read, workspace.planned)
+        shared = self.shared if self.shared is not None else PlanState(workspace.root, workspace.read,
+                                                                       workspace.planned)
+        by_language: dict[str, list[tuple[str, bytes]]] = {}
+        for path in sorted(candidates):
+            source = workspace.read(path)
+            if source is not None and len(source) <= RESOLVE_LIMIT:
+                by_language.setdefault(language_of(path) or "", []).append((path, source))
+        for name, files in by_language.items():
+            ahead = LANGUAGES[name].operations.resolve_ahead if name in LANGUAGES else None
+            if ahead is not None:
+                ahead(files, self.deleted, shared)
         edits: list[Edit] = []
         for path in sorted(candidates):
             language = LANGUAGES.get(language_of(path) or "")

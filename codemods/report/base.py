@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from codemods.edit.codes import Code
+from codemods.edit.values import Finding
 
 
 _NOT_REPORTERS = {"__init__", "base"}
@@ -62,8 +64,13 @@ class ApplyReport:
         run, plan = self.run, self.run.plan
         lines = [f"codemod: {run.recovery}"] if run.recovery else []
         absent = [f for f in plan.findings if f.code == Code.NOT_FOUND and not f.blocking]
+        grouped = {} if self.verbose else _possible_by_name(plan.findings)
         for finding in (*plan.findings, *run.refusals):
             if finding in absent and not self.verbose:
+                continue
+            if finding.symbol in grouped and _is_possible_note(finding):
+                if finding is grouped[finding.symbol][0]:
+                    lines.append(_possible_group_line(finding.symbol, grouped[finding.symbol]))
                 continue
             if not finding.blocking:
                 why = "possible; --strict blocks it" if finding.certainty == "possible" else "note"
@@ -93,6 +100,30 @@ class ApplyReport:
         lines.append(f"codemod: {self.recipe_id}: {verb} {len(plan.changes)} file(s); {findings} finding(s), "
                      f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else ""))
         return lines
+
+
+def _is_possible_note(finding: Finding) -> bool:
+    return finding.certainty == "possible" and not finding.blocking
+
+
+def _possible_by_name(findings) -> dict[str, list[Finding]]:
+    """The possible uses that only note (not --strict), by name, for the names that have several:
+    a common method name (`len`) can have hundreds, one line each would bury the rest."""
+    by_name: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if _is_possible_note(finding) and finding.symbol:
+            by_name.setdefault(finding.symbol, []).append(finding)
+    return {name: group for name, group in by_name.items() if len(group) > 1}
+
+
+def _possible_group_line(name: str, group: list[Finding]) -> str:
+    """One line for the possible uses of `name`: how many, of which kinds, in how many files, the first."""
+    kinds = Counter(f.reference_kind or "use" for f in group)
+    shown = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items(), key=lambda k: (-k[1], k[0])))
+    first = group[0]
+    return (f"codemod: {name}: {len(group)} possible uses ({shown}) in {len({f.path for f in group})} file(s), "
+            f"first {first.path}:{first.line}:{first.col} (possible; --strict blocks them, --verbose or --json "
+            f"lists them)")
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,94 @@ def test_dependency_cycles_through_dev_dependencies_are_resolved(tmp_path):
     }, "view/src/lib.rs", "frob")
 
 
+def test_a_dependency_passes_on_its_library_dependencies_not_its_dev_dependencies(tmp_path):
+    """A crate reaches the deleted method through a dependency's [dependencies] (a re-export can
+    pass it on), never through that dependency's dev-dependencies (its library is built without
+    them): a same-named call there on a receiver of unknown type is no possible use."""
+    check(tmp_path, {
+        "Cargo.toml": '[workspace]\nmembers = ["engine", "probe", "bench", "relay", "front"]\n',
+        "engine/Cargo.toml": package("engine"),
+        "engine/src/lib.rs": """
+            pub struct Spool;
+            impl Spool {
+                pub fn unwind(&self) -> u32 { 1 }
+            }
+        """,
+        "probe/Cargo.toml": package("probe", '[dev-dependencies]\nengine = { path = "../engine" }'),
+        "probe/src/lib.rs": """
+            pub fn wound<T: Clone>(t: T) -> T { t }
+        """,
+        "probe/tests/spool.rs": """
+            fn check<S: Unwind>(spool: &S) -> u32 { spool.unwind() } // MAYBE
+        """,
+        "bench/Cargo.toml": package("bench", '[dependencies]\nprobe = { path = "../probe" }'),
+        "bench/src/lib.rs": """
+            pub fn run<R: Unwind>(reel: &R) -> u32 { reel.unwind() }
+        """,
+        "relay/Cargo.toml": package("relay", '[dependencies]\nengine = { path = "../engine" }'),
+        "relay/src/lib.rs": """
+            pub use engine::Spool;
+        """,
+        "front/Cargo.toml": package("front", '[dependencies]\nrelay = { path = "../relay" }'),
+        "front/src/lib.rs": """
+            pub fn run<R: Unwind>(reel: &R) -> u32 { reel.unwind() } // MAYBE
+        """,
+    }, "engine/src/lib.rs", "crate::Spool::unwind")
+
+
+def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
+    """`.tally()` is listed where the receiver may be the deleted method's type (a rename, an
+    alias, a field of that type, a generic), and not where its type is evidently another one
+    (a constructor's type, a field of another type, a slice, a string, a type outside the tree)."""
+    check(tmp_path, {
+        "Cargo.toml": '[workspace]\nmembers = ["ledger", "office"]\n',
+        "ledger/Cargo.toml": package("ledger"),
+        "ledger/src/lib.rs": """
+            pub struct Roster;
+            impl Roster {
+                pub fn new() -> Roster { Roster }
+                pub fn tally(&self) -> u32 { 1 }
+            }
+            pub fn count() -> u32 {
+                let roster = Roster::new();
+                roster.tally() // REF
+            }
+        """,
+        "office/Cargo.toml": package("office", '[dependencies]\nledger = { path = "../ledger" }'),
+        "office/src/lib.rs": """
+            use std::collections::BTreeSet;
+            use ledger::Roster;
+            use ledger::Roster as Team;
+            pub type Crew = Roster;
+            pub struct Ballot;
+            impl Ballot {
+                pub fn with_seats(_seats: u32) -> Ballot { Ballot }
+                pub fn tally(&self) -> u32 { 2 }
+            }
+            pub struct Desk {
+                roster: Roster,
+                ballot: Ballot,
+            }
+            pub fn counts<T: Tally>(desk: &Desk, team: &Team, crew: &Crew, other: &T, seats: &[u8],
+                                    names: &BTreeSet<u8>) -> u32 {
+                let roster = Roster::new();
+                let ballot = Ballot::with_seats(3);
+                let label = "desk";
+                roster.tally() // MAYBE
+                    + desk.roster.tally() // MAYBE
+                    + team.tally() // MAYBE
+                    + crew.tally() // MAYBE
+                    + other.tally() // MAYBE
+                    + ballot.tally()
+                    + desk.ballot.tally()
+                    + seats.tally()
+                    + label.tally()
+                    + names.tally()
+            }
+        """,
+    }, "ledger/src/lib.rs", "crate::Roster::tally")
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(tmp_path, {
         "Cargo.toml": package("core"),
@@ -432,6 +520,39 @@ def test_files_reached_by_path_attributes_and_mod_rs(tmp_path):
             fn loads() { assert_eq!(weight(), 2); }
         """,
     }, "src/models/gemma.rs", "weight")
+
+
+def test_possible_uses_of_one_name_are_one_line_unless_verbose(tmp_path):
+    write_tree(tmp_path, {
+        "Cargo.toml": package("core"),
+        "src/lib.rs": """
+            pub struct Abacus;
+            impl Abacus {
+                pub fn bead(&self) -> u32 { 1 }
+                pub fn rod(&self) -> u32 { 2 }
+            }
+            pub fn slide<T: Frame>(a: &T, b: &T, c: &T) -> u32 {
+                a.bead() + b.bead() + c.bead() + a.rod()
+            }
+        """,
+    })
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('id = "r"\n' + "".join(
+        f'[[delete]]\npath = "src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "crate::Abacus::{name}"\n'
+        for name in ("bead", "rod")))
+    runner = CliRunner()
+    arguments = ["apply", "--dry-run", "--recipe", str(recipe), str(tmp_path)]
+    grouped = runner.invoke(main, arguments).stderr.splitlines()
+    assert "codemod: bead: 3 possible uses (method call: 3) in 1 file(s), first src/lib.rs:7:7 (possible; " \
+           "--strict blocks them, --verbose or --json lists them)" in grouped
+    assert not [line for line in grouped if line.startswith("src/lib.rs:7:") and ": bead:" in line]
+    assert [line for line in grouped if line.startswith("src/lib.rs:7:40: rod: may still refer")]
+    verbose = runner.invoke(main, [*arguments, "--verbose"]).stderr.splitlines()
+    assert len([line for line in verbose if ": bead: may still refer" in line]) == 3
+    document = json.loads(runner.invoke(main, [*arguments, "--json"]).stdout)
+    assert len([f for f in document["findings"] if f["symbol"] == "bead"]) == 3
+    strict = runner.invoke(main, [*arguments, "--strict"]).stderr.splitlines()
+    assert len([line for line in strict if ": bead: may still refer" in line]) == 3
 
 
 def test_possible_findings_block_only_with_strict(tmp_path):

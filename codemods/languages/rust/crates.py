@@ -54,6 +54,9 @@ class Package:
     lib: str | None
     roots: list[str]
     dependencies: dict[str, str | None] = field(default_factory=dict)
+    # The lib roots its library is built with ([dependencies], also per target): what a crate
+    # depending on this one can reach through it. Dev- and build-dependencies are not.
+    library_dependencies: frozenset[str] = frozenset()
 
 
 def _crate_name(name: str) -> str:
@@ -91,6 +94,8 @@ class CrateIndex:
         self._path_decls: dict[str, dict[str, list[tuple[str, str]]]] = {}
         self._instances: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         self._crates: dict[str, Crate] = {}
+        self._nearest: dict[str, Package | None] = {}
+        self._reachable: dict[str, frozenset[str]] = {}
 
     # -- packages -----------------------------------------------------------
 
@@ -116,6 +121,8 @@ class CrateIndex:
         self._packages[directory] = package
         if package is not None:
             package.dependencies = self._dependencies(directory, manifest)
+            package.library_dependencies = frozenset(
+                lib for lib in self._dependencies(directory, manifest, ("dependencies",)).values() if lib is not None)
         return package
 
     def _load_package(self, directory: str, manifest: dict) -> Package:
@@ -159,13 +166,15 @@ class CrateIndex:
                 return "", {}
             current = current.parent
 
-    def _dependencies(self, directory: str, manifest: dict) -> dict[str, str | None]:
-        """Extern crate name -> lib root in the tree (path dependencies) or None."""
+    def _dependencies(self, directory: str, manifest: dict,
+                      kinds: tuple[str, ...] = ("dependencies", "dev-dependencies", "build-dependencies"),
+                      ) -> dict[str, str | None]:
+        """Extern crate name -> lib root in the tree (path dependencies) or None, from the tables `kinds`."""
         found: dict[str, str | None] = {}
-        tables = [manifest.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+        tables = [manifest.get(k, {}) for k in kinds]
         for target in (manifest.get("target") or {}).values():
             if isinstance(target, dict):
-                tables += [target.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+                tables += [target.get(k, {}) for k in kinds]
         for table in tables:
             if not isinstance(table, dict):
                 continue
@@ -181,24 +190,40 @@ class CrateIndex:
                 found[_crate_name(key)] = lib
         return found
 
-    def depends_on(self, package: Package, lib: str, seen: set[str] | None = None) -> bool:
+    def depends_on(self, package: Package, lib: str) -> bool:
         """Whether `package` depends on the crate whose lib root is `lib`, directly or through
-        other packages of the tree (a re-export can pass an item on)."""
-        seen = set() if seen is None else seen
-        if package.dir in seen:
-            return False
-        seen.add(package.dir)
-        for dependency in package.dependencies.values():
-            if dependency == lib:
-                return True
-            middle = self.package_of(dependency) if dependency is not None else None
-            if middle is not None and self.depends_on(middle, lib, seen):
-                return True
-        return False
+        the libraries of other packages of the tree (a re-export can pass an item on; a
+        dependency's own dev- and build-dependencies cannot)."""
+        return lib in self._reachable_libs(package)
+
+    def _reachable_libs(self, package: Package) -> frozenset[str]:
+        """The lib roots of the tree that `package` depends on, directly or through other packages'
+        libraries (computed once per package: a workspace asks it for every file and deleted item)."""
+        if package.dir not in self._reachable:
+            direct = {d for d in package.dependencies.values() if d is not None}
+            found = set(direct)
+            seen = {package.dir}
+            pending = list(direct)
+            while pending:
+                middle = self.package_of(pending.pop())
+                if middle is None or middle.dir in seen:
+                    continue
+                seen.add(middle.dir)
+                fresh = middle.library_dependencies - found
+                found |= fresh
+                pending += fresh
+            self._reachable[package.dir] = frozenset(found)
+        return self._reachable[package.dir]
 
     def package_of(self, path: str) -> Package | None:
         """The nearest package above `path`."""
-        current = PurePosixPath(path).parent
+        folder = path.rpartition("/")[0]
+        if folder not in self._nearest:
+            self._nearest[folder] = self._nearest_package(folder)
+        return self._nearest[folder]
+
+    def _nearest_package(self, folder: str) -> Package | None:
+        current = PurePosixPath(folder or ".")
         while True:
             directory = "" if str(current) == "." else str(current)
             package = self.package(directory)

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import tomllib
+from functools import lru_cache
 from pathlib import Path
 
 _INDENT = "    "
@@ -144,11 +145,31 @@ def _manifest(path: Path) -> dict:
         return {}
 
 
+@lru_cache(maxsize=None)
+def _toolchain_rustfmt(rustfmt: str, root: Path | None, toolchain: str | None, rustup_home: str | None) -> str:
+    """The rustfmt binary that `rustfmt` starts in `root` when it is rustup's proxy (asked of
+    `rustup which` once per process), else `rustfmt` itself: a plan runs rustfmt a dozen times,
+    and each start of the proxy costs more than the formatting (50-100 ms). Where rustup cannot
+    tell (a pinned toolchain it does not have), the proxy runs and says why."""
+    rustup = shutil.which("rustup")
+    if rustup is None or Path(rustfmt).resolve() != Path(rustup).resolve():
+        return rustfmt
+    env = {**os.environ, "RUSTUP_TOOLCHAIN": toolchain} if toolchain else None
+    try:
+        result = subprocess.run([rustup, "which", "rustfmt"], capture_output=True, timeout=30, cwd=root, env=env)
+    except (OSError, subprocess.TimeoutExpired):
+        return rustfmt
+    binary = result.stdout.decode("utf-8", "replace").strip()
+    return binary if result.returncode == 0 and binary and Path(binary).is_file() else rustfmt
+
+
 def _rustfmt(rustfmt: str, source: str, root: Path | None, edition: str) -> str | None:
     """rustfmt's output for `source`, run in `root` (its pinned toolchain), else on the default toolchain."""
-    command = [rustfmt, "--edition", edition, "--emit", "stdout", *_config_args(root)]
+    arguments = ["--edition", edition, "--emit", "stdout", *_config_args(root)]
     default = {**os.environ, "RUSTUP_TOOLCHAIN": "stable"}
     for env in ((default,) if _pinned_toolchain_missing(root) else (None, default)):
+        toolchain = (env or os.environ).get("RUSTUP_TOOLCHAIN")
+        command = [_toolchain_rustfmt(rustfmt, root, toolchain, os.environ.get("RUSTUP_HOME")), *arguments]
         try:
             result = subprocess.run(command, input=source.encode(), capture_output=True, timeout=30,
                                     cwd=root, env=env)  # fmt: skip

@@ -147,6 +147,16 @@ def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list
     return found, []
 
 
+def resolve_ahead(files: list[tuple[str, bytes]], deleted, shared: PlanState) -> None:
+    """Resolve the uses of what the plan deletes in `files` ((path, text as read)) all at once,
+    spread over processes (codemods/parallel.py), so that the import stage and `references`
+    find them resolved."""
+    from codemods.parallel import jobs
+
+    if deleted.of(RUST):
+        _resolver(shared).resolve_files(files, deleted.of(RUST), jobs())
+
+
 def _rust_bridge_entries(path: str, text: bytes, targets: list, resolver: RustResolver) -> list[Reference]:
     """The `extern "Rust"` entries of a cxx bridge (`type Ledger;`, `fn settle();`) that export a
     deleted Rust item: cxx names it in the bridge module's parent module."""
@@ -513,5 +523,6 @@ OPERATIONS = LanguageOperations(
     parse_errors_deletable=parse_errors_deletable,
     imports_left_unused=imports_left_unused,
     files_deleted_with=files_deleted_with,
+    resolve_ahead=resolve_ahead,
     deletable_kinds=DELETABLE_KINDS,
 )

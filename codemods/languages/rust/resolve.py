@@ -40,6 +40,7 @@ from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.parse import RUST, descendants, node_text, parse
 from codemods.languages.rust.crates import CrateIndex, _join
+from codemods.parallel import forked_map
 
 VALUE = "value"
 TYPE = "type"
@@ -279,6 +280,8 @@ class RustResolver:
         self._trees: dict[str, tuple[bytes, tree_sitter.Tree] | None] = {}
         self._scopes: dict[tuple[str, tuple[str, ...]], _Scope | None] = {}
         self._subtrees: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+        self._references: dict[tuple[str, bytes, tuple[DeletedRustItem, ...]], tuple[Reference, ...]] = {}
+        self._file_types: dict[str, _FileTypes] = {}  # of the files as read, where an alias is
         self._editions: dict[str, str] = {}
         self.crates = CrateIndex(self._root, self._exists, read_before, self._mod_declarations)
 
@@ -618,16 +621,60 @@ class RustResolver:
 
     def references_in_file(self, path: str, source: bytes, targets: list[DeletedRustItem]) -> list[Reference]:
         """Every use in `source` (the file at `path` after the plan) of a name of `targets`
-        that resolves, or may resolve, to one of them."""
+        that resolves, or may resolve, to one of them. Resolved once per plan for each text: the
+        import stage asks about the files it may edit, and the reference check again."""
+        key = (path, source, tuple(targets))
+        if key not in self._references:
+            self._references[key] = tuple(self._references_in_text(path, source, targets))
+        return list(self._references[key])
+
+    def resolve_files(self, files: list[tuple[str, bytes]], targets: list[DeletedRustItem], processes: int) -> None:
+        """Resolve the uses in each (path, text) of `files` ahead of `references_in_file`, spread
+        over `processes` forked processes (their results are kept here), or here where the work
+        is too small to be worth a fork (under PARALLEL_FILES files that may reach a target) or
+        cannot be forked."""
+        key = tuple(targets)
+        pending = [(path, source) for path, source in files if (path, source, key) not in self._references
+                   and any(self._may_reach(t, path) for t in targets)]
+        if len(pending) < PARALLEL_FILES or processes < 2:
+            return
+        # A package's files go to one process (its module tree is then resolved once), unless it
+        # holds more than half a process's share of the bytes; the groups are dealt largest first
+        # to the process with the fewest bytes to parse so far.
+        by_package: dict[str, list[tuple[str, bytes]]] = {}
+        for path, source in pending:
+            package = self.crates.package_of(path)
+            by_package.setdefault(package.dir if package is not None else "", []).append((path, source))
+        half_share = sum(len(source) for _, source in pending) / processes / 2
+        groups = [group for files_of_package in by_package.values()
+                  for group in ([[file] for file in files_of_package]
+                                if sum(len(f[1]) for f in files_of_package) > half_share else [files_of_package])]
+        shares: list[list[tuple[str, bytes]]] = [[] for _ in range(processes)]
+        loads = [0] * processes
+        for group in sorted(groups, key=lambda files: -sum(len(f[1]) for f in files)):
+            least = loads.index(min(loads))
+            shares[least] += group
+            loads[least] += sum(len(f[1]) for f in group)
+        shares = [share for share in shares if share]
+        found = forked_map(lambda index: [tuple(self._references_in_text(path, source, targets))
+                                          for path, source in shares[index]], len(shares), processes)
+        for share, results in zip(shares, found or ()):
+            for (path, source), references in zip(share, results):
+                self._references[(path, source, key)] = references
+
+    def _references_in_text(self, path: str, source: bytes, targets: list[DeletedRustItem]) -> list[Reference]:
         by_name: dict[str, list[DeletedRustItem]] = {}
         for target in targets:
             if self._may_reach(target, path):
                 by_name.setdefault(target.name, []).append(target)
         if not by_name:
             return []
-        hits = list(whole_words(sorted(by_name)).finditer(source))
+        methods = {name for name, deleted in by_name.items()
+                   if all(t.owner is not None and t.kind in ("fn", "fn_signature") for t in deleted)}
+        hits = [hit for hit in whole_words(sorted(by_name)).finditer(source)
+                if hit.group().decode() not in methods or _after_member_access(source, hit.start())]
         if not hits:
-            return []
+            return []  # not parsed: no spelling here can name what the plan deletes
         instances = self.crates.instances(path)
         tree = parse(source, RUST)
         self._current_file, self._current_source, self._current_tree = path, source, tree
@@ -732,7 +779,7 @@ class RustResolver:
     def _resolve_use(self, key, node, use: "_Use", name: str, candidates: list[DeletedRustItem],
                      identities, path: str, match) -> Reference | None:
         if use.kind == "method call":
-            return self._method_call(node, use, name, candidates, path, match)
+            return self._method_call(key, use, name, candidates, path, match)
         outcomes: list[_Outcome] = []
         for namespace in use.namespaces:
             if len(use.segments) == 1 and use.scope_node is not None:
@@ -776,7 +823,7 @@ class RustResolver:
         return None
 
 
-    def _method_call(self, node, use: "_Use", name: str, candidates: list[DeletedRustItem], path: str,
+    def _method_call(self, key, use: "_Use", name: str, candidates: list[DeletedRustItem], path: str,
                      match) -> Reference | None:
         """`receiver.name(...)`: definite where the receiver's type is the deleted method's type,
         nothing where it is known to be another type, possible where it is not known."""
@@ -786,6 +833,9 @@ class RustResolver:
         if self._types is None:
             self._types = _FileTypes.of(self._current_tree.root_node)
         receiver = _receiver_type(use.receiver, self._types) if use.receiver is not None else None
+        if receiver is not None and not receiver[1] and receiver[0].isidentifier() \
+                and receiver[0] not in _PRIMITIVES:
+            receiver = self._type_behind(key, use.receiver, receiver[0])
         if receiver is not None:
             type_name, declared_in_this_file = receiver
             same_type = [t for t in methods if t.owner == type_name]
@@ -801,6 +851,51 @@ class RustResolver:
                          f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})")
 
 
+    def _type_behind(self, key, place: tree_sitter.Node, type_name: str, depth: int = 0) -> tuple[str, bool] | None:
+        """What the type name `type_name` (not declared in this file) is at `place`: the struct,
+        enum or union it resolves to (through imports, renames and type aliases), None where it
+        may be anything (a name resolution cannot follow), or a type outside the tree."""
+        outcomes = self._lexical(key, place, type_name, TYPE)
+        names = set()
+        for outcome in outcomes:
+            target = outcome.target
+            if isinstance(target, _Def) and target.kind in ("struct_item", "enum_item", "union_item"):
+                names.add(target.name)
+            elif isinstance(target, _Def) and target.kind == "type_item" and depth < 8:
+                aliased = self._alias_target(target, depth)
+                if aliased is None:
+                    return None
+                names.add(aliased)
+            elif target != _EXTERNAL:
+                return None
+        if len(names) > 1:
+            return None
+        if names:
+            return names.pop(), False
+        # Outside the tree (std, a registry crate), or not found (a prelude type): by its name.
+        return ("<a type outside the tree>", False) if outcomes else (type_name, False)
+
+
+    def _alias_target(self, alias: _Def, depth: int) -> str | None:
+        """The type a `type` alias stands for (followed to a struct, enum or union), where that shows."""
+        found = self._tree(alias.file)
+        node = found[1].root_node.descendant_for_byte_range(alias.start, alias.start) if found else None
+        while node is not None and node.type != "type_item":
+            node = node.parent
+        aliased = node.child_by_field_name("type") if node is not None else None
+        if aliased is None:
+            return None
+        if alias.file not in self._file_types:
+            self._file_types[alias.file] = _FileTypes.of(found[1].root_node)
+        named = _named_type(aliased, aliased, False, self._file_types[alias.file])
+        if named is None or not named[0].isidentifier() or named[0] in _PRIMITIVES:
+            return None
+        if named[1]:
+            return named[0]
+        behind = self._type_behind(alias.module, aliased, named[0], depth + 1)
+        return behind[0] if behind is not None else None
+
+
 @dataclass(frozen=True)
 class _Use:
     """What a name at one place is: a path to resolve (in some namespaces) or a member access."""
@@ -812,6 +907,14 @@ class _Use:
     certain: bool = True
     reason: str = ""
     receiver: tree_sitter.Node | None = None
+
+
+def _after_member_access(source: bytes, start: int) -> bool:
+    """Whether the word at `start` follows `.` or `::` (blanks between): the only places a method
+    or an associated function is named (`x.len()`, `Type::len`, `Self::len`, a serde path string),
+    never as a bare word, so a file without such a spelling is not parsed for it."""
+    before = source[max(0, start - 256):start].rstrip()
+    return before.endswith(b".") or before.endswith(b"::")
 
 
 def _own_folder(file: str) -> str:
@@ -856,80 +959,96 @@ def _impl_type(node: tree_sitter.Node) -> str | None:
     return None
 
 
+# Fewer files than this that may use a deleted item are resolved in the plan's own process:
+# forking costs more than resolving them.
+PARALLEL_FILES = 64
+_TYPE_ITEMS = frozenset({"struct_item", "enum_item", "union_item"})
+_BUILTIN_TYPES = frozenset({"primitive_type", "array_type", "tuple_type", "pointer_type", "function_type",
+                            "unit_type", "never_type"})
+_PRIMITIVES = frozenset({"bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+                         "i64", "i128", "isize", "f32", "f64"})
+# The type of a literal receiver (`"text".len()`); byte strings and numbers are left unknown.
+_LITERAL_TYPES = {"string_literal": "str", "raw_string_literal": "str", "char_literal": "char",
+                  "boolean_literal": "bool"}
 _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 
 
-@dataclass
 class _FileTypes:
-    """The types a file declares: names, each struct's field types, and the associated functions
-    its impls give a type that return that type (`fn new() -> Self`), by type."""
+    """The types a file declares (struct, enum, union, at any depth), asked by name: whether it
+    declares one, and the field types of its first struct of that name. Each name is looked up
+    where the source spells `struct NAME` (or enum, union), and confirmed in the tree there: a
+    file is asked about a few names, and a walk or a query of all its nodes costs milliseconds."""
 
-    declared: set[str]
-    fields: dict[str, dict[str, tree_sitter.Node]]
-    constructors: dict[str, set[str]]
+    def __init__(self, root: tree_sitter.Node) -> None:
+        self._root = root
+        self._source = root.text or b""  # from the root's first byte (not the file's, after leading blanks)
+        self._items: dict[str, list[tree_sitter.Node]] = {}
 
     @classmethod
     def of(cls, root: tree_sitter.Node) -> "_FileTypes":
-        types = cls(set(), {}, {})
-        for node in descendants(root, named=True):
-            if node.type == "function_item" and _returns_own_type(node):
-                types.constructors.setdefault(_impl_type(node), set()).add(node_text(node.child_by_field_name("name")))
-            if node.type in ("struct_item", "enum_item", "union_item"):
-                name = node_text(node.child_by_field_name("name"))
-                types.declared.add(name)
-                body = node.child_by_field_name("body")
-                if node.type == "struct_item" and body is not None and name not in types.fields:
-                    types.fields[name] = {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
-                                          for d in body.named_children if d.type == "field_declaration"}
-        return types
+        return cls(root)
 
+    def _declarations(self, name: str) -> list[tree_sitter.Node]:
+        if name not in self._items:
+            found = []
+            spelled = re.compile(rb"\b(?:struct|enum|union)\s+(" + re.escape(name.encode()) + rb")\b")
+            base = self._root.start_byte
+            for match in spelled.finditer(self._source):
+                node = self._root.descendant_for_byte_range(base + match.start(1), base + match.end(1))
+                item = node.parent if node is not None else None
+                if item is not None and item.type in _TYPE_ITEMS and item.child_by_field_name("name") == node:
+                    found.append(item)
+            self._items[name] = found
+        return self._items[name]
 
-def _returns_own_type(function: tree_sitter.Node) -> bool:
-    """Whether a function of an impl is declared to return that impl's type (`Self` or its name)."""
-    owner = _impl_type(function)
-    returned = function.child_by_field_name("return_type")
-    while returned is not None and returned.type == "generic_type":
-        returned = returned.child_by_field_name("type")
-    return owner is not None and returned is not None and returned.type in ("type_identifier", "scoped_type_identifier") \
-        and node_text(returned).split("::")[-1] in ("Self", owner)
+    def declares(self, name: str) -> bool:
+        return bool(self._declarations(name))
+
+    def fields(self, name: str) -> dict[str, tree_sitter.Node]:
+        """Field name -> type node of the first struct `name` with named fields ({} if none)."""
+        for item in self._declarations(name):
+            body = item.child_by_field_name("body")
+            if item.type == "struct_item" and body is not None:
+                return {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
+                        for d in body.named_children if d.type == "field_declaration"}
+        return {}
 
 
 def _receiver_type(receiver: tree_sitter.Node, types: _FileTypes) -> tuple[str, bool] | None:
     """(type name, whether this file declares it) where the source shows the receiver's type:
-    `self` in an impl, `self.field` and `self.field[i]` with the field's declared type, a local
-    or parameter with a type annotation, a `Type { .. }` value or a `Type::new(..)` value (a function
-    this file's impls of `Type` declare to return it)."""
+    `self` in an impl; a field (`self.field`, `value.field`, and `...[i]`) of a struct this file
+    declares, with the field's declared type; a local or parameter with a type annotation, a
+    `Type { .. }` or `Type::new(..)` value (a constructor: `new`, `default`, `with_...`); a string
+    or char literal."""
     if receiver.type == "self":
         owner = _impl_type(receiver)
         return (owner, True) if owner else None
+    if receiver.type in _LITERAL_TYPES:
+        return _named_type(receiver, receiver, False, types)
     indexed = receiver.type == "index_expression"
     access = (receiver.named_children or [None])[0] if indexed else receiver
-    if access is not None and access.type == "field_expression" and access.child_by_field_name("value").type == "self":
-        fields = types.fields.get(_impl_type(access) or "", {})
+    if access is not None and access.type == "field_expression":
+        value = access.child_by_field_name("value")
+        owner = _impl_type(access) if value.type == "self" else _struct_of(value, types)
+        fields = types.fields(owner) if owner else {}
         return _named_type(fields.get(node_text(access.child_by_field_name("field"))), access, indexed, types)
     if receiver.type == "identifier":
         loop = _loop_over_field(receiver)
         if loop is not None:
-            fields = types.fields.get(_impl_type(loop) or "", {})
+            owner = _impl_type(loop)
+            fields = types.fields(owner) if owner else {}
             return _named_type(fields.get(node_text(loop.child_by_field_name("field"))), loop, True, types)
-        local = _local_type(receiver)
-        if local is not None and local.type == "call_expression":
-            return _constructed_type(local, types)
-        return _named_type(local, receiver, False, types)
+        return _named_type(_local_type(receiver), receiver, False, types)
     return None
 
 
-def _constructed_type(call: tree_sitter.Node, types: _FileTypes) -> tuple[str, bool] | None:
-    """The type `Type::function(..)` gives, where this file's impls declare it to return `Type`."""
-    function = call.child_by_field_name("function")
-    path = function.child_by_field_name("path")
-    owner = re.sub(r"<.*", "", node_text(path)).split("::")[-1] if path is not None else ""
-    if owner == "Self":
-        owner = _impl_type(call) or ""
-    if node_text(function.child_by_field_name("name")) not in types.constructors.get(owner, ()):
+def _struct_of(value: tree_sitter.Node, types: _FileTypes) -> str | None:
+    """The struct this file declares that `value` (the left of `value.field`) is, where that shows."""
+    if value.type not in ("identifier", "field_expression", "index_expression"):
         return None
-    return _declared_type(owner, call, types)
+    known = _receiver_type(value, types)
+    return known[0] if known is not None and known[1] else None
 
 
 def _loop_over_field(variable: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -982,8 +1101,18 @@ def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed:
                 node = inner
             else:
                 return None if indexed else _declared_type(base, place, types)
-        elif node.type in ("type_identifier", "scoped_type_identifier"):
-            return None if indexed else _declared_type(node_text(node).split("::")[-1], place, types)
+        elif node.type in ("type_identifier", "scoped_type_identifier", "identifier", "scoped_identifier"):
+            name = node_text(node).split("::")[-1]
+            if name == "Self":
+                owner = _impl_type(place)
+                return (owner, True) if owner and not indexed else None
+            return None if indexed else _declared_type(name, place, types)
+        elif node.type in _BUILTIN_TYPES and not indexed and node.child_by_field_name("length") is None:
+            # A primitive, slice, tuple or pointer: no struct's or enum's method is called on it.
+            # (An array is left unknown: its methods include those of the slice it unsizes to.)
+            return "".join(node_text(node).split()), False
+        elif node.type in _LITERAL_TYPES and not indexed and not node.text.startswith(b"b"):
+            return _LITERAL_TYPES[node.type], False
         else:
             return None
     return None
@@ -996,12 +1125,11 @@ def _declared_type(name: str, place: tree_sitter.Node, types: _FileTypes) -> tup
         if _generic_here(current, name.encode()):
             return None
         current = current.parent
-    return name, name in types.declared
+    return name, types.declares(name)
 
 
 def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`;
-    for `let x = T::f(..)`, that call."""
+    """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`."""
     name = variable.text
     child, current = variable, variable.parent
     while current is not None and current.type not in ("function_item", "closure_expression"):
@@ -1017,11 +1145,8 @@ def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
                 if latest.child_by_field_name("pattern").type != "identifier":
                     return None
                 value = latest.child_by_field_name("value")
-                if latest.child_by_field_name("type") is None and value is not None and value.type == "struct_expression":
-                    return value.child_by_field_name("name")
-                if latest.child_by_field_name("type") is None and value is not None and value.type == "call_expression" \
-                        and value.child_by_field_name("function").type == "scoped_identifier":
-                    return value
+                if latest.child_by_field_name("type") is None and value is not None:
+                    return _constructed_type(value)
                 return latest.child_by_field_name("type")
         elif _binds_here(current, child, name):
             return None
@@ -1034,6 +1159,40 @@ def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
                     and pattern.text == name:
                 return parameter.child_by_field_name("type")
     return None
+
+
+def _constructed_type(value: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The node naming the type a `let` value evidently has: `Type { .. }`, a constructor call
+    `Type::new(..)`, `Type::default()` or `Type::with_...(..)` (by Rust's naming convention these
+    return the type), a string or char literal; None for any other value."""
+    if value.type == "struct_expression":
+        return value.child_by_field_name("name")
+    if value.type in _LITERAL_TYPES:
+        return value
+    function = value.child_by_field_name("function") if value.type == "call_expression" else None
+    if function is None or function.type != "scoped_identifier":
+        return None
+    name = node_text(function.child_by_field_name("name"))
+    path = function.child_by_field_name("path")
+    # The path names a type (UpperCamelCase, as rustc asks), not a module's function `new`.
+    last = node_text(path.child_by_field_name("type") if path is not None and path.type == "generic_type" else path)
+    is_type = last.split("::")[-1][:1].isupper()
+    conventional = name in ("new", "default") or name.startswith("with_")
+    return path if is_type and (conventional or _returns_own_type(value, last.split("::")[-1], name)) else None
+
+
+def _returns_own_type(place: tree_sitter.Node, owner: str, name: str) -> bool:
+    """Whether the file of `place` has an impl of `owner` whose function `name` is declared to
+    return `Self` or `owner` (`fn unlit() -> Self`): a call of it gives an `owner`."""
+    root = _root_of(place)
+    spelled = re.compile(rb"\bfn\s+(" + re.escape(name.encode()) + rb")\b[^{;]*?->\s*(?:Self|"
+                         + re.escape(owner.encode()) + rb")\s*(?:\{|where\b)")
+    for match in spelled.finditer(root.text or b""):
+        node = root.descendant_for_byte_range(root.start_byte + match.start(1), root.start_byte + match.end(1))
+        function = node.parent if node is not None else None
+        if function is not None and function.type == "function_item" and _impl_type(function) == owner:
+            return True
+    return False
 
 
 def _binds_here(node: tree_sitter.Node, child: tree_sitter.Node, name: bytes) -> bool:
@@ -1357,7 +1516,7 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
             public = item.kind in ("bridge_fn", "bridge_type") or in_impl and (
                 container.type == "trait_item" or container.child_by_field_name("trait") is not None)
             visibility = "pub" if public else _visibility(item.node)
-            declared_here = owner is not None and owner in _FileTypes.of(_root_of(item.node)).declared
+            declared_here = owner is not None and _FileTypes.of(_root_of(item.node)).declares(owner)
             left_impl = (in_impl and container.type == "impl_item" and container.child_by_field_name("trait") is not None
                          and deleted.target.kind not in ("impl", "struct", "enum", "union", "type", "mod"))
             for name in item.visible_names:

@@ -1,0 +1,96 @@
+"""The reference check spread over forked processes finds what it finds in one process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import codemods.languages.rust.resolve as resolve
+from codemods import ItemTarget, Recipe
+from codemods.parallel import forked_map, jobs
+from codemods.plan.planner import plan_recipe
+
+from resolve_helpers import write_tree
+
+CARGO = '[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n{extra}\n'
+
+
+def _tree(root: Path, files: int) -> None:
+    """A crate whose `Ledger::settle` is deleted and `files` modules of another crate that call
+    it in several ways (definite, possible, on another type), enough to be resolved in processes."""
+    tree = {
+        "Cargo.toml": '[workspace]\nmembers = ["books", "desk"]\n',
+        "books/Cargo.toml": CARGO.format(name="books", extra=""),
+        "books/src/lib.rs": """
+            pub struct Ledger;
+            impl Ledger {
+                pub fn settle(&self) -> u32 { 1 }
+                pub fn open() -> Ledger { Ledger }
+            }
+        """,
+        "desk/Cargo.toml": CARGO.format(name="desk", extra='[dependencies]\nbooks = { path = "../books" }'),
+        "desk/src/lib.rs": "".join(f"pub mod clerk_{i};\n" for i in range(files)),
+    }
+    for i in range(files):
+        tree[f"desk/src/clerk_{i}.rs"] = f"""
+            use books::Ledger;
+            pub struct Till;
+            impl Till {{
+                pub fn settle(&self) -> u32 {{ {i} }}
+            }}
+            pub fn close<T: Settle>(ledger: &Ledger, other: &T, till: &Till) -> u32 {{
+                Ledger::settle(ledger) + other.settle() + till.settle()
+            }}
+        """
+    write_tree(root, tree)
+
+
+def _findings(root: Path) -> list[tuple]:
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("books/src/lib.rs", "rust", "fn",
+                                                              "crate::Ledger::settle"),))
+    plan = plan_recipe(root, recipe)
+    return [(f.path, f.line, f.col, f.code, f.certainty, f.message) for f in plan.findings]
+
+
+def test_forked_processes_find_the_same_references(tmp_path, monkeypatch):
+    _tree(tmp_path, resolve.PARALLEL_FILES + 6)
+    monkeypatch.setenv("CODEMOD_JOBS", "1")
+    alone = _findings(tmp_path)
+    forks = []
+
+    def spy(task, count, processes):
+        forks.append(processes)
+        return forked_map(task, count, processes)
+
+    monkeypatch.setattr(resolve, "forked_map", spy)
+    monkeypatch.setenv("CODEMOD_JOBS", "2")
+    spread = _findings(tmp_path)
+    assert forks == [2]
+    assert spread == alone
+    definite = [f for f in alone if f[4] == "definite"]
+    possible = [f for f in alone if f[4] == "possible"]
+    assert len(definite) == len(possible) == resolve.PARALLEL_FILES + 6
+
+
+def test_forked_map_keeps_the_order_and_jobs_reads_the_setting(monkeypatch):
+    squares = forked_map(lambda index: index * index, 5, 3)
+    assert squares == [0, 1, 4, 9, 16]
+    assert forked_map(lambda index: index, 5, 1) is None
+    monkeypatch.setenv("CODEMOD_JOBS", "3")
+    assert jobs() == 3
+    monkeypatch.setenv("CODEMOD_JOBS", "none")
+    assert 1 <= jobs() <= 16
+
+
+def test_a_file_that_spells_a_deleted_method_only_as_a_bare_word_is_not_parsed(tmp_path, monkeypatch):
+    """A method is named only after `.` or `::`; `let settle = ..` or `fn settle` elsewhere is no use."""
+    _tree(tmp_path, 1)
+    (tmp_path / "desk/src/lib.rs").write_text("pub mod clerk_0;\npub mod notes;\n")
+    (tmp_path / "desk/src/notes.rs").write_text("pub fn settle(settle: u32) -> u32 {\n    let settled = settle;\n"
+                                                "    settled\n}\n")
+    parsed = []
+    real_parse = resolve.parse
+    monkeypatch.setattr(resolve, "parse", lambda source, language: parsed.append(source) or real_parse(source, language))
+    findings = _findings(tmp_path)
+    assert not [f for f in findings if f[0] == "desk/src/notes.rs"]
+    assert (tmp_path / "desk/src/notes.rs").read_bytes() not in parsed
+    assert [f for f in findings if f[0] == "desk/src/clerk_0.rs" and f[4] == "definite"]
