@@ -382,8 +382,23 @@ class Rewrite:
             if edits and match.start < edits[-1].end or not self.accepts(match):
                 continue
             template = _indented_to(self.template, source, match.start)
-            edits.append(Edit(path, match.start, match.end, match.expand(template).encode("utf-8"), origin))
+            replacement = match.expand(template).encode("utf-8")
+            if replacement.strip():
+                edits.append(Edit(path, match.start, match.end, replacement, origin))
+            else:
+                edits.append(Edit(path, *_own_lines(source, match.start, match.end), b"", origin))
         return edits
+
+
+def _own_lines(source: bytes, start: int, end: int) -> tuple[int, int]:
+    """The whole lines of a match rewritten to nothing where it stands alone on them (a statement
+    removed leaves no blank line behind); else the match itself."""
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line_end = source.find(b"\n", end)
+    line_end = len(source) if line_end < 0 else line_end + 1
+    if source[line_start:start].strip() or source[end:line_end].strip():
+        return start, end
+    return line_start, line_end
 
 
 def _indented_to(template: str, source: bytes, start: int) -> str:

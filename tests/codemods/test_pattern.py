@@ -232,3 +232,35 @@ def test_a_bad_rewrite_rule_is_a_usage_error(tmp_path: Path, pattern: str, repla
     result = CliRunner().invoke(main, ["apply", "--recipe", str(recipe), str(tmp_path / "tree")])
     assert result.exit_code == 2
     assert error in result.output
+
+
+def test_a_statement_rewritten_to_nothing_goes_with_its_lines() -> None:
+    assert_rewrites(RUST, "if $C.glows { $$$BODY }", "", """
+        fn paint(lamp: &Lamp, out: &mut Out) {
+            out.push(1);
+            if lamp.glows {
+                out.push(2);
+            }
+            out.push(3);
+        }
+    """, """
+        fn paint(lamp: &Lamp, out: &mut Out) {
+            out.push(1);
+            out.push(3);
+        }
+    """)
+
+
+def test_a_cpp_statement_rewritten_to_nothing_goes_with_its_line() -> None:
+    assert_rewrites(CPP, "lamp.dim();", "", """
+        void paint(Lamp& lamp) {
+          lamp.on();
+          lamp.dim();
+          lamp.off();
+        }
+    """, """
+        void paint(Lamp& lamp) {
+          lamp.on();
+          lamp.off();
+        }
+    """)

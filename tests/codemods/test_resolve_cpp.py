@@ -151,6 +151,9 @@ def test_an_expression_applying_a_deleted_operator_is_a_use(tmp_path):
             geo::Meters shift(geo::Meters a) { return a + 2.0; }
             int next(int i) { return i + 1; }
             geo::Meters legs(Trip trip) { return trip.first() + trip.second(); } // MAYBE
+            geo::Meters start(geo::Meters a) { return a + geo::Meters{1.0}; } // REF
+            geo::Meters origin() { return geo::Meters() + geo::Meters(); } // REF
+            geo::Meters stride(geo::Meters a) { return a + Stride(); } // MAYBE
             #if 0
             geo::Meters old(geo::Meters a, geo::Meters b) { return a + b; }
             #endif
@@ -210,7 +213,10 @@ def test_uses_of_a_deleted_data_member(tmp_path):
             Gauge::Gauge() : needle(0), ticks(4) {} // REF
             int total(Gauge g, Dial d) { return g.ticks + d.needle; }
             int peek(const Gauge& g) { return g.needle; } // REF
-            int other(Panel* p) { return p->needle; } // MAYBE
+            int other(Panel* p) { return p->needle; }
+            int aim(Gauge* g) { return g->needle; } // REF
+            int swing(const Gauge& g) { Gauge* copy = nullptr; return copy->needle + g.ticks; } // REF
+            int guess(Panel p) { return p.get()->needle; } // MAYBE
             int local() { int needle = 3; return needle; }
             }
         """,
@@ -252,3 +258,33 @@ def test_member_operators_by_operand_count(tmp_path):
                ("ticker.h", "declaration", "Ticker::operator++(int)"),
                ("ticker.cpp", "function", "Ticker::operator[]"), ("ticker.h", "declaration", "Ticker::operator[]"))
     assert found(tmp_path, *targets) == expected(tmp_path)
+
+
+def test_an_unqualified_name_reaches_a_deleted_member_function_only_from_a_member_function(tmp_path):
+    write_tree(tmp_path, {
+        "tally.h": """
+            namespace stats {
+            class Tally {
+             public:
+              void Reset();
+              void Bump() { Reset(); } // REF
+            };
+            inline void Tally::Reset() {}
+            }
+        """,
+        "ledger.cpp": """
+            namespace books {
+            class Ledger {
+             public:
+              Ledger() { Reset(); }
+            };
+            class Audit : public Base {
+             public:
+              Audit() { Reset(); } // MAYBE
+            };
+            void Audit2::Close() { Reset(); } // MAYBE
+            void wipe() { Reset(); }
+            }
+        """,
+    })
+    assert found(tmp_path, ("tally.h", "function", "stats::Tally::Reset")) == expected(tmp_path)

@@ -63,6 +63,44 @@ def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it() ->
     """})
 
 
+@pytest.mark.parametrize("imported", ["use self::Mood::*;", "use crate::Mood::{Calm, Gloomy};",
+                                      "use Mood::Gloomy;"])
+def test_a_variant_imported_by_a_use_goes_with_the_arms_naming_it_bare(tmp_path: Path, imported) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": f"""
+        pub enum Mood {{
+            Calm,
+            Gloomy(u8),
+        }}
+
+        pub fn tone(mood: &Mood) -> u8 {{
+            {imported}
+            match mood {{
+                Calm => 0,
+                Gloomy(depth) => *depth,
+            }}
+        }}
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Mood::Gloomy"))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert "Gloomy(depth)" not in _after(plan, "src/lib.rs")
+    assert "Calm => 0," in _after(plan, "src/lib.rs")
+
+
+def test_a_bare_arm_of_the_variants_name_without_its_import_is_a_binding_and_stays(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub enum Mood { Calm, Gloomy }
+
+        pub fn tone(level: u8) -> u8 {
+            match level {
+                0 => 0,
+                Gloomy => Gloomy,
+            }
+        }
+    """})
+    plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Mood::Gloomy"))
+    assert "Gloomy => Gloomy," in _after(plan, "src/lib.rs")
+
+
 def test_a_variant_still_constructed_blocks(tmp_path: Path) -> None:
     write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
         pub enum Error { Io, Disk }
@@ -364,3 +402,22 @@ def test_a_use_entry_whose_name_is_still_used_blocks(tmp_path: Path) -> None:
     """})
     plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"))
     assert [f.code for f in plan.blocking] == ["import-still-used"]
+
+
+@pytest.mark.parametrize(("path", "name"), [("src/meter/mod.rs", "crate::meter::tests"),
+                                            ("src/meter/dial.rs", "crate::meter::dial::tests"),
+                                            ("src/meter/dial.rs", "crate::tests")])
+def test_an_item_is_named_by_its_crate_path_or_its_files_top_level(tmp_path: Path, path, name) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod meter;\n",
+                          "src/meter/mod.rs": "pub mod dial;\n\n#[cfg(test)]\nmod tests {}\n",
+                          "src/meter/dial.rs": "pub fn read() -> u8 { 3 }\n\n#[cfg(test)]\nmod tests {}\n"})
+    plan = _plan(tmp_path, (path, "mod", name))
+    assert not plan.findings, [f.render() for f in plan.findings]
+    assert "mod tests" not in _after(plan, path)
+
+
+def test_a_crate_path_through_an_inline_module_of_the_files_name_is_that_module(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod meter;\n",
+                          "src/meter.rs": "pub fn probe() {}\n\npub mod meter {\n    pub fn probe() {}\n}\n"})
+    plan = _plan(tmp_path, ("src/meter.rs", "fn", "crate::meter::probe"))
+    assert _after(plan, "src/meter.rs") == "pub fn probe() {}\n\npub mod meter {}\n"

@@ -608,3 +608,82 @@ def test_on_a_real_edition_2015_tree_every_use_of_a_deleted_trait_is_found(tmp_p
     assert len(plan.blocking) >= 6
     required = _plan(root, ("src/net/udp.rs", "fn", "crate::<UdpSocket as Evented>::deregister"))
     assert [(f.path, f.code) for f in required.blocking] == [("src/net/udp.rs", "required-method")]
+
+
+LANTERN = """
+pub struct Lantern { lit: bool }
+
+impl Lantern {
+    pub fn unlit() -> Self { Lantern { lit: false } }
+    pub fn kindle(&mut self) { self.lit = true; }
+}
+
+impl Default for Lantern {
+    fn default() -> Lantern { Lantern::unlit() }
+}
+
+pub struct Torch;
+
+impl Torch {
+    pub fn fresh() -> Torch { Torch }
+    pub fn kindle(&mut self) {}
+}
+"""
+
+
+@pytest.mark.parametrize("binding", ["Lantern::unlit()", "Lantern::default()", "crate::Lantern::unlit()"])
+def test_a_local_bound_to_a_constructor_of_the_type_is_of_that_type(tmp_path: Path, binding) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": LANTERN + _text(f"""
+        pub fn light() {{
+            let mut lantern = {binding};
+            lantern.kindle();
+        }}
+    """)})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Lantern::kindle"))
+    assert [(f.symbol, f.certainty) for f in plan.findings] == [("kindle", "definite")]
+
+
+def test_a_local_bound_to_another_types_constructor_is_no_call_of_the_deleted_method(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": LANTERN + _text("""
+        pub fn light() {
+            let mut torch = Torch::fresh();
+            torch.kindle();
+        }
+    """)})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Lantern::kindle"))
+    assert not plan.findings, [f.render() for f in plan.findings]
+
+
+def test_a_module_file_goes_with_its_trait_impls_whatever_their_trait(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "mod knob;\n\npub trait Turn {\n    fn turn(&mut self);\n}\n",
+                          "src/knob.rs": _text("""
+                              use std::fmt;
+
+                              pub struct Knob(u8);
+
+                              impl fmt::Display for Knob {
+                                  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{}", self.0) }
+                              }
+
+                              impl crate::Turn for Knob {
+                                  fn turn(&mut self) { self.0 += 1; }
+                              }
+                          """)})
+    plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::knob"))
+    assert not plan.findings, [f.render() for f in plan.findings]
+    assert [c.path for c in plan.changes if c.after is None or not c.after] == ["src/knob.rs"]
+
+
+@pytest.mark.parametrize(("clock", "refused"), [
+    ("use std::time::Instant;\n\npub fn now() -> Instant { Instant::now() }\n", False),
+    ("use std::time::Instant;\n\npub fn mark() -> crate::Instant { crate::Instant }\n", True),
+    ("use crate::Instant;\n\npub fn mark() -> Instant { Instant }\n", True),
+])
+def test_a_reexport_goes_when_other_files_use_only_another_crates_item_of_its_name(tmp_path: Path, clock,
+                                                                                    refused) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "mod clock;\nmod tick;\n\npub use self::tick::Instant;\n",
+                          "src/tick.rs": "pub struct Instant;\n", "src/clock.rs": clock})
+    plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::tick"))
+    assert bool(plan.blocking) == refused, [f.render() for f in plan.findings]
+    if not refused:
+        assert _after(plan, "src/lib.rs") == "mod clock;\n"

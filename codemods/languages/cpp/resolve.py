@@ -288,6 +288,17 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
         directive = next((d for d in directives if d[1] <= node.start_byte and d[0] in (namespace, (*namespace, name))), None)
         if directive is not None:
             return DEFINITE, "name", f"{directive[2]} makes {name} name {full} ({item.path})"
+        if item.member:
+            # Lookup reaches a member function unqualified only from a member function of its
+            # class, or of a class that may derive from it; argument-dependent lookup never does.
+            classes = _member_function_classes(node)
+            owner = namespace[-1] if namespace else ""
+            if owner in classes:
+                return DEFINITE, "name", f"{name} in a member function of {owner} names {full} ({item.path})"
+            if not _may_derive(node):
+                continue
+            return POSSIBLE, "name", (f"unqualified {name} in a member function of {', '.join(sorted(classes))}, "
+                                      f"which may derive from {owner}: it may name {full} ({item.path})")
         return POSSIBLE, "name", (f"unqualified {name} outside namespace {'::'.join(namespace)}: "
                                   f"argument-dependent lookup may find {full} ({item.path})")
     return None
@@ -308,7 +319,8 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
     for use in operator_uses(root, {i.operator for i in items}):
         if in_inactive_branch(use.token):
             continue
-        operands = [_operand_type(o) for o in use.operands]
+        classes = {c for i in items for c in map(class_name, i.operands) if c is not None}
+        operands = [_operand_type(o, classes) for o in use.operands]
         built_in = all(category is not None and declared is None for category, declared in operands)
 
         def fit(types: tuple[str, ...]) -> tuple[str | None, int]:
@@ -342,11 +354,17 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
     return found
 
 
-def _operand_type(operand: tree_sitter.Node) -> tuple[str | None, str | None]:
-    """An operand's category (signature.py's) and, for a declared local of class type, its class;
-    (None, None) when neither is known here."""
+def _operand_type(operand: tree_sitter.Node, classes: set[str]) -> tuple[str | None, str | None]:
+    """An operand's category (signature.py's) and, for a declared local of class type or a
+    temporary `Klass(..)` / `Klass{..}` of one of `classes` (those the operators' parameters
+    name), its class; (None, None) when neither is known here."""
     while operand.type == "parenthesized_expression" and operand.named_children:
         operand = operand.named_children[0]
+    if operand.type in ("call_expression", "compound_literal_expression"):
+        callee = operand.child_by_field_name("function") or operand.child_by_field_name("type")
+        constructed = _text_of(callee).split("<", 1)[0].split("::")[-1].strip()
+        if constructed in classes:
+            return None, constructed
     if operand.type == "identifier":
         local = _local_declaration(operand, operand.text.decode("utf-8", "replace"))
         if local is not None:
@@ -357,6 +375,16 @@ def _operand_type(operand: tree_sitter.Node) -> tuple[str | None, str | None]:
             category = type_category(written)
             return category, class_name(written) if category is None else None
     return _argument_category(operand), None
+
+
+def _declared_class(variable: tree_sitter.Node) -> str | None:
+    """The class a local or parameter is declared as, an object of it, a reference or a pointer
+    to it (`Gauge g`, `const Gauge& g`, `Gauge* g`); None when not declared here or not a class."""
+    local = _local_declaration(variable, variable.text.decode("utf-8", "replace"))
+    if local is None or "array_declarator" in local[1] or local[1].count("pointer_declarator") > 1:
+        return None
+    written = _text_of(local[0].child_by_field_name("type"))
+    return class_name(written) if type_category(written) is None else None
 
 
 def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tuple[str, str, str] | None:
@@ -374,7 +402,7 @@ def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tu
             receiver = parent.child_by_field_name("argument")
             if receiver is not None and receiver.type == "this" and inside:
                 return DEFINITE, "member", f"this->{item.name} in a member function of {owner} names {full}"
-            declared = _operand_type(receiver)[1] if receiver is not None and receiver.type == "identifier" else None
+            declared = _declared_class(receiver) if receiver is not None and receiver.type == "identifier" else None
             if declared == owner:
                 return DEFINITE, "member", f"{receiver.text.decode()} is a {owner}: .{item.name} names {full}"
             if declared is None:
@@ -390,6 +418,23 @@ def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tu
         if node.type == "identifier" and inside and not _is_local(node, item.name):
             return DEFINITE, "member", f"{item.name} in a member function of {owner} names {full}"
     return None
+
+
+def _may_derive(node: tree_sitter.Node) -> bool:
+    """Whether `node` sits in a member function of a class that may have bases: one defined out
+    of line (its class body is not here), or in a class body with a base clause."""
+    current = node.parent
+    while current is not None:
+        if current.type in ("class_specifier", "struct_specifier", "union_specifier") and any(
+                c.type == "base_class_clause" for c in current.children):
+            return True
+        if current.type == "function_definition":
+            declarator = function_declarator(current.child_by_field_name("declarator"))
+            named = declarator.child_by_field_name("declarator") if declarator is not None else None
+            if named is not None and named.type == "qualified_identifier":
+                return True
+        current = current.parent
+    return False
 
 
 def _member_function_classes(node: tree_sitter.Node) -> set[str]:

@@ -30,6 +30,7 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
 
 
 def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
+    targets = [_file_relative(path, source, t) for t in targets]
     items = [RustTarget(t.kind, t.name) for t in targets if t.kind not in MEMBER_KINDS]
     found, resolved, findings = delete_rust_items(path, source, items, origin, absent)
     deleted.add(RUST, deleted_rust_items(path, resolved))
@@ -46,6 +47,35 @@ def delete_items(path: str, source: bytes, targets: list, origin: str, absent, d
     if any(t.kind == "use" for t in members):
         findings += _imports_still_used(path, source, edits, [t.name for t in members if t.kind == "use"])
     return edits, findings
+
+
+def _file_module(path: str) -> tuple[str, ...] | None:
+    """The module path of a file of a crate's `src/` as its location spells it (`src/a/mod.rs`
+    and `src/a.rs`: `a`; `src/lib.rs`: none); None outside `src/` or under `src/bin/`."""
+    parts = path.split("/")
+    if "src" not in parts:
+        return None
+    inner = parts[len(parts) - parts[::-1].index("src"):]
+    if not inner or inner[0] == "bin" and len(inner) > 1:
+        return None
+    *folders, name = inner
+    stem = name[:-3] if name.endswith(".rs") else name
+    return tuple(folders) if stem in ("mod", "lib", "main") and (stem == "mod" or not folders) else (*folders, stem)
+
+
+def _file_relative(path: str, source: bytes, target):
+    """The target with a name anchored at the crate root (`crate::a::b::item` in `src/a/b.rs`)
+    spelt from the file's top level (`crate::item`), which is how the file's items are named;
+    kept as written where the file's own top level has an item of the path's first module name."""
+    from dataclasses import replace
+
+    parts = split_path(target.name)
+    module = _file_module(path)
+    if not module or len(parts) <= len(module) + 1 or parts[0] != "crate" or parts[1:len(module) + 1] != module:
+        return target
+    if any(not i.module_path and i.name == module[0] for i in rust_items(source, parse(source, RUST))):
+        return target
+    return replace(target, name="::".join(("crate", *parts[len(module) + 1:])))
 
 
 def _imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[str]) -> list[Finding]:
@@ -238,6 +268,7 @@ def _imports_a_name(source: bytes, names: list[str]) -> bool:
 def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:
     """The `use` entries of `path` to remove, computed once per plan (a re-export's removal asks
     about the files that use its name)."""
+    from codemods.languages.rust.format import crate_edition
     from codemods.languages.rust.imports import name_uses, unused_entries, use_entries
     from codemods.edit.splice import splice
     from codemods.search.files import files_with_words
@@ -266,6 +297,8 @@ def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:
                 continue
             if any(i.kind != "impl" and i.name == name for i in rust_items(text, parse(text, RUST))):
                 continue  # the file declares its own item of that name: its uses are of that one
+            if _imports_from_another_crate(text, name, crate_edition(shared.root, other)):
+                continue  # `use std::time::Duration`: its uses are of that one
             if memo.get(other, ()) is None:
                 return False
             removed = _entries_left_unused(other, shared, deleted)
@@ -284,6 +317,28 @@ def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:
         return []
     memo[path] = unused_entries(source, planned, dangling, reexport_unused)
     return memo[path]
+
+
+def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
+    """Whether every `use` of the file binding `name` takes it from another crate (its path starts
+    with a name the file neither declares nor imports, `std::time::Duration`; edition 2018 on,
+    where such a path is another crate's) and no path of the file reaches `name` through
+    `crate::`, `self::` or `super::`: the file's uses of `name` are then of the other crate's item."""
+    import re
+
+    from codemods.languages.rust.imports import use_entries
+
+    if edition == "2015":
+        return False
+    tree = parse(source, RUST)
+    entries = use_entries(tree)
+    local = {i.name for i in rust_items(source, tree) if not i.module_path} | {e.binding for e in entries}
+    binding = [e for e in entries if e.binding == name]
+    roots = {e.declaration.child_by_field_name("argument").text.decode("utf-8", "replace").lstrip(":").split("::")[0].strip()
+             for e in binding}
+    if not binding or roots & (local | {"crate", "self", "super"}):
+        return False
+    return re.search(rb"\b(?:crate|self|super)\s*::[\w\s:]*?\b" + re.escape(name.encode()) + rb"\b", source) is None
 
 
 def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tuple[list[Edit], list[Finding], list]:

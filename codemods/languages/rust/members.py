@@ -12,6 +12,7 @@ findings; names are spelt as for items (`crate::Enum::Variant`,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -86,10 +87,40 @@ def _self_type(node: tree_sitter.Node) -> str | None:
 
 
 def _names_variant(pattern: tree_sitter.Node, enum: str, variant: str) -> bool:
+    bare = _bare_pattern_name(pattern)
+    if bare is not None:
+        return bare == variant and _variant_imported(pattern, enum, variant)
     path = _pattern_path(pattern)
     if path is None or len(path) < 2 or path[-1] != variant:
         return False
     return path[-2] == enum or path[-2] == "Self" and _self_type(pattern) == enum
+
+
+def _bare_pattern_name(pattern: tree_sitter.Node) -> str | None:
+    """The one-segment name a pattern starts with (`Gloomy`, `Gloomy(d)`, `Gloomy { .. }`)."""
+    if pattern.type in ("tuple_struct_pattern", "struct_pattern"):
+        pattern = pattern.child_by_field_name("type")
+    if pattern is not None and pattern.type in ("identifier", "type_identifier"):
+        return _text(pattern)
+    return None
+
+
+def _variant_imported(place: tree_sitter.Node, enum: str, variant: str) -> bool:
+    """Whether a `use` of a block or module around `place` brings the variant in by its bare name
+    (`use E::*;`, `use E::V;`, `use E::{V, ..};`): without one, a bare pattern is a binding."""
+    imports = re.compile(r"(?:^|::)" + re.escape(enum) + r"::(?:\*|" + re.escape(variant)
+                         + r"|\{(?:[^{}]*,)?" + re.escape(variant) + r"(?:,[^{}]*)?\})$")
+    current = place.parent
+    while current is not None:
+        if current.type in ("block", "declaration_list", "source_file"):
+            for child in current.named_children:
+                argument = child.child_by_field_name("argument") if child.type == "use_declaration" else None
+                if argument is not None and imports.search(re.sub(r"\s+", "", _text(argument))):
+                    return True
+        if current.type == "mod_item":
+            return False
+        current = current.parent
+    return False
 
 
 def _alternatives(pattern: tree_sitter.Node) -> list[tree_sitter.Node]:

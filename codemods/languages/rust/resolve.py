@@ -1177,7 +1177,22 @@ def _constructed_type(value: tree_sitter.Node) -> tree_sitter.Node | None:
     # The path names a type (UpperCamelCase, as rustc asks), not a module's function `new`.
     last = node_text(path.child_by_field_name("type") if path is not None and path.type == "generic_type" else path)
     is_type = last.split("::")[-1][:1].isupper()
-    return path if is_type and (name in ("new", "default") or name.startswith("with_")) else None
+    conventional = name in ("new", "default") or name.startswith("with_")
+    return path if is_type and (conventional or _returns_own_type(value, last.split("::")[-1], name)) else None
+
+
+def _returns_own_type(place: tree_sitter.Node, owner: str, name: str) -> bool:
+    """Whether the file of `place` has an impl of `owner` whose function `name` is declared to
+    return `Self` or `owner` (`fn unlit() -> Self`): a call of it gives an `owner`."""
+    root = _root_of(place)
+    spelled = re.compile(rb"\bfn\s+(" + re.escape(name.encode()) + rb")\b[^{;]*?->\s*(?:Self|"
+                         + re.escape(owner.encode()) + rb")\s*(?:\{|where\b)")
+    for match in spelled.finditer(root.text or b""):
+        node = root.descendant_for_byte_range(root.start_byte + match.start(1), root.start_byte + match.end(1))
+        function = node.parent if node is not None else None
+        if function is not None and function.type == "function_item" and _impl_type(function) == owner:
+            return True
+    return False
 
 
 def _binds_here(node: tree_sitter.Node, child: tree_sitter.Node, name: bytes) -> bool:
@@ -1503,7 +1518,7 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
             visibility = "pub" if public else _visibility(item.node)
             declared_here = owner is not None and _FileTypes.of(_root_of(item.node)).declares(owner)
             left_impl = (in_impl and container.type == "impl_item" and container.child_by_field_name("trait") is not None
-                         and deleted.target.kind not in ("impl", "struct", "enum", "union", "type"))
+                         and deleted.target.kind not in ("impl", "struct", "enum", "union", "type", "mod"))
             for name in item.visible_names:
                 found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility,
                                              declared_here, left_impl))
