@@ -20,10 +20,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from codemods import changes_of, load_recipe, plan_recipe, plan_subset, render_diff, write_plan
+from codemods import Code, changes_of, load_recipe, plan_recipe, plan_subset, render_diff, write_plan
 
-# The finding of a use the plan would leave pointing at a deleted item (docs/recipes.md lists the codes).
-STILL_USED = "dangling-reference"
+# The finding of a use the plan would leave pointing at a deleted item (docs/findings.md lists the codes).
+STILL_USED = Code.DANGLING_REFERENCE
 
 
 def main(argv: list[str] | None = None) -> int:
