@@ -28,6 +28,11 @@ def _plan(root: Path, *targets: tuple[str, str, str], rewordings=()):
     return plan_recipe(root, _recipe(*targets, rewordings=rewordings))
 
 
+def _after(plan, path: str) -> str:
+    """The planned text of `path`."""
+    return next(c.after.decode() for c in plan.changes if c.path == path)
+
+
 def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it() -> None:
     assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
         pub enum Error {
