@@ -17,8 +17,8 @@ import tree_sitter
 from codemods.core.registry import CPP, LANGUAGES, PYTHON, RUST, language_of
 from codemods.edit.errors import LanguageError
 
-__all__ = ["CPP", "PYTHON", "RUST", "captures", "error_count", "error_nodes", "identifier_hits", "language_of",
-           "once_per_tree", "parse", "query", "reparse", "ts_language"]
+__all__ = ["CPP", "PYTHON", "RUST", "captures", "enclosing", "error_count", "error_nodes", "identifier_hits",
+           "language_of", "once_per_tree", "parse", "query", "reparse", "ts_language"]
 
 
 @lru_cache(maxsize=None)
@@ -179,6 +179,14 @@ def descendants(node: tree_sitter.Node, named: bool = False) -> Iterator[tree_si
         current = stack.pop()
         yield current
         stack.extend(reversed(current.named_children if named else current.children))
+
+
+def enclosing(root: tree_sitter.Node, offset: int, types: tuple[str, ...]) -> tree_sitter.Node | None:
+    """The innermost node of one of `types` holding byte `offset` below `root` (None if none does)."""
+    node: tree_sitter.Node | None = root.descendant_for_byte_range(offset, offset)
+    while node is not None and node.type not in types:
+        node = node.parent
+    return node
 
 
 def node_text(node: tree_sitter.Node | None) -> str:

@@ -8,7 +8,7 @@ import tree_sitter
 from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding
 from codemods.core.registry import LANGUAGES, RUST, LanguageOperations, PlanState
-from codemods.parse import error_nodes, identifier_hits, parse
+from codemods.parse import enclosing, error_nodes, identifier_hits, parse
 from codemods.languages.resolution import DEFINITE, Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
@@ -385,9 +385,7 @@ def _methods_traits_require(deleted: list, read, root) -> list[Finding]:
     findings: list[Finding] = []
     for item in taken:
         parsed = resolver.declared_tree(item.path)
-        node = parsed[1].root_node.descendant_for_byte_range(item.start, item.start) if parsed else None
-        while node is not None and node.type != "impl_item":
-            node = node.parent
+        node = enclosing(parsed[1].root_node, item.start, ("impl_item",)) if parsed else None
         trait = node.child_by_field_name("trait") if node is not None else None
         if trait is None:
             continue
@@ -422,9 +420,7 @@ def _required_methods(resolver: RustResolver, file: str, start: int) -> dict[str
     """The methods the trait item at `start` of `file` declares without a default body, with
     the start of each declaration."""
     parsed = resolver.declared_tree(file)
-    node = parsed[1].root_node.descendant_for_byte_range(start, start) if parsed else None
-    while node is not None and node.type != "trait_item":
-        node = node.parent
+    node = enclosing(parsed[1].root_node, start, ("trait_item",)) if parsed else None
     body = node.child_by_field_name("body") if node is not None else None
     return {c.child_by_field_name("name").text.decode("utf-8", "replace"): c.start_byte
             for c in (body.named_children if body is not None else []) if c.type == "function_signature_item"}
@@ -465,9 +461,7 @@ def _trait_method_impls(deleted, read, root, skipped: set[str], origin: str) -> 
         if item.owner is None or item.kind not in ("fn", "fn_signature"):
             continue
         source = read(item.path)
-        node = parse(source, RUST).root_node.descendant_for_byte_range(item.start, item.start) if source else None
-        while node is not None and node.type not in ("trait_item", "impl_item"):
-            node = node.parent
+        node = enclosing(parse(source, RUST).root_node, item.start, ("trait_item", "impl_item")) if source else None
         if node is not None and node.type == "trait_item":
             declared[(item.owner, item.name)] = item.path
     if not declared:

@@ -38,7 +38,7 @@ import tree_sitter
 from codemods.words import whole_words
 from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.parse import RUST, descendants, node_text, parse
+from codemods.parse import RUST, descendants, enclosing, node_text, parse
 from codemods.languages.rust.crates import CrateIndex, _join
 from codemods.core.parallel import forked_map
 
@@ -879,9 +879,7 @@ class RustResolver:
     def _alias_target(self, alias: _Def, depth: int) -> str | None:
         """The type a `type` alias stands for (followed to a struct, enum or union), where that shows."""
         found = self._tree(alias.file)
-        node = found[1].root_node.descendant_for_byte_range(alias.start, alias.start) if found else None
-        while node is not None and node.type != "type_item":
-            node = node.parent
+        node = enclosing(found[1].root_node, alias.start, ("type_item",)) if found else None
         aliased = node.child_by_field_name("type") if node is not None else None
         if aliased is None:
             return None
