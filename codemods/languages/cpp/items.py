@@ -489,6 +489,18 @@ def _in_branch(path: str, target: CppTarget,
     return wanted, None
 
 
+def _outermost_around(tree: tree_sitter.Tree, deletion: Deletion,
+                      accepts: Callable[[tree_sitter.Node], bool]) -> tree_sitter.Node | None:
+    """The outermost node around `deletion` that `accepts` (None if none does)."""
+    node = tree.root_node.descendant_for_byte_range(deletion.start, max(deletion.start, deletion.end - 1))
+    outermost = None
+    while node is not None:
+        if accepts(node):
+            outermost = node
+        node = node.parent
+    return outermost
+
+
 def _emptied_conditionals(source: bytes, tree: tree_sitter.Tree, deletions: list[Deletion],
                           origin: str) -> list[Deletion]:
     """`deletions`, where they leave a `#if ... #endif` block (all its branches) with no code, as
@@ -507,12 +519,8 @@ def _emptied_conditionals(source: bytes, tree: tree_sitter.Tree, deletions: list
 
     blocks: list[tree_sitter.Node] = []
     for deletion in deletions:
-        node = tree.root_node.descendant_for_byte_range(deletion.start, max(deletion.start, deletion.end - 1))
-        outermost = None
-        while node is not None:
-            if node.type in CONDITIONAL_HEADS and not is_include_guard(node) and emptied(node):
-                outermost = node
-            node = node.parent
+        outermost = _outermost_around(tree, deletion, lambda node: node.type in CONDITIONAL_HEADS
+                                      and not is_include_guard(node) and emptied(node))
         if outermost is not None and outermost not in blocks:
             blocks.append(outermost)
     if not blocks:
@@ -541,12 +549,8 @@ def _emptied_namespaces(source: bytes, tree: tree_sitter.Tree, deletions: list[D
 
     namespaces: list[tree_sitter.Node] = []
     for deletion in deletions:
-        node = tree.root_node.descendant_for_byte_range(deletion.start, max(deletion.start, deletion.end - 1))
-        outermost = None
-        while node is not None:
-            if node.type == "namespace_definition" and emptied(node):
-                outermost = node
-            node = node.parent
+        outermost = _outermost_around(tree, deletion, lambda node: node.type == "namespace_definition"
+                                      and emptied(node))
         if outermost is not None and outermost not in namespaces:
             namespaces.append(outermost)
     if not namespaces:
