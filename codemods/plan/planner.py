@@ -281,32 +281,46 @@ def _format_job(path: str) -> FormatFile | None:
     return language.operations.format_file if language is not None else None
 
 
-def prefetch_formatting(root: Path, workspace: Workspace, paths: Iterable[str],
-                        pool: ThreadPoolExecutor) -> dict[str, Future[bytes | None]]:
-    """Start formatting the files at `paths` as read (a file's formatter tells whether it was clean
-    before the plan), in `pool`, while the plan is made: {path: future}."""
-    jobs: dict[str, Future[bytes | None]] = {}
+def _formatter_present(path: str) -> bool:
+    """Whether the language of `path` has a formatter function and its tool is installed."""
+    language = language_for(path)
+    return (language is not None and language.operations.format_file is not None
+            and not (language.formatter and shutil.which(language.formatter) is None))
+
+
+def _format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, paths: Iterable[str],
+                  ahead: dict[str, tuple[bytes, Future[bytes | None]]]) -> None:
+    """Start formatting each file of `paths` as `workspace`'s edits leave it, in `pool`, while
+    the plan goes on (the formatter runs in other processes, on another CPU): `ahead` gets
+    {path: (edited text, future of that text formatted)}, a job of an older text cancelled
+    where it has not started. Files whose edits do not splice (the check refuses them) are left
+    out; `_start_formatting` takes a job whose text is the change's."""
     for path in dict.fromkeys(paths):
-        job, source = _format_job(path), workspace.read(path)
-        language = language_for(path)
-        if job is not None and source is not None and language is not None and not (language.formatter and shutil.which(language.formatter)
-                                                               is None):
-            jobs[path] = pool.submit(job, source, root, path)
-    return jobs
+        edits, source = workspace.planned(path), workspace.read(path)
+        if source is None or not edits or any(e.delete_file for e in edits) or not _formatter_present(path) \
+                or conflicts(list(edits), source):
+            continue
+        after = splice(source, with_line_endings_of(source, list(edits)))
+        if path in ahead:
+            if ahead[path][0] == after:
+                continue
+            ahead.pop(path)[1].cancel()
+        if after.strip():
+            ahead[path] = (after, pool.submit(cast(FormatFile, _format_job(path)), after, root, path))
 
 
 def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
-                      prefetched: dict[str, Future[bytes | None]] | None = None
+                      ahead: dict[str, tuple[bytes, Future[bytes | None]]] | None = None
                       ) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
-    """Start running each change through its language's formatter in `pool` (the file as read and
-    as edited, side by side, while the caller checks references); the returned function waits
-    and gives the changes with each file that was clean by its formatter before formatted after
-    (so that only what the plan edited changes), and a note for each file left as edited because
-    the formatter is missing (where the plug-in's optional `formatting_applies(root, path)` says
-    the tree asks for it)."""
-    formatter = _format_job
-    prefetched = prefetched or {}
-    wanted = {p: c for p, c in changes.items() if not c.deleted and formatter(p) is not None}
+    """Start running each change through its language's formatter in `pool` (while the caller
+    checks references); the returned function waits and gives the changes with each file that
+    was clean by its formatter before formatted after (so that only what the plan edited
+    changes), and a note for each file left as edited because the formatter is missing (where
+    the plug-in's optional `formatting_applies(root, path)` says the tree asks for it). The
+    file as read is formatted only where the formatter changes the edited text: where it
+    leaves that as it is, the file is as edited either way. A job of `ahead` (`_format_ahead`)
+    whose text is the change's is taken as it is."""
+    wanted = {p: c for p, c in changes.items() if not c.deleted and _format_job(p) is not None}
     notes = []
     for path in sorted(wanted):
         language = language_for(path)
@@ -319,26 +333,28 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
                 continue
             notes.append(Finding(path, 0, 0, Code.UNFORMATTED, f"{language.formatter} is not installed: {path} "
                                  f"is written as edited, not formatted", severity="note"))
-    def format_if_clean(path: str, change: FileChange) -> bytes | None:
-        """The edited file formatted, if the file as read was clean by its formatter (else None,
-        and the edited text is not formatted at all)."""
-        if not change.after.strip():
-            return None  # a file the plan empties stays empty (rustfmt would write one newline)
-        format_file = cast(FormatFile, formatter(path))  # `wanted` holds only files with one
-        before = prefetched[path].result() if path in prefetched else format_file(change.before, root, path)
-        return format_file(change.after, root, path) if before == change.before else None
-
-    # The files checked as read from the plan's start were submitted first, so a job waiting on
-    # one waits for a job that is running or done.
-    jobs = {p: pool.submit(format_if_clean, p, c) for p, c in wanted.items()}
+    # A file the plan empties stays empty (rustfmt would write one newline).
+    wanted = {p: c for p, c in wanted.items() if c.after.strip()}
+    ahead = ahead or {}
+    jobs = {p: ahead[p][1] if p in ahead and ahead[p][0] == c.after
+            else pool.submit(cast(FormatFile, _format_job(p)), c.after, root, p) for p, c in wanted.items()}
 
     def finish() -> tuple[dict[str, FileChange], list[Finding]]:
         out = dict(changes)
+        settled: dict[str, bytes] = {}
+        asked: dict[str, Future[bytes | None]] = {}
         for path, job in jobs.items():
+            change, formatted = wanted[path], job.result()
+            if formatted is None or formatted == change.after:
+                continue
+            asked[path] = pool.submit(cast(FormatFile, _format_job(path)), change.before, root, path)
+            settled[path] = formatted
+        for path, before in asked.items():
+            if before.result() != wanted[path].before:
+                del settled[path]  # not clean before: the edited text is not formatted at all
+        for path, formatted in settled.items():
             change = wanted[path]
-            formatted = job.result()
-            if formatted is not None and formatted != change.after:
-                out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
+            out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
         return out, notes
 
     return finish
@@ -417,14 +433,14 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     workspace = start = Workspace(root=root, options=loaded)
     results: list[StepResult] = []
     with ExitStack() as searches:
-        # The formatter checks the files the recipe deletes from, as read, while the plan is made.
+        # The formatter runs in this pool's threads (other processes) while the plan is checked.
         pool = searches.enter_context(ThreadPoolExecutor(max_workers=2))
-        before_formatted = prefetch_formatting(root, start, [t.path for t in recipe.deletions], pool)
         # ripgrep looks for mentions and for references to the deleted items while the plan is made.
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))
                       if recipe.dead_symbol_pattern else None)
         findings: list[Finding] = []
+        formatting: dict[str, tuple[bytes, Future[bytes | None]]] = {}
 
         deleted = DeletedNames()
         referring: list[FileSearch] = []
@@ -462,7 +478,14 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         referring_search = SettledSearch(*referring)
         # The plug-ins' state (their resolvers) is kept from the import stage for the reference check.
         shared = PlanState(root, workspace.read, workspace.planned)
-        take(RemoveImports(recipe, deleted, referring_search.result, shared)(workspace))
+        before_imports = workspace
+
+        def final(path: str, edits: list[Edit]) -> None:
+            """Start formatting `path` as the plan leaves it (its import edits are its last)."""
+            if path in before_imports.edits or edits:
+                _format_ahead(root, before_imports.with_edits(edits), pool, [path], formatting)
+
+        take(RemoveImports(recipe, deleted, referring_search.result, shared, final)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(Finding("", 0, 0, Code.SEARCHED_WITHOUT_RG,
                                     "ripgrep is not installed: files were found by walking the tree, which does "
@@ -470,7 +493,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         basis = PlanBasis(recipe, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
                           SettledSearch(referring_search, *referring[len(referring_search.searches):]))
         plan = checked_plan(basis, workspace, findings, deleted, settings, progress=progress,
-                            prefetched=(pool, before_formatted), shared=shared)
+                            pool=pool, ahead=formatting, shared=shared)
         basis.settle()
     return plan
 
@@ -478,14 +501,15 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
 def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames,
                  settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
                  progress: Callable[[str], None] | None = None,
-                 prefetched: tuple[ThreadPoolExecutor, dict[str, Future[bytes | None]]] | None = None,
-                 shared: PlanState | None = None) -> Plan:
+                 pool: ThreadPoolExecutor | None = None,
+                 ahead: dict[str, tuple[bytes, Future[bytes | None]]] | None = None, shared: PlanState | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
     subset keeps, which the whole plan deletes). `findings` are the stages' own; `progress` is
-    told as each check starts; `shared` is the plug-ins' state kept from the stages (see
-    references.dangling_references)."""
+    told as each check starts; `pool` runs the formatter (one of its own when None), and
+    `ahead` holds the formatting jobs the planner started (`_format_ahead`); `shared` is the
+    plug-ins' state kept from the stages (see references.dangling_references)."""
     root, recipe = basis.start.root, basis.recipe
     findings = list(findings)
     say = progress or (lambda _message: None)
@@ -502,8 +526,9 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
             written[path] = change
     # The formatter runs meanwhile (other processes): formatting moves no name, so the checks below
     # read the edited text, and their lines are those of the file as read either way.
-    pool, before = prefetched if prefetched is not None else (ThreadPoolExecutor(max_workers=4), {})
-    formatted = _start_formatting(root, written, pool, before)
+    own_pool = pool is None
+    pool = pool if pool is not None else ThreadPoolExecutor(max_workers=4)
+    formatted = _start_formatting(root, written, pool, ahead)
 
     refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")
@@ -517,7 +542,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     try:
         written, notes = formatted()
     finally:
-        if prefetched is None:
+        if own_pool:
             pool.shutdown()
     findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
     findings += [Finding(path, 0, 0, Code.UNREADABLE_FILE, f"cannot be read ({why}); the recipe needs it")

@@ -324,6 +324,9 @@ class RemoveImports:
     # The plug-ins' state for the whole plan (their resolvers), when the planner keeps it for the
     # reference check after this stage.
     shared: PlanState | None = None
+    # Told each file's import edits as soon as they are known (the stage is the plan's last to
+    # edit: the planner starts formatting the file's final text meanwhile).
+    on_file: Callable[[str, list[Edit]], None] | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
         from codemods.search.files import files_with_words
@@ -348,10 +351,14 @@ class RemoveImports:
             language = LANGUAGES.get(language_of(path) or "")
             remove = language.operations.imports_left_unused if language is not None else None
             source = workspace.read(path)
-            if remove is None or source is None or len(source) > RESOLVE_LIMIT and path not in workspace.edits:
-                continue  # a file too large to parse keeps its imports (its uses are found lexically)
-            edits += remove(path, source, list(workspace.planned(path)), self.deleted, shared,
-                            f"{self.recipe.id}:unused-import")
+            found: list[Edit] = []
+            # A file too large to parse keeps its imports (its uses are found lexically).
+            if remove is not None and source is not None and (len(source) <= RESOLVE_LIMIT or path in workspace.edits):
+                found = list(remove(path, source, list(workspace.planned(path)), self.deleted, shared,
+                                    f"{self.recipe.id}:unused-import"))
+            edits += found
+            if self.on_file is not None:
+                self.on_file(path, found)
         return StepResult(tuple(edits))
 
 

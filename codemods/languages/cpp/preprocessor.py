@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 import tree_sitter
@@ -138,6 +139,20 @@ def _inside_namespace(source: bytes, offset: int, namespace: str) -> bool:
 
 
 def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = ()) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
+    """`source` with the lines of namespace-opening and -closing macro pairs blanked out, and the
+    regions they delimit: `_masked_namespace_macros`, computed once per source and macros (the
+    item walk, the deletion and the reference check each ask for the same file's; a file over
+    4 MiB is not kept)."""
+    if len(source) > _KEPT_SOURCE_BYTES:
+        return _masked_namespace_macros.__wrapped__(source, tuple(macros))
+    return _masked_namespace_macros(source, tuple(macros))
+
+
+_KEPT_SOURCE_BYTES = 4 * 1024 * 1024
+
+
+@lru_cache(maxsize=16)
+def _masked_namespace_macros(source: bytes, macros: tuple[tuple[str, str], ...]) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
     """`source` with the lines of namespace-opening and -closing macro pairs blanked out, and the
     regions they delimit (see the module doc). A macro opening a namespace counts only where its
     closing macro follows in the file. Any other macro line whose name has BEGIN (OPEN) and that

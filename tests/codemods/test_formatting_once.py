@@ -1,0 +1,69 @@
+"""Formatting an edited file: the formatter runs on the edited text; where that changes it,
+the answer is taken only if the file as read was clean by the formatter (formatted too, to
+tell); where it changes nothing, the file as read is not formatted at all."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from codemods import PatternRewrite, Recipe
+from codemods.testing import assert_recipe
+
+needs_rustfmt = pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
+
+CLEAN = """fn kiln_report() -> u32 {
+    let glaze = firing_schedule(
+        cone_temperature_reading,
+        humidity_of_the_kiln_room,
+        very_long_name_of_the_old_input,
+    );
+    glaze
+}
+"""
+
+
+@needs_rustfmt
+def test_a_clean_file_is_formatted_where_the_answer_reaches_past_the_edited_line() -> None:
+    # The shorter argument lets rustfmt join the call onto one line: lines the rewrite did not
+    # touch change, and the file was clean before, so the formatted text is taken.
+    recipe = Recipe(id="shorten", summary="", rewrites=(
+        PatternRewrite("src/lib.rs", "very_long_name_of_the_old_input", "x"),), check_scope=(), protected=())
+    assert_recipe({"src/lib.rs": CLEAN}, recipe, {"src/lib.rs": (
+        "fn kiln_report() -> u32 {\n"
+        "    let glaze = firing_schedule(cone_temperature_reading, humidity_of_the_kiln_room, x);\n"
+        "    glaze\n"
+        "}\n")})
+
+
+@needs_rustfmt
+def test_a_file_not_clean_elsewhere_keeps_the_edited_lines_as_written() -> None:
+    unclean = CLEAN + "\nfn   spare() {}\n"
+    recipe = Recipe(id="shorten", summary="", rewrites=(
+        PatternRewrite("src/lib.rs", "very_long_name_of_the_old_input", "x"),), check_scope=(), protected=())
+    assert_recipe({"src/lib.rs": unclean}, recipe,
+                  {"src/lib.rs": unclean.replace("very_long_name_of_the_old_input", "x")})
+
+
+@needs_rustfmt
+def test_an_edit_the_formatter_leaves_as_it_is_formats_the_file_once(tmp_path, monkeypatch) -> None:
+    from codemods import plan_recipe
+    from codemods.plan import planner
+
+    texts: list[bytes] = []
+    real = planner._format_job
+
+    def counting(path: str):
+        job = real(path)
+        return None if job is None else (lambda source, root, where: texts.append(source) or job(source, root, where))
+
+    monkeypatch.setattr(planner, "_format_job", counting)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text(CLEAN)
+    recipe = Recipe(id="rename", summary="", rewrites=(
+        PatternRewrite("src/lib.rs", "humidity_of_the_kiln_room", "humidity_of_the_kiln_hall"),),
+        check_scope=(), protected=())
+    plan = plan_recipe(tmp_path, recipe)
+    assert [c.after for c in plan.changes] == [CLEAN.replace("kiln_room", "kiln_hall").encode()]
+    assert texts == [plan.changes[0].after]  # the file as read was not formatted
