@@ -169,6 +169,19 @@ def test_imports_left_unused_go_and_used_ones_stay() -> None:
     """, "src/args.rs": args})
 
 
+def test_an_import_still_used_stays_in_a_file_that_opens_with_blank_lines(tmp_path: Path) -> None:
+    # tree-sitter's root node starts at the first token: uses are counted from there.
+    (tmp_path / "src").mkdir()
+    (tmp_path / "Cargo.toml").write_text(CARGO)
+    (tmp_path / "src" / "lib.rs").write_text("pub mod tide;\npub mod shore;\n")
+    (tmp_path / "src" / "tide.rs").write_text("pub struct Ebb;\npub struct Flow;\n")
+    shore = "\n\nuse crate::tide::{Ebb, Flow};\n\npub fn rising() -> Flow {\n    Flow\n}\n\npub fn low() -> Option<Ebb> {\n    None\n}\n"
+    (tmp_path / "src" / "shore.rs").write_text(shore)
+    plan = plan_recipe(tmp_path, _recipe(("src/tide.rs", "struct", "Ebb")))
+    assert [c.path for c in plan.changes] == ["src/tide.rs"]  # shore.rs keeps `Ebb` imported
+    assert sorted((f.path, f.line) for f in plan.blocking) == [("src/shore.rs", 3), ("src/shore.rs", 9)]
+
+
 def test_a_module_goes_with_its_file_in_the_same_write(tmp_path: Path) -> None:
     write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
         pub mod net;

@@ -104,14 +104,15 @@ def name_uses(tree: tree_sitter.Tree, names: set[str]) -> dict[str, int]:
     ancestors up to a `use` declaration), not every node of the tree."""
     counts = dict.fromkeys(names, 0)
     root = tree.root_node
-    text = root.text
+    text = root.text or b""
+    base = root.start_byte  # the root starts at the file's first token, after leading blank lines
     for start, end, name in whole_word_hits(text, names):
-        node = root.descendant_for_byte_range(start, end)
+        node = root.descendant_for_byte_range(base + start, base + end)
         if node is not None and node.type == "doc_comment" and _doc_link_target(text, start, end):
             counts[name] += 1  # rustdoc resolves `[Name]` through the file's imports
             continue
         if node is None or node.type not in _NAME_NODES or node.child_count or \
-                (node.start_byte, node.end_byte) != (start, end):
+                (node.start_byte, node.end_byte) != (base + start, base + end):
             continue
         parent = node.parent
         while parent is not None and parent.type != "use_declaration":
