@@ -48,3 +48,18 @@ def test_cpp_functions_after_an_attribute_macro_are_in_their_own_namespace(corpu
     names = {i.qualified_name for i in cpp_items(header.read_bytes()) if i.kind == "function"}
     assert {"elem_to_loc_2_nd", "elem_to_loc_3_nd", "elem_to_loc_1"} <= names
     assert not any(n.startswith("metal::vec::") for n in names)
+
+
+def test_use_declarations_found_by_their_keyword_are_those_a_query_finds(corpus: Path) -> None:
+    from codemods.languages.rust.imports import _use_declarations
+    from codemods.parse import RUST, captures, parse
+
+    declarations = 0
+    for path in sorted((corpus / "src").rglob("*.rs")):
+        tree = parse(path.read_bytes(), RUST)
+        queried = sorted(captures(RUST, "(use_declaration) @use", tree.root_node).get("use", []),
+                         key=lambda n: n.start_byte)
+        assert [(n.start_byte, n.end_byte) for n in _use_declarations(tree)] == \
+            [(n.start_byte, n.end_byte) for n in queried], path
+        declarations += len(queried)
+    assert declarations > 1000

@@ -17,6 +17,7 @@ declaration left with no entry goes with its lines.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -26,7 +27,7 @@ from codemods.edit.item_spans import whole_lines
 from codemods.edit.splice import splice
 from codemods.edit.values import Edit
 from codemods.languages.rust.items import leading_trivia
-from codemods.parse import RUST, captures, parse, reparse
+from codemods.parse import RUST, parse, reparse
 from codemods.words import whole_word_hits
 
 # Leaf entries of a use tree: each binds one name.
@@ -72,6 +73,23 @@ def _binding(leaf: tree_sitter.Node) -> str | None:
     return None
 
 
+_USE_KEYWORD = re.compile(rb"\buse\b")
+
+
+def _use_declarations(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
+    """The `use` declarations of a file in source order, found where the source spells `use` (the
+    keyword is a child of each; nested ones cannot occur): a query walks every node, and a
+    file has a few dozen `use`s among hundreds of thousands of nodes."""
+    root = tree.root_node
+    base = root.start_byte  # the root starts at the file's first token, after leading blank lines
+    found = []
+    for match in _USE_KEYWORD.finditer(root.text or b""):
+        node = root.descendant_for_byte_range(base + match.start(), base + match.end())
+        if node is not None and node.type == "use" and node.parent is not None and node.parent.type == "use_declaration":
+            found.append(node.parent)
+    return found
+
+
 def use_entries(tree: tree_sitter.Tree) -> list[UseEntry]:
     """Every leaf entry of every `use` declaration of a file (any depth: modules, functions)."""
     found: list[UseEntry] = []
@@ -87,9 +105,7 @@ def use_entries(tree: tree_sitter.Tree) -> list[UseEntry]:
         elif node.type in _LEAVES:
             found.append(UseEntry(node, declaration, _binding(node)))
 
-    # A query finds the declarations (in C), in source order; nested ones cannot occur.
-    for node in sorted(captures(RUST, "(use_declaration) @use", tree.root_node).get("use", []),
-                       key=lambda n: n.start_byte):
+    for node in _use_declarations(tree):
         argument = node.child_by_field_name("argument")
         if argument is not None:
             leaves(argument, node)
