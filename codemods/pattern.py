@@ -99,6 +99,28 @@ def _metavariable(node: tree_sitter.Node) -> _Metavariable | None:
     return _Metavariable(name, sequence)
 
 
+_WORD = re.compile(rb"\w{3,}")
+
+
+def _literal_words(root: tree_sitter.Node) -> tuple[bytes, ...]:
+    """The words (three or more word characters) that leaves of a pattern spell, metavariables
+    and comments aside: a leaf matches only a leaf of the same text, inside the matched node, so
+    a node whose text lacks one of them cannot match."""
+    words: set[bytes] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _COMMENT_TYPES or _metavariable(node) is not None:
+            continue
+        if node.child_count == 0:
+            text = node.text or b""
+            if _WORD.fullmatch(text):
+                words.add(text)
+        else:
+            stack.extend(node.children)
+    return tuple(sorted(words, key=len, reverse=True))
+
+
 def _children(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     """The children that take part in matching: no comments, no trailing comma before a closer."""
     kids = [c for c in node.children if c.type not in _COMMENT_TYPES]
@@ -220,6 +242,7 @@ class Pattern:
         encoded = _encode(text.strip())
         self._source, self.root = self._compile(encoded)
         self._macro_cache: dict[tuple[int, int], tree_sitter.Node | None] = {}
+        self._words = _literal_words(self.root)
 
     def __repr__(self) -> str:
         return f"Pattern({self.text!r}, {self.language!r})"
@@ -261,7 +284,11 @@ class Pattern:
             node = _parse(source, self.language).root_node
         matcher = _Matcher(self, source)
         found = []
+        words = self._words
         for candidate in self._candidates(node):
+            start, end = candidate.start_byte, candidate.end_byte
+            if words and not all(source.find(word, start, end) >= 0 for word in words):
+                continue  # a word the pattern spells is not in the node's text: no match there
             env = matcher.node(self.root, candidate, MappingProxyType({}))
             if env is not None:
                 found.append(Match(candidate, MappingProxyType(dict(env)), source))
