@@ -32,3 +32,59 @@ def whole_word_hits(source: bytes, names: set[str]) -> list[tuple[int, int, str]
 def whole_words(words: Iterable[str]) -> re.Pattern[bytes]:
     """A bytes regex matching any of `words` as a whole word (rg's `-w` without rg)."""
     return re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
+
+
+class WordMatch:
+    """One whole-word occurrence, read as a `re.Match` of `whole_words` is (`start()`, `end()`,
+    `span()`, `group()`), from `word_matches`."""
+
+    __slots__ = ("_start", "_end", "_text")
+
+    def __init__(self, start: int, end: int, text: bytes) -> None:
+        self._start, self._end, self._text = start, end, text
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def span(self) -> tuple[int, int]:
+        return self._start, self._end
+
+    def group(self) -> bytes:
+        return self._text
+
+
+def word_matches(source: bytes, words: Iterable[str]) -> list[WordMatch]:
+    """Each occurrence in `source` of one of `words` as a whole word, in order: what
+    `whole_words(words).finditer(source)` gives (words are identifiers: no two occurrences
+    overlap), found by a substring search per word, several times faster than the regex (whose
+    leading `\\b` keeps the regex engine from skipping ahead)."""
+    return [WordMatch(start, end, name.encode()) for start, end, name in whole_word_hits(source, set(words))]
+
+
+def word_in(source: bytes, words: Iterable[str], start: int = 0, end: int | None = None) -> bool:
+    """Whether one of `words` occurs in `source[start:end]` as a whole word (of `source`)."""
+    stop = len(source) if end is None else end
+    for word in set(words):
+        needle = word.encode()
+        at = source.find(needle, start, stop)
+        while at >= 0:
+            after = at + len(needle)
+            if (at == 0 or source[at - 1] not in WORD_BYTES) and (after == len(source) or source[after] not in WORD_BYTES):
+                return True
+            at = source.find(needle, at + 1, stop)
+    return False
+
+
+def keyword_offsets(source: bytes, keyword: bytes) -> list[int]:
+    """The start of each whole-word occurrence of `keyword` in `source` (`\\bKEYWORD\\b`)."""
+    found = []
+    at = source.find(keyword)
+    while at >= 0:
+        after = at + len(keyword)
+        if (at == 0 or source[at - 1] not in WORD_BYTES) and (after == len(source) or source[after] not in WORD_BYTES):
+            found.append(at)
+        at = source.find(keyword, at + 1)
+    return found

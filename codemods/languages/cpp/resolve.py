@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from codemods.words import whole_words
+from codemods.words import word_in, word_matches
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import in_inactive_branch
@@ -191,9 +191,8 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     for item in reachable:
         if item.operator is None:
             by_name.setdefault(item.name, []).append(item)
-    hits = list(whole_words(sorted(by_name)).finditer(source)) if by_name else []
-    if not hits and not (operators and whole_words(
-            sorted({w for i in operators for w in i.search_words})).search(source)):
+    hits = word_matches(source, by_name) if by_name else []
+    if not hits and not (operators and word_in(source, {w for i in operators for w in i.search_words})):
         return []
     macros = next((i.namespace_macros for i in items if i.namespace_macros), ())
     tree, regions = parsed(source, macros)

@@ -17,7 +17,6 @@ declaration left with no entry goes with its lines.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -28,7 +27,7 @@ from codemods.edit.splice import splice
 from codemods.edit.values import Edit
 from codemods.languages.rust.items import leading_trivia
 from codemods.parse import RUST, parse, reparse
-from codemods.words import whole_word_hits
+from codemods.words import keyword_offsets, whole_word_hits
 
 # Leaf entries of a use tree: each binds one name.
 _LEAVES = ("identifier", "scoped_identifier", "use_as_clause", "self", "crate", "super", "metavariable")
@@ -73,9 +72,6 @@ def _binding(leaf: tree_sitter.Node) -> str | None:
     return None
 
 
-_USE_KEYWORD = re.compile(rb"\buse\b")
-
-
 def _use_declarations(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
     """The `use` declarations of a file in source order, found where the source spells `use` (the
     keyword is a child of each; nested ones cannot occur): a query walks every node, and a
@@ -83,8 +79,8 @@ def _use_declarations(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
     root = tree.root_node
     base = root.start_byte  # the root starts at the file's first token, after leading blank lines
     found = []
-    for match in _USE_KEYWORD.finditer(root.text or b""):
-        node = root.descendant_for_byte_range(base + match.start(), base + match.end())
+    for start in keyword_offsets(root.text or b"", b"use"):
+        node = root.descendant_for_byte_range(base + start, base + start + 3)
         if node is not None and node.type == "use" and node.parent is not None and node.parent.type == "use_declaration":
             found.append(node.parent)
     return found

@@ -259,10 +259,19 @@ def _imports_a_name(source: bytes, names: list[str]) -> bool:
     a file that only calls them, however large, is left to the reference check)."""
     if not names:
         return False
-    import re
+    from codemods.words import keyword_offsets, word_in
 
-    words = b"|".join(re.escape(n.encode()) for n in names)
-    return re.search(rb"\buse\b[^;]*?\b(?:" + words + rb")\b", source) is not None
+    covered = 0
+    # From each `use` to the next `;` (where a declaration ends), each stretch searched once: a
+    # `use` in prose before the same `;` adds no text.
+    for start in keyword_offsets(source, b"use"):
+        if start < covered:
+            continue
+        end = source.find(b";", start + 3)
+        covered = len(source) if end < 0 else end
+        if word_in(source, names, start + 3, covered):
+            return True
+    return False
 
 
 def _entries_left_unused(path: str, shared: PlanState, deleted) -> list:

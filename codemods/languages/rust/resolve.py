@@ -35,7 +35,7 @@ from typing import Callable
 
 import tree_sitter
 
-from codemods.words import whole_words
+from codemods.words import WORD_BYTES, word_matches
 from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.parse import RUST, descendants, enclosing, node_text, parse
@@ -671,7 +671,7 @@ class RustResolver:
             return []
         methods = {name for name, deleted in by_name.items()
                    if all(t.owner is not None and t.kind in ("fn", "fn_signature") for t in deleted)}
-        hits = [hit for hit in whole_words(sorted(by_name)).finditer(source)
+        hits = [hit for hit in word_matches(source, by_name)
                 if hit.group().decode() not in methods or _after_member_access(source, hit.start())]
         if not hits:
             return []  # not parsed: no spelling here can name what the plan deletes
@@ -972,6 +972,24 @@ _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 
 
+def _after_type_keyword(source: bytes, at: int) -> bool:
+    """Whether `struct`, `enum` or `union` and blanks come right before byte `at` (regex
+    `\\b(?:struct|enum|union)\\s+` ending there)."""
+    start = at
+    while start > 0 and source[start - 1] in _BLANKS:
+        start -= 1
+    if start == at:
+        return False
+    for keyword in (b"struct", b"enum", b"union"):
+        begin = start - len(keyword)
+        if begin >= 0 and source[begin:start] == keyword and (begin == 0 or source[begin - 1] not in WORD_BYTES):
+            return True
+    return False
+
+
+_BLANKS = frozenset(b" \t\n\r\f\v")
+
+
 class _FileTypes:
     """The types a file declares (struct, enum, union, at any depth), asked by name: whether it
     declares one, and the field types of its first struct of that name. Each name is looked up
@@ -990,10 +1008,11 @@ class _FileTypes:
     def _declarations(self, name: str) -> list[tree_sitter.Node]:
         if name not in self._items:
             found = []
-            spelled = re.compile(rb"\b(?:struct|enum|union)\s+(" + re.escape(name.encode()) + rb")\b")
             base = self._root.start_byte
-            for match in spelled.finditer(self._source):
-                node = self._root.descendant_for_byte_range(base + match.start(1), base + match.end(1))
+            for match in word_matches(self._source, (name,)):
+                if not _after_type_keyword(self._source, match.start()):
+                    continue  # not `struct NAME`, `enum NAME` or `union NAME`
+                node = self._root.descendant_for_byte_range(base + match.start(), base + match.end())
                 item = node.parent if node is not None else None
                 if item is not None and item.type in _TYPE_ITEMS and item.child_by_field_name("name") == node:
                     found.append(item)
