@@ -3,6 +3,8 @@ about a `[[delete]]` target names (a value shared by the recipe, the languages a
 
 from __future__ import annotations
 
+import array
+import bisect
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -111,9 +113,44 @@ class Finding:
 
 def line_col(source: bytes, offset: int) -> tuple[int, int]:
     """1-based line and 1-based byte column of `offset` in `source`."""
-    line = source.count(b"\n", 0, offset) + 1
     line_start = source.rfind(b"\n", 0, offset) + 1
-    return line, offset - line_start + 1
+    starts = _line_starts(source)
+    if starts is not None:
+        return bisect.bisect_right(starts, line_start), offset - line_start + 1
+    return source.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
+# Sources asked for many lines (a plan's findings and notes in one file): their line starts, kept
+# for the few sources asked last; the others are counted each time (cheaper for one or two).
+_ASKED: dict[int, tuple[bytes, int]] = {}
+_STARTS: dict[int, tuple[bytes, array.array]] = {}
+_INDEXED_AFTER = 8
+_INDEX_LIMIT = 8 * 1024 * 1024
+
+
+def _line_starts(source: bytes) -> array.array | None:
+    key = id(source)
+    kept = _STARTS.get(key)
+    if kept is not None and kept[0] is source:
+        return kept[1]
+    if len(source) > _INDEX_LIMIT:
+        return None
+    asked = _ASKED.get(key)
+    count = asked[1] + 1 if asked is not None and asked[0] is source else 1
+    if len(_ASKED) >= 64:
+        del _ASKED[next(iter(_ASKED))]
+    _ASKED[key] = (source, count)
+    if count < _INDEXED_AFTER:
+        return None
+    starts = array.array("q", [0])
+    at = source.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = source.find(b"\n", at + 1)
+    if len(_STARTS) >= 16:
+        del _STARTS[next(iter(_STARTS))]
+    _STARTS[key] = (source, starts)  # holding the source keeps its id from being reused
+    return starts
 
 
 def shape_mismatch(path: str, source: bytes, kind: str, name: str, other_kind: str, other_start: int) -> Finding:

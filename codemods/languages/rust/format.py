@@ -140,8 +140,19 @@ def _pinned_toolchain_missing(root: Path | None) -> bool:
 
 
 def _manifest(path: Path) -> dict[str, Any]:
+    """The TOML document at `path` ({} when missing or not TOML), parsed once while the file
+    keeps its size and modification time (every edited file asks for its crate's edition)."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        status = path.stat()
+    except OSError:
+        return {}
+    return _parsed_manifest(str(path), status.st_mtime_ns, status.st_size)
+
+
+@lru_cache(maxsize=256)
+def _parsed_manifest(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return {}
 
