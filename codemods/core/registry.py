@@ -170,7 +170,16 @@ def register(language: Language) -> Language:
 
 def language_for(path: str | PurePosixPath) -> Language | None:
     """The registered language of a file, from its suffix; None if not a source file."""
-    return _BY_SUFFIX.get(PurePosixPath(str(path)).suffix.lower())
+    text = str(path)
+    name = text.rpartition("/")[2]
+    if name in ("", ".", ".."):  # `dir/`, `dir/.`: the path's own rules say which name is last
+        return _BY_SUFFIX.get(PurePosixPath(text).suffix.lower())
+    # PurePosixPath's suffix, without building the path (a plan asks for thousands): a name whose
+    # only dot leads it (`.rs`) or ends it has none.
+    dot = name.rfind(".")
+    if dot <= 0 or dot == len(name) - 1:
+        return None
+    return _BY_SUFFIX.get(name[dot:].lower())
 
 
 def language_of(path: str | PurePosixPath) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import array
 import bisect
 import difflib
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -123,12 +124,12 @@ def line_col(source: bytes, offset: int) -> tuple[int, int]:
 # Sources asked for many lines (a plan's findings and notes in one file): their line starts, kept
 # for the few sources asked last; the others are counted each time (cheaper for one or two).
 _ASKED: dict[int, tuple[bytes, int]] = {}
-_STARTS: dict[int, tuple[bytes, array.array]] = {}
-_INDEXED_AFTER = 8
+_STARTS: dict[int, tuple[bytes, "array.array[int]"]] = {}
+_INDEXED_AFTER = 32  # building the index costs about 16 counts over half the source
 _INDEX_LIMIT = 8 * 1024 * 1024
 
 
-def _line_starts(source: bytes) -> array.array | None:
+def _line_starts(source: bytes) -> "array.array[int] | None":
     key = id(source)
     kept = _STARTS.get(key)
     if kept is not None and kept[0] is source:
@@ -143,10 +144,7 @@ def _line_starts(source: bytes) -> array.array | None:
     if count < _INDEXED_AFTER:
         return None
     starts = array.array("q", [0])
-    at = source.find(b"\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = source.find(b"\n", at + 1)
+    starts.extend(itertools.accumulate(map((1).__add__, map(len, source.split(b"\n")[:-1]))))
     if len(_STARTS) >= 16:
         del _STARTS[next(iter(_STARTS))]
     _STARTS[key] = (source, starts)  # holding the source keeps its id from being reused

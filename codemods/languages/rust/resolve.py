@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -924,15 +925,19 @@ def _own_folder(file: str) -> str:
 
 def _attribute_string(node: tree_sitter.Node, name: bytes) -> str | None:
     """The string of the nearest `#[NAME = "string"]` among the attributes (and comments) directly above `node`."""
-    pattern = re.compile(rb'#\[\s*' + name + rb'\s*=\s*"([^"]*)"\s*\]')
     previous = node.prev_named_sibling
     while previous is not None and previous.type in ("attribute_item", "line_comment", "block_comment"):
         if previous.type == "attribute_item":
-            match = pattern.match(previous.text)
+            match = _attribute_pattern(name).match(previous.text)
             if match:
                 return match.group(1).decode("utf-8", "replace")
         previous = previous.prev_named_sibling
     return None
+
+
+@lru_cache(maxsize=None)
+def _attribute_pattern(name: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb'#\[\s*' + name + rb'\s*=\s*"([^"]*)"\s*\]')
 
 
 def _inline_modules(node: tree_sitter.Node) -> tuple[str, ...]:
