@@ -24,7 +24,12 @@ is measured (target < 1 GiB). Then, on the generated workspace:
   - a 100 MB `.rs` file that names a removed symbol: the dry run of a recipe
     deleting that item from another file                target: < 10 s, < 5x its size
 
+With `--baseline DIR` (a checkout of an earlier commit: `git worktree add /tmp/base COMMIT`)
+each dry run is also timed with that checkout's code (PYTHONPATH=DIR, the same venv), in the
+same interleaved runs: the before and after of a change, each against ast-grep.
+
     python bench/bench_scale.py [--runs N] [--json] [--skip-big-file] [--only generated,registry,real]
+                                [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -143,9 +148,14 @@ def main() -> None:
     parser.add_argument("--only", default="generated,registry,real",
                         help="comma-separated trees to time (generated, registry, real); the rows of the generated "
                              "workspace beyond its dry run need it")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="a checkout of an earlier commit: its dry runs are timed too (PYTHONPATH=DIR)")
     add_corpus_option(parser)
     add_bytecode_option(parser)
     args = parser.parse_args()
+    baseline = Path(args.baseline).resolve() if args.baseline else None
+    if baseline is not None and not (baseline / "codemods" / "__init__.py").is_file():
+        sys.exit(f"bench_scale: --baseline {args.baseline}: no codemods package there")
     prepare_bytecode(args.bytecode)
 
     only = set(args.only.split(","))
@@ -153,10 +163,17 @@ def main() -> None:
     codemod, sg, python = tool("codemod"), tool("ast-grep"), tool("python")
     rows, exits, peers = [], {}, []
     for tree in trees:
-        ours, peer = race([("codemod", tree.dry_run), ("ast-grep run", tree.peer)], tree.root, args.runs)
+        arms = [("codemod", tree.dry_run), ("ast-grep run", tree.peer)]
+        if baseline is not None:
+            # The same command line, the earlier checkout's package first on the path.
+            arms.append(("baseline", ["env", f"PYTHONPATH={baseline}", python, "-m", "codemods", *tree.dry_run[1:]]))
+        ours, peer, *before = race(arms, tree.root, args.runs)
         rows.append((f"{tree.name}: dry run vs ast-grep run -p", ours.median, peer.median,
                      f"{ours.median / peer.median:.3f}x", f"ratio <= {tree.target}",
                      ours.median <= tree.target * peer.median))
+        if before:
+            rows.append((f"{tree.name}: baseline's dry run vs ast-grep run -p", before[0].median, peer.median,
+                         f"{before[0].median / peer.median:.3f}x", "(information)", None))
         memory, _, exits[tree.name] = peak_rss(tree.dry_run, tree.root)
         if exits[tree.name] not in (0, 1):
             sys.exit(f"bench_scale: {tree.name}: the dry run exits {exits[tree.name]} (not a plan): "
@@ -213,6 +230,8 @@ def main() -> None:
         print(f"{name:62} {ours_txt:>9} {peer_txt:>9} {figure:>14}  {target:18} "
               f"{'-' if met is None else 'yes' if met else 'NO'}")
     print("peers (run in each ROOT): " + "; ".join(peers))
+    if baseline is not None:
+        print(f"baseline: {baseline} (PYTHONPATH), run interleaved with the dry run and its peer")
 
 
 if __name__ == "__main__":

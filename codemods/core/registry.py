@@ -88,7 +88,10 @@ class LanguageOperations:
     - `files_deleted_with(deleted, read, origin, root, targets) -> (edits, findings, items)`:
       what goes in other files with the deleted items (a module's file);
     - `resolve_ahead(files, deleted, state)`: resolve the uses in `files` ((path, text as
-      read)) at once (in parallel processes), before `references` asks file by file.
+      read)) at once (in parallel processes), before `references` asks file by file;
+    - `prepare_formatting(root)`: what finding the formatter takes (rustfmt through rustup
+      asks which binary once), done in a thread as a plan that edits the language's files
+      starts, while the plan is made.
 
     `deletable_kinds` are the item kinds a recipe may delete.
     """
@@ -105,6 +108,7 @@ class LanguageOperations:
     imports_left_unused: Callable[..., list[Edit]] | None = None
     files_deleted_with: Callable[..., tuple[list[Edit], list[Finding], list[Any]]] | None = None
     resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
+    prepare_formatting: Callable[[Path], None] | None = None
     deletable_kinds: tuple[str, ...] = ()
 
 

@@ -433,8 +433,14 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     workspace = start = Workspace(root=root, options=loaded)
     results: list[StepResult] = []
     with ExitStack() as searches:
-        # The formatter runs in this pool's threads (other processes) while the plan is checked.
+        # The formatter runs in this pool's threads (other processes) while the plan is checked;
+        # finding it (rustup's answer) starts now.
         pool = searches.enter_context(ThreadPoolExecutor(max_workers=2))
+        for language in dict.fromkeys(language_for(t.path) for t in recipe.deletions):
+            prepare = language.operations.prepare_formatting if language is not None else None
+            if prepare is not None and language is not None and language.formatter \
+                    and shutil.which(language.formatter) is not None:
+                pool.submit(prepare, root)
         # ripgrep looks for mentions and for references to the deleted items while the plan is made.
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))

@@ -515,6 +515,20 @@ def format_file(source: bytes, root, path: str) -> bytes | None:
     return formatted.encode("utf-8") if formatted is not None else None
 
 
+def prepare_formatting(root) -> None:
+    """Ask rustup once, ahead, which rustfmt binary the tree's toolchain runs (see
+    format._toolchain_rustfmt): the first formatting then starts it directly."""
+    import os
+    import shutil
+
+    from codemods.languages.rust.format import _pinned_toolchain_missing, _toolchain_rustfmt
+
+    rustfmt = shutil.which("rustfmt")
+    if rustfmt is not None:
+        toolchain = "stable" if _pinned_toolchain_missing(root) else os.environ.get("RUSTUP_TOOLCHAIN")
+        _toolchain_rustfmt(rustfmt, root, toolchain, os.environ.get("RUSTUP_HOME"))
+
+
 OPERATIONS = LanguageOperations(
     parse_errors=parse_errors,
     identifiers=identifiers,
@@ -527,5 +541,6 @@ OPERATIONS = LanguageOperations(
     imports_left_unused=imports_left_unused,
     files_deleted_with=files_deleted_with,
     resolve_ahead=resolve_ahead,
+    prepare_formatting=prepare_formatting,
     deletable_kinds=DELETABLE_KINDS,
 )
