@@ -439,3 +439,35 @@ def test_a_crate_path_through_an_inline_module_of_the_files_name_is_that_module(
                           "src/meter.rs": "pub fn probe() {}\n\npub mod meter {\n    pub fn probe() {}\n}\n"})
     plan = _plan(tmp_path, ("src/meter.rs", "fn", "crate::meter::probe"))
     assert _after(plan, "src/meter.rs") == "pub fn probe() {}\n\npub mod meter {}\n"
+
+
+def test_a_member_sharing_its_line_keeps_one_separator_between_its_neighbours() -> None:
+    # Written on one line, as rustfmt would not: the file is left as edited, so the edit's own
+    # spacing is what is written.
+    before = """
+        pub enum Tide { Neap, Spring, Ebb }
+        pub enum Wind { Gale }
+        pub struct Buoy { lat: f32, lon: f32 }
+        pub fn height(t: Tide) -> u8 { match t { Tide::Neap => 1, Tide::Spring => 2, Tide::Ebb => 3 } }
+        pub fn last(t: Tide) -> u8 { match t { Tide::Neap => {} Tide::Ebb => {} _ => {} } 0 }
+    """
+    after = """
+        pub enum Tide { Neap, Spring }
+        pub enum Wind {}
+        pub struct Buoy { lat: f32 }
+        pub fn height(t: Tide) -> u8 { match t { Tide::Neap => 1, Tide::Spring => 2 } }
+        pub fn last(t: Tide) -> u8 { match t { Tide::Neap => {} _ => {} } 0 }
+    """
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": before},
+                  _recipe(("src/lib.rs", "variant", "Tide::Ebb"), ("src/lib.rs", "variant", "Wind::Gale"),
+                          ("src/lib.rs", "field", "Buoy::lon")),
+                  {"Cargo.toml": CARGO, "src/lib.rs": after})
+    between = """
+        pub enum Tide { Neap, Ebb, Spring }
+        pub fn height(t: Tide) -> u8 { match t { Tide::Neap => 1, Tide::Ebb => 3, Tide::Spring => 2 } }
+    """
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": between}, _recipe(("src/lib.rs", "variant", "Tide::Ebb")),
+                  {"Cargo.toml": CARGO, "src/lib.rs": """
+        pub enum Tide { Neap, Spring }
+        pub fn height(t: Tide) -> u8 { match t { Tide::Neap => 1, Tide::Spring => 2 } }
+    """})

@@ -34,12 +34,40 @@ def _text(node: tree_sitter.Node | None) -> str:
 
 
 def _with_comma(source: bytes, node: tree_sitter.Node, start: int) -> tuple[int, int]:
-    """[start, end) of a list member with its trailing comma, widened to whole lines."""
+    """[start, end) of a list member with its trailing comma, widened to whole lines where it
+    stands alone on them. A member sharing its line keeps one separator between its
+    neighbours: `A, B, C` loses `B, `, `Io, Disk` loses `, Disk`, `{ Disk }` becomes `{}`."""
     end = node.end_byte
     after = node.next_sibling
-    if after is not None and after.type == ",":
+    comma = after is not None and after.type == ","
+    if comma:
         end = after.end_byte
-    return whole_lines(source, start, end, (b"//",))
+    # A match arm holds its own comma.
+    comma = comma or source[node.end_byte - 1:node.end_byte] == b","
+    lo, hi = whole_lines(source, start, end, (b"//",))
+    if (lo, hi) != (start, end):
+        return lo, hi
+    before = _blanks_before(source, lo)
+    past = _blanks_after(source, hi)
+    if comma:
+        return lo, past
+    if source[before - 1:before] == b",":
+        return before - 1, hi
+    if source[before - 1:before] in (b"{", b"(") and source[past:past + 1] in (b"}", b")"):
+        return before, past
+    return before, hi
+
+
+def _blanks_before(source: bytes, at: int) -> int:
+    while at > 0 and source[at - 1] in b" \t":
+        at -= 1
+    return at
+
+
+def _blanks_after(source: bytes, at: int) -> int:
+    while at < len(source) and source[at] in b" \t":
+        at += 1
+    return at
 
 
 def _owner(items, source: bytes, path: str, owner_name: str, kinds: set[str], what: str, name: str,
