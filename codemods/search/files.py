@@ -219,9 +219,8 @@ def files_with_words(root: Path, words: list[str]) -> list[str]:
 
 
 def _walk_for_words(root: Path, words: list[str]) -> list[str]:
-    from codemods.words import whole_words
+    from codemods.words import word_in
 
-    pattern = whole_words(words)
     hits = []
     from codemods.core.registry import language_of
 
@@ -229,7 +228,7 @@ def _walk_for_words(root: Path, words: list[str]) -> list[str]:
         if language_of(path) is None:
             continue
         try:
-            if pattern.search((root / path).read_bytes()):
+            if word_in((root / path).read_bytes(), words):  # rg's -w: no word character either side
                 hits.append(path)
         except OSError:
             continue

@@ -164,6 +164,40 @@ def test_an_expression_applying_a_deleted_operator_is_a_use(tmp_path):
     assert found(tmp_path, *targets) == expected(tmp_path)
 
 
+def test_an_operator_called_by_its_name_is_a_use(tmp_path):
+    write_tree(tmp_path, {
+        "heat.h": """
+            namespace kiln {
+            struct Joules { double v; };
+            Joules operator-(const Joules& a, const Joules& b);
+            Joules operator-(const Joules& a);
+            }
+        """,
+        "heat.cpp": """
+            #include "heat.h"
+            namespace kiln {
+            Joules operator-(const Joules& a, const Joules& b) { return Joules{a.v - b.v}; }
+            Joules operator-(const Joules& a) { return Joules{-a.v}; }
+            }
+        """,
+        "loss.cpp": """
+            #include "heat.h"
+            using namespace kiln;
+            Joules lost(Joules in, Joules out) { return operator-(in, out); } // REF
+            Joules spent(Joules in, Joules out) { return kiln::operator-(in, out); } // REF
+            Joules back(Joules in) { return operator-(in); }
+            double plain(double a, double b) { return a - b; }
+        """,
+        "drift.cpp": """
+            #include "heat.h"
+            auto drift(auto in, auto out) { return kiln::operator-(in, out); } // MAYBE
+        """,
+    })
+    targets = (("heat.cpp", "function", "kiln::operator-(const Joules&, const Joules&)"),
+               ("heat.h", "declaration", "kiln::operator-(const Joules&, const Joules&)"))
+    assert found(tmp_path, *targets) == expected(tmp_path)
+
+
 def test_a_string_concatenation_through_a_deleted_free_operator_is_a_use(tmp_path):
     write_tree(tmp_path, {
         "label.h": """

@@ -31,6 +31,8 @@ _OPERAND_FIELDS = {"binary_expression": ("left", "right"), "assignment_expressio
                    "pointer_expression": ("argument",)}
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _NOT_CLASS_WORDS = frozenset({"const", "volatile", "std", "unsigned", "signed", "struct", "class", "typename"})
+# Declared types that say nothing of the class (`auto x = ...`, `decltype(auto)`, `auto&& x`).
+_DEDUCED = re.compile(r"(?:const\s+|volatile\s+)*(?:auto|decltype\s*\(.*\))(?:\s*(?:&&?|\*|const|volatile))*")
 
 # How an operand's type matched a parameter: the same class, a fit or a mismatch, or not known.
 MATCH, FITS, MISMATCH, UNKNOWN = "match", "fits", "mismatch", "unknown"
@@ -59,7 +61,7 @@ def operator_symbol(name: str) -> str | None:
 def class_name(written: str) -> str | None:
     """The class a written type names, without qualifiers, namespaces, references or template
     arguments (`const geo::Money&` is `Money`); None for a built-in or standard type."""
-    if type_category(written) is not None:
+    if type_category(written) is not None or _DEDUCED.fullmatch(written.strip()):
         return None
     words = [w for w in _WORD.findall(written.split("<", 1)[0]) if w not in _NOT_CLASS_WORDS]
     return words[-1] if words else None
@@ -71,6 +73,12 @@ def operator_uses(root: tree_sitter.Node, symbols: set[str]) -> list[OperatorUse
     stack = [root]
     while stack:
         node = stack.pop()
+        explicit = _explicit_call(node)
+        if explicit is not None:
+            if explicit.symbol in symbols:
+                found.append(explicit)
+            stack.extend(node.named_children)
+            continue
         fields = _OPERAND_FIELDS.get(node.type)
         if fields is not None:
             token = node.child_by_field_name("operator")
@@ -88,6 +96,41 @@ def operator_uses(root: tree_sitter.Node, symbols: set[str]) -> list[OperatorUse
                 found.append(OperatorUse(indices, "[]", (argument, inside[0])))
         stack.extend(node.named_children)
     return found
+
+
+def _explicit_call(node: tree_sitter.Node) -> OperatorUse | None:
+    """An operator function called by its name, `ns::operator+(a, b)`, as a use of the operator
+    with the call's arguments as operands; None for any other node. tree-sitter-cpp reads an
+    unqualified `operator+(a, b)` as `operator + (a, b)`, a binary expression of an identifier
+    `operator` and a parenthesised comma expression: that is read back as the call."""
+    if node.type == "call_expression":
+        name = node.child_by_field_name("function")
+        while name is not None and name.type == "qualified_identifier":
+            name = name.child_by_field_name("name")
+        arguments = node.child_by_field_name("arguments")
+        if name is None or name.type != "operator_name" or arguments is None:
+            return None
+        symbol = "".join((name.text or b"").decode("utf-8", "replace")[len("operator"):].split())
+        return OperatorUse(name, symbol, tuple(c for c in arguments.named_children if c.type != "comment"))
+    if node.type != "binary_expression":
+        return None
+    left, token, right = (node.child_by_field_name(f) for f in ("left", "operator", "right"))
+    if left is None or token is None or right is None or left.type != "identifier" or left.text != b"operator" \
+            or right.type != "parenthesized_expression":
+        return None
+    inner = [c for c in right.named_children if c.type != "comment"]
+    if len(inner) != 1:
+        return None
+    operands: list[tree_sitter.Node] = []
+    current = inner[0]
+    while current.type == "comma_expression":  # `a, b, c` nests to the right
+        head, tail = current.child_by_field_name("left"), current.child_by_field_name("right")
+        if head is None or tail is None:
+            return None
+        operands.append(head)
+        current = tail
+    operands.append(current)
+    return OperatorUse(left, token.type, tuple(operands))
 
 
 def operand_match(category: str | None, declared_class: str | None, parameter: str) -> str:

@@ -98,10 +98,10 @@ class DeletedCppItem:
     @property
     def search_words(self) -> tuple[str, ...]:
         """The words a file that uses it spells: its name; for an operator, which code applies
-        without naming it, the classes of its operands."""
+        without naming it, the classes of its operands, and its name (`operator+(a, b)`)."""
         if self.operator is None:
             return (self.name,)
-        return tuple(dict.fromkeys(c for c in map(class_name, self.operands) if c is not None)) or (self.name,)
+        return tuple(dict.fromkeys([*(c for c in map(class_name, self.operands) if c is not None), self.name]))
 
     def takes(self, arguments: list[str | None]) -> bool:
         """Whether a call with these arguments (their categories, None where not known) can call
