@@ -152,13 +152,7 @@ class CppTarget:
         """The overload the name selects: its normalised types, `ALL_OVERLOADS`, or None when the
         name has no parentheses. A signature that does not parse selects nothing (a tuple no
         function has)."""
-        written = split_target_name(self.name)[1]
-        if written is None:
-            return None
-        if written == ALL_OVERLOADS:
-            return ALL_OVERLOADS
-        parsed = parse_signature(written)
-        return parsed if parsed is not None else ("<unparsed>", written)
+        return _target_signature(self.name)
 
     def names(self, item: CppItem) -> bool:
         """Whether the target's name (without signature) names the item."""
@@ -169,12 +163,25 @@ class CppTarget:
 
     def selects(self, item: CppItem) -> bool:
         """Whether the target's name and signature select the item (kind and branch aside)."""
-        signature = self.signature
         if not self.names(item):
             return False
+        signature = self.signature
         if signature is None or signature == ALL_OVERLOADS:
             return True
         return item.signature == signature
+
+
+@functools.lru_cache(maxsize=4096)
+def _target_signature(name: str) -> tuple[str, ...] | str | None:
+    """CppTarget.signature of a target named `name` (cached: a target is compared with every
+    item of its file)."""
+    written = split_target_name(name)[1]
+    if written is None:
+        return None
+    if written == ALL_OVERLOADS:
+        return ALL_OVERLOADS
+    parsed = parse_signature(written)
+    return parsed if parsed is not None else ("<unparsed>", written)
 
 
 def _spelled_like(item: CppItem, wanted: str) -> str:
@@ -216,6 +223,7 @@ def operator_spelling(name: str) -> str:
     return f"operator {symbol}" if symbol[:1].isalpha() or symbol[:1] == "_" else f"operator{symbol}"
 
 
+@functools.lru_cache(maxsize=4096)
 def split_target_name(name: str) -> tuple[str, str | None]:
     """A target's name and the signature written after it (None without parentheses): `f(int)`
     is ("f", "int"), `K::operator()(int)` is ("K::operator()", "int"), `operator ()` is
