@@ -17,7 +17,7 @@ from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.core.registry import FormatFile, PlanState, language_for
+from codemods.core.registry import FormatFile, Language, PlanState, language_for
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
 from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
@@ -281,11 +281,15 @@ def _format_job(path: str) -> FormatFile | None:
     return language.operations.format_file if language is not None else None
 
 
+def _formatter_missing(language: Language) -> bool:
+    """Whether the language names a formatter tool that is not installed."""
+    return language.formatter is not None and shutil.which(language.formatter) is None
+
+
 def _formatter_present(path: str) -> bool:
     """Whether the language of `path` has a formatter function and its tool is installed."""
     language = language_for(path)
-    return (language is not None and language.operations.format_file is not None
-            and not (language.formatter and shutil.which(language.formatter) is None))
+    return language is not None and language.operations.format_file is not None and not _formatter_missing(language)
 
 
 def _format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, paths: Iterable[str],
@@ -327,7 +331,7 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
         if language is None:
             continue
         applies = language.operations.formatting_applies
-        if language.formatter and shutil.which(language.formatter) is None:
+        if _formatter_missing(language):
             del wanted[path]
             if applies is not None and not applies(root, path):
                 continue
@@ -438,8 +442,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         pool = searches.enter_context(ThreadPoolExecutor(max_workers=2))
         for language in dict.fromkeys(language_for(t.path) for t in recipe.deletions):
             prepare = language.operations.prepare_formatting if language is not None else None
-            if prepare is not None and language is not None and language.formatter \
-                    and shutil.which(language.formatter) is not None:
+            if prepare is not None and language is not None and language.formatter and not _formatter_missing(language):
                 pool.submit(prepare, root)
         # ripgrep looks for mentions and for references to the deleted items while the plan is made.
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
