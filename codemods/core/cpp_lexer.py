@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from codemods.core.lexer import COMMENT, STRING, Spans, literal_prefix_start, word_before
+from codemods.core.lexer import COMMENT, STRING, Spans, literal_prefix_start, scan_spans, word_before
 from codemods.words import WORD_BYTES
 
 # The next byte that may change the lexical state.
@@ -27,56 +27,38 @@ def _cpp_number_before(source: bytes, quote: int) -> bool:
 
 
 def spans(source: bytes, stop: int) -> Spans | None:
-    starts: list[int] = []
-    ends: list[int] = []
-    kinds: list[str] = []
-    position = 0
-    search = _CPP_EDGE.search
-    prefixes = (b"u8", b"u", b"U", b"L")
-    while True:
-        match = search(source, position)
-        if match is None or match.start() >= stop:
-            return Spans(starts, ends, kinds)
-        start = match.start()
-        token = match.group()
-        if token[:2] == b"//":
-            end, kind = match.end(), COMMENT
-        elif token == b"/*":
-            found = source.find(b"*/", match.end())
-            if found < 0:
-                return None
-            end, kind = found + 2, COMMENT
-        elif token[:1] == b"#":
-            start, end, kind = source.index(b"<", start), match.end(), STRING
-        elif token == b'"':
-            kind = STRING
-            if start > 0 and source[start - 1] == 0x52:  # R"delim( ... )delim"
-                delimiter = _CPP_RAW_DELIMITER.match(source, match.end())
-                raw_start = literal_prefix_start(source, start - 1, prefixes)
-                if delimiter is not None and not word_before(source, raw_start):
-                    closing = b")" + delimiter.group(1) + b'"'
-                    found = source.find(closing, delimiter.end())
-                    if found < 0:
-                        return None
-                    starts.append(raw_start)
-                    ends.append(found + len(closing))
-                    kinds.append(kind)
-                    position = found + len(closing)
-                    continue
-            body = _CPP_STRING_BODY.match(source, match.end())
-            if body is None:
-                return None
-            start, end = literal_prefix_start(source, start, prefixes), body.end()
-        else:
-            if _cpp_number_before(source, start):
-                position = match.end()
-                continue
-            body = _CPP_CHAR_BODY.match(source, match.end())
-            if body is None:
-                return None
-            start, end, kind = literal_prefix_start(source, start, prefixes), body.end(), STRING
-        starts.append(start)
-        ends.append(end)
-        kinds.append(kind)
-        position = end
+    return scan_spans(source, stop, _CPP_EDGE, _token)
 
+
+_PREFIXES = (b"u8", b"u", b"U", b"L")
+
+
+def _token(source: bytes, match: re.Match[bytes]) -> tuple[int, int, str] | int | None:
+    """What the edge at `match` opens (see lexer.scan_spans)."""
+    start = match.start()
+    token = match.group()
+    if token[:2] == b"//":
+        return start, match.end(), COMMENT
+    if token == b"/*":
+        found = source.find(b"*/", match.end())
+        return None if found < 0 else (start, found + 2, COMMENT)
+    if token[:1] == b"#":
+        return source.index(b"<", start), match.end(), STRING
+    if token == b'"':
+        if start > 0 and source[start - 1] == 0x52:  # R"delim( ... )delim"
+            delimiter = _CPP_RAW_DELIMITER.match(source, match.end())
+            raw_start = literal_prefix_start(source, start - 1, _PREFIXES)
+            if delimiter is not None and not word_before(source, raw_start):
+                closing = b")" + delimiter.group(1) + b'"'
+                found = source.find(closing, delimiter.end())
+                return None if found < 0 else (raw_start, found + len(closing), STRING)
+        body = _CPP_STRING_BODY.match(source, match.end())
+        if body is None:
+            return None
+        return literal_prefix_start(source, start, _PREFIXES), body.end(), STRING
+    if _cpp_number_before(source, start):
+        return match.end()  # a digit separator
+    body = _CPP_CHAR_BODY.match(source, match.end())
+    if body is None:
+        return None
+    return literal_prefix_start(source, start, _PREFIXES), body.end(), STRING

@@ -19,8 +19,9 @@ registry's `Language.lexer` (`rust_lexer.spans`, `cpp_lexer.spans`,
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
-from typing import Protocol
+from typing import Callable, Protocol
 
 from codemods.words import WORD_BYTES
 
@@ -63,3 +64,32 @@ def literal_prefix_start(source: bytes, quote: int, prefixes: tuple[bytes, ...])
         if start >= 0 and source[start:quote] == prefix and not word_before(source, start):
             return start
     return quote
+
+
+def scan_spans(source: bytes, stop: int, edge: re.Pattern[bytes],
+               token: Callable[[bytes, re.Match[bytes]], tuple[int, int, str] | int | None]) -> Spans | None:
+    """The comment and string spans of `source` starting before `stop`: `edge` finds the next
+    byte that may open one, and `token(source, match)` reads what it opens: the (start, end,
+    kind) of the comment or string; an offset, where it opens neither and the scan goes on from
+    there; or None, where the comment or literal is not terminated (the scan gives None). The
+    loop every language's `Lexer` shares."""
+    starts: list[int] = []
+    ends: list[int] = []
+    kinds: list[str] = []
+    position = 0
+    search = edge.search
+    while True:
+        match = search(source, position)
+        if match is None or match.start() >= stop:
+            return Spans(starts, ends, kinds)
+        found = token(source, match)
+        if found is None:
+            return None
+        if isinstance(found, int):
+            position = found
+            continue
+        start, end, kind = found
+        starts.append(start)
+        ends.append(end)
+        kinds.append(kind)
+        position = end

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from codemods.core.lexer import COMMENT, STRING, Spans, literal_prefix_start, word_before
+from codemods.core.lexer import COMMENT, STRING, Spans, literal_prefix_start, scan_spans, word_before
 
 # The next byte that may change the lexical state.
 _RUST_EDGE = re.compile(rb"//[^\n]*|/\*|\"|'")
@@ -36,52 +36,38 @@ def _rust_raw_start(source: bytes, quote: int) -> tuple[int, bytes] | None:
 
 
 def spans(source: bytes, stop: int) -> Spans | None:
-    starts: list[int] = []
-    ends: list[int] = []
-    kinds: list[str] = []
-    position = 0
-    search = _RUST_EDGE.search
-    while True:
-        match = search(source, position)
-        if match is None or match.start() >= stop:
-            return Spans(starts, ends, kinds)
-        start = match.start()
-        token = match.group()
-        if token[:2] == b"//":
-            end, kind = match.end(), COMMENT
-            if source[end:end + 1] == b"\n" and token[:3] in (b"///", b"//!") and token[:4] != b"////":
-                end += 1  # tree-sitter's doc comment owns its newline
-        elif token == b"/*":
-            depth, end = 1, match.end()
-            while depth:
-                edge = _RUST_BLOCK_EDGE.search(source, end)
-                if edge is None:
-                    return None
-                depth += 1 if edge.group() == b"/*" else -1
-                end = edge.end()
-            kind = COMMENT
-        elif token == b'"':
-            raw = _rust_raw_start(source, start)
-            if raw is not None:
-                start, closing = raw
-                found = source.find(closing, match.end())
-                if found < 0:
-                    return None
-                end = found + len(closing)
-            else:
-                body = _RUST_STRING_BODY.match(source, match.end())
-                if body is None:
-                    return None
-                start, end = literal_prefix_start(source, start, (b"b", b"c")), body.end()
-            kind = STRING
-        else:
-            body = _RUST_CHAR_BODY.match(source, match.end())
-            if body is None:
-                position = match.end()
-                continue
-            start, end, kind = literal_prefix_start(source, start, (b"b",)), body.end(), STRING
-        starts.append(start)
-        ends.append(end)
-        kinds.append(kind)
-        position = end
+    return scan_spans(source, stop, _RUST_EDGE, _token)
 
+
+def _token(source: bytes, match: re.Match[bytes]) -> tuple[int, int, str] | int | None:
+    """What the edge at `match` opens (see lexer.scan_spans)."""
+    start = match.start()
+    token = match.group()
+    if token[:2] == b"//":
+        end = match.end()
+        if source[end:end + 1] == b"\n" and token[:3] in (b"///", b"//!") and token[:4] != b"////":
+            end += 1  # tree-sitter's doc comment owns its newline
+        return start, end, COMMENT
+    if token == b"/*":
+        depth, end = 1, match.end()
+        while depth:
+            edge = _RUST_BLOCK_EDGE.search(source, end)
+            if edge is None:
+                return None
+            depth += 1 if edge.group() == b"/*" else -1
+            end = edge.end()
+        return start, end, COMMENT
+    if token == b'"':
+        raw = _rust_raw_start(source, start)
+        if raw is not None:
+            start, closing = raw
+            found = source.find(closing, match.end())
+            return None if found < 0 else (start, found + len(closing), STRING)
+        body = _RUST_STRING_BODY.match(source, match.end())
+        if body is None:
+            return None
+        return literal_prefix_start(source, start, (b"b", b"c")), body.end(), STRING
+    body = _RUST_CHAR_BODY.match(source, match.end())
+    if body is None:
+        return match.end()  # a lifetime or a label
+    return literal_prefix_start(source, start, (b"b",)), body.end(), STRING
