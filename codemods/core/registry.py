@@ -91,7 +91,11 @@ class LanguageOperations:
       read)) at once (in parallel processes), before `references` asks file by file;
     - `prepare_formatting(root)`: what finding the formatter takes (rustfmt through rustup
       asks which binary once), done in a thread as a plan that edits the language's files
-      starts, while the plan is made.
+      starts, while the plan is made;
+    - `format_excerpt(before, edits, after) -> bytes | None`: a smaller file of `after` (`before`
+      with the (start, end, replacement) `edits`) that the formatter leaves as it is only if it
+      leaves the edited places of `after` as they are: the planner formats it first, and the
+      whole file only where the formatter changes it (None: no such file, format the whole).
 
     `deletable_kinds` are the item kinds a recipe may delete.
     """
@@ -109,6 +113,7 @@ class LanguageOperations:
     files_deleted_with: Callable[..., tuple[list[Edit], list[Finding], list[Any]]] | None = None
     resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
     prepare_formatting: Callable[[Path], None] | None = None
+    format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
     deletable_kinds: tuple[str, ...] = ()
 
 

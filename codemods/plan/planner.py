@@ -11,7 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, cast
+from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
 from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
@@ -304,13 +304,36 @@ def _format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, pa
         if source is None or not edits or any(e.delete_file for e in edits) or not _formatter_present(path) \
                 or conflicts(list(edits), source):
             continue
-        after = splice(source, with_line_endings_of(source, list(edits)))
+        spliced = with_line_endings_of(source, list(edits))
+        after = splice(source, spliced)
         if path in ahead:
             if ahead[path][0] == after:
                 continue
             ahead.pop(path)[1].cancel()
         if after.strip():
-            ahead[path] = (after, pool.submit(cast(FormatFile, _format_job(path)), after, root, path))
+            ahead[path] = (after, _submit_formatting(pool, root, path, source, spliced, after))
+
+
+def _submit_formatting(pool: ThreadPoolExecutor, root: Path, path: str, before: bytes, edits: Sequence[Edit],
+                       after: bytes) -> Future[bytes | None]:
+    """Format `after` (`before` with `edits`) in `pool`: the future of the formatter's text. Where
+    the plug-in makes an excerpt of the edited places (`format_excerpt`), the formatter runs
+    on that first, and on the whole file only where it changes the excerpt: an excerpt left
+    as it is stands for the file left as edited. The excerpt is made here, in the planner's
+    thread (it reads the file's tree)."""
+    job = cast(FormatFile, _format_job(path))
+    language = language_for(path)
+    make = language.operations.format_excerpt if language is not None else None
+    excerpt = make(before, [(e.start, e.end, e.replacement) for e in edits], after) if make is not None else None
+    if excerpt is None:
+        return pool.submit(job, after, root, path)
+
+    def judged() -> bytes | None:
+        if job(excerpt, root, path) == excerpt:
+            return after
+        return job(after, root, path)
+
+    return pool.submit(judged)
 
 
 def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
@@ -341,7 +364,7 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     wanted = {p: c for p, c in wanted.items() if c.after.strip()}
     ahead = ahead or {}
     jobs = {p: ahead[p][1] if p in ahead and ahead[p][0] == c.after
-            else pool.submit(cast(FormatFile, _format_job(p)), c.after, root, p) for p, c in wanted.items()}
+            else _submit_formatting(pool, root, p, c.before, c.edits, c.after) for p, c in wanted.items()}
 
     def finish() -> tuple[dict[str, FileChange], list[Finding]]:
         out = dict(changes)

@@ -515,6 +515,13 @@ def format_file(source: bytes, root, path: str) -> bytes | None:
     return formatted.encode("utf-8") if formatted is not None else None
 
 
+def format_excerpt(before: bytes, edits: list[tuple[int, int, bytes]], after: bytes) -> bytes | None:
+    """The items around the edits in their blocks, for rustfmt to judge the edited file by (see excerpt.py)."""
+    from codemods.languages.rust.excerpt import excerpt
+
+    return excerpt(before, edits, after)
+
+
 def prepare_formatting(root) -> None:
     """Ask rustup once, ahead, which rustfmt binary the tree's toolchain runs (see
     format._toolchain_rustfmt): the first formatting then starts it directly."""
@@ -542,5 +549,6 @@ OPERATIONS = LanguageOperations(
     files_deleted_with=files_deleted_with,
     resolve_ahead=resolve_ahead,
     prepare_formatting=prepare_formatting,
+    format_excerpt=format_excerpt,
     deletable_kinds=DELETABLE_KINDS,
 )
