@@ -34,16 +34,25 @@ def diff_chunks(diff: str) -> list[str | bytes]:
     """A unified diff as stdout chunks: text with git's colours (click strips them when stdout is
     not a terminal), except that a line holding bytes that are not UTF-8 is those bytes, uncoloured,
     so that the printed diff applies (`git apply`) to the file it was made from."""
+    lines = [line + "\n" for line in diff.split("\n") if line]
+    try:
+        diff.encode("utf-8")
+    except UnicodeEncodeError:
+        pass  # some line holds such bytes (surrogate escapes): line by line below
+    else:
+        return [coloured("".join(lines))] if lines else []
     chunks: list[str | bytes] = []
-    for line in diff.split("\n"):
-        if not line:
-            continue
+    text: list[str] = []  # the lines of the text chunk being gathered
+    for line in lines:
         if _undecodable(line):
-            chunks.append((line + "\n").encode("utf-8", "surrogateescape"))
-        elif chunks and isinstance(chunks[-1], str):
-            chunks[-1] += coloured(line + "\n")
+            if text:
+                chunks.append(coloured("".join(text)))
+                text = []
+            chunks.append(line.encode("utf-8", "surrogateescape"))
         else:
-            chunks.append(coloured(line + "\n"))
+            text.append(line)
+    if text:
+        chunks.append(coloured("".join(text)))
     return chunks
 
 

@@ -77,3 +77,18 @@ def test_windowed_diff_matches_whole_file_diff_for_one_edit():
     edits = [Edit("f.rs", start, end, b"new\n", "t")]
     after = splice(before, edits)
     assert unified_diff("f.rs", before, after, edits=edits) == unified_diff("f.rs", before, after)
+
+
+def test_diff_chunks_give_a_line_of_undecodable_bytes_as_those_bytes_between_coloured_text() -> None:
+    import click
+
+    from codemods.report.text import coloured, diff_chunks
+
+    diff = "--- a/k.rs\n+++ b/k.rs\n@@ -1,3 +1,2 @@\n kiln\n-gla\udce9ze\n+glaze\n"
+    chunks = diff_chunks(diff)
+    assert [type(c) for c in chunks] == [str, bytes, str]
+    assert chunks[1] == b"-gla\xe9ze\n"
+    assert click.unstyle(chunks[0] + chunks[2]) == "--- a/k.rs\n+++ b/k.rs\n@@ -1,3 +1,2 @@\n kiln\n+glaze\n"
+    # A diff of text only is one chunk, coloured line by line.
+    clean = diff.replace("\udce9", "e")
+    assert diff_chunks(clean) == ["".join(coloured(line + "\n") for line in clean.split("\n") if line)]
