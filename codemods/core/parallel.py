@@ -9,13 +9,16 @@ with the same result.
 
 `CODEMOD_JOBS` sets how many processes a plan may use (1: none); by default
 the CPUs this process may run on, at most 16.
+
+`forked_call` runs one call in a forked process while this one goes on (a plan's
+deletions in C++ files while it deletes in Rust files), its value asked for later.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from typing import Callable, TypeVar, cast
+from typing import Callable, Generic, TypeVar, cast
 
 _Result = TypeVar("_Result")
 _MAX_JOBS = 16
@@ -59,3 +62,80 @@ def forked_map(task: Callable[[int], _Result], count: int, processes: int) -> li
         return None
     finally:
         _task = None
+
+
+class Forked(Generic[_Result]):
+    """A call running in a forked process (`forked_call`): `result()` waits for its value."""
+
+    def __init__(self, pid: int, stream: int) -> None:
+        self._pid, self._stream = pid, stream
+        self._finished = False
+        self._value: _Result | None = None
+
+    def result(self) -> _Result | None:
+        """The call's value; None when the process failed (the caller then does the work itself)."""
+        if self._finished:
+            return self._value
+        import pickle
+
+        data = bytearray()
+        try:
+            while chunk := os.read(self._stream, 1 << 16):
+                data += chunk
+        finally:
+            os.close(self._stream)
+            _, status = os.waitpid(self._pid, 0)
+            self._finished = True
+        if os.waitstatus_to_exitcode(status) == 0:
+            try:
+                self._value = cast(_Result, pickle.loads(bytes(data)))
+            except Exception:
+                self._value = None
+        return self._value
+
+    def close(self) -> None:
+        """Stop the process if its value was never asked for (the caller gave up on it)."""
+        if self._finished:
+            return
+        import signal
+
+        self._finished = True
+        try:
+            os.kill(self._pid, signal.SIGKILL)
+        except OSError:
+            pass
+        os.close(self._stream)
+        os.waitpid(self._pid, 0)
+
+
+def forked_call(task: Callable[[], _Result]) -> Forked[_Result] | None:
+    """`task()` started in a forked process, its value to be asked for with `.result()` while
+    this process goes on; None where that is not possible or safe (no fork, one CPU or
+    `CODEMOD_JOBS=1`, or other threads running here: a fork copies a lock another thread holds)."""
+    import threading
+
+    if not hasattr(os, "fork") or jobs() < 2 or threading.active_count() > 1:
+        return None
+    import pickle
+
+    readable, writable = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(readable)
+        os.close(writable)
+        return None
+    if pid == 0:  # the forked process: the value, pickled, down the pipe, then out without cleanup
+        code = 1
+        try:
+            os.close(readable)
+            view = memoryview(pickle.dumps(task()))
+            while view:
+                view = view[os.write(writable, view):]
+            code = 0
+        except BaseException:
+            pass
+        finally:
+            os._exit(code)
+    os.close(writable)
+    return Forked(pid, readable)

@@ -97,7 +97,11 @@ class LanguageOperations:
       leaves the edited places of `after` as they are: the planner formats it first, and the
       whole file only where the formatter changes it (None: no such file, format the whole).
 
-    `deletable_kinds` are the item kinds a recipe may delete.
+    `deletable_kinds` are the item kinds a recipe may delete. `deletes_apart` says that
+    `delete_items` may run in a forked process, beside the plan's other files (its values
+    are plain data, and the plan asks nothing more of the file's tree than its parse
+    errors, which that process computes too): a language whose later steps read the tree
+    (Rust: imports, references) leaves it False.
     """
 
     parse_errors: Callable[[bytes, Any], list[tuple[int, int]]]
@@ -115,6 +119,7 @@ class LanguageOperations:
     prepare_formatting: Callable[[Path], None] | None = None
     format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
     deletable_kinds: tuple[str, ...] = ()
+    deletes_apart: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,18 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
 from codemods.edit.codes import Code
 from codemods.edit.diff import render_text, unified_diff
-from codemods.edit.splice import FileChange, conflicts, map_offset, resolve_inside, splice, with_line_endings_of
-from codemods.edit.values import Edit, Finding, line_col
+from codemods.edit.splice import (FileChange, conflicts, digest, map_offset, resolve_inside, splice,
+                                  with_line_endings_of)
+from codemods.edit.values import Edit, Finding, ItemTarget, line_col
+from codemods.core.parallel import Forked, forked_call
 from codemods.core.registry import FormatFile, Language, PlanState, language_for
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
 from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
 from codemods.plan.linking import linked_to_targets
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import DeleteItems, DeleteModuleFiles, Insert, RemoveImports, Reword, Rewrite
+from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, DeletionsApart, FileDeletions, Insert, RemoveImports,
+                                  Reword, Rewrite, delete_in_file, targets_by_file)
 from codemods.search.files import FileSearch, FoundFiles, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
@@ -160,6 +163,12 @@ def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple
     return language.operations.identifiers(source, parse(source, language.name) if language.grammar else None, hits)
 
 
+# Parse errors computed in a forked process (`_deletions_apart`), by (language, digest of the
+# text): the file's tree is there, not here. Errors are a function of the language and the text.
+_KNOWN_ERRORS: dict[tuple[str, str], list[tuple[int, int]]] = {}
+_KNOWN_KEPT = 256
+
+
 def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | None = None) -> list[tuple[int, int]]:
     """Byte ranges of parse errors, as the file's language reports them (none for other files).
 
@@ -169,6 +178,10 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
     language = language_for(path)
     if language is None:
         return []
+    if _KNOWN_ERRORS:
+        known = _KNOWN_ERRORS.get((language.name, digest(source)))
+        if known is not None:
+            return list(known)
     tree = None
     if language.grammar is not None:
         if edited is not None:
@@ -273,6 +286,55 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     if result == source:
         return [], None, crlf
     return [], FileChange(path, source, result, tuple(edits)), crlf
+
+
+_Apart = tuple[dict[str, FileDeletions], dict[tuple[str, str], list[tuple[int, int]]]]
+
+
+def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApart, Forked[_Apart]] | None:
+    """Start the deletions in the files whose language deletes apart (`deletes_apart`: C++)
+    in a forked process, with the parse errors the check will ask of those files as read and
+    as the deletions leave them, while this process deletes in the others (Rust): None where
+    there are no such files, no others, or no fork (core/parallel.py)."""
+    by_file = targets_by_file(recipe)
+    apart: dict[str, tuple[bytes, list[ItemTarget]]] = {}
+    for path, targets in by_file.items():
+        language = language_for(path)
+        source = workspace.read(path)
+        if language is not None and language.operations.deletes_apart and source is not None:
+            apart[path] = (source, targets)
+    if not apart or len(apart) == len(by_file):
+        return None
+
+    def task() -> _Apart:
+        deletions: dict[str, FileDeletions] = {}
+        errors: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        for path, (source, targets) in apart.items():
+            deletions[path] = delete_in_file(recipe, path, source, targets)
+            name = cast(Language, language_for(path)).name
+            errors[(name, digest(source))] = _parse_errors(path, source)
+            edits = deletions[path][0]
+            if edits and not any(e.delete_file for e in edits) and not conflicts(edits, source):
+                written = with_line_endings_of(source, edits)
+                after = splice(source, written)
+                errors[(name, digest(after))] = _parse_errors(path, after, (source, written))
+        return deletions, errors
+
+    forked = forked_call(task)
+    if forked is None:
+        return None
+
+    def result() -> dict[str, FileDeletions] | None:
+        value = forked.result()
+        if value is None:
+            return None
+        deletions, errors = value
+        while len(_KNOWN_ERRORS) + len(errors) > _KNOWN_KEPT and _KNOWN_ERRORS:
+            del _KNOWN_ERRORS[next(iter(_KNOWN_ERRORS))]
+        _KNOWN_ERRORS.update(errors)
+        return deletions
+
+    return DeletionsApart(frozenset(apart), result), forked
 
 
 def _format_job(path: str) -> FormatFile | None:
@@ -460,6 +522,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     workspace = start = Workspace(root=root, options=loaded)
     results: list[StepResult] = []
     with ExitStack() as searches:
+        # Forked first, before this plan starts threads of its own.
+        forking = _deletions_apart(recipe, workspace)
+        if forking is not None:
+            searches.callback(forking[1].close)
         # The formatter runs in this pool's threads (other processes) while the plan is checked;
         # finding it (rustup's answer) starts now.
         pool = searches.enter_context(ThreadPoolExecutor(max_workers=2))
@@ -491,7 +557,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if added:
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
-        stages: tuple[Step, ...] = (DeleteItems(recipe), DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
+        stages: tuple[Step, ...] = (DeleteItems(recipe, forking[0] if forking else None),
+                                    DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
                   Reword(recipe), Insert(recipe))
         say = progress or (lambda _message: None)
         for stage in stages:

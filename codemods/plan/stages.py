@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Callable
+from typing import Callable, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
@@ -100,17 +100,41 @@ def _about_target(finding: Finding, targets: list[ItemTarget], source: bytes) ->
 
 
 
+# What delete_in_file gives for one file.
+FileDeletions = tuple[list[Edit], DeletedNames, list[Finding]]
+
+
+@dataclass(frozen=True)
+class DeletionsApart:
+    """The deletions of `paths`, computed in another process (planner._deletions_apart):
+    `result()` waits for {path: what delete_in_file gives}, or None where that failed."""
+
+    paths: frozenset[str]
+    result: Callable[[], Mapping[str, FileDeletions] | None]
+
+
 @dataclass(frozen=True)
 class DeleteItems:
-    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`."""
+    """The recipe's `[[delete]]` targets, file by file, each by its language's `delete_items`.
+    With `apart`, its files' deletions come from the other process, asked for once this one
+    has done the rest; the same values, so the same step (a file it failed on is done here)."""
 
     recipe: Recipe
+    apart: DeletionsApart | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
         by_file = targets_by_file(self.recipe)
         edits: list[Edit] = []
         deleted = DeletedNames()
         findings: list[Finding] = []
+        done: dict[str, FileDeletions] = {}
+        if self.apart is not None:
+            for path, targets in by_file.items():
+                source = workspace.read(path)
+                if source is not None and path not in self.apart.paths:
+                    done[path] = delete_in_file(self.recipe, path, source, targets)
+            got = self.apart.result() or {}
+            done.update((path, got[path]) for path in self.apart.paths if path in got)
         for path, targets in by_file.items():
             source = workspace.read(path)
             if source is None:
@@ -120,7 +144,8 @@ class DeleteItems:
                                         f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                         severity="note"))
                 continue
-            file_edits, file_deleted, notes = delete_in_file(self.recipe, path, source, targets)
+            file_edits, file_deleted, notes = done[path] if path in done else \
+                delete_in_file(self.recipe, path, source, targets)
             edits += file_edits
             deleted.merge(file_deleted)
             findings += notes

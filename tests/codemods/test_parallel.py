@@ -94,3 +94,74 @@ def test_a_file_that_spells_a_deleted_method_only_as_a_bare_word_is_not_parsed(t
     assert not [f for f in findings if f[0] == "desk/src/notes.rs"]
     assert (tmp_path / "desk/src/notes.rs").read_bytes() not in parsed
     assert [f for f in findings if f[0] == "desk/src/clerk_0.rs" and f[4] == "definite"]
+
+
+def test_forked_call_gives_the_value_and_none_where_the_call_fails(monkeypatch):
+    import time
+
+    from codemods.core.parallel import forked_call
+
+    forked = forked_call(lambda: {"kiln": [1, 2]})
+    assert forked is not None, "no other thread runs in the test process"
+    assert forked.result() == {"kiln": [1, 2]}
+    assert forked.result() == {"kiln": [1, 2]}  # asked again: the same value
+    failing = forked_call(lambda: 1 / 0)
+    assert failing is not None and failing.result() is None
+    slow = forked_call(lambda: time.sleep(60))
+    assert slow is not None
+    started = time.monotonic()
+    slow.close()  # the caller gave up on it: stopped, not waited for
+    assert time.monotonic() - started < 10
+    monkeypatch.setenv("CODEMOD_JOBS", "1")
+    assert forked_call(lambda: 1) is None
+
+
+def test_forked_call_does_not_fork_while_another_thread_runs():
+    import threading
+
+    from codemods.core.parallel import forked_call
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert forked_call(lambda: 1) is None
+    finally:
+        stop.set()
+        other.join()
+
+
+_PLAN = """
+import json, sys
+from codemods import load_recipe, plan_recipe
+from codemods.plan import planner
+forked = []
+real = planner.forked_call
+planner.forked_call = lambda task: (lambda f: forked.append(f is not None) or f)(real(task))
+plan = plan_recipe(sys.argv[1], load_recipe("paged-compat-removal"))
+print(json.dumps({"forked": forked, "plan": plan.to_json()}))
+"""
+
+
+def test_cpp_deletions_in_a_forked_process_plan_what_one_process_plans(tmp_path):
+    """The fixture's recipe deletes in C++ and Rust files: the C++ files' deletions (and their
+    parse errors) come from a forked process, and the plan is the same, byte for byte."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    house = Path(__file__).resolve().parents[2]
+    tree = tmp_path / "mlxcel-mini"
+    shutil.copytree(house / "fixtures" / "mlxcel-mini", tree)
+    runs = {}
+    for jobs_setting in ("1", "2"):
+        done = subprocess.run([sys.executable, "-c", _PLAN, str(tree)], capture_output=True, text=True, cwd=house,
+                              env=os.environ | {"CODEMOD_JOBS": jobs_setting}, timeout=300)
+        assert done.returncode == 0, done.stderr
+        runs[jobs_setting] = json.loads(done.stdout)
+    assert runs["1"]["forked"] == [False] and runs["2"]["forked"] == [True]
+    assert runs["2"]["plan"] == runs["1"]["plan"]
+    paths = [c["path"] for c in runs["1"]["plan"]["changes"]]
+    assert any(p.endswith(".cpp") for p in paths) and any(p.endswith(".rs") for p in paths)

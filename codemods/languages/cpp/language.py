@@ -119,4 +119,6 @@ OPERATIONS = LanguageOperations(
     format_file=format_file,
     formatting_applies=formatting_applies,
     files_deleted_with=files_deleted_with,
+    # Its deletion runs beside the Rust files' in a plan that edits both (a cxx bridge's two sides).
+    deletes_apart=True,
 )
