@@ -28,6 +28,7 @@ still exist); uses and their local scopes from the text after it.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -284,12 +285,18 @@ class RustResolver:
         self._references: dict[tuple[str, bytes, tuple[DeletedRustItem, ...]], tuple[Reference, ...]] = {}
         self._file_types: dict[str, _FileTypes] = {}  # of the files as read, where an alias is
         self._editions: dict[str, str] = {}
+        self._existing: dict[str, bool] = {}
         self.crates = CrateIndex(self._root, self._exists, read_before, self._mod_declarations)
 
     # -- files --------------------------------------------------------------
 
     def _exists(self, path: str) -> bool:
-        return (self._root / path).is_file()
+        """Whether the tree holds the file `path` (asked once per path and plan: the module
+        lookups ask the same candidates again and again)."""
+        known = self._existing.get(path)
+        if known is None:
+            known = self._existing[path] = os.path.isfile(os.path.join(self._root, path))
+        return known
 
     def _tree(self, path: str) -> tuple[bytes, tree_sitter.Tree] | None:
         if path not in self._trees:

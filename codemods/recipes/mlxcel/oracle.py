@@ -27,6 +27,8 @@ own deletions); a missing one is a blocking finding.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -206,11 +208,14 @@ class OracleRewrite:
                                             "not rewritten"))
         if not runs or any(f.blocking for f in findings):
             return StepResult(findings=tuple(findings))
+        # rustfmt lays out the helper calls (in another process) while the rest is planned here.
+        layout = self._start_layout(source, [run for _, run in runs], workspace)
         pieces = [_with_dtype_constant(p, source) for p in
                   self._helper_pieces(tree, any(len(run.keys) > 1 for _, run in runs))]
         findings += self._missing_bridge_functions(workspace, pieces)
         pieces = [_with_bridge_names_as_written(p, source) for p in pieces]
         if any(f.blocking for f in findings):
+            layout()
             return StepResult(findings=tuple(findings))
         removed = []
         for function in {f.id: f for f, _ in runs}.values():
@@ -218,7 +223,7 @@ class OracleRewrite:
             removed += _without_dead_bindings(function, mine)
         deletions = [statement_deletion(source, s, f"{self.helper}:drop-binding") for s in removed]
         edits = deletion_edits(self.path, source, deletions)
-        replacements, formatted = self._replacements(source, [run for _, run in runs], workspace)
+        replacements, formatted = layout()
         edits += replacements
         if not formatted:
             findings.append(Finding(self.path, 0, 0, Code.FORMATTED_WITHOUT_RUSTFMT,
@@ -295,14 +300,33 @@ class OracleRewrite:
 
     # -- generating ---------------------------------------------------------------------
 
-    def _replacements(self, source: bytes, runs: list[_Run], workspace: Workspace) -> tuple[list[Edit], bool]:
-        """One edit per run: its call statement becomes the helper call, formatted by rustfmt or,
-        where rustfmt is not there, laid out as rustfmt lays out these two statement shapes
-        (`_laid_out`); and whether rustfmt ran."""
+    def _start_layout(self, source: bytes, runs: list[_Run], workspace: Workspace
+                      ) -> Callable[[], tuple[list[Edit], bool]]:
+        """Start rustfmt on the helper calls in a thread; the returned function waits and gives
+        `_replacements`. The texts to format are made here, in the planner's thread (they read
+        the file's tree); the thread only runs rustfmt."""
         groups = [(self._helper_call(source, run), line_indent(source, run.call_statement.start_byte))
                   for run in runs]
+        edition = crate_edition(workspace.root, self.path)
+        laid_out: list[tuple[list[str], bool]] = []
+        thread = threading.Thread(target=lambda: laid_out.append(format_statement_groups(groups, workspace.root,
+                                                                                          edition)))
+        thread.start()
+
+        def finish() -> tuple[list[Edit], bool]:
+            thread.join()
+            texts, formatted = laid_out[0] if laid_out else ([], False)
+            return self._replacements(source, runs, texts, formatted)
+
+        return finish
+
+    def _replacements(self, source: bytes, runs: list[_Run], texts: list[str], formatted: bool
+                      ) -> tuple[list[Edit], bool]:
+        """One edit per run: its call statement becomes the helper call, formatted by rustfmt
+        (`texts`, where `formatted`) or, where rustfmt is not there, laid out as rustfmt lays out
+        these two statement shapes (`_laid_out`); and whether rustfmt ran."""
+        groups = [(None, line_indent(source, run.call_statement.start_byte)) for run in runs]
         edits = []
-        texts, formatted = format_statement_groups(groups, workspace.root, crate_edition(workspace.root, self.path))
         if not formatted:
             texts = [_laid_out(self._helper_statement(source, run), indent) for run, (_, indent) in zip(runs, groups)]
         for run, replacement in zip(runs, texts):
