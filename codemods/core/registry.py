@@ -41,11 +41,13 @@ class PlanState:
     the edits planned in a file so far, and a memo per plug-in (a resolver built once)."""
 
     def __init__(self, root: Path, read: Callable[[str], "bytes | None"],
-                 planned: Callable[[str], Sequence[Edit]] = lambda _path: ()) -> None:
+                 planned: Callable[[str], Sequence[Edit]] = lambda _path: (),
+                 carried: "PlanState | None" = None) -> None:
         self.root = root
         self.read = read
         self.planned = planned
-        self._memos: dict[str, object] = {}
+        # The memos of `carried` (the plan's state at its start, where searches began) are these too.
+        self._memos: dict[str, object] = carried._memos if carried is not None else {}
 
     def memo(self, key: str, make: Callable[[], _Memo]) -> _Memo:
         """The value kept under `key` for this plan, made by `make()` on first use."""
@@ -92,6 +94,9 @@ class LanguageOperations:
     - `prepare_formatting(root)`: what finding the formatter takes (rustfmt through rustup
       asks which binary once), done in a thread as a plan that edits the language's files
       starts, while the plan is made;
+    - `start_searches(state)`: searches of the tree the plug-in will want, started as a plan
+      that deletes in its files starts (in threads or other processes, not waited for) and kept
+      in `state`'s memos, which the plan's later state carries;
     - `format_excerpt(before, edits, after) -> bytes | None`: a smaller file of `after` (`before`
       with the (start, end, replacement) `edits`) that the formatter leaves as it is only if it
       leaves the edited places of `after` as they are: the planner formats it first, and the
@@ -118,6 +123,7 @@ class LanguageOperations:
     resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
     prepare_formatting: Callable[[Path], None] | None = None
     format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
+    start_searches: Callable[[PlanState], None] | None = None
     deletable_kinds: tuple[str, ...] = ()
     deletes_apart: bool = False
 

@@ -529,7 +529,10 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         # The formatter runs in this pool's threads (other processes) while the plan is checked;
         # finding it (rustup's answer) starts now.
         pool = searches.enter_context(ThreadPoolExecutor(max_workers=2))
+        early = PlanState(root, workspace.read)
         for language in dict.fromkeys(language_for(t.path) for t in recipe.deletions):
+            if language is not None and language.operations.start_searches is not None:
+                language.operations.start_searches(early)
             prepare = language.operations.prepare_formatting if language is not None else None
             if prepare is not None and language is not None and language.formatter and not _formatter_missing(language):
                 pool.submit(prepare, root)
@@ -576,7 +579,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         say("removing the imports left unused")
         referring_search = SettledSearch(*referring)
         # The plug-ins' state (their resolvers) is kept from the import stage for the reference check.
-        shared = PlanState(root, workspace.read, workspace.planned)
+        shared = PlanState(root, workspace.read, workspace.planned, carried=early)
         before_imports = workspace
 
         def final(path: str, edits: list[Edit]) -> None:

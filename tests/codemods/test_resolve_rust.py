@@ -7,7 +7,10 @@ the sources (see tests/resolve_helpers.py).
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+
+import pytest
 
 from click.testing import CliRunner
 
@@ -604,3 +607,30 @@ def test_json_carries_the_resolution_path(tmp_path):
     call = findings[(2, "call")]
     assert call["certainty"] == "definite"
     assert call["resolution"] == "use crate::layers::frob at src/a.rs:1; resolves to core::layers::frob (src/layers.rs:1)"
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
+def test_the_path_attributes_searched_from_the_plans_start_are_each_folders_own(tmp_path):
+    """The search of the whole tree (started with the plan) gives, for each package folder, what
+    a search of that folder gives; a folder inside a `target/` is searched on its own."""
+    from codemods.languages.rust.crates import PathAttributeSearch, path_attributes
+
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["kiln", "glaze/inner"]\n',
+        "kiln/src/lib.rs": '#[path = "firing_log.rs"]\nmod log;\n',
+        "kiln/src/firing_log.rs": "pub fn cone() {}\n",
+        "kiln/src/deep/mod.rs": '#[ path = "x/shelf.rs" ]\nmod shelf;\n',
+        "glaze/inner/src/lib.rs": '#[path="wet.rs"] mod wet;\n',
+        "glaze/src/lib.rs": "pub fn dry() {}\n",
+        "target/debug/build/src/lib.rs": '#[path = "generated.rs"]\nmod generated;\n',
+        "kilnwork/src/lib.rs": '#[path = "other.rs"]\nmod other;\n',
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    search = PathAttributeSearch(tmp_path)
+    for folder in ("", "kiln", "kiln/src/deep", "glaze", "glaze/inner", "kilnwork"):
+        assert sorted(search.under(folder)) == sorted(path_attributes(tmp_path, folder)), folder
+    assert sorted(search.under("kiln")) == [("kiln/src/deep/mod.rs", "x/shelf.rs"), ("kiln/src/lib.rs", "firing_log.rs")]
+    assert path_attributes(tmp_path, "target/debug/build") == [("target/debug/build/src/lib.rs", "generated.rs")]
+    assert search.under("target/debug/build") == []  # why CrateIndex searches such a folder itself

@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import threading
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Callable
 
 # std and friends: names in every crate's extern prelude that are never items of the tree.
@@ -85,8 +86,10 @@ class CrateIndex:
     """
 
     def __init__(self, root, exists: Callable[[str], bool], read: Callable[[str], bytes | None],
-                 parse_mods: Callable[[str], list[tuple[tuple[str, ...], str, str | None]]]) -> None:
+                 parse_mods: Callable[[str], list[tuple[tuple[str, ...], str, str | None]]],
+                 prefetched: "PathAttributeSearch | None" = None) -> None:
         self._root = root
+        self._prefetched = prefetched
         self._exists = exists
         self._read = read
         self._parse_mods = parse_mods
@@ -313,23 +316,60 @@ class CrateIndex:
         return found
 
     def _path_attributes(self, directory: str) -> list[tuple[str, str]]:
-        """(file, value) of every `#[path = "value"]` under `directory` (one rg search)."""
-        pattern = r'#\[\s*path\s*=\s*"([^"]*)"'
-        rg = shutil.which("rg")
-        base = self._root / directory if directory else self._root
-        found = []
-        if rg is not None:
-            result = subprocess.run([rg, "--no-config", "--only-matching", "--no-line-number", "--with-filename",
-                                     "--null", "--no-messages", "--glob", "*.rs", "--glob", "!target/",
-                                     "--replace", "$1", "-e", pattern, "--", "."], cwd=base, capture_output=True)
-            for line in result.stdout.decode("utf-8", "surrogateescape").splitlines():
-                file, _, value = line.partition("\0")
-                found.append((_join(directory, file), value))
-            return found
-        compiled = re.compile(pattern.encode())
-        for file in sorted(base.rglob("*.rs")):
-            if "target" in file.parts:
-                continue
-            for match in compiled.finditer(file.read_bytes()):
-                found.append((_join(directory, file.relative_to(base).as_posix()), match.group(1).decode()))
+        """(file, value) of every `#[path = "value"]` under `directory`: from the search of the
+        whole tree started with the plan (`PathAttributeSearch`), else one rg search here."""
+        if self._prefetched is not None and "target" not in PurePosixPath(directory).parts:
+            found = self._prefetched.under(directory)
+            if found is not None:
+                return found
+        return path_attributes(self._root, directory)
+
+
+class PathAttributeSearch:
+    """The `#[path = "value"]` attributes of the whole tree, searched by rg in a thread from the
+    plan's start (`start_searches`), so that the module lookups find them waiting. Those under
+    a folder are those its own search finds: rg reads the same ignore files either way, and a
+    folder inside a `target/` (which the search of the tree skips) is searched on its own."""
+
+    def __init__(self, root: Path) -> None:
+        self._found: list[tuple[str, str]] | None = None
+        self._done = threading.Event()
+
+        def search() -> None:
+            try:
+                self._found = path_attributes(root, "")
+            finally:
+                self._done.set()
+
+        threading.Thread(target=search, daemon=True).start()
+
+    def under(self, directory: str) -> list[tuple[str, str]] | None:
+        """(file, value) of the attributes under `directory` ("": all); None if the search failed."""
+        self._done.wait()
+        if self._found is None:
+            return None
+        prefix = directory.rstrip("/") + "/" if directory else ""
+        return [(file, value) for file, value in self._found if file.startswith(prefix)]
+
+
+def path_attributes(root: Path, directory: str) -> list[tuple[str, str]]:
+    """(file, value) of every `#[path = "value"]` under `directory` of `root` (one rg search)."""
+    pattern = r'#\[\s*path\s*=\s*"([^"]*)"'
+    rg = shutil.which("rg")
+    base = root / directory if directory else root
+    found = []
+    if rg is not None:
+        result = subprocess.run([rg, "--no-config", "--only-matching", "--no-line-number", "--with-filename",
+                                 "--null", "--no-messages", "--glob", "*.rs", "--glob", "!target/",
+                                 "--replace", "$1", "-e", pattern, "--", "."], cwd=base, capture_output=True)
+        for line in result.stdout.decode("utf-8", "surrogateescape").splitlines():
+            file, _, value = line.partition("\0")
+            found.append((_join(directory, file), value))
         return found
+    compiled = re.compile(pattern.encode())
+    for file in sorted(base.rglob("*.rs")):
+        if "target" in file.parts:
+            continue
+        for match in compiled.finditer(file.read_bytes()):
+            found.append((_join(directory, file.relative_to(base).as_posix()), match.group(1).decode()))
+    return found

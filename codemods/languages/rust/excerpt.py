@@ -128,19 +128,23 @@ def _sorted_kind(node: tree_sitter.Node) -> bool:
 
 
 def _window(children: list[tree_sitter.Node], a: int, b: int) -> tuple[int, int]:
-    """The children of a block the range [a, b) needs: those it touches (or the two on each side
-    of it), one more item on each side with the comments and attributes before it, a comment on
-    the last one's line, and a run of sorted declarations whole."""
+    """The children of a block the range [a, b) needs: those it touches and one more item on each
+    side, or, where it touches none (a cut between two), the child on each side; with the
+    comments and attributes before the first, a comment on the last one's line, and a run of
+    sorted declarations whole."""
     touched = [i for i, c in enumerate(children) if c.start_byte < b and c.end_byte > a]
     if touched:
-        lo, hi = touched[0], touched[-1]
+        # The items it touches and the one on each side.
+        lo = max(_back(children, touched[0]), 0)
+        hi = min(_forward(children, touched[-1]), len(children) - 1)
     else:
+        # Between two children (a cut): the child on each side.
         lo = max((i for i, c in enumerate(children) if c.end_byte <= a), default=0)
         hi = min((i for i, c in enumerate(children) if c.start_byte >= b), default=len(children) - 1)
-    lo = max(_back(children, lo), 0)
+        if not _is_item(children[hi]):
+            hi = min(_forward(children, hi), len(children) - 1)  # a comment or attribute goes with its item
     while lo > 0 and not _is_item(children[lo - 1]):
         lo -= 1
-    hi = min(_forward(children, hi), len(children) - 1)
     # A run of sorted declarations at either end goes in whole (with what stands between them).
     first = _forward(children, lo - 1)
     if first < len(children) and _sorted_kind(children[first]):

@@ -3,6 +3,8 @@ identifiers and parse errors of .rs files."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import tree_sitter
 
 from codemods.edit.codes import Code
@@ -115,9 +117,25 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node) for item in chosen]
 
 
+# The memo under which `start_searches` keeps the search of the tree's `#[path]` attributes.
+_PATH_ATTRIBUTES = "rust-path-attributes"
+
+
 def _resolver(shared: PlanState) -> RustResolver:
-    """The plan's Rust resolver, made on first use."""
-    return shared.memo(RUST, lambda: RustResolver(shared.root, shared.read))
+    """The plan's Rust resolver, made on first use (with the `#[path]` search the plan started)."""
+    return shared.memo(RUST, lambda: RustResolver(shared.root, shared.read,
+                                                  shared.memo(_PATH_ATTRIBUTES, lambda: None)))
+
+
+def start_searches(state: PlanState) -> None:
+    """As a plan that deletes Rust items starts: rg looks for the tree's `#[path]` attributes,
+    which resolving modules asks for (crates.PathAttributeSearch)."""
+    import shutil
+
+    from codemods.languages.rust.crates import PathAttributeSearch
+
+    if shutil.which("rg") is not None:
+        state.memo(_PATH_ATTRIBUTES, lambda: PathAttributeSearch(Path(state.root)))
 
 
 def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
@@ -550,5 +568,6 @@ OPERATIONS = LanguageOperations(
     resolve_ahead=resolve_ahead,
     prepare_formatting=prepare_formatting,
     format_excerpt=format_excerpt,
+    start_searches=start_searches,
     deletable_kinds=DELETABLE_KINDS,
 )

@@ -41,7 +41,7 @@ from codemods.words import WORD_BYTES, word_matches
 from codemods.edit.values import line_col
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.parse import RUST, descendants, enclosing, node_text, parse
-from codemods.languages.rust.crates import CrateIndex, _join
+from codemods.languages.rust.crates import CrateIndex, PathAttributeSearch, _join
 from codemods.core.parallel import forked_map
 
 VALUE = "value"
@@ -276,7 +276,8 @@ def _is_binding(node: tree_sitter.Node) -> bool:
 class RustResolver:
     """Resolves uses of names in a tree's Rust files against a set of deleted items."""
 
-    def __init__(self, root: Path, read_before: Callable[[str], bytes | None]) -> None:
+    def __init__(self, root: Path, read_before: Callable[[str], bytes | None],
+                 path_attributes: PathAttributeSearch | None = None) -> None:
         self._root = Path(root)
         self._read = read_before
         self._trees: dict[str, tuple[bytes, tree_sitter.Tree] | None] = {}
@@ -286,7 +287,7 @@ class RustResolver:
         self._file_types: dict[str, _FileTypes] = {}  # of the files as read, where an alias is
         self._editions: dict[str, str] = {}
         self._existing: dict[str, bool] = {}
-        self.crates = CrateIndex(self._root, self._exists, read_before, self._mod_declarations)
+        self.crates = CrateIndex(self._root, self._exists, read_before, self._mod_declarations, path_attributes)
 
     # -- files --------------------------------------------------------------
 
