@@ -85,8 +85,12 @@ _DOC_MARKERS = ("outer_doc_comment_marker", "inner_doc_comment_marker")
 
 
 def _doc_marker(comment: tree_sitter.Node) -> str | None:
-    """The doc-comment marker node type of a comment node (None: a plain comment)."""
-    return next((c.type for c in comment.children if c.type in _DOC_MARKERS), None)
+    """The doc-comment marker node type of a comment node (None: a plain comment): the grammar
+    puts it right after the `//` or `/*` token."""
+    if comment.child_count < 2:
+        return None
+    marker = comment.child(1)
+    return marker.type if marker is not None and marker.type in _DOC_MARKERS else None
 
 
 def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tree_sitter.Node]]:
@@ -419,6 +423,14 @@ def _ends_with(have: tuple[str, ...], want: tuple[str, ...], anchored: bool) -> 
     return have == want if anchored else have[len(have) - len(want):] == want if len(want) <= len(have) else False
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed_name(wanted: str) -> tuple[tuple[str, ...], bool, tuple[tuple[str, str | None] | None, ...]]:
+    """A target's name as `_matches_name` reads it: its parts, whether it is anchored, and the
+    impl each part spells (read once: the name is compared with every item of its file)."""
+    parts, anchored = _address(wanted)
+    return tuple(parts), anchored, tuple(impl_segment(p) for p in parts)
+
+
 def _matches_name(item: RustItem, wanted: str) -> bool:
     """Whether `wanted` names the item.
 
@@ -428,10 +440,9 @@ def _matches_name(item: RustItem, wanted: str) -> bool:
     spells an impl (`<Error as From<ErrorImpl>>`, `impl From<ErrorImpl> for
     Error`) names that impl block, and `<...>::name` the item `name` in it.
     """
-    parts, anchored = _address(wanted)
-    segments = [impl_segment(p) for p in parts]
+    parts, anchored, segments = _parsed_name(wanted)
     if not any(segments):
-        if _foreign_self_type(item):
+        if not parts or item.name != parts[-1] or _foreign_self_type(item):
             return False
         have = (*item.module_path, item.name)
         return have == parts if anchored else have[-len(parts):] == parts
