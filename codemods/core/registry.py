@@ -55,6 +55,13 @@ class PlanState:
             self._memos[key] = make()
         return cast(_Memo, self._memos[key])
 
+    def close(self) -> None:
+        """The plan is over: each memo with a `close()` (a search still running) is closed."""
+        for value in self._memos.values():
+            close = getattr(value, "close", None)
+            if callable(close):
+                close()
+
 
 @dataclass(frozen=True)
 class LanguageOperations:

@@ -530,6 +530,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         # finding it (rustup's answer) starts now.
         pool = searches.enter_context(ThreadPoolExecutor(max_workers=2))
         early = PlanState(root, workspace.read)
+        searches.callback(early.close)
         for language in dict.fromkeys(language_for(t.path) for t in recipe.deletions):
             if language is not None and language.operations.start_searches is not None:
                 language.operations.start_searches(early)

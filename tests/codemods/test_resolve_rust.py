@@ -634,3 +634,23 @@ def test_the_path_attributes_searched_from_the_plans_start_are_each_folders_own(
     assert sorted(search.under("kiln")) == [("kiln/src/deep/mod.rs", "x/shelf.rs"), ("kiln/src/lib.rs", "firing_log.rs")]
     assert path_attributes(tmp_path, "target/debug/build") == [("target/debug/build/src/lib.rs", "generated.rs")]
     assert search.under("target/debug/build") == []  # why CrateIndex searches such a folder itself
+
+
+@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
+def test_a_plan_leaves_no_search_of_its_own_running(tmp_path, monkeypatch):
+    """The `#[path]` search a plan starts is read or stopped by the time the plan returns (its tree
+    may be gone right after: a temporary copy)."""
+    from codemods.languages.rust import crates
+
+    started = []
+    real = crates.PathAttributeSearch.__init__
+
+    def spy(self, root):
+        real(self, root)
+        started.append(self)
+
+    monkeypatch.setattr(crates.PathAttributeSearch, "__init__", spy)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("pub fn kiln() {}\npub fn glaze() {}\n")
+    plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(ItemTarget("src/lib.rs", "rust", "fn", "kiln"),)))
+    assert len(started) == 1 and started[0]._process is None

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import threading
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -326,47 +325,66 @@ class CrateIndex:
 
 
 class PathAttributeSearch:
-    """The `#[path = "value"]` attributes of the whole tree, searched by rg in a thread from the
-    plan's start (`start_searches`), so that the module lookups find them waiting. Those under
-    a folder are those its own search finds: rg reads the same ignore files either way, and a
-    folder inside a `target/` (which the search of the tree skips) is searched on its own."""
+    """The `#[path = "value"]` attributes of the whole tree, searched by rg (in its own process)
+    from the plan's start (`start_searches`), so that the module lookups find them waiting.
+    Those under a folder are those its own search finds: rg reads the same ignore files either
+    way, and a folder inside a `target/` (which the search of the tree skips) is searched on
+    its own. `close()` stops a search nobody asked (the plan's end)."""
 
     def __init__(self, root: Path) -> None:
         self._found: list[tuple[str, str]] | None = None
-        self._done = threading.Event()
-
-        def search() -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        rg = shutil.which("rg")
+        if rg is not None:
             try:
-                self._found = path_attributes(root, "")
-            finally:
-                self._done.set()
-
-        threading.Thread(target=search, daemon=True).start()
+                self._process = subprocess.Popen(_path_attribute_command(rg), cwd=root, stdout=subprocess.PIPE,
+                                                 stderr=subprocess.DEVNULL)
+            except OSError:
+                self._process = None
 
     def under(self, directory: str) -> list[tuple[str, str]] | None:
         """(file, value) of the attributes under `directory` ("": all); None if the search failed."""
-        self._done.wait()
+        if self._process is not None:
+            output, _ = self._process.communicate()
+            self._found = _path_attribute_lines(output, "")  # as path_attributes reads it, whatever rg exits with
+            self._process = None
         if self._found is None:
             return None
         prefix = directory.rstrip("/") + "/" if directory else ""
         return [(file, value) for file, value in self._found if file.startswith(prefix)]
 
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.communicate()
+            self._process = None
+
+
+_PATH_ATTRIBUTE = r'#\[\s*path\s*=\s*"([^"]*)"'
+
+
+def _path_attribute_command(rg: str) -> list[str]:
+    return [rg, "--no-config", "--only-matching", "--no-line-number", "--with-filename", "--null", "--no-messages",
+            "--glob", "*.rs", "--glob", "!target/", "--replace", "$1", "-e", _PATH_ATTRIBUTE, "--", "."]
+
+
+def _path_attribute_lines(output: bytes, directory: str) -> list[tuple[str, str]]:
+    found = []
+    for line in output.decode("utf-8", "surrogateescape").splitlines():
+        file, _, value = line.partition("\0")
+        found.append((_join(directory, file), value))
+    return found
+
 
 def path_attributes(root: Path, directory: str) -> list[tuple[str, str]]:
     """(file, value) of every `#[path = "value"]` under `directory` of `root` (one rg search)."""
-    pattern = r'#\[\s*path\s*=\s*"([^"]*)"'
     rg = shutil.which("rg")
     base = root / directory if directory else root
     found = []
     if rg is not None:
-        result = subprocess.run([rg, "--no-config", "--only-matching", "--no-line-number", "--with-filename",
-                                 "--null", "--no-messages", "--glob", "*.rs", "--glob", "!target/",
-                                 "--replace", "$1", "-e", pattern, "--", "."], cwd=base, capture_output=True)
-        for line in result.stdout.decode("utf-8", "surrogateescape").splitlines():
-            file, _, value = line.partition("\0")
-            found.append((_join(directory, file), value))
-        return found
-    compiled = re.compile(pattern.encode())
+        result = subprocess.run(_path_attribute_command(rg), cwd=base, capture_output=True)
+        return _path_attribute_lines(result.stdout, directory)
+    compiled = re.compile(_PATH_ATTRIBUTE.encode())
     for file in sorted(base.rglob("*.rs")):
         if "target" in file.parts:
             continue

@@ -25,6 +25,7 @@ another) or where it would not be much smaller than the file.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -127,20 +128,21 @@ def _sorted_kind(node: tree_sitter.Node) -> bool:
     return node.type in _SORTED or (node.type == "mod_item" and node.child_by_field_name("body") is None)
 
 
-def _window(children: list[tree_sitter.Node], a: int, b: int) -> tuple[int, int]:
+def _window(children: list[tree_sitter.Node], starts: list[int], a: int, b: int) -> tuple[int, int]:
     """The children of a block the range [a, b) needs: those it touches and one more item on each
     side, or, where it touches none (a cut between two), the child on each side; with the
     comments and attributes before the first, a comment on the last one's line, and a run of
     sorted declarations whole."""
-    touched = [i for i, c in enumerate(children) if c.start_byte < b and c.end_byte > a]
+    touched = _touched(children, starts, a, b)
     if touched:
         # The items it touches and the one on each side.
         lo = max(_back(children, touched[0]), 0)
         hi = min(_forward(children, touched[-1]), len(children) - 1)
     else:
         # Between two children (a cut): the child on each side.
-        lo = max((i for i, c in enumerate(children) if c.end_byte <= a), default=0)
-        hi = min((i for i, c in enumerate(children) if c.start_byte >= b), default=len(children) - 1)
+        after = bisect_left(starts, b)
+        lo = max(after - 1, 0)
+        hi = min(after, len(children) - 1)
         if not _is_item(children[hi]):
             hi = min(_forward(children, hi), len(children) - 1)  # a comment or attribute goes with its item
     while lo > 0 and not _is_item(children[lo - 1]):
@@ -160,6 +162,19 @@ def _window(children: list[tree_sitter.Node], a: int, b: int) -> tuple[int, int]
             and children[hi + 1].start_point[0] == children[hi].end_point[0]:
         hi += 1  # a comment on the last item's line
     return lo, hi
+
+
+def _touched(children: list[tree_sitter.Node], starts: list[int], a: int, b: int) -> list[int]:
+    """The children (indices, in order) that overlap [a, b) (`starts`: their start offsets):
+    children do not overlap, so those from the last that starts before `a` on, while they
+    start before `b`."""
+    index = max(bisect_right(starts, a) - 1, 0)
+    found = []
+    while index < len(children) and children[index].start_byte < b:
+        if children[index].end_byte > a:
+            found.append(index)
+        index += 1
+    return found
 
 
 def _line_start(text: bytes, at: int) -> int | None:
@@ -184,9 +199,10 @@ def _render(text: bytes, block: _Block, top: bool) -> bytes | None:
     closing = len(text) if top else block.body.end_byte
     if not children:
         return text[opening:closing]
-    touched = {i for i, c in enumerate(children) for a, b in block.ranges if c.start_byte < b and c.end_byte > a}
+    starts = [c.start_byte for c in children]
+    touched = {i for a, b in block.ranges for i in _touched(children, starts, a, b)}
     windows: list[tuple[int, int]] = []
-    spans = sorted([_window(children, a, b) for a, b in block.ranges] + [(i, i) for i in block.inner])
+    spans = sorted([_window(children, starts, a, b) for a, b in block.ranges] + [(i, i) for i in block.inner])
     for lo, hi in spans:
         if windows and lo <= windows[-1][1] + 1:
             windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))

@@ -17,6 +17,7 @@ declaration left with no entry goes with its lines.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable
 
@@ -118,6 +119,10 @@ def name_uses(tree: tree_sitter.Tree, names: set[str]) -> dict[str, int]:
     root = tree.root_node
     text = root.text or b""
     base = root.start_byte  # the root starts at the file's first token, after leading blank lines
+    # A node lies inside a `use` declaration exactly when its bytes lie inside the declaration's
+    # (they cannot nest): looked up among their ranges, not by climbing the node's ancestors.
+    declarations = [(d.start_byte, d.end_byte) for d in _use_declarations(tree)]
+    starts = [start for start, _ in declarations]
     for start, end, name in whole_word_hits(text, names):
         node = root.descendant_for_byte_range(base + start, base + end)
         if node is not None and node.type == "doc_comment" and _doc_link_target(text, start, end):
@@ -126,10 +131,8 @@ def name_uses(tree: tree_sitter.Tree, names: set[str]) -> dict[str, int]:
         if node is None or node.type not in _NAME_NODES or node.child_count or \
                 (node.start_byte, node.end_byte) != (base + start, base + end):
             continue
-        parent = node.parent
-        while parent is not None and parent.type != "use_declaration":
-            parent = parent.parent
-        if parent is None:
+        at = bisect_right(starts, node.start_byte) - 1
+        if at < 0 or node.end_byte > declarations[at][1]:
             counts[name] += 1
     return counts
 
