@@ -242,6 +242,9 @@ class Pattern:
         encoded = _encode(text.strip())
         self._source, self.root = self._compile(encoded)
         self._macro_cache: dict[tuple[int, int], tree_sitter.Node | None] = {}
+        # The metavariable each node of the pattern (its trees are kept here) spells, by node id:
+        # the matcher asks it of the same nodes at every candidate.
+        self._variables: dict[int, _Metavariable | None] = {}
         self._words = _literal_words(self.root)
 
     def __repr__(self) -> str:
@@ -344,8 +347,15 @@ class _Matcher:
         bound[variable.name] = nodes
         return MappingProxyType(bound)
 
+    def _variable(self, p: tree_sitter.Node) -> _Metavariable | None:
+        """`_metavariable(p)` of a node of the pattern, read once per node."""
+        known = self.pattern._variables
+        if p.id not in known:
+            known[p.id] = _metavariable(p)
+        return known[p.id]
+
     def node(self, p: tree_sitter.Node, t: tree_sitter.Node, env: Env) -> Env | None:
-        variable = _metavariable(p)
+        variable = self._variable(p)
         if variable is not None and not variable.sequence:
             if not t.is_named or t.type in _COMMENT_TYPES:
                 return None
@@ -365,7 +375,7 @@ class _Matcher:
         if not ps:
             return env if not ts else None
         head = ps[0]
-        variable = _metavariable(head)
+        variable = self._variable(head)
         if variable is not None and variable.sequence:
             for stop in range(0, len(ts) + 1):
                 bound = self._bind(env, variable, tuple(ts[:stop]))
