@@ -101,8 +101,8 @@ class LanguageOperations:
     - `prepare_formatting(root)`: what finding the formatter takes (rustfmt through rustup
       asks which binary once), done in a thread as a plan that edits the language's files
       starts, while the plan is made;
-    - `start_searches(state)`: searches of the tree the plug-in will want, started as a plan
-      that deletes in its files starts (in threads or other processes, not waited for) and kept
+    - `start_searches(state, paths)`: searches of the tree the plug-in will want, started as a
+      plan that deletes in its files `paths` starts (in threads or other processes, not waited for) and kept
       in `state`'s memos, which the plan's later state carries;
     - `format_excerpt(before, edits, after) -> bytes | None`: a smaller file of `after` (`before`
       with the (start, end, replacement) `edits`) that the formatter leaves as it is only if it
@@ -130,7 +130,7 @@ class LanguageOperations:
     resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
     prepare_formatting: Callable[[Path], None] | None = None
     format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
-    start_searches: Callable[[PlanState], None] | None = None
+    start_searches: Callable[[PlanState, list[str]], None] | None = None
     deletable_kinds: tuple[str, ...] = ()
     deletes_apart: bool = False
 

@@ -533,7 +533,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         searches.callback(early.close)
         for language in dict.fromkeys(language_for(t.path) for t in recipe.deletions):
             if language is not None and language.operations.start_searches is not None:
-                language.operations.start_searches(early)
+                language.operations.start_searches(early, [t.path for t in recipe.deletions
+                                                           if language_for(t.path) is language])
             prepare = language.operations.prepare_formatting if language is not None else None
             if prepare is not None and language is not None and language.formatter and not _formatter_missing(language):
                 pool.submit(prepare, root)

@@ -628,12 +628,17 @@ def test_the_path_attributes_searched_from_the_plans_start_are_each_folders_own(
     for path, text in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
-    search = PathAttributeSearch(tmp_path)
+    search = PathAttributeSearch(tmp_path, [""])
     for folder in ("", "kiln", "kiln/src/deep", "glaze", "glaze/inner", "kilnwork"):
         assert sorted(search.under(folder)) == sorted(path_attributes(tmp_path, folder)), folder
     assert sorted(search.under("kiln")) == [("kiln/src/deep/mod.rs", "x/shelf.rs"), ("kiln/src/lib.rs", "firing_log.rs")]
     assert path_attributes(tmp_path, "target/debug/build") == [("target/debug/build/src/lib.rs", "generated.rs")]
     assert search.under("target/debug/build") == []  # why CrateIndex searches such a folder itself
+    # A search of some packages answers for folders inside them, and only for those.
+    some = PathAttributeSearch(tmp_path, ["glaze/inner", "kiln"])
+    for folder in ("kiln", "kiln/src/deep", "glaze/inner"):
+        assert sorted(some.under(folder)) == sorted(path_attributes(tmp_path, folder)), folder
+    assert some.under("glaze") is None and some.under("kilnwork") is None and some.under("") is None
 
 
 @pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
@@ -645,8 +650,8 @@ def test_a_plan_leaves_no_search_of_its_own_running(tmp_path, monkeypatch):
     started = []
     real = crates.PathAttributeSearch.__init__
 
-    def spy(self, root):
-        real(self, root)
+    def spy(self, root, folders):
+        real(self, root, folders)
         started.append(self)
 
     monkeypatch.setattr(crates.PathAttributeSearch, "__init__", spy)

@@ -325,25 +325,30 @@ class CrateIndex:
 
 
 class PathAttributeSearch:
-    """The `#[path = "value"]` attributes of the whole tree, searched by rg (in its own process)
-    from the plan's start (`start_searches`), so that the module lookups find them waiting.
-    Those under a folder are those its own search finds: rg reads the same ignore files either
-    way, and a folder inside a `target/` (which the search of the tree skips) is searched on
-    its own. `close()` stops a search nobody asked (the plan's end)."""
+    """The `#[path = "value"]` attributes under some folders of the tree (the packages of the
+    files a recipe deletes in), searched by rg (in its own process) from the plan's start
+    (`start_searches`), so that the module lookups find them waiting. Those under a folder
+    inside one of them are those its own search finds: rg reads the same ignore files either
+    way, and a folder inside a `target/` (which these searches skip) is searched on its own,
+    as is any folder outside them. `close()` stops a search nobody asked (the plan's end)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folders: list[str]) -> None:
+        self._folders = folders
         self._found: list[tuple[str, str]] | None = None
         self._process: subprocess.Popen[bytes] | None = None
         rg = shutil.which("rg")
-        if rg is not None:
+        if rg is not None and folders:
             try:
-                self._process = subprocess.Popen(_path_attribute_command(rg), cwd=root, stdout=subprocess.PIPE,
-                                                 stderr=subprocess.DEVNULL)
+                self._process = subprocess.Popen(_path_attribute_command(rg, [f or "." for f in folders]), cwd=root,
+                                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             except OSError:
                 self._process = None
 
     def under(self, directory: str) -> list[tuple[str, str]] | None:
-        """(file, value) of the attributes under `directory` ("": all); None if the search failed."""
+        """(file, value) of the attributes under `directory` ("": all); None where this search
+        does not cover it or failed."""
+        if not any(not f or directory == f or directory.startswith(f + "/") for f in self._folders):
+            return None
         if self._process is not None:
             output, _ = self._process.communicate()
             self._found = _path_attribute_lines(output, "")  # as path_attributes reads it, whatever rg exits with
@@ -363,9 +368,9 @@ class PathAttributeSearch:
 _PATH_ATTRIBUTE = r'#\[\s*path\s*=\s*"([^"]*)"'
 
 
-def _path_attribute_command(rg: str) -> list[str]:
+def _path_attribute_command(rg: str, paths: list[str]) -> list[str]:
     return [rg, "--no-config", "--only-matching", "--no-line-number", "--with-filename", "--null", "--no-messages",
-            "--glob", "*.rs", "--glob", "!target/", "--replace", "$1", "-e", _PATH_ATTRIBUTE, "--", "."]
+            "--glob", "*.rs", "--glob", "!target/", "--replace", "$1", "-e", _PATH_ATTRIBUTE, "--", *paths]
 
 
 def _path_attribute_lines(output: bytes, directory: str) -> list[tuple[str, str]]:
@@ -376,13 +381,24 @@ def _path_attribute_lines(output: bytes, directory: str) -> list[tuple[str, str]
     return found
 
 
+def package_folder(root: Path, path: str) -> str:
+    """The folder of the nearest `Cargo.toml` above `path` (relative to `root`; "" for the root
+    itself or none)."""
+    folder = PurePosixPath(path).parent
+    while str(folder) not in ("", "."):
+        if (root / folder / "Cargo.toml").is_file():
+            return str(folder)
+        folder = folder.parent
+    return ""
+
+
 def path_attributes(root: Path, directory: str) -> list[tuple[str, str]]:
     """(file, value) of every `#[path = "value"]` under `directory` of `root` (one rg search)."""
     rg = shutil.which("rg")
     base = root / directory if directory else root
     found = []
     if rg is not None:
-        result = subprocess.run(_path_attribute_command(rg), cwd=base, capture_output=True)
+        result = subprocess.run(_path_attribute_command(rg, ["."]), cwd=base, capture_output=True)
         return _path_attribute_lines(result.stdout, directory)
     compiled = re.compile(_PATH_ATTRIBUTE.encode())
     for file in sorted(base.rglob("*.rs")):

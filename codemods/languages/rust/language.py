@@ -127,15 +127,19 @@ def _resolver(shared: PlanState) -> RustResolver:
                                                   shared.memo(_PATH_ATTRIBUTES, lambda: None)))
 
 
-def start_searches(state: PlanState) -> None:
-    """As a plan that deletes Rust items starts: rg looks for the tree's `#[path]` attributes,
-    which resolving modules asks for (crates.PathAttributeSearch)."""
+def start_searches(state: PlanState, paths: list[str]) -> None:
+    """As a plan that deletes in the Rust files `paths` starts: rg looks for the `#[path]`
+    attributes of their packages, which resolving their modules asks for (crates.PathAttributeSearch)."""
     import shutil
 
-    from codemods.languages.rust.crates import PathAttributeSearch
+    from codemods.languages.rust.crates import PathAttributeSearch, package_folder
 
-    if shutil.which("rg") is not None:
-        state.memo(_PATH_ATTRIBUTES, lambda: PathAttributeSearch(Path(state.root)))
+    if shutil.which("rg") is not None and paths:
+        root = Path(state.root)
+        found = {package_folder(root, path) for path in paths}
+        # A folder inside another is searched with it (rg would give its files twice).
+        folders = [f for f in sorted(found) if not any(o != f and (not o or f.startswith(o + "/")) for o in found)]
+        state.memo(_PATH_ATTRIBUTES, lambda: PathAttributeSearch(root, folders))
 
 
 def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
