@@ -115,3 +115,18 @@ def readme_rewording_example() -> str:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     blocks = [textwrap.dedent(b) for b in re.findall(r"```toml\n(.*?)```", readme, flags=re.S)]
     return next(block for block in blocks if block.startswith('extends = "paged-compat-removal"'))
+
+
+def formatted_texts(monkeypatch) -> list[bytes]:
+    """The texts the planner hands its formatter from now on (the list fills as plans run)."""
+    from codemods.plan import planner
+
+    texts: list[bytes] = []
+    real = planner._format_job
+
+    def counting(path: str):
+        job = real(path)
+        return None if job is None else (lambda source, root, where: texts.append(source) or job(source, root, where))
+
+    monkeypatch.setattr(planner, "_format_job", counting)
+    return texts

@@ -11,6 +11,8 @@ import pytest
 from codemods import PatternRewrite, Recipe
 from codemods.testing import assert_recipe
 
+from codemod_helpers import formatted_texts
+
 needs_rustfmt = pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
 
 CLEAN = """fn kiln_report() -> u32 {
@@ -49,16 +51,8 @@ def test_a_file_not_clean_elsewhere_keeps_the_edited_lines_as_written() -> None:
 @needs_rustfmt
 def test_an_edit_the_formatter_leaves_as_it_is_formats_the_file_once(tmp_path, monkeypatch) -> None:
     from codemods import plan_recipe
-    from codemods.plan import planner
 
-    texts: list[bytes] = []
-    real = planner._format_job
-
-    def counting(path: str):
-        job = real(path)
-        return None if job is None else (lambda source, root, where: texts.append(source) or job(source, root, where))
-
-    monkeypatch.setattr(planner, "_format_job", counting)
+    texts = formatted_texts(monkeypatch)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "lib.rs").write_text(CLEAN)
     recipe = Recipe(id="rename", summary="", rewrites=(

@@ -14,6 +14,8 @@ import pytest
 from codemods import ItemTarget, PatternRewrite, Recipe, plan_recipe
 from codemods.languages.rust.excerpt import excerpt
 
+from codemod_helpers import formatted_texts
+
 needs_rustfmt = pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
 
 # Filler that rustfmt leaves as it is, so that the excerpt is a small part of the file.
@@ -185,16 +187,7 @@ def _plan(tmp_path, text: str, target: ItemTarget):
 
 @needs_rustfmt
 def test_the_plan_formats_the_excerpt_only_where_rustfmt_leaves_it(tmp_path, monkeypatch) -> None:
-    from codemods.plan import planner
-
-    texts: list[bytes] = []
-    real = planner._format_job
-
-    def counting(path: str):
-        job = real(path)
-        return None if job is None else (lambda source, root, where: texts.append(source) or job(source, root, where))
-
-    monkeypatch.setattr(planner, "_format_job", counting)
+    texts = formatted_texts(monkeypatch)
     plan = _plan(tmp_path, SOURCE, ItemTarget("src/lib.rs", "rust", "fn", "FiringLog::clear_all"))
     after = plan.changes[0].after
     assert b"pub fn clear_all" not in after and after == SOURCE.encode().replace(
@@ -204,16 +197,7 @@ def test_the_plan_formats_the_excerpt_only_where_rustfmt_leaves_it(tmp_path, mon
 
 @needs_rustfmt
 def test_where_rustfmt_changes_the_excerpt_the_whole_file_is_formatted_as_before(tmp_path, monkeypatch) -> None:
-    from codemods.plan import planner
-
-    texts: list[bytes] = []
-    real = planner._format_job
-
-    def counting(path: str):
-        job = real(path)
-        return None if job is None else (lambda source, root, where: texts.append(source) or job(source, root, where))
-
-    monkeypatch.setattr(planner, "_format_job", counting)
+    texts = formatted_texts(monkeypatch)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "lib.rs").write_text(SOURCE)
     plan = plan_recipe(tmp_path, Recipe(id="shorten", summary="", rewrites=(
