@@ -1,5 +1,5 @@
 """`python -m codemods`: the `codemod` command."""
 
-from codemods.cli.main import main
+from codemods.cli.entry import run
 
-main()
+run()
