@@ -156,7 +156,7 @@ def main() -> None:
     baseline = Path(args.baseline).resolve() if args.baseline else None
     if baseline is not None and not (baseline / "codemods" / "__init__.py").is_file():
         sys.exit(f"bench_scale: --baseline {args.baseline}: no codemods package there")
-    prepare_bytecode(args.bytecode)
+    prepare_bytecode(args.bytecode, baseline)
 
     only = set(args.only.split(","))
     trees, skipped, manifest = workspaces(only, args.corpus)
