@@ -18,7 +18,7 @@ import sys
 import threading
 
 
-def _exit_code(code: object) -> int:
+def _exit_code(code: str | int | None) -> int:
     """What `sys.exit(code)` would make the process's status (printing a message as it does)."""
     if code is None:
         return 0
@@ -34,7 +34,7 @@ def run() -> None:
 
     try:
         main()
-        code: object = 0
+        code: str | int | None = 0
     except SystemExit as done:
         code = done.code
     if threading.active_count() > 1:
