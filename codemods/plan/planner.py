@@ -355,12 +355,15 @@ def _formatter_present(path: str) -> bool:
 
 
 def _format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, paths: Iterable[str],
-                  ahead: dict[str, tuple[bytes, Future[bytes | None]]]) -> None:
+                  ahead: dict[str, tuple[bytes, Future[bytes | None]]],
+                  originals: dict[str, tuple[bytes, Future[bytes | None]]] | None = None) -> None:
     """Start formatting each file of `paths` as `workspace`'s edits leave it, in `pool`, while
     the plan goes on (the formatter runs in other processes, on another CPU): `ahead` gets
     {path: (edited text, future of that text formatted)}, a job of an older text cancelled
     where it has not started. Files whose edits do not splice (the check refuses them) are left
-    out; `_start_formatting` takes a job whose text is the change's."""
+    out; `_start_formatting` takes a job whose text is the change's. `originals` gets the jobs
+    formatting a file as read, started where the formatter changes the edited text (see
+    `_submit_formatting`)."""
     for path in dict.fromkeys(paths):
         edits, source = workspace.planned(path), workspace.read(path)
         if source is None or not edits or any(e.delete_file for e in edits) or not _formatter_present(path) \
@@ -373,16 +376,18 @@ def _format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, pa
                 continue
             ahead.pop(path)[1].cancel()
         if after.strip():
-            ahead[path] = (after, _submit_formatting(pool, root, path, source, spliced, after))
+            ahead[path] = (after, _submit_formatting(pool, root, path, source, spliced, after, originals))
 
 
 def _submit_formatting(pool: ThreadPoolExecutor, root: Path, path: str, before: bytes, edits: Sequence[Edit],
-                       after: bytes) -> Future[bytes | None]:
+                       after: bytes, originals: dict[str, tuple[bytes, Future[bytes | None]]] | None = None,
+                       ) -> Future[bytes | None]:
     """Format `after` (`before` with `edits`) in `pool`: the future of the formatter's text. Where
     the plug-in makes an excerpt of the edited places (`format_excerpt`), the formatter runs
     on that first, and on the whole file only where it changes the excerpt: an excerpt left
-    as it is stands for the file left as edited. The excerpt is made here, in the planner's
-    thread (it reads the file's tree)."""
+    as it is stands for the file left as edited; where the whole file changes, formatting the
+    file as read (what `_start_formatting` asks next) starts at once, into `originals`. The
+    excerpt is made here, in the planner's thread (it reads the file's tree)."""
     job = cast(FormatFile, _format_job(path))
     language = language_for(path)
     make = language.operations.format_excerpt if language is not None else None
@@ -391,15 +396,20 @@ def _submit_formatting(pool: ThreadPoolExecutor, root: Path, path: str, before: 
         return pool.submit(job, after, root, path)
 
     def judged() -> bytes | None:
-        if job(excerpt, root, path) == excerpt:
-            return after
-        return job(after, root, path)
+        if job(excerpt, root, path) != excerpt:
+            formatted = job(after, root, path)
+            if formatted is not None and formatted != after and originals is not None:
+                # The file as read is formatted next (`_start_formatting`): started now, beside it.
+                originals[path] = (before, pool.submit(job, before, root, path))
+            return formatted
+        return after
 
     return pool.submit(judged)
 
 
 def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
-                      ahead: dict[str, tuple[bytes, Future[bytes | None]]] | None = None
+                      ahead: dict[str, tuple[bytes, Future[bytes | None]]] | None = None,
+                      originals: dict[str, tuple[bytes, Future[bytes | None]]] | None = None,
                       ) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
     """Start running each change through its language's formatter in `pool` (while the caller
     checks references); the returned function waits and gives the changes with each file that
@@ -408,7 +418,8 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     the plug-in's optional `formatting_applies(root, path)` says the tree asks for it). The
     file as read is formatted only where the formatter changes the edited text: where it
     leaves that as it is, the file is as edited either way. A job of `ahead` (`_format_ahead`)
-    whose text is the change's is taken as it is."""
+    whose text is the change's is taken as it is, and so is one of `originals` formatting the
+    file as read."""
     wanted = {p: c for p, c in changes.items() if not c.deleted and _format_job(p) is not None}
     notes = []
     for path in sorted(wanted):
@@ -425,8 +436,9 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
     # A file the plan empties stays empty (rustfmt would write one newline).
     wanted = {p: c for p, c in wanted.items() if c.after.strip()}
     ahead = ahead or {}
+    originals = {} if originals is None else originals
     jobs = {p: ahead[p][1] if p in ahead and ahead[p][0] == c.after
-            else _submit_formatting(pool, root, p, c.before, c.edits, c.after) for p, c in wanted.items()}
+            else _submit_formatting(pool, root, p, c.before, c.edits, c.after, originals) for p, c in wanted.items()}
 
     def finish() -> tuple[dict[str, FileChange], list[Finding]]:
         out = dict(changes)
@@ -436,7 +448,9 @@ def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPo
             change, formatted = wanted[path], job.result()
             if formatted is None or formatted == change.after:
                 continue
-            asked[path] = pool.submit(cast(FormatFile, _format_job(path)), change.before, root, path)
+            started = originals.get(path)
+            asked[path] = (started[1] if started is not None and started[0] == change.before
+                           else pool.submit(cast(FormatFile, _format_job(path)), change.before, root, path))
             settled[path] = formatted
         for path, before in asked.items():
             if before.result() != wanted[path].before:
@@ -544,6 +558,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                       if recipe.dead_symbol_pattern else None)
         findings: list[Finding] = []
         formatting: dict[str, tuple[bytes, Future[bytes | None]]] = {}
+        originals: dict[str, tuple[bytes, Future[bytes | None]]] = {}
 
         deleted = DeletedNames()
         referring: list[FileSearch] = []
@@ -579,6 +594,9 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                                           f"{_stage_name(stage)} raised {type(error).__name__}: "
                                                           f"{error}; nothing planned"),), settings=settings)
         say("removing the imports left unused")
+        # The files as the stages leave them start formatting now, while the import stage resolves
+        # (often for seconds, in other processes): a file that stage does not edit keeps its job.
+        _format_ahead(root, workspace, pool, workspace.edits, formatting, originals)
         referring_search = SettledSearch(*referring)
         # The plug-ins' state (their resolvers) is kept from the import stage for the reference check.
         shared = PlanState(root, workspace.read, workspace.planned, carried=early)
@@ -587,7 +605,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         def final(path: str, edits: list[Edit]) -> None:
             """Start formatting `path` as the plan leaves it (its import edits are its last)."""
             if path in before_imports.edits or edits:
-                _format_ahead(root, before_imports.with_edits(edits), pool, [path], formatting)
+                _format_ahead(root, before_imports.with_edits(edits), pool, [path], formatting, originals)
 
         take(RemoveImports(recipe, deleted, referring_search.result, shared, final)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
@@ -597,7 +615,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         basis = PlanBasis(recipe, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
                           SettledSearch(referring_search, *referring[len(referring_search.searches):]))
         plan = checked_plan(basis, workspace, findings, deleted, settings, progress=progress,
-                            pool=pool, ahead=formatting, shared=shared)
+                            pool=pool, ahead=formatting, originals=originals, shared=shared)
         basis.settle()
     return plan
 
@@ -606,13 +624,15 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
                  settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
                  progress: Callable[[str], None] | None = None,
                  pool: ThreadPoolExecutor | None = None,
-                 ahead: dict[str, tuple[bytes, Future[bytes | None]]] | None = None, shared: PlanState | None = None) -> Plan:
+                 ahead: dict[str, tuple[bytes, Future[bytes | None]]] | None = None, shared: PlanState | None = None,
+                 originals: dict[str, tuple[bytes, Future[bytes | None]]] | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
     subset keeps, which the whole plan deletes). `findings` are the stages' own; `progress` is
     told as each check starts; `pool` runs the formatter (one of its own when None), and
-    `ahead` holds the formatting jobs the planner started (`_format_ahead`); `shared` is the
+    `ahead` holds the formatting jobs the planner started (`_format_ahead`; `originals` those of
+    files as read); `shared` is the
     plug-ins' state kept from the stages (see references.dangling_references)."""
     root, recipe = basis.start.root, basis.recipe
     findings = list(findings)
@@ -632,7 +652,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     # read the edited text, and their lines are those of the file as read either way.
     own_pool = pool is None
     pool = pool if pool is not None else ThreadPoolExecutor(max_workers=4)
-    formatted = _start_formatting(root, written, pool, ahead)
+    formatted = _start_formatting(root, written, pool, ahead, originals)
 
     refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")

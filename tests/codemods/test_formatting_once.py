@@ -61,3 +61,25 @@ def test_an_edit_the_formatter_leaves_as_it_is_formats_the_file_once(tmp_path, m
     plan = plan_recipe(tmp_path, recipe)
     assert [c.after for c in plan.changes] == [CLEAN.replace("kiln_room", "kiln_hall").encode()]
     assert texts == [plan.changes[0].after]  # the file as read was not formatted
+
+
+@needs_rustfmt
+def test_a_file_whose_imports_go_after_its_formatting_started_is_planned_as_finally_edited(tmp_path, monkeypatch) -> None:
+    # The file as the deletion leaves it starts formatting before the import stage runs; that
+    # stage then removes the `use` only the deleted function needed: the plan takes the
+    # formatter's answer for the final text, never for the one before.
+    from codemods import ItemTarget, plan_recipe
+
+    texts = formatted_texts(monkeypatch)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text(
+        "use std::collections::BTreeMap;\n\n"
+        "pub fn shelf_ledger() -> BTreeMap<u32, u32> {\n    BTreeMap::new()\n}\n\n"
+        "pub fn glaze_count() -> u32 {\n    7\n}\n")
+    recipe = Recipe(id="drop-ledger", summary="", deletions=(ItemTarget("src/lib.rs", "rust", "fn", "shelf_ledger"),),
+                    check_scope=(), protected=())
+    plan = plan_recipe(tmp_path, recipe)
+    assert not [f for f in plan.findings if f.blocking]
+    final = b"pub fn glaze_count() -> u32 {\n    7\n}\n"
+    assert [c.after for c in plan.changes] == [final]
+    assert len(texts) >= 2  # the text before the import stage, and the final one (or their excerpts)
