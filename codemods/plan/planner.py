@@ -289,6 +289,8 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
 
 
 _Apart = tuple[dict[str, FileDeletions], dict[tuple[str, str], list[tuple[int, int]]]]
+# Formatting jobs by path: {path: (the text formatted, the future of its formatted text)}.
+_Jobs = dict[str, tuple[bytes, Future[bytes | None]]]
 
 
 def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApart, Forked[_Apart]] | None:
@@ -355,8 +357,8 @@ def _formatter_present(path: str) -> bool:
 
 
 def _format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, paths: Iterable[str],
-                  ahead: dict[str, tuple[bytes, Future[bytes | None]]],
-                  originals: dict[str, tuple[bytes, Future[bytes | None]]] | None = None) -> None:
+                  ahead: _Jobs,
+                  originals: _Jobs | None = None) -> None:
     """Start formatting each file of `paths` as `workspace`'s edits leave it, in `pool`, while
     the plan goes on (the formatter runs in other processes, on another CPU): `ahead` gets
     {path: (edited text, future of that text formatted)}, a job of an older text cancelled
@@ -380,7 +382,7 @@ def _format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, pa
 
 
 def _submit_formatting(pool: ThreadPoolExecutor, root: Path, path: str, before: bytes, edits: Sequence[Edit],
-                       after: bytes, originals: dict[str, tuple[bytes, Future[bytes | None]]] | None = None,
+                       after: bytes, originals: _Jobs | None = None,
                        ) -> Future[bytes | None]:
     """Format `after` (`before` with `edits`) in `pool`: the future of the formatter's text. Where
     the plug-in makes an excerpt of the edited places (`format_excerpt`), the formatter runs
@@ -408,8 +410,8 @@ def _submit_formatting(pool: ThreadPoolExecutor, root: Path, path: str, before: 
 
 
 def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
-                      ahead: dict[str, tuple[bytes, Future[bytes | None]]] | None = None,
-                      originals: dict[str, tuple[bytes, Future[bytes | None]]] | None = None,
+                      ahead: _Jobs | None = None,
+                      originals: _Jobs | None = None,
                       ) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
     """Start running each change through its language's formatter in `pool` (while the caller
     checks references); the returned function waits and gives the changes with each file that
@@ -557,8 +559,8 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                                                   recipe.check_scope))
                       if recipe.dead_symbol_pattern else None)
         findings: list[Finding] = []
-        formatting: dict[str, tuple[bytes, Future[bytes | None]]] = {}
-        originals: dict[str, tuple[bytes, Future[bytes | None]]] = {}
+        formatting: _Jobs = {}
+        originals: _Jobs = {}
 
         deleted = DeletedNames()
         referring: list[FileSearch] = []
@@ -624,8 +626,8 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
                  settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
                  progress: Callable[[str], None] | None = None,
                  pool: ThreadPoolExecutor | None = None,
-                 ahead: dict[str, tuple[bytes, Future[bytes | None]]] | None = None, shared: PlanState | None = None,
-                 originals: dict[str, tuple[bytes, Future[bytes | None]]] | None = None) -> Plan:
+                 ahead: _Jobs | None = None, shared: PlanState | None = None,
+                 originals: _Jobs | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
