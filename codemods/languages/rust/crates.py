@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -76,6 +77,19 @@ def _join(*parts: str) -> str:
     return "/".join(out)
 
 
+@lru_cache(maxsize=4096)
+def parse_manifest(data: bytes | None) -> dict | None:
+    """A Cargo.toml's table, or None when it is missing or not TOML: parsed once per text and
+    process (the resolver and the formatter's edition lookup read the same manifests). The
+    table is shared: callers read it, never change it."""
+    if data is None:
+        return None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+
+
 class CrateIndex:
     """Packages, crates and module paths of the files of one tree, computed on demand.
 
@@ -98,17 +112,18 @@ class CrateIndex:
         self._crates: dict[str, Crate] = {}
         self._nearest: dict[str, Package | None] = {}
         self._reachable: dict[str, frozenset[str]] = {}
+        self._manifests: dict[str, dict | None] = {}
 
     # -- packages -----------------------------------------------------------
 
     def _manifest(self, directory: str) -> dict | None:
-        data = self._read(_join(directory, "Cargo.toml"))
-        if data is None:
-            return None
-        try:
-            return tomllib.loads(data.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            return None
+        """The Cargo.toml of `directory`, parsed once per index: a workspace whose members inherit
+        dependencies (`dep = { workspace = true }`) asks for the root manifest once per such entry."""
+        if directory in self._manifests:
+            return self._manifests[directory]
+        manifest = parse_manifest(self._read(_join(directory, "Cargo.toml")))
+        self._manifests[directory] = manifest
+        return manifest
 
     def package(self, directory: str) -> Package | None:
         """The package whose Cargo.toml is in `directory`, or None."""

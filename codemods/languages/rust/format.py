@@ -16,10 +16,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from codemods.languages.rust.crates import parse_manifest
 
 _INDENT = "    "
 
@@ -152,9 +153,10 @@ def _manifest(path: Path) -> dict[str, Any]:
 @lru_cache(maxsize=256)
 def _parsed_manifest(path: str, mtime_ns: int, size: int) -> dict[str, Any]:
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = Path(path).read_bytes()
+    except OSError:
         return {}
+    return parse_manifest(data) or {}
 
 
 @lru_cache(maxsize=None)
