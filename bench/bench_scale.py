@@ -11,6 +11,11 @@ Three trees, each row a median of interleaved runs:
     2,100 files and 760k lines here); `--recipe delete-methods.toml` deletes six
     methods with common names (`len`, `get`, `insert`, `parse`, ...)
                                                             target: ratio <= 1.0
+  - databend: bench/real_workspace.py, a real workspace fetched at a pinned commit
+    (about 3,800 files and 930k lines; 108 of its 110 manifests inherit dependencies
+    from the root's `[workspace.dependencies]`); `--recipe delete-methods.toml`
+    deletes six methods with common names                 target: ratio <= 1.0
+    (skipped, saying so, when the mirror is not there)
   - real: the mlxcel tree (../shared/corpora, as bench_apply.py unpacks it), the
     bundled paged-compat-removal recipe                    target: ratio <= 0.5
     (skipped, saying so, when the archive is not there)
@@ -24,11 +29,18 @@ is measured (target < 1 GiB). Then, on the generated workspace:
   - a 100 MB `.rs` file that names a removed symbol: the dry run of a recipe
     deleting that item from another file                target: < 10 s, < 5x its size
 
+The growth curve (`--only growth`, or with the others): the generated workspace's recipe on
+one workspace of 1, 2, 4 and 8 copies of a 260k-line generated workspace's crates, every copy
+using the first copy's deleted items (so the uses to resolve grow with the tree): seconds and
+peak memory per size and seconds per million lines, beside ast-grep's, so that a reader sees
+whether the cost grows linearly.
+
 With `--baseline DIR` (a checkout of an earlier commit: `git worktree add /tmp/base COMMIT`)
 each dry run is also timed with that checkout's code (PYTHONPATH=DIR, the same venv), in the
 same interleaved runs: the before and after of a change, each against ast-grep.
 
-    python bench/bench_scale.py [--runs N] [--json] [--skip-big-file] [--only generated,registry,real]
+    python bench/bench_scale.py [--runs N] [--json] [--skip-big-file]
+                                [--only generated,registry,databend,real,growth]
                                 [--baseline DIR]
 """
 
@@ -36,7 +48,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -47,6 +61,7 @@ from _harness import (DEFAULT_CORPUS, OUT, REPO, add_bytecode_option, add_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_workspace import DEFAULT_OUT, generate  # noqa: E402
+from real_workspace import build as build_databend  # noqa: E402
 from registry_workspace import build as build_registry  # noqa: E402
 
 PATTERN = "pub fn evict_stale_pages($$$ARGS) -> $RET { $$$BODY }"
@@ -57,6 +72,9 @@ rule:
   regex: ^(evict_stale_pages|legacy_block_count|dense_compat_attend|drain_legacy_queue)$
 """
 REGISTRY_PATTERN = "pub fn len(&self) -> usize { $$$BODY }"
+DATABEND_PATTERN = "pub fn len(&self) -> usize { $$$BODY }"
+GROWTH = (1, 2, 4, 8)
+GROWTH_BASE_LINES = 262_500
 MLXCEL_PATTERN = "pub fn paged_decode_attention_dense_fallback($$$ARGS) -> $RET { $$$BODY }"
 BIG_MB = 100
 
@@ -128,6 +146,16 @@ def workspaces(only: set[str], corpus: str | None) -> tuple[list[Workspace], lis
                                [codemod, "apply", "--dry-run", "--recipe", "delete-methods.toml", "."],
                                [sg, "run", "--lang", "rust", "-p", REGISTRY_PATTERN, "--rewrite", "", "crates/"],
                                1.0))
+    if "databend" in only:
+        try:
+            databend = build_databend(OUT / "databend")
+        except FileNotFoundError as missing:
+            skipped.append(f"databend: {missing}")
+        else:
+            found.append(Workspace("databend", OUT / "databend", databend["files"], databend["lines"],
+                                   [codemod, "apply", "--dry-run", "--recipe", "delete-methods.toml", "."],
+                                   [sg, "run", "--lang", "rust", "-p", DATABEND_PATTERN, "--rewrite", "", "src/"],
+                                   1.0))
     if "real" in only:
         archive = Path(corpus) if corpus else DEFAULT_CORPUS
         if archive.is_file():
@@ -140,14 +168,66 @@ def workspaces(only: set[str], corpus: str | None) -> tuple[list[Workspace], lis
     return found, skipped, generated
 
 
+SHARED_CRATES = ("base", "sched", "testkit")
+
+
+def growth_trees() -> list[tuple[int, Path, int]]:
+    """(copies, root, lines) for each size of the growth curve: one workspace of `copies` copies of
+    a generated workspace's crates (copy0/crates/..., copy1/crates/..., hard links), every copy's
+    crates depending on copy0's `base` and `sched`, whose six items the recipe deletes, so that
+    the uses to resolve grow with the copies."""
+    base = OUT / "growth" / "base"
+    manifest = generate(base, GROWTH_BASE_LINES, 12, 2230)
+    recipe = (base / "delete-six.toml").read_text()
+    recipe = recipe.replace('path = "', 'path = "copy0/').replace('check_scope = ["crates"]', 'check_scope = ["."]')
+    trees = []
+    for copies in GROWTH:
+        root = OUT / "growth" / f"{copies}x"
+        stamp = root / "stamp.json"
+        if not stamp.is_file() or json.loads(stamp.read_text()) != manifest:
+            shutil.rmtree(root, ignore_errors=True)
+            for index in range(copies):
+                shared = () if index == 0 else SHARED_CRATES
+                copy = root / f"copy{index}" / "crates"
+                shutil.copytree(base / "crates", copy, copy_function=os.link, ignore=lambda folder, names, shared=shared:
+                                [name for name in names if Path(folder).name == "crates" and name in shared])
+                for cargo in copy.glob("*/Cargo.toml") if index else ():
+                    text = cargo.read_text()
+                    cargo.unlink()
+                    for crate in SHARED_CRATES:
+                        text = text.replace(f'path = "../{crate}"', f'path = "../../../copy0/crates/{crate}"')
+                    cargo.write_text(text)
+            (root / "Cargo.toml").write_text('[workspace]\nresolver = "2"\nmembers = ["copy*/crates/*"]\n')
+            (root / "delete-six.toml").write_text(recipe)
+            stamp.write_text(json.dumps(manifest))
+        trees.append((copies, root, sum(path.read_bytes().count(b"\n") for path in root.rglob("*.rs"))))
+    return trees
+
+
+def growth_rows(runs: int) -> list[tuple]:
+    """One row per size: the dry run and ast-grep, their seconds per million lines, peak memory."""
+    codemod, sg = tool("codemod"), tool("ast-grep")
+    rows = []
+    for copies, root, lines in growth_trees():
+        dry_run = [codemod, "apply", "--dry-run", "--recipe", "delete-six.toml", "."]
+        ours, peer = race([("codemod", dry_run), ("ast-grep run", [sg, "run", "--lang", "rust", "-p", PATTERN,
+                                                                    "--rewrite", "", "."])], root, runs)
+        memory, _, _ = peak_rss(dry_run, root)
+        per_million = ours.median / (lines / 1e6)
+        rows.append((f"growth {copies}x ({lines / 1e6:.2f}M lines): dry run, {memory / 2**20:.0f} MiB",
+                     ours.median, peer.median, f"{per_million:.2f} s/Mline", f"ag {peer.median / (lines / 1e6):.2f}",
+                     None))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-big-file", action="store_true")
-    parser.add_argument("--only", default="generated,registry,real",
-                        help="comma-separated trees to time (generated, registry, real); the rows of the generated "
-                             "workspace beyond its dry run need it")
+    parser.add_argument("--only", default="generated,registry,databend,real,growth",
+                        help="comma-separated trees to time (generated, registry, databend, real) and the growth "
+                             "curve (growth); the rows of the generated workspace beyond its dry run need it")
     parser.add_argument("--baseline", metavar="DIR",
                         help="a checkout of an earlier commit: its dry runs are timed too (PYTHONPATH=DIR)")
     add_corpus_option(parser)
@@ -200,6 +280,9 @@ def main() -> None:
         delta = check.median - bare.median
         rows.append(("generated: check on 10 files vs python3 -c pass", check.median, bare.median,
                      f"+{delta * 1000:.0f} ms", "delta <= 0.060 s", delta <= 0.060))
+
+    if "growth" in only:
+        rows += growth_rows(args.runs)
 
     if not args.skip_big_file:
         big = big_file_tree(BIG_MB)
