@@ -111,8 +111,8 @@ def rustfmt_clean(source: bytes) -> bool:
 
 
 def readme_rewording_example() -> str:
-    """The README's recipe file that extends the bundled recipe with a rewording rule."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    """docs/mlxcel.md's recipe file that extends the bundled recipe with a rewording rule."""
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "mlxcel.md").read_text()
     blocks = [textwrap.dedent(b) for b in re.findall(r"```toml\n(.*?)```", readme, flags=re.S)]
     return next(block for block in blocks if block.startswith('extends = "paged-compat-removal"'))
 
