@@ -67,12 +67,42 @@ def _shape(cls: type) -> list:
     return found
 
 
-def test_the_engine_defines_its_dataclasses_through_the_table() -> None:
-    assert startup._installed
-    assert vars(dataclasses)["exec"] is startup._exec
+@pytest.fixture
+def installed():
+    """The table installed in this process for one test, and taken out again after it."""
+    was = startup._installed
+    startup.install()
+    yield
+    if not was and startup._installed:
+        vars(dataclasses).pop("exec", None)
+        startup._installed = False
 
 
-def test_a_class_made_through_the_table_is_the_class_made_without_it(monkeypatch) -> None:
+def test_the_command_defines_the_engines_dataclasses_through_the_table() -> None:
+    """The console script installs the table before the engine is imported (the atexit hook
+    below runs inside the command's quick exit)."""
+    code = ("import atexit, dataclasses, sys\n"
+            "sys.argv = ['codemod', 'recipes']\n"
+            "import codemods.startup as s\n"
+            "atexit.register(lambda: print('TABLE', s._installed, vars(dataclasses).get('exec') is s._exec))\n"
+            "from codemods.cli.entry import run\n"
+            "run()\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=HOUSE, capture_output=True, text=True, timeout=120,
+                            env={k: v for k, v in os.environ.items() if k != "CODEMOD_DATACLASS_CACHE"})
+    assert result.returncode == 0, result.stderr
+    assert "TABLE True True" in result.stdout
+
+
+def test_importing_the_library_leaves_the_standard_library_alone() -> None:
+    code = ("import dataclasses, codemods, codemods.plan.planner, codemods.cli.main, codemods.edit\n"
+            "from codemods import plan_recipe\n"
+            "import codemods.startup as s\n"
+            "print(s._installed, 'exec' in vars(dataclasses))\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=HOUSE, capture_output=True, text=True, timeout=120)
+    assert result.stdout.split() == ["False", "False"], result.stderr
+
+
+def test_a_class_made_through_the_table_is_the_class_made_without_it(monkeypatch, installed) -> None:
     used = set(startup._used)
     through = _probe("codemods._probe_through_table")
     assert any("def __init__(self,path:" in text for text in startup._used - used)
@@ -92,7 +122,7 @@ def test_a_class_made_through_the_table_is_the_class_made_without_it(monkeypatch
     assert through["Counted"]("a") < through["Counted"]("b")
 
 
-def test_another_packages_classes_are_compiled_as_before() -> None:
+def test_another_packages_classes_are_compiled_as_before(installed) -> None:
     before = set(startup._table)
     _probe("not_the_house_probe")
     assert set(startup._table) == before
@@ -151,7 +181,7 @@ def test_the_table_is_written_as_bytecode_is(tmp_path) -> None:
 
 
 def test_it_can_be_turned_off() -> None:
-    result = subprocess.run([sys.executable, "-c", "import codemods.edit, dataclasses, codemods.startup as s; "
+    result = subprocess.run([sys.executable, "-c", "import dataclasses, codemods.startup as s; s.install(); "
                              "print(s._installed, 'exec' in vars(dataclasses))"],
                             env=os.environ | {"CODEMOD_DATACLASS_CACHE": "0"}, cwd=HOUSE, capture_output=True,
                             text=True, timeout=60)
