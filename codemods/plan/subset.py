@@ -3,17 +3,24 @@ changes skipped, checked as the whole plan was.
 
 A change is what a reviewer accepts or skips as one: the deletion of one
 `[[delete]]` target (all its spans, its impls included), or the edits one
-other stage made inside one item (a recipe step's rewrite of one test with
-the bindings it drops, a trimmed test, a reworded comment). Its id is the
+chosen stage (a recipe step, the rewrites, rewordings and insertions) made
+inside one item (a recipe step's rewrite of one test with the bindings it
+drops, a trimmed test, a reworded comment). What follows from the changes
+kept is never a change of its own: the imports they leave unused, what goes
+with a deletion in other files (a module's file), the blank lines and
+emptied containers around a deletion, the formatting. Its id is the
 edits' origin (`my-cleanup:type:Handle`), followed by `@ITEM` when the same
 origin has changes in several items (`my-step@test_merge`);
 these are the ids `codemod apply --accept/--skip` and the JSON output use.
 
 `plan_subset` re-plans without the skipped changes on the plan's snapshot:
 the kept deletions are settled again (deletions that were merged with a
-skipped neighbour get their own blank lines), every other stage's edits are
-kept as planned, and the per-file gate, the reference check and the
-dead-symbol check run again, under the plan's settings (its overrides). A
+skipped neighbour get their own blank lines), the chosen stages' accepted
+edits are kept as planned, what follows from them is made again from what
+is kept (the stages that remove imports and delete module files run again;
+a skipped rewrite's call keeps its import), and every check of a whole plan
+(the per-file gate, the reference check, the dead-symbol check, the
+formatting) runs again, under the plan's settings (its overrides). A
 name only a skipped deletion removes is not removed: its item is still there,
 so the item itself and what names it are no finding. What the skips break is returned, not raised:
 the error findings the whole plan did not have, and for each skipped change
