@@ -98,10 +98,9 @@ def _anchor(path: str, source: bytes, start: int, end: int) -> str | None:
     documents it, blank lines between at most); None when there is neither (an edit at file
     level: a file's imports, or a language that names no items)."""
     language = language_for(path)
-    named = language.operations.named_items if language is not None and language.grammar is not None else None
-    if named is None:
+    if language is None or language.grammar is None or language.operations.named_items is None:
         return None
-    items = named(source, parse(source, language.name))
+    items = language.operations.named_items(source, parse(source, language.name))
     holding = [(s, e, name) for s, e, name in items if s <= start and end <= e]
     if holding:
         return max(holding, key=lambda item: (item[0], -item[1]))[2]
