@@ -278,6 +278,7 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
     findings: list[Finding] = list(basis.stages[0].findings) if basis.stages else []
     target_origins = {t.target: t.origins for t in _target_deletions(plan)}
     deletion_edits: list[Edit] = []
+    kept_targets: list = []
     for path, targets in targets_by_file(recipe).items():
         source = workspace.read(path)
         # Change ids are the slugs of origins (`t:impl:Gauge-2` for `t:impl:<Gauge>#2`).
@@ -285,6 +286,7 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
                   and not {change_id(o) for o in target_origins[t]} & skipped_ids]
         if source is None or not wanted:
             continue
+        kept_targets += wanted
         edits, file_deleted, _ = delete_in_file(recipe, path, source, wanted)
         deletion_edits += edits
         deleted.merge(file_deleted)
@@ -296,7 +298,8 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
         findings.extend(result.findings)
         deleted.merge(DeletedNames({k: list(v) for k, v in result.deleted.items()}, list(result.removed_names)))
 
-    take(DeleteModuleFiles(recipe, deleted)(workspace))
+    # What goes elsewhere with the kept targets only (a skipped variant keeps its arms in other files).
+    take(DeleteModuleFiles(replace(recipe, deletions=tuple(kept_targets)), deleted)(workspace))
     for index in basis.chosen_stages:
         result = basis.stages[index]
         stage_changes = [c for c in changes if c.stage == index]

@@ -162,10 +162,56 @@ def test_skip_on_the_command_line_writes_a_tree_that_builds(tmp_path: Path) -> N
     lib = (root / "src/lib.rs").read_text()
     assert "use glyphs::stroke_width;" in lib and "fn serif" not in lib
     assert (root / "src/ornaments.rs").read_text() == TREE["src/ornaments.rs"]
+    _build(root, tmp_path)
+
+
+HUES = {
+    "Cargo.toml": '[package]\nname = "hues"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": "mod paint;\nmod shade;\n\npub use paint::code;\n",
+    "src/shade.rs": "pub enum Hue {\n    Umber,\n    Ochre,\n    Teal,\n}\n",
+    "src/paint.rs": "use crate::shade::Hue;\n\npub fn code(hue: Hue) -> u8 {\n    match hue {\n"
+                    "        Hue::Umber => 1,\n        Hue::Ochre => 2,\n        Hue::Teal => 3,\n    }\n}\n",
+}
+HUES_RECIPE = """\
+id = "fewer-hues"
+summary = "drop two hues"
+
+[[delete]]
+path = "src/shade.rs"
+language = "rust"
+kind = "variant"
+name = "Hue::Umber"
+
+[[delete]]
+path = "src/shade.rs"
+language = "rust"
+kind = "variant"
+name = "Hue::Ochre"
+"""
+
+
+def test_a_skipped_variant_keeps_its_match_arms_in_other_files_and_the_crate_builds(tmp_path: Path) -> None:
+    root = tmp_path / "hues"
+    for path, text in HUES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    (tmp_path / "fewer_hues.toml").write_text(HUES_RECIPE)
+    plan = plan_recipe(root, load_recipe(str(tmp_path / "fewer_hues.toml")))
+    # The arms in paint.rs go with their variants: no change of their own.
+    assert [c.id for c in changes_of(plan)] == ["fewer-hues:variant:Hue::Umber", "fewer-hues:variant:Hue::Ochre"]
+    result = run_codemod("apply", "--recipe", str(tmp_path / "fewer_hues.toml"), "--skip",
+                         "fewer-hues:variant:Hue::Ochre", str(root))
+    assert result.exit_code == 0, result.stderr
+    paint = (root / "src/paint.rs").read_text()
+    assert "Hue::Umber" not in paint and "Hue::Ochre => 2," in paint
+    _build(root, tmp_path)
+
+
+def _build(root: Path, folder: Path) -> None:
     cargo = shutil.which("cargo")
     if cargo is None:
         pytest.skip("cargo is not installed: the written tree was checked, not built")
     env = {**os.environ, "RUSTUP_TOOLCHAIN": os.environ.get("RUSTUP_TOOLCHAIN", "stable"),
-           "CARGO_TARGET_DIR": str(tmp_path / "target"), "CARGO_TERM_COLOR": "never"}
+           "CARGO_TARGET_DIR": str(folder / "target"), "CARGO_TERM_COLOR": "never"}
     built = subprocess.run([cargo, "build", "--offline", "-q"], cwd=root, capture_output=True, text=True, env=env)
     assert built.returncode == 0, built.stderr
