@@ -36,7 +36,7 @@ from typing import Iterable, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.errors import SelectionError
-from codemods.edit.values import Edit, Finding, line_col
+from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.registry import language_for
 from codemods.parse import parse
 from codemods.plan.planner import Plan, PlanBasis, checked_plan
@@ -278,7 +278,7 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
     findings: list[Finding] = list(basis.stages[0].findings) if basis.stages else []
     target_origins = {t.target: t.origins for t in _target_deletions(plan)}
     deletion_edits: list[Edit] = []
-    kept_targets: list = []
+    kept_targets: list[ItemTarget] = []
     for path, targets in targets_by_file(recipe).items():
         source = workspace.read(path)
         # Change ids are the slugs of origins (`t:impl:Gauge-2` for `t:impl:<Gauge>#2`).
