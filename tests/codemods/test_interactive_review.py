@@ -119,3 +119,20 @@ def test_a_blocked_plan_can_still_be_reviewed(tmp_path: Path, capsys) -> None:
     walk = Walk(plan, colour=False, getkey=Keys("r", "n"))
     assert walk.run() == set(ids)
     assert f"[1/{len(ids)}] {ids[0]}" in capsys.readouterr().out
+
+
+def test_a_cpp_rewrite_is_labelled_with_its_function_not_its_class_or_namespace(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/dial.cpp").write_text(
+        "namespace gauge {\n\nint legacy_scale(int v) { return v * 3; }\n\nclass Dial {\n public:\n"
+        "  int read(int v) const { return legacy_scale(v) + 1; }\n};\n\nint face(int v) {\n"
+        "  return legacy_scale(v);\n}\n\n}  // namespace gauge\n")
+    recipe = tmp_path / "drop_scale.toml"
+    recipe.write_text('id = "drop-scale"\nsummary = ""\n\n[[delete]]\npath = "src/dial.cpp"\nlanguage = "cpp"\n'
+                      'kind = "function"\nname = "gauge::legacy_scale"\n\n[[rewrite]]\npath = "src/dial.cpp"\n'
+                      'pattern = "legacy_scale($V)"\nreplace = "$V * 3"\n')
+    plan = plan_recipe(tmp_path, load_recipe(str(recipe)))
+    assert [(c.id, c.item) for c in changes_of(plan)] == [
+        ("drop-scale:cpp-function:gauge::legacy_scale", "gauge::legacy_scale"),
+        ("drop-scale:rewrite@gauge::Dial::read", "gauge::Dial::read"),
+        ("drop-scale:rewrite@gauge::face", "gauge::face")]
