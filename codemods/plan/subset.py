@@ -92,15 +92,19 @@ class Subset:
     accepted: tuple[str, ...] = ()
 
 
-def _anchor(path: str, source: bytes, start: int, end: int) -> str | None:
-    """The name of the innermost item of the file holding [start, end) (its language's
-    `named_items`), else of the item the edited text lies directly above (a comment that
-    documents it, blank lines between at most); None when there is neither (an edit at file
-    level: a file's imports, or a language that names no items)."""
+def _named_items(path: str, source: bytes) -> list[tuple[int, int, str]]:
+    """The file's named items (its language's `named_items`; none for a language without them)."""
     language = language_for(path)
     if language is None or language.grammar is None or language.operations.named_items is None:
-        return None
-    items = language.operations.named_items(source, parse(source, language.name))
+        return []
+    return language.operations.named_items(source, parse(source, language.name))
+
+
+def _anchor(source: bytes, items: list[tuple[int, int, str]], start: int, end: int) -> str | None:
+    """The name of the innermost of `items` (the file's `_named_items`) holding [start, end),
+    else of the item the edited text lies directly above (a comment that documents it, blank
+    lines between at most); None when there is neither (an edit at file level: a file's
+    imports, or a language that names no items)."""
     holding = [(s, e, name) for s, e, name in items if s <= start and end <= e]
     if holding:
         return max(holding, key=lambda item: (item[0], -item[1]))[2]
@@ -183,11 +187,15 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
             changes.append(Change(change_id(origin), edits[0].path, 0, edits, str(getattr(deletion.target, "name", ""))
                                   or None, deletion.names))
     groups: dict[tuple[int, str, str | None], list[Edit]] = {}
+    items: dict[str, list[tuple[int, int, str]]] = {}
     for index in basis.chosen_stages:
         for edit in basis.stages[index].edits:
             # Inserted items (a generated helper) are a change of their own, named by what they add.
             added = list(_defined_names(edit.path, edit.replacement)) if edit.start == edit.end else []
-            item = added[0] if added else _anchor(edit.path, basis.start.read(edit.path) or b"", edit.start, edit.end)
+            source = basis.start.read(edit.path) or b""
+            if not added and edit.path not in items:
+                items[edit.path] = _named_items(edit.path, source)
+            item = added[0] if added else _anchor(source, items[edit.path], edit.start, edit.end)
             groups.setdefault((index, edit.path, item), []).append(edit)
     named = {key: _common_origin([e.origin for e in edits]) for key, edits in groups.items()}
     shared = {origin for origin in named.values() if list(named.values()).count(origin) > 1}
