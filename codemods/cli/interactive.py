@@ -2,7 +2,9 @@
 
 Both pick a set of changes to skip (codemods.plan.subset); the write, the
 re-check of what remains and the journaled writer are `apply_selected`'s.
-The walk shows each item-level change as a coloured diff and asks
+A plan blocked as a whole says so first, with its blocking findings, and
+offers to stop. The walk shows each item-level change as a coloured diff of
+what will be written (formatted, as `--dry-run` shows it) and asks
 `[y]es / [n]o / [a]ll remaining / [q]uit / [?]`. A skip that leaves accepted
 changes pointing at nothing (or code the recipe removes named again) is
 answered at once with the accepted changes that need the skipped one.
@@ -11,6 +13,7 @@ answered at once with the accepted changes that need the skipped one.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import termios
 import tty
@@ -22,7 +25,7 @@ from interchange.cli_style import UsageLine
 
 from codemods.edit.splice import splice
 from codemods.plan.subset import Change, changes_of, plan_subset, select
-from codemods.edit.diff import render_text, unified_diff
+from codemods.edit.diff import changed_lines, render_text, unified_diff, with_runs
 from codemods.report.text import coloured
 
 # Exit code of a walk interrupted with Ctrl-C (nothing written), as for `apply`.
@@ -81,14 +84,76 @@ def selection(accept: tuple[str, ...], skip: tuple[str, ...]):
     return choose
 
 
-def _change_diff(plan, change: Change) -> str:
-    """The unified diff of `change` alone, file by file."""
-    out = []
-    for path in dict.fromkeys(e.path for e in change.edits):
-        edits = [e for e in change.edits if e.path == path]
-        before = plan.basis.start.read(path) or b""
-        out.append(render_text(unified_diff(path, before, splice(before, edits), edits=edits)))
-    return "".join(out)
+def _edit_lines(source: bytes, change: Change, path: str) -> list[tuple[int, int]]:
+    """The (first, last) 0-based lines of `source` that `change`'s edits in `path` touch."""
+    return [(source.count(b"\n", 0, e.start), source.count(b"\n", 0, max(e.start, e.end - 1)))
+            for e in change.edits if e.path == path]
+
+
+def _split_deletions(before: bytes, run: tuple[int, int, int, int],
+                     owned: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """A run that only removes lines, split where the lines `owned` (edited by some change) start
+    or stop: an import left unused beside a deleted item is a run of its own."""
+    i1, i2, j1, j2 = run
+    if j1 != j2 or i2 - i1 < 2:
+        return [run]
+    lines = before.split(b"\n")
+    parts, at = [], i1
+    last = any(first <= i1 <= end for first, end in owned)
+    for line in range(i1 + 1, i2):
+        if not lines[line].strip():
+            continue  # a blank line goes with the lines above it
+        covered = any(first <= line <= end for first, end in owned)
+        if covered != last:
+            parts.append((at, line, j1, j1))
+            at, last = line, covered
+    return parts + [(at, i2, j1, j1)]
+
+
+def change_diffs(plan, changes: tuple[Change, ...]) -> dict[str, str]:
+    """Each change's unified diff, as the plan writes it: the lines of the written (formatted)
+    files that differ, each run shown with the changes whose edits it touches. A run no change
+    touches follows from them (an import left unused, formatting, a deleted module's file): it
+    is shown with the first deletion whose name it removes, else the nearest change of its
+    file, else the first deletion named in its path, else the first change. A file the plan
+    does not write (a refused one) shows the change's edits as planned."""
+    runs: dict[str, dict[str, list[tuple[int, int, int, int]]]] = {c.id: {} for c in changes}
+    written = {c.path: c for c in plan.changes}
+    deletions = [c for c in changes if c.removes]
+    for path, file_change in written.items():
+        before, after = file_change.before, file_change.after
+        lines = before.split(b"\n")
+        here = [c for c in changes if any(e.path == path for e in c.edits)]
+        spans = {c.id: _edit_lines(before, c, path) for c in here}
+        every = [span for found in spans.values() for span in found]
+        for run in [part for whole in changed_lines(before, after) for part in _split_deletions(before, whole, every)]:
+            i1, i2 = run[0], max(run[1] - 1, run[0])
+            owners = [c.id for c in here if any(first <= i2 and i1 - 1 <= last for first, last in spans[c.id])]
+            removed = b"\n".join(lines[run[0]:run[1]]).decode("utf-8", "replace")
+            if not owners:
+                owners = [c.id for c in deletions if any(re.search(rf"\b{re.escape(n)}\b", removed)
+                                                         for n in c.removes)][:1]
+            if not owners and here:
+                distance = {c.id: min(abs(first - i1) for first, _ in spans[c.id]) for c in here}
+                owners = [min(distance, key=lambda key: distance[key])]
+            if not owners and changes:
+                owners = [next((c.id for c in deletions if any(n in path for n in c.removes)), changes[0].id)]
+            for owner in owners:
+                runs[owner].setdefault(path, []).append(run)
+    diffs = {}
+    for change in changes:
+        out = []
+        for path in dict.fromkeys([*(e.path for e in change.edits), *runs[change.id]]):
+            if path in written:
+                before = written[path].before
+                shown = with_runs(before, written[path].after, runs[change.id].get(path, []))
+            else:
+                edits = [e for e in change.edits if e.path == path]
+                before = plan.basis.start.read(path) or b""
+                shown = splice(before, edits)
+            out.append(render_text(unified_diff(path, before, shown)))
+        diffs[change.id] = "".join(out)
+    return diffs
 
 
 def _describe(change: Change) -> str:
@@ -112,6 +177,7 @@ class Walk:
         self.colour = colour
         self.getkey = getkey
         self.changes = changes_of(plan)
+        self.diffs = change_diffs(plan, self.changes)
         self.accepted: set[str] = set()
         self.skipped: set[str] = set()
 
@@ -134,12 +200,14 @@ class Walk:
         prompt = ("Apply this change? [y]es / [n]o / [a]ll remaining / [q]uit" + (" / [e]dit" if editor else "")
                   + " / [?] ")
         total = len(self.changes)
+        if self.plan.blocking and not self.blocked_first():
+            return None
         for number, change in enumerate(self.changes, start=1):
             if change.id in self.skipped:
                 self.echo(f"[{number}/{total}] {change.id}: skipped (it needs a change you skipped)", dim=True)
                 continue
             self.echo(f"[{number}/{total}] {change.id}  ({_describe(change)})", bold=True)
-            diff = _change_diff(self.plan, change)
+            diff = self.diffs[change.id]
             click.echo(coloured(diff) if self.colour is not False else diff, nl=False, color=self.colour)
             while True:
                 key = self.ask(prompt, keys)
@@ -162,6 +230,19 @@ class Walk:
                 self.accepted |= {c.id for c in self.changes[number - 1:] if c.id not in self.skipped}
                 return self.not_accepted()
         return self.not_accepted()
+
+    def blocked_first(self) -> bool:
+        """Before the first change of a plan that is blocked as a whole: its blocking findings, and
+        whether to walk it anyway (skipping the changes they come from may unblock it)."""
+        blocking = self.plan.blocking
+        self.echo(f"The whole plan is refused as it stands ({len(blocking)} blocking finding(s)):", fg="yellow")
+        for finding in blocking[:_SHOWN_FINDINGS]:
+            self.echo(f"  {finding.render()}")
+        if len(blocking) > _SHOWN_FINDINGS:
+            self.echo(f"  ... and {len(blocking) - _SHOWN_FINDINGS} more")
+        self.echo("What you accept is checked again before it is written, and refused while any is left "
+                  "(skipping the changes they come from may clear them).")
+        return self.ask("[r]eview the changes anyway / [q]uit, writing nothing ", "rq") == "r"
 
     def not_accepted(self) -> set[str]:
         """What the write leaves out: every change not accepted (the skipped ones, and any not decided)."""

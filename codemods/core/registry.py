@@ -104,6 +104,9 @@ class LanguageOperations:
     - `start_searches(state, paths)`: searches of the tree the plug-in will want, started as a
       plan that deletes in its files `paths` starts (in threads or other processes, not waited for) and kept
       in `state`'s memos, which the plan's later state carries;
+    - `named_items(source, tree) -> [(start, end, name)]`: the items of the file a change can be
+      said to be in (functions, types, modules, nested ones too), each from its docs and
+      attributes to its end, named as a recipe names it (`tests::check`, `ns::Klass::f`);
     - `format_excerpt(before, edits, after) -> bytes | None`: a smaller file of `after` (`before`
       with the (start, end, replacement) `edits`) that the formatter leaves as it is only if it
       leaves the edited places of `after` as they are: the planner formats it first, and the
@@ -131,6 +134,7 @@ class LanguageOperations:
     prepare_formatting: Callable[[Path], None] | None = None
     format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
     start_searches: Callable[[PlanState, list[str]], None] | None = None
+    named_items: Callable[[bytes, Any], list[tuple[int, int, str]]] | None = None
     deletable_kinds: tuple[str, ...] = ()
     deletes_apart: bool = False
 

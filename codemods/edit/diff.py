@@ -127,6 +127,27 @@ def unified_diff(path: str, before: bytes, after: bytes, context: int = 3, edits
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
 
 
+def changed_lines(before: bytes, after: bytes, edits: Sequence[Edit] = ()) -> list[tuple[int, int, int, int]]:
+    """The runs of lines that differ, as ([i1, i2) of `before`'s lines, [j1, j2) of `after`'s),
+    in order (0-based; `edits` as for `unified_diff`)."""
+    a, b = _lines(before), _lines(after)
+    opcodes = _opcodes(a, b, _windows(before, after, edits)) if edits else \
+        difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in opcodes if tag != "equal"]
+
+
+def with_runs(before: bytes, after: bytes, runs: Sequence[tuple[int, int, int, int]]) -> bytes:
+    """`before` with only `runs` (of `changed_lines(before, after)`) taken from `after`."""
+    a, b = _lines(before), _lines(after)
+    out: list[str] = []
+    at = 0
+    for i1, i2, j1, j2 in sorted(runs):
+        out += a[at:i1] + b[j1:j2]
+        at = i2
+    out += a[at:]
+    return "".join(out).encode("utf-8", errors="surrogateescape")
+
+
 def render_text(text: str) -> str:
     """Make diff text printable: escaped bytes become U+FFFD."""
     return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")

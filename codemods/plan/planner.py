@@ -53,6 +53,15 @@ class PlanBasis:
     mentioning: SettledSearch | None
     referring: SettledSearch
 
+    @property
+    def chosen_stages(self) -> range:
+        """The indices of the stages after the deletions whose edits are a reviewer's choices (the
+        recipe's steps, rewrites, rewordings, insertions). The others' edits follow from what is
+        kept: what goes with the deletions in other files (`DeleteModuleFiles`, the second stage)
+        and the imports left unused (`RemoveImports`, the last), like the formatting the check
+        does; a subset makes them again (plan/subset.py)."""
+        return range(2, len(self.stages) - 1)
+
     def settle(self) -> None:
         """Wait for the searches, so that their files stay known once their processes are gone."""
         for search in (self.mentioning, self.referring):

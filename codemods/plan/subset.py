@@ -3,17 +3,24 @@ changes skipped, checked as the whole plan was.
 
 A change is what a reviewer accepts or skips as one: the deletion of one
 `[[delete]]` target (all its spans, its impls included), or the edits one
-other stage made inside one item (a recipe step's rewrite of one test with
-the bindings it drops, a trimmed test, a reworded comment). Its id is the
+chosen stage (a recipe step, the rewrites, rewordings and insertions) made
+inside one item (a recipe step's rewrite of one test with the bindings it
+drops, a trimmed test, a reworded comment). What follows from the changes
+kept is never a change of its own: the imports they leave unused, what goes
+with a deletion in other files (a module's file), the blank lines and
+emptied containers around a deletion, the formatting. Its id is the
 edits' origin (`my-cleanup:type:Handle`), followed by `@ITEM` when the same
 origin has changes in several items (`my-step@test_merge`);
 these are the ids `codemod apply --accept/--skip` and the JSON output use.
 
 `plan_subset` re-plans without the skipped changes on the plan's snapshot:
 the kept deletions are settled again (deletions that were merged with a
-skipped neighbour get their own blank lines), every other stage's edits are
-kept as planned, and the per-file gate, the reference check and the
-dead-symbol check run again, under the plan's settings (its overrides). A
+skipped neighbour get their own blank lines), the chosen stages' accepted
+edits are kept as planned, what follows from them is made again from what
+is kept (the stages that remove imports and delete module files run again;
+a skipped rewrite's call keeps its import), and every check of a whole plan
+(the per-file gate, the reference check, the dead-symbol check, the
+formatting) runs again, under the plan's settings (its overrides). A
 name only a skipped deletion removes is not removed: its item is still there,
 so the item itself and what names it are no finding. What the skips break is returned, not raised:
 the error findings the whole plan did not have, and for each skipped change
@@ -24,17 +31,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.errors import SelectionError
-from codemods.edit.values import Edit, Finding, line_col
+from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.registry import language_for
 from codemods.parse import parse
 from codemods.plan.planner import Plan, PlanBasis, checked_plan
-from codemods.plan.recipe import Workspace
+from codemods.plan.recipe import StepResult, Workspace
 from codemods.plan.references import DeletedNames
-from codemods.plan.stages import delete_in_file, targets_by_file
+from codemods.plan.stages import DeleteModuleFiles, RemoveImports, delete_in_file, targets_by_file
 from codemods.words import whole_word_hits
 
 # A finding of a subset only: an accepted change uses a name that a skipped change would have added.
@@ -84,25 +92,24 @@ class Subset:
     accepted: tuple[str, ...] = ()
 
 
-def _anchor(path: str, source: bytes, start: int, end: int) -> str | None:
-    """The name of the innermost item around [start, end) (a node with a `name` field), else of
-    the first top-level item from `start` on (the item deleted, or the one a comment above it
-    documents); None when there is neither."""
+def _named_items(path: str, source: bytes) -> list[tuple[int, int, str]]:
+    """The file's named items (its language's `named_items`; none for a language without them)."""
     language = language_for(path)
-    if language is None or language.grammar is None:
-        return None
-    root = parse(source, language.name).root_node
-    node = root.descendant_for_byte_range(start, max(start, end - 1))
-    while node is not None and node != root:
-        name = node.child_by_field_name("name")
-        if name is not None and node.start_byte <= start and end <= node.end_byte:
-            return (name.text or b"").decode("utf-8", "replace")
-        node = node.parent
-    for child in root.named_children:
-        name = child.child_by_field_name("name")
-        if child.start_byte >= start and name is not None:
-            return (name.text or b"").decode("utf-8", "replace")
-    return None
+    if language is None or language.grammar is None or language.operations.named_items is None:
+        return []
+    return language.operations.named_items(source, parse(source, language.name))
+
+
+def _anchor(source: bytes, items: list[tuple[int, int, str]], start: int, end: int) -> str | None:
+    """The name of the innermost of `items` (the file's `_named_items`) holding [start, end),
+    else of the item the edited text lies directly above (a comment that documents it, blank
+    lines between at most); None when there is neither (an edit at file level: a file's
+    imports, or a language that names no items)."""
+    holding = [(s, e, name) for s, e, name in items if s <= start and end <= e]
+    if holding:
+        return max(holding, key=lambda item: (item[0], -item[1]))[2]
+    below = [(s, name) for s, _, name in items if s >= end and not source[end:s].strip()]
+    return min(below)[1] if below else None
 
 
 def _common_origin(origins: list[str]) -> str:
@@ -176,15 +183,19 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
             if origin not in planned:
                 continue
             edits = tuple(e for e in deletion.edits if origin in e.origin.split("+"))
-            source = basis.start.read(edits[0].path) or b""
-            changes.append(Change(change_id(origin), edits[0].path, 0, edits, _anchor(edits[0].path, source, edits[0].start,
-                                                                             edits[0].end), deletion.names))
+            # A deletion is in the item it deletes, as the recipe names it.
+            changes.append(Change(change_id(origin), edits[0].path, 0, edits, str(getattr(deletion.target, "name", ""))
+                                  or None, deletion.names))
     groups: dict[tuple[int, str, str | None], list[Edit]] = {}
-    for index, result in enumerate(basis.stages[1:], start=1):
-        for edit in result.edits:
+    items: dict[str, list[tuple[int, int, str]]] = {}
+    for index in basis.chosen_stages:
+        for edit in basis.stages[index].edits:
             # Inserted items (a generated helper) are a change of their own, named by what they add.
             added = list(_defined_names(edit.path, edit.replacement)) if edit.start == edit.end else []
-            item = added[0] if added else _anchor(edit.path, basis.start.read(edit.path) or b"", edit.start, edit.end)
+            source = basis.start.read(edit.path) or b""
+            if not added and edit.path not in items:
+                items[edit.path] = _named_items(edit.path, source)
+            item = added[0] if added else _anchor(source, items[edit.path], edit.start, edit.end)
             groups.setdefault((index, edit.path, item), []).append(edit)
     named = {key: _common_origin([e.origin for e in edits]) for key, edits in groups.items()}
     shared = {origin for origin in named.values() if list(named.values()).count(origin) > 1}
@@ -263,33 +274,49 @@ def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Cha
 
 def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
                         skipped_ids: set[str]) -> tuple[Workspace, DeletedNames, list[Finding]]:
-    """The plan's snapshot holding only the accepted edits (the kept deletions settled again), what
-    they delete, and the stages' own findings."""
+    """The plan's snapshot holding only the accepted edits, what they delete, and the stages' own
+    findings: the kept deletions settled again (blank lines, containers they empty), what goes
+    with them in other files and the imports left unused made again from what is kept (never
+    kept from the whole plan: a skipped rewrite's call keeps its import), the chosen stages'
+    accepted edits as planned."""
     basis = _basis(plan)
+    recipe = basis.recipe
     workspace = basis.start
     deleted = DeletedNames()
-    findings: list[Finding] = []
+    findings: list[Finding] = list(basis.stages[0].findings) if basis.stages else []
     target_origins = {t.target: t.origins for t in _target_deletions(plan)}
     deletion_edits: list[Edit] = []
-    for path, targets in targets_by_file(basis.recipe).items():
+    kept_targets: list[ItemTarget] = []
+    for path, targets in targets_by_file(recipe).items():
         source = workspace.read(path)
         # Change ids are the slugs of origins (`t:impl:Gauge-2` for `t:impl:<Gauge>#2`).
         wanted = [t for t in targets if t in target_origins
                   and not {change_id(o) for o in target_origins[t]} & skipped_ids]
         if source is None or not wanted:
             continue
-        edits, file_deleted, _ = delete_in_file(basis.recipe, path, source, wanted)
+        kept_targets += wanted
+        edits, file_deleted, _ = delete_in_file(recipe, path, source, wanted)
         deletion_edits += edits
         deleted.merge(file_deleted)
     workspace = workspace.with_edits(deletion_edits)
-    for index, result in enumerate(basis.stages):
-        findings += result.findings
-        if index == 0:
-            continue
+
+    def take(result: StepResult) -> None:
+        nonlocal workspace
+        workspace = workspace.with_edits(result.edits)
+        findings.extend(result.findings)
+        deleted.merge(DeletedNames({k: list(v) for k, v in result.deleted.items()}, list(result.removed_names)))
+
+    # What goes elsewhere with the kept targets only (a skipped variant keeps its arms in other files).
+    take(DeleteModuleFiles(replace(recipe, deletions=tuple(kept_targets)), deleted)(workspace))
+    for index in basis.chosen_stages:
+        result = basis.stages[index]
         stage_changes = [c for c in changes if c.stage == index]
-        workspace = workspace.with_edits([e for c in stage_changes if c.id not in skipped_ids for e in c.edits])
-        if not stage_changes or any(c.id not in skipped_ids for c in stage_changes):
-            deleted.merge(DeletedNames({k: list(v) for k, v in result.deleted.items()}, list(result.removed_names)))
+        kept = [e for c in stage_changes if c.id not in skipped_ids for e in c.edits]
+        # A stage's deletions count while any of its changes is kept (or it has none: names only).
+        counted = not stage_changes or any(c.id not in skipped_ids for c in stage_changes)
+        take(StepResult(tuple(kept), result.findings, result.removed_names if counted else (),
+                        result.deleted if counted else MappingProxyType({})))
+    take(RemoveImports(recipe, deleted, basis.referring.result)(workspace))
     return workspace, deleted, findings
 
 

@@ -114,3 +114,62 @@ def test_nested_targets_give_one_edit():
         """, [("class", "Frob"), ("function", "Frob.gone")])
     assert len(edits) == 1
     assert after == "import os\n\n\ndef keep():\n    return 1\n"
+
+
+def test_deleting_the_first_statement_leaves_no_blank_lines_at_the_top():
+    assert_deletes(
+        "python",
+        """
+        def tally_first():
+            return 1
+
+
+        # Stays with its function.
+        def tally_kept():
+            return 2
+        """,
+        [("function", "tally_first")],
+        """
+        # Stays with its function.
+        def tally_kept():
+            return 2
+        """,
+    )
+    # A header comment keeps the one blank line it had; a method first in its class body too.
+    assert_deletes("python", "# Ledger tools.\n\ndef opening():\n    return 0\n\n\ndef closing():\n    return 1\n",
+                   [("function", "opening")], "# Ledger tools.\n\ndef closing():\n    return 1\n")
+    assert_deletes("python", "class Ledger:\n    def opening(self):\n        return 0\n\n    def closing(self):\n"
+                   "        return 1\n", [("function", "Ledger.opening")],
+                   "class Ledger:\n    def closing(self):\n        return 1\n")
+
+
+def test_each_deleted_python_item_is_a_change_of_its_own(tmp_path):
+    from codemods import ItemTarget, Recipe, plan_recipe
+    from codemods.plan.subset import changes_of, plan_subset
+    from codemod_helpers import run_codemod
+
+    source = ("import math\n\n\ndef ledger_sum(rows):\n    return math.fsum(rows)\n\n\n"
+              "class Ledger:\n    def audit(self):\n        return 1\n\n    def close(self):\n        return 2\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "books.py").write_text(source)
+    recipe = Recipe(id="trim-books", summary="", deletions=(
+        ItemTarget("books.py", "python", "function", "ledger_sum"),
+        ItemTarget("books.py", "python", "function", "Ledger.audit")))
+    plan = plan_recipe(tree, recipe)
+    changes = changes_of(plan)
+    assert [(c.id, c.item, c.removes) for c in changes] == [
+        ("trim-books:function:ledger_sum", "ledger_sum", ("ledger_sum",)),
+        ("trim-books:function:Ledger.audit", "Ledger.audit", ("audit",))]
+    kept = plan_subset(plan, ["trim-books:function:ledger_sum"])
+    assert not kept.plan.blocking
+    assert kept.plan.changes[0].after.decode() == source.replace("    def audit(self):\n        return 1\n\n", "")
+    (tmp_path / "trim_books.toml").write_text('id = "trim-books"\nsummary = ""\n\n[[delete]]\npath = "books.py"\n'
+                                         'language = "python"\nkind = "function"\nname = "ledger_sum"\n\n'
+                                         '[[delete]]\npath = "books.py"\nlanguage = "python"\nkind = "function"\n'
+                                         'name = "Ledger.audit"\n')
+    written = run_codemod("apply", "--recipe", str(tmp_path / "trim_books.toml"), "--skip",
+                          "trim-books:function:Ledger.audit", str(tree))
+    assert written.exit_code == 0, written.stderr
+    assert (tree / "books.py").read_text() == source.replace(
+        "def ledger_sum(rows):\n    return math.fsum(rows)\n\n\n", "")

@@ -76,6 +76,11 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
             for item in cpp_items(source, tree) if (*item.scope, item.name)[-len(wanted):] == wanted]
 
 
+def named_items(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int, str]]:
+    """(start, end, qualified name) of the file's items (functions, classes, ...; see items.py)."""
+    return [(item.start, item.end, "::".join((*item.scope, item.name))) for item in cpp_items(source, tree)]
+
+
 def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Uses in a C++ file that resolve, or may resolve, to a deleted C++ item (the files it
     includes, read once per plan, make the `static` functions of those files visible)."""
@@ -114,6 +119,7 @@ OPERATIONS = LanguageOperations(
     identifiers=identifiers,
     delete_items=delete_items,
     item_scopes=item_scopes,
+    named_items=named_items,
     references=references,
     format_item=format_item,
     format_file=format_file,

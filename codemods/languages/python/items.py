@@ -58,6 +58,7 @@ def delete_python_items(
             super().__init__()
             self.only = only
             self.scope: list[str] = []
+            self.removed: set[int] = set()  # ids of the original statements removed
 
         def _enter(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
             self.scope.append(node.name.value)
@@ -71,8 +72,26 @@ def delete_python_items(
             if qualified in self.only and target is not None and target.kind == kind:
                 span = self.get_metadata(ByteSpanPositionProvider, original)
                 spans[qualified] = (span.start, span.start + span.length)
+                self.removed.add(id(original))
                 return cst.RemovalSentinel.REMOVE
             return updated
+
+        def _first_kept(self, original, updated):
+            """A body whose first statement went: the one now first starts without the blank
+            lines that separated it from the removed one (its comments stay)."""
+            if not original.body or id(original.body[0]) not in self.removed or not updated.body:
+                return updated
+            first = updated.body[0]
+            lines = list(first.leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            return updated.with_changes(body=(first.with_changes(leading_lines=tuple(lines)), *updated.body[1:]))
+
+        def leave_Module(self, original, updated):
+            return self._first_kept(original, updated)
+
+        def leave_IndentedBlock(self, original, updated):
+            return self._first_kept(original, updated)
 
         def visit_FunctionDef(self, node):
             return self._enter(node)
@@ -92,14 +111,15 @@ def delete_python_items(
     try:
         result = without(set(wanted))
         removed = list(spans)
-        edits = [_changed_range(path, source, without({name}), spans[name], f"{origin}:python")
-                 for name in removed]
+        # One origin per deleted item, as for the other languages (`RECIPE:function:Cls.method`).
+        origins = {name: f"{origin}:{wanted[name].kind}:{name}" for name in removed}
+        edits = [_changed_range(path, source, without({name}), spans[name], origins[name]) for name in removed]
     except Exception as error:  # libcst refuses e.g. a body left empty
         return [], [], [Finding(path, 0, 0, Code.CANNOT_DELETE, f"libcst could not delete: {error}")]
     ordered = sorted(edits, key=lambda e: e.start)
     if any(second.start < first.end for first, second in zip(ordered, ordered[1:])):
         edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),
-                                f"{origin}:python")]
+                                "+".join(origins[name] for name in removed))]
     findings = [
         missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent)
         for t in targets

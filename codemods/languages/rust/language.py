@@ -117,6 +117,21 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node) for item in chosen]
 
 
+def named_items(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int, str]]:
+    """(start, end, qualified name) of the file's named items (not its `use` declarations and
+    extern blocks); an impl block is named `impl TYPE` (`impl TRAIT for TYPE`)."""
+    named = []
+    for item in rust_items(source, tree):
+        if item.kind in ("use", "extern_block"):
+            continue
+        name = item.qualified_name
+        if item.kind == "impl":
+            header = item.impl_header or (item.name, item.trait)
+            name = "::".join((*item.module_path, f"impl {header[1] + ' for ' if header[1] else ''}{header[0]}"))
+        named.append((item.start, item.end, name))
+    return named
+
+
 # The memo under which `start_searches` keeps the search of the tree's `#[path]` attributes.
 _PATH_ATTRIBUTES = "rust-path-attributes"
 
@@ -563,6 +578,7 @@ OPERATIONS = LanguageOperations(
     identifiers=identifiers,
     delete_items=delete_items,
     item_scopes=item_scopes,
+    named_items=named_items,
     references=references,
     format_item=format_item,
     format_file=format_file,
