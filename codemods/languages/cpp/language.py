@@ -78,15 +78,16 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
 
 def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Uses in a C++ file that resolve, or may resolve, to a deleted C++ item (the files it
-    includes, read once per plan, make the `static` functions of those files visible)."""
-    items = deleted.of(CPP)
-    included: set[str] = set()
-    if any(i.translation_unit_local and i.path != path for i in items):
-        closures: dict[str, set[str]] = shared.memo("cpp_included_files", dict)
+    includes, read once per plan where asked, make the `static` functions of those files
+    visible; a file it does not include is hidden by its own `static` function)."""
+    closures: dict[str, set[str]] = shared.memo("cpp_included_files", dict)
+
+    def included() -> set[str]:
         if path not in closures:
             closures[path] = included_files(path, shared.read)
-        included = closures[path]
-    return cpp_references(path, text, items, included), []
+        return closures[path]
+
+    return cpp_references(path, text, deleted.of(CPP), included), []
 
 
 def format_item(text: str, indent: str, root, path: str) -> None:

@@ -5,6 +5,9 @@ A use of a deleted C++ item counts where it can name it:
 * a `static` function, or one in an anonymous namespace, lives in its
   translation unit: uses in other files are other functions, unless they
   include its file (`#include "..."`, followed through the tree: includes.py);
+  and a file's own such function of a deleted function's name and namespace
+  hides it where the file does not include the deleted one's file (an
+  amalgamated header with its own copy);
 * a qualified name `a::b::f` names it when `a::b` is its namespace, looked up
   from the namespaces around the use outwards (`::a::b::f` from the top);
 * an unqualified `f` names it inside its namespace (or a nested one), in the
@@ -12,7 +15,13 @@ A use of a deleted C++ item counts where it can name it:
   unless the file declares another `f` in a namespace around the use;
   elsewhere only argument-dependent lookup could find it: *possible*;
 * a local variable or parameter of the same name, and member accesses
-  `x.f` / `x->f`, are not uses;
+  `x.f` / `x->f` of a function that is no member, are not uses;
+* a deleted member function is called by `this->f` in a member function of
+  its class (a class that may derive from it: possible), and by `x.f` /
+  `p->f` where the receiver's declared type is its class (receivers.py:
+  locals, parameters, data members, pointers, references, smart pointers;
+  one the file shows deriving from it too), possibly where the type is not
+  shown (`auto`, a template parameter, a call's result), not on another class;
 * a declaration in a header and its definition are one item when their
   signatures are the same: a surviving declaration of a function whose
   definition is deleted is reported (an in-class declaration of an
@@ -37,6 +46,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Collection
 
 import tree_sitter
 
@@ -139,8 +149,7 @@ def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[t
     found = []
     for item in items:
         node = item.node
-        static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
-        local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
+        local = _has_internal_linkage(node) and not path.endswith(_HEADER_SUFFIXES)
         survivors = tuple(dict.fromkeys(
             Overload(_arity(k.node), k.signature, k.scope[-1] if _is_member(k) and k.scope else "") for k in kept
             if (k.qualified_name == item.qualified_name or operator_symbol(item.name) and k.name == item.name)
@@ -164,6 +173,13 @@ def _arity(node: tree_sitter.Node) -> tuple[int, int | None] | None:
     return arity(declarator.child_by_field_name("parameters")) if declarator is not None else None
 
 
+def _has_internal_linkage(node: tree_sitter.Node) -> bool:
+    """Whether an item is `static` or in an anonymous namespace: each translation unit that
+    reads it has its own."""
+    static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
+    return static or _in_anonymous_namespace(node)
+
+
 def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
     current = node.parent
     while current is not None:
@@ -184,10 +200,12 @@ def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
 
 
 def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
-                   included: set[str] | frozenset[str] = frozenset()) -> list[Reference]:
+                   included: Callable[[], Collection[str]] = frozenset) -> list[Reference]:
     """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
-    `included` holds the files `path` includes (a `static` function of one of them is visible)."""
-    reachable = [i for i in items if not i.translation_unit_local or i.path == path or i.path in included]
+    `included()` gives the files `path` includes (a `static` function of one of them is visible,
+    and a function of one it does not include is hidden by the file's own `static` one)."""
+    reachable = [i for i in items if not i.translation_unit_local or i.path == path
+                 or i.path in included()]
     operators = [i for i in reachable if i.operator is not None]
     by_name: dict[str, list[DeletedCppItem]] = {}
     for item in reachable:
@@ -202,6 +220,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     directives = _using(tree.root_node)
     file_items = cpp_items(source, namespace_macros=macros)
     declared = {(i.name, i.scope) for i in file_items}
+    own = _own_internal_functions(file_items, by_name)
     deleted_definitions: dict[tuple[str, tuple[str, ...]], set[tuple[str, ...] | None]] = {}
     for item in items:
         if item.kind == "function":
@@ -215,6 +234,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
             continue
         arguments = _call_arguments(node)
         candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
+        candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included)]
         if not candidates:
             continue
         fields = [i for i in candidates if i.kind == "field"]
@@ -238,6 +258,28 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
                 resolution += f"; overload resolution may pick {spelled(name, kept.signature)}, which stays"
             found.append(Reference(path, match.start(), match.end(), name, certainty, kind, resolution))
     return found
+
+
+def _own_internal_functions(file_items: list[CppItem], names) -> dict[tuple[str, tuple[str, ...]], list[Overload]]:
+    """The file's own `static` and anonymous-namespace functions (no members) of the names
+    `names`, as overloads by (name, namespace)."""
+    found: dict[tuple[str, tuple[str, ...]], list[Overload]] = {}
+    for item in file_items:
+        if item.name in names and item.signature is not None and not _is_member(item) \
+                and _has_internal_linkage(item.node):
+            found.setdefault((item.name, item.scope), []).append(Overload(_arity(item.node) or (0, None),
+                                                                          item.signature))
+    return found
+
+
+def _shadowed(item: DeletedCppItem, path: str, own: dict[tuple[str, tuple[str, ...]], list[Overload]],
+              arguments: list[str | None] | None, included: Callable[[], Collection[str]]) -> bool:
+    """Whether a name the file's own `static` (or anonymous-namespace) function of the deleted
+    item's name and namespace takes names that one: the deleted item is of another file, which
+    this one does not include (an amalgamated header that defines its own copy)."""
+    overloads = own.get((item.name, item.visible_namespace), [])
+    return bool(overloads) and item.path != path and not item.member \
+        and any(arguments is None or o.takes(arguments) for o in overloads) and item.path not in included()
 
 
 def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:
