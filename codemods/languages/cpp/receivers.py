@@ -88,15 +88,15 @@ def expression_type(expression: tree_sitter.Node, items: list[CppItem]) -> tuple
         owner = receiver_class(expression, items)
         if not owner or field is None:
             return None
-        return _data_member_type(owner.split("::")[-1], field.text, items)
+        return _data_member_type(owner.split("::")[-1], _text(field).encode(), items)
     return None
 
 
 def _variable_type(variable: tree_sitter.Node, items: list[CppItem]) -> tuple[str, int] | None:
     """The type of the variable a name names: a local or parameter, else a data member of the
     class of the member function it is in, else a namespace-scope variable of the file."""
-    name = variable.text
-    local = local_declaration(variable, name.decode("utf-8", "replace"))
+    name = _text(variable).encode()
+    local = local_declaration(variable, _text(variable))
     if local is not None:
         return _declared_type(*local)
     for owner in member_function_classes(variable):
@@ -186,14 +186,14 @@ def member_function_classes(node: tree_sitter.Node) -> set[str]:
         if current.type in _CLASS_SPECIFIERS:
             name = current.child_by_field_name("name")
             if name is not None:
-                found.add(name.text.decode("utf-8", "replace").split("<", 1)[0].split("::")[-1])
+                found.add(_text(name).split("<", 1)[0].split("::")[-1])
         elif current.type == "function_definition":
             declarator = function_declarator(current.child_by_field_name("declarator"))
             named = declarator.child_by_field_name("declarator") if declarator is not None else None
             while named is not None and named.type == "qualified_identifier":
                 scope = named.child_by_field_name("scope")
                 if scope is not None:
-                    found.add(scope.text.decode("utf-8", "replace").split("<", 1)[0])
+                    found.add(_text(scope).split("<", 1)[0])
                 named = named.child_by_field_name("name")
         current = current.parent
     return found
@@ -252,4 +252,4 @@ def _wrappers(stack: list[tuple[tree_sitter.Node, tuple[str, ...]]], name: bytes
 
 
 def _text(node: tree_sitter.Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
+    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
