@@ -220,6 +220,42 @@ def test_a_class_of_the_same_name_in_another_namespace_is_another_class(tmp_path
     assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
 
 
+def test_receivers_typed_by_the_headers_a_file_includes(tmp_path):
+    write_tree(tmp_path, {
+        "kiln.h": """
+            namespace kiln {
+            class Furnace {
+             public:
+              int heat() const { return 1; }
+            };
+            }
+        """,
+        "yard.h": """
+            #include "kiln.h"
+            namespace yard {
+            class Annex : public kiln::Furnace {};
+            struct Foundry {
+              kiln::Furnace hearth;
+              Annex annex;
+              int pour() const;
+            };
+            }
+        """,
+        "yard.cpp": """
+            #include "yard.h"
+            namespace yard {
+            int Foundry::pour() const { return hearth.heat() // REF
+                + this->annex.heat(); } // REF
+            int cast(Foundry& f, Annex* a) { return f.hearth.heat() + a->heat(); } // REF
+            }
+        """,
+        "loose.cpp": """
+            int guess(Foundry& f) { return f.hearth.heat(); } // MAYBE
+        """,
+    })
+    assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
+
+
 RECIPE = """
 id = "kiln-cleanup"
 summary = "Furnace::heat goes"

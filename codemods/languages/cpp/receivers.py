@@ -5,9 +5,10 @@ The receiver's type is taken where the code writes it:
 * a local variable or parameter of the function around the access (a
   range-`for` variable too): `Lantern l`, `const Lantern& l`, `Lantern* p`;
 * a data member of the class whose member function the access is in (its
-  body in the file), or a namespace-scope variable the file declares;
+  body in the file, or in a file it includes), or a namespace-scope variable
+  declared there;
 * a member access on such a receiver (`this->lamp`, `holder.lamp`) whose
-  class body is in the file: its data member's type;
+  class body is there: its data member's type;
 * `*p` and `(x)` as `p` and `x` show them.
 
 `p->m` is on the class `p` points to (`Lantern*`, `std::unique_ptr<Lantern>`,
@@ -42,7 +43,8 @@ NOT_A_CLASS = ""
 def receiver_class(access: tree_sitter.Node, items: list[CppItem]) -> str | None:
     """The class, as written (`glow::Lantern`, template arguments dropped), of the object the
     member access `access` (a field_expression) is on; NOT_A_CLASS for a built-in or standard
-    type; None when the file does not show it. `items` are the file's items (cpp_items)."""
+    type; None when the file does not show it. `items` are the items (cpp_items) of the file,
+    and of the files it includes where the caller has read them."""
     argument = access.child_by_field_name("argument")
     operator = access.child_by_field_name("operator")
     if argument is None:

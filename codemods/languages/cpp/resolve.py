@@ -200,10 +200,13 @@ def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
 
 
 def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
-                   included: Callable[[], Collection[str]] = frozenset) -> list[Reference]:
+                   included: Callable[[], Collection[str]] = frozenset,
+                   included_items: Callable[[], list[CppItem]] = list) -> list[Reference]:
     """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
     `included()` gives the files `path` includes (a `static` function of one of them is visible,
-    and a function of one it does not include is hidden by the file's own `static` one)."""
+    and a function of one it does not include is hidden by the file's own `static` one), and
+    `included_items()` their items (the classes, data members and variables a member call's
+    receiver may be typed by)."""
     reachable = [i for i in items if not i.translation_unit_local or i.path == path
                  or i.path in included()]
     operators = [i for i in reachable if i.operator is not None]
@@ -221,6 +224,14 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     file_items = cpp_items(source, namespace_macros=macros)
     declared = {(i.name, i.scope) for i in file_items}
     own = _own_internal_functions(file_items, by_name)
+    seen: list[list[CppItem]] = []
+
+    def visible() -> list[CppItem]:
+        """The file's items and those of the files it includes (read once, where asked)."""
+        if not seen:
+            seen.append(file_items + included_items())
+        return seen[0]
+
     deleted_definitions: dict[tuple[str, tuple[str, ...]], set[tuple[str, ...] | None]] = {}
     for item in items:
         if item.kind == "function":
@@ -247,7 +258,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
                 continue
         parent = node.parent
         if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
-            reference = _member_access(node, candidates, directives, file_items, regions)
+            reference = _member_access(node, candidates, directives, file_items, visible, regions)
         else:
             reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
         if reference is not None:
@@ -353,9 +364,10 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
 
 
 def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directives, file_items: list[CppItem],
-                   regions=()) -> tuple[str, str, str] | None:
+                   visible: Callable[[], list[CppItem]], regions=()) -> tuple[str, str, str] | None:
     """(certainty, kind, resolution) when the member access whose member `node` names (`x.f`,
-    `p->f`) may name one of the deleted member functions among `items`: definite on `this` in a
+    `p->f`) may name one of the deleted member functions among `items` (the receiver typed by the
+    file's items, else by those `visible()` adds from its includes): definite on `this` in a
     member function of its class, or on a receiver whose declared type is its class; possible on
     `this` in a class that may derive from it, or on a receiver whose type the file does not show
     (`auto`, a template parameter, a call's result); None on a receiver of another class (one the
@@ -379,11 +391,13 @@ def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directiv
             continue
         written = receiver_class(access, file_items)
         if written is None:
+            written = receiver_class(access, visible())
+        if written is None:
             return POSSIBLE, "method call", f"{name} on a receiver whose type is not known here may name {full}"
         if written == NOT_A_CLASS:
             continue
         spelled_receiver = _text_of(receiver)
-        certainty = _names_class(written, item, node, directives, file_items, regions)
+        certainty = _names_class(written, item, node, directives, visible(), regions)
         if certainty == DEFINITE:
             return DEFINITE, "method call", f"{spelled_receiver} is a {written}: {name} names {full}"
         if certainty == POSSIBLE:
