@@ -239,6 +239,8 @@ def test_receivers_typed_by_the_headers_a_file_includes(tmp_path):
               Annex annex;
               int pour() const;
             };
+            using Hearth = kiln::Furnace;
+            typedef Hearth* HearthRef;
             }
         """,
         "yard.cpp": """
@@ -247,6 +249,8 @@ def test_receivers_typed_by_the_headers_a_file_includes(tmp_path):
             int Foundry::pour() const { return hearth.heat() // REF
                 + this->annex.heat(); } // REF
             int cast(Foundry& f, Annex* a) { return f.hearth.heat() + a->heat(); } // REF
+            int aliased(Hearth h, HearthRef r) { return h.heat() // REF
+                + r->heat(); } // REF
             }
         """,
         "loose.cpp": """

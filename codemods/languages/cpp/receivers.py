@@ -9,7 +9,9 @@ The receiver's type is taken where the code writes it:
   declared there;
 * a member access on such a receiver (`this->lamp`, `holder.lamp`) whose
   class body is there: its data member's type;
-* `*p` and `(x)` as `p` and `x` show them.
+* `*p` and `(x)` as `p` and `x` show them;
+
+type aliases declared there (`using`, `typedef`) followed to what they name.
 
 `p->m` is on the class `p` points to (`Lantern*`, `std::unique_ptr<Lantern>`,
 `std::shared_ptr<Lantern>`); `->` on an object of another class calls its
@@ -52,7 +54,7 @@ def receiver_class(access: tree_sitter.Node, items: list[CppItem]) -> str | None
     typed = expression_type(argument, items)
     if typed is None:
         return None
-    written, pointers = typed
+    written, pointers = _without_aliases(*typed, items)
     arrow = operator is not None and operator.type == "->"
     if arrow and pointers == 0:
         pointee = _smart_pointee(written)
@@ -130,6 +132,23 @@ def _declared_type(declaration: tree_sitter.Node, wrappers: tuple[str, ...]) -> 
             or _template_parameter(declaration, written):
         return None
     return written.replace("*", ""), wrappers.count("pointer_declarator") + written.count("*")
+
+
+def _without_aliases(written: str, pointers: int, items: list[CppItem]) -> tuple[str, int]:
+    """A written type with the type aliases among `items` it names (`using Ref = Klass*;`,
+    `typedef Klass* Ref;`) replaced by what they stand for, a few levels deep."""
+    for _ in range(4):
+        bare = _QUALIFIER_WORDS.sub(" ", written.split("<", 1)[0]).replace("&", " ").strip().split("::")[-1].strip()
+        alias = next((i.node for i in items if i.kind == "type" and i.name == bare), None)
+        if alias is None or alias.type not in ("alias_declaration", "type_definition"):
+            break
+        target = _text(alias.child_by_field_name("type"))
+        declarator = alias.child_by_field_name("declarator")
+        while declarator is not None and declarator.type == "pointer_declarator":
+            pointers += 1
+            declarator = declarator.child_by_field_name("declarator")
+        written, pointers = target.replace("*", ""), pointers + target.count("*")
+    return written, pointers
 
 
 def _smart_pointee(written: str) -> str | None:

@@ -258,7 +258,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
                 continue
         parent = node.parent
         if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
-            reference = _member_access(node, candidates, directives, file_items, visible, regions)
+            reference = _member_access(node, candidates, directives, visible, regions)
         else:
             reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
         if reference is not None:
@@ -363,11 +363,11 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
     return None
 
 
-def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directives, file_items: list[CppItem],
+def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directives,
                    visible: Callable[[], list[CppItem]], regions=()) -> tuple[str, str, str] | None:
     """(certainty, kind, resolution) when the member access whose member `node` names (`x.f`,
     `p->f`) may name one of the deleted member functions among `items` (the receiver typed by the
-    file's items, else by those `visible()` adds from its includes): definite on `this` in a
+    items `visible()` gives, the file's and its includes'): definite on `this` in a
     member function of its class, or on a receiver whose declared type is its class; possible on
     `this` in a class that may derive from it, or on a receiver whose type the file does not show
     (`auto`, a template parameter, a call's result); None on a receiver of another class (one the
@@ -389,9 +389,7 @@ def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directiv
                                                  f"{', '.join(sorted(classes))}, which may derive from {owner}: "
                                                  f"it may name {full}")
             continue
-        written = receiver_class(access, file_items)
-        if written is None:
-            written = receiver_class(access, visible())
+        written = receiver_class(access, visible())
         if written is None:
             return POSSIBLE, "method call", f"{name} on a receiver whose type is not known here may name {full}"
         if written == NOT_A_CLASS:
