@@ -331,9 +331,12 @@ def test_apply_refuses_a_deletion_used_only_through_objects_in_other_files(tmp_p
 
     refused = CliRunner().invoke(main, ["apply", "--recipe", str(tmp_path / "recipe.toml"), str(tree)])
     assert refused.exit_code == 1, refused.output
+    assert "smithy.cpp:13:27: report: code still refers to an item the recipe deletes" in refused.stderr  # (*&r)
     assert "smithy.cpp:22:51: report: code still refers to an item the recipe deletes" in refused.stderr
 
     forced = CliRunner().invoke(main, ["apply", "--allow-dangling", "--recipe", str(tmp_path / "recipe.toml"),
                                        str(tree)])
     assert forced.exit_code == 0, forced.output
-    assert "smithy.cpp:22:51: error: 'class kiln::Furnace' has no member named 'report'" in _compiles(tree).stderr
+    broken = _compiles(tree).stderr
+    assert "smithy.cpp:13:27: error: 'const class kiln::Furnace' has no member named 'report'" in broken
+    assert "smithy.cpp:22:51: error: 'class kiln::Furnace' has no member named 'report'" in broken

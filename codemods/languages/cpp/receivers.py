@@ -9,7 +9,7 @@ The receiver's type is taken where the code writes it:
   declared there;
 * a member access on such a receiver (`this->lamp`, `holder.lamp`) whose
   class body is there: its data member's type;
-* `*p` and `(x)` as `p` and `x` show them;
+* `*p`, `&x` and `(x)` as `p` and `x` show them;
 
 type aliases declared there (`using`, `typedef`) followed to what they name.
 
@@ -77,10 +77,11 @@ def expression_type(expression: tree_sitter.Node, items: list[CppItem]) -> tuple
     if expression.type == "pointer_expression":
         operator = expression.child_by_field_name("operator")
         inner = expression.child_by_field_name("argument")
-        typed = expression_type(inner, items) if inner is not None and operator is not None \
-            and operator.type == "*" else None
-        if typed is None:
+        typed = expression_type(inner, items) if inner is not None else None
+        if typed is None or operator is None:
             return None
+        if operator.type == "&":
+            return typed[0], typed[1] + 1
         if typed[1] == 0:
             pointee = _smart_pointee(typed[0])
             return (pointee, 0) if pointee is not None else None
