@@ -394,13 +394,16 @@ def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directiv
             return POSSIBLE, "method call", f"{name} on a receiver whose type is not known here may name {full}"
         if written == NOT_A_CLASS:
             continue
-        spelled_receiver = _text_of(receiver)
         certainty = _names_class(written, item, node, directives, visible(), regions)
-        if certainty == DEFINITE:
-            return DEFINITE, "method call", f"{spelled_receiver} is a {written}: {name} names {full}"
-        if certainty == POSSIBLE:
-            return POSSIBLE, "method call", (f"{spelled_receiver} is a {written}, which may be {owner} or derive "
-                                             f"from it: {name} may name {full}")
+        if certainty is None:
+            continue
+        derived = written.split("::")[-1] != owner
+        arrow = access.child_by_field_name("operator")
+        relation = "points to" if arrow is not None and arrow.type == "->" else "is"
+        why = f"{_text_of(receiver)} {relation} a {written}" + (
+            (", which derives from " if certainty == DEFINITE else ", whose bases may include ") + owner if derived
+            else "" if certainty == DEFINITE else f", which may be {'::'.join(item.visible_namespace)} here")
+        return certainty, "method call", f"{why}: {name} {'names' if certainty == DEFINITE else 'may name'} {full}"
     return None
 
 
