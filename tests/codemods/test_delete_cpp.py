@@ -219,3 +219,32 @@ def test_a_plan_deletes_a_declaration_annotated_by_a_macro_line(tmp_path: Path):
     plan = plan_recipe(tmp_path, recipe)
     assert not plan.findings
     assert [c.after for c in plan.changes] == [b"#pragma once\n\nint keep(int x);\n"]
+
+
+def test_a_namespace_macro_defined_in_another_header_points_to_namespace_macros(tmp_path):
+    """The macro's namespace is read from its name (`SPOOL`): "did you mean" must not suggest
+    `spool::wind`; the message says what the recipe's `namespace_macros` should hold."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "spool_config.h").write_text(
+        "#define SPOOL_BEGIN_NAMESPACE namespace yarn { inline namespace v2 {\n#define SPOOL_END_NAMESPACE } }\n")
+    (tmp_path / "lib" / "reel.h").write_bytes(dedent("""
+        #pragma once
+        #include "spool_config.h"
+        SPOOL_BEGIN_NAMESPACE
+        namespace knots {
+        inline int wind(int turns) { return turns * 3; }
+        }
+        SPOOL_END_NAMESPACE
+    """))
+
+    def refusal(**macros: str):
+        recipe = Recipe(id="t", summary="", namespace_macros=macros,
+                        deletions=(ItemTarget("lib/reel.h", "cpp", "function", "yarn::knots::wind"),))
+        return [f for f in plan_recipe(tmp_path, recipe).findings if f.blocking]
+
+    [finding] = refusal()
+    assert finding.code == "no-such-item" and (finding.path, finding.line) == ("lib/reel.h", 5)
+    assert "spool::" not in finding.message and not finding.candidates
+    assert 'namespace_macros = { SPOOL_BEGIN_NAMESPACE = "yarn" }' in finding.message
+    assert "read as opening namespace spool" in finding.message
+    assert refusal(SPOOL_BEGIN_NAMESPACE="yarn") == []

@@ -322,3 +322,34 @@ def test_an_unqualified_name_reaches_a_deleted_member_function_only_from_a_membe
         """,
     })
     assert found(tmp_path, ("tally.h", "function", "stats::Tally::Reset")) == expected(tmp_path)
+
+
+def test_a_files_own_static_function_hides_a_deleted_one_of_a_header_it_does_not_include(tmp_path):
+    write_tree(tmp_path, {
+        "include/press/plate.h": """
+            #pragma once
+            namespace press { namespace detail {
+            static int inkle(int dots) { return dots * 2; }
+            } }
+        """,
+        "single/press_all.h": """
+            #pragma once
+            namespace press {
+            namespace detail {
+            static int inkle(int dots) { return dots + 1; }
+            }
+            inline int roll(int dots) { return detail::inkle(dots) + press::detail::inkle(dots); }
+            }
+        """,
+        "src/proof.cpp": """
+            #include "press/plate.h"
+            namespace press { namespace detail {
+            static int inkle(const char* word) { return word[0]; }
+            } }
+            int proof() { return press::detail::inkle(3) + press::detail::inkle("x"); } // REF
+        """,
+        "src/loose.h": """
+            inline int loose() { return press::detail::inkle(4); } // REF
+        """,
+    })
+    assert found(tmp_path, ("include/press/plate.h", "function", "press::detail::inkle")) == expected(tmp_path)

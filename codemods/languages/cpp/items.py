@@ -38,7 +38,7 @@ from typing import Callable, Iterable
 import tree_sitter
 
 from codemods.edit.codes import Code
-from codemods.edit.values import Finding, missing_target, shape_mismatch
+from codemods.edit.values import Finding, closest_names, line_col, missing_target, shape_mismatch
 from codemods.parse import CPP, error_nodes, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
 from codemods.languages.cpp.preprocessor import (
@@ -625,6 +625,44 @@ def _with_parse_error(finding: Finding, source: bytes, macros: tuple[tuple[str, 
                                                 f"be indexed)")
 
 
+def _in_guessed_namespace(target: CppTarget, items: list[CppItem],
+                          regions: tuple[NamespaceRegion, ...]) -> list[CppItem]:
+    """The items of a qualified target's kind, in another namespace than the target's, that sit
+    inside a namespace macro whose namespace was read from its name (neither the recipe nor the
+    file says what it opens), the closest-named first: the target may name one of them in the
+    namespace the macro really opens."""
+    wanted = target.base_name.removeprefix("::").split("::")
+    if len(wanted) < 2:
+        return []
+    found = [i for i in items if target.kind in ("any", i.kind) and list(i.scope) != wanted[:-1]
+             and any(r.guessed and r.start <= i.node.start_byte < r.end for r in regions)]
+    closest = closest_names(wanted[-1], [i.name for i in found])
+    return sorted(found, key=lambda i: closest.index(i.name) if i.name in closest else len(closest))
+
+
+def _with_guessed_namespace(finding: Finding, path: str, source: bytes, target: CppTarget, misread: list[CppItem],
+                            regions: tuple[NamespaceRegion, ...]) -> Finding:
+    """A missing target's finding, where an item of its name sits inside a namespace macro that
+    the file does not define: placed at that item, saying so, and how the recipe's
+    `namespace_macros` says what the macro opens (its "did you mean" suggests no namespace read
+    from the macro's name)."""
+    item = misread[0] if misread else None
+    if item is None or not finding.blocking or not closest_names(target.base_name.split("::")[-1], [item.name]):
+        return finding
+    region = max((r for r in regions if r.guessed and r.start <= item.node.start_byte < r.end), key=lambda r: r.start)
+    read_as = f"namespace {'::'.join(region.names)}" if region.names else "no namespace"
+    wanted = target.base_name.removeprefix("::").split("::")[:-1]
+    inner = list(item.scope[len(region.names):]) if item.scope[:len(region.names)] == region.names else None
+    opens = "..."
+    if inner is not None and len(wanted) > len(inner) and wanted[len(wanted) - len(inner):] == inner:
+        opens = "::".join(wanted[:len(wanted) - len(inner)])
+    note = (f"; {item.spelled()} is there, inside {region.macro}, which the file does not define: it "
+            f"was read as opening {read_as} (from the macro's name); if it opens another, say so in the "
+            f"recipe's namespace_macros (docs/recipes.md): namespace_macros = {{ {region.macro} = \"{opens}\" }}")
+    line, col = line_col(source, item.node.start_byte)
+    return dataclasses.replace(finding, line=line, col=col, message=finding.message + note)
+
+
 def _in_class_declarations(items: list[CppItem], chosen: list[CppItem]) -> list[CppItem]:
     """The declarations in their class's body of the out-of-line member definitions in `chosen`
     (same name, class and signature), which go with them."""
@@ -668,11 +706,14 @@ def delete_cpp_items(
                                            named[0].node.start_byte))
             continue
         if not chosen:
+            regions = masked_namespace_macros(source, macros)[1]
+            misread = _in_guessed_namespace(target, items, regions)
             candidates = [_spelled_like(i, target.name) if target.signature is None
                           else i.spelled("::" in target.base_name)
-                          for i in items if target.kind in ("any", i.kind)]
-            findings.append(_with_parse_error(missing_target(path, target.kind, target.name, candidates,
-                                                             already_absent), source, macros))
+                          for i in items if target.kind in ("any", i.kind) and i not in misread]
+            finding = missing_target(path, target.kind, target.name, candidates, already_absent)
+            findings.append(_with_parse_error(_with_guessed_namespace(finding, path, source, target, misread,
+                                                                      regions), source, macros))
             continue
         refusal = _overload_refusal(path, target, chosen)
         if refusal is None:

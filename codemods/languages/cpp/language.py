@@ -83,15 +83,30 @@ def named_items(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int, s
 
 def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Uses in a C++ file that resolve, or may resolve, to a deleted C++ item (the files it
-    includes, read once per plan, make the `static` functions of those files visible)."""
-    items = deleted.of(CPP)
-    included: set[str] = set()
-    if any(i.translation_unit_local and i.path != path for i in items):
-        closures: dict[str, set[str]] = shared.memo("cpp_included_files", dict)
+    includes, read once per plan where asked, make the `static` functions of those files
+    visible; a file it does not include is hidden by its own `static` function; their items
+    type the receivers of member calls)."""
+    closures: dict[str, set[str]] = shared.memo("cpp_included_files", dict)
+
+    def included() -> set[str]:
         if path not in closures:
             closures[path] = included_files(path, shared.read)
-        included = closures[path]
-    return cpp_references(path, text, items, included), []
+        return closures[path]
+
+    items = deleted.of(CPP)
+    macros = next((i.namespace_macros for i in items if i.namespace_macros), ())
+    headers: dict[str, list] = shared.memo("cpp_included_items", dict)
+
+    def included_items() -> list:
+        found = []
+        for header in sorted(included()):
+            if header not in headers:
+                source = shared.read(header) if language_of(header) == CPP else None
+                headers[header] = cpp_items(source, namespace_macros=macros) if source is not None else []
+            found += headers[header]
+        return found
+
+    return cpp_references(path, text, items, included, included_items), []
 
 
 def format_item(text: str, indent: str, root, path: str) -> None:

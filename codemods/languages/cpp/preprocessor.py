@@ -80,11 +80,15 @@ class Branch:
 @dataclass(frozen=True)
 class NamespaceRegion:
     """Bytes [start, end) that a macro pair wraps in the namespace `names` (() for a macro that
-    opens none, e.g. a recipe's `"QT_BEGIN_NAMESPACE" = ""`)."""
+    opens none, e.g. a recipe's `"QT_BEGIN_NAMESPACE" = ""`); `macro` is the opening macro, and
+    `guessed` says that neither the recipe nor a `#define` in the file says what it opens (the
+    namespace is read from its name)."""
 
     start: int
     end: int
     names: tuple[str, ...]
+    macro: str = ""
+    guessed: bool = False
 
 
 def _closing_name(opening: str) -> str | None:
@@ -160,6 +164,7 @@ def _masked_namespace_macros(source: bytes, macros: tuple[tuple[str, str], ...])
     (`FMT_BEGIN_EXPORT`, or a recipe's own macro where the syntax check does not know it)."""
     source = _masked_export_macros(source)
     known = {**_defined_namespaces(source), **dict(macros)} if b"define" in source else dict(macros)
+    stated = set(known)  # what the recipe or the file says; the others are read from their names
     lines = list(_MACRO_LINE.finditer(source))
     names = [m.group(1).decode("ascii") for m in lines]
     known.update((n, "") for n in names if n not in known and _opened_namespace(n, None, known) is None
@@ -168,13 +173,14 @@ def _masked_namespace_macros(source: bytes, macros: tuple[tuple[str, str], ...])
         return source, ()
     masked = bytearray(source)
     regions: list[NamespaceRegion] = []
-    stack: list[tuple[str, int, tuple[str, ...]]] = []
+    stack: list[tuple[str, int, tuple[str, ...], str]] = []
     for match, name in zip(lines, names):
         argument = match.group(2).decode("ascii") if match.group(2) else None
         open_at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == name), None)
         if open_at is not None:
-            closing, start, opened = stack.pop(open_at)
-            regions.append(NamespaceRegion(start, match.end(), opened))
+            closing, start, opened, opening = stack.pop(open_at)
+            regions.append(NamespaceRegion(start, match.end(), opened, opening,
+                                           opening not in stated and opening != "BEGIN_NAMESPACE"))
             masked[match.start():match.end()] = b" " * (match.end() - match.start())
             continue
         namespace = _opened_namespace(name, argument, known)
@@ -183,9 +189,11 @@ def _masked_namespace_macros(source: bytes, macros: tuple[tuple[str, str], ...])
             continue
         if name not in known and namespace and _inside_namespace(source, match.start(), namespace):
             namespace = ""  # `X_NAMESPACE_BEGIN` inside `namespace x {`: a versioning or export macro
-        stack.append((closing, match.start(), tuple(p for p in namespace.split("::") if p)))
+        stack.append((closing, match.start(), tuple(p for p in namespace.split("::") if p), name))
         masked[match.start():match.end()] = b" " * (match.end() - match.start())
-    regions += [NamespaceRegion(start, len(source), opened) for _, start, opened in stack]
+    regions += [NamespaceRegion(start, len(source), opened, opening,
+                                opening not in stated and opening != "BEGIN_NAMESPACE")
+                for _, start, opened, opening in stack]
     return bytes(masked), tuple(regions)
 
 

@@ -5,6 +5,9 @@ A use of a deleted C++ item counts where it can name it:
 * a `static` function, or one in an anonymous namespace, lives in its
   translation unit: uses in other files are other functions, unless they
   include its file (`#include "..."`, followed through the tree: includes.py);
+  and a file's own such function of a deleted function's name and namespace
+  hides it where the file does not include the deleted one's file (an
+  amalgamated header with its own copy);
 * a qualified name `a::b::f` names it when `a::b` is its namespace, looked up
   from the namespaces around the use outwards (`::a::b::f` from the top);
 * an unqualified `f` names it inside its namespace (or a nested one), in the
@@ -12,7 +15,13 @@ A use of a deleted C++ item counts where it can name it:
   unless the file declares another `f` in a namespace around the use;
   elsewhere only argument-dependent lookup could find it: *possible*;
 * a local variable or parameter of the same name, and member accesses
-  `x.f` / `x->f`, are not uses;
+  `x.f` / `x->f` of a function that is no member, are not uses;
+* a deleted member function is called by `this->f` in a member function of
+  its class (a class that may derive from it: possible), and by `x.f` /
+  `p->f` where the receiver's declared type is its class (receivers.py:
+  locals, parameters, data members, pointers, references, smart pointers;
+  one the file shows deriving from it too), possibly where the type is not
+  shown (`auto`, a template parameter, a call's result), not on another class;
 * a declaration in a header and its definition are one item when their
   signatures are the same: a surviving declaration of a function whose
   definition is deleted is reported (an in-class declaration of an
@@ -37,6 +46,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Collection
 
 import tree_sitter
 
@@ -44,6 +54,7 @@ from codemods.words import word_in, word_matches
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import in_inactive_branch
+from codemods.languages.cpp.receivers import NOT_A_CLASS, local_declaration, member_function_classes, receiver_class
 from codemods.languages.cpp.operators import (
     MATCH, UNKNOWN, class_name, operand_match, operator_symbol, operator_uses, verdict,
 )
@@ -56,6 +67,7 @@ _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
 _LITERAL_CATEGORIES = {"string_literal": STRING_LITERAL, "concatenated_string": STRING_LITERAL,
                        "raw_string_literal": STRING_LITERAL, "char_literal": ARITHMETIC, "true": ARITHMETIC,
                        "false": ARITHMETIC, "nullptr": ZERO}
+_CLASS_KINDS = ("class", "struct", "union")
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
 
 
@@ -137,8 +149,7 @@ def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[t
     found = []
     for item in items:
         node = item.node
-        static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
-        local = (static or _in_anonymous_namespace(node)) and not path.endswith(_HEADER_SUFFIXES)
+        local = _has_internal_linkage(node) and not path.endswith(_HEADER_SUFFIXES)
         survivors = tuple(dict.fromkeys(
             Overload(_arity(k.node), k.signature, k.scope[-1] if _is_member(k) and k.scope else "") for k in kept
             if (k.qualified_name == item.qualified_name or operator_symbol(item.name) and k.name == item.name)
@@ -162,6 +173,13 @@ def _arity(node: tree_sitter.Node) -> tuple[int, int | None] | None:
     return arity(declarator.child_by_field_name("parameters")) if declarator is not None else None
 
 
+def _has_internal_linkage(node: tree_sitter.Node) -> bool:
+    """Whether an item is `static` or in an anonymous namespace: each translation unit that
+    reads it has its own."""
+    static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
+    return static or _in_anonymous_namespace(node)
+
+
 def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
     current = node.parent
     while current is not None:
@@ -182,10 +200,15 @@ def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
 
 
 def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
-                   included: set[str] | frozenset[str] = frozenset()) -> list[Reference]:
+                   included: Callable[[], Collection[str]] = frozenset,
+                   included_items: Callable[[], list[CppItem]] = list) -> list[Reference]:
     """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
-    `included` holds the files `path` includes (a `static` function of one of them is visible)."""
-    reachable = [i for i in items if not i.translation_unit_local or i.path == path or i.path in included]
+    `included()` gives the files `path` includes (a `static` function of one of them is visible,
+    and a function of one it does not include is hidden by the file's own `static` one), and
+    `included_items()` their items (the classes, data members and variables a member call's
+    receiver may be typed by)."""
+    reachable = [i for i in items if not i.translation_unit_local or i.path == path
+                 or i.path in included()]
     operators = [i for i in reachable if i.operator is not None]
     by_name: dict[str, list[DeletedCppItem]] = {}
     for item in reachable:
@@ -198,7 +221,17 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     tree, regions = parsed(source, macros)
     found = _operator_references(path, tree.root_node, operators) if operators else []
     directives = _using(tree.root_node)
-    declared = {(i.name, i.scope) for i in cpp_items(source, namespace_macros=macros)}
+    file_items = cpp_items(source, namespace_macros=macros)
+    declared = {(i.name, i.scope) for i in file_items}
+    own = _own_internal_functions(file_items, by_name)
+    seen: list[list[CppItem]] = []
+
+    def visible() -> list[CppItem]:
+        """The file's items and those of the files it includes (read once, where asked)."""
+        if not seen:
+            seen.append(file_items + included_items())
+        return seen[0]
+
     deleted_definitions: dict[tuple[str, tuple[str, ...]], set[tuple[str, ...] | None]] = {}
     for item in items:
         if item.kind == "function":
@@ -212,6 +245,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
             continue
         arguments = _call_arguments(node)
         candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
+        candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included)]
         if not candidates:
             continue
         fields = [i for i in candidates if i.kind == "field"]
@@ -222,7 +256,11 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
                 if reference is not None:
                     found.append(Reference(path, match.start(), match.end(), name, *reference))
                 continue
-        reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
+        parent = node.parent
+        if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
+            reference = _member_access(node, candidates, directives, visible, regions)
+        else:
+            reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
         if reference is not None:
             certainty, kind, resolution = reference
             kept = next((o for i in candidates for o in i.survivors if arguments is None or o.takes(arguments)), None)
@@ -233,10 +271,35 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     return found
 
 
+def _own_internal_functions(file_items: list[CppItem], names) -> dict[tuple[str, tuple[str, ...]], list[Overload]]:
+    """The file's own `static` and anonymous-namespace functions (no members) of the names
+    `names`, as overloads by (name, namespace)."""
+    found: dict[tuple[str, tuple[str, ...]], list[Overload]] = {}
+    for item in file_items:
+        if item.name in names and item.signature is not None and not _is_member(item) \
+                and _has_internal_linkage(item.node):
+            found.setdefault((item.name, item.scope), []).append(Overload(_arity(item.node) or (0, None),
+                                                                          item.signature))
+    return found
+
+
+def _shadowed(item: DeletedCppItem, path: str, own: dict[tuple[str, tuple[str, ...]], list[Overload]],
+              arguments: list[str | None] | None, included: Callable[[], Collection[str]]) -> bool:
+    """Whether a name the file's own `static` (or anonymous-namespace) function of the deleted
+    item's name and namespace takes names that one: the deleted item is of another file, which
+    this one does not include (an amalgamated header that defines its own copy)."""
+    overloads = own.get((item.name, item.visible_namespace), [])
+    return bool(overloads) and item.path != path and not item.member \
+        and any(arguments is None or o.takes(arguments) for o in overloads) and item.path not in included()
+
+
 def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:
     """When `node` names the function a call calls, its arguments' categories as far as literals
     and declared locals show them (None where not known); None when it is not a callee."""
     _, _, callee = _qualifier(node)
+    if callee.parent is not None and callee.parent.type == "field_expression" \
+            and callee.parent.child_by_field_name("field") == callee:
+        callee = callee.parent
     if callee.parent is not None and callee.parent.type == "template_function":
         callee = callee.parent
     call = callee.parent
@@ -255,9 +318,6 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
     `deleted_definitions` holds the signatures of the deleted functions by (name, namespace):
     a declaration is one item with its definition when its signature is one of them (a
     declaration of another overload is not a use)."""
-    parent = node.parent
-    if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
-        return None
     qualifier, absolute, outer = _qualifier(node)
     enclosing = enclosing_scopes(node, regions)
     declarator = _declared_function(outer)
@@ -290,7 +350,7 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
         if item.member:
             # Lookup reaches a member function unqualified only from a member function of its
             # class, or of a class that may derive from it; argument-dependent lookup never does.
-            classes = _member_function_classes(node)
+            classes = member_function_classes(node)
             owner = namespace[-1] if namespace else ""
             if owner in classes:
                 return DEFINITE, "name", f"{name} in a member function of {owner} names {full} ({item.path})"
@@ -301,6 +361,100 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
         return POSSIBLE, "name", (f"unqualified {name} outside namespace {'::'.join(namespace)}: "
                                   f"argument-dependent lookup may find {full} ({item.path})")
     return None
+
+
+def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directives,
+                   visible: Callable[[], list[CppItem]], regions=()) -> tuple[str, str, str] | None:
+    """(certainty, kind, resolution) when the member access whose member `node` names (`x.f`,
+    `p->f`) may name one of the deleted member functions among `items` (the receiver typed by the
+    items `visible()` gives, the file's and its includes'): definite on `this` in a
+    member function of its class, or on a receiver whose declared type is its class; possible on
+    `this` in a class that may derive from it, or on a receiver whose type the file does not show
+    (`auto`, a template parameter, a call's result); None on a receiver of another class (one the
+    file shows deriving from its class aside) and for a function that is no member."""
+    access = node.parent
+    receiver = access.child_by_field_name("argument")
+    name = node.text.decode("utf-8", "replace")
+    for item in items:
+        if not item.member or item.kind not in ("function", "declaration") or not item.visible_namespace:
+            continue
+        owner = item.visible_namespace[-1]
+        full = f"{'::'.join((*item.visible_namespace, name))} ({item.path})"
+        if receiver is not None and receiver.type == "this":
+            classes = member_function_classes(node)
+            if owner in classes:
+                return DEFINITE, "method call", f"this->{name} in a member function of {owner} names {full}"
+            if _may_derive(node):
+                return POSSIBLE, "method call", (f"this->{name} in a member function of "
+                                                 f"{', '.join(sorted(classes))}, which may derive from {owner}: "
+                                                 f"it may name {full}")
+            continue
+        written = receiver_class(access, visible())
+        if written is None:
+            return POSSIBLE, "method call", f"{name} on a receiver whose type is not known here may name {full}"
+        if written == NOT_A_CLASS:
+            continue
+        certainty = _names_class(written, item, node, directives, visible(), regions)
+        if certainty is None:
+            continue
+        derived = written.split("::")[-1] != owner
+        arrow = access.child_by_field_name("operator")
+        relation = "points to" if arrow is not None and arrow.type == "->" else "is"
+        why = f"{_text_of(receiver)} {relation} a {written}" + (
+            (", which derives from " if certainty == DEFINITE else ", whose bases may include ") + owner if derived
+            else "" if certainty == DEFINITE else f", which may be {'::'.join(item.visible_namespace)} here")
+        return certainty, "method call", f"{why}: {name} {'names' if certainty == DEFINITE else 'may name'} {full}"
+    return None
+
+
+def _names_class(written: str, item: DeletedCppItem, node: tree_sitter.Node, directives,
+                 file_items: list[CppItem], regions=()) -> str | None:
+    """Whether the class type `written` at `node` is the deleted member's class: DEFINITE when
+    lookup from there reaches it (a qualified name whose namespace is its namespace, an
+    unqualified one inside its namespace or after a `using`), POSSIBLE when an unqualified name
+    that may be it or a class of the file whose bases may include it, None for another class."""
+    absolute = written.startswith("::")
+    parts = tuple(p for p in written.split("::") if p)
+    namespace, owner = item.visible_namespace[:-1], item.visible_namespace[-1]
+    enclosing = tuple(n for n in enclosing_scopes(node, regions, classes=True) if n)
+    if parts[-1] != owner:
+        return _derives(parts[-1], owner, file_items)
+    qualifier = parts[:-1]
+    if absolute:
+        return DEFINITE if qualifier == namespace else None
+    before = [d[0] for d in directives if d[1] <= node.start_byte]
+    if qualifier:
+        scopes = [enclosing[:i] for i in range(len(enclosing), -1, -1)] + before
+        return DEFINITE if any(scope + qualifier == namespace for scope in scopes) else None
+    around = [i.scope for i in file_items if i.name == owner and i.kind in _CLASS_KINDS
+              and enclosing[:len(i.scope)] == i.scope]
+    if around:
+        return DEFINITE if max(around, key=len) == namespace else None
+    if enclosing[:len(namespace)] == namespace or namespace in before or (*namespace, owner) in before:
+        return DEFINITE
+    return POSSIBLE
+
+
+def _derives(name: str, owner: str, file_items: list[CppItem], seen: frozenset[str] = frozenset()) -> str | None:
+    """Whether the class `name`, as the file declares it, derives from `owner`: DEFINITE when its
+    bases (followed through the file's classes) name it, POSSIBLE when they name classes the file
+    does not declare, None when it has no bases or the file does not declare it."""
+    verdict = None
+    for item in file_items:
+        if item.name != name or item.kind not in _CLASS_KINDS or name in seen:
+            continue
+        clause = next((c for c in item.node.children if c.type == "base_class_clause"), None)
+        for base in clause.named_children if clause is not None else ():
+            if base.type not in ("type_identifier", "qualified_identifier", "template_type"):
+                continue
+            base_name = _text_of(base).split("<", 1)[0].split("::")[-1].strip()
+            if base_name == owner:
+                return DEFINITE
+            if not any(i.name == base_name and i.kind in _CLASS_KINDS for i in file_items):
+                verdict = POSSIBLE
+            elif _derives(base_name, owner, file_items, seen | {name}) == DEFINITE:
+                return DEFINITE
+    return verdict
 
 
 def _declared_signature(declaration: tree_sitter.Node) -> tuple[str, ...] | None:
@@ -365,7 +519,7 @@ def _operand_type(operand: tree_sitter.Node, classes: set[str]) -> tuple[str | N
         if constructed in classes:
             return None, constructed
     if operand.type == "identifier":
-        local = _local_declaration(operand, operand.text.decode("utf-8", "replace"))
+        local = local_declaration(operand, operand.text.decode("utf-8", "replace"))
         if local is not None:
             declaration, wrappers = local
             if "pointer_declarator" in wrappers or "array_declarator" in wrappers:
@@ -379,7 +533,7 @@ def _operand_type(operand: tree_sitter.Node, classes: set[str]) -> tuple[str | N
 def _declared_class(variable: tree_sitter.Node) -> str | None:
     """The class a local or parameter is declared as, an object of it, a reference or a pointer
     to it (`Gauge g`, `const Gauge& g`, `Gauge* g`); None when not declared here or not a class."""
-    local = _local_declaration(variable, variable.text.decode("utf-8", "replace"))
+    local = local_declaration(variable, variable.text.decode("utf-8", "replace"))
     if local is None or "array_declarator" in local[1] or local[1].count("pointer_declarator") > 1:
         return None
     written = _text_of(local[0].child_by_field_name("type"))
@@ -396,7 +550,7 @@ def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tu
     for item in fields:
         owner = item.visible_namespace[-1] if item.visible_namespace else ""
         full = "::".join((*item.visible_namespace, item.name))
-        inside = owner in _member_function_classes(node)
+        inside = owner in member_function_classes(node)
         if parent is not None and parent.type == "field_expression" and parent.child_by_field_name("field") == node:
             receiver = parent.child_by_field_name("argument")
             if receiver is not None and receiver.type == "this" and inside:
@@ -436,27 +590,6 @@ def _may_derive(node: tree_sitter.Node) -> bool:
     return False
 
 
-def _member_function_classes(node: tree_sitter.Node) -> set[str]:
-    """The classes whose member functions `node` sits in: a class body around it, or the
-    qualifier of the out-of-line definition it is in (`Klass` of `void Klass::f() { ... }`)."""
-    found: set[str] = set()
-    current = node.parent
-    while current is not None:
-        if current.type in ("class_specifier", "struct_specifier", "union_specifier"):
-            name = current.child_by_field_name("name")
-            if name is not None:
-                found.add(name.text.decode("utf-8", "replace").split("<", 1)[0].split("::")[-1])
-        elif current.type == "function_definition":
-            declarator = function_declarator(current.child_by_field_name("declarator"))
-            named = declarator.child_by_field_name("declarator") if declarator is not None else None
-            while named is not None and named.type == "qualified_identifier":
-                scope = named.child_by_field_name("scope")
-                if scope is not None:
-                    found.add(scope.text.decode("utf-8", "replace").split("<", 1)[0])
-                named = named.child_by_field_name("name")
-        current = current.parent
-    return found
-
 
 def _qualifier(node: tree_sitter.Node) -> tuple[tuple[str, ...], bool, tree_sitter.Node]:
     """(namespaces written before the name, whether it starts with `::`, the whole qualified node)."""
@@ -490,49 +623,9 @@ def _declared_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
 
 def _is_local(node: tree_sitter.Node, name: str) -> bool:
     """Whether a parameter or a local variable declared before `node` in its function has the name."""
-    return _local_declaration(node, name) is not None
+    return local_declaration(node, name) is not None
 
 
-def _local_declaration(node: tree_sitter.Node, name: str) -> tuple[tree_sitter.Node, tuple[str, ...]] | None:
-    """The declaration (or parameter) of a local variable `name` visible at `node`, with the
-    declarator kinds between it and the name; None if there is none."""
-    raw = name.encode()
-    current = node.parent
-    while current is not None and current.type != "function_definition":
-        if current.type == "compound_statement":
-            for statement in current.named_children:
-                if statement.start_byte >= node.start_byte:
-                    break
-                wrappers = _declared_variable(statement, raw) if statement.type == "declaration" else None
-                if wrappers is not None:
-                    return statement, wrappers
-        current = current.parent
-    if current is None:
-        return None
-    declarator = function_declarator(current.child_by_field_name("declarator"))
-    parameters = declarator.child_by_field_name("parameters") if declarator is not None else None
-    for parameter in parameters.named_children if parameters is not None else ():
-        wrappers = _declared_variable(parameter, raw)
-        if wrappers is not None:
-            return parameter, wrappers
-    return None
-
-
-def _declared_variable(declaration: tree_sitter.Node, name: bytes) -> tuple[str, ...] | None:
-    """The declarator kinds around `name` if `declaration` declares a variable of that name."""
-    stack = [(c, ()) for c in declaration.named_children if c != declaration.child_by_field_name("type")]
-    while stack:
-        node, wrappers = stack.pop()
-        if node.type == "function_declarator":
-            continue
-        if node.type == "identifier" and node.text == name:
-            return wrappers
-        if node.type in ("init_declarator", "pointer_declarator", "reference_declarator", "array_declarator",
-                         "parameter_declaration", "optional_parameter_declaration"):
-            stack.extend((c, (*wrappers, node.type)) for c in node.named_children
-                         if c.type != "argument_list" and c.type != "initializer_list"
-                         and c != node.child_by_field_name("value") and c != node.child_by_field_name("type"))
-    return None
 
 
 def _argument_category(argument: tree_sitter.Node) -> str | None:
@@ -544,7 +637,7 @@ def _argument_category(argument: tree_sitter.Node) -> str | None:
         return ZERO if argument.text == b"0" else ARITHMETIC
     if argument.type != "identifier":
         return None
-    local = _local_declaration(argument, argument.text.decode("utf-8", "replace"))
+    local = local_declaration(argument, argument.text.decode("utf-8", "replace"))
     if local is None:
         return None
     declaration, wrappers = local

@@ -1,0 +1,342 @@
+"""A deleted C++ member function is used where code calls it through an object (issue 37, point 2).
+
+`x.f()`, `p->f()`, `r.f()` and `this->f()` call it when the receiver's declared
+type is its class (a local, a parameter, a data member, a pointer, a reference,
+a smart pointer): definite; where the type is not shown (`auto`, a template
+parameter, a call's result): possible; on an object of another class: no use.
+Expectations are markers in the sources (see tests/resolve_helpers.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codemods.cli.main import main
+from codemods.plan.planner import plan_recipe
+from codemods.plan.references import DANGLING
+from codemods import ItemTarget, Recipe
+
+from resolve_helpers import expected, write_tree
+
+KILN_H = """
+    #pragma once
+    #include <memory>
+    namespace kiln {
+    class Furnace {
+     public:
+      int heat() const { return temp_; }
+      void stoke(int coal);
+      void stoke(int coal, int air);
+      int report() const;
+      void vent() { temp_ -= heat(); } // REF
+     private:
+      int temp_ = 0;
+    };
+    }  // namespace kiln
+"""
+
+KILN_CPP = """
+    #include "kiln.h"
+    namespace kiln {
+    void Furnace::stoke(int coal) { temp_ += coal + this->heat(); } // REF
+    void Furnace::stoke(int coal, int air) { temp_ += coal * air; }
+    int Furnace::report() const { return heat(); } // REF
+    }  // namespace kiln
+"""
+
+OVEN_H = """
+    #pragma once
+    namespace bakery {
+    class Oven {
+     public:
+      int heat() const { return 180; }
+    };
+    }  // namespace bakery
+"""
+
+SMITHY_CPP = """
+    #include "kiln.h"
+    #include "oven.h"
+    #include <memory>
+    int by_value() {
+      kiln::Furnace f;
+      return f.heat(); // REF
+    }
+    int by_pointer(kiln::Furnace* p) {
+      return p->heat(); // REF
+    }
+    int by_reference(kiln::Furnace& shop) {
+      const kiln::Furnace& r = shop;
+      return r.heat() + (*&r).report(); // REF
+    }
+    int by_smart_pointer() {
+      std::unique_ptr<kiln::Furnace> owned = std::make_unique<kiln::Furnace>();
+      return owned->heat(); // REF
+    }
+    struct Workshop {
+      kiln::Furnace main;
+      kiln::Furnace* spare;
+      int total() const { return main.heat() + spare->report(); } // REF
+    };
+    int through_field(const Workshop& w) {
+      return w.spare->heat(); // REF
+    }
+    int other_class(bakery::Oven o, bakery::Oven* q) {
+      return o.heat() + q->heat();
+    }
+"""
+
+GUILD_CPP = """
+    #include "kiln.h"
+    #include "oven.h"
+    namespace kiln {
+    int inside_namespace(const Furnace& f) { return f.heat(); } // REF
+    }
+    using namespace kiln;
+    int after_using(Furnace& f) { return f.heat(); } // REF
+    kiln::Furnace make();
+    int deduced() {
+      auto f = make();
+      return f.heat(); // MAYBE
+    }
+    template <typename Stove>
+    int generic(const Stove& s) {
+      return s.heat(); // MAYBE
+    }
+    int unknown_receiver() { return make().heat(); } // MAYBE
+    int baked() { return generic(bakery::Oven()); }
+"""
+
+
+def found(root: Path, *targets: tuple[str, str, str]) -> dict[tuple[str, int], str]:
+    recipe = Recipe(id="t", summary="", deletions=tuple(ItemTarget(p, "cpp", k, n) for p, k, n in targets))
+    plan = plan_recipe(root, recipe)
+    assert not [f for f in plan.findings if f.code != DANGLING], plan.findings
+    return {(f.path, f.line): f.certainty for f in plan.findings if f.code == DANGLING}
+
+
+def _tree(root: Path) -> None:
+    write_tree(root, {"kiln.h": KILN_H, "kiln.cpp": KILN_CPP, "oven.h": OVEN_H, "smithy.cpp": SMITHY_CPP,
+                      "guild.cpp": GUILD_CPP})
+
+
+def test_calls_through_objects_pointers_references_and_this_use_a_member_defined_in_its_class(tmp_path):
+    _tree(tmp_path)
+    assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
+
+
+def test_a_member_defined_out_of_line_is_used_by_calls_of_its_arity(tmp_path):
+    write_tree(tmp_path, {
+        "kiln.h": """
+            #pragma once
+            namespace kiln {
+            class Furnace {
+             public:
+              void stoke(int coal); // REF
+              void stoke(int coal, int air);
+              void bank() { stoke(1); this->stoke(2, 3); } // REF
+            };
+            }
+        """,
+        "kiln.cpp": """
+            #include "kiln.h"
+            namespace kiln {
+            void Furnace::stoke(int coal) {}
+            void Furnace::stoke(int coal, int air) {}
+            }
+        """,
+        "smithy.cpp": """
+            #include "kiln.h"
+            void fire(kiln::Furnace& f, kiln::Furnace* p) {
+              f.stoke(4); // REF
+              p->stoke(4, 5);
+              f.stoke(6, 7);
+            }
+        """,
+    })
+    assert found(tmp_path, ("kiln.cpp", "function", "kiln::Furnace::stoke(int)")) == expected(tmp_path)
+
+
+def test_a_receiver_of_a_class_the_file_derives_from_it(tmp_path):
+    write_tree(tmp_path, {
+        "kiln.h": """
+            namespace kiln {
+            class Furnace {
+             public:
+              int heat() const { return 1; }
+            };
+            }
+        """,
+        "blast.cpp": """
+            #include "kiln.h"
+            namespace kiln {
+            class Blast : public Furnace {};
+            class Cupola : public Blast {};
+            class Crucible : public Vessel {};
+            class Bellows {
+             public:
+              int heat() const { return 2; }
+            };
+            int run(Cupola c, Crucible k, Bellows b) {
+              return c.heat() // REF
+                + k.heat() // MAYBE
+                + b.heat();
+            }
+            }
+        """,
+    })
+    assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
+
+
+def test_a_class_of_the_same_name_in_another_namespace_is_another_class(tmp_path):
+    write_tree(tmp_path, {
+        "kiln.h": """
+            namespace kiln {
+            class Furnace {
+             public:
+              int heat() const { return 1; }
+            };
+            }
+        """,
+        "toy.cpp": """
+            namespace toy {
+            class Furnace {
+             public:
+              int heat() const { return 0; }
+            };
+            int play(Furnace f, ::toy::Furnace* g) { return f.heat() + g->heat(); }
+            }
+            int real(kiln::Furnace* k) { return k->heat(); } // REF
+            int unreached(Furnace f) { return f.heat(); } // MAYBE
+        """,
+    })
+    assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
+
+
+def test_receivers_typed_by_the_headers_a_file_includes(tmp_path):
+    write_tree(tmp_path, {
+        "kiln.h": """
+            namespace kiln {
+            class Furnace {
+             public:
+              int heat() const { return 1; }
+            };
+            }
+        """,
+        "yard.h": """
+            #include "kiln.h"
+            namespace yard {
+            class Annex : public kiln::Furnace {};
+            struct Foundry {
+              kiln::Furnace hearth;
+              Annex annex;
+              int pour() const;
+            };
+            using Hearth = kiln::Furnace;
+            typedef Hearth* HearthRef;
+            }
+        """,
+        "yard.cpp": """
+            #include "yard.h"
+            namespace yard {
+            int Foundry::pour() const { return hearth.heat() // REF
+                + this->annex.heat(); } // REF
+            int cast(Foundry& f, Annex* a) { return f.hearth.heat() + a->heat(); } // REF
+            int aliased(Hearth h, HearthRef r) { return h.heat() // REF
+                + r->heat(); } // REF
+            }
+        """,
+        "loose.cpp": """
+            int guess(Foundry& f) { return f.hearth.heat(); } // MAYBE
+        """,
+    })
+    assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
+
+
+RECIPE = """
+id = "kiln-cleanup"
+summary = "Furnace::heat goes"
+
+[[delete]]
+path = "kiln.h"
+language = "cpp"
+kind = "function"
+name = "kiln::Furnace::heat"
+"""
+
+
+# Its only uses are calls through objects in other files: at 89b2dc4 the plan saw none and wrote.
+REPORT_RECIPE = """
+id = "kiln-report"
+summary = "Furnace::report goes"
+
+[[delete]]
+path = "kiln.cpp"
+language = "cpp"
+kind = "function"
+name = "kiln::Furnace::report"
+
+[[delete]]
+path = "kiln.h"
+language = "cpp"
+kind = "declaration"
+name = "kiln::Furnace::report"
+"""
+
+
+def _compiles(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["g++", "-std=c++17", "-fsyntax-only", *sorted(str(p) for p in root.glob("*.cpp"))],
+                          cwd=root, capture_output=True, text=True, env={**os.environ, "LC_ALL": "C"})
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_apply_refuses_a_deletion_whose_member_calls_would_not_compile(tmp_path):
+    tree = tmp_path / "tree"
+    _tree(tree)
+    (tmp_path / "recipe.toml").write_text(RECIPE)
+    assert _compiles(tree).returncode == 0, _compiles(tree).stderr
+    before = {p.name: p.read_bytes() for p in tree.iterdir()}
+
+    refused = CliRunner().invoke(main, ["apply", "--json", "--recipe", str(tmp_path / "recipe.toml"), str(tree)])
+    assert refused.exit_code == 1, refused.output
+    assert {p.name: p.read_bytes() for p in tree.iterdir()} == before
+    findings = json.loads(refused.stdout)["findings"]
+    blocking = {(f["path"], f["line"], f["col"]) for f in findings if f["severity"] == "error"}
+    assert ("smithy.cpp", 6, 12) in blocking  # f.heat()
+    assert ("smithy.cpp", 9, 13) in blocking  # p->heat()
+    assert ("kiln.cpp", 3, 55) in blocking  # this->heat()
+    assert {f["path"] for f in findings if f["severity"] == "error"} == {"kiln.h", "kiln.cpp", "smithy.cpp", "guild.cpp"}
+
+    forced = CliRunner().invoke(main, ["apply", "--allow-dangling", "--recipe", str(tmp_path / "recipe.toml"),
+                                       str(tree)])
+    assert forced.exit_code == 0, forced.output
+    broken = _compiles(tree)
+    assert broken.returncode != 0
+    assert "smithy.cpp:6:12: error: 'class kiln::Furnace' has no member named 'heat'" in broken.stderr, broken.stderr
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_apply_refuses_a_deletion_used_only_through_objects_in_other_files(tmp_path):
+    tree = tmp_path / "tree"
+    _tree(tree)
+    (tmp_path / "recipe.toml").write_text(REPORT_RECIPE)
+    assert _compiles(tree).returncode == 0, _compiles(tree).stderr
+
+    refused = CliRunner().invoke(main, ["apply", "--recipe", str(tmp_path / "recipe.toml"), str(tree)])
+    assert refused.exit_code == 1, refused.output
+    assert "smithy.cpp:13:27: report: code still refers to an item the recipe deletes" in refused.stderr  # (*&r)
+    assert "smithy.cpp:22:51: report: code still refers to an item the recipe deletes" in refused.stderr
+
+    forced = CliRunner().invoke(main, ["apply", "--allow-dangling", "--recipe", str(tmp_path / "recipe.toml"),
+                                       str(tree)])
+    assert forced.exit_code == 0, forced.output
+    broken = _compiles(tree).stderr
+    assert "smithy.cpp:13:27: error: 'const class kiln::Furnace' has no member named 'report'" in broken
+    assert "smithy.cpp:22:51: error: 'class kiln::Furnace' has no member named 'report'" in broken
