@@ -5,7 +5,8 @@ module resolves names the way rustc does, as far as the source shows it:
 
 * crates and modules come from Cargo.toml and `mod` declarations
   (codemods/languages/rust/crates.py); another crate reaches an item through its crate
-  name or a re-export;
+  name or a re-export; `extern crate x as y` (and `use x as y`, `pub use x`) binds a name
+  to crate `x`'s root like any import, and at a crate root adds it to the extern prelude;
 * lexical scopes: a `let`, parameter, closure parameter, pattern binding,
   generic parameter or block item of the same name shadows module items;
   a nested `fn` does not see the locals of the function around it;
@@ -138,7 +139,8 @@ class _Mod:
 
 @dataclass(frozen=True)
 class _Import:
-    """One name (or glob) bound by a `use` declaration."""
+    """One name (or glob) bound by a `use` declaration, or the name an `extern crate` declaration
+    binds (`crate`: then `segments` is the one crate name it loads, `self` for its own crate)."""
 
     name: str | None
     segments: tuple[str, ...]
@@ -146,6 +148,7 @@ class _Import:
     file: str
     start: int
     text: str
+    crate: bool = False
 
 
 # Outcomes that are not items of the tree.
@@ -370,6 +373,16 @@ class RustResolver:
                 else:
                     scope.imports.setdefault(name, []).append(entry)
             return
+        if kind == "extern_crate_declaration":
+            # `extern crate x as y;` binds `y` (or `x`) to the root of crate `x` in the type namespace.
+            crate = node_text(node.child_by_field_name("name"))
+            alias = node.child_by_field_name("alias")
+            name = node_text(alias) if alias is not None else crate
+            if crate and name != "_":
+                text = f"extern crate {crate}" + (f" as {name}" if alias is not None else "")
+                scope.imports.setdefault(name, []).append(
+                    _Import(name, (crate,), _visibility(node), file, node.start_byte, text, crate=True))
+            return
         if kind == "foreign_mod_item":
             body = node.child_by_field_name("body") or next(
                 (c for c in node.named_children if c.type == "declaration_list"), None)
@@ -469,6 +482,8 @@ class RustResolver:
         return found
 
     def _resolve_import(self, key, entry: _Import, namespace: str, seen) -> list[_Outcome]:
+        if entry.crate:
+            return self._loaded_crate(key[0], entry.segments[0]) if namespace == TYPE else []
         segments = entry.segments
         if segments and segments[-1] == "self":
             segments = segments[:-1]
@@ -544,7 +559,24 @@ class RustResolver:
         return current
 
     def _extern(self, root: str, name: str) -> list[_Outcome]:
-        known, lib = self.crates.crate(root).extern(name)
+        """What `name` means in the extern prelude of the crate `root`: a crate it depends on, or
+        the name an `extern crate` declaration of its root module binds (rustc adds those too)."""
+        found = self._loaded_crate(root, name)
+        if found:
+            return found
+        declared = self._scope((root, ()))
+        for entry in declared.imports.get(name, []) if declared is not None else []:
+            if entry.crate and entry.segments[0] != name:
+                step = f"{entry.text} at {entry.file}:{self._line(entry.file, entry.start)}"
+                found += [o.through(step) for o in self._loaded_crate(root, entry.segments[0])]
+        return found
+
+    def _loaded_crate(self, root: str, crate: str) -> list[_Outcome]:
+        """The root of the crate that the crate `root` names `crate` on its command line (its Cargo
+        dependencies and std's crates), or its own root for `self`."""
+        if crate == "self":
+            return [_Outcome(_Mod((root, ())))]
+        known, lib = self.crates.crate(root).extern(crate)
         if lib is not None:
             return [_Outcome(_Mod((lib, ())))]
         return [_Outcome(_EXTERNAL)] if known else []
