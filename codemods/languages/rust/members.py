@@ -23,7 +23,7 @@ from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import removal_edits, use_entries
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.languages.rust.items import _matches_name, leading_trivia, numbered_name, rust_items, split_path
+from codemods.languages.rust.items import matches_name, leading_trivia, numbered_name, rust_items, split_path
 from codemods.parse import RUST, descendants, parse
 
 MEMBER_KINDS = ("variant", "field", "use", "attribute", "macro_call", "match_arm")
@@ -72,7 +72,7 @@ def _blanks_after(source: bytes, at: int) -> int:
 
 def _owner(items, source: bytes, path: str, owner_name: str, kinds: set[str], what: str, name: str,
            findings: list[Finding], absent) -> object | None:
-    owners = [i for i in items if i.kind in kinds and _matches_name(i, owner_name)]
+    owners = [i for i in items if i.kind in kinds and matches_name(i, owner_name)]
     if len(owners) != 1:
         if not owners:
             findings.append(missing_target(path, what, name, [], absent))
