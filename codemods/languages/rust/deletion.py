@@ -29,12 +29,13 @@ def delete_items(path: str, source: bytes, targets: list[ItemTarget], origin: st
     members = [RustTarget(t.kind, t.name) for t in targets if t.kind in MEMBER_KINDS]
     reshaped: list[Edit] = []
     if members:
-        more, reshaped, names, notes = delete_members(path, source, members, origin, absent)
+        taken = delete_members(path, source, members, origin, absent)
         deleted.add(FIELDS, [DeletedField(path, *split_path(t.name)[-2:]) for t in members if t.kind == "field"
-                             and any(d.origin == f"{origin}:field:{t.name}" for d in more)])
-        found += more
-        findings += notes
-        deleted.spelled += [n for n in names if n not in deleted.spelled]
+                             and any(d.origin == f"{origin}:field:{t.name}" for d in taken.deletions)])
+        found += taken.deletions
+        reshaped = taken.reshaped
+        findings += taken.findings
+        deleted.spelled += [n for n in taken.names if n not in deleted.spelled]
     edits = deletion_edits(path, source, found) + reshaped
     if any(t.kind == "use" for t in members):
         findings += imports_still_used(path, source, edits, [t.name for t in members if t.kind == "use"])
