@@ -19,10 +19,19 @@ import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Callable, NamedTuple
 
 # std and friends: names in every crate's extern prelude that are never items of the tree.
 BUILTIN_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
+
+
+class ModDeclaration(NamedTuple):
+    """An out-of-line `mod name;` of a file: the inline modules around it, its name, and its
+    `#[path]` value (None without one)."""
+
+    inline: tuple[str, ...]
+    name: str
+    path: str | None
 
 
 @dataclass(frozen=True)
@@ -80,12 +89,12 @@ class CrateIndex:
     """Packages, crates and module paths of the files of one tree, computed on demand.
 
     `exists(path)` and `read(path)` see the tree as it was before the plan;
-    `parse_mods(path)` returns the out-of-line `mod` declarations of a file as
-    (inline module path, name, #[path] value or None).
+    `parse_mods(path)` returns the out-of-line `mod` declarations of a file (ModDeclaration:
+    inline module path, name, #[path] value or None).
     """
 
     def __init__(self, root, exists: Callable[[str], bool], read: Callable[[str], bytes | None],
-                 parse_mods: Callable[[str], list[tuple[tuple[str, ...], str, str | None]]],
+                 parse_mods: Callable[[str], list[ModDeclaration]],
                  prefetched: "PathAttributeSearch | None" = None) -> None:
         self._root = root
         self._prefetched = prefetched

@@ -11,7 +11,7 @@ from typing import Callable
 import tree_sitter
 
 from codemods.edit.values import line_col
-from codemods.languages.rust.crates import CrateIndex, PathAttributeSearch, join_path
+from codemods.languages.rust.crates import CrateIndex, ModDeclaration, PathAttributeSearch, join_path
 from codemods.languages.rust.format import crate_edition
 from codemods.languages.rust.resolve.syntax import (
     attribute_string, flatten_use, own_folder, struct_namespaces, visibility_of,
@@ -63,12 +63,12 @@ class ModuleScopes:
             self._trees[path] = (source, parse(source, RUST)) if source is not None else None
         return self._trees[path]
 
-    def mod_declarations(self, path: str) -> list[tuple[tuple[str, ...], str, str | None]]:
-        """The out-of-line `mod` declarations of a file: (inline module path, name, #[path] or None)."""
+    def mod_declarations(self, path: str) -> list[ModDeclaration]:
+        """The out-of-line `mod` declarations of a file."""
         parsed = self.tree(path)
         if parsed is None:
             return []
-        found = []
+        found: list[ModDeclaration] = []
 
         def visit(container: tree_sitter.Node, inline: tuple[str, ...]) -> None:
             for node in container.named_children:
@@ -77,7 +77,7 @@ class ModuleScopes:
                 name = node_text(node.child_by_field_name("name"))
                 body = node.child_by_field_name("body")
                 if body is None:
-                    found.append((inline, name, attribute_string(node, b"path")))
+                    found.append(ModDeclaration(inline, name, attribute_string(node, b"path")))
                 else:
                     visit(body, (*inline, name))
 
