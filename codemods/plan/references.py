@@ -2,7 +2,7 @@
 
 Only files that mention a deleted name (one rg search) are read. In Rust
 files a mention counts only if it resolves to a deleted item
-(codemods/languages/rust/resolve.py): `definite` findings block the plan, `possible`
+(codemods/languages/rust/resolve/): `definite` findings block the plan, `possible`
 ones (a method call on a receiver of unknown type, a use inside a macro whose
 arguments are not known to be expressions) are listed and block only with
 `strict`. Rust items are never named from C++ or Python, and C++ functions

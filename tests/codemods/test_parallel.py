@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import codemods.languages.rust.resolve as resolve
+import codemods.languages.rust.resolve.references as resolve
 from codemods import ItemTarget, Recipe
 from codemods.core.parallel import forked_map, jobs
 from codemods.plan.planner import plan_recipe

@@ -20,10 +20,19 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import Callable, NamedTuple
 
 # std and friends: names in every crate's extern prelude that are never items of the tree.
 BUILTIN_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
+
+
+class ModDeclaration(NamedTuple):
+    """An out-of-line `mod name;` of a file: the inline modules around it, its name, and its
+    `#[path]` value (None without one)."""
+
+    inline: tuple[str, ...]
+    name: str
+    path: str | None
 
 
 @dataclass(frozen=True)
@@ -64,7 +73,7 @@ def _crate_name(name: str) -> str:
     return name.replace("-", "_")
 
 
-def _join(*parts: str) -> str:
+def join_path(*parts: str) -> str:
     """A normalized relative POSIX path ('' parts and '.' dropped, '..' applied)."""
     out: list[str] = []
     for part in "/".join(p for p in parts if p).split("/"):
@@ -94,12 +103,12 @@ class CrateIndex:
     """Packages, crates and module paths of the files of one tree, computed on demand.
 
     `exists(path)` and `read(path)` see the tree as it was before the plan;
-    `parse_mods(path)` returns the out-of-line `mod` declarations of a file as
-    (inline module path, name, #[path] value or None).
+    `parse_mods(path)` returns the out-of-line `mod` declarations of a file (ModDeclaration:
+    inline module path, name, #[path] value or None).
     """
 
     def __init__(self, root, exists: Callable[[str], bool], read: Callable[[str], bytes | None],
-                 parse_mods: Callable[[str], list[tuple[tuple[str, ...], str, str | None]]],
+                 parse_mods: Callable[[str], list[ModDeclaration]],
                  prefetched: "PathAttributeSearch | None" = None) -> None:
         self._root = root
         self._prefetched = prefetched
@@ -121,7 +130,7 @@ class CrateIndex:
         dependencies (`dep = { workspace = true }`) asks for the root manifest once per such entry."""
         if directory in self._manifests:
             return self._manifests[directory]
-        manifest = parse_manifest(self._read(_join(directory, "Cargo.toml")))
+        manifest = parse_manifest(self._read(join_path(directory, "Cargo.toml")))
         self._manifests[directory] = manifest
         return manifest
 
@@ -145,18 +154,18 @@ class CrateIndex:
     def _load_package(self, directory: str, manifest: dict) -> Package:
         name = str(manifest["package"].get("name", PurePosixPath(directory).name or "crate"))
         lib_table = manifest.get("lib") if isinstance(manifest.get("lib"), dict) else {}
-        lib = _join(directory, str(lib_table.get("path", "src/lib.rs")))
+        lib = join_path(directory, str(lib_table.get("path", "src/lib.rs")))
         lib = lib if self._exists(lib) else None
         roots = []
         for table in ("bin", "test", "example", "bench"):
             for target in manifest.get(table, []) if isinstance(manifest.get(table), list) else []:
                 if isinstance(target, dict) and "path" in target:
-                    roots.append(_join(directory, str(target["path"])))
+                    roots.append(join_path(directory, str(target["path"])))
         for conventional in ("src/main.rs", "build.rs"):
-            if self._exists(_join(directory, conventional)):
-                roots.append(_join(directory, conventional))
+            if self._exists(join_path(directory, conventional)):
+                roots.append(join_path(directory, conventional))
         for folder in ("src/bin", "tests", "examples", "benches"):
-            roots += self._target_files(_join(directory, folder))
+            roots += self._target_files(join_path(directory, folder))
         return Package(directory, _crate_name(str(lib_table.get("name", name))), lib, sorted(set(roots) - {lib}))
 
     def _target_files(self, folder: str) -> list[str]:
@@ -166,9 +175,9 @@ class CrateIndex:
         found = []
         for entry in sorted(base.iterdir()):
             if entry.suffix == ".rs" and entry.is_file():
-                found.append(_join(folder, entry.name))
+                found.append(join_path(folder, entry.name))
             elif entry.is_dir() and (entry / "main.rs").is_file():
-                found.append(_join(folder, entry.name, "main.rs"))
+                found.append(join_path(folder, entry.name, "main.rs"))
         return found
 
     def _workspace_dependencies(self, directory: str) -> tuple[str, dict]:
@@ -202,7 +211,7 @@ class CrateIndex:
                     spec = workspace_deps.get(key, {})
                 lib = None
                 if isinstance(spec, dict) and "path" in spec:
-                    dependency = self.package(_join(base, str(spec["path"])))
+                    dependency = self.package(join_path(base, str(spec["path"])))
                     lib = dependency.lib if dependency is not None else None
                 found[_crate_name(key)] = lib
         return found
@@ -296,7 +305,7 @@ class CrateIndex:
     def _parents_of_folder(self, folder: str, package: Package) -> list[str]:
         """Files whose `mod x;` declarations load files from `folder`."""
         folder_path = PurePosixPath(folder)
-        candidates = [_join(str(folder_path.parent), folder_path.name + ".rs"), _join(folder, "mod.rs")]
+        candidates = [join_path(str(folder_path.parent), folder_path.name + ".rs"), join_path(folder, "mod.rs")]
         # A crate root loads its modules from its own folder, as a mod.rs does.
         candidates += [r for r in (package.lib, *package.roots)
                        if r is not None and str(PurePosixPath(r).parent) == str(folder_path)]
@@ -322,9 +331,9 @@ class CrateIndex:
                 if inline:
                     stem = PurePosixPath(declaring)
                     inner = base if stem.name in ("mod.rs", "lib.rs", "main.rs") else base / stem.stem
-                    target = _join(str(inner), *inline, attr_path)
+                    target = join_path(str(inner), *inline, attr_path)
                 else:
-                    target = _join(str(base), attr_path)
+                    target = join_path(str(base), attr_path)
                 if target == path:
                     found.append((declaring, inline, name))
         return found
@@ -392,7 +401,7 @@ def _path_attribute_lines(output: bytes, directory: str) -> list[tuple[str, str]
     found = []
     for line in output.decode("utf-8", "surrogateescape").splitlines():
         file, _, value = line.partition("\0")
-        found.append((_join(directory, file), value))
+        found.append((join_path(directory, file), value))
     return found
 
 
@@ -420,5 +429,5 @@ def path_attributes(root: Path, directory: str) -> list[tuple[str, str]]:
         if "target" in file.parts:
             continue
         for match in compiled.finditer(file.read_bytes()):
-            found.append((_join(directory, file.relative_to(base).as_posix()), match.group(1).decode()))
+            found.append((join_path(directory, file.relative_to(base).as_posix()), match.group(1).decode()))
     return found

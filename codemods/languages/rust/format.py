@@ -194,3 +194,26 @@ def _rustfmt(rustfmt: str, source: str, root: Path | None, edition: str) -> str 
         if b"toolchain" not in result.stderr:
             return None
     return None
+
+
+def format_file(source: bytes, root: Path, path: str) -> bytes | None:
+    """The whole file formatted by rustfmt (the crate's edition, the tree's rustfmt.toml); None
+    when rustfmt is not installed or rejects the file."""
+    rustfmt = shutil.which("rustfmt")
+    if rustfmt is None:
+        return None
+    try:
+        text = source.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    formatted = _rustfmt(rustfmt, text, root, crate_edition(root, path))
+    return formatted.encode("utf-8") if formatted is not None else None
+
+
+def prepare_formatting(root: Path) -> None:
+    """Ask rustup once, ahead, which rustfmt binary the tree's toolchain runs (see
+    _toolchain_rustfmt): the first formatting then starts it directly."""
+    rustfmt = shutil.which("rustfmt")
+    if rustfmt is not None:
+        toolchain = "stable" if _pinned_toolchain_missing(root) else os.environ.get("RUSTUP_TOOLCHAIN")
+        _toolchain_rustfmt(rustfmt, root, toolchain, os.environ.get("RUSTUP_HOME"))

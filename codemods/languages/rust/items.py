@@ -341,7 +341,7 @@ def _foreign_self_type(item: RustItem) -> bool:
     (`impl From<Error> for io::Error`): a plain name through `Error` does not reach it."""
     if item.impl_header is None:
         return False
-    path = _without_arguments(item.impl_header[0]).lstrip("&").removeprefix("mut")
+    path = without_arguments(item.impl_header[0]).lstrip("&").removeprefix("mut")
     return "::" in path and path.split("::", 1)[0] not in (*_ANCHORS, "Self")
 
 
@@ -393,7 +393,7 @@ def impl_segment(part: str) -> tuple[str, str | None] | None:
     return None
 
 
-def _without_arguments(type_text: str) -> str:
+def without_arguments(type_text: str) -> str:
     """`Foo<T>` -> `Foo` (the generic arguments of the outermost path left out)."""
     return type_text.split("<", 1)[0] if type_text.endswith(">") else type_text
 
@@ -402,11 +402,11 @@ def _header_matches(have: tuple[str, str | None] | None, want: tuple[str, str | 
     if have is None:
         return False
     (have_type, have_trait), (want_type, want_trait) = have, want
-    if want_type not in (have_type, _without_arguments(have_type)):
+    if want_type not in (have_type, without_arguments(have_type)):
         return False
     if want_trait is None or have_trait is None:
         return want_trait is None and have_trait is None
-    return _same_trait_path(have_trait, want_trait) or _same_trait_path(_without_arguments(have_trait), want_trait)
+    return _same_trait_path(have_trait, want_trait) or _same_trait_path(without_arguments(have_trait), want_trait)
 
 
 def _same_trait_path(have: str, want: str) -> bool:
@@ -425,13 +425,13 @@ def _ends_with(have: tuple[str, ...], want: tuple[str, ...], anchored: bool) -> 
 
 @functools.lru_cache(maxsize=1024)
 def _parsed_name(wanted: str) -> tuple[tuple[str, ...], bool, tuple[tuple[str, str | None] | None, ...]]:
-    """A target's name as `_matches_name` reads it: its parts, whether it is anchored, and the
+    """A target's name as `matches_name` reads it: its parts, whether it is anchored, and the
     impl each part spells (read once: the name is compared with every item of its file)."""
     parts, anchored = _address(wanted)
     return tuple(parts), anchored, tuple(impl_segment(p) for p in parts)
 
 
-def _matches_name(item: RustItem, wanted: str) -> bool:
+def matches_name(item: RustItem, wanted: str) -> bool:
     """Whether `wanted` names the item.
 
     `crate::a::name` (or `self::a::name`) names exactly the item `name` in
@@ -486,7 +486,7 @@ def _required_by_trait(items: list[RustItem], chosen: list[RustItem]) -> str | N
     for item in chosen:
         if item.impl_header is None or item.kind == "impl" or item.impl_header[1] is None:
             continue
-        trait = _without_arguments(item.impl_header[1]).split("::")[-1]
+        trait = without_arguments(item.impl_header[1]).split("::")[-1]
         if any(i.kind == "fn_signature" and i.name == item.name and _in_trait(i) and i.module_path[-1:] == (trait,)
                for i in items):
             return trait
@@ -538,7 +538,7 @@ def _impl_candidates(items: list[RustItem], name: str) -> list[RustItem]:
 
 @dataclass(frozen=True)
 class RustTarget:
-    """A request to delete one Rust item: kind (a key of DELETABLE_KINDS) and name (see `_matches_name`)."""
+    """A request to delete one Rust item: kind (a key of DELETABLE_KINDS) and name (see `matches_name`)."""
 
     kind: str
     name: str
@@ -578,7 +578,7 @@ def delete_rust_items(
         if target.kind == "impl" and not any(impl_segment(p) for p in split_path(wanted)):
             named = _impl_candidates(items, wanted)
         else:
-            named = [i for i in items if (i.kind != "impl" or target.kind == "impl") and _matches_name(i, wanted)]
+            named = [i for i in items if (i.kind != "impl" or target.kind == "impl") and matches_name(i, wanted)]
         chosen = [i for i in named if i.kind in accepted]
         if ordinal is not None:
             chosen = _nth_of_spelling(chosen, ordinal)
@@ -632,7 +632,7 @@ def delete_rust_items(
         if target.kind == "trait_method" or target.kind == "fn" and all(_in_trait(i) for i in chosen):
             trait = chosen[0].module_path[-1]
             chosen += [i for i in items if i.impl_header is not None and i.kind != "impl" and i.name == chosen[0].name
-                       and i.impl_header[1] is not None and _without_arguments(i.impl_header[1]).split("::")[-1] == trait]
+                       and i.impl_header[1] is not None and without_arguments(i.impl_header[1]).split("::")[-1] == trait]
         if target.kind in _TYPE_KINDS:
             names = {i.name for i in chosen}
             chosen += [i for i in items

@@ -13,8 +13,8 @@ findings; names are spelt as for items (`crate::Enum::Variant`,
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar
 
 import tree_sitter
 
@@ -23,10 +23,47 @@ from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import removal_edits, use_entries
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.languages.rust.items import _matches_name, leading_trivia, numbered_name, rust_items, split_path
+from codemods.languages.rust.items import (
+    RustItem, RustTarget, leading_trivia, matches_name, numbered_name, rust_items, split_path,
+)
 from codemods.parse import RUST, descendants, parse
 
 MEMBER_KINDS = ("variant", "field", "use", "attribute", "macro_call", "match_arm")
+
+
+@dataclass(frozen=True)
+class MemberDeletions:
+    """What deleting a file's member targets takes: the deletions, the edits that reshape what is
+    left, the names made unavailable, and the findings."""
+
+    deletions: list[Deletion]
+    reshaped: list[Edit]
+    names: list[str]
+    findings: list[Finding]
+
+
+@dataclass(frozen=True)
+class _MemberFile:
+    """The file whose member targets are deleted: its text, tree and items, the origin of the
+    edits, the recipe's test of whether a missing target is already gone, and the findings so far."""
+
+    path: str
+    source: bytes
+    tree: tree_sitter.Tree
+    items: list[RustItem]
+    origin: str
+    absent: Callable[[], bool] | None
+    findings: list[Finding]
+
+
+@dataclass(frozen=True)
+class _Removal:
+    """What deleting one member target takes: deletions, reshaping edits, names made unavailable."""
+
+    deletions: list[Deletion] = field(default_factory=list)
+    reshaped: list[Edit] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+
 
 
 def _text(node: tree_sitter.Node | None) -> str:
@@ -70,16 +107,15 @@ def _blanks_after(source: bytes, at: int) -> int:
     return at
 
 
-def _owner(items, source: bytes, path: str, owner_name: str, kinds: set[str], what: str, name: str,
-           findings: list[Finding], absent) -> object | None:
-    owners = [i for i in items if i.kind in kinds and _matches_name(i, owner_name)]
+def _owner(file: _MemberFile, owner_name: str, kinds: set[str], what: str, name: str) -> RustItem | None:
+    owners = [i for i in file.items if i.kind in kinds and matches_name(i, owner_name)]
     if len(owners) != 1:
         if not owners:
-            findings.append(missing_target(path, what, name, [], absent))
+            file.findings.append(missing_target(file.path, what, name, [], file.absent))
         else:
-            line, col = line_col(source, owners[1].node.start_byte)
-            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
-                                    f"{owner_name} names {len(owners)} items; name one exactly", symbol=name))
+            line, col = line_col(file.source, owners[1].node.start_byte)
+            file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
+                                         f"{owner_name} names {len(owners)} items; name one exactly", symbol=name))
         return None
     return owners[0]
 
@@ -199,26 +235,26 @@ def _back_spaces(source: bytes, offset: int) -> int:
     return offset
 
 
-def _delete_variant(path, source, tree, items, name, origin, absent, findings):
+def _delete_variant(file: _MemberFile, name: str) -> _Removal:
     split = _member_name(name)
-    enum = _owner(items, source, path, split[0], {"enum"}, "variant", name, findings, absent) if split else None
+    enum = _owner(file, split[0], {"enum"}, "variant", name) if split else None
     if enum is None:
         if split is None:
-            findings.append(missing_target(path, "variant", name, [], absent))
-        return [], [], []
+            file.findings.append(missing_target(file.path, "variant", name, [], file.absent))
+        return _Removal()
     body = enum.node.child_by_field_name("body")
     variants = [v for v in (body.named_children if body is not None else []) if v.type == "enum_variant"
                 and _text(v.child_by_field_name("name")) == split[1]]
     if not variants:
         candidates = [f"{split[0]}::{_text(v.child_by_field_name('name'))}"
                       for v in (body.named_children if body is not None else []) if v.type == "enum_variant"]
-        findings.append(missing_target(path, "variant", name, candidates, absent))
-        return [], [], []
+        file.findings.append(missing_target(file.path, "variant", name, candidates, file.absent))
+        return _Removal()
     variant = variants[0]
-    start, _ = leading_trivia(source, variant)
-    deletions = [Deletion(*_with_comma(source, variant, start), f"{origin}:variant:{name}")]
-    arms, edits = variant_uses(source, path, tree, enum.name, split[1], f"{origin}:variant:{name}")
-    return deletions + arms, edits, [split[1]]
+    start, _ = leading_trivia(file.source, variant)
+    deletions = [Deletion(*_with_comma(file.source, variant, start), f"{file.origin}:variant:{name}")]
+    arms, edits = variant_uses(file.source, file.path, file.tree, enum.name, split[1], f"{file.origin}:variant:{name}")
+    return _Removal(deletions + arms, edits, [split[1]])
 
 
 # -- struct fields -------------------------------------------------------------------------------
@@ -300,22 +336,22 @@ def field_references(path: str, text: bytes, fields: list[DeletedField]) -> list
     return found
 
 
-def _delete_field(path, source, tree, items, name, origin, absent, findings):
+def _delete_field(file: _MemberFile, name: str) -> _Removal:
     split = _member_name(name)
-    owner = _owner(items, source, path, split[0], {"struct", "union"}, "field", name, findings, absent) \
+    owner = _owner(file, split[0], {"struct", "union"}, "field", name) \
         if split else None
     if owner is None:
         if split is None:
-            findings.append(missing_target(path, "field", name, [], absent))
-        return [], [], []
+            file.findings.append(missing_target(file.path, "field", name, [], file.absent))
+        return _Removal()
     body = owner.node.child_by_field_name("body")
     fields = [f for f in (body.named_children if body is not None else []) if f.type == "field_declaration"
               and _text(f.child_by_field_name("name")) == split[1]]
     if not fields:
-        findings.append(missing_target(path, "field", name, [], absent))
-        return [], [], []
-    start, _ = leading_trivia(source, fields[0])
-    return [Deletion(*_with_comma(source, fields[0], start), f"{origin}:field:{name}")], [], []
+        file.findings.append(missing_target(file.path, "field", name, [], file.absent))
+        return _Removal()
+    start, _ = leading_trivia(file.source, fields[0])
+    return _Removal([Deletion(*_with_comma(file.source, fields[0], start), f"{file.origin}:field:{name}")])
 
 
 # -- use entries and attributes ------------------------------------------------------------------
@@ -334,47 +370,47 @@ def _entry_path(leaf: tree_sitter.Node) -> str:
     return "".join(text.split())
 
 
-def _delete_use(path, source, tree, items, name, origin, absent, findings):
+def _delete_use(file: _MemberFile, name: str) -> _Removal:
     wanted = "".join(name.split())
-    entries = [e for e in use_entries(tree) if _entry_path(e.node) == wanted]
+    entries = [e for e in use_entries(file.tree) if _entry_path(e.node) == wanted]
     if len(entries) != 1:
         if entries:
-            line, col = line_col(source, entries[1].node.start_byte)
-            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
-                                    f"{name} is imported by {len(entries)} `use` entries; not deleted", symbol=name))
+            line, col = line_col(file.source, entries[1].node.start_byte)
+            file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
+                                         f"{name} is imported by {len(entries)} `use` entries; not deleted", symbol=name))
         else:
-            candidates = [_entry_path(e.node) for e in use_entries(tree)]
-            findings.append(missing_target(path, "use", name, candidates, absent))
-        return [], [], []
-    return [], removal_edits(path, source, entries, f"{origin}:use:{name}"), []
+            candidates = [_entry_path(e.node) for e in use_entries(file.tree)]
+            file.findings.append(missing_target(file.path, "use", name, candidates, file.absent))
+        return _Removal()
+    return _Removal(reshaped=removal_edits(file.path, file.source, entries, f"{file.origin}:use:{name}"))
 
 
 def _attribute_key(text: str) -> str:
     return "".join(text.split())
 
 
-def _delete_attribute(path, source, tree, items, name, origin, absent, findings):
+def _delete_attribute(file: _MemberFile, name: str) -> _Removal:
     wanted = _attribute_key(name)
     form = None
     if wanted.startswith("#![") or wanted.startswith("#["):
         form = "inner_attribute_item" if wanted.startswith("#!") else "attribute_item"
         wanted = wanted[wanted.index("[") + 1:-1]
     found = []
-    for node in descendants(tree.root_node, named=True):
+    for node in descendants(file.tree.root_node, named=True):
         if node.type in ("attribute_item", "inner_attribute_item") and (form is None or node.type == form):
             inner = next((c for c in node.named_children if c.type == "attribute"), None)
             if inner is not None and _attribute_key(_text(inner)) == wanted:
                 found.append(node)
     if len(found) != 1:
         if found:
-            line, col = line_col(source, found[1].start_byte)
-            findings.append(Finding(path, line, col, Code.AMBIGUOUS,
-                                    f"{name} is written {len(found)} times in the file; not deleted", symbol=name))
+            line, col = line_col(file.source, found[1].start_byte)
+            file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
+                                         f"{name} is written {len(found)} times in the file; not deleted", symbol=name))
         else:
-            findings.append(missing_target(path, "attribute", name, [], absent))
-        return [], [], []
-    return [Deletion(*whole_lines(source, found[0].start_byte, found[0].end_byte, (b"//",)),
-                     f"{origin}:attribute:{name}")], [], []
+            file.findings.append(missing_target(file.path, "attribute", name, [], file.absent))
+        return _Removal()
+    return _Removal([Deletion(*whole_lines(file.source, found[0].start_byte, found[0].end_byte, (b"//",)),
+                              f"{file.origin}:attribute:{name}")])
 
 
 # -- macro invocations and match arms: code inside items, named by its text -----------------------
@@ -385,21 +421,21 @@ def _squeezed(node: tree_sitter.Node | str) -> str:
     return "".join(text.split())
 
 
-def _one_of(source: bytes, path: str, kind: str, name: str, found: list[tuple[tree_sitter.Node, str]],
-            ordinal: int | None, absent, findings: list[Finding]) -> tree_sitter.Node | None:
+def _one_of(file: _MemberFile, kind: str, name: str, found: list[tuple[tree_sitter.Node, str]],
+            ordinal: int | None) -> tree_sitter.Node | None:
     """The one node of `found` ((node, the name that selects it)) a target names: the `ordinal`th
     when given; several without one are refused, listing each with its line."""
     if ordinal is not None:
         found = found[ordinal - 1:ordinal]
     if not found:
-        findings.append(missing_target(path, kind, name, [], absent))
+        file.findings.append(missing_target(file.path, kind, name, [], file.absent))
         return None
     if len(found) > 1:
-        listed = ", ".join(f"{spelling}#{index} (line {line_col(source, node.start_byte)[0]})"
+        listed = ", ".join(f"{spelling}#{index} (line {line_col(file.source, node.start_byte)[0]})"
                            for index, (node, spelling) in enumerate(found, 1))
-        line, col = line_col(source, found[1][0].start_byte)
-        findings.append(Finding(path, line, col, Code.AMBIGUOUS,
-                                f"{name} names {len(found)} {kind}s; name one exactly: {listed}", symbol=name))
+        line, col = line_col(file.source, found[1][0].start_byte)
+        file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
+                                     f"{name} names {len(found)} {kind}s; name one exactly: {listed}", symbol=name))
         return None
     return found[0][0]
 
@@ -471,7 +507,7 @@ def _arguments_pattern(arguments: str) -> list | None:
     return _token_elements(tokens, pattern=True)
 
 
-def _delete_macro_call(path, source, tree, items, name, origin, absent, findings):
+def _delete_macro_call(file: _MemberFile, name: str) -> _Removal:
     """`register!(Dial, Meter)` (its tokens, layout aside; `$X` matches one token or bracketed
     group, `$$$XS` any run of them) or `register!` (each invocation of it): an invocation standing
     alone as a statement or item, with its `;`, attributes and comments."""
@@ -479,10 +515,10 @@ def _delete_macro_call(path, source, tree, items, name, origin, absent, findings
     macro, bang, arguments = wanted.partition("!")
     pattern = _arguments_pattern(arguments) if arguments.strip() else None
     if not bang or not macro.strip() or arguments.strip() and pattern is None:
-        findings.append(missing_target(path, "macro_call", name, [], absent))
-        return [], [], []
+        file.findings.append(missing_target(file.path, "macro_call", name, [], file.absent))
+        return _Removal()
     found = []
-    for node in descendants(tree.root_node, named=True):
+    for node in descendants(file.tree.root_node, named=True):
         if node.type != "macro_invocation" or _macro_statement(node) is None:
             continue
         called = _squeezed(node.child_by_field_name("macro"))
@@ -490,16 +526,16 @@ def _delete_macro_call(path, source, tree, items, name, origin, absent, findings
         if called == _squeezed(macro) and tokens is not None and \
                 (pattern is None or _tokens_match(pattern, _token_elements(tokens, pattern=False), {})):
             found.append((node, f"{called}!{_squeezed(tokens)}"))
-    node = _one_of(source, path, "macro_call", name, found, ordinal, absent, findings)
+    node = _one_of(file, "macro_call", name, found, ordinal)
     if node is None:
-        return [], [], []
+        return _Removal()
     statement = _macro_statement(node)
     end = statement.end_byte
     following = statement.next_sibling
     if statement is node and following is not None and following.type == "empty_statement":
         end = following.end_byte  # an item-level `name!(..);` parses as the invocation and an empty `;`
-    start, _ = leading_trivia(source, statement)
-    return [Deletion(*whole_lines(source, start, end, (b"//",)), f"{origin}:macro_call:{name}")], [], []
+    start, _ = leading_trivia(file.source, statement)
+    return _Removal([Deletion(*whole_lines(file.source, start, end, (b"//",)), f"{file.origin}:macro_call:{name}")])
 
 
 def _catch_all(arm: tree_sitter.Node) -> bool:
@@ -513,19 +549,19 @@ def _catch_all(arm: tree_sitter.Node) -> bool:
     return inner is not None and inner.type == "identifier" and not _text(inner)[:1].isupper()
 
 
-def _delete_match_arm(path, source, tree, items, name, origin, absent, findings):
+def _delete_match_arm(file: _MemberFile, name: str) -> _Removal:
     """`crate::describe => Kind::Idle` (an arm of a match in that item, by its pattern, whitespace
     aside) or `Kind::Idle` (in any item of the file). An arm without a guard goes only where a
     catch-all arm stays after it, so that the match stays exhaustive."""
     wanted, ordinal = numbered_name(name)
     item_name, arrow, pattern = wanted.rpartition("=>")
     pattern = pattern if arrow else wanted
-    scopes = [tree.root_node]
+    scopes = [file.tree.root_node]
     if arrow:
-        owner = _owner(items, source, path, item_name.strip(), {i.kind for i in items if i.kind not in ("impl", "use")},
-                       "match_arm", name, findings, absent)
+        owner = _owner(file, item_name.strip(), {i.kind for i in file.items if i.kind not in ("impl", "use")},
+                       "match_arm", name)
         if owner is None:
-            return [], [], []
+            return _Removal()
         scopes = [owner.node]
     found = []
     for scope in scopes:
@@ -533,9 +569,9 @@ def _delete_match_arm(path, source, tree, items, name, origin, absent, findings)
             arm_pattern = node.child_by_field_name("pattern") if node.type == "match_arm" else None
             if arm_pattern is not None and _squeezed(arm_pattern) == _squeezed(pattern):
                 found.append((node, _squeezed(arm_pattern)))
-    arm = _one_of(source, path, "match_arm", name, found, ordinal, absent, findings)
+    arm = _one_of(file, "match_arm", name, found, ordinal)
     if arm is None:
-        return [], [], []
+        return _Removal()
     guarded = arm.child_by_field_name("pattern").child_by_field_name("condition") is not None
     later = []
     sibling = arm.next_named_sibling
@@ -543,35 +579,30 @@ def _delete_match_arm(path, source, tree, items, name, origin, absent, findings)
         later.append(sibling)
         sibling = sibling.next_named_sibling
     if not guarded and not any(a.type == "match_arm" and _catch_all(a) for a in later):
-        line, col = line_col(source, arm.start_byte)
-        findings.append(Finding(path, line, col, Code.NON_EXHAUSTIVE_MATCH,
-                                f"{name}: no catch-all arm (`_ =>`) follows, so the match may no longer be "
-                                f"exhaustive; delete the variant it matches (kind variant) instead; not deleted",
-                                symbol=name))
-        return [], [], []
-    start, _ = leading_trivia(source, arm)
-    return [Deletion(*_with_comma(source, arm, start), f"{origin}:match_arm:{name}")], [], []
+        line, col = line_col(file.source, arm.start_byte)
+        file.findings.append(Finding(file.path, line, col, Code.NON_EXHAUSTIVE_MATCH,
+                                     f"{name}: no catch-all arm (`_ =>`) follows, so the match may no longer be "
+                                     f"exhaustive; delete the variant it matches (kind variant) instead; not deleted",
+                                     symbol=name))
+        return _Removal()
+    start, _ = leading_trivia(file.source, arm)
+    return _Removal([Deletion(*_with_comma(file.source, arm, start), f"{file.origin}:match_arm:{name}")])
 
 
 _OPERATIONS = {"variant": _delete_variant, "field": _delete_field, "use": _delete_use,
                "attribute": _delete_attribute, "macro_call": _delete_macro_call, "match_arm": _delete_match_arm}
 
 
-def delete_members(path: str, source: bytes, targets: list, origin: str, absent) -> tuple[
-        list[Deletion], list[Edit], list[str], list[Finding]]:
-    """(deletions, reshaping edits, names made unavailable, findings) for member targets
-    (`kind` in MEMBER_KINDS, `name`) of one Rust file."""
+def delete_members(path: str, source: bytes, targets: list[RustTarget], origin: str,
+                   absent: Callable[[], bool] | None) -> MemberDeletions:
+    """What deleting the member targets (`kind` in MEMBER_KINDS, `name`) of one Rust file takes."""
     tree = parse(source, RUST)
-    items = rust_items(source, tree)
-    deletions: list[Deletion] = []
-    edits: list[Edit] = []
-    removed: list[str] = []
-    findings: list[Finding] = []
+    file = _MemberFile(path, source, tree, rust_items(source, tree), origin, absent, [])
+    result = MemberDeletions([], [], [], file.findings)
     for target in targets:
-        found, reshaped, names = _OPERATIONS[target.kind](path, source, tree, items, target.name, origin, absent,
-                                                         findings)
-        deletions += found
-        edits += reshaped
-        removed += names
-    return deletions, edits, removed, findings
+        removal = _OPERATIONS[target.kind](file, target.name)
+        result.deletions.extend(removal.deletions)
+        result.reshaped.extend(removal.reshaped)
+        result.names.extend(removal.names)
+    return result
 

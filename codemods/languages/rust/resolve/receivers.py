@@ -1,0 +1,348 @@
+"""Receiver types: what type the receiver of a method call `x.name(...)` has, where the source
+shows it (`self` in an impl, a field of a struct the file declares, a local or parameter with a
+written type or an evident constructor, a literal), followed through imports, renames and
+`type` aliases to the struct, enum or union it is; so that a call is a definite use of a deleted
+method where the receiver is its type, no use where it is another, and a possible one elsewhere."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
+from codemods.languages.rust.resolve.lookup import PathLookup
+from codemods.languages.rust.resolve.scopes import binds, binds_here, generic_here
+from codemods.languages.rust.resolve.syntax import impl_type, root_of
+from codemods.languages.rust.resolve.values import (
+    EXTERNAL, TYPE, Def, ModuleKey, Place, SourceFile, Spelling,
+)
+from codemods.parse import enclosing, node_text
+from codemods.words import WORD_BYTES, word_matches
+
+
+class ReceiverTypes:
+    """Method calls judged by their receiver's type, the type names resolved through `paths`."""
+
+    def __init__(self, paths: PathLookup) -> None:
+        self.paths = paths
+        self._file_types: dict[str, FileTypes] = {}  # of the files as read, where an alias is
+
+    def method_call(self, key: ModuleKey, file: SourceFile, types: FileTypes, receiver: tree_sitter.Node | None,
+                    spelling: Spelling) -> Reference | None:
+        """`receiver.name(...)` in the module `key` of `file` (whose declared types are `types`):
+        definite where the receiver's type is the deleted method's type, nothing where it is known
+        to be another type, possible where it is not known."""
+        name = spelling.name
+        methods = [t for t in spelling.candidates if t.owner is not None]
+        if not methods:
+            return None
+        known = _receiver_type(receiver, types) if receiver is not None else None
+        if receiver is not None and known is not None and not known[1] and known[0].isidentifier() \
+                and known[0] not in _PRIMITIVES:
+            known = self._type_behind(key, Place(file, receiver), known[0])
+        if known is not None:
+            type_name, declared_in_this_file = known
+            same_type = [t for t in methods if t.owner == type_name]
+            if not same_type:
+                return None
+            if declared_in_this_file and any(t.path == file.path for t in same_type):
+                return Reference(file.path, spelling.start, spelling.end, name, DEFINITE, "method call",
+                                 f"the receiver is a {type_name}; resolves to {type_name}::{name}")
+            if declared_in_this_file and all(t.owner_declared_here for t in same_type):
+                return None  # this file's own type of that name, not the deleted impl's
+        deleted = ", ".join(dict.fromkeys(f"{t.owner}::{t.name}" for t in methods))
+        return Reference(file.path, spelling.start, spelling.end, name, POSSIBLE, "method call",
+                         f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})")
+
+    def _type_behind(self, key: ModuleKey, place: Place, type_name: str, depth: int = 0) -> tuple[str, bool] | None:
+        """What the type name `type_name` (not declared in this file) is at `place`: the struct,
+        enum or union it resolves to (through imports, renames and type aliases), None where it
+        may be anything (a name resolution cannot follow), or a type outside the tree."""
+        outcomes = self.paths.lexical(key, place, type_name, TYPE)
+        names = set()
+        for outcome in outcomes:
+            target = outcome.target
+            if isinstance(target, Def) and target.kind in ("struct_item", "enum_item", "union_item"):
+                names.add(target.name)
+            elif isinstance(target, Def) and target.kind == "type_item" and depth < 8:
+                aliased = self._alias_target(target, depth)
+                if aliased is None:
+                    return None
+                names.add(aliased)
+            elif target != EXTERNAL:
+                return None
+        if len(names) > 1:
+            return None
+        if names:
+            return names.pop(), False
+        # Outside the tree (std, a registry crate), or not found (a prelude type): by its name.
+        return ("<a type outside the tree>", False) if outcomes else (type_name, False)
+
+    def _alias_target(self, alias: Def, depth: int) -> str | None:
+        """The type a `type` alias stands for (followed to a struct, enum or union), where that shows."""
+        found = self.paths.scopes.tree(alias.file)
+        node = enclosing(found[1].root_node, alias.start, ("type_item",)) if found else None
+        aliased = node.child_by_field_name("type") if node is not None else None
+        if found is None or aliased is None:
+            return None
+        if alias.file not in self._file_types:
+            self._file_types[alias.file] = FileTypes(found[1].root_node)
+        named = _named_type(aliased, aliased, False, self._file_types[alias.file])
+        if named is None or not named[0].isidentifier() or named[0] in _PRIMITIVES:
+            return None
+        if named[1]:
+            return named[0]
+        behind = self._type_behind(alias.module, Place(SourceFile(alias.file, *found), aliased), named[0], depth + 1)
+        return behind[0] if behind is not None else None
+
+
+_TYPE_ITEMS = frozenset({"struct_item", "enum_item", "union_item"})
+_BUILTIN_TYPES = frozenset({"primitive_type", "array_type", "tuple_type", "pointer_type", "function_type",
+                            "unit_type", "never_type"})
+_PRIMITIVES = frozenset({"bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+                         "i64", "i128", "isize", "f32", "f64"})
+# The type of a literal receiver (`"text".len()`); byte strings and numbers are left unknown.
+_LITERAL_TYPES = {"string_literal": "str", "raw_string_literal": "str", "char_literal": "char",
+                  "boolean_literal": "bool"}
+_POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
+_SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
+
+
+def _after_type_keyword(source: bytes, at: int) -> bool:
+    """Whether `struct`, `enum` or `union` and blanks come right before byte `at` (regex
+    `\\b(?:struct|enum|union)\\s+` ending there)."""
+    start = at
+    while start > 0 and source[start - 1] in _BLANKS:
+        start -= 1
+    if start == at:
+        return False
+    for keyword in (b"struct", b"enum", b"union"):
+        begin = start - len(keyword)
+        if begin >= 0 and source[begin:start] == keyword and (begin == 0 or source[begin - 1] not in WORD_BYTES):
+            return True
+    return False
+
+
+_BLANKS = frozenset(b" \t\n\r\f\v")
+
+
+class FileTypes:
+    """The types a file declares (struct, enum, union, at any depth), asked by name: whether it
+    declares one, and the field types of its first struct of that name. Each name is looked up
+    where the source spells `struct NAME` (or enum, union), and confirmed in the tree there: a
+    file is asked about a few names, and a walk or a query of all its nodes costs milliseconds."""
+
+    def __init__(self, root: tree_sitter.Node) -> None:
+        self._root = root
+        self._source: bytes | None = None  # the root's text, read on the first question
+        self._items: dict[str, list[tree_sitter.Node]] = {}
+
+    def _declarations(self, name: str) -> list[tree_sitter.Node]:
+        if name not in self._items:
+            found = []
+            base = self._root.start_byte
+            if self._source is None:
+                self._source = self._root.text or b""  # from the root's first byte (not the file's, after leading blanks)
+            for match in word_matches(self._source, (name,)):
+                if not _after_type_keyword(self._source, match.start()):
+                    continue  # not `struct NAME`, `enum NAME` or `union NAME`
+                node = self._root.descendant_for_byte_range(base + match.start(), base + match.end())
+                item = node.parent if node is not None else None
+                if item is not None and item.type in _TYPE_ITEMS and item.child_by_field_name("name") == node:
+                    found.append(item)
+            self._items[name] = found
+        return self._items[name]
+
+    def declares(self, name: str) -> bool:
+        return bool(self._declarations(name))
+
+    def fields(self, name: str) -> dict[str, tree_sitter.Node]:
+        """Field name -> type node of the first struct `name` with named fields ({} if none)."""
+        for item in self._declarations(name):
+            body = item.child_by_field_name("body")
+            if item.type == "struct_item" and body is not None:
+                return {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
+                        for d in body.named_children if d.type == "field_declaration"}
+        return {}
+
+
+def _receiver_type(receiver: tree_sitter.Node, types: FileTypes) -> tuple[str, bool] | None:
+    """(type name, whether this file declares it) where the source shows the receiver's type:
+    `self` in an impl; a field (`self.field`, `value.field`, and `...[i]`) of a struct this file
+    declares, with the field's declared type; a local or parameter with a type annotation, a
+    `Type { .. }` or `Type::new(..)` value (a constructor: `new`, `default`, `with_...`); a string
+    or char literal."""
+    if receiver.type == "self":
+        owner = impl_type(receiver)
+        return (owner, True) if owner else None
+    if receiver.type in _LITERAL_TYPES:
+        return _named_type(receiver, receiver, False, types)
+    indexed = receiver.type == "index_expression"
+    access = (receiver.named_children or [None])[0] if indexed else receiver
+    if access is not None and access.type == "field_expression":
+        value = access.child_by_field_name("value")
+        owner = impl_type(access) if value.type == "self" else _struct_of(value, types)
+        fields = types.fields(owner) if owner else {}
+        return _named_type(fields.get(node_text(access.child_by_field_name("field"))), access, indexed, types)
+    if receiver.type == "identifier":
+        loop = _loop_over_field(receiver)
+        if loop is not None:
+            owner = impl_type(loop)
+            fields = types.fields(owner) if owner else {}
+            return _named_type(fields.get(node_text(loop.child_by_field_name("field"))), loop, True, types)
+        return _named_type(_local_type(receiver), receiver, False, types)
+    return None
+
+
+def _struct_of(value: tree_sitter.Node, types: FileTypes) -> str | None:
+    """The struct this file declares that `value` (the left of `value.field`) is, where that shows."""
+    if value.type not in ("identifier", "field_expression", "index_expression"):
+        return None
+    known = _receiver_type(value, types)
+    return known[0] if known is not None and known[1] else None
+
+
+def _loop_over_field(variable: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `self.field` walked by the `for variable in &self.field` (or `self.field.iter()`,
+    `.iter_mut()`) loop that binds `variable`, if that is what binds it."""
+    name = variable.text
+    child, current = variable, variable.parent
+    while current is not None and current.type not in ("function_item", "closure_expression"):
+        if current.type == "for_expression" and child == current.child_by_field_name("body"):
+            pattern = current.child_by_field_name("pattern")
+            if pattern is not None and binds(pattern, name):
+                return _walked_field(current.child_by_field_name("value")) if pattern.type == "identifier" else None
+        elif binds_here(current, child, name):
+            return None
+        child, current = current, current.parent
+    return None
+
+
+def _walked_field(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """`self.field` for the loop values `&self.field`, `&mut self.field`, `self.field.iter()`, `self.field.iter_mut()`."""
+    if value is not None and value.type == "reference_expression":
+        value = value.child_by_field_name("value")
+    if value is not None and value.type == "call_expression":
+        method = value.child_by_field_name("function")
+        arguments = value.child_by_field_name("arguments")
+        if method is None or method.type != "field_expression" or arguments is None or arguments.named_children \
+                or node_text(method.child_by_field_name("field")) not in ("iter", "iter_mut"):
+            return None
+        value = method.child_by_field_name("value")
+    if value is not None and value.type == "field_expression" and value.child_by_field_name("value").type == "self":
+        return value
+    return None
+
+
+def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed: bool,
+                types: FileTypes) -> tuple[str, bool] | None:
+    """The base name of a type node (through references, Box/Arc/Rc, and for `indexed` a Vec's
+    or an array's element), unless it is a generic parameter; and whether this file declares it."""
+    while node is not None:
+        if node.type == "reference_type":
+            node = node.child_by_field_name("type")
+        elif indexed and node.type in ("array_type", "slice_type"):
+            node, indexed = node.child_by_field_name("element") or (node.named_children or [None])[0], False
+        elif node.type == "generic_type":
+            base = node_text(node.child_by_field_name("type")).split("::")[-1]
+            arguments = node.child_by_field_name("type_arguments")
+            inner = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+            if base in _POINTERS or indexed and base in _SEQUENCES:
+                indexed = indexed and base not in _SEQUENCES
+                node = inner
+            else:
+                return None if indexed else _declared_type(base, place, types)
+        elif node.type in ("type_identifier", "scoped_type_identifier", "identifier", "scoped_identifier"):
+            name = node_text(node).split("::")[-1]
+            if name == "Self":
+                owner = impl_type(place)
+                return (owner, True) if owner and not indexed else None
+            return None if indexed else _declared_type(name, place, types)
+        elif node.type in _BUILTIN_TYPES and not indexed and node.child_by_field_name("length") is None:
+            # A primitive, slice, tuple or pointer: no struct's or enum's method is called on it.
+            # (An array is left unknown: its methods include those of the slice it unsizes to.)
+            return "".join(node_text(node).split()), False
+        elif node.type in _LITERAL_TYPES and not indexed and not node.text.startswith(b"b"):
+            return _LITERAL_TYPES[node.type], False
+        else:
+            return None
+    return None
+
+
+def _declared_type(name: str, place: tree_sitter.Node, types: FileTypes) -> tuple[str, bool] | None:
+    """(name, declared in this file) unless `name` is a generic parameter around `place`."""
+    current = place
+    while current is not None:
+        if generic_here(current, name.encode()):
+            return None
+        current = current.parent
+    return name, types.declares(name)
+
+
+def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`."""
+    name = variable.text
+    child, current = variable, variable.parent
+    while current is not None and current.type not in ("function_item", "closure_expression"):
+        if current.type == "block":
+            latest = None
+            for statement in current.named_children:
+                if statement.start_byte >= child.start_byte:
+                    break
+                pattern = statement.child_by_field_name("pattern") if statement.type == "let_declaration" else None
+                if pattern is not None and binds(pattern, name):
+                    latest = statement
+            if latest is not None:
+                if latest.child_by_field_name("pattern").type != "identifier":
+                    return None
+                value = latest.child_by_field_name("value")
+                if latest.child_by_field_name("type") is None and value is not None:
+                    return _constructed_type(value)
+                return latest.child_by_field_name("type")
+        elif binds_here(current, child, name):
+            return None
+        child, current = current, current.parent
+    if current is not None and current.type == "function_item":
+        parameters = current.child_by_field_name("parameters")
+        for parameter in parameters.named_children if parameters is not None else []:
+            pattern = parameter.child_by_field_name("pattern")
+            if parameter.type == "parameter" and pattern is not None and pattern.type == "identifier" \
+                    and pattern.text == name:
+                return parameter.child_by_field_name("type")
+    return None
+
+
+def _constructed_type(value: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The node naming the type a `let` value evidently has: `Type { .. }`, a constructor call
+    `Type::new(..)`, `Type::default()` or `Type::with_...(..)` (by Rust's naming convention these
+    return the type), a string or char literal; None for any other value."""
+    if value.type == "struct_expression":
+        return value.child_by_field_name("name")
+    if value.type in _LITERAL_TYPES:
+        return value
+    function = value.child_by_field_name("function") if value.type == "call_expression" else None
+    if function is None or function.type != "scoped_identifier":
+        return None
+    name = node_text(function.child_by_field_name("name"))
+    path = function.child_by_field_name("path")
+    # The path names a type (UpperCamelCase, as rustc asks), not a module's function `new`.
+    last = node_text(path.child_by_field_name("type") if path is not None and path.type == "generic_type" else path)
+    is_type = last.split("::")[-1][:1].isupper()
+    conventional = name in ("new", "default") or name.startswith("with_")
+    return path if is_type and (conventional or _returns_own_type(value, last.split("::")[-1], name)) else None
+
+
+def _returns_own_type(place: tree_sitter.Node, owner: str, name: str) -> bool:
+    """Whether the file of `place` has an impl of `owner` whose function `name` is declared to
+    return `Self` or `owner` (`fn unlit() -> Self`): a call of it gives an `owner`."""
+    root = root_of(place)
+    spelled = re.compile(rb"\bfn\s+(" + re.escape(name.encode()) + rb")\b[^{;]*?->\s*(?:Self|"
+                         + re.escape(owner.encode()) + rb")\s*(?:\{|where\b)")
+    for match in spelled.finditer(root.text or b""):
+        node = root.descendant_for_byte_range(root.start_byte + match.start(1), root.start_byte + match.end(1))
+        function = node.parent if node is not None else None
+        if function is not None and function.type == "function_item" and impl_type(function) == owner:
+            return True
+    return False
+

@@ -1,0 +1,322 @@
+"""Scopes: what a module declares (its items, `use` and `extern crate` bindings, globs and child
+modules, read from the tree before the plan), and what a lexical scope binds (a `let`, a
+parameter, a closure parameter, a pattern, a generic parameter)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+import tree_sitter
+
+from codemods.edit.values import line_col
+from codemods.languages.rust.crates import CrateIndex, ModDeclaration, PathAttributeSearch, join_path
+from codemods.languages.rust.format import crate_edition
+from codemods.languages.rust.resolve.syntax import (
+    attribute_string, flatten_use, own_folder, struct_namespaces, visibility_of,
+)
+from codemods.languages.rust.resolve.values import (
+    ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope,
+)
+from codemods.parse import RUST, node_text, parse
+
+# Pattern nodes whose identifier children bind names.
+_PATTERN_PARENTS = frozenset({
+    "tuple_pattern", "or_pattern", "match_pattern", "ref_pattern", "mut_pattern", "slice_pattern",
+    "reference_pattern", "closure_parameters", "captured_pattern",
+})
+# Nodes whose `pattern` field binds names.
+_PATTERN_FIELDS = frozenset({"let_declaration", "parameter", "for_expression", "let_condition", "field_pattern",
+                             "match_arm"})
+
+
+class ModuleScopes:
+    """The module scopes of a tree's crates, built on demand from its files as read (before the
+    plan), with the crates and module paths of its files (`crates`)."""
+
+    def __init__(self, root: Path, read_before: Callable[[str], bytes | None],
+                 path_attributes: PathAttributeSearch | None = None) -> None:
+        self._root = Path(root)
+        self._read = read_before
+        self._trees: dict[str, tuple[bytes, tree_sitter.Tree] | None] = {}
+        self._scopes: dict[ModuleKey, ModuleScope | None] = {}
+        self._subtrees: dict[ModuleKey, set[str]] = {}
+        self._editions: dict[str, str] = {}
+        self._existing: dict[str, bool] = {}
+        self.crates = CrateIndex(self._root, self.exists, read_before, self.mod_declarations, path_attributes)
+
+    # -- files --------------------------------------------------------------
+
+    def exists(self, path: str) -> bool:
+        """Whether the tree holds the file `path` (asked once per path and plan: the module
+        lookups ask the same candidates again and again)."""
+        known = self._existing.get(path)
+        if known is None:
+            known = self._existing[path] = os.path.isfile(os.path.join(self._root, path))
+        return known
+
+    def tree(self, path: str) -> tuple[bytes, tree_sitter.Tree] | None:
+        """The file at `path` as read, with its syntax tree (None: not a Rust file of the tree)."""
+        if path not in self._trees:
+            source = self._read(path) if path.endswith(".rs") else None
+            self._trees[path] = (source, parse(source, RUST)) if source is not None else None
+        return self._trees[path]
+
+    def mod_declarations(self, path: str) -> list[ModDeclaration]:
+        """The out-of-line `mod` declarations of a file."""
+        parsed = self.tree(path)
+        if parsed is None:
+            return []
+        found: list[ModDeclaration] = []
+
+        def visit(container: tree_sitter.Node, inline: tuple[str, ...]) -> None:
+            for node in container.named_children:
+                if node.type != "mod_item":
+                    continue
+                name = node_text(node.child_by_field_name("name"))
+                body = node.child_by_field_name("body")
+                if body is None:
+                    found.append(ModDeclaration(inline, name, attribute_string(node, b"path")))
+                else:
+                    visit(body, (*inline, name))
+
+        visit(parsed[1].root_node, ())
+        return found
+
+    # -- module scopes ------------------------------------------------------
+
+    def _location(self, key: ModuleKey) -> ModuleLocation | None:
+        """Where the module `key` is: its file, the node holding its items, the folder of its
+        out-of-line children."""
+        root, path = key
+        if not path:
+            parsed = self.tree(root)
+            return ModuleLocation(root, parsed[1].root_node, str(PurePosixPath(root).parent)) if parsed else None
+        parent = self.scope((root, path[:-1]))
+        if parent is None or path[-1] not in parent.children:
+            return None
+        child = parent.children[path[-1]]
+        if child.node is None:
+            parsed = self.tree(child.file)
+            return ModuleLocation(child.file, parsed[1].root_node, child.folder) if parsed else None
+        return child
+
+    def scope(self, key: ModuleKey) -> ModuleScope | None:
+        """What the module `key` declares (None: no such module in the tree)."""
+        if key not in self._scopes:
+            self._scopes[key] = None
+            location = self._location(key)
+            self._scopes[key] = self._build_scope(key, location) if location else None
+        return self._scopes[key]
+
+    def _build_scope(self, key: ModuleKey, location: ModuleLocation) -> ModuleScope:
+        scope = ModuleScope({}, {}, [], {})
+        assert location.node is not None
+        for node in location.node.named_children:
+            self.declare(scope, node, location.file, location.folder, key)
+        return scope
+
+    def declare(self, scope: ModuleScope, node: tree_sitter.Node, file: str, folder: str, key: ModuleKey) -> None:
+        """Add to `scope` what the statement `node` of the module `key` declares or imports."""
+        kind = node.type
+        if kind == "use_declaration":
+            visibility = visibility_of(node)
+            argument = node.child_by_field_name("argument")
+            for leaf in flatten_use(argument, ()) if argument is not None else []:
+                name, segments = leaf.name, leaf.segments
+                text = "use " + "::".join(segments) + ("::*" if name is None else "")
+                if name is not None and segments and segments[-1] != name:
+                    text += f" as {name}"
+                entry = Import(name, segments, visibility, file, leaf.node.start_byte, text)
+                if name is None:
+                    scope.globs.append(entry)
+                else:
+                    scope.imports.setdefault(name, []).append(entry)
+            return
+        if kind == "extern_crate_declaration":
+            # `extern crate x as y;` binds `y` (or `x`) to the root of crate `x` in the type namespace.
+            crate = node_text(node.child_by_field_name("name"))
+            alias = node.child_by_field_name("alias")
+            name = node_text(alias) if alias is not None else crate
+            if crate and name != "_":
+                text = f"extern crate {crate}" + (f" as {name}" if alias is not None else "")
+                scope.imports.setdefault(name, []).append(
+                    Import(name, (crate,), visibility_of(node), file, node.start_byte, text, crate=True))
+            return
+        if kind == "foreign_mod_item":
+            body = node.child_by_field_name("body") or next(
+                (c for c in node.named_children if c.type == "declaration_list"), None)
+            for child in body.named_children if body is not None else []:
+                self.declare(scope, child, file, folder, key)
+            return
+        if kind == "struct_item":
+            namespaces = struct_namespaces(node)
+        else:
+            namespaces = ITEM_NAMESPACES.get(kind)
+        if namespaces is None:
+            return
+        name = node_text(node.child_by_field_name("name"))
+        if kind == "function_signature_item":
+            name = attribute_string(node, b"rust_name") or name
+        visibility = visibility_of(node)
+        if kind in ("function_signature_item", "associated_type") and not visibility:
+            visibility = "pub"
+        scope.items.setdefault(name, []).append(
+            Def(file, node.start_byte, name, kind, namespaces, key, visibility))
+        if kind == "mod_item":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                scope.children[name] = ModuleLocation(file, body, join_path(folder, name))
+            else:
+                scope.children[name] = self.module_file(file, folder, name, attribute_string(node, b"path"))
+
+    def module_file(self, file: str, folder: str, name: str, attr_path: str | None) -> ModuleLocation:
+        """The file of the module `mod name;` declared in `file` (children loaded from `folder`)."""
+        if attr_path is not None:
+            base = str(PurePosixPath(file).parent) if folder == own_folder(file) else folder
+            target = join_path(base, attr_path)
+            return ModuleLocation(target, None, str(PurePosixPath(target).parent))
+        flat = join_path(folder, f"{name}.rs")
+        if self.exists(flat):
+            return ModuleLocation(flat, None, join_path(folder, name))
+        nested = join_path(folder, name, "mod.rs")
+        return ModuleLocation(nested, None, join_path(folder, name))
+
+    def subtree_files(self, file: str, module: tuple[str, ...]) -> set[str]:
+        """The files of the module `module` of `file` and of its descendant modules."""
+        key = (file, module)
+        if key not in self._subtrees:
+            found = {file}
+            package = self.crates.package_of(file)
+            is_root = package is not None and (file == package.lib or file in package.roots)
+            folder = str(PurePosixPath(file).parent) if is_root else own_folder(file)
+            pending = [(file, folder, module)]
+            while pending:
+                current, current_folder, inside = pending.pop()
+                for inline, name, attr_path in self.mod_declarations(current):
+                    if inline[: len(inside)] != inside:
+                        continue
+                    child = self.module_file(current, join_path(current_folder, *inline), name, attr_path)
+                    if child.file not in found and self.exists(child.file):
+                        found.add(child.file)
+                        pending.append((child.file, child.folder, ()))
+            self._subtrees[key] = found
+        return self._subtrees[key]
+
+    def line(self, file: str, offset: int) -> int:
+        """The line of byte `offset` of `file` as read (0 when it cannot be read)."""
+        parsed = self.tree(file)
+        return line_col(parsed[0], offset)[0] if parsed else 0
+
+    def edition(self, root: str) -> str:
+        """The edition of the crate whose root file is `root`."""
+        if root not in self._editions:
+            self._editions[root] = crate_edition(self._root, root)
+        return self._editions[root]
+
+
+# -- lexical scopes ---------------------------------------------------------
+
+
+def binds(pattern: tree_sitter.Node | None, name: bytes) -> bool:
+    """Whether the pattern binds `name`."""
+    stack = [pattern] if pattern is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier":
+            if node.text == name and not names_a_path(node):
+                return True
+        elif node.type == "shorthand_field_identifier":
+            if node.text == name:
+                return True
+        elif node.type == "match_pattern":
+            condition = node.child_by_field_name("condition")
+            stack.extend(c for c in node.named_children if c != condition)
+        elif node.type not in ("scoped_identifier", "scoped_type_identifier", "type_identifier"):
+            stack.extend(node.named_children)
+    return False
+
+
+def names_a_path(node: tree_sitter.Node) -> bool:
+    """Whether an identifier in a pattern is the type of a tuple-struct or struct pattern."""
+    parent = node.parent
+    return parent is not None and parent.type in ("tuple_struct_pattern", "struct_pattern") \
+        and parent.child_by_field_name("type") == node
+
+
+def is_binding(node: tree_sitter.Node) -> bool:
+    """Whether this identifier is a name bound by a pattern (not a use)."""
+    if names_a_path(node):
+        return False
+    current = node
+    parent = node.parent
+    while parent is not None:
+        if parent.type in _PATTERN_FIELDS and parent.child_by_field_name("pattern") == current:
+            return True
+        if parent.type == "closure_parameters":
+            return True
+        if parent.type == "match_pattern" and parent.child_by_field_name("condition") == current:
+            return False
+        if parent.type not in _PATTERN_PARENTS and parent.type not in ("tuple_struct_pattern", "struct_pattern"):
+            return False
+        current = parent
+        parent = parent.parent
+    return False
+
+
+def binds_here(node: tree_sitter.Node, child: tree_sitter.Node, name: bytes) -> bool:
+    """Whether `node` binds the value `name` for its descendant `child`."""
+    kind = node.type
+    if kind == "block":
+        for statement in node.named_children:
+            if statement.start_byte >= child.start_byte:
+                break
+            if statement.type == "let_declaration":
+                pattern = statement.child_by_field_name("pattern")
+                if pattern is not None and binds(pattern, name):
+                    return True
+        return False
+    if kind == "function_item":
+        parameters = node.child_by_field_name("parameters")
+        return child == node.child_by_field_name("body") and parameters is not None and any(
+            p.type == "parameter" and binds(p.child_by_field_name("pattern"), name)
+            for p in parameters.named_children)
+    if kind == "closure_expression":
+        parameters = node.child_by_field_name("parameters")
+        return child == node.child_by_field_name("body") and parameters is not None and binds(parameters, name)
+    if kind == "match_arm":
+        pattern = node.child_by_field_name("pattern")
+        return child != pattern and pattern is not None and binds(pattern, name)
+    if kind == "for_expression":
+        pattern = node.child_by_field_name("pattern")
+        return child == node.child_by_field_name("body") and binds(pattern, name)
+    if kind in ("if_expression", "while_expression"):
+        condition = node.child_by_field_name("condition")
+        return child == node.child_by_field_name("consequence") and condition is not None and _let_binds(condition, name)
+    if kind == "let_chain":
+        return any(c.end_byte <= child.start_byte and _let_binds(c, name) for c in node.named_children)
+    return False
+
+
+def _let_binds(condition: tree_sitter.Node, name: bytes) -> bool:
+    if condition.type == "let_condition":
+        pattern = condition.child_by_field_name("pattern")
+        return pattern is not None and binds(pattern, name)
+    if condition.type == "let_chain":
+        return any(_let_binds(c, name) for c in condition.named_children)
+    return False
+
+
+def generic_here(node: tree_sitter.Node, name: bytes) -> bool:
+    parameters = node.child_by_field_name("type_parameters") if node.type in (
+        "function_item", "impl_item", "struct_item", "enum_item", "trait_item", "type_item", "union_item") else None
+    if parameters is None:
+        return False
+    for parameter in parameters.named_children:
+        declared = parameter.child_by_field_name("name") or (
+            parameter if parameter.type == "type_identifier" else None)
+        if declared is not None and declared.text == name:
+            return True
+    return False
+

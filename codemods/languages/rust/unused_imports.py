@@ -1,0 +1,133 @@
+"""The import stage of a Rust plan: the `use` entries of a file that the plan leaves naming a
+deleted item or used by nothing (what goes, and how a declaration is reshaped: rust/imports.py),
+a re-exported name kept while another file of the tree still uses it; and the `use` entries a
+recipe deletes whose names the file still uses."""
+
+from __future__ import annotations
+
+import re
+
+from codemods.core.registry import RUST, PlanState
+from codemods.edit.codes import Code
+from codemods.edit.splice import splice
+from codemods.edit.values import Edit, Finding, line_col
+from codemods.languages.resolution import DEFINITE
+from codemods.languages.rust.format import crate_edition
+from codemods.languages.rust.imports import UseEntry, name_uses, removal_edits, unused_entries, use_entries
+from codemods.languages.rust.items import rust_items
+from codemods.languages.rust.resolve.per_plan import plan_resolver
+from codemods.parse import parse
+from codemods.search.files import files_with_words
+from codemods.words import keyword_offsets, word_in
+
+
+def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted, shared: PlanState,
+                        origin: str) -> list[Edit]:
+    """Edits removing the `use` entries of a Rust file that the plan leaves naming a deleted item
+    or used by nothing (see rust/imports.py), with the plan's root, reads and planned edits
+    (`shared`)."""
+    if not planned and not _imports_a_name(source, deleted.all_names()):
+        return []  # a file the plan does not edit changes only where a `use` names what it deletes
+    return removal_edits(path, source, _entries_left_unused(path, shared, deleted), origin)
+
+
+def _imports_a_name(source: bytes, names: list[str]) -> bool:
+    """Whether a `use` declaration of `source` may name one of `names` (a lexical test, no parse:
+    a file that only calls them, however large, is left to the reference check)."""
+    if not names:
+        return False
+    covered = 0
+    # From each `use` to the next `;` (where a declaration ends), each stretch searched once: a
+    # `use` in prose before the same `;` adds no text.
+    for start in keyword_offsets(source, b"use"):
+        if start < covered:
+            continue
+        end = source.find(b";", start + 3)
+        covered = len(source) if end < 0 else end
+        if word_in(source, names, start + 3, covered):
+            return True
+    return False
+
+
+def _entries_left_unused(path: str, shared: PlanState, deleted) -> list[UseEntry]:
+    """The `use` entries of `path` to remove, computed once per plan (a re-export's removal asks
+    about the files that use its name)."""
+    memo: dict = shared.memo("rust-unused-imports", dict)
+    if path in memo:
+        return memo[path] or []
+    memo[path] = None  # in progress: a re-export cycle keeps its entries
+    source = shared.read(path)
+    planned = list(shared.planned(path))
+    if source is None or any(e.start == 0 and e.end == len(source) and not e.replacement for e in planned):
+        memo[path] = []
+        return []
+    dangling: set[int] = set()
+    if deleted.of(RUST) and _imports_a_name(source, [i.name for i in deleted.of(RUST)]):
+        dangling = {r.start for r in plan_resolver(shared).references_in_file(path, source, deleted.of(RUST))
+                    if r.certainty == DEFINITE}
+
+    def reexport_unused(name: str) -> bool:
+        for other in files_with_words(shared.root, [name]):
+            if other == path or not other.endswith(".rs"):
+                continue
+            text = shared.read(other)
+            edits = list(shared.planned(other))
+            if text is None or any(e.start == 0 and e.end == len(text) and not e.replacement for e in edits):
+                continue
+            if any(i.kind != "impl" and i.name == name for i in rust_items(text, parse(text, RUST))):
+                continue  # the file declares its own item of that name: its uses are of that one
+            if _imports_from_another_crate(text, name, crate_edition(shared.root, other)):
+                continue  # `use std::time::Duration`: its uses are of that one
+            if memo.get(other, ()) is None:
+                return False
+            removed = _entries_left_unused(other, shared, deleted)
+            after = splice(text, edits) if edits else text
+            tree = parse(after, RUST)
+            if name_uses(tree, {name})[name]:
+                return False
+            gone = {e.node.start_byte for e in removed}
+            kept = [e for e in use_entries(parse(text, RUST)) if e.binding == name and e.node.start_byte not in gone]
+            if kept:
+                return False
+        return True
+
+    if not dangling and not planned:
+        memo[path] = []
+        return []
+    memo[path] = unused_entries(source, planned, dangling, reexport_unused)
+    return memo[path]
+
+
+def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
+    """Whether every `use` of the file binding `name` takes it from another crate (its path starts
+    with a name the file neither declares nor imports, `std::time::Duration`; edition 2018 on,
+    where such a path is another crate's) and no path of the file reaches `name` through
+    `crate::`, `self::` or `super::`: the file's uses of `name` are then of the other crate's item."""
+    if edition == "2015":
+        return False
+    tree = parse(source, RUST)
+    entries = use_entries(tree)
+    local = {i.name for i in rust_items(source, tree) if not i.module_path} | {e.binding for e in entries}
+    binding = [e for e in entries if e.binding == name]
+    roots = {e.declaration.child_by_field_name("argument").text.decode("utf-8", "replace").lstrip(":").split("::")[0].strip()
+             for e in binding}
+    if not binding or roots & (local | {"crate", "self", "super"}):
+        return False
+    return re.search(rb"\b(?:crate|self|super)\s*::[\w\s:]*?\b" + re.escape(name.encode()) + rb"\b", source) is None
+
+
+def imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[str]) -> list[Finding]:
+    """A `use` entry the recipe deletes whose name the file still uses after its deletions."""
+    bindings = {name: split for name in names if (split := name.rsplit("::", 1)[-1].strip()) not in ("self", "*")}
+    if not bindings:
+        return []
+    after = parse(splice(source, sorted(edits, key=lambda e: (e.start, e.end))), RUST)
+    counts = name_uses(after, set(bindings.values()))
+    findings = []
+    for name, binding in bindings.items():
+        if counts[binding]:
+            line, col = line_col(source, source.find(binding.encode()))
+            findings.append(Finding(path, line, col, Code.IMPORT_STILL_USED,
+                                    f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
+                                    f"plan; delete or rewrite those uses too", symbol=binding))
+    return findings
