@@ -30,7 +30,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -72,8 +71,8 @@ class BuildError:
 class CheckRun:
     """One check run on the tree before (`baseline_*`) and after the plan.
 
-    `new_errors` are the errors after the plan that the baseline does not have (counted: a
-    second error of the same text is new); `baseline_cached` says the baseline came from the
+    `new_errors` are the errors after the plan that the baseline does not have (by file, code
+    and message, not line: the plan moves lines); `baseline_cached` says the baseline came from the
     cache; `covered` are the files (relative to ROOT) the check compiled after the plan, as far
     as it tells (Cargo's dep-info, the C++ units and their includes, the Python modules
     imported; empty for a command of your own)."""
@@ -310,14 +309,15 @@ def _dep_info_files(artifact: Path, tree: Path) -> set[str]:
         text = dep_info.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return set()
-    files = set()
+    files: set[str] = set()
     for line in text.splitlines():
         _, colon, dependencies = line.partition(": ")
         for word in re.split(r"(?<!\\) ", dependencies if colon else ""):
             word = word.replace("\\ ", " ").strip()
-            if word and word.startswith(str(tree)):
-                files.add(Path(word).relative_to(tree).as_posix())
-    return files
+            if word and not word.endswith(":"):
+                # rustc runs in the workspace root: its members' paths are relative to it
+                files.add(_relative(word, tree, tree))
+    return {path for path in files if not os.path.isabs(path)}
 
 
 @dataclass(frozen=True)
@@ -671,7 +671,8 @@ def detected_checks(plan: Plan, python_files: Sequence[str], cache: Path) -> lis
     changed = [c.path for c in plan.changes]
     checks: list[_Check] = []
     if (root / "Cargo.toml").is_file():
-        checks.append(_CargoCheck(("cargo", "check", "--workspace", "--all-targets", "--message-format=json"),
+        checks.append(_CargoCheck(("cargo", "check", "--workspace", "--all-targets", "--keep-going",
+                                   "--message-format=json"),
                                   cache / "target"))
     database = next((p for p in (root / "compile_commands.json", root / "build" / "compile_commands.json")
                      if p.is_file()), None)
@@ -830,15 +831,10 @@ def _store_baseline(cache: Path, key: str, outcome: _Outcome) -> None:
 # --- the verification ---------------------------------------------------------------------------
 
 def _new_errors(before: Sequence[BuildError], after: Sequence[BuildError]) -> tuple[BuildError, ...]:
-    """The errors of `after` beyond those of `before` with the same place-free key."""
-    left = Counter(e.key() for e in before)
-    new = []
-    for error in after:
-        if left[error.key()] > 0:
-            left[error.key()] -= 1
-        else:
-            new.append(error)
-    return tuple(new)
+    """The errors of `after` whose place-free key no error of `before` has. Not counted: how many
+    units a build compiles a file in before it stops at a failure varies from run to run."""
+    known = {e.key() for e in before}
+    return tuple(dict.fromkeys(e for e in after if e.key() not in known))
 
 
 _QUOTED = re.compile(r"`([^`]+)`|‘([^’]+)’|'([^']+)'|\"([^\"]+)\"")
@@ -863,8 +859,9 @@ def _error_finding(error: BuildError, check: CheckRun, plan: Plan) -> Finding:
         target = target_of(symbol, plan.basis.recipe.deletions, deleted)
     code = f"[{error.code}]" if error.code else ""
     who = f"`{check.command}`" if check.kind == "command" else check.kind
+    planned = " in the planned text" if any(c.path == error.path for c in plan.changes) and error.line else ""
     return Finding(error.path, error.line, error.col, Code.BUILD_ERROR,
-                   f"{who} error{code}: {error.message} (new: the tree as it is has no such error)",
+                   f"{who} error{code}{planned}: {error.message} (new: the tree as it is has no such error)",
                    symbol=symbol, target=target)
 
 
