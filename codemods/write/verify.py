@@ -730,21 +730,43 @@ def cache_dir(root: Path) -> Path:
     return base / "codemod" / "verify" / hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
 
 
+# What the cache's build last saw of each file the scratch tree held as a copy: path -> (sha256 of
+# the content, mtime in ns). Incremental builds (cargo) judge a file by its mtime, so a copy is
+# given the mtime recorded for its content when the build last saw that content, and a new
+# mtime (now) otherwise: the build never takes other content for what it built.
+_Seen = dict[str, tuple[str, int]]
+
+
 @dataclass
 class _Scratch:
-    """The scratch tree: ROOT's files linked (or copied where links cannot be made), with a digest
-    of every file's content (the baseline's cache key) and the tree's .py files."""
+    """The scratch tree: a digest of every file's content (the baseline's cache key), the tree's
+    .py files, and what it holds as copies (`_Seen`)."""
 
     path: Path
     digest: str = ""
     python_files: list[str] = field(default_factory=list)
+    copies: _Seen = field(default_factory=dict)
 
 
-def _link_tree(root: Path, scratch: Path, fresh: set[str]) -> _Scratch:
-    """Fill `scratch` with ROOT's files: hard links, real copies for `fresh` (given a new mtime,
-    so that an incremental build sees them as changed) and `_COPIED`, symlinks as symlinks."""
+def _copy_as_seen(source: Path | bytes, destination: Path, digest: str, seen: _Seen, rel: str) -> tuple[str, int]:
+    """Write a copy (of the file `source`, or of these bytes) with the mtime `seen` records for this
+    content, else with a new one; what the build will see of it."""
+    if isinstance(source, bytes):
+        destination.write_bytes(source)
+    else:
+        shutil.copyfile(source, destination)
+    known = seen.get(rel)
+    if known is not None and known[0] == digest:
+        os.utime(destination, ns=(known[1], known[1]))
+        return known
+    return digest, destination.stat().st_mtime_ns
+
+
+def _link_tree(root: Path, scratch: Path, seen: _Seen) -> _Scratch:
+    """Fill `scratch` with ROOT's files: hard links, real copies for the files `seen` has (a build
+    saw other content there once) and `_COPIED` ones, symlinks as symlinks."""
     summary = hashlib.sha256()
-    python_files = []
+    made = _Scratch(scratch)
     cargo_tree = (root / "Cargo.toml").is_file()
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
@@ -761,31 +783,38 @@ def _link_tree(root: Path, scratch: Path, fresh: set[str]) -> _Scratch:
                 summary.update(f"{rel} -> {target}\n".encode())
                 continue
             if rel.endswith(".py"):
-                python_files.append(rel)
+                made.python_files.append(rel)
             with source.open("rb") as handle:
-                summary.update(f"{rel}\n".encode())
-                summary.update(hashlib.file_digest(handle, "sha256").digest())
-            if rel in fresh or name in _COPIED:
-                shutil.copyfile(source, destination)
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+            summary.update(f"{rel} {digest}\n".encode())
+            if rel in seen or name in _COPIED:
+                made.copies[rel] = _copy_as_seen(source, destination, digest, seen, rel)
                 continue
             try:
                 os.link(source, destination)
             except OSError:
                 shutil.copy2(source, destination)
         dirs[:] = [d for d in dirs if not (here / d).is_symlink()]
-    return _Scratch(scratch, summary.hexdigest(), python_files)
+    made.digest = summary.hexdigest()
+    return made
 
 
-def _write_planned(scratch: Path, plan: Plan) -> None:
-    """Put the plan's changes into the scratch tree: each changed file a new file (the link to
-    the user's file is removed first, never written through), a deleted file gone."""
+def _write_planned(scratch: _Scratch, plan: Plan, seen: _Seen) -> _Seen:
+    """Put the plan's changes into the scratch tree (each changed file a new file: the link to the
+    user's file is removed first, never written through; a deleted file gone); what the build
+    will see of the copies then."""
+    copies = dict(scratch.copies)
     for change in plan.changes:
-        destination = scratch / change.path
+        destination = scratch.path / change.path
         if destination.is_symlink() or destination.exists():
             destination.unlink()
-        if not change.deleted:
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_bytes(change.after)
+        if change.deleted:
+            copies[change.path] = ("", 0)
+            continue
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        copies[change.path] = _copy_as_seen(change.after, destination, hashlib.sha256(change.after).hexdigest(),
+                                            seen, change.path)
+    return copies
 
 
 @contextmanager
@@ -796,17 +825,18 @@ def _cache_lock(cache: Path) -> Iterator[None]:
         yield
 
 
-def _fresh_state(cache: Path) -> set[str]:
-    """The files the last build in the cache's target directory read with other content than
-    ROOT's (the plan's changes): they must look changed to it now, whatever their mtime."""
+def _load_seen(cache: Path) -> _Seen:
     try:
-        return set(json.loads((cache / "fresh.json").read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        return set()
+        return {path: (str(digest), int(mtime)) for path, (digest, mtime)
+                in json.loads((cache / "seen.json").read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError, TypeError):
+        return {}
 
 
-def _save_fresh(cache: Path, paths: set[str]) -> None:
-    (cache / "fresh.json").write_text(json.dumps(sorted(paths)), encoding="utf-8")
+def _save_seen(cache: Path, seen: _Seen) -> None:
+    """Recorded before a build starts: a build stopped part way saw this or older content (and
+    older content has an older mtime than a new copy)."""
+    (cache / "seen.json").write_text(json.dumps(seen), encoding="utf-8")
 
 
 def _baseline_key(check: _Check, tree_digest: str) -> str:
@@ -921,7 +951,7 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
     started = time.monotonic()
     say = progress or (lambda _message: None)
     root = Path(plan.root)
-    cache = Path(cache) if cache is not None else cache_dir(root)
+    cache = Path(cache).resolve() if cache is not None else cache_dir(root)
     recipe_commands = plan.basis.recipe.verify if plan.basis is not None else ()
     commands = tuple(commands) or tuple(recipe_commands)
     skipped = _worth_building(plan, trust_build)
@@ -934,9 +964,8 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
         scratch_path = cache / "tree"
         shutil.rmtree(scratch_path, ignore_errors=True)
         try:
-            fresh = _fresh_state(cache)
-            scratch = _link_tree(root, scratch_path, fresh)
-            _save_fresh(cache, fresh | {c.path for c in plan.changes})
+            seen = _load_seen(cache)
+            scratch = _link_tree(root, scratch_path, seen)
             if commands:
                 checks: list[_Check] = [_CargoCheck(argv, cache / "target") if (argv := _cargo_command(command))
                                         else _CommandCheck(command, cache / "target") for command in commands]
@@ -949,6 +978,9 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
                 return Verification(replace(plan, findings=(*plan.findings, finding)), problem=problem,
                                     seconds=time.monotonic() - started)
             baselines = []
+            if any(_load_baseline(cache, _baseline_key(check, scratch.digest)) is None for check in checks):
+                seen = scratch.copies
+                _save_seen(cache, seen)
             for check in checks:
                 key = _baseline_key(check, scratch.digest)
                 cached = _load_baseline(cache, key)
@@ -961,7 +993,7 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
                     baselines.append((cached, time.monotonic() - began, False))
                 else:
                     baselines.append((cached, 0.0, True))
-            _write_planned(scratch_path, plan)
+            _save_seen(cache, _write_planned(scratch, plan, seen))
             for check, (baseline, baseline_seconds, was_cached) in zip(checks, baselines):
                 say(f"verify: {check.label} (the planned tree)")
                 began = time.monotonic()
@@ -974,7 +1006,6 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
                 runs.append(CheckRun(check.label, check.kind, outcome.exit_code, baseline.exit_code, outcome.errors,
                                      baseline.errors, new, seconds, baseline_seconds, was_cached, outcome.covered,
                                      outcome.tail))
-            _save_fresh(cache, {c.path for c in plan.changes})
         except BaseException:
             processes.kill_all()
             raise
