@@ -62,6 +62,9 @@ def _check_alone(root: Path, plan, work: Path, seed: Path | None) -> tuple[float
     copy = work / "alone"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns("target"))
+    for database in (copy / "compile_commands.json", copy / "build" / "compile_commands.json"):
+        if database.is_file():  # its paths are ROOT's: the copy's units are the copy's files
+            database.write_text(database.read_text(encoding="utf-8").replace(str(root), str(copy)), encoding="utf-8")
     plan_there = dataclasses.replace(plan, root=copy)
     checks = detected_checks(plan_there, [], work / "alone-cache")
     target = _fresh_target(work / "alone-cache" / "target", seed)
@@ -129,7 +132,7 @@ def main() -> None:
     if not args.skip_generated:
         cases.append(("generated", *_generated(args.lines)))
     if args.cpp:
-        cases.append(("c++", Path(args.cpp[0]).resolve(), load_recipe(args.cpp[1]), None))
+        cases.append(("c++", Path(args.cpp[0]).resolve(), load_recipe(str(Path(args.cpp[1]).resolve())), None))
     print(f"# bench_verify on {machine()}")
     for name, root, recipe, seed in cases:
         row = _case(name, root, recipe, seed)
