@@ -329,3 +329,42 @@ def test_fixture_an_error_already_there_does_not_block(fixture_tree: Path) -> No
                              "--verify")
     assert code == 0, stderr
     assert "fn attention_chunk_size" not in (fixture_tree / "src/models/llama4.rs").read_text()
+
+
+FORGE = {"Cargo.toml": '[package]\nname = "forge"\nversion = "0.1.0"\nedition = "2021"\n',
+         "src/lib.rs": ("pub struct Anvil;\n\nimpl Anvil {\n    pub fn strike(&self) -> u32 {\n        1\n    }\n}\n\n"
+                        "pub struct Bellows;\n\nimpl Bellows {\n    pub fn strike(&self) -> u32 {\n        2\n    }\n}\n\n"
+                        "fn pick() -> Bellows {\n    Bellows\n}\n\npub fn work() -> u32 {\n    let tool = pick();\n"
+                        "    tool.strike()\n}\n")}
+DROP_STRIKE = ('id = "drop-strike"\nsummary = "drop Anvil::strike"\n[[delete]]\npath = "src/lib.rs"\n'
+               'language = "rust"\nkind = "fn"\nname = "Anvil::strike"\n')
+
+
+@needs_cargo
+def test_a_possible_use_the_clean_build_contradicts_says_so(tmp_path: Path, cache: Path) -> None:
+    root = _write(tmp_path / "forge", FORGE)
+    code, _, stderr = _apply(root, DROP_STRIKE, "--strict")
+    assert code == 1 and "src/lib.rs:23:" in stderr  # a method call on a receiver of unknown type
+    code, _, stderr = _apply(root, DROP_STRIKE, "--dry-run", "--verify")
+    assert code == 0
+    assert any(line.startswith("src/lib.rs:23:") and "the build compiles without it" in line
+               for line in stderr.splitlines()), stderr
+    code, _, stderr = _apply(root, DROP_STRIKE, "--strict", "--verify", "--trust-build")
+    assert code == 0, stderr
+    assert "fn strike(&self) -> u32 {\n        1" not in (root / "src/lib.rs").read_text()
+
+
+def test_python_an_import_of_a_deleted_function_is_refused(tmp_path: Path, cache: Path) -> None:
+    root = _write(tmp_path / "py", {"loom/__init__.py": "",
+                                    "loom/mill.py": "def churn(n):\n    return n + 1\n\n\ndef settle(n):\n    return n\n",
+                                    "loom/line.py": "from loom.mill import churn\n\n\ndef batch():\n    return churn(2)\n"})
+    recipe = ('id = "drop-churn"\nsummary = "drop churn"\n[[delete]]\npath = "loom/mill.py"\nlanguage = "python"\n'
+              'kind = "function"\nname = "{name}"\n')
+    before = _snapshot(root)
+    code, _, stderr = _apply(root, recipe.format(name="churn"), "--allow-dangling", "--verify")
+    assert code == 1, stderr
+    assert any(line.startswith("loom/line.py:1:") and "ImportError" in line for line in _build_errors(stderr)), stderr
+    assert _snapshot(root) == before
+    code, _, stderr = _apply(root, recipe.format(name="settle"), "--verify")
+    assert code == 0, stderr
+    assert "def settle" not in (root / "loom/mill.py").read_text()
