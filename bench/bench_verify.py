@@ -37,7 +37,7 @@ from _harness import OUT, REPO, machine
 sys.path.insert(0, str(REPO / "tests"))
 
 from codemods import ItemTarget, Recipe, load_recipe, plan_recipe, verify_plan  # noqa: E402
-from codemods.write.verify import _Processes, detected_checks  # noqa: E402
+from codemods.write.checks import Processes, detected_checks  # noqa: E402
 from fixture_crate import copy_fixture, seed_target_dir, write_offline_cargo_config  # noqa: E402
 
 HERE = OUT / "verify"
@@ -69,7 +69,7 @@ def _check_alone(root: Path, plan, work: Path, seed: Path | None) -> tuple[float
     checks = detected_checks(plan_there, [], work / "alone-cache")
     target = _fresh_target(work / "alone-cache" / "target", seed)
     checks = [dataclasses.replace(c, target_dir=target) if hasattr(c, "target_dir") else c for c in checks]
-    processes = _Processes(os.environ)
+    processes = Processes(os.environ)
     began = time.monotonic()
     outcomes = [check.run(copy, processes) for check in checks]
     cold = time.monotonic() - began

@@ -136,7 +136,7 @@ _EXPORTS = {
     "RunResult": "codemods.write.run",
     "apply_recipe": "codemods.write.run",
     "write_plan": "codemods.write.run",
-    "BuildError": "codemods.write.verify",
+    "BuildError": "codemods.write.checks",
     "CheckRun": "codemods.write.verify",
     "Verification": "codemods.write.verify",
     "verify_plan": "codemods.write.verify",
@@ -157,7 +157,8 @@ if TYPE_CHECKING:
     from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
     from codemods.plan.subset import Change, Subset, changes_of, plan_subset
     from codemods.write.run import RunResult, apply_recipe, write_plan
-    from codemods.write.verify import BuildError, CheckRun, Verification, verify_plan
+    from codemods.write.checks import BuildError
+    from codemods.write.verify import CheckRun, Verification, verify_plan
 
     __version__: str
 
