@@ -291,11 +291,11 @@ def _compile_units(database: Path) -> list[_Unit]:
     return units
 
 
-def _include_dirs(unit: _Unit) -> tuple[list[Path], list[Path]]:
-    """The folders a unit's `#include "..."` (first list) and `#include <...>` (second) search,
-    beyond the including file's own folder for the first."""
-    quoted: list[Path] = []
-    angled: list[Path] = []
+def _include_dirs(unit: _Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The folders a unit's `#include "..."` (first) and `#include <...>` (second) search, beyond
+    the including file's own folder for the first."""
+    quoted: list[str] = []
+    angled: list[str] = []
     arguments = list(unit.arguments)
     for index, argument in enumerate(arguments):
         for flag, into in (("-iquote", quoted), ("-I", angled), ("-isystem", angled), ("-idirafter", angled)):
@@ -305,39 +305,65 @@ def _include_dirs(unit: _Unit) -> tuple[list[Path], list[Path]]:
                 value = argument[len(flag):]
             else:
                 continue
-            into.append(Path(value) if os.path.isabs(value) else unit.directory / value)
+            into.append(os.path.normpath(value if os.path.isabs(value) else os.path.join(unit.directory, value)))
             break
-    return quoted + angled, angled
+    return tuple(quoted + angled), tuple(angled)
 
 
-def _reaches(unit: _Unit, root: Path, targets: set[Path], known: dict[Path, list[tuple[bool, str]]]) -> set[Path]:
-    """The tree's files `unit` includes, directly or not (over-approximated: every `#include` line
-    counts, whatever branch it is in), with the unit itself; stops early once it reaches one
-    of `targets` (then the set holds it)."""
-    quoted_dirs, angled_dirs = _include_dirs(unit)
-    seen = {unit.file}
-    queue = [unit.file]
-    while queue:
-        current = queue.pop()
-        if current in targets:
-            return seen
-        if current not in known:
-            try:
-                text = current.read_bytes()
-            except OSError:
-                text = b""
-            known[current] = [(quote == b'"', name.decode("utf-8", "replace")) for quote, name in _INCLUDE.findall(text)]
-        for is_quoted, name in known[current]:
-            for folder in ([current.parent, *quoted_dirs] if is_quoted else angled_dirs):
-                candidate = Path(os.path.normpath(folder / name))
-                if candidate in seen:
-                    break
-                if candidate in targets or candidate.is_file():
-                    if str(candidate).startswith(f"{root}/"):  # a header outside the tree is not followed
-                        seen.add(candidate)
-                        queue.append(candidate)
-                    break
-    return seen
+class _IncludeGraph:
+    """The tree's `#include` edges, each file's resolved as a unit's flags resolve it (units mostly
+    share their flags, so the edges are shared too). Over-approximated: every `#include` line
+    counts, whatever `#if` branch it is in; a header outside the tree is not followed."""
+
+    def __init__(self, root: Path) -> None:
+        self._inside = f"{root}/"
+        self._names: dict[str, list[tuple[bool, str]]] = {}
+        self._edges: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[str]] = {}
+        self._exists: dict[str, bool] = {}
+
+    def _is_file(self, path: str) -> bool:
+        if path not in self._exists:
+            self._exists[path] = os.path.isfile(path)
+        return self._exists[path]
+
+    def _included(self, path: str, quoted: tuple[str, ...], angled: tuple[str, ...]) -> list[str]:
+        key = (path, quoted, angled)
+        if key not in self._edges:
+            if path not in self._names:
+                try:
+                    with open(path, "rb") as handle:
+                        text = handle.read()
+                except OSError:
+                    text = b""
+                self._names[path] = [(quote == b'"', name.decode("utf-8", "replace"))
+                                     for quote, name in _INCLUDE.findall(text)]
+            found = []
+            for is_quoted, name in self._names[path]:
+                for folder in ((os.path.dirname(path), *quoted) if is_quoted else angled):
+                    candidate = os.path.normpath(os.path.join(folder, name))
+                    if self._is_file(candidate):
+                        if candidate.startswith(self._inside):
+                            found.append(candidate)
+                        break
+            self._edges[key] = found
+        return self._edges[key]
+
+    def reaches(self, unit: _Unit, targets: set[str]) -> set[str]:
+        """The tree's files `unit` includes, directly or not, with the unit itself; it stops early
+        once it reaches one of `targets` (then the set holds it)."""
+        quoted, angled = _include_dirs(unit)
+        start = os.path.normpath(unit.file)
+        seen = {start}
+        queue = [start]
+        while queue:
+            current = queue.pop()
+            if current in targets:
+                return seen
+            for child in self._included(current, quoted, angled):
+                if child not in seen:
+                    seen.add(child)
+                    queue.append(child)
+        return seen
 
 
 def _json_diagnostics_supported(compiler: str) -> bool:
@@ -421,9 +447,9 @@ class _CompileUnitsCheck:
 
         with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
             results = list(pool.map(one, self.units))
-        known: dict[Path, list[tuple[bool, str]]] = {}
-        covered = {p.relative_to(self.root).as_posix() for unit in self.units
-                   for p in _reaches(unit, self.root, set(), known) if str(p).startswith(f"{self.root}/")}
+        graph = _IncludeGraph(self.root)
+        covered = {Path(p).relative_to(self.root).as_posix() for unit in self.units for p in graph.reaches(unit, set())
+                   if p.startswith(f"{self.root}/")}
         code = max((result[0] for result in results), default=0)
         return Outcome(code, tuple(e for result in results for e in result[1]), tuple(sorted(covered)),
                         _tail(*(result[2] for result in results if result[0])))
@@ -574,10 +600,10 @@ def detected_checks(plan: Plan, python_files: Sequence[str], cache: Path) -> lis
     database = next((p for p in (root / "compile_commands.json", root / "build" / "compile_commands.json")
                      if p.is_file()), None)
     if database is not None:
-        targets = {Path(os.path.normpath(root / path)) for path in changed}
-        known: dict[Path, list[tuple[bool, str]]] = {}
+        targets = {os.path.normpath(root / path) for path in changed}
+        graph = _IncludeGraph(root)
         units = tuple(u for u in _compile_units(database)
-                      if u.file.is_file() and targets & _reaches(u, root, targets, known)
+                      if u.file.is_file() and targets & graph.reaches(u, targets)
                       and not any(c.path == _inside(u.file, root) and c.deleted for c in plan.changes))
         checks.append(_CompileUnitsCheck(root, database, units))
     changed_python = [p for p in changed if p.endswith(".py")]
