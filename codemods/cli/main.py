@@ -267,7 +267,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
 @main.command(context_settings={"ignore_unknown_options": True}, epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
                       f"1 refused, failed or an --interactive review quit without writing (nothing changed); "
                       f"{USAGE_ERROR_TEXT}: ROOT is not the recipe's "
-                      f"tree, an unknown or invalid recipe, an option it does not take or rejects); "
+                      f"tree, an unknown or invalid recipe, an option it does not take or rejects, --verify "
+                      f"without a check to run); "
                       f"130 interrupted (Ctrl-C)."))
 @click.argument("tokens", nargs=-1, type=click.UNPROCESSED, metavar="ROOT")
 @click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")

@@ -368,3 +368,19 @@ def test_python_an_import_of_a_deleted_function_is_refused(tmp_path: Path, cache
     code, _, stderr = _apply(root, recipe.format(name="settle"), "--verify")
     assert code == 0, stderr
     assert "def settle" not in (root / "loom/mill.py").read_text()
+
+
+@needs_gxx
+@pytest.mark.parametrize("form", ["--verify=CMD", "--verify CMD"])
+def test_a_command_of_your_own_is_run_and_its_text_errors_read(tmp_path: Path, cache: Path, form: str) -> None:
+    root = _write(tmp_path / "dial", DIAL)
+    command = "g++ -std=c++17 -Iinclude -fsyntax-only src/panel.cpp src/dial.cpp"
+    flags = [f"--verify={command}"] if form == "--verify=CMD" else ["--verify", command]
+    before = _snapshot(root)
+    code, _, stderr = _apply(root, _drop("dial_turn"), "--allow-dangling", *flags)
+    assert code == 1, stderr
+    errors = _build_errors(stderr)
+    assert errors and errors[0].startswith("src/panel.cpp:3:") and f"`{command}` error" in errors[0], stderr
+    assert _snapshot(root) == before
+    code, _, stderr = _apply(root, _drop("dial_spare"), *flags)
+    assert code == 0, stderr
