@@ -384,3 +384,19 @@ def test_a_command_of_your_own_is_run_and_its_text_errors_read(tmp_path: Path, c
     assert _snapshot(root) == before
     code, _, stderr = _apply(root, _drop("dial_spare"), *flags)
     assert code == 0, stderr
+
+
+@needs_gxx
+def test_the_library_returns_typed_results(tmp_path: Path, cache: Path) -> None:
+    from codemods import BuildError, CheckRun, Verification, apply_recipe
+
+    root = _cpp_tree(tmp_path / "dial", DIAL)
+    recipe = Recipe(id="drop", summary="", deletions=(ItemTarget("src/dial.cpp", "cpp", "function", "dial_turn"),
+                                                      ItemTarget("include/dial.h", "cpp", "declaration", "dial_turn")))
+    proof = verify_plan(plan_recipe(root, recipe, allow_dangling=True), cache=cache)
+    assert isinstance(proof, Verification) and isinstance(proof.checks[0], CheckRun)
+    assert proof.new_errors == (BuildError("src/panel.cpp", 3, 28, proof.new_errors[0].message, None),)
+    assert [f.code for f in proof.plan.blocking] == [Code.BUILD_ERROR] and not proof.clean
+    run = apply_recipe(root, recipe, allow_dangling=True, verify=True)
+    assert not run.written and run.verification is not None and run.verification.new_errors
+    assert "dial_turn" in (root / "src/dial.cpp").read_text()
