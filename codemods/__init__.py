@@ -69,6 +69,15 @@ a step that raises anything else gives one of code `step-failed`. What is raised
   `write_plan` of a plan with blocking findings (under the settings, `PlanSettings`, it was
   made with), unless `allow_blocking=True`.
 
+Proof by the project's own build before writing (`codemod apply --verify`; docs/verify.md)::
+
+    from codemods import verify_plan
+
+    proof = verify_plan(plan)                 # cargo check / compile_commands.json / Python, detected
+    proof.plan.blocking                       # + a `build-error` finding per new compiler error
+    proof.checks, proof.clean, proof.contradicted, proof.seconds
+    run = apply_recipe(root, recipe, verify=True, trust_build=False)   # the same, before the write
+
 The test harness for your own recipes: `codemods.testing.assert_recipe`.
 """
 
@@ -127,6 +136,10 @@ _EXPORTS = {
     "RunResult": "codemods.write.run",
     "apply_recipe": "codemods.write.run",
     "write_plan": "codemods.write.run",
+    "BuildError": "codemods.write.checks",
+    "CheckRun": "codemods.write.verify",
+    "Verification": "codemods.write.verify",
+    "verify_plan": "codemods.write.verify",
 }
 
 if TYPE_CHECKING:
@@ -144,6 +157,8 @@ if TYPE_CHECKING:
     from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
     from codemods.plan.subset import Change, Subset, changes_of, plan_subset
     from codemods.write.run import RunResult, apply_recipe, write_plan
+    from codemods.write.checks import BuildError
+    from codemods.write.verify import CheckRun, Verification, verify_plan
 
     __version__: str
 
@@ -171,7 +186,9 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "CATALOGUE",
     "USAGE_ERROR",
+    "BuildError",
     "Change",
+    "CheckRun",
     "Code",
     "CodeInfo",
     "CodemodError",
@@ -198,6 +215,7 @@ __all__ = [
     "RunResult",
     "SelectionError",
     "StepResult",
+    "Verification",
     "Subset",
     "TreeLocked",
     "Workspace",
@@ -216,5 +234,6 @@ __all__ = [
     "render_diff",
     "replace_all",
     "unified_diff",
+    "verify_plan",
     "write_plan",
 ]

@@ -341,7 +341,7 @@ def interactive_choice(colour: bool | None):
 
 def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...],
                  dry_run: bool, output_format: str, colour: bool | None, verbose: bool, stat: bool,
-                 settings, options) -> int:
+                 settings, options, verify=None) -> int:
     """`codemod apply` with --interactive or --accept/--skip: choose, check, write, report; the
     exit code (130 when the walk is interrupted: nothing written)."""
     from codemods.plan.planner import USAGE_ERROR
@@ -359,7 +359,8 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
     else:
         choose = selection(accept, skip)
     try:
-        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, settings=settings, options=options)
+        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, settings=settings, options=options,
+                                     verify=verify)
     except KeyboardInterrupt:
         click.echo("\ncodemod: interrupted; nothing written", err=True)
         return EXIT_INTERRUPTED

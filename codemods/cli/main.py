@@ -267,7 +267,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
 @main.command(context_settings={"ignore_unknown_options": True}, epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
                       f"1 refused, failed or an --interactive review quit without writing (nothing changed); "
                       f"{USAGE_ERROR_TEXT}: ROOT is not the recipe's "
-                      f"tree, an unknown or invalid recipe, an option it does not take or rejects); "
+                      f"tree, an unknown or invalid recipe, an option it does not take or rejects, --verify "
+                      f"without a check to run); "
                       f"130 interrupted (Ctrl-C)."))
 @click.argument("tokens", nargs=-1, type=click.UNPROCESSED, metavar="ROOT")
 @click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
@@ -303,10 +304,18 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
               help="Write only the changes this names (an id or origin as --json lists them); repeatable.")
 @click.option("--skip", "skip", multiple=True, metavar="ORIGIN",
               help="Write the plan without the changes this names; repeatable.")
+@click.option("--verify", "verify", multiple=True, is_flag=False, flag_value="", metavar="[CMD]",
+              help="Build the planned tree in a scratch copy first and refuse it on a new error: with CMD "
+                   "(--verify=CMD; repeatable) that shell command, else the recipe's `verify`, else the "
+                   "check detected (cargo check, compile_commands.json, Python). docs/verify.md.")
+@click.option("--trust-build", is_flag=True,
+              help="With --verify: a dangling reference in a file the clean build compiled is a note, not a "
+                   "refusal (true only for the configurations built).")
 def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, params: tuple[str, ...],
           param_files: tuple[str, ...], allow_dangling: bool, allow_unreworded: bool, allow_unmatched: bool, strict: bool,
           output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool,
-          interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...]) -> None:
+          interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...], verify: tuple[str, ...],
+          trust_build: bool) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -343,14 +352,25 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
     written) and says so; `codemod check ROOT` warns while a journal waits.
     Two runs on one tree never interleave: the second stops at once (exit 1).
     Ctrl-C during the write puts back what was written (exit 130).
+
+    \b
+    --verify builds what would be written in a scratch copy outside ROOT and
+    refuses the write on an error the tree as it is does not have (finding
+    build-error, at the compiler's place); progress on stderr. See
+    docs/verify.md for the checks detected and the limits of --trust-build.
     """
     from codemods.plan.planner import USAGE_ERROR, PlanSettings
     from codemods.report.base import ApplyReport, reporter
-    from codemods.write.run import apply_recipe
+    from codemods.write.run import run_recipe, verifier
 
     output_format = _output_format(output_format, as_json)
     if stat and output_format != "text":
         raise UsageLine(f"--stat shows the text diff's summary; it does not go with --format {output_format}")
+    # `--verify ROOT`: click took ROOT for the optional CMD; a folder is never a command.
+    tokens = (*(v for v in verify if v and Path(v).is_dir()), *tokens)
+    verify = tuple("" if v and Path(v).is_dir() else v for v in verify)
+    if trust_build and not verify:
+        raise UsageLine("--trust-build trusts what --verify builds: give --verify too")
     root, flags = _root_and_recipe_flags(tokens)
     _root_problem(root)
     recipe = _load(_recipe_spec(recipe_spec, root))
@@ -363,10 +383,18 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
 
         sys.exit(apply_chosen(root, recipe, interactive=interactive, accept=accept, skip=skip, dry_run=dry_run,
                               output_format=output_format, colour=False if no_color else None, verbose=verbose,
-                              stat=stat, settings=settings, options=options))
+                              stat=stat, settings=settings, options=options,
+                              verify=verifier(tuple(filter(None, verify)) or bool(verify), trust_build, _echo_verify)))
     progress = _Progress() if sys.stderr.isatty() else None
+
+    def say_verify(message: str) -> None:
+        if progress is not None:
+            progress.clear()
+        _echo_verify(message)
+
     try:
-        run = apply_recipe(root, recipe, dry_run=dry_run, settings=settings, options=options, progress=progress)
+        run, _ = run_recipe(root, recipe, settings, dry_run=dry_run, options=options, progress=progress,
+                            verify=verifier(tuple(filter(None, verify)) or bool(verify), trust_build, say_verify))
     except KeyboardInterrupt:
         if progress is not None:
             progress.clear()
@@ -388,6 +416,11 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
                          colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)
+
+
+def _echo_verify(message: str) -> None:
+    """A line of --verify's progress on stderr (which check, how long)."""
+    _echo_err(f"codemod: {message}")
 
 
 class _Progress:

@@ -62,6 +62,8 @@ class Code(StrEnum):
     READ_ONLY_FOLDER = "read-only-folder"
     JOURNAL_PRESENT = "journal-present"
     RECOVERY_REFUSED = "recovery-refused"
+    # The project's own check of the planned tree (`apply --verify`, `verify_plan`).
+    BUILD_ERROR = "build-error"
     # Given by the steps of the bundled recipes.
     LAYOUT = "layout"
     REFERENCE_RUN_SHAPE = "reference-run-shape"
@@ -219,6 +221,11 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
     Code.RECOVERY_REFUSED: CodeInfo(
         "an interrupted write's journal cannot be recovered safely",
         "restore the files the message names from version control"),
+    Code.BUILD_ERROR: CodeInfo(
+        "the project's own check (`--verify`: cargo, the C++ compiler, Python) reports an error on the planned "
+        "tree that it does not report on the tree as it is; at the compiler's place, linked to the target "
+        "whose deletion removed the name the message quotes",
+        "delete or rewrite the use the compiler names, or keep the item; always blocks"),
     Code.LAYOUT: CodeInfo(
         "which layout of the tree a recipe recognised, and so which of its rules apply, a note",
         "nothing to do"),

@@ -97,8 +97,11 @@ class ApplyReport:
         verb = "changed" if run.written or nothing_to_do else "would change"
         findings = sum(1 for f in plan.findings if f.blocking)
         notes = len(plan.findings) - findings
+        verification = getattr(run, "verification", None)
+        verified = (f"; verified by {len(verification.checks)} check(s) in {verification.seconds:.1f} s"
+                    if verification is not None and verification.checks else "")
         lines.append(f"codemod: {self.recipe_id}: {verb} {len(plan.changes)} file(s); {findings} finding(s), "
-                     f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else ""))
+                     f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else "") + verified)
         return lines
 
 

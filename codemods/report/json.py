@@ -22,6 +22,15 @@ def render_apply(report: ApplyReport) -> Output:
         "recovered": run.recovery,
         "exit_code": report.exit_code,
     }
+    verification = getattr(run, "verification", None)
+    if verification is not None:
+        document["verify"] = {
+            "seconds": round(verification.seconds, 3), "clean": verification.clean,
+            "skipped": verification.skipped, "contradicted": len(verification.contradicted),
+            "checks": [{"command": c.command, "kind": c.kind, "exit_code": c.exit_code,
+                        "baseline_exit_code": c.baseline_exit_code, "new_errors": len(c.new_errors),
+                        "seconds": round(c.seconds, 3), "baseline_seconds": round(c.baseline_seconds, 3),
+                        "baseline_cached": c.baseline_cached} for c in verification.checks]}
     return Output([json.dumps(document, indent=2) + "\n"])
 
 
