@@ -223,7 +223,10 @@ def test_rust_an_unmatched_reword_hiding_a_dangling_reexport_is_refused(tmp_path
                       _crate("turbine", "//! Turbines: call spin_up to start.\n\nextern crate rotor as hub;\n"
                                         "pub use hub::spin_up;\n\n/// Old helper.\npub fn legacy_vane() -> u32 {\n"
                                         "    1\n}\n\npub fn vane() -> u32 {\n    2\n}\n",
-                             deps='rotor = { path = "../rotor" }\n'))
+                             deps='rotor = { path = "../rotor" }\n'),
+                      # Another crate uses the re-export, so the plan keeps the `pub use` (dangling).
+                      _crate("mill", "pub fn grind() -> u32 {\n    turbine::spin_up(2)\n}\n",
+                             deps='turbine = { path = "../turbine" }\n'))
     recipe = ('id = "drop-spin-up"\nsummary = "drop spin_up"\ndead_symbol_pattern = "spin_up"\n'
               '[[delete]]\npath = "rotor/src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "spin_up"\n'
               '[[delete]]\npath = "turbine/src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "legacy_vane"\n'
