@@ -643,9 +643,16 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
     written: dict[str, FileChange] = {}
     crlf: list[str] = []
+    # The files the gate refuses: the plan cannot write their edits, so their items stay. Only
+    # these are left out of the checks below; a finding of a stage or rule (a rewording that
+    # matched nothing, a target not found) leaves the file's other edits planned, and every
+    # check runs on them: an override lets that finding through, never what it would hide.
+    refused: set[str] = set()
     for path in sorted(checks):
         file_findings, change, converted = checks[path]
         findings += file_findings
+        if any(f.blocking for f in file_findings):
+            refused.add(path)
         if converted:
             crlf.append(path)
         if change is not None:
@@ -656,7 +663,6 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     pool = pool if pool is not None else ThreadPoolExecutor(max_workers=4)
     formatted = _start_formatting(root, written, pool, ahead, originals)
 
-    refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")
     dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=settings.strict,
                                    referring=[basis.referring], shared=shared)
