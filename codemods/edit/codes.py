@@ -100,8 +100,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "fix the step: call it on `Workspace(root=ROOT)` to see the traceback"),
     Code.NO_SUCH_ITEM: CodeInfo(
         "a `[[delete]]` target has no item of that name and kind in its file; the finding's line and "
-        "column are those of the closest-named item of the file (the first \"did you mean\"), or 0:0 "
-        "when it has none or its language has no tree-sitter grammar (Python); in a C++ file that does not "
+        "column are those of the closest-named item of the file (the first \"did you mean\"), or 1:1 "
+        "when it has none; in a C++ file that does not "
         "parse, the message names the line where it stops",
         "correct the target's name or kind; give the recipe a `dead_symbol_pattern` so that an item "
         "already removed is a note"),

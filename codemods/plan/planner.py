@@ -6,6 +6,7 @@ writing, differs. Nothing here writes or raises on user input.
 
 from __future__ import annotations
 
+import re
 import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -226,6 +227,21 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str,
                 findings.append(Finding(path, line, col, UNREWORDED,
                                         f"unreworded mention of {mention.symbol} [{mention.kind}]", symbol=mention.symbol))
     return findings
+
+
+def _named_by_missing_targets(findings: Iterable[Finding], deleted: DeletedNames) -> frozenset[str]:
+    """The names that `[[delete]]` targets not found stand for: each one's own, and the closest
+    name of its file (its first "did you mean"), unless the plan deletes an item of that name.
+    Their items are all still there: their mentions name no removed symbol, and the target's one
+    finding (which always blocks) says what to correct."""
+    names = {_last_part(name) for f in findings if f.code == Code.NO_SUCH_ITEM
+             for name in (f.symbol, *f.candidates[:1]) if name}
+    return frozenset(names - set(deleted.all_names()))
+
+
+def _last_part(name: str) -> str:
+    """The name an item is spelt by in code: `a::b::f` and `C.f` are `f`, `f(int)` is `f`."""
+    return re.split(r"::|\.", name.split("(")[0])[-1]
 
 
 def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
@@ -638,6 +654,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     plug-ins' state kept from the stages (see references.dangling_references)."""
     root, recipe = basis.start.root, basis.recipe
     findings = list(findings)
+    kept = kept | _named_by_missing_targets(findings, deleted)
     say = progress or (lambda _message: None)
     say(f"checking that {len(workspace.edits)} edited file(s) still parse")
     checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
