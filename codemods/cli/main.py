@@ -465,7 +465,9 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
     Prints one line per mention, path:line:col: SYMBOL [code|comment|string|unknown]
     (the kind is lexical; unknown: a comment or literal that never ends, or a
     file of another language; it is searched all the same). The set of
-    path:line is the set of lines `rg -n` prints. A named binary file with a
+    path:line is the set of lines `rg -n` prints; then, on stderr, the recipe
+    that removed the symbols (id and summary) and why they must stay gone. A
+    named binary file with a
     match is reported as rg reports it, without lines. ROOT must hold the
     recipe's scope (its check_scope, if it has one): a subfolder of the tree, its
     parent or an empty folder is a usage error, not a clean check.
@@ -496,7 +498,8 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
     root = Path(paths[0] if paths and tree_mode else ".")
     try:
         spec = _recipe_spec(recipe_spec, root)
-        recipe_id, pattern, scope = dead_symbol_settings(spec)
+        settings = dead_symbol_settings(spec)
+        recipe_id, pattern, scope = settings.id, settings.pattern, settings.scope
     except RecipeError as error:
         raise UsageLine(str(error)) from None
     if not pattern:
@@ -517,7 +520,8 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
         exit_code = EXIT_FINDINGS
     else:
         exit_code = EXIT_USAGE if result.errors else EXIT_OK
-    report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code)
+    report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code,
+                         settings.summary)
     _echo(reporter(output_format).render_check(report))
     warning = _pending_journal(root)
     if warning is not None:
