@@ -12,8 +12,10 @@ are typed (the package ships `py.typed`, and `make test` type-checks them strict
                                               # if plan.blocking, unless allow_blocking=True
 
 Findings a script acts on: each has a code of the catalogue `Code` (docs/findings.md), the
-`ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_json()`
-is the whole plan as `codemod apply --json` prints it::
+`ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_dict()`
+is the whole plan as `codemod apply --dry-run --json` prints it (`plan.to_json()`, the same as
+JSON text; `run.to_dict()` and `run.to_json()` of an `apply_recipe` run, what `--json` prints
+for it)::
 
     from codemods import Code
 

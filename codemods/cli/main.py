@@ -22,7 +22,8 @@ import click
 
 from interchange.cli_style import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine, report_error, wants_json
 
-from codemods.report.base import EXIT_FINDINGS, EXIT_OK, FORMATS
+from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK
+from codemods.report.base import FORMATS
 
 EXIT_INTERNAL = 3
 
@@ -161,15 +162,6 @@ def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -
     problem = root_problem(root, expected, whose)
     if problem is not None:
         raise UsageLine(problem)
-
-
-def _items(plan, output_format: str) -> tuple:
-    """The plan's item-level changes (the ids --accept/--skip take), listed by the JSON output."""
-    if output_format != "json" or plan.basis is None:
-        return ()
-    from codemods.plan.subset import changes_of
-
-    return changes_of(plan)
 
 
 def _recipe_spec(recipe_spec: str | None, root: Path) -> str:
@@ -378,13 +370,12 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
     if plan is None:
         if output_format == "json":
-            click.echo(json.dumps({"recipe": recipe.id, "root": str(root), "written": False,
-                                   "error": run.error, "exit_code": EXIT_FINDINGS}, indent=2))
+            click.echo(json.dumps({"recipe": recipe.id, **run.to_dict()}, indent=2))
         if run.recovery:
             _echo_err(f"codemod: {run.recovery}")
         _echo_err(f"codemod: error: {run.error}")
         sys.exit(EXIT_FINDINGS)
-    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, items=_items(plan, output_format),
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat,
                          colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)

@@ -15,6 +15,13 @@ from enum import StrEnum
 from types import MappingProxyType
 
 
+# The exit codes of the CLI's table (docs: `codemod --help`), which a plan's and a run's JSON
+# documents carry: 0 success or clean, 1 findings (a blocked plan, a failed write), 2 a usage error.
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
 class Code(StrEnum):
     """A finding code: a stable slug, the same in every output format."""
 

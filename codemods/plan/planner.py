@@ -6,6 +6,7 @@ writing, differs. Nothing here writes or raises on user input.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
-from codemods.edit.codes import Code
+from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Code
 from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import (FileChange, conflicts, digest, map_offset, resolve_inside, splice,
                                   with_line_endings_of)
@@ -53,6 +54,12 @@ class PlanBasis:
     stages: tuple[StepResult, ...]
     mentioning: SettledSearch | None
     referring: SettledSearch
+
+    def recheck(self, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, settings: PlanSettings,
+                *, kept: frozenset[str] = frozenset()) -> Plan:
+        """The plan of the edits `workspace` holds (a subset of this plan's, on its snapshot), after
+        every check a whole plan gets (see `checked_plan`)."""
+        return checked_plan(self, workspace, findings, deleted, settings, kept=kept)
 
     def settle(self) -> None:
         """Wait for the searches, so that their files stay known once their processes are gone."""
@@ -138,21 +145,40 @@ class Plan:
         """Findings that stop the plan from being written, given the overrides passed."""
         return [f for f in self.findings if f.blocking and f.code not in self.overrides]
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def exit_code(self) -> int:
+        """What `codemod apply` exits with for this plan, by the CLI's table: 2 for a usage error,
+        1 when findings block it, else 0."""
+        if any(f.code == USAGE_ERROR for f in self.findings):
+            return EXIT_USAGE
+        return EXIT_FINDINGS if self.blocking else EXIT_OK
+
+    def to_dict(self) -> dict[str, Any]:
         """The plan as one JSON-ready document: the recipe and root, each file change as its
-        unified diff, every finding (`Finding.as_json`, codes from docs/findings.md), how many
-        block under the overrides, the overrides and the names it removes. `codemod apply
-        --json` prints this with what the write did and the item-level changes added."""
+        unified diff, the item-level changes (`changes_of`: the ids `--accept/--skip` and
+        `plan_subset` take), every finding (`Finding.as_json`, codes from docs/findings.md), how
+        many block under the overrides, the overrides, the names it removes and the exit code.
+        `codemod apply --dry-run --json` prints this with what the run did added
+        (`RunResult.to_dict`)."""
+        from codemods.plan.subset import changes_of
+
         return {
             "recipe": self.recipe_id,
             "root": str(self.root),
             "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
                         for c in self.changes],
+            "items": [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item,
+                       "removes": list(c.removes)} for c in (changes_of(self) if self.basis is not None else ())],
             "findings": [f.as_json() for f in self.findings],
             "blocking": len(self.blocking),
             "overrides": sorted(str(code) for code in self.overrides),
             "removed_names": list(self.removed_names),
+            "exit_code": self.exit_code,
         }
+
+    def to_json(self) -> str:
+        """`to_dict()` as JSON text (indented; `json.loads` gives the dict back)."""
+        return json.dumps(self.to_dict(), indent=2)
 
 
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:

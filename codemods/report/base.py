@@ -24,10 +24,6 @@ FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file_
                         if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
                        key=lambda name: (name != "text", name)))
 
-# Exit codes every reporter writes into its documents (the CLI's table).
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-
 # Finding codes that an explicit override lets through, and the flag that does.
 OVERRIDE_FLAGS = {Code.DANGLING_REFERENCE: "--allow-dangling", Code.UNREWORDED_MENTION: "--allow-unreworded",
                   Code.REWRITE_NOT_FOUND: "--allow-unmatched", Code.REWORDING_NOT_FOUND: "--allow-unmatched"}
@@ -52,11 +48,10 @@ class ApplyReport:
     verbose: bool = False
     stat: bool = False
     colour: bool | None = None
-    items: tuple = ()  # the plan's item-level changes (codemods.plan.subset.Change), for --json
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FINDINGS if self.run.blocking or self.run.error else EXIT_OK
+        return self.run.exit_code
 
     def finding_lines(self) -> list[str]:
         """The run's messages as `codemod apply` prints them on stderr: the recovery, each finding
