@@ -46,8 +46,11 @@ UNMATCHED = (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND)
 class PlanBasis:
     """What a plan was made from, kept so that a subset of its edits can be checked again
     (plan/subset.py) on the same snapshot: the recipe and options, the workspace before any
-    stage, each stage's result in order (the first is `DeleteItems`'), and the files the
-    plan's searches found (naming the dead-symbol pattern, naming a deleted name)."""
+    stage (`start`), each stage's result in order (`stages`; the first is `DeleteItems`'), and
+    the files the plan's searches found (naming the dead-symbol pattern, naming a deleted name).
+
+    A script reads `recipe`, `start` and `stages`; the searches, `recheck` and `settle` are the
+    package's own (`changes_of` and `plan_subset` use them)."""
 
     recipe: Recipe
     start: Workspace

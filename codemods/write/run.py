@@ -65,8 +65,9 @@ class RunResult:
         whether it was a dry run, what the write did (its refusals among the findings, the
         blocking count its), why it failed, what recovery did, and the run's exit code. Without a
         plan: the root, the error and the exit code."""
-        document = self.plan.to_dict() if self.plan is not None else {"root": str(self.root)}
+        document: dict[str, Any] = {"root": str(self.root)}
         if self.plan is not None:
+            document = self.plan.to_dict()
             document["findings"] += [f.as_json() for f in self.refusals]
             document["blocking"] = len(self.blocking)
         document.update({"dry_run": self.dry_run, "written": self.written, "write_error": self.error,
