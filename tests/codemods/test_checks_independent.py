@@ -119,6 +119,19 @@ def test_an_unmatched_rewording_leaves_the_files_other_findings(tmp_path: Path) 
     assert UNMATCHED in lines and REEXPORT in lines and MENTION in lines
 
 
+def test_an_unmatched_rewrite_leaves_them_too(tmp_path: Path) -> None:
+    root, recipe = _crate(tmp_path)
+    Path(recipe).write_text(Path(recipe).read_text().split("[[reword]]")[0] + dedent_text("""
+        [[rewrite]]
+        path = "src/lib.rs"
+        pattern = "snuff_flame($X)"
+        replace = "dim($X)"
+        """))
+    lines = run_codemod("apply", "--dry-run", "--allow-unmatched", "--recipe", recipe, str(root)).stderr.splitlines()
+    assert REEXPORT in lines and MENTION in lines
+    assert any(line.startswith("src/lib.rs: rewrite rule did not match") for line in lines)
+
+
 def test_allowing_the_unmatched_rule_still_refuses_the_dangling_reexport(tmp_path: Path) -> None:
     root, recipe = _crate(tmp_path)
     before = (root / "src/lib.rs").read_bytes()
