@@ -263,7 +263,7 @@ def _named_by_missing_targets(findings: Iterable[Finding], deleted: DeletedNames
     name of its file (its first "did you mean"), unless the plan deletes an item of that name.
     Their items are all still there: their mentions name no removed symbol, and the target's one
     finding (which always blocks) says what to correct."""
-    names = {_last_part(name) for f in findings if f.code == Code.NO_SUCH_ITEM
+    names = {_last_part(name) for f in findings if f.code == Code.NO_SUCH_ITEM and f.blocking
              for name in (f.symbol, *f.candidates[:1]) if name}
     return frozenset(names - set(deleted.all_names()))
 

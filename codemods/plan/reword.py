@@ -333,10 +333,11 @@ def _opens_block(word: str) -> bool:
 def _fill(words: list[str], lead: str, width: int, follow: str | None = None) -> list[str]:
     """`words` as lines of at most `width`, the first led by `lead`, the others by `follow`
     (default: `lead`)."""
+    later = lead if follow is None else follow
     lines: list[str] = []
     current = ""
     for word in words:
-        now = lead if not lines else follow if follow is not None else lead
+        now = later if lines else lead
         if current and len(now) + len(current) + 1 + len(word) > width:
             carried = ""
             if _opens_block(word) and " " in current:
@@ -346,7 +347,7 @@ def _fill(words: list[str], lead: str, width: int, follow: str | None = None) ->
         else:
             current = f"{current} {word}" if current else word
     if current:
-        lines.append((lead if not lines else follow if follow is not None else lead) + current)
+        lines.append((later if lines else lead) + current)
     return lines
 
 
