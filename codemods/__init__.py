@@ -13,9 +13,9 @@ are typed (the package ships `py.typed`, and `make test` type-checks them strict
 
 Findings a script acts on: each has a code of the catalogue `Code` (docs/findings.md), the
 `ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_dict()`
-is the whole plan as `codemod apply --dry-run --json` prints it (`plan.to_json()`, the same as
-JSON text; `run.to_dict()` and `run.to_json()` of an `apply_recipe` run, what `--json` prints
-for it)::
+is the whole plan as one JSON document (`plan.to_json()`: the same as text), and an
+`apply_recipe` run's `to_dict()` / `to_json()` add what the run did: exactly what `codemod
+apply --json` prints::
 
     from codemods import Code
 

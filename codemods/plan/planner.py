@@ -161,8 +161,7 @@ class Plan:
         unified diff, the item-level changes (`changes_of`: the ids `--accept/--skip` and
         `plan_subset` take), every finding (`Finding.as_json`, codes from docs/findings.md), how
         many block under the overrides, the overrides, the names it removes and the exit code.
-        `codemod apply --dry-run --json` prints this with what the run did added
-        (`RunResult.to_dict`)."""
+        `codemod apply --json` prints this with what the run did added (`RunResult.to_dict`)."""
         from codemods.plan.subset import changes_of
 
         return {

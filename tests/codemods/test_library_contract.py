@@ -172,7 +172,8 @@ def test_extends_keeps_the_base_insertions(tmp_path: Path, bundled_base: str) ->
     assert len(recipe.deletions) == 1
 
 
-@pytest.mark.parametrize("own", ["", 'id = "mine"\n', 'summary = "Also trims"\n', 'check_scope = ["lib"]\ndead_symbol_pattern = "x_y"\n'])
+@pytest.mark.parametrize("own", ["", 'id = "mine"\n', 'summary = "Also trims"\n',
+                                 'check_scope = ["lib"]\ndead_symbol_pattern = "x_y"\n'])
 def test_both_recipe_readers_merge_extends_alike(tmp_path: Path, bundled_base: str, own: str) -> None:
     from codemods.plan.settings import dead_symbol_settings
 

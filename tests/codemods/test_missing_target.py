@@ -79,7 +79,8 @@ def test_a_name_the_plan_does_delete_keeps_its_mentions(tmp_path: Path) -> None:
     """A missing target whose closest name another target deletes hides nothing: that name's
     uses are dangling, its mentions unreworded."""
     recipe = Recipe(id="ledger-cleanup", summary="", dead_symbol_pattern="tally_coins", deletions=(
-        ItemTarget("src/ledger.rs", "rust", "fn", "tally_coins"), ItemTarget("src/ledger.rs", "rust", "fn", "tally_coin")))
+        ItemTarget("src/ledger.rs", "rust", "fn", "tally_coins"),
+        ItemTarget("src/ledger.rs", "rust", "fn", "tally_coin")))
     findings = {(f.code, f.path, f.line) for f in plan_recipe(_tree(tmp_path), recipe).blocking}
     assert findings == {(Code.NO_SUCH_ITEM, "src/ledger.rs", 2), (Code.DANGLING_REFERENCE, "src/lib.rs", 3),
                         (Code.DANGLING_REFERENCE, "src/lib.rs", 7),
