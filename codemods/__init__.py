@@ -12,8 +12,10 @@ are typed (the package ships `py.typed`, and `make test` type-checks them strict
                                               # if plan.blocking, unless allow_blocking=True
 
 Findings a script acts on: each has a code of the catalogue `Code` (docs/findings.md), the
-`ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_json()`
-is the whole plan as `codemod apply --json` prints it::
+`ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_dict()`
+is the whole plan as one JSON document (`plan.to_json()`: the same as text), and an
+`apply_recipe` run's `to_dict()` / `to_json()` add what the run did: exactly what `codemod
+apply --json` prints::
 
     from codemods import Code
 
@@ -78,7 +80,36 @@ Proof by the project's own build before writing (`codemod apply --verify`; docs/
     proof.checks, proof.clean, proof.contradicted, proof.seconds
     run = apply_recipe(root, recipe, verify=True, trust_build=False)   # the same, before the write
 
+`verify_plan` returns a `Verification`: the plan with its new findings, and a `CheckRun` per
+check (the command, its exit codes on the planned tree and the tree as it is, the time, and
+its `new_errors`, each a `BuildError`: the compiler's path, line, column and message).
+
 The test harness for your own recipes: `codemods.testing.assert_recipe`.
+
+The rest of the surface, each name once:
+
+- `CATALOGUE`: every `Code` with its `CodeInfo` (`meaning`, `remedy`, and `override`: the
+  `codemod apply` flag and `plan_recipe` keyword that lets a blocking finding through; the
+  table of docs/findings.md is made from it). `USAGE_ERROR` is `Code.USAGE_ERROR`, the code of
+  the one finding of a plan that could not start (the CLI's exit 2).
+- `Finding` (a path, line, column, code and message; `blocking` unless a note) and
+  `FileChange` (one file's bytes before and after, with the edits between them) are what a
+  `Plan` holds; `render_diff(plan)` shows all of its changes, `unified_diff(path, before,
+  after)` one file's.
+- A recipe's rules beside its `deletions`: `PatternRewrite` (`[[rewrite]]`: a structural
+  pattern and its replacement), `Rewording` (`[[reword]]`: prose in comments, strings or
+  Markdown), `Insertion` (`[[insert]]`: lines before or after an item or a pattern's matches)
+  and `Parameter` (an option of `codemod apply`, `--param NAME=VALUE`).
+- A recipe's own steps: each is a `Step`, a function from the `Workspace` it plans on (the
+  tree's snapshot, read through its `TreeReads` once per file, with the edits planned before
+  it) to a `StepResult`. `builds(ID)` registers a recipe's `RecipeBuilder`, which returns the
+  recipe made from its file with its steps and parameters (docs/recipes.md); a
+  `RewordingSelector` (`Recipe.select_rewordings`) picks the rewording rules that fit a tree.
+- `Plan.basis`, a `PlanBasis`, is what the plan was made from (its `recipe`, the `start`
+  workspace and each stage's result, `stages`), which `changes_of` and `plan_subset` read.
+- `Match`: one match of a `Pattern` (`match.text("F")` is what `$F` captured);
+  `descendants(node)` walks a tree-sitter node and every node below it, in source order.
+- `__version__`: the installed distribution's version.
 """
 
 from __future__ import annotations
@@ -123,10 +154,15 @@ _EXPORTS = {
     "Rewording": "codemods.plan.recipe",
     "StepResult": "codemods.plan.recipe",
     "Workspace": "codemods.plan.recipe",
+    "RewordingSelector": "codemods.plan.recipe",
+    "Step": "codemods.plan.recipe",
+    "TreeReads": "codemods.plan.recipe",
     "load_recipe": "codemods.plan.loader",
+    "RecipeBuilder": "codemods.plan.builders",
     "builds": "codemods.plan.builders",
     "USAGE_ERROR": "codemods.plan.planner",
     "Plan": "codemods.plan.planner",
+    "PlanBasis": "codemods.plan.planner",
     "PlanSettings": "codemods.plan.planner",
     "plan_recipe": "codemods.plan.planner",
     "Change": "codemods.plan.subset",
@@ -151,10 +187,11 @@ if TYPE_CHECKING:
     from codemods.edit.values import Edit, Finding, ItemTarget
     from codemods.parse import descendants, parse_source
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
-    from codemods.plan.builders import builds
+    from codemods.plan.builders import RecipeBuilder, builds
     from codemods.plan.loader import load_recipe
-    from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
-    from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
+    from codemods.plan.planner import USAGE_ERROR, Plan, PlanBasis, PlanSettings, plan_recipe
+    from codemods.plan.recipe import (Insertion, Parameter, PatternRewrite, Recipe, Rewording, RewordingSelector, Step,
+                                      StepResult, TreeReads, Workspace)
     from codemods.plan.subset import Change, Subset, changes_of, plan_subset
     from codemods.write.run import RunResult, apply_recipe, write_plan
     from codemods.write.checks import BuildError
@@ -172,6 +209,12 @@ def _version() -> str:
     if not distributions:  # imported from a source tree that was never installed
         return "0+unknown"
     return version(distributions[0])
+
+
+def __dir__() -> list[str]:
+    """The module's names with every public one (`__all__`), so that `help(codemods)`, `dir()`
+    and completion list the lazy exports too."""
+    return sorted({*globals(), *__all__})
 
 
 def __getattr__(name: str) -> object:
@@ -205,19 +248,24 @@ __all__ = [
     "PatternError",
     "PatternRewrite",
     "Plan",
+    "PlanBasis",
     "PlanRefused",
     "PlanSettings",
     "Recipe",
+    "RecipeBuilder",
     "RecipeError",
     "RecipeInputError",
     "Rewording",
+    "RewordingSelector",
     "Rewrite",
     "RunResult",
     "SelectionError",
+    "Step",
     "StepResult",
     "Verification",
     "Subset",
     "TreeLocked",
+    "TreeReads",
     "Workspace",
     "WriteFailed",
     "WriteRefused",

@@ -345,7 +345,8 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
     """`codemod apply` with --interactive or --accept/--skip: choose, check, write, report; the
     exit code (130 when the walk is interrupted: nothing written)."""
     from codemods.plan.planner import USAGE_ERROR
-    from codemods.report.base import EXIT_FINDINGS, ApplyReport, reporter
+    from codemods.edit.codes import EXIT_FINDINGS
+    from codemods.report.base import ApplyReport, reporter
     from codemods.write.subset import apply_selected
 
     if interactive:
@@ -384,8 +385,7 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
             needs = sorted({n for needers in subset.needed_by.values() for n in needers})
             if needs:
                 click.echo(f"codemod: accepted changes that need a skipped one: {', '.join(needs)}", err=True)
-    items = changes_of(run.plan) if output_format == "json" and run.plan.basis is not None else ()
-    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, colour=colour, items=items)
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, colour=colour)
     output = reporter(output_format).render_apply(report)
     for chunk in output.stdout:
         click.echo(chunk, nl=False, color=report.colour)

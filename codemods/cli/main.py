@@ -22,7 +22,8 @@ import click
 
 from interchange.cli_style import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine, report_error, wants_json
 
-from codemods.report.base import EXIT_FINDINGS, EXIT_OK, FORMATS
+from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK
+from codemods.report.base import FORMATS
 
 EXIT_INTERNAL = 3
 
@@ -161,15 +162,6 @@ def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -
     problem = root_problem(root, expected, whose)
     if problem is not None:
         raise UsageLine(problem)
-
-
-def _items(plan, output_format: str) -> tuple:
-    """The plan's item-level changes (the ids --accept/--skip take), listed by the JSON output."""
-    if output_format != "json" or plan.basis is None:
-        return ()
-    from codemods.plan.subset import changes_of
-
-    return changes_of(plan)
 
 
 def _recipe_spec(recipe_spec: str | None, root: Path) -> str:
@@ -406,13 +398,12 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
     if plan is None:
         if output_format == "json":
-            click.echo(json.dumps({"recipe": recipe.id, "root": str(root), "written": False,
-                                   "error": run.error, "exit_code": EXIT_FINDINGS}, indent=2))
+            click.echo(json.dumps({"recipe": recipe.id, **run.to_dict()}, indent=2))
         if run.recovery:
             _echo_err(f"codemod: {run.recovery}")
         _echo_err(f"codemod: error: {run.error}")
         sys.exit(EXIT_FINDINGS)
-    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, items=_items(plan, output_format),
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat,
                          colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)
@@ -498,7 +489,9 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
     Prints one line per mention, path:line:col: SYMBOL [code|comment|string|unknown]
     (the kind is lexical; unknown: a comment or literal that never ends, or a
     file of another language; it is searched all the same). The set of
-    path:line is the set of lines `rg -n` prints. A named binary file with a
+    path:line is the set of lines `rg -n` prints; then, on stderr, the recipe
+    that removed the symbols (id and summary) and why they must stay gone. A
+    named binary file with a
     match is reported as rg reports it, without lines. ROOT must hold the
     recipe's scope (its check_scope, if it has one): a subfolder of the tree, its
     parent or an empty folder is a usage error, not a clean check.
@@ -529,7 +522,8 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
     root = Path(paths[0] if paths and tree_mode else ".")
     try:
         spec = _recipe_spec(recipe_spec, root)
-        recipe_id, pattern, scope = dead_symbol_settings(spec)
+        settings = dead_symbol_settings(spec)
+        recipe_id, pattern, scope = settings.id, settings.pattern, settings.scope
     except RecipeError as error:
         raise UsageLine(str(error)) from None
     if not pattern:
@@ -550,7 +544,8 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
         exit_code = EXIT_FINDINGS
     else:
         exit_code = EXIT_USAGE if result.errors else EXIT_OK
-    report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code)
+    report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code,
+                         settings.summary)
     _echo(reporter(output_format).render_check(report))
     warning = _pending_journal(root)
     if warning is not None:

@@ -15,6 +15,13 @@ from enum import StrEnum
 from types import MappingProxyType
 
 
+# The exit codes of the CLI's table (docs: `codemod --help`), which a plan's and a run's JSON
+# documents carry: 0 success or clean, 1 findings (a blocked plan, a failed write), 2 a usage error.
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
 class Code(StrEnum):
     """A finding code: a stable slug, the same in every output format."""
 
@@ -102,8 +109,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "fix the step: call it on `Workspace(root=ROOT)` to see the traceback"),
     Code.NO_SUCH_ITEM: CodeInfo(
         "a `[[delete]]` target has no item of that name and kind in its file; the finding's line and "
-        "column are those of the closest-named item of the file (the first \"did you mean\"), or 0:0 "
-        "when it has none or its language has no tree-sitter grammar (Python); in a C++ file that does not "
+        "column are those of the closest-named item of the file (the first \"did you mean\"), or 1:1 "
+        "when it has none; in a C++ file that does not "
         "parse, the message names the line where it stops",
         "correct the target's name or kind; give the recipe a `dead_symbol_pattern` so that an item "
         "already removed is a note"),

@@ -82,20 +82,23 @@ def _named_by(finding: Finding, target: ItemTarget) -> bool:
 
 
 def _about_target(finding: Finding, targets: list[ItemTarget], source: bytes) -> Finding:
-    """`finding` linked to the one target of `targets` it names (left as it is when it names none
+    """`finding` linked to the one target of `targets` it names (left unlinked when it names none
     or several). A `no-such-item` finding is placed at the closest-named item of the file (its
-    first candidate), where the misspelt name is most likely to be corrected."""
+    first candidate), where the misspelt name is most likely to be corrected; without one, at the
+    file's first line (it always has a place to open)."""
     named = [t for t in targets if _named_by(finding, t)]
-    if finding.target is not None or len(named) != 1:
-        return finding
-    linked = replace(finding, target=named[0])
-    if finding.code == Code.NO_SUCH_ITEM and finding.candidates and not finding.line:
-        language = LANGUAGES[named[0].language]
-        if language.grammar is not None:
-            scopes = item_scopes(language.name, source, parse(source, language.name), finding.candidates[0])
-            if scopes:
-                line, col = line_col(source, min(s.node.start_byte for s in scopes))
-                linked = replace(linked, line=line, col=col)
+    linked = finding
+    if finding.target is None and len(named) == 1:
+        linked = replace(finding, target=named[0])
+        if finding.code == Code.NO_SUCH_ITEM and finding.candidates and not finding.line:
+            language = LANGUAGES[named[0].language]
+            if language.grammar is not None:
+                scopes = item_scopes(language.name, source, parse(source, language.name), finding.candidates[0])
+                if scopes:
+                    line, col = line_col(source, min(s.node.start_byte for s in scopes))
+                    linked = replace(linked, line=line, col=col)
+    if linked.code == Code.NO_SUCH_ITEM and not linked.line:
+        linked = replace(linked, line=1, col=1)
     return linked
 
 

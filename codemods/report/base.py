@@ -24,10 +24,6 @@ FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file_
                         if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
                        key=lambda name: (name != "text", name)))
 
-# Exit codes every reporter writes into its documents (the CLI's table).
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-
 # Finding codes that an explicit override lets through, and the flag that does.
 OVERRIDE_FLAGS = {Code.DANGLING_REFERENCE: "--allow-dangling", Code.UNREWORDED_MENTION: "--allow-unreworded",
                   Code.REWRITE_NOT_FOUND: "--allow-unmatched", Code.REWORDING_NOT_FOUND: "--allow-unmatched"}
@@ -52,11 +48,10 @@ class ApplyReport:
     verbose: bool = False
     stat: bool = False
     colour: bool | None = None
-    items: tuple = ()  # the plan's item-level changes (codemods.plan.subset.Change), for --json
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FINDINGS if self.run.blocking or self.run.error else EXIT_OK
+        return self.run.exit_code
 
     def finding_lines(self) -> list[str]:
         """The run's messages as `codemod apply` prints them on stderr: the recovery, each finding
@@ -129,9 +124,27 @@ def _possible_group_line(name: str, group: list[Finding]) -> str:
             f"lists them)")
 
 
+# Why a mention of a removed symbol fails the check, by the mention's kind.
+_WHY_GONE = {
+    "code": "code that names the symbol refers to an item that no longer exists",
+    "comment": "a comment that names the symbol describes code that no longer exists",
+    "string": "a string that names the symbol refers to code that no longer exists",
+}
+_WHY_UNKNOWN = "the symbol names code that no longer exists (where the scan cannot tell code from prose)"
+# What to do about a mention.
+FIX_MENTION = ("delete or reword the mention; if the symbol is meant to come back, change the recipe's "
+               "dead_symbol_pattern")
+
+
+def removed_by(recipe_id: str, summary: str) -> str:
+    """The recipe that removed the symbols, as a failure says it: `recipe ID ("SUMMARY")`."""
+    return f"recipe {recipe_id}" + (f' ("{summary}")' if summary else "")
+
+
 @dataclass(frozen=True)
 class CheckReport:
-    """One `codemod check` to render: the recipe's pattern and scope, and the CheckResult."""
+    """One `codemod check` to render: the recipe (its id and summary, which say what removed the
+    symbols), its pattern and scope, and the CheckResult."""
 
     root: Path
     recipe_id: str
@@ -140,6 +153,25 @@ class CheckReport:
     mode: str  # "tree" or "files"
     result: object  # codemods.search.check.CheckResult
     exit_code: int
+    summary: str = ""
+
+    @property
+    def removed_by(self) -> str:
+        """The recipe that removed the symbols (see `removed_by`)."""
+        return removed_by(self.recipe_id, self.summary)
+
+    @staticmethod
+    def why_gone(kind: str) -> str:
+        """Why a mention of `kind` (code, comment, string, unknown) must not name a removed symbol."""
+        return _WHY_GONE.get(kind, _WHY_UNKNOWN)
+
+    def explanation(self) -> str:
+        """Who removed the mentioned symbols and why they must stay gone, in one sentence for the
+        whole check (the reasons of the kinds of mention it found)."""
+        kinds = sorted({m.kind for m in self.result.mentions}, key=lambda k: (k not in _WHY_GONE, k))
+        reasons = "; ".join(self.why_gone(kind) for kind in kinds)
+        return (f"These symbols were removed by {self.removed_by} and must stay gone: {reasons}. "
+                f"To fix: {FIX_MENTION}.")
 
 
 class Reporter(Protocol):

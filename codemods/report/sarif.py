@@ -15,7 +15,8 @@ from urllib.parse import quote
 import json
 
 from codemods.edit.values import Finding
-from codemods.report.base import ApplyReport, CheckReport, Output, finding_level, tool_version
+from codemods.report.base import (FIX_MENTION, ApplyReport, CheckReport, Output, finding_level, removed_by,
+                                  tool_version)
 from codemods.search.mentions import Mention
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -118,17 +119,22 @@ def _log(root: Path, rules: list[dict], results: list[dict], properties: dict) -
     }
 
 
-def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention]) -> dict:
-    """A SARIF log of a check: a rule per removed-symbol group of the pattern, a result per mention.
+def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention], summary: str = "") -> dict:
+    """A SARIF log of a check: a rule per removed-symbol group of the pattern (its description
+    says which recipe removed the symbols, with its summary, and why they must stay gone), a
+    result per mention (its message, why a mention of its kind fails).
 
     `root` is what the mention paths are relative to (ROOT, or the working
     directory for named files).
     """
     groups = symbol_groups(pattern)
+    by = removed_by(recipe_id, summary)
     rules = [{
         "id": f"{recipe_id}/removed-symbol-{index + 1}",
         "name": f"RemovedSymbolNamedAgain{index + 1}",
         "shortDescription": {"text": f"A symbol the {recipe_id} recipe removed is named again: {group}"},
+        "fullDescription": {"text": f"Symbols matching {group} were removed by {by}; code, comments "
+                                    f"and strings must not name them again. To fix: {FIX_MENTION}."},
         "defaultConfiguration": {"level": "error"},
         "properties": {"pattern": group},
     } for index, group in enumerate(groups)]
@@ -140,12 +146,13 @@ def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Men
             "ruleId": rules[index]["id"],
             "ruleIndex": index,
             "level": "error",
-            "message": {"text": f"{mention.symbol} [{mention.kind}]: a removed symbol is named again"},
+            "message": {"text": f"{mention.symbol} [{mention.kind}]: a removed symbol is named again. It was "
+                                f"removed by {by}; {CheckReport.why_gone(mention.kind)}."},
             "locations": [_location(mention.path, mention.line, mention.col,
                                     mention.col + len(mention.symbol.encode("utf-8", "surrogateescape")), lines)],
             "properties": {"kind": mention.kind, "symbol": mention.symbol},
         })
-    return _log(root, rules, results, {"recipe": recipe_id, "pattern": pattern})
+    return _log(root, rules, results, {"recipe": recipe_id, "summary": summary, "pattern": pattern})
 
 
 def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], overrides: frozenset[str]) -> dict:
@@ -181,5 +188,5 @@ def render_apply(report: ApplyReport) -> Output:
 
 
 def render_check(report: CheckReport) -> Output:
-    log = check_sarif(report.root, report.recipe_id, report.pattern, report.result.mentions)
+    log = check_sarif(report.root, report.recipe_id, report.pattern, report.result.mentions, report.summary)
     return Output([json.dumps(log, indent=2) + "\n"], [*report.result.binary, *report.result.errors])

@@ -96,4 +96,5 @@ def render_check(report: CheckReport) -> Output:
         stderr.append(f"codemod check: {len(result.mentions)} mention(s) of removed symbols in "
                       f"{result.files_with_matches} file(s)"
                       + (f", {len(result.binary)} binary file(s) with a match" if result.binary else ""))
+        stderr.append(f"  {report.explanation()}")
     return Output(stdout, stderr)

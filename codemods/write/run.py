@@ -10,11 +10,12 @@ touches nothing; it only says whether an interrupted run's journal is there.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
-from codemods.edit.codes import Code
+from codemods.edit.codes import EXIT_FINDINGS, Code
 from codemods.edit.values import Finding
 from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
 from codemods.plan.recipe import Recipe
@@ -54,6 +55,35 @@ class RunResult:
         if self.plan is None:
             return []
         return self.plan.blocking or list(self.refusals)
+
+    @property
+    def exit_code(self) -> int:
+        """What `codemod apply` exits with after this run: the plan's (`Plan.exit_code`), else 1
+        where nothing could be planned, the write was refused or failed."""
+        if self.plan is None or self.error or self.refusals:
+            return EXIT_FINDINGS
+        return self.plan.exit_code
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run as `codemod apply --json` prints it: the plan's document (`Plan.to_dict`), with
+        whether it was a dry run, what the write did (its refusals among the findings, the
+        blocking count its), why it failed, what recovery did, the run's exit code and, where it was
+    asked for, what `--verify` found (`verify`). Without a
+        plan: the root, the error and the exit code."""
+        document: dict[str, Any] = {"root": str(self.root)}
+        if self.plan is not None:
+            document = self.plan.to_dict()
+            document["findings"] += [f.as_json() for f in self.refusals]
+            document["blocking"] = len(self.blocking)
+        document.update({"dry_run": self.dry_run, "written": self.written, "write_error": self.error,
+                         "recovered": self.recovery, "exit_code": self.exit_code})
+        if self.verification is not None:
+            document["verify"] = self.verification.to_dict()
+        return document
+
+    def to_json(self) -> str:
+        """`to_dict()` as JSON text, as `codemod apply --json` prints it."""
+        return json.dumps(self.to_dict(), indent=2)
 
 
 def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dangling: bool = False,

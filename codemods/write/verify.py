@@ -103,6 +103,16 @@ class Verification:
         """Every check ran and passed on the planned tree: the build is evidence."""
         return bool(self.checks) and all(check.clean for check in self.checks)
 
+    def to_dict(self) -> dict[str, object]:
+        """The `verify` part of `codemod apply --json`: the time, whether the build is clean,
+        why it was skipped, how many findings it contradicts, and each check run."""
+        return {"seconds": round(self.seconds, 3), "clean": self.clean, "skipped": self.skipped,
+                "contradicted": len(self.contradicted),
+                "checks": [{"command": c.command, "kind": c.kind, "exit_code": c.exit_code,
+                            "baseline_exit_code": c.baseline_exit_code, "new_errors": len(c.new_errors),
+                            "seconds": round(c.seconds, 3), "baseline_seconds": round(c.baseline_seconds, 3),
+                            "baseline_cached": c.baseline_cached} for c in self.checks]}
+
 
 Progress = Callable[[str], None]
 
@@ -342,7 +352,7 @@ def _weighed(plan: Plan, checks: Sequence[CheckRun], trust_build: bool) -> tuple
 
 
 def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool = False,
-                progress: Progress | None = None, cache: Path | None = None) -> Verification:
+                progress: Callable[[str], None] | None = None, cache: Path | None = None) -> Verification:
     """Build `plan`'s result with the project's own check and compare it with the tree as it is.
 
     `commands` are shell commands run in the scratch tree (a `cargo` one with JSON messages);

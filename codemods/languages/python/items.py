@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from codemods.edit.codes import Code
-from codemods.edit.values import Edit, Finding, missing_target
+from codemods.edit.values import Edit, Finding, line_col, missing_target
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ def delete_python_items(
     wrapper = MetadataWrapper(module)
     wanted = {t.name: t for t in targets}
     seen: dict[str, str] = {}  # qualified name -> kind, of every definition visited
+    places: dict[str, tuple[int, int]] = {}  # qualified name -> (line, col) of its name
     spans: dict[str, tuple[int, int]] = {}  # removed qualified name -> byte span of its definition
 
     class _Remover(cst.CSTTransformer):
@@ -62,6 +63,9 @@ def delete_python_items(
 
         def _enter(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
             self.scope.append(node.name.value)
+            qualified = ".".join(self.scope)
+            if qualified not in places:
+                places[qualified] = line_col(source, self.get_metadata(ByteSpanPositionProvider, node.name).start)
             return True
 
         def _leave(self, original, updated, kind: str):
@@ -121,7 +125,7 @@ def delete_python_items(
         edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),
                                 "+".join(origins[name] for name in removed))]
     findings = [
-        missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent)
+        missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent, places)
         for t in targets
         if t.name not in removed
     ]
