@@ -185,9 +185,17 @@ def _copy_as_seen(source: Path | bytes, destination: Path, digest: str, seen: _S
     return digest, destination.stat().st_mtime_ns
 
 
-def _link_tree(root: Path, scratch: Path, seen: _Seen) -> _Scratch:
+def _may_write_sources(command: str) -> bool:
+    """Whether a check command of the user's may rewrite source files in place: any command but
+    a cargo check/build/clippy/test without `--fix`."""
+    return cargo_command(command) is None or "--fix" in command.split()
+
+
+def _link_tree(root: Path, scratch: Path, seen: _Seen, copy_all: bool = False) -> _Scratch:
     """Fill `scratch` with ROOT's files: hard links, real copies for the files `seen` has (a build
-    saw other content there once) and `_COPIED` ones, symlinks as symlinks."""
+    saw other content there once) and `_COPIED` ones, symlinks as symlinks. With `copy_all`
+    (a command of the user's runs there: it may rewrite sources in place, as `cargo fmt` or
+    `clang-format -i` do), every file is a real copy (keeping its modification time)."""
     summary = hashlib.sha256()
     made = _Scratch(scratch)
     cargo_tree = (root / "Cargo.toml").is_file()
@@ -212,6 +220,9 @@ def _link_tree(root: Path, scratch: Path, seen: _Seen) -> _Scratch:
             summary.update(f"{rel} {digest}\n".encode())
             if rel in seen or name in _COPIED:
                 made.copies[rel] = _copy_as_seen(source, destination, digest, seen, rel)
+                continue
+            if copy_all:
+                shutil.copy2(source, destination)
                 continue
             try:
                 os.link(source, destination)
@@ -388,7 +399,7 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
         shutil.rmtree(scratch_path, ignore_errors=True)
         try:
             seen = _load_seen(cache)
-            scratch = _link_tree(root, scratch_path, seen)
+            scratch = _link_tree(root, scratch_path, seen, copy_all=any(map(_may_write_sources, commands)))
             if commands:
                 checks: list[Check] = [CargoCheck(argv, cache / "target") if (argv := cargo_command(command))
                                         else CommandCheck(command, cache / "target") for command in commands]

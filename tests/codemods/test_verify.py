@@ -389,6 +389,17 @@ def test_a_command_of_your_own_is_run_and_its_text_errors_read(tmp_path: Path, c
     assert code == 0, stderr
 
 
+def test_a_command_of_your_own_that_rewrites_sources_never_reaches_the_tree(tmp_path: Path, cache: Path) -> None:
+    """A check command may rewrite files in place (a formatter's `-i`, `cargo clippy --fix`): the
+    scratch tree then holds real copies, so ROOT's unchanged files keep their bytes."""
+    root = _write(tmp_path / "dial", DIAL)
+    before = _snapshot(root)
+    rewrite_all = "find . -type f -exec sh -c 'echo scribbled >> \"$1\"' _ {} \\;"
+    code, _, stderr = _apply(root, _drop("dial_spare"), "--dry-run", f"--verify={rewrite_all}")
+    assert code == 0, stderr
+    assert _snapshot(root) == before
+
+
 @needs_gxx
 def test_the_library_returns_typed_results(tmp_path: Path, cache: Path) -> None:
     from codemods import BuildError, CheckRun, Verification, apply_recipe
