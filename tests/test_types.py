@@ -23,9 +23,7 @@ NOT_YET_TYPED = frozenset({
     "codemods.cli.main",
     "codemods.languages.cpp.items",
     "codemods.languages.cpp.language",
-    "codemods.languages.cpp.preprocessor",
     "codemods.languages.cpp.resolve",
-    "codemods.languages.cpp.signature",
     "codemods.languages.python.items",
     "codemods.languages.python.language",
     "codemods.languages.rust.crates",
@@ -46,9 +44,7 @@ NOT_YET_TYPED = frozenset({
     "codemods.report.json",
     "codemods.report.sarif",
     "codemods.report.text",
-    "codemods.search.files",
     "codemods.write.subset",
-    "interchange.cli_style",
     "interchange.decision",
 })
 
