@@ -24,8 +24,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.languages.cpp.items",
     "codemods.languages.cpp.language",
     "codemods.languages.cpp.resolve",
-    "codemods.languages.python.items",
-    "codemods.languages.python.language",
     "codemods.languages.rust.crates",
     "codemods.languages.rust.imports",
     "codemods.languages.rust.items",
