@@ -21,9 +21,6 @@ HOUSE = Path(__file__).resolve().parents[1]
 NOT_YET_TYPED = frozenset({
     "codemods.cli.interactive",
     "codemods.cli.main",
-    "codemods.languages.cpp.items",
-    "codemods.languages.cpp.language",
-    "codemods.languages.cpp.resolve",
     "codemods.languages.rust.crates",
     "codemods.languages.rust.imports",
     "codemods.languages.rust.items",
