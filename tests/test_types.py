@@ -37,7 +37,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.report.sarif",
     "codemods.report.text",
     "codemods.write.subset",
-    "interchange.decision",
 })
 
 
