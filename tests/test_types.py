@@ -30,7 +30,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.languages.rust.statements",
     "codemods.plan.references",
     "codemods.plan.stages",
-    "codemods.recipes.mlxcel.paged_flag",
     "codemods.report.base",
     "codemods.report.github",
     "codemods.report.json",
