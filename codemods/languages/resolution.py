@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 # A use that resolves to a deleted item (it blocks the plan), or one that may (it is listed).
 DEFINITE = "definite"
@@ -30,3 +32,16 @@ class DeletedName:
 
     name: str
     path: str = ""
+
+
+class DeletedRecord(Protocol):
+    """What a plan deletes, as the plug-ins read and add to it (the planner's `DeletedNames`): each
+    language's deleted items, of the type that language's plug-in records (each has a `name`)."""
+
+    def of(self, language: str) -> Sequence[object]:
+        """The deleted items of `language`."""
+        ...
+
+    def add(self, language: str, items: Iterable[object]) -> None:
+        """Record more deleted items of `language`."""
+        ...

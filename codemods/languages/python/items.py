@@ -10,7 +10,7 @@ overlap. Targets nested in one another give one edit over both.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col, missing_target
@@ -68,7 +68,8 @@ def delete_python_items(
                 places[qualified] = line_col(source, self.get_metadata(ByteSpanPositionProvider, node.name).start)
             return True
 
-        def _leave(self, original, updated, kind: str):
+        def _leave(self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef,
+                   kind: str) -> cst.BaseStatement | cst.RemovalSentinel:
             qualified = ".".join(self.scope)
             self.scope.pop()
             seen[qualified] = kind
@@ -80,34 +81,42 @@ def delete_python_items(
                 return cst.RemovalSentinel.REMOVE
             return updated
 
-        def _first_kept(self, original, updated):
+        def _first_kept(self, original: Sequence[cst.BaseStatement],
+                        updated: Sequence[cst.BaseStatement]) -> tuple[cst.BaseStatement, ...] | None:
             """A body whose first statement went: the one now first starts without the blank
-            lines that separated it from the removed one (its comments stay)."""
-            if not original.body or id(original.body[0]) not in self.removed or not updated.body:
-                return updated
-            first = updated.body[0]
+            lines that separated it from the removed one (its comments stay); None when unchanged."""
+            if not original or id(original[0]) not in self.removed or not updated:
+                return None
+            first = updated[0]
+            if not isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return None
             lines = list(first.leading_lines)
             while lines and lines[0].comment is None:
                 lines.pop(0)
-            return updated.with_changes(body=(first.with_changes(leading_lines=tuple(lines)), *updated.body[1:]))
+            return (first.with_changes(leading_lines=tuple(lines)), *updated[1:])
 
-        def leave_Module(self, original, updated):
-            return self._first_kept(original, updated)
+        def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+            body = self._first_kept(original_node.body, updated_node.body)
+            return updated_node if body is None else updated_node.with_changes(body=body)
 
-        def leave_IndentedBlock(self, original, updated):
-            return self._first_kept(original, updated)
+        def leave_IndentedBlock(self, original_node: cst.IndentedBlock,
+                                updated_node: cst.IndentedBlock) -> cst.BaseSuite:
+            body = self._first_kept(original_node.body, updated_node.body)
+            return updated_node if body is None else updated_node.with_changes(body=body)
 
-        def visit_FunctionDef(self, node):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return self._enter(node)
 
-        def leave_FunctionDef(self, original, updated):
-            return self._leave(original, updated, "function")
+        def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+                              ) -> cst.BaseStatement | cst.RemovalSentinel:
+            return self._leave(original_node, updated_node, "function")
 
-        def visit_ClassDef(self, node):
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return self._enter(node)
 
-        def leave_ClassDef(self, original, updated):
-            return self._leave(original, updated, "class")
+        def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+                           ) -> cst.BaseStatement | cst.RemovalSentinel:
+            return self._leave(original_node, updated_node, "class")
 
     def without(names: set[str]) -> bytes:
         return wrapper.visit(_Remover(names)).code.encode(module.encoding)
