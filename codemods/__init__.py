@@ -127,13 +127,13 @@ _EXPORTS = {
     "EditError": "codemods.edit.errors",
     "LanguageError": "codemods.edit.errors",
     "PatternError": "codemods.edit.errors",
-    "PlanRefused": "codemods.edit.errors",
+    "PlanRefused": "codemods.edit.refusals",
     "RecipeError": "codemods.edit.errors",
     "RecipeInputError": "codemods.edit.errors",
     "SelectionError": "codemods.edit.errors",
     "TreeLocked": "codemods.edit.errors",
     "WriteFailed": "codemods.edit.errors",
-    "WriteRefused": "codemods.edit.errors",
+    "WriteRefused": "codemods.edit.refusals",
     "Edit": "codemods.edit.values",
     "Finding": "codemods.edit.values",
     "ItemTarget": "codemods.edit.values",
@@ -181,8 +181,9 @@ _EXPORTS = {
 if TYPE_CHECKING:
     from codemods.edit.codes import CATALOGUE, Code, CodeInfo
     from codemods.edit.diff import render_diff, unified_diff
-    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, PlanRefused, RecipeError,
-                                      RecipeInputError, SelectionError, TreeLocked, WriteFailed, WriteRefused)
+    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, RecipeError,
+                                      RecipeInputError, SelectionError, TreeLocked, WriteFailed)
+    from codemods.edit.refusals import PlanRefused, WriteRefused
     from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding, ItemTarget
     from codemods.parse import descendants, parse_source

@@ -20,7 +20,7 @@ from codemods.edit.values import Finding
 from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
 from codemods.plan.recipe import Recipe
 from codemods.plan.subset import Subset, plan_subset
-from codemods.edit.errors import PlanRefused, WriteRefused
+from codemods.edit.refusals import PlanRefused, WriteRefused
 
 if TYPE_CHECKING:
     from codemods.write.verify import Verification

@@ -24,7 +24,8 @@ import pytest
 from click.testing import CliRunner
 
 import codemods.write.atomic as apply_module
-from codemods.write.atomic import WriteFailed, WriteRefused, write_changes
+from codemods.edit.refusals import WriteRefused
+from codemods.write.atomic import WriteFailed, write_changes
 from codemods.write.journal import JOURNAL_DIR, recover, tree_lock
 from codemods.plan.planner import plan_recipe
 from codemods.cli.main import main
