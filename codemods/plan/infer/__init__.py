@@ -105,8 +105,16 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         notes += residue.notes
         generic += [(residue, general, literal, span) for general, literal, span in residue.generic]
     rewrites = _merged_rewrites(generic, result)
-    text = _render(recipe_id, deletes, rewrites, rules)
-    final = _planned(before, text, old)
+    final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old)
+    # A `use` entry the rewrites leave unused goes by itself: asked for only where it stays.
+    uses = [d for d in deletes if d.entry.kind == "use"]
+    if uses and (rewrites or rules):
+        without = [d for d in deletes if d.entry.kind != "use"]
+        lighter = _planned(before, _render(recipe_id, without, rewrites, rules), old)
+        if all(lighter.get(p) == final.get(p) or (lighter.get(p) is not None and final.get(p) is not None
+                                                  and same_tokens(lighter[p] or b"", final[p] or b""))
+               for p in {d.path for d in uses}):
+            deletes, final = without, lighter
     for path in changed:
         want, got = new.get(path), final.get(path)
         if (want is None) != (got is None) or (want is not None and got is not None and not same_tokens(got, want)):
@@ -132,7 +140,14 @@ def _first_difference_line(got: bytes, want: bytes) -> int:
 def _deleted_items(path: str, language: str, old: bytes, new: bytes) -> list[_Delete]:
     """The items of `old` that `new` lacks, the outermost of nested ones only."""
     kept = inventory(new, language)
-    gone = [e for key, e in inventory(old, language).items() if key not in kept]
+    had = inventory(old, language)
+    gone = [e for key, e in had.items() if key not in kept]
+    # An impl block is known by its header and its items' names: one that lost an item is still
+    # there. As many go as the header has fewer blocks.
+    for header in {key[1] for key in had if key[0] == "impl"}:
+        fewer = sum(k[:2] == ("impl", header) for k in had) - sum(k[:2] == ("impl", header) for k in kept)
+        unmatched = [had[k] for k in had if k[:2] == ("impl", header) and k not in kept]
+        gone = [e for e in gone if e not in unmatched[max(fewer, 0):]]
     outer = [e for e in gone if not any(o is not e and o.start <= e.start and e.end <= o.end
                                         and (o.start, o.end) != (e.start, e.end) for o in gone)]
     return [_Delete(path, language, e) for e in sorted(outer, key=lambda e: e.start)]

@@ -207,6 +207,13 @@ class FileResidue:
         hi = self.r[change.r_lo].end if change.r_lo < len(self.r) else len(self.old)
         return lo, hi
 
+    def _touched(self, change: _Change) -> tuple[int, int]:
+        """The old text's bytes a change replaces ([p, p) for an insertion at p)."""
+        if change.r_lo < change.r_hi:
+            return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
+        point = self.r[change.r_lo - 1].end if change.r_lo > 0 else 0
+        return point, point
+
     def _literal_unit(self, lo: int, hi: int) -> tree_sitter.Node | None:
         """The smallest named node holding [lo, hi) whose text, as a pattern, matches only it."""
         node: tree_sitter.Node | None = self.tree.root_node.named_descendant_for_byte_range(lo, hi)
@@ -289,19 +296,19 @@ class FileResidue:
     def _generalised(self, unit: _Unit, replace: str, new_tokens: list[Token], indent: str) -> RewriteRule | None:
         """The unit's rewrite with the parts the change kept as metavariables, or None."""
         node = unit.node
-        changed = [self._span(c) for c in unit.changes]
+        changed = [self._touched(c) for c in unit.changes]
         new_texts = [t.text for t in new_tokens]
         chosen: list[tuple[tree_sitter.Node, int, int]] = []  # node, its tokens' place in new_tokens
         candidates = sorted((d for d in _named_descendants(node) if d is not node),
                             key=lambda d: d.start_byte - d.end_byte)
         for candidate in candidates:
             lo, hi = candidate.start_byte, candidate.end_byte
-            if any(lo < c_hi and c_lo < hi for c_lo, c_hi in changed) or any(
+            if any(lo < c_hi and c_lo < hi if c_lo < c_hi else lo < c_lo < hi for c_lo, c_hi in changed) or any(
                     lo < c.end_byte and c.start_byte < hi for c, _, _ in chosen):
                 continue
             texts = [t.text for t in tokens(self.old[lo:hi])]
-            if not texts or (len(texts) == 1 and not re.match(rb"\w", texts[0])):
-                continue
+            if len(texts) < 3:
+                continue  # a name or a literal reads better as itself
             places = [i for i in range(len(new_texts) - len(texts) + 1) if new_texts[i:i + len(texts)] == texts]
             if len(places) != 1 or any(places[0] < e and s < places[0] + len(texts) for _, s, e in chosen):
                 continue
