@@ -321,3 +321,61 @@ def test_codemod_infer_prints_the_recipe_of_two_trees_and_of_a_commit(tmp_path: 
     assert usage.exit_code == 2
     bad = runner.invoke(main, ["infer", "--commit", "no-such-rev", str(repo)])
     assert bad.exit_code == 2 and "no-such-rev" in bad.output
+
+
+def test_macro_calls_attributes_and_guarded_arms_are_deleted_by_their_text(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/desk.rs": """
+        #![allow(unused)]
+
+        enroll!(Blotter, Stylus);
+        enroll!(Rule, Stylus);
+
+        pub fn weigh(n: u8) -> u8 {
+            match n {
+                0 => 1,
+                k if k > 9 => 2,
+                _ => 3,
+            }
+        }
+    """}, {"src/desk.rs": """
+        enroll!(Rule, Stylus);
+
+        pub fn weigh(n: u8) -> u8 {
+            match n {
+                0 => 1,
+                _ => 3,
+            }
+        }
+    """})
+    assert [line for line in inferred.toml.splitlines() if line.startswith(("kind", "name"))] == [
+        'kind = "attribute"', 'name = "#![allow(unused)]"', 'kind = "macro_call"', 'name = "enroll!(Blotter, Stylus)"',
+        'kind = "match_arm"', 'name = "crate::weigh => k if k > 9"']
+
+
+def test_an_item_the_plan_refuses_to_delete_is_named_never_rewritten_as_text(tmp_path: Path) -> None:
+    old = _write(tmp_path / "before", {"src/lib.rs": """
+        pub trait Fold {
+            fn crease(&self) -> u8;
+            fn press(&self) -> u8;
+        }
+
+        impl Fold for u16 {
+            fn crease(&self) -> u8 { 1 }
+            fn press(&self) -> u8 { 2 }
+        }
+    """})
+    new = _write(tmp_path / "after", {"src/lib.rs": """
+        pub trait Fold {
+            fn crease(&self) -> u8;
+            fn press(&self) -> u8;
+        }
+
+        impl Fold for u16 {
+            fn crease(&self) -> u8 { 1 }
+        }
+    """})
+    inferred = infer_recipe(old, new)
+    assert "[[rewrite]]" not in inferred.toml and "[[delete]]" not in inferred.toml
+    assert len(inferred.unexpressed) == 1
+    assert inferred.unexpressed[0].startswith("src/lib.rs:8: the fn crate::<u16 as Fold>::press is gone, but a plan "
+                                              "refuses to delete it: ")

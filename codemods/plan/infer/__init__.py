@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from codemods.core.registry import language_of
+from codemods.edit.values import Finding
 from codemods.languages.cpp.items import cpp_items
 from codemods.languages.rust.items import exact_spelling, rust_items
-from codemods.plan.infer.inventory import Entry, inventory
+from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
                                          same_tokens)
 from codemods.plan.loader import load_recipe
@@ -102,7 +103,8 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         residue = _residue(path, language, result[path] or b"", new[path])
         residue.infer()
         rules += residue.rules
-        notes += residue.notes
+        notes += [n for n in residue.notes if not any(n.partition(" is gone")[0].partition(": the ")[2] in m
+                                                      for m in notes if " is gone" in n)]
         generic += [(residue, general, literal, span) for general, literal, span in residue.generic]
     rewrites = _merged_rewrites(generic, result)
     final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old)
@@ -139,6 +141,14 @@ def _first_difference_line(got: bytes, want: bytes) -> int:
 
 def _deleted_items(path: str, language: str, old: bytes, new: bytes) -> list[_Delete]:
     """The items of `old` that `new` lacks, the outermost of nested ones only."""
+    gone = _gone(language, old, new)
+    outer = [e for e in gone if not any(o is not e and o.start <= e.start and e.end <= o.end
+                                        and (o.start, o.end) != (e.start, e.end) for o in gone)]
+    return [_Delete(path, language, e) for e in sorted(outer, key=lambda e: e.start)]
+
+
+def _gone(language: str, old: bytes, new: bytes) -> list[Entry]:
+    """The items of `old` that `new` lacks."""
     kept = inventory(new, language)
     had = inventory(old, language)
     gone = [e for key, e in had.items() if key not in kept]
@@ -148,9 +158,7 @@ def _deleted_items(path: str, language: str, old: bytes, new: bytes) -> list[_De
         fewer = sum(k[:2] == ("impl", header) for k in had) - sum(k[:2] == ("impl", header) for k in kept)
         unmatched = [had[k] for k in had if k[:2] == ("impl", header) and k not in kept]
         gone = [e for e in gone if e not in unmatched[max(fewer, 0):]]
-    outer = [e for e in gone if not any(o is not e and o.start <= e.start and e.end <= o.end
-                                        and (o.start, o.end) != (e.start, e.end) for o in gone)]
-    return [_Delete(path, language, e) for e in sorted(outer, key=lambda e: e.start)]
+    return gone
 
 
 def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secondary: list[_Delete],
@@ -172,14 +180,18 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
         batch = [d for d in still if d.entry.kind == first.entry.kind]
         chosen += batch
         waiting = [d for d in waiting if d not in batch and d in still]
+    findings: list[Finding] = []
     final = _planned(before, _render(recipe_id, chosen, [], []),
-                     {d.path: (before / d.path).read_bytes() for d in chosen})
-    for delete in chosen:
-        if _still_there(delete, final.get(delete.path)):
-            notes.append(f"{delete.path}:{line_of((before / delete.path).read_bytes(), delete.entry.start)}: "
-                         f"the {delete.entry.kind} {delete.entry.name} is not deleted by the plan (see "
-                         f"`codemod apply --dry-run` with this recipe)")
-    return sorted(chosen, key=lambda d: (d.path, d.entry.start))
+                     {d.path: (before / d.path).read_bytes() for d in chosen}, findings)
+    refused = [d for d in chosen if _still_there(d, final.get(d.path))]
+    for delete in refused:
+        if delete.entry.kind in MEMBER_KINDS:
+            continue  # code named by its text: the rewrite of what holds it says it
+        why = next((f.message for f in findings if f.blocking and f.target is not None
+                    and f.target.name == delete.entry.name and f.path == delete.path), "see `codemod apply --dry-run`")
+        notes.append(f"{delete.path}:{line_of((before / delete.path).read_bytes(), delete.entry.start)}: the "
+                     f"{delete.entry.kind} {delete.entry.name} is gone, but a plan refuses to delete it: {why}")
+    return sorted((d for d in chosen if d not in refused), key=lambda d: (d.path, d.entry.start))
 
 
 def _still_there(delete: _Delete, source: bytes | None) -> bool:
@@ -189,8 +201,10 @@ def _still_there(delete: _Delete, source: bytes | None) -> bool:
                for e in inventory(source, delete.language).values())
 
 
-def _planned(before: Path, text: str, files: dict[str, bytes]) -> dict[str, bytes | None]:
-    """`files` as the recipe `text` leaves them, planned on `before` (None: a file deleted)."""
+def _planned(before: Path, text: str, files: dict[str, bytes],
+             findings: list[Finding] | None = None) -> dict[str, bytes | None]:
+    """`files` as the recipe `text` leaves them, planned on `before` (None: a file deleted); the
+    plan's findings added to `findings`."""
     result: dict[str, bytes | None] = dict(files)
     with tempfile.TemporaryDirectory(prefix="codemod-infer-") as folder:
         recipe_file = Path(folder) / "inferred.toml"
@@ -199,6 +213,8 @@ def _planned(before: Path, text: str, files: dict[str, bytes]) -> dict[str, byte
         if not (recipe.deletions or recipe.rewrites or recipe.rewordings or recipe.insertions):
             return result
         plan = plan_recipe(before, recipe, allow_dangling=True, allow_unreworded=True, allow_unmatched=True)
+    if findings is not None:
+        findings += plan.findings
     for change in plan.changes:
         result[change.path] = None if change.deleted else change.after
     return result
@@ -217,7 +233,9 @@ def _residue(path: str, language: str, old: bytes, new: bytes) -> FileResidue:
         for cpp_item in cpp_items(old):
             starts.setdefault(cpp_item.start, cpp_item.spelled(qualified=True))
             ends[cpp_item.end] = cpp_item.spelled(qualified=True)
-    return FileResidue(path, language, old, new, starts, ends)
+    gone = tuple((e.start, e.end, f"{e.kind} {e.name}") for e in _gone(language, old, new)
+                 if e.kind not in MEMBER_KINDS)
+    return FileResidue(path, language, old, new, starts, ends, gone)
 
 
 def _merged_rewrites(generic: list[tuple[FileResidue, RewriteRule, RewriteRule, tuple[int, int]]],

@@ -16,9 +16,13 @@ import tree_sitter
 
 from codemods.languages.cpp.items import cpp_items
 from codemods.languages.rust.imports import use_entries
-from codemods.languages.rust.items import exact_spelling, rust_items
-from codemods.languages.rust.members import _entry_path
-from codemods.parse import RUST, parse
+from codemods.languages.rust.items import RustItem, exact_spelling, leading_trivia, rust_items
+from codemods.languages.rust.members import _entry_path, _macro_statement
+from codemods.parse import RUST, descendants, parse
+
+# The kinds that name code inside items (by its text): what the plan refuses of them, a rewrite
+# may still say.
+MEMBER_KINDS = ("use", "attribute", "macro_call", "match_arm")
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,36 @@ def _rust(source: bytes) -> dict[tuple[str, ...], Entry]:
         path = _entry_path(entry.node)
         found.setdefault(("use", path), Entry("use", path, entry.node.start_byte, entry.node.end_byte,
                                                secondary=True))
+    _code_by_text(source, tree, items, found)
     return found
+
+
+def _words(node: tree_sitter.Node) -> str:
+    return " ".join((node.text or b"").decode("utf-8", "replace").split())
+
+
+def _code_by_text(source: bytes, tree: tree_sitter.Tree, items: list[RustItem],
+                  found: dict[tuple[str, ...], Entry]) -> None:
+    """Attributes, macro invocations standing alone and match arms, each by the text that names
+    it; one whose text the file writes twice is left out (the residue's rewrite says it)."""
+    named: list[tuple[tuple[str, ...], Entry]] = []
+    for node in descendants(tree.root_node, named=True):
+        if node.type in ("attribute_item", "inner_attribute_item"):
+            start, end = node.start_byte, node.end_byte
+            named.append((("attribute", _words(node)), Entry("attribute", _words(node), start, end)))
+        elif node.type == "macro_invocation" and (statement := _macro_statement(node)) is not None:
+            start, _ = leading_trivia(source, statement)
+            named.append((("macro_call", _words(node)), Entry("macro_call", _words(node), start, statement.end_byte)))
+        elif node.type == "match_arm" and (pattern := node.child_by_field_name("pattern")) is not None:
+            owner = min((i for i in items if i.kind not in ("impl", "use", "mod") and i.node.start_byte <= node.start_byte
+                         and node.end_byte <= i.end), key=lambda i: i.end - i.node.start_byte, default=None)
+            name = f"{exact_spelling(owner)} => {_words(pattern)}" if owner is not None else _words(pattern)
+            start, _ = leading_trivia(source, node)
+            named.append((("match_arm", name), Entry("match_arm", name, start, node.end_byte, secondary=True)))
+    twice = {key for key, count in Counter(key for key, _ in named).items() if count > 1}
+    for key, entry in named:
+        if key not in twice:
+            found.setdefault(key, entry)
 
 
 def _in_trait(node: tree_sitter.Node) -> bool:
@@ -95,7 +128,7 @@ def _in_trait(node: tree_sitter.Node) -> bool:
     return container is not None and container.type == "trait_item"
 
 
-def _rust_members(item, name: str, found: dict[tuple[str, ...], Entry]) -> None:  # type: ignore[no-untyped-def]
+def _rust_members(item: RustItem, name: str, found: dict[tuple[str, ...], Entry]) -> None:
     """The variants of an enum and the named fields of a struct, as `crate::Type::member`."""
     body = item.node.child_by_field_name("body")
     if body is None:

@@ -117,11 +117,13 @@ class FileResidue:
     """The rules that turn `old` (a file as the deletions leave it) into `new`, for one file."""
 
     def __init__(self, path: str, language: str, old: bytes, new: bytes,
-                 item_starts: dict[int, str], item_ends: dict[int, str]) -> None:
+                 item_starts: dict[int, str], item_ends: dict[int, str],
+                 items_gone: tuple[tuple[int, int, str], ...] = ()) -> None:
         self.path, self.language, self.old, self.new = path, language, old, new
         self.r, self.a = tokens(old), tokens(new)
         self.tree = parse(old, language)
         self.item_starts, self.item_ends = item_starts, item_ends
+        self.items_gone = list(items_gone)
         self.rules: list[Rule] = []
         self.generic: list[tuple[RewriteRule, RewriteRule, tuple[int, int]]] = []  # (general, literal, range)
         self.notes: list[str] = []
@@ -275,6 +277,11 @@ class FileResidue:
 
     def _rewrite(self, unit: _Unit) -> None:
         node = unit.node
+        held = [what for start, end, what in self.items_gone if node.start_byte <= start and end <= node.end_byte]
+        if held:  # a whole item removed goes through `[[delete]]`, never a rewrite of its text
+            self.notes.append(f"{self.path}:{line_of(self.old, node.start_byte)}: the {held[0]} is gone, and no "
+                              f"plan deletes it; not rewritten as text")
+            return
         pattern = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
         replace, new_tokens = self._new_text(unit)
         indent = self._indent(node.start_byte)
