@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from codemods.core.registry import language_of
+from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
 from codemods.languages.cpp.items import cpp_items
 from codemods.languages.rust.items import exact_spelling, rust_items
@@ -28,7 +29,7 @@ from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
                                          same_tokens)
 from codemods.plan.loader import load_recipe
-from codemods.plan.planner import plan_recipe
+from codemods.plan.planner import USAGE_ERROR, plan_recipe
 from codemods.pattern import Pattern
 
 _SKIPPED = {"target", "node_modules", "__pycache__"}
@@ -107,7 +108,10 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
                                                       for m in notes if " is gone" in n)]
         generic += [(residue, general, literal, span) for general, literal, span in residue.generic]
     rewrites = _merged_rewrites(generic, result)
-    final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old)
+    findings: list[Finding] = []
+    final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old, findings)
+    notes += [f"{f.path or '.'}:{f.line}: the inferred recipe does not load or plan: {f.message}"
+              for f in findings if f.code == USAGE_ERROR]
     # A `use` entry the rewrites leave unused goes by itself: asked for only where it stays.
     uses = [d for d in deletes if d.entry.kind == "use"]
     if uses and (rewrites or rules):
@@ -167,7 +171,7 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
     leaves in place (planned again until none is left)."""
     chosen = list(primary)
     waiting = list(secondary)
-    for _ in range(4):
+    for round_ in range(6):
         if not waiting:
             break
         paths = {d.path for d in waiting}
@@ -177,7 +181,7 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
             break
         first = min(still, key=lambda d: (d.entry.kind == "use", d.path, d.entry.start))
         # An impl before the methods in it, and the `use` entries last: each may take the next.
-        batch = [d for d in still if d.entry.kind == first.entry.kind]
+        batch = [d for d in still if d.entry.kind == first.entry.kind] if round_ < 5 else still
         chosen += batch
         waiting = [d for d in waiting if d not in batch and d in still]
     findings: list[Finding] = []
@@ -209,7 +213,12 @@ def _planned(before: Path, text: str, files: dict[str, bytes],
     with tempfile.TemporaryDirectory(prefix="codemod-infer-") as folder:
         recipe_file = Path(folder) / "inferred.toml"
         recipe_file.write_text(text, encoding="utf-8")
-        recipe = load_recipe(str(recipe_file))
+        try:
+            recipe = load_recipe(str(recipe_file))
+        except CodemodError as error:  # a rule this module wrote wrong: said, never raised
+            if findings is not None:
+                findings.append(Finding("", 0, 0, USAGE_ERROR, str(error)))
+            return result
         if not (recipe.deletions or recipe.rewrites or recipe.rewordings or recipe.insertions):
             return result
         plan = plan_recipe(before, recipe, allow_dangling=True, allow_unreworded=True, allow_unmatched=True)
