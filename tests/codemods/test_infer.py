@@ -379,3 +379,38 @@ def test_an_item_the_plan_refuses_to_delete_is_named_never_rewritten_as_text(tmp
     assert len(inferred.unexpressed) == 1
     assert inferred.unexpressed[0].startswith("src/lib.rs:8: the fn crate::<u16 as Fold>::press is gone, but a plan "
                                               "refuses to delete it: ")
+
+
+def test_a_prose_paragraph_changed_or_removed_is_a_rewording_and_an_added_one_is_named(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"docs/inks.md": """
+        # Inks
+
+        Sepia dries slowly and
+        smudges on vellum.
+
+        Indigo is kept for
+        the margins.
+
+        Umber is cheap.
+    """}, {"docs/inks.md": """
+        # Inks
+
+        Sepia dries slowly.
+
+        Umber is cheap.
+    """})
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[reword]]
+        path = "docs/inks.md"
+        find = "Sepia dries slowly and smudges on vellum."
+        replace = "Sepia dries slowly."
+
+        [[reword]]
+        path = "docs/inks.md"
+        find = "Indigo is kept for the margins."
+        replace = ""
+    """)
+    added = infer_recipe(tmp_path / "after", tmp_path / "before")
+    assert [n.split(": ", 1)[1] for n in added.unexpressed] == ["paragraphs added to a prose file; no rule adds prose"]

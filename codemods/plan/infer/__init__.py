@@ -27,9 +27,10 @@ from codemods.languages.cpp.items import cpp_items
 from codemods.languages.rust.items import exact_spelling, rust_items
 from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
-                                         same_tokens)
+                                         prose_rules, same_tokens)
 from codemods.plan.loader import load_recipe
 from codemods.plan.planner import USAGE_ERROR, plan_recipe
+from codemods.plan.reword import is_prose
 from codemods.pattern import Pattern
 
 _SKIPPED = {"target", "node_modules", "__pycache__"}
@@ -78,7 +79,7 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
             notes.append(f"{path}:1: a file the change adds; no rule creates a file")
             continue
         if language is None:
-            if path in new:
+            if path in new and not is_prose(path):
                 notes.append(f"{path}:1: not a source file of a supported language; edit by hand")
             continue
         if path not in new:
@@ -115,7 +116,7 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         want, got = new.get(path), final.get(path)
         if (want is None) != (got is None) or (want is not None and got is not None and not same_tokens(got, want)):
             mentioned = any(n.startswith(f"{path}:") for n in notes)
-            if not mentioned and language_of(path) is not None:
+            if not mentioned and (language_of(path) is not None or is_prose(path)):
                 notes.append(f"{path}:{_first_difference_line(got or b'', want or b'')}: the recipe does not "
                              f"reproduce this file (an edit the rules above cannot say)")
     return InferredRecipe(_render(recipe_id, deletes, rewrites, rules, notes), tuple(notes))
@@ -134,9 +135,15 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
         if path not in new or result.get(path) is None:
             continue
         language = language_of(path)
+        if language is None and is_prose(path) and path in old:
+            prose, unsaid = prose_rules(path, result[path] or b"", new[path])
+            rules += prose
+            notes += unsaid
+            continue
         if language not in ("rust", "cpp"):
             if language == "python" and not _same_python(result[path] or b"", new[path]):
-                notes.append(f"{path}:1: Python code changed beyond deleted items; no Python rewrite rule")
+                line = _first_difference_line(result[path] or b"", new[path])
+                notes.append(f"{path}:{line}: Python code changed beyond deleted items; no rule rewrites Python")
             continue
         if same_tokens(result[path] or b"", new[path]):
             continue
@@ -213,6 +220,7 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
         first, last = line_of(source, delete.entry.start), line_of(source, delete.entry.end)
         about = [f for f in findings if f.blocking and f.path == delete.path and (
             f.target.name == delete.entry.name if f.target is not None else first <= f.line <= last)]
+        about += [f for f in findings if f.blocking and f.path == delete.path and f.target is None]
         why = about[0].message if about else "see `codemod apply --dry-run` with it"
         notes.append(f"{delete.path}:{first}: the {delete.entry.kind} {delete.entry.name} is gone, but a plan "
                      f"refuses to delete it: {why}")
