@@ -204,9 +204,9 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
         still = [d for d in waiting if _still_there(d, result.get(d.path))]
         if not still:
             break
-        first = min(still, key=lambda d: (d.entry.kind == "use", d.path, d.entry.start))
+        leading = min(still, key=lambda d: (d.entry.kind == "use", d.path, d.entry.start))
         # An impl before the methods in it, and the `use` entries last: each may take the next.
-        batch = [d for d in still if d.entry.kind == first.entry.kind] if round_ < 5 else still
+        batch = [d for d in still if d.entry.kind == leading.entry.kind] if round_ < 5 else still
         chosen += batch
         waiting = [d for d in waiting if d not in batch and d in still]
     findings: list[Finding] = []
