@@ -103,15 +103,18 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         deletes = [d for d in deletes if d not in refused]
     notes += [f"{f.path or '.'}:{f.line}: the inferred recipe does not load or plan: {f.message}"
               for f in findings if f.code == USAGE_ERROR]
-    # A `use` entry the rewrites leave unused goes by itself: asked for only where it stays.
+    # A `use` entry (or a rewrite of a `use` declaration) that the other rules leave unused goes by
+    # itself: asked for only where it stays.
     uses = [d for d in deletes if d.entry.kind == "use"]
-    if uses and (rewrites or rules):
+    use_rewrites = [r for r in rewrites if r.language == "rust" and r.pattern.startswith(("use ", "pub use "))]
+    if (uses or use_rewrites) and (rewrites or rules):
         without = [d for d in deletes if d.entry.kind != "use"]
-        lighter = _planned(before, _render(recipe_id, without, rewrites, rules), old)
+        fewer = [r for r in rewrites if r not in use_rewrites]
+        lighter = _planned(before, _render(recipe_id, without, fewer, rules), old)
         if all(lighter.get(p) == final.get(p) or (lighter.get(p) is not None and final.get(p) is not None
                                                   and same_tokens(lighter[p] or b"", final[p] or b""))
-               for p in {d.path for d in uses}):
-            deletes, final = without, lighter
+               for p in changed):
+            deletes, rewrites, final = without, fewer, lighter
     for path in changed:
         want, got = new.get(path), final.get(path)
         if (want is None) != (got is None) or (want is not None and got is not None and not same_tokens(got, want)):
