@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from codemods.core.registry import language_of
+from codemods.edit.codes import Code
 from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
 from codemods.languages.cpp.items import cpp_items
@@ -88,21 +89,41 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
             (secondary if delete.entry.secondary else primary).append(delete)
     deletes = _settled_deletes(before, recipe_id, primary, secondary, notes)
     settled_notes = list(notes)
-    for _ in range(3):
-        notes = list(settled_notes)
-        rewrites, rules = _rules_beyond(before, recipe_id, deletes, changed, old, new, notes)
-        findings: list[Finding] = []
-        final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old, findings)
-        # Code named by its text (a `use` entry) that the rules leave in use is refused: the
-        # rewrite of what holds it says it instead.
-        refused = [d for d in deletes if d.entry.kind in MEMBER_KINDS and any(
-            f.blocking and f.target is not None and f.target.name == d.entry.name and f.path == d.path
-            for f in findings)]
-        if not refused:
-            break
-        deletes = [d for d in deletes if d not in refused]
+    rewrites, rules = _rules_beyond(before, recipe_id, deletes, changed, old, new, notes)
+    findings: list[Finding] = []
+    final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old, findings)
+    # Code named by its text (a `use` entry) that a plan refuses to delete: without it, the
+    # engine may drop it by itself, or the rewrite of what holds it say it. Where neither
+    # reproduces the change, the deletion stays, and the plan's refusal is named.
+    refused = {d: f for d in deletes if d.entry.kind in MEMBER_KINDS for f in findings
+               if f.blocking and f.target is not None and f.target.name == d.entry.name and f.path == d.path}
+    if refused:
+        kept = [d for d in deletes if d not in refused]
+        retry_notes = list(settled_notes)
+        retry = _rules_beyond(before, recipe_id, kept, changed, old, new, retry_notes)
+        retry_findings: list[Finding] = []
+        retried = _planned(before, _render(recipe_id, kept, *retry), old, retry_findings)
+        if all(retried.get(d.path) is not None and same_tokens(retried[d.path] or b"", new.get(d.path, b""))
+               for d in refused):
+            deletes, (rewrites, rules), final, findings, notes = kept, retry, retried, retry_findings, retry_notes
+        else:
+            notes += [f"{d.path}:{f.line}: the {d.entry.kind} {d.entry.name} is gone, but a plan refuses to delete "
+                      f"it: {f.message}" for d, f in refused.items()]
     notes += [f"{f.path or '.'}:{f.line}: the inferred recipe does not load or plan: {f.message}"
               for f in findings if f.code == USAGE_ERROR]
+    # A rule the full plan does not find a place for (an edit of the engine's came first) is no
+    # rule to keep: it is named instead.
+    unplaced = [f for f in findings if f.code in (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND,
+                                                  Code.INSERT_NOT_FOUND)]
+    if unplaced:
+        def placed(rule: Rule) -> bool:
+            text = getattr(rule, "pattern", None) or getattr(rule, "find", None) or getattr(rule, "item", "")
+            return not any(f.path.startswith(rule.path) and repr(text)[1:-1] in f.message for f in unplaced)
+
+        rewrites = [r for r in rewrites if placed(r)]
+        rules = [r for r in rules if placed(r)]
+        notes += [f"{f.path}:{f.line or 1}: an inferred rule finds no place once the engine's own edits are made: "
+                  f"{f.message}" for f in unplaced]
     # A `use` entry (or a rewrite of a `use` declaration) that the other rules leave unused goes by
     # itself: asked for only where it stays.
     uses = [d for d in deletes if d.entry.kind == "use"]
