@@ -174,8 +174,9 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
         residue = _residue(path, language, result[path] or b"", new[path])
         residue.infer()
         rules += residue.rules
-        notes += [n for n in residue.notes if not any(n.partition(" is gone")[0].partition(": the ")[2] in m
-                                                      for m in notes if " is gone" in n)]
+        said = {n.split(": ", 1)[0] for n in notes}  # path:line already named (an item refused there)
+        notes += [n for n in residue.notes if n.split(": ", 1)[0] not in said and not any(
+            n.partition(" is gone")[0].partition(": the ")[2] in m for m in notes if " is gone" in n)]
         generic += [(residue.path, *entry) for entry in residue.generic]
     return _merged_rewrites(generic, result), rules
 

@@ -136,8 +136,8 @@ class FileResidue:
         self.notes: list[str] = []
 
     def infer(self) -> None:
-        matcher = SequenceMatcher(None, [t.text for t in self.r], [t.text for t in self.a], autojunk=False)
-        changes = [_Change(i1, i2, j1, j2) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
+        changes = _token_changes([t.text for t in self.r], [t.text for t in self.a], _lines(self.old, self.r),
+                                 _lines(self.new, self.a))
         code: list[_Change] = []
         comments: list[_Change] = []
         for change in changes:
@@ -418,6 +418,60 @@ class FileResidue:
             if self._reproduces(rule, node, new_tokens):
                 return rule
         return None
+
+
+def _lines(source: bytes, found: list[Token]) -> list[int]:
+    """The line of each token (0-based)."""
+    out, line, at = [], 0, 0
+    for token in found:
+        line += source.count(b"\n", at, token.start)
+        at = token.start
+        out.append(line)
+    return out
+
+
+def _token_changes(old: list[bytes], new: list[bytes], old_lines: list[int], new_lines: list[int],
+                   direct: int = 4_000_000) -> list[_Change]:
+    """The runs of tokens that differ: the common ends set aside, then token by token where that
+    is cheap, else line by line first and token by token inside the lines that differ."""
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    o_hi, n_hi = len(old) - suffix, len(new) - suffix
+    if (o_hi - prefix) * (n_hi - prefix) <= direct:
+        return _opcodes(old, new, prefix, o_hi, prefix, n_hi)
+
+    def by_line(texts: list[bytes], lines: list[int], lo: int, hi: int) -> list[tuple[int, int]]:
+        spans: list[tuple[int, int]] = []
+        for index in range(lo, hi):
+            if spans and lines[index] == lines[spans[-1][0]]:
+                spans[-1] = (spans[-1][0], index + 1)
+            else:
+                spans.append((index, index + 1))
+        return spans
+
+    old_spans, new_spans = by_line(old, old_lines, prefix, o_hi), by_line(new, new_lines, prefix, n_hi)
+    matcher = SequenceMatcher(None, [tuple(old[a:b]) for a, b in old_spans], [tuple(new[a:b]) for a, b in new_spans],
+                              autojunk=False)
+    changes: list[_Change] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        o_lo = old_spans[i1][0] if i1 < len(old_spans) else o_hi
+        o_to = old_spans[i2 - 1][1] if i2 > i1 else o_lo
+        n_lo = new_spans[j1][0] if j1 < len(new_spans) else n_hi
+        n_to = new_spans[j2 - 1][1] if j2 > j1 else n_lo
+        changes += _opcodes(old, new, o_lo, o_to, n_lo, n_to)
+    return changes
+
+
+def _opcodes(old: list[bytes], new: list[bytes], o_lo: int, o_hi: int, n_lo: int, n_hi: int) -> list[_Change]:
+    matcher = SequenceMatcher(None, old[o_lo:o_hi], new[n_lo:n_hi], autojunk=False)
+    return [_Change(o_lo + i1, o_lo + i2, n_lo + j1, n_lo + j2)
+            for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
 
 
 def _named_descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
