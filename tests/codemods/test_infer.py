@@ -414,3 +414,47 @@ def test_a_prose_paragraph_changed_or_removed_is_a_rewording_and_an_added_one_is
     """)
     added = infer_recipe(tmp_path / "after", tmp_path / "before")
     assert [n.split(": ", 1)[1] for n in added.unexpressed] == ["paragraphs added to a prose file; no rule adds prose"]
+
+
+def test_a_cpp_item_of_one_preprocessor_branch_names_its_branch_and_a_member_its_class(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/lamp.h": """
+        namespace lamp {
+        #ifdef USE_OIL
+        int wick(int n) { return n; }
+        int flame() { return 1; }
+        #else
+        int wick(int n) { return n + 1; }
+        #endif
+        struct Shade {
+          int tint;
+          int gloss;
+        };
+        }  // namespace lamp
+    """}, {"src/lamp.h": """
+        namespace lamp {
+        #ifdef USE_OIL
+        int flame() { return 1; }
+        #else
+        int wick(int n) { return n + 1; }
+        #endif
+        struct Shade {
+          int tint;
+        };
+        }  // namespace lamp
+    """})
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[delete]]
+        path = "src/lamp.h"
+        language = "cpp"
+        kind = "function"
+        name = "lamp::wick"
+        branch = "defined(USE_OIL)"
+
+        [[delete]]
+        path = "src/lamp.h"
+        language = "cpp"
+        kind = "field"
+        name = "lamp::Shade::gloss"
+    """)

@@ -255,6 +255,8 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
 def _still_there(delete: _Delete, source: bytes | None) -> bool:
     if source is None:
         return False
+    if delete.entry.ident:
+        return delete.entry.ident in inventory(source, delete.language)
     return any(e.kind == delete.entry.kind and e.name == delete.entry.name
                for e in inventory(source, delete.language).values())
 

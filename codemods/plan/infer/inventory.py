@@ -39,6 +39,7 @@ class Entry:
     end: int
     branch: str | None = None
     secondary: bool = False
+    ident: tuple[str, ...] = ()  # C++: the key, spelling aside (a name's signature shows only among overloads)
 
 
 # Rust item kinds (of rust_items) -> the `[[delete]]` kind that names them.
@@ -147,7 +148,8 @@ def _rust_members(item: RustItem, name: str, found: dict[tuple[str, ...], Entry]
 
 def _cpp(source: bytes) -> dict[tuple[str, ...], Entry]:
     items = [i for i in cpp_items(source) if i.kind != "any"]
-    overloads = Counter(i.qualified_name for i in items if i.function)
+    # A name with several signatures is spelled with its own; the same one in several branches is not.
+    overloads = Counter(name for name, _ in {(i.qualified_name, i.signature) for i in items if i.function})
     spots = Counter((i.kind, i.qualified_name, i.signature) for i in items)
     found: dict[tuple[str, ...], Entry] = {}
     for item in items:
@@ -155,7 +157,7 @@ def _cpp(source: bytes) -> dict[tuple[str, ...], Entry]:
         name = item.spelled(qualified=True) if item.function and overloads[qualified] > 1 else qualified
         branch = item.condition if spots[(item.kind, qualified, item.signature)] > 1 else None
         key = (item.kind, qualified, "" if item.signature is None else ",".join(item.signature), item.condition)
-        found.setdefault(key, Entry(item.kind, name, item.start, item.end, branch))
+        found.setdefault(key, Entry(item.kind, name, item.start, item.end, branch, ident=key))
     return found
 
 
