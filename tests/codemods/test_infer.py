@@ -4,6 +4,7 @@ it gives the second, token for token."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import textwrap
 from pathlib import Path
@@ -317,6 +318,8 @@ def test_codemod_infer_prints_the_recipe_of_two_trees_and_of_a_commit(tmp_path: 
     done = runner.invoke(main, ["infer", "--commit", "HEAD", "--id", "drop", str(repo)])
     assert done.exit_code == 0, done.output
     assert done.output.startswith('id = "drop"\n') and 'name = "crate::drop_me"' in done.output
+    as_json = runner.invoke(main, ["infer", "--json", "--commit", "HEAD", str(repo)])
+    assert as_json.exit_code == 0 and json.loads(as_json.output)["unexpressed"] == []
     usage = runner.invoke(main, ["infer", str(repo)])
     assert usage.exit_code == 2
     bad = runner.invoke(main, ["infer", "--commit", "no-such-rev", str(repo)])
