@@ -136,8 +136,8 @@ class FileResidue:
         self.notes: list[str] = []
 
     def infer(self) -> None:
-        changes = _token_changes([t.text for t in self.r], [t.text for t in self.a], _lines(self.old, self.r),
-                                 _lines(self.new, self.a))
+        changes = [self._slid(c) for c in _token_changes([t.text for t in self.r], [t.text for t in self.a],
+                                                         _lines(self.old, self.r), _lines(self.new, self.a))]
         code: list[_Change] = []
         comments: list[_Change] = []
         for change in changes:
@@ -156,6 +156,23 @@ class FileResidue:
                 self._reword(change)
         for unit in units:
             self._rewrite(unit)
+
+    def _slid(self, change: _Change) -> _Change:
+        """A pure deletion or insertion moved back over the tokens it repeats, to start a line
+        where it can (`"a.h" #include` deleted is `#include "a.h"` deleted)."""
+        if (change.r_lo == change.r_hi) == (change.a_lo == change.a_hi):
+            return change
+        deleting = change.r_lo < change.r_hi
+        texts, source = (self.r, self.old) if deleting else (self.a, self.new)
+        lo, hi = (change.r_lo, change.r_hi) if deleting else (change.a_lo, change.a_hi)
+        for back in range(0, hi - lo):
+            if back and not (lo - back >= 0 and texts[lo - back].text == texts[hi - back].text):
+                break
+            if self._line_start(source, texts[lo - back].start):
+                if deleting:
+                    return _Change(lo - back, hi - back, change.a_lo - back, change.a_hi - back)
+                return _Change(change.r_lo - back, change.r_hi - back, lo - back, hi - back)
+        return change
 
     # -- insertions ---------------------------------------------------------------------------
 
@@ -313,8 +330,7 @@ class FileResidue:
                 lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
                 found = self._literal_unit(lo, hi)
                 if found is None:
-                    self.notes.append(f"{self.path}:{line_of(self.old, lo)}: code changed where no pattern "
-                                      f"finds it alone; edit by hand")
+                    self.notes.append(f"{self.path}:{line_of(self.old, lo)}: {self._unfound(spans)}; edit by hand")
                     units = [u for u in units if u not in merged]
                     break
                 node, item = found
@@ -327,6 +343,16 @@ class FileResidue:
                 merged = overlapping
                 group = group + [c for u in overlapping for c in u.changes]
         return sorted(units, key=lambda u: u.node.start_byte)
+
+    def _unfound(self, spans: list[tuple[int, int]]) -> str:
+        """Why no pattern finds the code of the changes at `spans` alone."""
+        for lo, hi in spans:
+            node: tree_sitter.Node | None = self.tree.root_node.descendant_for_byte_range(lo, hi)
+            while node is not None:
+                if node.type.startswith("preproc_"):
+                    return "a preprocessor line changed (`#include`, `#define`, ...), which no pattern matches"
+                node = node.parent
+        return "code changed where no pattern finds it alone"
 
     def _new_text(self, unit: _Unit) -> tuple[str, list[Token]]:
         """The unit's text after the change, and the new text's tokens in it."""
