@@ -461,3 +461,22 @@ def test_a_cpp_item_of_one_preprocessor_branch_names_its_branch_and_a_member_its
         kind = "field"
         name = "lamp::Shade::gloss"
     """)
+
+
+def test_a_line_dropped_from_a_comment_rewords_its_block_to_what_stays(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/blotter.rs": """
+        /// Soaks up the ink.
+        /// Kept for the old presses.
+        pub fn soak() {}
+    """}, {"src/blotter.rs": """
+        /// Soaks up the ink.
+        pub fn soak() {}
+    """})
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[reword]]
+        path = "src/blotter.rs"
+        find = "Soaks up the ink. Kept for the old presses."
+        replace = "Soaks up the ink."
+    """)

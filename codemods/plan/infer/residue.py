@@ -253,6 +253,12 @@ class FileResidue:
                 continue
             if whole:
                 self.rules.append(RewordRule(self.path, find, "", block=True))
+            elif not added:
+                # Lines dropped from a block: the block reworded to what stays (a phrase reworded
+                # to nothing would leave its comment line behind, empty).
+                holder = next(b for b in self._blocks(self.old, self.r) if removed[0] in b)
+                stays = [t for t in holder if t not in removed]
+                self.rules.append(RewordRule(self.path, self._prose(self.old, holder), self._prose(self.old, stays)))
             else:
                 self.rules.append(RewordRule(self.path, find, self._prose(self.new, added)))
 
