@@ -84,6 +84,14 @@ Proof by the project's own build before writing (`codemod apply --verify`; docs/
 check (the command, its exit codes on the planned tree and the tree as it is, the time, and
 its `new_errors`, each a `BuildError`: the compiler's path, line, column and message).
 
+A recipe inferred from a change (two trees; `codemod infer`), its TOML text and what it
+cannot say::
+
+    from codemods import infer_recipe
+
+    inferred = infer_recipe(before_root, after_root)      # a frozen InferredRecipe
+    print(inferred.toml); inferred.unexpressed            # ("path:line: why", ...)
+
 The test harness for your own recipes: `codemods.testing.assert_recipe`.
 
 The rest of the surface, each name once:
@@ -165,6 +173,8 @@ _EXPORTS = {
     "PlanBasis": "codemods.plan.planner",
     "PlanSettings": "codemods.plan.planner",
     "plan_recipe": "codemods.plan.planner",
+    "InferredRecipe": "codemods.plan.infer",
+    "infer_recipe": "codemods.plan.infer",
     "Change": "codemods.plan.subset",
     "Subset": "codemods.plan.subset",
     "changes_of": "codemods.plan.subset",
@@ -189,6 +199,9 @@ if TYPE_CHECKING:
     from codemods.parse import descendants, parse_source
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
     from codemods.plan.builders import RecipeBuilder, builds
+
+    from codemods.plan.builders import builds
+    from codemods.plan.infer import InferredRecipe, infer_recipe
     from codemods.plan.loader import load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, PlanBasis, PlanSettings, plan_recipe
     from codemods.plan.recipe import (Insertion, Parameter, PatternRewrite, Recipe, Rewording, RewordingSelector, Step,
@@ -240,6 +253,7 @@ __all__ = [
     "EditError",
     "FileChange",
     "Finding",
+    "InferredRecipe",
     "Insertion",
     "ItemTarget",
     "LanguageError",
@@ -276,6 +290,7 @@ __all__ = [
     "builds",
     "changes_of",
     "descendants",
+    "infer_recipe",
     "load_recipe",
     "parse_source",
     "plan_recipe",
