@@ -8,7 +8,9 @@
 # databend tree a fetched mirror; the generated workspace is generated there), the mlxcel
 # archive, wheels of the engine's dependencies and ast-grep for Python 3.12 (WHEELS, made
 # with `pip download`, see below) and rg with its libpcre2 (used only where the machine has
-# no rg). Then, on the device machine, with the bundle carried:
+# no rg). Then, on the device machine, with the bundle carried (the `run` tool sends the
+# checkout its session started in, which for a helper's worktree is the main checkout: copy
+# the bundle to the same git-ignored path there, name it in `carry`, remove it afterwards):
 #
 #     bash BUNDLE/device_cores.sh run [RUNS] [ONLY]
 #
