@@ -40,7 +40,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.report.json",
     "codemods.report.sarif",
     "codemods.report.text",
-    "codemods.write.subset",
 })
 
 
