@@ -35,11 +35,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.languages.rust.unused_imports",
     "codemods.plan.references",
     "codemods.plan.stages",
-    "codemods.report.base",
-    "codemods.report.github",
-    "codemods.report.json",
-    "codemods.report.sarif",
-    "codemods.report.text",
 })
 
 
