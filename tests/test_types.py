@@ -32,8 +32,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.languages.rust.resolve.syntax",
     "codemods.languages.rust.statements",
     "codemods.languages.rust.unused_imports",
-    "codemods.plan.references",
-    "codemods.plan.stages",
 })
 
 
