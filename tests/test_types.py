@@ -23,7 +23,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.languages.rust.cascade",
     "codemods.languages.rust.crates",
     "codemods.languages.rust.imports",
-    "codemods.languages.rust.members",
     "codemods.languages.rust.resolve.occurrences",
     "codemods.languages.rust.resolve.receivers",
     "codemods.languages.rust.resolve.references",
