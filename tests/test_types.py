@@ -22,13 +22,11 @@ NOT_YET_TYPED = frozenset({
     "codemods.cli.main",
     "codemods.languages.rust.cascade",
     "codemods.languages.rust.crates",
-    "codemods.languages.rust.imports",
     "codemods.languages.rust.resolve.occurrences",
     "codemods.languages.rust.resolve.receivers",
     "codemods.languages.rust.resolve.references",
     "codemods.languages.rust.resolve.scopes",
     "codemods.languages.rust.resolve.syntax",
-    "codemods.languages.rust.statements",
     "codemods.languages.rust.unused_imports",
 })
 
