@@ -34,14 +34,24 @@ class DeletedName:
     path: str = ""
 
 
+class DeletedItem(Protocol):
+    """A deleted item as a plug-in records it, of that plug-in's own type: all the planner reads of
+    every one is its `name` (and, where the type has them, `linkable` and `search_words`)."""
+
+    @property
+    def name(self) -> str:
+        """The name code uses the item by."""
+        ...
+
+
 class DeletedRecord(Protocol):
     """What a plan deletes, as the plug-ins read and add to it (the planner's `DeletedNames`): each
     language's deleted items, of the type that language's plug-in records (each has a `name`)."""
 
-    def of(self, language: str) -> Sequence[object]:
+    def of(self, language: str) -> Sequence[DeletedItem]:
         """The deleted items of `language`."""
         ...
 
-    def add(self, language: str, items: Iterable[object]) -> None:
+    def add(self, language: str, items: Iterable[DeletedItem]) -> None:
         """Record more deleted items of `language`."""
         ...

@@ -13,10 +13,17 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from codemods.plan.planner import Plan
+    from codemods.search.check import CheckResult
+    from codemods.write.run import RunResult
 
 
 _NOT_REPORTERS = {"__init__", "base"}
@@ -24,9 +31,12 @@ FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file_
                         if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
                        key=lambda name: (name != "text", name)))
 
-# Finding codes that an explicit override lets through, and the flag that does.
-OVERRIDE_FLAGS = {Code.DANGLING_REFERENCE: "--allow-dangling", Code.UNREWORDED_MENTION: "--allow-unreworded",
-                  Code.REWRITE_NOT_FOUND: "--allow-unmatched", Code.REWORDING_NOT_FOUND: "--allow-unmatched"}
+# Finding codes that an explicit override lets through, and the flag that does (keyed by str, as
+# `Finding.code` is: a Code is its slug).
+OVERRIDE_FLAGS: dict[str, str] = {Code.DANGLING_REFERENCE: "--allow-dangling",
+                                  Code.UNREWORDED_MENTION: "--allow-unreworded",
+                                  Code.REWRITE_NOT_FOUND: "--allow-unmatched",
+                                  Code.REWORDING_NOT_FOUND: "--allow-unmatched"}
 
 
 @dataclass(frozen=True)
@@ -43,11 +53,19 @@ class ApplyReport:
 
     root: Path
     recipe_id: str
-    run: object  # codemods.write.run.RunResult with a plan
+    run: RunResult  # one that planned: `plan` is not None
     dry_run: bool
     verbose: bool = False
     stat: bool = False
     colour: bool | None = None
+
+    @property
+    def plan(self) -> Plan:
+        """The run's plan (the CLI reports a run that could not plan without a reporter)."""
+        plan = self.run.plan
+        if plan is None:
+            raise ValueError("an ApplyReport renders a run that planned (its plan is None)")
+        return plan
 
     @property
     def exit_code(self) -> int:
@@ -56,16 +74,17 @@ class ApplyReport:
     def finding_lines(self) -> list[str]:
         """The run's messages as `codemod apply` prints them on stderr: the recovery, each finding
         (notes and allowed ones marked), why nothing was written, and the summary line last."""
-        run, plan = self.run, self.run.plan
+        run, plan = self.run, self.plan
         lines = [f"codemod: {run.recovery}"] if run.recovery else []
         absent = [f for f in plan.findings if f.code == Code.NOT_FOUND and not f.blocking]
         grouped = {} if self.verbose else _possible_by_name(plan.findings)
         for finding in (*plan.findings, *run.refusals):
             if finding in absent and not self.verbose:
                 continue
-            if finding.symbol in grouped and _is_possible_note(finding):
-                if finding is grouped[finding.symbol][0]:
-                    lines.append(_possible_group_line(finding.symbol, grouped[finding.symbol]))
+            symbol = finding.symbol
+            if symbol is not None and symbol in grouped and _is_possible_note(finding):
+                if finding is grouped[symbol][0]:
+                    lines.append(_possible_group_line(symbol, grouped[symbol]))
                 continue
             if not finding.blocking:
                 why = "possible; --strict blocks it" if finding.certainty == "possible" else "note"
@@ -92,7 +111,7 @@ class ApplyReport:
         verb = "changed" if run.written or nothing_to_do else "would change"
         findings = sum(1 for f in plan.findings if f.blocking)
         notes = len(plan.findings) - findings
-        verification = getattr(run, "verification", None)
+        verification = run.verification
         verified = (f"; verified by {len(verification.checks)} check(s) in {verification.seconds:.1f} s"
                     if verification is not None and verification.checks else "")
         lines.append(f"codemod: {self.recipe_id}: {verb} {len(plan.changes)} file(s); {findings} finding(s), "
@@ -104,7 +123,7 @@ def _is_possible_note(finding: Finding) -> bool:
     return finding.certainty == "possible" and not finding.blocking
 
 
-def _possible_by_name(findings) -> dict[str, list[Finding]]:
+def _possible_by_name(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
     """The possible uses that only note (not --strict), by name, for the names that have several:
     a common method name (`len`) can have hundreds, one line each would bury the rest."""
     by_name: dict[str, list[Finding]] = {}
@@ -151,7 +170,7 @@ class CheckReport:
     pattern: str
     scope: tuple[str, ...]
     mode: str  # "tree" or "files"
-    result: object  # codemods.search.check.CheckResult
+    result: CheckResult
     exit_code: int
     summary: str = ""
 
@@ -186,10 +205,11 @@ def reporter(name: str) -> Reporter:
     """The reporter of format `name` (one of FORMATS)."""
     if name not in FORMATS:
         raise ValueError(f"unknown format {name!r} (one of: {', '.join(FORMATS)})")
-    return importlib.import_module(f"{__package__}.{name}")
+    # A module is not a Protocol's instance to mypy; FORMATS names the modules that define both functions.
+    return cast(Reporter, importlib.import_module(f"{__package__}.{name}"))
 
 
-def finding_level(finding, overrides: frozenset[str]) -> str:
+def finding_level(finding: Finding, overrides: frozenset[str]) -> str:
     """error (blocks), warning (would block, allowed by an override) or note."""
     if not finding.blocking:
         return "note"

@@ -45,12 +45,14 @@ def plan_github(findings: Iterable[Finding], overrides: frozenset[str]) -> list[
 
 
 def render_apply(report: ApplyReport) -> Output:
-    plan = report.run.plan
+    plan = report.plan
     lines = plan_github([*plan.findings, *report.run.refusals], plan.overrides)
     return Output([line + "\n" for line in lines], report.finding_lines())
 
 
 def render_check(report: CheckReport) -> Output:
     mentions = report.result.mentions
-    out = [("\n".join(check_github(report)) + "\n").encode("utf-8", "surrogateescape")] if mentions else []
+    out: list[str | bytes] = []
+    if mentions:
+        out.append(("\n".join(check_github(report)) + "\n").encode("utf-8", "surrogateescape"))
     return Output(out, [*report.result.binary, *report.result.errors])

@@ -19,6 +19,9 @@ from codemods.report.base import (FIX_MENTION, ApplyReport, CheckReport, Output,
                                   tool_version)
 from codemods.search.mentions import Mention
 
+# A JSON object of the log (SARIF's objects nest objects, arrays, strings and numbers).
+SarifObject = dict[str, object]
+
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 TOOL_NAME = "codemod"
@@ -88,14 +91,14 @@ class _Lines:
         return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2 + 1
 
 
-def _artifact(path: str) -> dict:
+def _artifact(path: str) -> SarifObject:
     if Path(path).is_absolute():
         return {"uri": Path(path).as_uri()}
     return {"uri": quote(path), "uriBaseId": "ROOT"}
 
 
-def _location(path: str, line: int, col: int, end_col: int | None, lines: _Lines) -> dict:
-    physical: dict = {"artifactLocation": _artifact(path)}
+def _location(path: str, line: int, col: int, end_col: int | None, lines: _Lines) -> SarifObject:
+    physical: SarifObject = {"artifactLocation": _artifact(path)}
     if line > 0:
         region = {"startLine": line, "startColumn": lines.utf16_column(path, line, max(col, 1))}
         if end_col is not None:
@@ -104,7 +107,7 @@ def _location(path: str, line: int, col: int, end_col: int | None, lines: _Lines
     return {"physicalLocation": physical}
 
 
-def _log(root: Path, rules: list[dict], results: list[dict], properties: dict) -> dict:
+def _log(root: Path, rules: list[SarifObject], results: list[SarifObject], properties: SarifObject) -> SarifObject:
     base = root.resolve().as_uri().rstrip("/") + "/"
     return {
         "$schema": SARIF_SCHEMA,
@@ -119,7 +122,8 @@ def _log(root: Path, rules: list[dict], results: list[dict], properties: dict) -
     }
 
 
-def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention], summary: str = "") -> dict:
+def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention],
+                summary: str = "") -> SarifObject:
     """A SARIF log of a check: a rule per removed-symbol group of the pattern (its description
     says which recipe removed the symbols, with its summary, and why they must stay gone), a
     result per mention (its message, why a mention of its kind fails).
@@ -129,7 +133,7 @@ def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Men
     """
     groups = symbol_groups(pattern)
     by = removed_by(recipe_id, summary)
-    rules = [{
+    rules: list[SarifObject] = [{
         "id": f"{recipe_id}/removed-symbol-{index + 1}",
         "name": f"RemovedSymbolNamedAgain{index + 1}",
         "shortDescription": {"text": f"A symbol the {recipe_id} recipe removed is named again: {group}"},
@@ -155,11 +159,12 @@ def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Men
     return _log(root, rules, results, {"recipe": recipe_id, "summary": summary, "pattern": pattern})
 
 
-def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], overrides: frozenset[str]) -> dict:
+def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding],
+               overrides: frozenset[str]) -> SarifObject:
     """A SARIF log of a plan's findings: a rule per finding code, a result per finding."""
     codes = list(dict.fromkeys(f.code for f in findings))
-    rules = [{"id": code, "name": code.title().replace("-", ""), "shortDescription": {"text": code.replace("-", " ")}}
-             for code in codes]
+    rules: list[SarifObject] = [{"id": code, "name": code.title().replace("-", ""),
+                                 "shortDescription": {"text": code.replace("-", " ")}} for code in codes]
     lines = _Lines(root)
     results = []
     for finding in findings:
@@ -182,7 +187,7 @@ def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], override
 
 def render_apply(report: ApplyReport) -> Output:
     """The plan's findings as a SARIF log on stdout (no diff); the run's messages on stderr."""
-    plan = report.run.plan
+    plan = report.plan
     log = plan_sarif(report.root, report.recipe_id, [*plan.findings, *report.run.refusals], plan.overrides)
     return Output([json.dumps(log, indent=2) + "\n"], report.finding_lines())
 

@@ -74,7 +74,7 @@ def coloured(diff: str) -> str:
 
 
 def render_apply(report: ApplyReport) -> Output:
-    run, plan = report.run, report.run.plan
+    run, plan = report.run, report.plan
     stdout: list[str | bytes] = []
     if report.dry_run or (report.stat and run.written):
         diffs = [(c.path, unified_diff(c.path, c.before, c.after, edits=c.edits)) for c in plan.changes]
