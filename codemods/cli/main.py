@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,6 +26,10 @@ from interchange.cli_style import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine, re
 
 from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK
 from codemods.report.base import FORMATS
+
+if TYPE_CHECKING:  # the recipe and output types, for annotations only (the CLI imports the engine lazily)
+    from codemods.plan.recipe import Recipe
+    from codemods.report.base import Output
 
 EXIT_INTERNAL = 3
 
@@ -35,7 +41,7 @@ EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or d
               f"please report it).")
 
 
-def _load(recipe_spec: str):
+def _load(recipe_spec: str) -> Recipe:
     from codemods.plan.loader import RecipeError, load_recipe
 
     try:
@@ -63,7 +69,7 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         ctx.exit()
 
 
-def _echo(output, colour: bool | None = None) -> None:
+def _echo(output: Output, colour: bool | None = None) -> None:
     """Print a reporter's Output: its stdout chunks, then its stderr lines."""
     for chunk in output.stdout:
         click.echo(chunk, nl=False, color=colour)
@@ -97,7 +103,8 @@ class _CodemodGroup(Group):
     """The `codemod` group: an exception that escapes a command is a bug of codemod, reported as
     one line (exit 3) that names the file being read, never as a traceback or a refused plan's 1."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         argv = list(sys.argv[1:] if args is None else args)
@@ -109,7 +116,7 @@ class _CodemodGroup(Group):
             message = (f"internal error{f' while reading {where}' if where else ''}: {detail}; "
                        f"this is a bug of codemod, not of your tree: please report it with this line "
                        f"and the command that gave it")
-            report_error(prog_name or self.name, message, wants_json(argv), EXIT_INTERNAL)
+            report_error(prog_name or self.name or "codemod", message, wants_json(argv), EXIT_INTERNAL)
             sys.exit(EXIT_INTERNAL)
 
 
@@ -255,8 +262,8 @@ def _root_and_recipe_flags(tokens: tuple[str, ...]) -> tuple[Path, list[tuple[st
     return Path(positional[0]), flags
 
 
-def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
-             flags: list[tuple[str, str | None]] = ()) -> dict[str, object]:
+def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe: Recipe,
+             flags: Sequence[tuple[str, str | None]] = ()) -> dict[str, object]:
     """The recipe options given on the command line: --param NAME=VALUE (a string),
     --param-file NAME=PATH (a path that must exist), and the flags `recipe` declares for its
     parameters (`Parameter.flag`: its value a string, or a path that must exist for a `file` one)."""
@@ -275,19 +282,19 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
         options[name] = value
     files = [split("--param-file", given) for given in param_files]
     declared = {p.flag: p for p in recipe.parameters if p.flag}
-    for flag, value in flags:
+    for flag, flag_value in flags:
         parameter = declared.get(flag)
         if parameter is None:
             takes = f"; recipe {recipe.id} declares {', '.join(sorted(declared))}" if declared else ""
             raise UsageLine(f"No such option: {flag}{takes}")
-        if value is None:
+        if flag_value is None:
             raise UsageLine(f"{flag} needs a value ({flag} {'FILE' if parameter.file else 'VALUE'})")
         if parameter.file:
-            files.append((parameter.name, value))
+            files.append((parameter.name, flag_value))
         elif parameter.name in options:
             raise UsageLine(f"option {parameter.name!r} given twice")
         else:
-            options[parameter.name] = value
+            options[parameter.name] = flag_value
     for name, value in files:
         if name in options:
             raise UsageLine(f"option {name!r} given twice")
