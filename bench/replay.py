@@ -17,7 +17,10 @@ commit.diff, case.toml) this script
 
 One line per case, `N/M token-equal` last; `--json` prints one JSON document.
 
-    python bench/replay.py [--corpus DIR] [--case NN-name ...] [--keep DIR] [--json]
+    python bench/replay.py [--corpus DIR] [--case NN-name ...] [--keep DIR] [--json] [--infer]
+
+With `--infer`, the recipe is not read from bench/replay/: it is inferred from the parent and
+the child (`codemods.infer_recipe`, as `codemod infer` prints it), then applied the same way.
 
 Exit status: 0 when every case that has a recipe is token-equal with the same files
 and no traceback, 1 otherwise, 2 for a usage error (no corpus).
@@ -241,9 +244,18 @@ def run_recipe(recipe: Path, root: Path, dry_run: bool) -> subprocess.CompletedP
     return subprocess.run(command, capture_output=True, text=True, env=env)
 
 
-def replay(case_dir: Path, scratch: Path) -> CaseResult:
+def inferred_recipe(parent_root: Path, child_root: Path, into: Path, case: str) -> Path:
+    """The recipe `codemods.infer_recipe` infers from the parent and the child, as a file."""
+    from codemods import infer_recipe
+
+    recipe = into / f"{case}.inferred.toml"
+    recipe.write_text(infer_recipe(parent_root, child_root, recipe_id=f"inferred-{case}").toml, encoding="utf-8")
+    return recipe
+
+
+def replay(case_dir: Path, scratch: Path, infer: bool = False) -> CaseResult:
     result = CaseResult(case=case_dir.name, language=case_language(case_dir))
-    recipe = recipe_for(case_dir.name)
+    recipe = None if infer else recipe_for(case_dir.name)
     parent_root = unpack(case_dir, scratch / "parent")
     child_root = _copy(parent_root, scratch / "child")
     try:
@@ -254,9 +266,11 @@ def replay(case_dir: Path, scratch: Path) -> CaseResult:
     parent, child = files_of(parent_root), files_of(child_root)
     expected = changed(parent, child)
     result.expected_files = sorted(expected)
+    if infer:
+        recipe = inferred_recipe(parent_root, child_root, scratch, case_dir.name)
     if recipe is None:
         return result
-    result.recipe = recipe.relative_to(REPO).as_posix()
+    result.recipe = recipe.relative_to(REPO).as_posix() if recipe.is_relative_to(REPO) else recipe.name
     result.recipe_lines = len(recipe.read_text(encoding="utf-8").splitlines())
     work_root = _copy(parent_root, scratch / "work")
 
@@ -323,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", action="append", default=[], help="only this case (repeatable; a prefix such as 07 will do)")
     parser.add_argument("--keep", type=Path, help="unpack into this folder and keep it (e.g. bench/out/replay)")
     parser.add_argument("--json", action="store_true", help="one JSON document instead of the table")
+    parser.add_argument("--infer", action="store_true",
+                        help="infer each recipe from the parent and the child instead of reading bench/replay/")
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         parser.error(f"no replay corpus at {args.corpus}")
@@ -335,10 +351,10 @@ def main(argv: list[str] | None = None) -> int:
             scratch = args.keep / case_dir.name
             shutil.rmtree(scratch, ignore_errors=True)
             scratch.mkdir(parents=True)
-            results.append(replay(case_dir, scratch))
+            results.append(replay(case_dir, scratch, args.infer))
         else:
             with tempfile.TemporaryDirectory(prefix=f"replay-{case_dir.name}-") as tmp:
-                results.append(replay(case_dir, Path(tmp)))
+                results.append(replay(case_dir, Path(tmp), args.infer))
         if not args.json:
             print(describe(results[-1]), flush=True)
     passed = sum(r.passed for r in results)

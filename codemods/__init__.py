@@ -69,6 +69,14 @@ a step that raises anything else gives one of code `step-failed`. What is raised
   `write_plan` of a plan with blocking findings (under the settings, `PlanSettings`, it was
   made with), unless `allow_blocking=True`.
 
+A recipe inferred from a change (two trees; `codemod infer`), its TOML text and what it
+cannot say::
+
+    from codemods import infer_recipe
+
+    inferred = infer_recipe(before_root, after_root)      # a frozen InferredRecipe
+    print(inferred.toml); inferred.unexpressed            # ("path:line: why", ...)
+
 The test harness for your own recipes: `codemods.testing.assert_recipe`.
 """
 
@@ -120,6 +128,8 @@ _EXPORTS = {
     "Plan": "codemods.plan.planner",
     "PlanSettings": "codemods.plan.planner",
     "plan_recipe": "codemods.plan.planner",
+    "InferredRecipe": "codemods.plan.infer",
+    "infer_recipe": "codemods.plan.infer",
     "Change": "codemods.plan.subset",
     "Subset": "codemods.plan.subset",
     "changes_of": "codemods.plan.subset",
@@ -139,6 +149,7 @@ if TYPE_CHECKING:
     from codemods.parse import descendants, parse_source
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
     from codemods.plan.builders import builds
+    from codemods.plan.infer import InferredRecipe, infer_recipe
     from codemods.plan.loader import load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
     from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
@@ -179,6 +190,7 @@ __all__ = [
     "EditError",
     "FileChange",
     "Finding",
+    "InferredRecipe",
     "Insertion",
     "ItemTarget",
     "LanguageError",
@@ -209,6 +221,7 @@ __all__ = [
     "builds",
     "changes_of",
     "descendants",
+    "infer_recipe",
     "load_recipe",
     "parse_source",
     "plan_recipe",

@@ -125,6 +125,7 @@ def main() -> None:
       codemod apply --dry-run ROOT  review a recipe's plan as a diff
       codemod apply ROOT            write it (atomically, all files or none)
       codemod check ROOT            fail if dead symbols came back
+      codemod infer --commit REV    the recipe that reproduces a commit
     """
 
 
@@ -152,6 +153,47 @@ def recipes(as_json: bool) -> None:
                      f"--param{'-file' if parameter.file else ''} {parameter.name}=...")
             click.echo(f"{'':24}   {given}{default}" +
                        (f": {parameter.help}" if parameter.help else ""))
+
+
+@main.command(epilog=f"Exit codes: 0 inferred, every change expressed; 1 inferred, with what it cannot express "
+                     f"named in comments; {USAGE_ERROR_TEXT}: bad arguments, not a git work tree, an unknown REV).")
+@click.argument("trees", nargs=-1, type=click.Path(exists=True, file_okay=False), metavar="BEFORE AFTER | [ROOT]")
+@click.option("--commit", "rev", metavar="REV", help="Infer from this commit of the git work tree ROOT (default: "
+              "the working directory): its parent's files against its own, for the files it changes.")
+@click.option("--id", "recipe_id", default=None, help="The recipe's id (default: inferred, or commit-SHA).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document: the recipe and what it cannot express.")
+def infer(trees: tuple[str, ...], rev: str | None, recipe_id: str | None, as_json: bool) -> None:
+    """Print the recipe that turns BEFORE into AFTER (two trees), or a commit's parent into it.
+
+    Each item the change removes is a [[delete]] by kind and exact name; code it edits
+    beyond them a [[rewrite]], comments a [[reword]], lines it adds an [[insert]]; what
+    the engine does by itself (imports left unused, formatting, a module's file) is
+    not repeated. What no rule can say is a `#` comment naming the file and line.
+    """
+    import tempfile
+
+    from codemods.plan.infer import infer_recipe
+    from codemods.plan.infer.commit import CommitError, commit_trees
+
+    if rev is None and len(trees) != 2:
+        raise UsageLine("give two trees, BEFORE AFTER, or --commit REV [ROOT]")
+    if rev is not None and len(trees) > 1:
+        raise UsageLine("--commit REV takes one ROOT (a git work tree), not two trees")
+    with tempfile.TemporaryDirectory(prefix="codemod-infer-") as scratch:
+        if rev is not None:
+            try:
+                before, after, short = commit_trees(Path(trees[0] if trees else "."), rev, Path(scratch))
+            except CommitError as error:
+                raise UsageLine(f"--commit {rev}: {error}") from None
+            recipe_id = recipe_id or f"commit-{short}"
+        else:
+            before, after = Path(trees[0]), Path(trees[1])
+        inferred = infer_recipe(before, after, recipe_id=recipe_id or "inferred")
+    if as_json:
+        click.echo(json.dumps({"recipe": inferred.toml, "unexpressed": list(inferred.unexpressed)}, indent=2))
+    else:
+        click.echo(inferred.toml, nl=False)
+    sys.exit(EXIT_FINDINGS if inferred.unexpressed else EXIT_OK)
 
 
 def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -> None:

@@ -1,0 +1,328 @@
+"""A recipe inferred from a change: `infer_recipe(before, after)`, behind `codemod infer`.
+
+The items of each changed source file present before and gone after become
+`[[delete]]` tables, by kind and exact name. They are planned on `before` (the
+items the engine may delete itself with others, an impl or a `use` entry, asked
+for only where that plan leaves them), and what the plan's result still lacks of
+`after` becomes rewrites, rewordings and insertions (`residue`): what the engine
+derives (imports left unused, formatting, a module's file, a variant's match arms)
+is never written twice. What no rule can say is a `#` comment naming the file, the
+line and why. The recipe is planned once more at the end; a file it still does not
+reproduce, token for token, is named the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from codemods.core.registry import language_of
+from codemods.edit.values import Finding
+from codemods.languages.cpp.items import cpp_items
+from codemods.languages.rust.items import exact_spelling, rust_items
+from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
+from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
+                                         same_tokens)
+from codemods.plan.loader import load_recipe
+from codemods.plan.planner import plan_recipe
+from codemods.pattern import Pattern
+
+_SKIPPED = {"target", "node_modules", "__pycache__"}
+
+
+@dataclass(frozen=True)
+class InferredRecipe:
+    """A recipe inferred from a change: `toml`, the recipe file's text (its comments name what
+    it cannot express), and `unexpressed`, those same notes, one `path:line: why` each."""
+
+    toml: str
+    unexpressed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Delete:
+    path: str
+    language: str
+    entry: Entry
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (hidden folders and build outputs aside), by its `/` path."""
+    files = {}
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _SKIPPED)
+        for name in names:
+            path = Path(folder) / name
+            if path.is_file() and not path.is_symlink():
+                files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
+
+
+def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> InferredRecipe:
+    """The recipe that turns the tree `before` into the tree `after` (see the module doc).
+    Never raises on the trees' content; what it cannot express is in `unexpressed`."""
+    before, after = Path(before), Path(after)
+    old, new = read_tree(before), read_tree(after)
+    changed = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
+    notes: list[str] = []
+    primary: list[_Delete] = []
+    secondary: list[_Delete] = []
+    for path in changed:
+        language = language_of(path)
+        if path not in old:
+            notes.append(f"{path}:1: a file the change adds; no rule creates a file")
+            continue
+        if language is None:
+            if path in new:
+                notes.append(f"{path}:1: not a source file of a supported language; edit by hand")
+            continue
+        if path not in new:
+            continue  # a module's file goes with its `mod`; one that stays is named below
+        for delete in _deleted_items(path, language, old[path], new[path]):
+            (secondary if delete.entry.secondary else primary).append(delete)
+    deletes = _settled_deletes(before, recipe_id, primary, secondary, notes)
+    result = _planned(before, _render(recipe_id, deletes, [], []), old)
+    rules: list[Rule] = []
+    generic: list[tuple[FileResidue, RewriteRule, RewriteRule, tuple[int, int]]] = []
+    for path in changed:
+        if path in old and path not in new and result.get(path) is not None:
+            notes.append(f"{path}:1: a file the change deletes that no deleted module takes with it")
+        if path not in new or result.get(path) is None:
+            continue
+        language = language_of(path)
+        if language not in ("rust", "cpp"):
+            if language == "python" and not _same_python(result[path] or b"", new[path]):
+                notes.append(f"{path}:1: Python code changed beyond deleted items; no Python rewrite rule")
+            continue
+        if same_tokens(result[path] or b"", new[path]):
+            continue
+        residue = _residue(path, language, result[path] or b"", new[path])
+        residue.infer()
+        rules += residue.rules
+        notes += [n for n in residue.notes if not any(n.partition(" is gone")[0].partition(": the ")[2] in m
+                                                      for m in notes if " is gone" in n)]
+        generic += [(residue, general, literal, span) for general, literal, span in residue.generic]
+    rewrites = _merged_rewrites(generic, result)
+    final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old)
+    # A `use` entry the rewrites leave unused goes by itself: asked for only where it stays.
+    uses = [d for d in deletes if d.entry.kind == "use"]
+    if uses and (rewrites or rules):
+        without = [d for d in deletes if d.entry.kind != "use"]
+        lighter = _planned(before, _render(recipe_id, without, rewrites, rules), old)
+        if all(lighter.get(p) == final.get(p) or (lighter.get(p) is not None and final.get(p) is not None
+                                                  and same_tokens(lighter[p] or b"", final[p] or b""))
+               for p in {d.path for d in uses}):
+            deletes, final = without, lighter
+    for path in changed:
+        want, got = new.get(path), final.get(path)
+        if (want is None) != (got is None) or (want is not None and got is not None and not same_tokens(got, want)):
+            mentioned = any(n.startswith(f"{path}:") for n in notes)
+            if not mentioned and language_of(path) is not None:
+                notes.append(f"{path}:{_first_difference_line(got or b'', want or b'')}: the recipe does not "
+                             f"reproduce this file (an edit the rules above cannot say)")
+    return InferredRecipe(_render(recipe_id, deletes, rewrites, rules, notes), tuple(notes))
+
+
+def _same_python(a: bytes, b: bytes) -> bool:
+    return [line.strip() for line in a.splitlines() if line.strip()] == \
+        [line.strip() for line in b.splitlines() if line.strip()]
+
+
+def _first_difference_line(got: bytes, want: bytes) -> int:
+    for number, (x, y) in enumerate(zip(got.splitlines(), want.splitlines()), start=1):
+        if x.strip() != y.strip():
+            return number
+    return min(got.count(b"\n"), want.count(b"\n")) + 1
+
+
+def _deleted_items(path: str, language: str, old: bytes, new: bytes) -> list[_Delete]:
+    """The items of `old` that `new` lacks, the outermost of nested ones only."""
+    gone = _gone(language, old, new)
+    outer = [e for e in gone if not any(o is not e and o.start <= e.start and e.end <= o.end
+                                        and (o.start, o.end) != (e.start, e.end) for o in gone)]
+    return [_Delete(path, language, e) for e in sorted(outer, key=lambda e: e.start)]
+
+
+def _gone(language: str, old: bytes, new: bytes) -> list[Entry]:
+    """The items of `old` that `new` lacks."""
+    kept = inventory(new, language)
+    had = inventory(old, language)
+    gone = [e for key, e in had.items() if key not in kept]
+    # An impl block is known by its header and its items' names: one that lost an item is still
+    # there. As many go as the header has fewer blocks.
+    for header in {key[1] for key in had if key[0] == "impl"}:
+        fewer = sum(k[:2] == ("impl", header) for k in had) - sum(k[:2] == ("impl", header) for k in kept)
+        unmatched = [had[k] for k in had if k[:2] == ("impl", header) and k not in kept]
+        gone = [e for e in gone if e not in unmatched[max(fewer, 0):]]
+    return gone
+
+
+def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secondary: list[_Delete],
+                     notes: list[str]) -> list[_Delete]:
+    """The deletions to write: the primary ones, and each secondary one a plan of the others
+    leaves in place (planned again until none is left)."""
+    chosen = list(primary)
+    waiting = list(secondary)
+    for _ in range(4):
+        if not waiting:
+            break
+        paths = {d.path for d in waiting}
+        result = _planned(before, _render(recipe_id, chosen, [], []), {p: (before / p).read_bytes() for p in paths})
+        still = [d for d in waiting if _still_there(d, result.get(d.path))]
+        if not still:
+            break
+        first = min(still, key=lambda d: (d.entry.kind == "use", d.path, d.entry.start))
+        # An impl before the methods in it, and the `use` entries last: each may take the next.
+        batch = [d for d in still if d.entry.kind == first.entry.kind]
+        chosen += batch
+        waiting = [d for d in waiting if d not in batch and d in still]
+    findings: list[Finding] = []
+    final = _planned(before, _render(recipe_id, chosen, [], []),
+                     {d.path: (before / d.path).read_bytes() for d in chosen}, findings)
+    refused = [d for d in chosen if _still_there(d, final.get(d.path))]
+    for delete in refused:
+        if delete.entry.kind in MEMBER_KINDS:
+            continue  # code named by its text: the rewrite of what holds it says it
+        why = next((f.message for f in findings if f.blocking and f.target is not None
+                    and f.target.name == delete.entry.name and f.path == delete.path), "see `codemod apply --dry-run`")
+        notes.append(f"{delete.path}:{line_of((before / delete.path).read_bytes(), delete.entry.start)}: the "
+                     f"{delete.entry.kind} {delete.entry.name} is gone, but a plan refuses to delete it: {why}")
+    return sorted((d for d in chosen if d not in refused), key=lambda d: (d.path, d.entry.start))
+
+
+def _still_there(delete: _Delete, source: bytes | None) -> bool:
+    if source is None:
+        return False
+    return any(e.kind == delete.entry.kind and e.name == delete.entry.name
+               for e in inventory(source, delete.language).values())
+
+
+def _planned(before: Path, text: str, files: dict[str, bytes],
+             findings: list[Finding] | None = None) -> dict[str, bytes | None]:
+    """`files` as the recipe `text` leaves them, planned on `before` (None: a file deleted); the
+    plan's findings added to `findings`."""
+    result: dict[str, bytes | None] = dict(files)
+    with tempfile.TemporaryDirectory(prefix="codemod-infer-") as folder:
+        recipe_file = Path(folder) / "inferred.toml"
+        recipe_file.write_text(text, encoding="utf-8")
+        recipe = load_recipe(str(recipe_file))
+        if not (recipe.deletions or recipe.rewrites or recipe.rewordings or recipe.insertions):
+            return result
+        plan = plan_recipe(before, recipe, allow_dangling=True, allow_unreworded=True, allow_unmatched=True)
+    if findings is not None:
+        findings += plan.findings
+    for change in plan.changes:
+        result[change.path] = None if change.deleted else change.after
+    return result
+
+
+def _residue(path: str, language: str, old: bytes, new: bytes) -> FileResidue:
+    """The residue finder of one file, with the names of its items by where they start and end."""
+    starts: dict[int, str] = {}
+    ends: dict[int, str] = {}
+    if language == "rust":
+        for item in rust_items(old):
+            if item.kind not in ("use", "extern_block"):
+                starts.setdefault(item.start, exact_spelling(item))
+                ends[item.end] = exact_spelling(item)
+    else:
+        for cpp_item in cpp_items(old):
+            starts.setdefault(cpp_item.start, cpp_item.spelled(qualified=True))
+            ends[cpp_item.end] = cpp_item.spelled(qualified=True)
+    gone = tuple((e.start, e.end, f"{e.kind} {e.name}") for e in _gone(language, old, new)
+                 if e.kind not in MEMBER_KINDS)
+    return FileResidue(path, language, old, new, starts, ends, gone)
+
+
+def _merged_rewrites(generic: list[tuple[FileResidue, RewriteRule, RewriteRule, tuple[int, int]]],
+                     result: dict[str, bytes | None]) -> list[RewriteRule]:
+    """One rule for each general rewrite that matches only where the change edits code (over the
+    files' common folder where it holds in several files); the literal rules elsewhere."""
+    groups: dict[tuple[str, str, str], list[tuple[FileResidue, RewriteRule, RewriteRule, tuple[int, int]]]] = {}
+    for entry in generic:
+        general = entry[1]
+        groups.setdefault((general.language, general.pattern, general.replace), []).append(entry)
+    out: list[RewriteRule] = []
+    for (language, pattern, replace), members in groups.items():
+        spans = {(m[0].path, m[3]) for m in members}
+        paths = sorted({m[0].path for m in members})
+        scope = paths[0] if len(paths) == 1 else _common_folder(paths)
+        if _matches_only(language, pattern, scope, spans, result):
+            out.append(RewriteRule(scope, language, pattern, replace))
+        elif all(_matches_only(language, pattern, path, {s for s in spans if s[0] == path}, result) for path in paths):
+            out += [RewriteRule(path, language, pattern, replace) for path in paths]
+        else:
+            out += [m[2] for m in members]
+    return sorted(out, key=lambda r: r.path)
+
+
+def _common_folder(paths: Iterable[str]) -> str:
+    parts = [PurePosixPath(p).parent.parts for p in paths]
+    common = []
+    for level in zip(*parts):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common) or "."
+
+
+def _matches_only(language: str, pattern: str, scope: str, spans: set[tuple[str, tuple[int, int]]],
+                  result: dict[str, bytes | None]) -> bool:
+    """Whether `pattern` matches, in the files of `language` under `scope`, exactly `spans`."""
+    compiled = Pattern(pattern, language)
+    found = set()
+    for path, source in result.items():
+        if source is None or language_of(path) != language:
+            continue
+        if path != scope and not (scope == "." or path.startswith(scope.rstrip("/") + "/")):
+            continue
+        found |= {(path, (m.start, m.end)) for m in compiled.find_all(source)}
+    return found == spans
+
+
+# -- rendering ----------------------------------------------------------------------------------
+
+
+def _string(text: str) -> str:
+    """A TOML string: literal ('...') where that reads better, basic otherwise."""
+    if ('"' in text or "\\" in text) and "'" not in text and "\n" not in text and text.isprintable():
+        return f"'{text}'"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _render(recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule], rules: list[Rule],
+            notes: Iterable[str] = ()) -> str:
+    lines = [f"id = {_string(recipe_id)}"]
+    notes = list(notes)
+    if notes:
+        lines += ["", "# Not expressed (edit by hand):", *(f"# - {note}" for note in notes)]
+    for delete in deletes:
+        lines += ["", "[[delete]]", f"path = {_string(delete.path)}", f"language = {_string(delete.language)}",
+                  f"kind = {_string(delete.entry.kind)}", f"name = {_string(delete.entry.name)}"]
+        if delete.entry.branch is not None:
+            lines.append(f"branch = {_string(delete.entry.branch)}")
+    for rewrite in rewrites:
+        lines += ["", "[[rewrite]]", f"path = {_string(rewrite.path)}"]
+        if language_of(rewrite.path) != rewrite.language:
+            lines.append(f"language = {_string(rewrite.language)}")
+        lines += [f"pattern = {_string(rewrite.pattern)}", f"replace = {_string(rewrite.replace)}"]
+    for rule in rules:
+        if isinstance(rule, RewordRule):
+            lines += ["", "[[reword]]", f"path = {_string(rule.path)}", f"find = {_string(rule.find)}",
+                      f"replace = {_string(rule.replace)}"]
+            if rule.block:
+                lines.append("block = true")
+    for rule in rules:
+        if isinstance(rule, InsertRule):
+            lines += ["", "[[insert]]", f"path = {_string(rule.path)}", f"item = {_string(rule.item)}",
+                      f"text = {_string(rule.text)}"]
+            if rule.position != "before":
+                lines.append(f"position = {_string(rule.position)}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["InferredRecipe", "infer_recipe", "read_tree"]

@@ -1,0 +1,374 @@
+"""What a change does beyond its deletions, as `[[rewrite]]`, `[[reword]]` and `[[insert]]` rules.
+
+The two texts of a file (as the planned deletions leave it, and as the change left it)
+are compared token by token, whitespace aside. A run of changed code tokens becomes a
+rewrite of the smallest node that holds it and that a literal pattern finds only
+there; the parts of that node the change kept are then generalised to metavariables
+(`transpose(a)` -> `a.transpose()` becomes `transpose($X)` -> `$X.transpose()`), kept
+only where the general pattern still matches nothing the change left alone. A run of
+changed comment tokens becomes a rewording; whole lines added before or after an item,
+an insertion.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+import tree_sitter
+
+from codemods.edit.errors import PatternError
+from codemods.pattern import Pattern
+from codemods.parse import parse
+
+# Comments, strings, char literals, lifetimes, numbers, words, operators: whitespace apart.
+_TOKEN = re.compile(
+    rb"""
+      (?P<comment>//[^\n]*|/\*.*?\*/)
+    | (?P<raw>b?r(?P<hashes>\#*)".*?"(?P=hashes))
+    | (?P<string>(?:b|u8|u|U|L)?"(?:\\.|[^"\\])*")
+    | (?P<char>(?:b|u8|u|U|L)?'(?:\\.|\\u\{[0-9a-fA-F]+\}|[^'\\\n])')
+    | (?P<lifetime>'[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<number>[0-9][0-9A-Za-z_]*(?:\.[0-9][0-9A-Za-z_]*)?(?:[eE][+-]?[0-9]+)?)
+    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<op>::|->|=>|==|!=|<=|>=|&&|\|\||\+=|-=|\*=|/=|%=|\^=|&=|\|=|<<=|>>=|\.\.=|\.\.\.|\.\.|\#\#|<<|>>|\+\+|--)
+    | (?P<other>\S)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_MARKERS = re.compile(r"^\s*(?://[/!]?|/\*+!?|\*+/?|#)\s?")
+_META_NAMES = ("X", "Y", "Z", "A", "B", "C", "D", "E", "F", "G", "H")
+
+
+@dataclass(frozen=True)
+class Token:
+    start: int
+    end: int
+    text: bytes
+    comment: bool
+
+
+def tokens(source: bytes) -> list[Token]:
+    """The tokens of a Rust or C++ text; a comment is one token, compared by its words."""
+    out = []
+    for match in _TOKEN.finditer(source):
+        comment = match.lastgroup == "comment"
+        text = b" ".join(match.group(0).split()) if comment else match.group(0)
+        out.append(Token(match.start(), match.end(), text, comment))
+    return out
+
+
+def same_tokens(a: bytes, b: bytes) -> bool:
+    return [t.text for t in tokens(a)] == [t.text for t in tokens(b)]
+
+
+@dataclass(frozen=True)
+class RewriteRule:
+    path: str
+    language: str
+    pattern: str
+    replace: str
+
+
+@dataclass(frozen=True)
+class RewordRule:
+    path: str
+    find: str
+    replace: str
+    block: bool = False
+
+
+@dataclass(frozen=True)
+class InsertRule:
+    path: str
+    item: str
+    text: str
+    position: str = "before"
+
+
+Rule = RewriteRule | RewordRule | InsertRule
+
+
+@dataclass(frozen=True)
+class _Change:
+    """One run of changed tokens: [r_lo, r_hi) of the old text's tokens for [a_lo, a_hi) of the new's."""
+
+    r_lo: int
+    r_hi: int
+    a_lo: int
+    a_hi: int
+
+
+@dataclass
+class _Unit:
+    """A node of the old text and the changes inside it."""
+
+    node: tree_sitter.Node
+    changes: list[_Change]
+
+
+def line_of(source: bytes, offset: int) -> int:
+    return source.count(b"\n", 0, offset) + 1
+
+
+class FileResidue:
+    """The rules that turn `old` (a file as the deletions leave it) into `new`, for one file."""
+
+    def __init__(self, path: str, language: str, old: bytes, new: bytes,
+                 item_starts: dict[int, str], item_ends: dict[int, str],
+                 items_gone: tuple[tuple[int, int, str], ...] = ()) -> None:
+        self.path, self.language, self.old, self.new = path, language, old, new
+        self.r, self.a = tokens(old), tokens(new)
+        self.tree = parse(old, language)
+        self.item_starts, self.item_ends = item_starts, item_ends
+        self.items_gone = list(items_gone)
+        self.rules: list[Rule] = []
+        self.generic: list[tuple[RewriteRule, RewriteRule, tuple[int, int]]] = []  # (general, literal, range)
+        self.notes: list[str] = []
+
+    def infer(self) -> None:
+        matcher = SequenceMatcher(None, [t.text for t in self.r], [t.text for t in self.a], autojunk=False)
+        changes = [_Change(i1, i2, j1, j2) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
+        code: list[_Change] = []
+        for change in changes:
+            if self._insertion(change):
+                continue
+            involved = self.r[change.r_lo:change.r_hi] + self.a[change.a_lo:change.a_hi]
+            if all(t.comment for t in involved) and change.r_hi > change.r_lo:
+                self._reword(change)
+            else:
+                code.append(change)
+        for unit in self._units(code):
+            self._rewrite(unit)
+
+    # -- insertions ---------------------------------------------------------------------------
+
+    def _line_start(self, source: bytes, offset: int) -> bool:
+        before = source[source.rfind(b"\n", 0, offset) + 1:offset]
+        return not before.strip()
+
+    def _insertion(self, change: _Change) -> bool:
+        """Whole lines added before or after an item: an `[[insert]]` (True when one was made)."""
+        if change.r_lo != change.r_hi or change.a_lo == change.a_hi:
+            return False
+        first, last = self.a[change.a_lo], self.a[change.a_hi - 1]
+        following = self.a[change.a_hi] if change.a_hi < len(self.a) else None
+        if not self._line_start(self.new, first.start):
+            return False
+        if following is not None and not self._line_start(self.new, following.start):
+            return False
+        line_start = self.new.rfind(b"\n", 0, first.start) + 1
+        line_end = self.new.find(b"\n", last.end)
+        text = textwrap.dedent(self.new[line_start:len(self.new) if line_end < 0 else line_end].decode())
+        at = self.r[change.r_lo].start if change.r_lo < len(self.r) else len(self.old)
+        if change.r_lo < len(self.r) and at in self.item_starts:
+            self.rules.append(InsertRule(self.path, self.item_starts[at], text.rstrip("\n")))
+            return True
+        end = self.r[change.r_lo - 1].end if change.r_lo > 0 else -1
+        if end in self.item_ends:
+            self.rules.append(InsertRule(self.path, self.item_ends[end], text.rstrip("\n"), "after"))
+            return True
+        return False
+
+    # -- rewordings -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _prose(comments: list[Token]) -> str:
+        lines = []
+        for token in comments:
+            for line in token.text.decode("utf-8", "replace").splitlines():
+                stripped = _MARKERS.sub("", line).removesuffix("*/").strip()
+                if stripped:
+                    lines.append(stripped)
+        return " ".join(lines)
+
+    def _reword(self, change: _Change) -> None:
+        removed, added = self.r[change.r_lo:change.r_hi], self.a[change.a_lo:change.a_hi]
+        whole_block = (not added and (change.r_lo == 0 or not self.r[change.r_lo - 1].comment)
+                       and (change.r_hi == len(self.r) or not self.r[change.r_hi].comment))
+        find = self._prose(removed)
+        if not find:
+            self.notes.append(f"{self.path}:{line_of(self.old, removed[0].start)}: an empty comment changed; "
+                              f"not expressible as a rewording")
+            return
+        if whole_block:
+            first = self._prose(removed[:1]) or find
+            self.rules.append(RewordRule(self.path, first, "", block=True))
+        else:
+            self.rules.append(RewordRule(self.path, find, self._prose(added)))
+
+    # -- rewrites -------------------------------------------------------------------------------
+
+    def _span(self, change: _Change) -> tuple[int, int]:
+        """The old text's bytes a change covers (with its neighbours, for a pure insertion)."""
+        if change.r_lo < change.r_hi:
+            return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
+        lo = self.r[change.r_lo - 1].start if change.r_lo > 0 else 0
+        hi = self.r[change.r_lo].end if change.r_lo < len(self.r) else len(self.old)
+        return lo, hi
+
+    def _touched(self, change: _Change) -> tuple[int, int]:
+        """The old text's bytes a change replaces ([p, p) for an insertion at p)."""
+        if change.r_lo < change.r_hi:
+            return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
+        point = self.r[change.r_lo - 1].end if change.r_lo > 0 else 0
+        return point, point
+
+    def _literal_unit(self, lo: int, hi: int) -> tree_sitter.Node | None:
+        """The smallest named node holding [lo, hi) whose text, as a pattern, matches only it."""
+        node: tree_sitter.Node | None = self.tree.root_node.named_descendant_for_byte_range(lo, hi)
+        while node is not None and node.parent is not None:
+            if node.is_named and node.start_byte <= lo and node.end_byte >= hi and node.type != "ERROR":
+                text = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+                try:
+                    found = Pattern(text, self.language).find_all(self.old)
+                except PatternError:
+                    found = []
+                if len(found) == 1 and (found[0].start, found[0].end) == (node.start_byte, node.end_byte):
+                    return node
+            node = node.parent
+        return None
+
+    def _units(self, changes: list[_Change]) -> list[_Unit]:
+        units: list[_Unit] = []
+        for change in changes:
+            lo, hi = self._span(change)
+            merged = [u for u in units if u.node.start_byte < hi and lo < u.node.end_byte]
+            group = [change] + [c for u in merged for c in u.changes]
+            while True:
+                spans = [self._span(c) for c in group]
+                lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
+                node = self._literal_unit(lo, hi)
+                if node is None:
+                    self.notes.append(f"{self.path}:{line_of(self.old, lo)}: code changed where no pattern "
+                                      f"finds it alone; edit by hand")
+                    units = [u for u in units if u not in merged]
+                    break
+                units = [u for u in units if u not in merged]
+                overlapping = [u for u in units if u.node.start_byte < node.end_byte
+                               and node.start_byte < u.node.end_byte]
+                if not overlapping:
+                    units.append(_Unit(node, sorted(group, key=lambda c: c.r_lo)))
+                    break
+                merged = overlapping
+                group = group + [c for u in overlapping for c in u.changes]
+        return sorted(units, key=lambda u: u.node.start_byte)
+
+    def _new_text(self, unit: _Unit) -> tuple[str, list[Token]]:
+        """The unit's text after the change, and the new text's tokens in it."""
+        start, end = unit.node.start_byte, unit.node.end_byte
+        out = self.old[start:end]
+        for change in sorted(unit.changes, key=lambda c: c.r_lo, reverse=True):
+            if change.r_lo < change.r_hi:
+                r_from, r_to = self.r[change.r_lo].start, self.r[change.r_hi - 1].end
+                added = (self.new[self.a[change.a_lo].start:self.a[change.a_hi - 1].end]
+                         if change.a_lo < change.a_hi else b"")
+            else:
+                r_from = r_to = self.r[change.r_lo - 1].end
+                added = self.new[self.a[change.a_lo - 1].end:self.a[change.a_hi - 1].end]
+            out = out[:r_from - start] + added + out[r_to - start:]
+        return out.decode("utf-8", "replace"), tokens(out)
+
+    def _indent(self, offset: int) -> str:
+        line = self.old[self.old.rfind(b"\n", 0, offset) + 1:offset].decode("utf-8", "replace")
+        return line[:len(line) - len(line.lstrip())]
+
+    def _rewrite(self, unit: _Unit) -> None:
+        node = unit.node
+        held = [what for start, end, what in self.items_gone if node.start_byte <= start and end <= node.end_byte]
+        if held:  # a whole item removed goes through `[[delete]]`, never a rewrite of its text
+            self.notes.append(f"{self.path}:{line_of(self.old, node.start_byte)}: the {held[0]} is gone, and no "
+                              f"plan deletes it; not rewritten as text")
+            return
+        pattern = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        replace, new_tokens = self._new_text(unit)
+        indent = self._indent(node.start_byte)
+        literal = RewriteRule(self.path, self.language, _tidy(pattern, indent), _tidy(replace, indent))
+        if not self._reproduces(literal, node, new_tokens):
+            literal = RewriteRule(self.path, self.language, _dedent(pattern, indent), _dedent(replace, indent))
+        general = self._generalised(unit, replace, new_tokens, indent)
+        self.generic.append((general or literal, literal, (node.start_byte, node.end_byte)))
+
+    def _reproduces(self, rule: RewriteRule, node: tree_sitter.Node, new_tokens: list[Token]) -> bool:
+        try:
+            found = [m for m in Pattern(rule.pattern, self.language).find_all(self.old)
+                     if (m.start, m.end) == (node.start_byte, node.end_byte)]
+            return bool(found) and [t.text for t in tokens(found[0].expand(rule.replace).encode())] == \
+                [t.text for t in new_tokens]
+        except PatternError:
+            return False
+
+    def _generalised(self, unit: _Unit, replace: str, new_tokens: list[Token], indent: str) -> RewriteRule | None:
+        """The unit's rewrite with the parts the change kept as metavariables, or None."""
+        node = unit.node
+        changed = [self._touched(c) for c in unit.changes]
+        new_texts = [t.text for t in new_tokens]
+        chosen: list[tuple[tree_sitter.Node, int, int]] = []  # node, its tokens' place in new_tokens
+        candidates = sorted((d for d in _named_descendants(node) if d is not node),
+                            key=lambda d: d.start_byte - d.end_byte)
+        for candidate in candidates:
+            lo, hi = candidate.start_byte, candidate.end_byte
+            if any(lo < c_hi and c_lo < hi if c_lo < c_hi else lo < c_lo < hi for c_lo, c_hi in changed) or any(
+                    lo < c.end_byte and c.start_byte < hi for c, _, _ in chosen):
+                continue
+            texts = [t.text for t in tokens(self.old[lo:hi])]
+            if len(texts) < 3:
+                continue  # a name or a literal reads better as itself
+            places = [i for i in range(len(new_texts) - len(texts) + 1) if new_texts[i:i + len(texts)] == texts]
+            if len(places) != 1 or any(places[0] < e and s < places[0] + len(texts) for _, s, e in chosen):
+                continue
+            chosen.append((candidate, places[0], places[0] + len(texts)))
+            if len(chosen) == len(_META_NAMES):
+                break
+        if not chosen:
+            return None
+        pattern = self.old[node.start_byte:node.end_byte]
+        replacement = replace.encode()
+        base = new_tokens[0].start if new_tokens else 0
+        in_old = sorted(((c.start_byte, c.end_byte, i) for i, (c, _, _) in enumerate(chosen)), reverse=True)
+        for start, end, i in in_old:
+            pattern = pattern[:start - node.start_byte] + f"${_META_NAMES[i]}".encode() + pattern[end - node.start_byte:]
+        in_new = sorted(((new_tokens[s].start - base, new_tokens[e - 1].end - base, i)
+                         for i, (_, s, e) in enumerate(chosen)), reverse=True)
+        replacement = replacement[base:] if base else replacement
+        for start, end, i in in_new:
+            replacement = replacement[:start] + f"${_META_NAMES[i]}".encode() + replacement[end:]
+        for tidy in (_tidy, _dedent):
+            rule = RewriteRule(self.path, self.language, tidy(pattern.decode("utf-8", "replace"), indent),
+                               tidy(replacement.decode("utf-8", "replace"), indent))
+            if self._reproduces(rule, node, new_tokens):
+                return rule
+        return None
+
+
+def _named_descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(c for c in current.named_children if c.type not in ("line_comment", "block_comment", "comment"))
+    return out
+
+
+def _dedent(text: str, indent: str) -> str:
+    """Lines after the first relative to the match's line (as a rule's replacement is written)."""
+    lines = text.split("\n")
+    return "\n".join([lines[0], *(line[len(indent):] if line.startswith(indent) else line for line in lines[1:])])
+
+
+def _tidy(text: str, indent: str) -> str:
+    """The text on one line where it fits in 100 columns (the formatter lays it out again)."""
+    if "\n" not in text or "//" in text:
+        return text
+    pieces = [line.strip() for line in text.split("\n")]
+    out = pieces[0]
+    for piece in pieces[1:]:
+        if not piece:
+            continue
+        glue = "" if out.endswith(("(", "[", "{", "<")) or piece.startswith((")", "]", ".", "?", ",", ";", ">")) \
+            else " "
+        out += glue + piece
+    out = re.sub(r",\s*([)\]])", r"\1", out)
+    return out if len(out) <= 100 else _dedent(text, indent)
