@@ -54,6 +54,24 @@ RESERVED_NAMES = {"ripgrep", "uv", "wasmtime", "hyper", "coreutils", "re2", "roc
 RESERVED_REPOS = {"nlohmann/json", "serde-rs/json"}
 # ---------------------------------------------------------------------------------------------
 
+# The projects mined (their mirrors: /work/.mirror/OWNER+NAME/repo, made with `fetch github:OWNER/NAME`).
+PROJECTS = [
+    "BurntSushi/xsv", "Byron/gitoxide", "CLIUtils/CLI11", "Kitware/CMake", "SerenityOS/serenity",
+    "Tencent/rapidjson", "Textualize/rich", "Textualize/textual", "Wilfred/difftastic", "aria2/aria2",
+    "bevyengine/bevy", "ccache/ccache", "dandavison/delta", "databendlabs/databend", "doctest/doctest",
+    "dtolnay/syn", "emilk/egui", "encode/httpx", "eza-community/eza", "facebook/folly", "facebook/watchman",
+    "fish-shell/fish-shell", "gfx-rs/wgpu", "ggerganov/llama.cpp", "google/benchmark", "google/flatbuffers",
+    "google/snappy", "iced-rs/iced", "image-rs/image", "jbeder/yaml-cpp", "keepassxreboot/keepassxc",
+    "lapce/lapce", "mamba-org/mamba", "meilisearch/meilisearch", "microsoft/GSL", "microsoft/terminal",
+    "mitmproxy/mitmproxy", "ml-explore/mlx", "ninja-build/ninja", "pallets/jinja", "paradigmxyz/reth",
+    "protocolbuffers/protobuf", "psf/black", "psf/requests", "pybind/pybind11", "pydantic/pydantic",
+    "pytest-dev/pytest", "python-poetry/poetry", "qbittorrent/qBittorrent", "rust-lang/cargo",
+    "rust-lang/rustlings", "rustls/rustls", "scrapy/scrapy", "serde-rs/serde", "servo/rust-url", "sharkdp/fd",
+    "sharkdp/hyperfine", "simdjson/simdjson", "sqlalchemy/sqlalchemy", "starship/starship",
+    "taskflow/taskflow", "tesseract-ocr/tesseract", "tiangolo/fastapi", "tikv/tikv", "tokio-rs/tracing",
+    "yhirose/cpp-httplib", "zellij-org/zellij",
+]
+
 
 def reserved(repo: str) -> bool:
     return repo.lower() in RESERVED_REPOS or repo.split("/")[-1].lower() in RESERVED_NAMES
@@ -158,7 +176,9 @@ def judge(mirror: Path, sha: str) -> str | None:
 def mine(repo: str, mirror: Path, cap: int = CAP) -> list[dict[str, str]]:
     log = git(mirror, "log", "--no-merges", "--format=%H%x00%P%x00%s", "HEAD")
     chosen = []
-    for line in log.splitlines():
+    for line in log.split("\n"):
+        if line.count("\x00") < 2:
+            continue
         sha, parents, subject = line.split("\x00", 2)
         if not parents or not message_matches(subject):
             continue
@@ -191,10 +211,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--out", type=Path, default=HERE / "corpus")
-    parser.add_argument("repos", nargs="*", help="OWNER/NAME (default: every mirror under --mirrors)")
+    parser.add_argument("repos", nargs="*", help="OWNER/NAME (default: PROJECTS)")
     args = parser.parse_args(argv)
-    repos = args.repos or sorted(p.name.replace("+", "/", 1) for p in args.mirrors.iterdir()
-                                 if (p / "repo").is_dir())
+    repos = args.repos or PROJECTS
     entries: list[dict[str, str]] = []
     for repo in repos:
         if reserved(repo):

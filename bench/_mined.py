@@ -1,0 +1,437 @@
+"""The mined corpus mode of bench/replay.py: `python bench/replay.py --corpus bench/corpus`.
+
+For each commit of bench/corpus/*.toml (repo, sha, language; bench/corpus/README.md):
+
+  1. the parent and the child are materialised once, from the bare mirror
+     (/work/.mirror/OWNER+NAME/repo), into a scratch folder (`git archive`);
+  2. the recipe is inferred, `codemods.infer_recipe(parent, child)`;
+  3. it is applied to a copy of the parent with `codemod apply --json`, first as a timed dry
+     run, then for real, and the result compared with the child (the same changed files,
+     each token-equal: replay.py's comparison);
+  4. ABLATION, where the recipe edits code outside the deleted items (`[[rewrite]]`,
+     `[[insert]]`): those tables dropped, the plan must block with a finding at each use of a
+     removed name that the commit took out on a line the ablated plan leaves alone (recall).
+
+Each commit runs in its own process (`--one`) under a timeout, at most `--jobs` (2) at once.
+One outcome per commit:
+
+  token-equal      the same files, each token-equal to the child, no traceback
+  wrong refusal    the plan blocks on a complete recipe, with a finding that is no documented limit
+  right refusal    the plan blocks only with findings of a documented limit (LIMIT_CODES, named)
+  inference gap    the inferred recipe says it cannot express part of the commit, or names
+                   something the plan cannot find (a recipe fault), or has no rule at all
+  wrong result     the plan writes, from a complete recipe, a tree that is not the child
+  crash            a traceback, exit 3, or the per-commit timeout
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+MIRRORS = Path(os.environ.get("CODEMOD_MIRRORS", "/work/.mirror"))
+
+OUTCOMES = ("token-equal", "wrong refusal", "right refusal", "inference gap", "wrong result", "crash")
+# Blocking finding codes that are documented limits (docs/findings.md): the engine says why it
+# does not go on, and the reason is a property of the code, not a mistake of the check.
+LIMIT_CODES = {"parse-error", "unparseable-target", "parse-regression", "shape-mismatch", "cannot-delete",
+               "binary-file", "required-method", "non-exhaustive-match"}
+# Blocking codes that say the recipe itself is wrong: the inference is at fault.
+RECIPE_CODES = {"no-such-item", "ambiguous", "ambiguous-target", "bad-pattern", "rewrite-not-found",
+                "rewording-not-found", "insert-not-found", "reword-clash", "overlapping-edits", "usage-error",
+                "missing-file"}
+SMALL_TREE_LINES = 100_000
+
+
+@dataclass
+class CommitResult:
+    repo: str
+    sha: str
+    language: str
+    outcome: str = "crash"
+    reason: str = ""
+    source_lines: int = 0
+    files: int = 0
+    dry_run_s: float | None = None
+    infer_s: float | None = None
+    recipe_lines: int = 0
+    deletes: int = 0
+    rewrites: int = 0
+    unexpressed: list[str] = field(default_factory=list)
+    blocking: list[str] = field(default_factory=list)           # "code path:line"
+    differing: list[str] = field(default_factory=list)
+    missing_files: list[str] = field(default_factory=list)
+    extra_files: list[str] = field(default_factory=list)
+    ablation: str = "n/a"                                        # n/a | measured | not separable | error
+    ablation_expected: list[str] = field(default_factory=list)  # "path:line name"
+    ablation_found: int = 0
+    recipe: str = ""
+
+    @property
+    def short(self) -> str:
+        return f"{self.repo}@{self.sha[:10]}"
+
+
+def load_corpus(folder: Path) -> list[dict[str, str]]:
+    entries = []
+    for path in sorted(folder.glob("*.toml")):
+        entries += tomllib.loads(path.read_text(encoding="utf-8")).get("commit", [])
+    return entries
+
+
+def is_mined(folder: Path) -> bool:
+    return any("[[commit]]" in p.read_text(encoding="utf-8", errors="replace") for p in folder.glob("*.toml"))
+
+
+def mirror_of(repo: str) -> Path:
+    return MIRRORS / repo.replace("/", "+", 1) / "repo"
+
+
+def materialise(mirror: Path, rev: str, into: Path) -> None:
+    """The tree of `rev` under `into`: `git archive`, or blob by blob where the snapshot lacks some."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(mirror), "archive", "--format=tar", rev], capture_output=True)
+    if archive.returncode == 0:
+        subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True, capture_output=True)
+        return
+    listing = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "-z", rev], capture_output=True,
+                             check=True).stdout.split(b"\0")
+    for entry in listing:
+        if not entry:
+            continue
+        meta, path = entry.split(b"\t", 1)
+        mode, kind, oid = meta.split()
+        if kind != b"blob" or mode == b"120000":
+            continue
+        content = subprocess.run(["git", "-C", str(mirror), "cat-file", "blob", oid.decode()], capture_output=True)
+        if content.returncode == 0:
+            target = into / path.decode("utf-8", "replace")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content.stdout)
+
+
+def _codemod(args: list[str], timeout: float) -> tuple[int, dict | None, str, float]:
+    python = REPO / ".venv" / "bin" / "python"
+    python_exe = str(python) if python.exists() else sys.executable
+    command = [python_exe, "-c", "import sys; from codemods.cli.main import main; sys.argv[0] = 'codemod'; main()", *args]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+    elapsed = time.perf_counter() - start
+    try:
+        document = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        document = None
+    return done.returncode, document, done.stderr, elapsed
+
+
+def _blocking(document: dict | None) -> list[dict]:
+    if not document:
+        return []
+    return [f for f in document.get("findings", []) if f.get("severity") == "error"]
+
+
+def _ablated(toml_text: str) -> str | None:
+    """The recipe without its `[[rewrite]]` and `[[insert]]` tables, or None where the text cannot
+    be split into tables safely (checked by parsing both)."""
+    blocks: list[list[str]] = [[]]
+    for line in toml_text.splitlines(keepends=True):
+        if re.match(r"^\s*\[", line) and not re.match(r"^\s*\[\s*[\"']", line):
+            blocks.append([])
+        blocks[-1].append(line)
+    kept = [b for b in blocks if not (b and re.match(r"^\s*\[\[\s*(rewrite|insert)\s*\]\]", b[0]))]
+    text = "".join("".join(b) for b in kept)
+    try:
+        old, new = tomllib.loads(toml_text), tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    if new.get("rewrite") or new.get("insert") or len(new.get("delete", [])) != len(old.get("delete", [])):
+        return None
+    if len(new.get("reword", [])) != len(old.get("reword", [])):
+        return None
+    return text
+
+
+def _removed_lines(mirror: Path, sha: str, path: str) -> set[int]:
+    """Parent line numbers (1-based) the commit removes or changes in `path`."""
+    diff = subprocess.run(["git", "-C", str(mirror), "diff", "-U0", "--no-renames", f"{sha}^", sha, "--", path],
+                          capture_output=True, text=True, errors="replace").stdout
+    lines: set[int] = set()
+    for match in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+", diff, re.MULTILINE):
+        start, count = int(match.group(1)), int(match.group(2) or 1)
+        lines.update(range(start, start + count))
+    return lines
+
+
+def _plan_lines(document: dict | None) -> dict[str, set[int]]:
+    """Parent line numbers each planned change removes or edits, by path (from its diff)."""
+    out: dict[str, set[int]] = {}
+    for change in (document or {}).get("changes", []):
+        lines = out.setdefault(change["path"], set())
+        at = None
+        for line in change.get("diff", "").splitlines():
+            hunk = re.match(r"^@@ -(\d+)", line)
+            if hunk:
+                at = int(hunk.group(1))
+                continue
+            if at is None or line.startswith(("---", "+++")):
+                continue
+            if line.startswith("-"):
+                lines.add(at)
+                at += 1
+            elif line.startswith("+"):
+                continue
+            else:
+                at += 1
+    return out
+
+
+def _uses(source: bytes, language: str, names: set[str], lines: set[int]) -> list[tuple[int, str]]:
+    """(line, name) of each code identifier spelling one of `names` on one of `lines`."""
+    from codemods.core.registry import lex_spans
+    from codemods.words import whole_word_hits
+    hits = whole_word_hits(source, names)
+    if not hits:
+        return []
+    try:
+        spans = lex_spans(source, language)
+    except Exception:
+        spans = None
+    found = []
+    for start, end, name in hits:
+        if spans is not None and spans.kind_at(start, end) is not None:
+            continue
+        line = source.count(b"\n", 0, start) + 1
+        if line in lines:
+            found.append((line, name))
+    return sorted(set(found))
+
+
+def _source_lines(files: dict[str, bytes]) -> int:
+    from codemods.core.registry import language_of
+    return sum(content.count(b"\n") for path, content in files.items() if language_of(path) is not None)
+
+
+def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: float) -> CommitResult:
+    from replay import changed, files_of, first_difference, tokens  # bench/replay.py, the comparison
+
+    result = CommitResult(repo, sha, language)
+    mirror = mirror_of(repo)
+    if not mirror.is_dir():
+        result.reason = f"no mirror at {mirror} (fetch github:{repo})"
+        return result
+    before, after = scratch / "before", scratch / "after"
+    materialise(mirror, f"{sha}^", before)
+    materialise(mirror, sha, after)
+    parent, child = files_of(before), files_of(after)
+    expected = changed(parent, child)
+    result.files = len(expected)
+    result.source_lines = _source_lines(parent)
+
+    start = time.perf_counter()
+    try:
+        from codemods import infer_recipe
+        inferred = infer_recipe(before, after)
+    except Exception as error:  # a crash of the inference
+        import traceback
+        result.reason = f"infer_recipe raised {type(error).__name__}: {str(error)[:200]}"
+        result.recipe = traceback.format_exc()[-2000:]
+        return result
+    result.infer_s = round(time.perf_counter() - start, 2)
+    toml_text = inferred.toml
+    result.recipe = toml_text
+    result.recipe_lines = len(toml_text.splitlines())
+    result.unexpressed = list(inferred.unexpressed)
+    try:
+        data = tomllib.loads(toml_text)
+    except tomllib.TOMLDecodeError as error:
+        result.reason = f"the inferred recipe is not TOML: {error}"
+        return result
+    result.deletes = len(data.get("delete", []))
+    result.rewrites = len(data.get("rewrite", [])) + len(data.get("insert", []))
+    recipe = scratch / "recipe.toml"
+    recipe.write_text(toml_text, encoding="utf-8")
+    work = scratch / "work"
+    shutil.copytree(before, work, symlinks=True)
+
+    dry_code, dry_doc, dry_err, dry_s = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe),
+                                                  str(work)], step_timeout)
+    result.dry_run_s = round(dry_s, 3)
+    real_code, real_doc, real_err, _ = _codemod(["apply", "--json", "--no-color", "--recipe", str(recipe), str(work)],
+                                                step_timeout)
+    traceback_seen = any("Traceback (most recent call last)" in text for text in (dry_err, real_err))
+    blocking = _blocking(real_doc if real_doc is not None else dry_doc)
+    result.blocking = [f"{f['code']} {f['path']}:{f['line']}" for f in blocking]
+
+    got_files = files_of(work)
+    got = changed(parent, got_files)
+    result.missing_files = sorted(expected - got)
+    result.extra_files = sorted(got - expected)
+    for rel in sorted(expected | got):
+        want, have = child.get(rel), got_files.get(rel)
+        if want is None or have is None:
+            if (want is None) != (have is None):
+                result.differing.append(f"{rel}: {'deleted' if want is None else 'kept'} by the commit, "
+                                        f"{'kept' if have is not None else 'deleted'} by the recipe")
+            continue
+        want_text, have_text = want.decode("utf-8", "replace"), have.decode("utf-8", "replace")
+        if tokens(want_text) != tokens(have_text):
+            result.differing.append(f"{rel}: {first_difference(want_text, have_text)}")
+    equal = not result.missing_files and not result.extra_files and not result.differing
+
+    if traceback_seen or 3 in (dry_code, real_code) or dry_doc is None or real_doc is None:
+        tail = (real_err or dry_err).strip().splitlines()
+        result.reason = f"apply exited {dry_code}/{real_code}: {(tail[-1] if tail else '')[:200]}"
+    elif equal:
+        result.outcome, result.reason = "token-equal", f"{len(expected)} files"
+    elif real_code == 1 and not got:
+        codes = sorted({f["code"] for f in blocking})
+        first = blocking[0] if blocking else {"code": "?", "path": "?", "line": 0, "message": "blocks"}
+        where = f"{first['code']} at {first['path']}:{first['line']}: {str(first.get('message', ''))[:140]}"
+        if result.unexpressed:
+            result.outcome, result.reason = "inference gap", f"{result.unexpressed[0][:160]} (plan blocks: {where})"
+        elif not result.deletes and not result.rewrites:
+            result.outcome, result.reason = "inference gap", "the recipe has no rule"
+        elif codes and set(codes) <= LIMIT_CODES:
+            result.outcome, result.reason = "right refusal", f"{'/'.join(codes)}: {where}"
+        elif set(codes) & RECIPE_CODES:
+            bad = next(f for f in blocking if f["code"] in RECIPE_CODES)
+            result.outcome = "inference gap"
+            result.reason = f"the recipe fails: {bad['code']} at {bad['path']}:{bad['line']}: {str(bad.get('message'))[:140]}"
+        else:
+            result.outcome, result.reason = "wrong refusal", where
+    else:
+        first = (result.differing or [f"files: missing {result.missing_files} extra {result.extra_files}"])[0]
+        if result.unexpressed or (not result.deletes and not result.rewrites):
+            note = result.unexpressed[0][:160] if result.unexpressed else "the recipe has no rule"
+            result.outcome, result.reason = "inference gap", f"{note} (result differs: {first[:160]})"
+        else:
+            result.outcome, result.reason = "wrong result", first[:300]
+
+    # Ablation: the code edits outside the deleted items dropped; each use they took out must block.
+    if result.rewrites and result.outcome != "crash":
+        ablated = _ablated(toml_text)
+        if ablated is None:
+            result.ablation = "not separable"
+        else:
+            recipe.write_text(ablated, encoding="utf-8")
+            fresh = scratch / "ablated"
+            shutil.copytree(before, fresh, symlinks=True)
+            code, doc, err, _ = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe),
+                                          str(fresh)], step_timeout)
+            if doc is None or code == 3:
+                result.ablation = "error"
+            else:
+                names = set(doc.get("removed_names", [])) | {str(d.get("name", "")).split("::")[-1].split("(")[0]
+                                                             for d in data.get("delete", [])}
+                names = {n for n in names if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)}
+                planned = _plan_lines(doc)
+                findings = {(f["path"], f["line"]) for f in _blocking(doc)}
+                from codemods.core.registry import language_of
+                for rel in sorted(expected):
+                    lang = language_of(rel)
+                    if lang is None or rel not in parent or rel not in child:
+                        continue
+                    lines = _removed_lines(mirror, sha, rel) - planned.get(rel, set())
+                    for line, name in _uses(parent[rel], lang, names, lines):
+                        result.ablation_expected.append(f"{rel}:{line} {name}")
+                        result.ablation_found += (rel, line) in findings
+                result.ablation = "measured" if result.ablation_expected else "n/a"
+    return result
+
+
+def _one_main(repo: str, sha: str, language: str, out: Path, step_timeout: float) -> int:
+    sys.path.insert(0, str(HERE))
+    with tempfile.TemporaryDirectory(prefix=f"mined-{sha[:8]}-") as tmp:
+        try:
+            result = run_one(repo, sha, language, Path(tmp), step_timeout)
+        except subprocess.TimeoutExpired as error:
+            result = CommitResult(repo, sha, language, reason=f"timeout: {' '.join(map(str, error.cmd[-4:]))[:120]}")
+        except Exception as error:
+            import traceback
+            result = CommitResult(repo, sha, language, reason=f"harness: {type(error).__name__}: {str(error)[:200]}",
+                                  recipe=traceback.format_exc()[-2000:])
+    out.write_text(json.dumps(asdict(result), indent=1), encoding="utf-8")
+    return 0
+
+
+def _run_subprocess(entry: dict[str, str], results: Path, timeout: float) -> CommitResult:
+    out = results / f"{entry['repo'].replace('/', '+')}-{entry['sha'][:12]}.json"
+    python = REPO / ".venv" / "bin" / "python"
+    command = [str(python) if python.exists() else sys.executable, str(HERE / "replay.py"), "--one", entry["repo"], entry["sha"], entry["language"],
+               str(out), "--step-timeout", str(timeout / 3)]
+    try:
+        subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return CommitResult(entry["repo"], entry["sha"], entry["language"], reason=f"timeout after {timeout:.0f} s")
+    if not out.is_file():
+        return CommitResult(entry["repo"], entry["sha"], entry["language"], reason="the worker wrote no result")
+    data = json.loads(out.read_text(encoding="utf-8"))
+    return CommitResult(**data)
+
+
+def table(results: list[CommitResult]) -> str:
+    total = len(results)
+    lines = [f"{'outcome':<16} {'count':>5} {'share':>6}  example"]
+    for outcome in OUTCOMES:
+        chosen = [r for r in results if r.outcome == outcome]
+        example = f"{chosen[0].short}: {chosen[0].reason[:150]}" if chosen else ""
+        share = f"{100 * len(chosen) / total:5.1f}%" if total else "   -  "
+        lines.append(f"{outcome:<16} {len(chosen):>5} {share}  {example}")
+    lines.append(f"{'total':<16} {total:>5}")
+    measured = [r for r in results if r.ablation == "measured"]
+    expected = sum(len(r.ablation_expected) for r in measured)
+    found = sum(r.ablation_found for r in measured)
+    recall = f"{100 * found / expected:.1f}%" if expected else "n/a"
+    other = {k: sum(r.ablation == k for r in results) for k in ("not separable", "error")}
+    lines.append(f"ablation recall: {found}/{expected} uses ({recall}) over {len(measured)} commits"
+                 f" ({other['not separable']} not separable, {other['error']} failed)")
+    small = [r.dry_run_s for r in results if r.dry_run_s is not None and r.source_lines < SMALL_TREE_LINES]
+    large = [r.dry_run_s for r in results if r.dry_run_s is not None and r.source_lines >= SMALL_TREE_LINES]
+    lines.append(f"median dry run: {statistics.median(small):.2f} s over {len(small)} trees under 100k lines"
+                 if small else "median dry run: n/a")
+    if large:
+        lines.append(f"                {statistics.median(large):.2f} s over {len(large)} larger trees")
+    by_language: dict[str, list[CommitResult]] = {}
+    for r in results:
+        by_language.setdefault(r.language, []).append(r)
+    lines.append("by language: " + ", ".join(
+        f"{k} {sum(r.outcome == 'token-equal' for r in v)}/{len(v)}" for k, v in sorted(by_language.items())))
+    return "\n".join(lines)
+
+
+def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], results_dir: Path | None,
+                as_json: bool) -> int:
+    entries = load_corpus(corpus)
+    if only:
+        entries = [e for e in entries if any(e["sha"].startswith(w) or e["repo"] == w for w in only)]
+    folder = results_dir or Path(tempfile.mkdtemp(prefix="mined-results-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    results: list[CommitResult] = []
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, 2))) as pool:
+        for result in pool.map(lambda e: _run_subprocess(e, folder, timeout), entries):
+            results.append(result)
+            if not as_json:
+                print(f"{result.short:<40} {result.language:<6} {result.outcome:<14} "
+                      f"{'' if result.dry_run_s is None else f'{result.dry_run_s:.2f}s'} {result.reason[:160]}",
+                      flush=True)
+    if as_json:
+        print(json.dumps({"commits": [asdict(r) for r in results]}, indent=1))
+    else:
+        print()
+        print(table(results))
+        print(f"(per-commit results: {folder})")
+    return 0 if all(r.outcome == "token-equal" for r in results) else 1
