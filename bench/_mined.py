@@ -71,7 +71,11 @@ class CommitResult:
     deletes: int = 0
     rewrites: int = 0
     unexpressed: list[str] = field(default_factory=list)
-    blocking: list[str] = field(default_factory=list)           # "code path:line"
+    blocking: list[str] = field(default_factory=list)           # "code path:line message"
+    exit_codes: list[int] = field(default_factory=list)          # dry run, real run
+    traceback: bool = False
+    wrote: bool = False
+    crash: str = ""                                              # why the run could not finish
     differing: list[str] = field(default_factory=list)
     missing_files: list[str] = field(default_factory=list)
     extra_files: list[str] = field(default_factory=list)
@@ -231,7 +235,7 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     result = CommitResult(repo, sha, language)
     mirror = mirror_of(repo)
     if not mirror.is_dir():
-        result.reason = f"no mirror at {mirror} (fetch github:{repo})"
+        result.crash = f"no mirror at {mirror} (fetch github:{repo})"
         return result
     before, after = scratch / "before", scratch / "after"
     materialise(mirror, f"{sha}^", before)
@@ -247,7 +251,7 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
         inferred = infer_recipe(before, after)
     except Exception as error:  # a crash of the inference
         import traceback
-        result.reason = f"infer_recipe raised {type(error).__name__}: {str(error)[:200]}"
+        result.crash = f"infer_recipe raised {type(error).__name__}: {str(error)[:200]}"
         result.recipe = traceback.format_exc()[-2000:]
         return result
     result.infer_s = round(time.perf_counter() - start, 2)
@@ -258,7 +262,7 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     try:
         data = tomllib.loads(toml_text)
     except tomllib.TOMLDecodeError as error:
-        result.reason = f"the inferred recipe is not TOML: {error}"
+        result.crash = f"the inferred recipe is not TOML: {error}"
         return result
     result.deletes = len(data.get("delete", []))
     result.rewrites = len(data.get("rewrite", [])) + len(data.get("insert", []))
@@ -274,7 +278,6 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                                                 step_timeout)
     traceback_seen = any("Traceback (most recent call last)" in text for text in (dry_err, real_err))
     blocking = _blocking(real_doc if real_doc is not None else dry_doc)
-    result.blocking = [f"{f['code']} {f['path']}:{f['line']}" for f in blocking]
 
     got_files = files_of(work)
     got = changed(parent, got_files)
@@ -292,34 +295,12 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
             result.differing.append(f"{rel}: {first_difference(want_text, have_text)}")
     equal = not result.missing_files and not result.extra_files and not result.differing
 
+    result.exit_codes, result.traceback, result.wrote = [dry_code, real_code], traceback_seen, bool(got)
+    result.blocking = [f"{f['code']} {f['path']}:{f['line']} {str(f.get('message', ''))[:160]}" for f in blocking]
     if traceback_seen or 3 in (dry_code, real_code) or dry_doc is None or real_doc is None:
         tail = (real_err or dry_err).strip().splitlines()
-        result.reason = f"apply exited {dry_code}/{real_code}: {(tail[-1] if tail else '')[:200]}"
-    elif equal:
-        result.outcome, result.reason = "token-equal", f"{len(expected)} files"
-    elif real_code == 1 and not got:
-        codes = sorted({f["code"] for f in blocking})
-        first = blocking[0] if blocking else {"code": "?", "path": "?", "line": 0, "message": "blocks"}
-        where = f"{first['code']} at {first['path']}:{first['line']}: {str(first.get('message', ''))[:140]}"
-        if result.unexpressed:
-            result.outcome, result.reason = "inference gap", f"{result.unexpressed[0][:160]} (plan blocks: {where})"
-        elif not result.deletes and not result.rewrites:
-            result.outcome, result.reason = "inference gap", "the recipe has no rule"
-        elif codes and set(codes) <= LIMIT_CODES:
-            result.outcome, result.reason = "right refusal", f"{'/'.join(codes)}: {where}"
-        elif set(codes) & RECIPE_CODES:
-            bad = next(f for f in blocking if f["code"] in RECIPE_CODES)
-            result.outcome = "inference gap"
-            result.reason = f"the recipe fails: {bad['code']} at {bad['path']}:{bad['line']}: {str(bad.get('message'))[:140]}"
-        else:
-            result.outcome, result.reason = "wrong refusal", where
-    else:
-        first = (result.differing or [f"files: missing {result.missing_files} extra {result.extra_files}"])[0]
-        if result.unexpressed or (not result.deletes and not result.rewrites):
-            note = result.unexpressed[0][:160] if result.unexpressed else "the recipe has no rule"
-            result.outcome, result.reason = "inference gap", f"{note} (result differs: {first[:160]})"
-        else:
-            result.outcome, result.reason = "wrong result", first[:300]
+        result.crash = f"apply exited {dry_code}/{real_code}: {(tail[-1] if tail else '')[:200]}"
+    classify(result)
 
     # Ablation: the code edits outside the deleted items dropped; each use they took out must block.
     if result.rewrites and result.outcome != "crash":
@@ -353,34 +334,87 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     return result
 
 
+def _note_path(note: str) -> str:
+    return note.split(":", 1)[0]
+
+
+def classify(result: CommitResult) -> None:
+    """Set `outcome` and `reason` from the facts the run recorded (a pure function of them, so a
+    results folder can be tabled again)."""
+    from codemods.core.registry import language_of
+    if result.crash or result.infer_s is None:
+        result.outcome, result.reason = "crash", result.crash or result.reason
+        return
+    noted = {_note_path(n) for n in result.unexpressed}
+    relevant = [n for n in result.unexpressed if language_of(_note_path(n)) is not None]
+    no_rule = not result.deletes and not result.rewrites
+    if not result.missing_files and not result.extra_files and not result.differing:
+        result.outcome, result.reason = "token-equal", f"{result.files} files"
+        return
+    if result.exit_codes[-1:] == [1] and not result.wrote:
+        codes = {b.split(" ", 1)[0] for b in result.blocking}
+        first = result.blocking[0] if result.blocking else "blocks without a blocking finding"
+        recipe_fault = [b for b in result.blocking if b.split(" ", 1)[0] in RECIPE_CODES]
+        if relevant:
+            result.outcome, result.reason = "inference gap", f"{relevant[0][:160]} (plan blocks: {first[:120]})"
+        elif no_rule:
+            result.outcome, result.reason = "inference gap", "the recipe has no rule"
+        elif codes and codes <= LIMIT_CODES:
+            result.outcome, result.reason = "right refusal", f"{'/'.join(sorted(codes))}: {first[:200]}"
+        elif recipe_fault:
+            result.outcome, result.reason = "inference gap", f"the recipe fails: {recipe_fault[0][:200]}"
+        else:
+            result.outcome, result.reason = "wrong refusal", first[:260]
+        return
+    differing = {d.split(":", 1)[0] for d in result.differing} | set(result.missing_files) | set(result.extra_files)
+    unexplained = sorted(differing - noted)
+    first = next((d for d in result.differing if d.split(":", 1)[0] in unexplained),
+                 (result.differing or [f"files: missing {result.missing_files} extra {result.extra_files}"])[0])
+    if no_rule:
+        result.outcome, result.reason = "inference gap", "the recipe has no rule"
+    elif not unexplained:
+        result.outcome, result.reason = "inference gap", f"{result.unexpressed[0][:160]} (result differs there)"
+    else:
+        result.outcome, result.reason = "wrong result", first[:300]
+
+
 def _one_main(repo: str, sha: str, language: str, out: Path, step_timeout: float) -> int:
     sys.path.insert(0, str(HERE))
     with tempfile.TemporaryDirectory(prefix=f"mined-{sha[:8]}-") as tmp:
         try:
             result = run_one(repo, sha, language, Path(tmp), step_timeout)
         except subprocess.TimeoutExpired as error:
-            result = CommitResult(repo, sha, language, reason=f"timeout: {' '.join(map(str, error.cmd[-4:]))[:120]}")
+            result = CommitResult(repo, sha, language, crash=f"timeout: {' '.join(map(str, error.cmd[-4:]))[:120]}")
         except Exception as error:
             import traceback
-            result = CommitResult(repo, sha, language, reason=f"harness: {type(error).__name__}: {str(error)[:200]}",
+            result = CommitResult(repo, sha, language, crash=f"harness: {type(error).__name__}: {str(error)[:200]}",
                                   recipe=traceback.format_exc()[-2000:])
     out.write_text(json.dumps(asdict(result), indent=1), encoding="utf-8")
     return 0
 
 
-def _run_subprocess(entry: dict[str, str], results: Path, timeout: float) -> CommitResult:
+def _run_subprocess(entry: dict[str, str], results: Path, timeout: float, reuse: bool = False) -> CommitResult:
     out = results / f"{entry['repo'].replace('/', '+')}-{entry['sha'][:12]}.json"
+    if reuse and out.is_file():
+        return _load(out)
     python = REPO / ".venv" / "bin" / "python"
     command = [str(python) if python.exists() else sys.executable, str(HERE / "replay.py"), "--one", entry["repo"], entry["sha"], entry["language"],
                str(out), "--step-timeout", str(timeout / 3)]
     try:
         subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return CommitResult(entry["repo"], entry["sha"], entry["language"], reason=f"timeout after {timeout:.0f} s")
+        return CommitResult(entry["repo"], entry["sha"], entry["language"], crash=f"timeout after {timeout:.0f} s",
+                            outcome="crash", reason=f"timeout after {timeout:.0f} s")
     if not out.is_file():
-        return CommitResult(entry["repo"], entry["sha"], entry["language"], reason="the worker wrote no result")
-    data = json.loads(out.read_text(encoding="utf-8"))
-    return CommitResult(**data)
+        return CommitResult(entry["repo"], entry["sha"], entry["language"], crash="the worker wrote no result",
+                            outcome="crash", reason="the worker wrote no result")
+    return _load(out)
+
+
+def _load(path: Path) -> CommitResult:
+    result = CommitResult(**json.loads(path.read_text(encoding="utf-8")))
+    classify(result)
+    return result
 
 
 def table(results: list[CommitResult]) -> str:
@@ -414,7 +448,7 @@ def table(results: list[CommitResult]) -> str:
 
 
 def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], results_dir: Path | None,
-                as_json: bool) -> int:
+                as_json: bool, reuse: bool = False) -> int:
     entries = load_corpus(corpus)
     if only:
         entries = [e for e in entries if any(e["sha"].startswith(w) or e["repo"] == w for w in only)]
@@ -422,7 +456,7 @@ def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], result
     folder.mkdir(parents=True, exist_ok=True)
     results: list[CommitResult] = []
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, 2))) as pool:
-        for result in pool.map(lambda e: _run_subprocess(e, folder, timeout), entries):
+        for result in pool.map(lambda e: _run_subprocess(e, folder, timeout, reuse), entries):
             results.append(result)
             if not as_json:
                 print(f"{result.short:<40} {result.language:<6} {result.outcome:<14} "
