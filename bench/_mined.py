@@ -76,6 +76,11 @@ class CommitResult:
     traceback: bool = False
     wrote: bool = False
     crash: str = ""                                              # why the run could not finish
+    # Blocking findings of the plan, and of the probe (the recipe plus the deletions infer says a
+    # plan refuses), each with `kept`: the commit leaves that line as it is, so the child still
+    # has the "use" the finding names and compiles: the finding is a false positive.
+    findings: list[dict] = field(default_factory=list)
+    probe_findings: list[dict] = field(default_factory=list)
     differing: list[str] = field(default_factory=list)
     missing_files: list[str] = field(default_factory=list)
     extra_files: list[str] = field(default_factory=list)
@@ -297,6 +302,32 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
 
     result.exit_codes, result.traceback, result.wrote = [dry_code, real_code], traceback_seen, bool(got)
     result.blocking = [f"{f['code']} {f['path']}:{f['line']} {str(f.get('message', ''))[:160]}" for f in blocking]
+    removed: dict[str, set[int]] = {}
+
+    def facts(found: list[dict]) -> list[dict]:
+        out = []
+        for f in found:
+            path, line = f.get("path", ""), int(f.get("line") or 0)
+            if path not in removed:
+                removed[path] = _removed_lines(mirror, sha, path) if path in child else set()
+            kept = path in child and path in parent and line > 0 and line not in removed[path]
+            out.append({"code": f.get("code"), "path": path, "line": line, "kept": kept,
+                        "message": str(f.get("message", ""))[:200]})
+        return out
+    result.findings = facts(blocking)
+    refused = [m for m in map(_REFUSED.match, result.unexpressed) if m]
+    if refused and not result.crash:
+        from codemods.core.registry import language_of
+        tables = "".join(f'\n[[delete]]\npath = {json.dumps(m["path"])}\nlanguage = {json.dumps(language_of(m["path"]) or "")}\n'
+                         f'kind = {json.dumps(m["kind"])}\nname = {json.dumps(m["name"])}\n' for m in refused)
+        probe = scratch / "probe.toml"
+        probe.write_text(toml_text + tables, encoding="utf-8")
+        probe_root = scratch / "probe"
+        shutil.copytree(before, probe_root, symlinks=True)
+        _, probe_doc, _, _ = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(probe),
+                                       str(probe_root)], step_timeout)
+        shutil.rmtree(probe_root, ignore_errors=True)
+        result.probe_findings = facts(_blocking(probe_doc))
     if traceback_seen or 3 in (dry_code, real_code) or dry_doc is None or real_doc is None:
         tail = (real_err or dry_err).strip().splitlines()
         result.crash = f"apply exited {dry_code}/{real_code}: {(tail[-1] if tail else '')[:200]}"
@@ -334,6 +365,12 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     return result
 
 
+_REFUSED = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): the (?P<kind>\S+) (?P<name>.+?) is gone, but a plan refuses "
+                      r"to delete it: (?P<why>.*)$")
+# Codes of a check that a real commit can contradict (its child keeps the line the finding names).
+CHECK_CODES = {"dangling-reference", "import-still-used", "unreworded-mention", "needs-skipped-change"}
+
+
 def _note_path(note: str) -> str:
     return note.split(":", 1)[0]
 
@@ -351,6 +388,18 @@ def classify(result: CommitResult) -> None:
     if not result.missing_files and not result.extra_files and not result.differing:
         result.outcome, result.reason = "token-equal", f"{result.files} files"
         return
+    false_positive = [f for f in (*result.findings, *result.probe_findings) if f["code"] in CHECK_CODES and f["kept"]]
+    if false_positive:
+        f = false_positive[0]
+        result.outcome = "wrong refusal"
+        result.reason = f"{f['code']} at {f['path']}:{f['line']}, a line the commit keeps: {f['message'][:150]}"
+        return
+    probe_codes = {f["code"] for f in result.probe_findings}
+    if probe_codes and probe_codes <= LIMIT_CODES:
+        f = result.probe_findings[0]
+        result.outcome = "right refusal"
+        result.reason = f"{'/'.join(sorted(probe_codes))}: {f['path']}:{f['line']} {f['message'][:150]}"
+        return
     if result.exit_codes[-1:] == [1] and not result.wrote:
         codes = {b.split(" ", 1)[0] for b in result.blocking}
         first = result.blocking[0] if result.blocking else "blocks without a blocking finding"
@@ -364,7 +413,7 @@ def classify(result: CommitResult) -> None:
         elif recipe_fault:
             result.outcome, result.reason = "inference gap", f"the recipe fails: {recipe_fault[0][:200]}"
         else:
-            result.outcome, result.reason = "wrong refusal", first[:260]
+            result.outcome, result.reason = "inference gap", f"the recipe leaves a use the commit edits: {first[:200]}"
         return
     differing = {d.split(":", 1)[0] for d in result.differing} | set(result.missing_files) | set(result.extra_files)
     unexplained = sorted(differing - noted)
