@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from codemods.core.registry import language_of
+from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
 from codemods.languages.cpp.items import cpp_items
 from codemods.languages.rust.items import exact_spelling, rust_items
@@ -28,7 +29,7 @@ from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
                                          same_tokens)
 from codemods.plan.loader import load_recipe
-from codemods.plan.planner import plan_recipe
+from codemods.plan.planner import USAGE_ERROR, plan_recipe
 from codemods.pattern import Pattern
 
 _SKIPPED = {"target", "node_modules", "__pycache__"}
@@ -85,29 +86,22 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         for delete in _deleted_items(path, language, old[path], new[path]):
             (secondary if delete.entry.secondary else primary).append(delete)
     deletes = _settled_deletes(before, recipe_id, primary, secondary, notes)
-    result = _planned(before, _render(recipe_id, deletes, [], []), old)
-    rules: list[Rule] = []
-    generic: list[tuple[FileResidue, RewriteRule, RewriteRule, tuple[int, int]]] = []
-    for path in changed:
-        if path in old and path not in new and result.get(path) is not None:
-            notes.append(f"{path}:1: a file the change deletes that no deleted module takes with it")
-        if path not in new or result.get(path) is None:
-            continue
-        language = language_of(path)
-        if language not in ("rust", "cpp"):
-            if language == "python" and not _same_python(result[path] or b"", new[path]):
-                notes.append(f"{path}:1: Python code changed beyond deleted items; no Python rewrite rule")
-            continue
-        if same_tokens(result[path] or b"", new[path]):
-            continue
-        residue = _residue(path, language, result[path] or b"", new[path])
-        residue.infer()
-        rules += residue.rules
-        notes += [n for n in residue.notes if not any(n.partition(" is gone")[0].partition(": the ")[2] in m
-                                                      for m in notes if " is gone" in n)]
-        generic += [(residue, general, literal, span) for general, literal, span in residue.generic]
-    rewrites = _merged_rewrites(generic, result)
-    final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old)
+    settled_notes = list(notes)
+    for _ in range(3):
+        notes = list(settled_notes)
+        rewrites, rules = _rules_beyond(before, recipe_id, deletes, changed, old, new, notes)
+        findings: list[Finding] = []
+        final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old, findings)
+        # Code named by its text (a `use` entry) that the rules leave in use is refused: the
+        # rewrite of what holds it says it instead.
+        refused = [d for d in deletes if d.entry.kind in MEMBER_KINDS and any(
+            f.blocking and f.target is not None and f.target.name == d.entry.name and f.path == d.path
+            for f in findings)]
+        if not refused:
+            break
+        deletes = [d for d in deletes if d not in refused]
+    notes += [f"{f.path or '.'}:{f.line}: the inferred recipe does not load or plan: {f.message}"
+              for f in findings if f.code == USAGE_ERROR]
     # A `use` entry the rewrites leave unused goes by itself: asked for only where it stays.
     uses = [d for d in deletes if d.entry.kind == "use"]
     if uses and (rewrites or rules):
@@ -125,6 +119,34 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
                 notes.append(f"{path}:{_first_difference_line(got or b'', want or b'')}: the recipe does not "
                              f"reproduce this file (an edit the rules above cannot say)")
     return InferredRecipe(_render(recipe_id, deletes, rewrites, rules, notes), tuple(notes))
+
+
+def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed: list[str],
+                  old: dict[str, bytes], new: dict[str, bytes], notes: list[str]) -> tuple[list[RewriteRule], list[Rule]]:
+    """The rewrites, and the rewordings and insertions, that take the files as `deletes` leave
+    them to `new`; what they cannot say added to `notes`."""
+    result = _planned(before, _render(recipe_id, deletes, [], []), old)
+    rules: list[Rule] = []
+    generic: list[_Generic] = []
+    for path in changed:
+        if path in old and path not in new and result.get(path) is not None:
+            notes.append(f"{path}:1: a file the change deletes that no deleted module takes with it")
+        if path not in new or result.get(path) is None:
+            continue
+        language = language_of(path)
+        if language not in ("rust", "cpp"):
+            if language == "python" and not _same_python(result[path] or b"", new[path]):
+                notes.append(f"{path}:1: Python code changed beyond deleted items; no Python rewrite rule")
+            continue
+        if same_tokens(result[path] or b"", new[path]):
+            continue
+        residue = _residue(path, language, result[path] or b"", new[path])
+        residue.infer()
+        rules += residue.rules
+        notes += [n for n in residue.notes if not any(n.partition(" is gone")[0].partition(": the ")[2] in m
+                                                      for m in notes if " is gone" in n)]
+        generic += [(residue.path, *entry) for entry in residue.generic]
+    return _merged_rewrites(generic, result), rules
 
 
 def _same_python(a: bytes, b: bytes) -> bool:
@@ -167,7 +189,7 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
     leaves in place (planned again until none is left)."""
     chosen = list(primary)
     waiting = list(secondary)
-    for _ in range(4):
+    for round_ in range(6):
         if not waiting:
             break
         paths = {d.path for d in waiting}
@@ -177,7 +199,7 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
             break
         first = min(still, key=lambda d: (d.entry.kind == "use", d.path, d.entry.start))
         # An impl before the methods in it, and the `use` entries last: each may take the next.
-        batch = [d for d in still if d.entry.kind == first.entry.kind]
+        batch = [d for d in still if d.entry.kind == first.entry.kind] if round_ < 5 else still
         chosen += batch
         waiting = [d for d in waiting if d not in batch and d in still]
     findings: list[Finding] = []
@@ -209,7 +231,12 @@ def _planned(before: Path, text: str, files: dict[str, bytes],
     with tempfile.TemporaryDirectory(prefix="codemod-infer-") as folder:
         recipe_file = Path(folder) / "inferred.toml"
         recipe_file.write_text(text, encoding="utf-8")
-        recipe = load_recipe(str(recipe_file))
+        try:
+            recipe = load_recipe(str(recipe_file))
+        except CodemodError as error:  # a rule this module wrote wrong: said, never raised
+            if findings is not None:
+                findings.append(Finding("", 0, 0, USAGE_ERROR, str(error)))
+            return result
         if not (recipe.deletions or recipe.rewrites or recipe.rewordings or recipe.insertions):
             return result
         plan = plan_recipe(before, recipe, allow_dangling=True, allow_unreworded=True, allow_unmatched=True)
@@ -222,42 +249,47 @@ def _planned(before: Path, text: str, files: dict[str, bytes],
 
 def _residue(path: str, language: str, old: bytes, new: bytes) -> FileResidue:
     """The residue finder of one file, with the names of its items by where they start and end."""
-    starts: dict[int, str] = {}
-    ends: dict[int, str] = {}
     if language == "rust":
-        for item in rust_items(old):
-            if item.kind not in ("use", "extern_block"):
-                starts.setdefault(item.start, exact_spelling(item))
-                ends[item.end] = exact_spelling(item)
+        items = [(i.start, i.end, exact_spelling(i)) for i in rust_items(old) if i.kind not in ("use", "extern_block")]
     else:
-        for cpp_item in cpp_items(old):
-            starts.setdefault(cpp_item.start, cpp_item.spelled(qualified=True))
-            ends[cpp_item.end] = cpp_item.spelled(qualified=True)
+        items = [(i.start, i.end, i.spelled(qualified=True)) for i in cpp_items(old)]
     gone = tuple((e.start, e.end, f"{e.kind} {e.name}") for e in _gone(language, old, new)
                  if e.kind not in MEMBER_KINDS)
-    return FileResidue(path, language, old, new, starts, ends, gone)
+    return FileResidue(path, language, old, new, items, gone)
 
 
-def _merged_rewrites(generic: list[tuple[FileResidue, RewriteRule, RewriteRule, tuple[int, int]]],
-                     result: dict[str, bytes | None]) -> list[RewriteRule]:
+# One rewrite found in a file: its path, its general and literal rules, the range of the code it
+# rewrites, and the item (start, end, name) its rules are scoped to (None: the file).
+_Generic = tuple[str, RewriteRule, RewriteRule, tuple[int, int], "tuple[int, int, str] | None"]
+
+
+def _merged_rewrites(generic: list[_Generic], result: dict[str, bytes | None]) -> list[RewriteRule]:
     """One rule for each general rewrite that matches only where the change edits code (over the
     files' common folder where it holds in several files); the literal rules elsewhere."""
-    groups: dict[tuple[str, str, str], list[tuple[FileResidue, RewriteRule, RewriteRule, tuple[int, int]]]] = {}
+    groups: dict[tuple[str, str, str], list[_Generic]] = {}
     for entry in generic:
         general = entry[1]
         groups.setdefault((general.language, general.pattern, general.replace), []).append(entry)
     out: list[RewriteRule] = []
     for (language, pattern, replace), members in groups.items():
-        spans = {(m[0].path, m[3]) for m in members}
-        paths = sorted({m[0].path for m in members})
+        spans = {(m[0], m[3]) for m in members}
+        paths = sorted({m[0] for m in members})
         scope = paths[0] if len(paths) == 1 else _common_folder(paths)
         if _matches_only(language, pattern, scope, spans, result):
             out.append(RewriteRule(scope, language, pattern, replace))
         elif all(_matches_only(language, pattern, path, {s for s in spans if s[0] == path}, result) for path in paths):
             out += [RewriteRule(path, language, pattern, replace) for path in paths]
         else:
-            out += [m[2] for m in members]
+            out += [_scoped(member, result) for member in members]
     return sorted(out, key=lambda r: r.path)
+
+
+def _scoped(member: _Generic, result: dict[str, bytes | None]) -> RewriteRule:
+    """A rewrite's general rule in its item where it matches only there, else its literal rule."""
+    path, general, literal, span, within = member
+    if within is not None and _matches_only(general.language, general.pattern, path, {(path, span)}, result, within):
+        return RewriteRule(path, general.language, general.pattern, general.replace, within[2])
+    return literal
 
 
 def _common_folder(paths: Iterable[str]) -> str:
@@ -271,8 +303,9 @@ def _common_folder(paths: Iterable[str]) -> str:
 
 
 def _matches_only(language: str, pattern: str, scope: str, spans: set[tuple[str, tuple[int, int]]],
-                  result: dict[str, bytes | None]) -> bool:
-    """Whether `pattern` matches, in the files of `language` under `scope`, exactly `spans`."""
+                  result: dict[str, bytes | None], within: tuple[int, int, str] | None = None) -> bool:
+    """Whether `pattern` matches, in the files of `language` under `scope` (in the item `within`
+    of the file `scope`, where given), exactly `spans`."""
     compiled = Pattern(pattern, language)
     found = set()
     for path, source in result.items():
@@ -280,7 +313,8 @@ def _matches_only(language: str, pattern: str, scope: str, spans: set[tuple[str,
             continue
         if path != scope and not (scope == "." or path.startswith(scope.rstrip("/") + "/")):
             continue
-        found |= {(path, (m.start, m.end)) for m in compiled.find_all(source)}
+        found |= {(path, (m.start, m.end)) for m in compiled.find_all(source)
+                  if within is None or within[0] <= m.start and m.end <= within[1]}
     return found == spans
 
 
@@ -309,6 +343,8 @@ def _render(recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule],
         lines += ["", "[[rewrite]]", f"path = {_string(rewrite.path)}"]
         if language_of(rewrite.path) != rewrite.language:
             lines.append(f"language = {_string(rewrite.language)}")
+        if rewrite.item is not None:
+            lines.append(f"item = {_string(rewrite.item)}")
         lines += [f"pattern = {_string(rewrite.pattern)}", f"replace = {_string(rewrite.replace)}"]
     for rule in rules:
         if isinstance(rule, RewordRule):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -70,6 +71,7 @@ class RewriteRule:
     language: str
     pattern: str
     replace: str
+    item: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,10 +105,12 @@ class _Change:
 
 @dataclass
 class _Unit:
-    """A node of the old text and the changes inside it."""
+    """A node of the old text, the changes inside it, and the item (start, end, name) a literal
+    pattern of it must be looked for in to find it alone (None: the whole file)."""
 
     node: tree_sitter.Node
     changes: list[_Change]
+    item: tuple[int, int, str] | None = None
 
 
 def line_of(source: bytes, offset: int) -> int:
@@ -117,15 +121,18 @@ class FileResidue:
     """The rules that turn `old` (a file as the deletions leave it) into `new`, for one file."""
 
     def __init__(self, path: str, language: str, old: bytes, new: bytes,
-                 item_starts: dict[int, str], item_ends: dict[int, str],
-                 items_gone: tuple[tuple[int, int, str], ...] = ()) -> None:
+                 items: list[tuple[int, int, str]], items_gone: tuple[tuple[int, int, str], ...] = ()) -> None:
         self.path, self.language, self.old, self.new = path, language, old, new
         self.r, self.a = tokens(old), tokens(new)
         self.tree = parse(old, language)
-        self.item_starts, self.item_ends = item_starts, item_ends
+        self.item_starts = {start: name for start, _, name in reversed(items)}
+        self.item_ends = {end: name for _, end, name in items}
+        names = Counter(name for _, _, name in items)
+        self.items = [i for i in items if names[i[2]] == 1]  # the items a name selects alone
         self.items_gone = list(items_gone)
         self.rules: list[Rule] = []
-        self.generic: list[tuple[RewriteRule, RewriteRule, tuple[int, int]]] = []  # (general, literal, range)
+        # (general rule, literal rule, the unit's range, the item its rules are scoped to)
+        self.generic: list[tuple[RewriteRule, RewriteRule, tuple[int, int], tuple[int, int, str] | None]] = []
         self.notes: list[str] = []
 
     def infer(self) -> None:
@@ -175,36 +182,80 @@ class FileResidue:
     # -- rewordings -----------------------------------------------------------------------------
 
     @staticmethod
-    def _prose(comments: list[Token]) -> str:
+    def _prose(source: bytes, comments: list[Token]) -> str:
         lines = []
         for token in comments:
-            for line in token.text.decode("utf-8", "replace").splitlines():
+            for line in source[token.start:token.end].decode("utf-8", "replace").splitlines():
                 stripped = _MARKERS.sub("", line).removesuffix("*/").strip()
                 if stripped:
                     lines.append(stripped)
         return " ".join(lines)
 
+    def _blocks(self, source: bytes, found: list[Token]) -> list[list[Token]]:
+        """Runs of comment tokens of `found` on consecutive lines: the comment blocks."""
+        blocks: list[list[Token]] = []
+        for token in found:
+            if not token.comment:
+                continue
+            if blocks and source.count(b"\n", blocks[-1][-1].end, token.start) <= 1 and \
+                    not source[blocks[-1][-1].end:token.start].strip():
+                blocks[-1].append(token)
+            else:
+                blocks.append([token])
+        return blocks
+
     def _reword(self, change: _Change) -> None:
         removed, added = self.r[change.r_lo:change.r_hi], self.a[change.a_lo:change.a_hi]
-        whole_block = (not added and (change.r_lo == 0 or not self.r[change.r_lo - 1].comment)
-                       and (change.r_hi == len(self.r) or not self.r[change.r_hi].comment))
-        find = self._prose(removed)
-        if not find:
-            self.notes.append(f"{self.path}:{line_of(self.old, removed[0].start)}: an empty comment changed; "
-                              f"not expressible as a rewording")
-            return
-        if whole_block:
-            first = self._prose(removed[:1]) or find
-            self.rules.append(RewordRule(self.path, first, "", block=True))
-        else:
-            self.rules.append(RewordRule(self.path, find, self._prose(added)))
+        whole = (not added and (change.r_lo == 0 or not self.r[change.r_lo - 1].comment)
+                 and (change.r_hi == len(self.r) or not self.r[change.r_hi].comment))
+        every_block = [self._prose(self.old, b) for b in self._blocks(self.old, self.r)]
+        removed_blocks = self._blocks(self.old, removed) if whole else [removed]
+        for block in removed_blocks:
+            line = line_of(self.old, block[0].start)
+            find = self._prose(self.old, block)
+            if not find:
+                self.notes.append(f"{self.path}:{line}: an empty comment changed; not expressible as a rewording")
+                continue
+            if whole:
+                # The shortest run of the block's first lines that no other block holds.
+                for count in range(1, len(block) + 1):
+                    head = self._prose(self.old, block[:count])
+                    if head and sum(head in prose for prose in every_block) == 1:
+                        find = head
+                        break
+            if sum(find in prose for prose in every_block) != 1:
+                self.notes.append(f"{self.path}:{line}: a comment whose text other comments of the file repeat "
+                                  f"changed; no rewording names it alone")
+                continue
+            if whole:
+                self.rules.append(RewordRule(self.path, find, "", block=True))
+            else:
+                self.rules.append(RewordRule(self.path, find, self._prose(self.new, added)))
 
     # -- rewrites -------------------------------------------------------------------------------
 
+    def _leading(self, change: _Change) -> bool:
+        """Whether a pure insertion is of whole lines before a token that starts its line (it
+        then goes with the code after it)."""
+        return (change.r_lo == change.r_hi and change.r_lo < len(self.r) and change.a_hi < len(self.a)
+                and self._line_start(self.old, self.r[change.r_lo].start)
+                and self._line_start(self.new, self.a[change.a_lo].start)
+                and self._line_start(self.new, self.a[change.a_hi].start))
+
+    def _inserted(self, change: _Change) -> tuple[int, bytes]:
+        """Where a pure insertion goes in the old text, and what it inserts (with its blanks)."""
+        if self._leading(change) or change.r_lo == 0:
+            end = self.a[change.a_hi].start if change.a_hi < len(self.a) else len(self.new)
+            point = self.r[change.r_lo].start if change.r_lo < len(self.r) else len(self.old)
+            return point, self.new[self.a[change.a_lo].start:end]
+        return self.r[change.r_lo - 1].end, self.new[self.a[change.a_lo - 1].end:self.a[change.a_hi - 1].end]
+
     def _span(self, change: _Change) -> tuple[int, int]:
-        """The old text's bytes a change covers (with its neighbours, for a pure insertion)."""
+        """The old text's bytes a change covers (with a neighbour or two, for a pure insertion)."""
         if change.r_lo < change.r_hi:
             return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
+        if self._leading(change):
+            return self.r[change.r_lo].start, self.r[change.r_lo].end
         lo = self.r[change.r_lo - 1].start if change.r_lo > 0 else 0
         hi = self.r[change.r_lo].end if change.r_lo < len(self.r) else len(self.old)
         return lo, hi
@@ -213,23 +264,36 @@ class FileResidue:
         """The old text's bytes a change replaces ([p, p) for an insertion at p)."""
         if change.r_lo < change.r_hi:
             return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
-        point = self.r[change.r_lo - 1].end if change.r_lo > 0 else 0
+        point = self._inserted(change)[0]
         return point, point
 
-    def _literal_unit(self, lo: int, hi: int) -> tree_sitter.Node | None:
-        """The smallest named node holding [lo, hi) whose text, as a pattern, matches only it."""
+    def _literal_unit(self, lo: int, hi: int) -> tuple[tree_sitter.Node, tuple[int, int, str] | None] | None:
+        """The smallest named node holding [lo, hi) whose text, as a pattern, matches only it: in
+        the file, or else in the innermost item around it (returned with it)."""
         node: tree_sitter.Node | None = self.tree.root_node.named_descendant_for_byte_range(lo, hi)
         while node is not None and node.parent is not None:
-            if node.is_named and node.start_byte <= lo and node.end_byte >= hi and node.type != "ERROR":
-                text = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            text = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            # One token is a pattern only as a name (a rename); a lone literal or operator is no rule
+            # a person would keep.
+            readable = len(tokens(text.encode())) > 1 or re.fullmatch(r"[A-Za-z_]\w*", text) is not None
+            if node.is_named and node.start_byte <= lo and node.end_byte >= hi and node.type != "ERROR" and readable:
                 try:
-                    found = Pattern(text, self.language).find_all(self.old)
+                    found = [(m.start, m.end) for m in Pattern(text, self.language).find_all(self.old)]
                 except PatternError:
                     found = []
-                if len(found) == 1 and (found[0].start, found[0].end) == (node.start_byte, node.end_byte):
-                    return node
+                here = (node.start_byte, node.end_byte)
+                if found == [here]:
+                    return node, None
+                item = self._item_around(node)
+                if item is not None and [f for f in found if item[0] <= f[0] and f[1] <= item[1]] == [here]:
+                    return node, item
             node = node.parent
         return None
+
+    def _item_around(self, node: tree_sitter.Node) -> tuple[int, int, str] | None:
+        around = [i for i in self.items if i[0] <= node.start_byte and node.end_byte <= i[1]
+                  and (i[0], i[1]) != (node.start_byte, node.end_byte)]
+        return min(around, key=lambda i: i[1] - i[0], default=None)
 
     def _units(self, changes: list[_Change]) -> list[_Unit]:
         units: list[_Unit] = []
@@ -240,17 +304,18 @@ class FileResidue:
             while True:
                 spans = [self._span(c) for c in group]
                 lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
-                node = self._literal_unit(lo, hi)
-                if node is None:
+                found = self._literal_unit(lo, hi)
+                if found is None:
                     self.notes.append(f"{self.path}:{line_of(self.old, lo)}: code changed where no pattern "
                                       f"finds it alone; edit by hand")
                     units = [u for u in units if u not in merged]
                     break
+                node, item = found
                 units = [u for u in units if u not in merged]
                 overlapping = [u for u in units if u.node.start_byte < node.end_byte
                                and node.start_byte < u.node.end_byte]
                 if not overlapping:
-                    units.append(_Unit(node, sorted(group, key=lambda c: c.r_lo)))
+                    units.append(_Unit(node, sorted(group, key=lambda c: c.r_lo), item))
                     break
                 merged = overlapping
                 group = group + [c for u in overlapping for c in u.changes]
@@ -266,8 +331,8 @@ class FileResidue:
                 added = (self.new[self.a[change.a_lo].start:self.a[change.a_hi - 1].end]
                          if change.a_lo < change.a_hi else b"")
             else:
-                r_from = r_to = self.r[change.r_lo - 1].end
-                added = self.new[self.a[change.a_lo - 1].end:self.a[change.a_hi - 1].end]
+                r_from, added = self._inserted(change)
+                r_to = r_from
             out = out[:r_from - start] + added + out[r_to - start:]
         return out.decode("utf-8", "replace"), tokens(out)
 
@@ -285,11 +350,12 @@ class FileResidue:
         pattern = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
         replace, new_tokens = self._new_text(unit)
         indent = self._indent(node.start_byte)
-        literal = RewriteRule(self.path, self.language, _tidy(pattern, indent), _tidy(replace, indent))
+        item = unit.item[2] if unit.item else None
+        literal = RewriteRule(self.path, self.language, _tidy(pattern, indent), _tidy(replace, indent), item)
         if not self._reproduces(literal, node, new_tokens):
-            literal = RewriteRule(self.path, self.language, _dedent(pattern, indent), _dedent(replace, indent))
+            literal = RewriteRule(self.path, self.language, _dedent(pattern, indent), _dedent(replace, indent), item)
         general = self._generalised(unit, replace, new_tokens, indent)
-        self.generic.append((general or literal, literal, (node.start_byte, node.end_byte)))
+        self.generic.append((general or literal, literal, (node.start_byte, node.end_byte), unit.item))
 
     def _reproduces(self, rule: RewriteRule, node: tree_sitter.Node, new_tokens: list[Token]) -> bool:
         try:
@@ -337,7 +403,7 @@ class FileResidue:
             replacement = replacement[:start] + f"${_META_NAMES[i]}".encode() + replacement[end:]
         for tidy in (_tidy, _dedent):
             rule = RewriteRule(self.path, self.language, tidy(pattern.decode("utf-8", "replace"), indent),
-                               tidy(replacement.decode("utf-8", "replace"), indent))
+                               tidy(replacement.decode("utf-8", "replace"), indent), unit.item[2] if unit.item else None)
             if self._reproduces(rule, node, new_tokens):
                 return rule
         return None
@@ -360,8 +426,10 @@ def _dedent(text: str, indent: str) -> str:
 
 def _tidy(text: str, indent: str) -> str:
     """The text on one line where it fits in 100 columns (the formatter lays it out again)."""
-    if "\n" not in text or "//" in text:
+    if "//" in text:
         return text
+    if "\n" not in text:
+        return _spaced(text)
     pieces = [line.strip() for line in text.split("\n")]
     out = pieces[0]
     for piece in pieces[1:]:
@@ -371,4 +439,9 @@ def _tidy(text: str, indent: str) -> str:
             else " "
         out += glue + piece
     out = re.sub(r",\s*([)\]])", r"\1", out)
-    return out if len(out) <= 100 else _dedent(text, indent)
+    return _spaced(out) if len(out) <= 100 else _dedent(text, indent)
+
+
+def _spaced(text: str) -> str:
+    """No blank inside brackets (`f( x)` -> `f(x)`), as an edit that dropped an argument leaves it."""
+    return re.sub(r"[ \t]+([)\]])", r"\1", re.sub(r"([(\[])[ \t]+", r"\1", text))
