@@ -279,8 +279,11 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     dry_code, dry_doc, dry_err, dry_s = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe),
                                                   str(work)], step_timeout)
     result.dry_run_s = round(dry_s, 3)
-    real_code, real_doc, real_err, _ = _codemod(["apply", "--json", "--no-color", "--recipe", str(recipe), str(work)],
-                                                step_timeout)
+    if dry_code == 0:
+        real_code, real_doc, real_err, _ = _codemod(["apply", "--json", "--no-color", "--recipe", str(recipe), str(work)],
+                                                    step_timeout)
+    else:  # a plan that blocks (or fails) writes nothing: the real run would say the same
+        real_code, real_doc, real_err = dry_code, dry_doc, ""
     traceback_seen = any("Traceback (most recent call last)" in text for text in (dry_err, real_err))
     blocking = _blocking(real_doc if real_doc is not None else dry_doc)
 
@@ -496,9 +499,22 @@ def table(results: list[CommitResult]) -> str:
     return "\n".join(lines)
 
 
+def sample(entries: list[dict[str, str]], per_project: int) -> list[dict[str, str]]:
+    """The first `per_project` commits of each project, in the lists' order (by sha): a fixed sample."""
+    seen: dict[str, int] = {}
+    chosen = []
+    for entry in entries:
+        seen[entry["repo"]] = seen.get(entry["repo"], 0) + 1
+        if seen[entry["repo"]] <= per_project:
+            chosen.append(entry)
+    return chosen
+
+
 def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], results_dir: Path | None,
-                as_json: bool, reuse: bool = False) -> int:
+                as_json: bool, reuse: bool = False, per_project: int | None = None) -> int:
     entries = load_corpus(corpus)
+    if per_project:
+        entries = sample(entries, per_project)
     if only:
         entries = [e for e in entries if any(e["sha"].startswith(w) or e["repo"] == w for w in only)]
     folder = results_dir or Path(tempfile.mkdtemp(prefix="mined-results-"))

@@ -27,7 +27,7 @@ replays the mined corpus instead: recipes inferred from each commit, applied, co
 ablated (bench/_mined.py says how, and what each outcome means); a table by outcome last.
 
     python bench/replay.py --corpus bench/corpus [--jobs 2] [--timeout 600] [--case SHA|REPO ...]
-                           [--results DIR] [--json]
+                           [--per-project N] [--results DIR [--reuse]] [--json]
 
 Exit status: 0 when every case that has a recipe is token-equal with the same files
 and no traceback, 1 otherwise, 2 for a usage error (no corpus).
@@ -350,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600, help="mined corpus: seconds per commit")
     parser.add_argument("--step-timeout", type=float, default=200, help=argparse.SUPPRESS)
     parser.add_argument("--results", type=Path, help="mined corpus: keep each commit's result (JSON) here")
+    parser.add_argument("--per-project", type=int, help="mined corpus: only the first N commits of each project "
+                        "(by sha; a fixed sample where time is short)")
     parser.add_argument("--reuse", action="store_true", help="mined corpus: table the results --results holds "
                         "already instead of running those commits again")
     parser.add_argument("--one", nargs=4, metavar=("REPO", "SHA", "LANGUAGE", "OUT"), help=argparse.SUPPRESS)
@@ -362,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.corpus.is_dir():
         parser.error(f"no replay corpus at {args.corpus}")
     if _mined.is_mined(args.corpus):
-        return _mined.main_corpus(args.corpus, args.jobs, args.timeout, args.case, args.results, args.json, args.reuse)
+        return _mined.main_corpus(args.corpus, args.jobs, args.timeout, args.case, args.results, args.json, args.reuse,
+                                   args.per_project)
     cases = sorted(p for p in args.corpus.iterdir() if (p / "commit.diff").is_file())
     if args.case:
         cases = [c for c in cases if any(c.name.startswith(want) for want in args.case)]
