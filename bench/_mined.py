@@ -337,7 +337,10 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     classify(result)
 
     # Ablation: the code edits outside the deleted items dropped; each use they took out must block.
-    if result.rewrites and result.outcome != "crash":
+    # Measured where the whole recipe plans without blocking: the dropped edits are the hunks of
+    # that plan's `-` lines the ablated plan leaves alone; a use is a code identifier spelling a
+    # removed name on such a line, in a hunk whose `+` lines spell the name fewer times.
+    if result.rewrites and result.outcome != "crash" and dry_code == 0:
         ablated = _ablated(toml_text)
         if ablated is None:
             result.ablation = "not separable"
@@ -353,19 +356,50 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                 names = set(doc.get("removed_names", [])) | {str(d.get("name", "")).split("::")[-1].split("(")[0]
                                                              for d in data.get("delete", [])}
                 names = {n for n in names if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)}
-                planned = _plan_lines(doc)
+                kept_by_ablated = _plan_lines(doc)
                 findings = {(f["path"], f["line"]) for f in _blocking(doc)}
                 from codemods.core.registry import language_of
-                for rel in sorted(expected):
+                for rel, hunks in sorted(_plan_hunks(dry_doc).items()):
                     lang = language_of(rel)
-                    if lang is None or rel not in parent or rel not in child:
+                    if lang is None or rel not in parent:
                         continue
-                    lines = _removed_lines(mirror, sha, rel) - planned.get(rel, set())
-                    for line, name in _uses(parent[rel], lang, names, lines):
-                        result.ablation_expected.append(f"{rel}:{line} {name}")
-                        result.ablation_found += (rel, line) in findings
+                    for minus, plus in hunks:
+                        plus_text = "\n".join(plus).encode()
+                        # lines the ablated plan edits too are a deletion or what it derives
+                        dropped = set(minus) - kept_by_ablated.get(rel, set())
+                        for line, name in _uses(parent[rel], lang, names, dropped):
+                            if len(re.findall(rf"\b{re.escape(name)}\b", plus_text.decode())) < sum(
+                                    1 for ln in minus if re.search(rf"\b{re.escape(name)}\b",
+                                                                    parent[rel].split(b"\n")[ln - 1].decode("utf-8", "replace"))):
+                                result.ablation_expected.append(f"{rel}:{line} {name}")
+                                result.ablation_found += (rel, line) in findings
                 result.ablation = "measured" if result.ablation_expected else "n/a"
     return result
+
+
+def _plan_hunks(document: dict | None) -> dict[str, list[tuple[list[int], list[str]]]]:
+    """Each planned change's hunks, by path: the parent line numbers of its `-` lines, and its
+    `+` lines' text."""
+    out: dict[str, list[tuple[list[int], list[str]]]] = {}
+    for change in (document or {}).get("changes", []):
+        hunks = out.setdefault(change["path"], [])
+        at = None
+        for line in change.get("diff", "").splitlines():
+            head = re.match(r"^@@ -(\d+)", line)
+            if head:
+                at = int(head.group(1))
+                hunks.append(([], []))
+                continue
+            if at is None or line.startswith(("---", "+++")):
+                continue
+            if line.startswith("-"):
+                hunks[-1][0].append(at)
+                at += 1
+            elif line.startswith("+"):
+                hunks[-1][1].append(line[1:])
+            else:
+                at += 1
+    return out
 
 
 _REFUSED = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): the (?P<kind>\S+) (?P<name>.+?) is gone, but a plan refuses "
