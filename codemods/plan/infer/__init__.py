@@ -209,10 +209,13 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
     for delete in refused:
         if delete.entry.kind in MEMBER_KINDS:
             continue  # code named by its text: the rewrite of what holds it says it
-        why = next((f.message for f in findings if f.blocking and f.target is not None
-                    and f.target.name == delete.entry.name and f.path == delete.path), "see `codemod apply --dry-run`")
-        notes.append(f"{delete.path}:{line_of((before / delete.path).read_bytes(), delete.entry.start)}: the "
-                     f"{delete.entry.kind} {delete.entry.name} is gone, but a plan refuses to delete it: {why}")
+        source = (before / delete.path).read_bytes()
+        first, last = line_of(source, delete.entry.start), line_of(source, delete.entry.end)
+        about = [f for f in findings if f.blocking and f.path == delete.path and (
+            f.target.name == delete.entry.name if f.target is not None else first <= f.line <= last)]
+        why = about[0].message if about else "see `codemod apply --dry-run` with it"
+        notes.append(f"{delete.path}:{first}: the {delete.entry.kind} {delete.entry.name} is gone, but a plan "
+                     f"refuses to delete it: {why}")
     return sorted((d for d in chosen if d not in refused), key=lambda d: (d.path, d.entry.start))
 
 
@@ -252,7 +255,7 @@ def _residue(path: str, language: str, old: bytes, new: bytes) -> FileResidue:
     if language == "rust":
         items = [(i.start, i.end, exact_spelling(i)) for i in rust_items(old) if i.kind not in ("use", "extern_block")]
     else:
-        items = [(i.start, i.end, i.spelled(qualified=True)) for i in cpp_items(old)]
+        items = [(i.start, i.end, i.qualified_name) for i in cpp_items(old)]
     gone = tuple((e.start, e.end, f"{e.kind} {e.name}") for e in _gone(language, old, new)
                  if e.kind not in MEMBER_KINDS)
     return FileResidue(path, language, old, new, items, gone)

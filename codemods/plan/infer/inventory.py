@@ -9,6 +9,7 @@ a change and not after are what the change deleted.
 from __future__ import annotations
 
 import ast
+import functools
 from collections import Counter
 from dataclasses import dataclass
 
@@ -46,8 +47,10 @@ _RUST_KINDS = {"fn": "fn", "test": "test", "struct": "struct", "enum": "enum", "
                "static": "static", "macro": "macro", "bridge_fn": "bridge_fn", "bridge_type": "bridge_type"}
 
 
+@functools.lru_cache(maxsize=32)
 def inventory(source: bytes, language: str) -> dict[tuple[str, ...], Entry]:
-    """Every deletable item of `source` in `language` ("rust", "cpp", "python"), by key."""
+    """Every deletable item of `source` in `language` ("rust", "cpp", "python"), by key (kept
+    for the last files asked: a file is asked again after each plan; do not change the dict)."""
     if language == "rust":
         return _rust(source)
     if language == "cpp":

@@ -125,10 +125,10 @@ class FileResidue:
         self.path, self.language, self.old, self.new = path, language, old, new
         self.r, self.a = tokens(old), tokens(new)
         self.tree = parse(old, language)
-        self.item_starts = {start: name for start, _, name in reversed(items)}
-        self.item_ends = {end: name for _, end, name in items}
         names = Counter(name for _, _, name in items)
         self.items = [i for i in items if names[i[2]] == 1]  # the items a name selects alone
+        self.item_starts = {start: name for start, _, name in reversed(self.items)}
+        self.item_ends = {end: name for _, end, name in self.items}
         self.items_gone = list(items_gone)
         self.rules: list[Rule] = []
         # (general rule, literal rule, the unit's range, the item its rules are scoped to)
@@ -139,15 +139,22 @@ class FileResidue:
         matcher = SequenceMatcher(None, [t.text for t in self.r], [t.text for t in self.a], autojunk=False)
         changes = [_Change(i1, i2, j1, j2) for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
         code: list[_Change] = []
+        comments: list[_Change] = []
         for change in changes:
-            if self._insertion(change):
-                continue
             involved = self.r[change.r_lo:change.r_hi] + self.a[change.a_lo:change.a_hi]
             if all(t.comment for t in involved) and change.r_hi > change.r_lo:
-                self._reword(change)
-            else:
+                comments.append(change)
+            elif not self._insertion(change):
                 code.append(change)
-        for unit in self._units(code):
+        units = self._units(code)
+        for change in comments:
+            lo, hi = self._span(change)
+            holder = next((u for u in units if u.node.start_byte <= lo and hi <= u.node.end_byte), None)
+            if holder is not None:  # a comment inside rewritten code goes with the rewrite
+                holder.changes.append(change)
+            else:
+                self._reword(change)
+        for unit in units:
             self._rewrite(unit)
 
     # -- insertions ---------------------------------------------------------------------------
