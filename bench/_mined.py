@@ -110,11 +110,15 @@ def mirror_of(repo: str) -> Path:
 
 
 def materialise(mirror: Path, rev: str, into: Path) -> None:
-    """The tree of `rev` under `into`: `git archive`, or blob by blob where the snapshot lacks some."""
+    """The tree of `rev` under `into`, as a checkout writes it (no `export-subst` or `export-ignore`
+    as `git archive` would apply), or blob by blob where the snapshot lacks some."""
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(mirror), "archive", "--format=tar", rev], capture_output=True)
-    if archive.returncode == 0:
-        subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True, capture_output=True)
+    env = dict(os.environ, GIT_INDEX_FILE=str(into.parent / f".index-{into.name}"))
+    base = ["git", f"--git-dir={mirror}", f"--work-tree={into}"]
+    read = subprocess.run([*base, "read-tree", rev], capture_output=True, env=env)
+    done = subprocess.run([*base, "checkout-index", "-a", "-f"], capture_output=True, env=env) if read.returncode == 0 else read
+    Path(env["GIT_INDEX_FILE"]).unlink(missing_ok=True)
+    if done.returncode == 0:
         return
     listing = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "-z", rev], capture_output=True,
                              check=True).stdout.split(b"\0")
@@ -545,7 +549,8 @@ def sample(entries: list[dict[str, str]], per_project: int) -> list[dict[str, st
 
 
 def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], results_dir: Path | None,
-                as_json: bool, reuse: bool = False, per_project: int | None = None) -> int:
+                as_json: bool, reuse: bool = False, per_project: int | None = None,
+                write: Path | None = None, command: str = "") -> int:
     entries = load_corpus(corpus)
     if per_project:
         entries = sample(entries, per_project)
@@ -567,4 +572,59 @@ def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], result
         print()
         print(table(results))
         print(f"(per-commit results: {folder})")
+    if write is not None:
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        write.write_text(markdown(results, head, command), encoding="utf-8")
     return 0 if all(r.outcome == "token-equal" for r in results) else 1
+
+
+def failure_class(result: CommitResult) -> str:
+    """A short name for why a commit is not token-equal, names and places left out, to count by."""
+    reason = result.reason
+    if result.outcome == "crash":
+        return "timeout" if "timeout" in reason else re.sub(r"[:(].*", "", reason)[:60] or "crash"
+    if result.outcome == "wrong refusal":
+        return reason.split(" at ", 1)[0] + " on a line the commit keeps"
+    if result.outcome == "right refusal":
+        return reason.split(":", 1)[0]
+    if result.outcome == "wrong result":
+        return "written tree differs from the child"
+    note = re.sub(r"^[^\s:]+:\d+: ", "", reason)
+    for known in ("a plan refuses to delete it", "not a source file of a supported language",
+                  "code changed where no pattern finds it alone", "the recipe does not reproduce this file",
+                  "Python code changed beyond deleted items", "a file the change deletes",
+                  "a file the change adds", "the recipe has no rule", "the recipe leaves a use the commit edits"):
+        if known in note:
+            return known
+    if note.startswith("the recipe fails: "):
+        return "the recipe fails: " + note.split(": ", 1)[1].split(" ", 1)[0]
+    return re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", "…", note.split(" (", 1)[0])[:70]
+
+
+def markdown(results: list[CommitResult], measured_at: str, command: str) -> str:
+    """docs/replay-results.md: the table, the commit it was measured at, per class a count and an example."""
+    lines = ["# Replay of the mined corpus: the latest table", "",
+             f"Measured at commit `{measured_at}` of this project with `{command}` "
+             "(bench/corpus/README.md: the corpus and its rule; bench/_mined.py: what each outcome means).", "",
+             "```", table(results), "```", "",
+             "## By class (count, one example: commit and one line)", ""]
+    for outcome in OUTCOMES[1:]:
+        chosen = [r for r in results if r.outcome == outcome]
+        if not chosen:
+            continue
+        lines.append(f"### {outcome}: {len(chosen)}")
+        lines.append("")
+        classes: dict[str, list[CommitResult]] = {}
+        for r in chosen:
+            classes.setdefault(failure_class(r), []).append(r)
+        lines += ["| class | count | example | one line |", "|---|---|---|---|"]
+        for name, members in sorted(classes.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            example = members[0]
+            text = example.reason.replace("|", "\\|").replace("\n", " ")[:220]
+            lines.append(f"| {name} | {len(members)} | `{example.repo}@{example.sha[:12]}` | {text} |")
+        lines.append("")
+    equal = [r for r in results if r.outcome == "token-equal"]
+    if equal:
+        lines += ["## Token-equal commits", "", ", ".join(f"`{r.repo}@{r.sha[:12]}`" for r in equal), ""]
+    return "\n".join(lines)
