@@ -435,11 +435,14 @@ def classify(result: CommitResult) -> None:
         result.outcome = "wrong refusal"
         result.reason = f"{f['code']} at {f['path']}:{f['line']}, a line the commit keeps: {f['message'][:150]}"
         return
-    probe_codes = {f["code"] for f in result.probe_findings}
-    if probe_codes and probe_codes <= LIMIT_CODES:
-        f = result.probe_findings[0]
+    # A deletion infer left out because a plan refuses it: a documented limit there is a right
+    # refusal (the other findings of the probe are on lines the commit edits, else they were
+    # counted as false positives above).
+    limits = [f for f in result.probe_findings if f["code"] in LIMIT_CODES]
+    if limits:
+        f = limits[0]
         result.outcome = "right refusal"
-        result.reason = f"{'/'.join(sorted(probe_codes))}: {f['path']}:{f['line']} {f['message'][:150]}"
+        result.reason = f"{'/'.join(sorted({g['code'] for g in limits}))}: {f['path']}:{f['line']} {f['message'][:150]}"
         return
     if result.exit_codes[-1:] == [1] and not result.wrote:
         codes = {b.split(" ", 1)[0] for b in result.blocking}
@@ -460,10 +463,11 @@ def classify(result: CommitResult) -> None:
     unexplained = sorted(differing - noted)
     first = next((d for d in result.differing if d.split(":", 1)[0] in unexplained),
                  (result.differing or [f"files: missing {result.missing_files} extra {result.extra_files}"])[0])
-    if no_rule:
+    if not unexplained and result.unexpressed:
+        note = next((n for n in relevant if _note_path(n) in differing), result.unexpressed[0])
+        result.outcome, result.reason = "inference gap", f"{note[:200]} (result differs there)"
+    elif no_rule:
         result.outcome, result.reason = "inference gap", "the recipe has no rule"
-    elif not unexplained:
-        result.outcome, result.reason = "inference gap", f"{result.unexpressed[0][:160]} (result differs there)"
     else:
         result.outcome, result.reason = "wrong result", first[:300]
 
@@ -548,12 +552,24 @@ def sample(entries: list[dict[str, str]], per_project: int) -> list[dict[str, st
     return chosen
 
 
+def interleaved(entries: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Round robin over the projects (each one's first commit, then each one's second, ...), so
+    that a run cut short still covers every project and language."""
+    rank: dict[str, int] = {}
+    keyed = []
+    for at, entry in enumerate(entries):
+        rank[entry["repo"]] = rank.get(entry["repo"], -1) + 1
+        keyed.append((rank[entry["repo"]], at, entry))
+    return [entry for _, _, entry in sorted(keyed, key=lambda k: (k[0], k[1]))]
+
+
 def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], results_dir: Path | None,
                 as_json: bool, reuse: bool = False, per_project: int | None = None,
                 write: Path | None = None, command: str = "") -> int:
     entries = load_corpus(corpus)
     if per_project:
         entries = sample(entries, per_project)
+    entries = interleaved(entries)
     if only:
         entries = [e for e in entries if any(e["sha"].startswith(w) or e["repo"] == w for w in only)]
     folder = results_dir or Path(tempfile.mkdtemp(prefix="mined-results-"))
