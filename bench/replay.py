@@ -22,6 +22,13 @@ One line per case, `N/M token-equal` last; `--json` prints one JSON document.
 With `--infer`, the recipe is not read from bench/replay/: it is inferred from the parent and
 the child (`codemods.infer_recipe`, as `codemod infer` prints it), then applied the same way.
 
+With `--corpus bench/corpus` (a folder of `[[commit]]` lists, bench/corpus/README.md) it
+replays the mined corpus instead: recipes inferred from each commit, applied, compared, and
+ablated (bench/_mined.py says how, and what each outcome means); a table by outcome last.
+
+    python bench/replay.py --corpus bench/corpus [--jobs 2] [--timeout 600] [--case SHA|REPO ...]
+                           [--per-project N] [--results DIR [--reuse]] [--write FILE] [--json]
+
 Exit status: 0 when every case that has a recipe is token-equal with the same files
 and no traceback, 1 otherwise, 2 for a usage error (no corpus).
 """
@@ -339,9 +346,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON document instead of the table")
     parser.add_argument("--infer", action="store_true",
                         help="infer each recipe from the parent and the child instead of reading bench/replay/")
+    parser.add_argument("--jobs", type=int, default=2, help="mined corpus: commits at once (at most 2)")
+    parser.add_argument("--timeout", type=float, default=600, help="mined corpus: seconds per commit")
+    parser.add_argument("--step-timeout", type=float, default=200, help=argparse.SUPPRESS)
+    parser.add_argument("--results", type=Path, help="mined corpus: keep each commit's result (JSON) here")
+    parser.add_argument("--per-project", type=int, help="mined corpus: only the first N commits of each project "
+                        "(by sha; a fixed sample where time is short)")
+    parser.add_argument("--write", type=Path, help="mined corpus: write the table, by class, to this file "
+                        "(docs/replay-results.md)")
+    parser.add_argument("--reuse", action="store_true", help="mined corpus: table the results --results holds "
+                        "already instead of running those commits again")
+    parser.add_argument("--one", nargs=4, metavar=("REPO", "SHA", "LANGUAGE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(HERE))
+    import _mined
+    if args.one:
+        repo, sha, language, out = args.one
+        return _mined._one_main(repo, sha, language, Path(out), args.step_timeout)
     if not args.corpus.is_dir():
         parser.error(f"no replay corpus at {args.corpus}")
+    if _mined.is_mined(args.corpus):
+        return _mined.main_corpus(args.corpus, args.jobs, args.timeout, args.case, args.results, args.json, args.reuse,
+                                   args.per_project, args.write, " ".join(["python bench/replay.py", *(argv or sys.argv[1:])]))
     cases = sorted(p for p in args.corpus.iterdir() if (p / "commit.diff").is_file())
     if args.case:
         cases = [c for c in cases if any(c.name.startswith(want) for want in args.case)]
