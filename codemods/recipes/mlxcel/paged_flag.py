@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import textwrap
 from dataclasses import dataclass
-from collections.abc import Iterator
 from pathlib import Path
 
 import tree_sitter
@@ -54,6 +53,7 @@ from codemods.languages.rust.resolve import RustResolver
 from codemods.languages.rust.statements import find_function, line_indent
 from codemods.plan.builders import builds
 from codemods.plan.recipe import Parameter, Recipe, StepResult, Workspace
+from codemods.recipes.mlxcel.markdown import section_end, table_row
 
 METHOD = "supports_paged_decode_backend"
 RESOLVER = "effective_decode_storage_backend"
@@ -667,7 +667,7 @@ def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, Parity
     for site, parity in flipped:
         note = (f"Measured in `{results_document}`: dense wins, so an explicit `--decode-storage-backend paged` "
                 f"resolves to dense. {parity.sentence(site)}")
-        row = _table_row(source, site.display)
+        row = table_row(source, site.display)
         wanted = f"| {site.display} | false | {note} |".encode()
         if row is not None:
             if source[row[0] : row[1]] != wanted:
@@ -678,7 +678,7 @@ def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, Parity
         if paragraph.encode() not in source:
             paragraphs.append(paragraph)
     if paragraphs:
-        at = _section_end(source, b"--decode-storage-backend")
+        at = section_end(source, b"--decode-storage-backend")
         block = "\n".join(paragraphs).encode()
         if at < len(source):
             text = block + b"\n"
@@ -686,35 +686,6 @@ def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, Parity
             text = (b"" if source.endswith(b"\n\n") else b"\n" if source.endswith(b"\n") else b"\n\n") + block
         edits.append(Edit(CONTINUOUS_BATCHING, at, at, text, "paged-flag:docs"))
     return edits
-
-
-def _markdown_lines(source: bytes) -> Iterator[tuple[int, bytes, bool]]:
-    """(offset, line, is_heading) for each line, headings inside fenced code blocks not counted."""
-    offset, fenced = 0, False
-    for line in source.splitlines(keepends=True):
-        if line.lstrip().startswith((b"```", b"~~~")):
-            fenced = not fenced
-        yield offset, line, not fenced and line.startswith(b"#")
-        offset += len(line)
-
-
-def _table_row(source: bytes, display: str) -> tuple[int, int] | None:
-    """The byte span (newline excluded) of the table row whose first cell is `display`."""
-    for offset, line, _ in _markdown_lines(source):
-        cells = line.strip().split(b"|")
-        if line.lstrip().startswith(b"|") and len(cells) > 2 and cells[1].strip() == display.encode():
-            return offset, offset + len(line.rstrip(b"\r\n"))
-    return None
-
-
-def _section_end(source: bytes, needle: bytes) -> int:
-    """Where the section that first mentions `needle` ends: its next heading, else the end."""
-    found = False
-    for offset, line, heading in _markdown_lines(source):
-        if heading and found:
-            return offset
-        found = found or needle in line
-    return len(source)
 
 
 def _has_complete_cell(family: FamilyDecision) -> bool:
