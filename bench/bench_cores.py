@@ -220,7 +220,9 @@ def main() -> None:
 
     use_carried_registry()
     trees, skipped, _ = bench_scale.workspaces(set(args.only.split(",")), args.corpus)
-    say = (lambda text: print(text, file=sys.stderr if args.json else sys.stdout, flush=True))
+    def say(text: str) -> None:
+        print(text, file=sys.stderr if args.json else sys.stdout, flush=True)
+
     say(machine() + f"; {len(cpus)} usable CPUs; median of {args.runs} interleaved runs after one warm-up round")
     if capped:
         say(f"core counts above the usable CPUs left out: {capped}")

@@ -36,9 +36,9 @@ from _harness import OUT, REPO, machine
 
 sys.path.insert(0, str(REPO / "tests"))
 
-from codemods import ItemTarget, Recipe, load_recipe, plan_recipe, verify_plan  # noqa: E402
-from codemods.write.checks import Processes, detected_checks  # noqa: E402
-from fixture_crate import copy_fixture, seed_target_dir, write_offline_cargo_config  # noqa: E402
+from codemods import ItemTarget, Recipe, load_recipe, plan_recipe, verify_plan
+from codemods.write.checks import Processes, detected_checks
+from fixture_crate import copy_fixture, seed_target_dir, write_offline_cargo_config
 
 HERE = OUT / "verify"
 SOURCES = (".rs", ".cpp", ".cc", ".h", ".hpp", ".py")

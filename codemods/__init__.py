@@ -200,7 +200,6 @@ if TYPE_CHECKING:
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
     from codemods.plan.builders import RecipeBuilder, builds
 
-    from codemods.plan.builders import builds
     from codemods.plan.infer import InferredRecipe, infer_recipe
     from codemods.plan.loader import load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, PlanBasis, PlanSettings, plan_recipe

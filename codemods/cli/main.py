@@ -110,7 +110,7 @@ class _CodemodGroup(Group):
         argv = list(sys.argv[1:] if args is None else args)
         try:
             return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
-        except Exception as error:  # noqa: BLE001 - the one place internal errors are reported
+        except Exception as error:
             where = _file_being_read(error)
             detail = " ".join(f"{type(error).__name__}: {error}".split())[:300]
             message = (f"internal error{f' while reading {where}' if where else ''}: {detail}; "

@@ -162,7 +162,7 @@ def test_disk_full_while_writing_the_second_file_puts_the_first_back(tree: Path,
         return handle
 
     monkeypatch.setattr(os, "fdopen", fdopen)
-    with pytest.raises(WriteFailed, match="src/b.rs: No space left on device; every file put back"):
+    with pytest.raises(WriteFailed, match=r"src/b\.rs: No space left on device; every file put back"):
         write_changes(tree, changes)
     assert snapshot(tree) == BEFORE
 

@@ -732,7 +732,7 @@ def delete_cpp_items(
             continue
         chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
         chosen += [m for m in out_of_line_members(items, member_owners(chosen)) if m not in chosen]
-        deletions += _item_deletions(masked, chosen, lambda i: f"{origin}:cpp-{i.kind}:{target.name}")
+        deletions += _item_deletions(masked, chosen, functools.partial(_item_origin, origin, target.name))
         deleted += chosen
     return _settled(source, masked, macros, deletions, origin), deleted, findings
 
@@ -749,6 +749,11 @@ def out_of_line_members(items: list[CppItem], owners: list[tuple[str, ...]]) -> 
     `class Klass::Inner {...};` for `Klass`, `int Klass::count = 0;` for `Klass::count`."""
     return [i for i in items if i.qualifier and any(i.scope[:len(o)] == o or (*i.scope, i.name) == o
                                                     for o in owners)]
+
+
+def _item_origin(origin: str, name: str, item: CppItem) -> str:
+    """The origin of one item's deletion: the recipe's, the item's kind and the target's name."""
+    return f"{origin}:cpp-{item.kind}:{name}"
 
 
 def _item_deletions(masked: bytes, items: list[CppItem], origin: Callable[[CppItem], str]) -> list[Deletion]:

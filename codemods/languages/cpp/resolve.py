@@ -498,7 +498,8 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
         operands = [_operand_type(o, classes) for o in use.operands]
         built_in = all(category is not None and declared is None for category, declared in operands)
 
-        def fit(types: tuple[str, ...]) -> tuple[str | None, int]:
+        def fit(types: tuple[str, ...], operands: list[tuple[str | None, str | None]] = operands,
+                built_in: bool = built_in) -> tuple[str | None, int]:
             """The verdict of these operand types, and how many operands are known to fit."""
             matches = [operand_match(c, d, p) for (c, d), p in zip(operands, types)]
             return verdict(matches, built_in), sum(m != UNKNOWN for m in matches)

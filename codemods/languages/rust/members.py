@@ -319,21 +319,21 @@ def field_references(path: str, text: bytes, fields: list[DeletedField]) -> list
     type is not known there)."""
     found: list[Reference] = []
     tree = None
-    for field in fields:
-        if field.name.encode() not in text:
+    for deleted_field in fields:
+        if deleted_field.name.encode() not in text:
             continue
         tree = tree or parse(text, RUST)
-        for node in _field_uses(tree, field.name, None):
-            owner = f"{field.struct}::{field.name}"
-            if field.path == path:
-                found.append(Reference(path, node.start_byte, node.end_byte, field.name, DEFINITE, "field",
-                                       f"uses the field {owner} in the file declaring {field.struct}"))
+        for node in _field_uses(tree, deleted_field.name, None):
+            owner = f"{deleted_field.struct}::{deleted_field.name}"
+            if deleted_field.path == path:
+                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
+                                       f"uses the field {owner} in the file declaring {deleted_field.struct}"))
             elif node.parent is not None and node.parent.type == "field_expression":
-                found.append(Reference(path, node.start_byte, node.end_byte, field.name, POSSIBLE, "field read",
-                                       f"reads a field named {field.name} on a receiver of unknown type (deleted: "
+                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, POSSIBLE, "field read",
+                                       f"reads a field named {deleted_field.name} on a receiver of unknown type (deleted: "
                                        f"{owner})"))
-            elif _struct_of(node) in (field.struct, "Self"):
-                found.append(Reference(path, node.start_byte, node.end_byte, field.name, DEFINITE, "field",
+            elif _struct_of(node) in (deleted_field.struct, "Self"):
+                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
                                        f"initialises or matches the field {owner}"))
     return found
 
@@ -506,7 +506,7 @@ def _tokens_match(wanted: list[_TokenElement], have: list[_TokenElement], bound:
 def _arguments_pattern(arguments: str) -> list[_TokenElement] | None:
     """The pattern elements of a `macro_call` target's arguments (`(Dial, $$$REST)`), or None when
     they do not parse as a token tree."""
-    probe = parse(f"probe!{arguments};".encode("utf-8"), RUST)
+    probe = parse(f"probe!{arguments};".encode(), RUST)
     invocation = next((n for n in descendants(probe.root_node, named=True) if n.type == "macro_invocation"), None)
     tokens = next((c for c in invocation.named_children if c.type == "token_tree"), None) if invocation else None
     if tokens is None or probe.root_node.has_error:
