@@ -497,8 +497,10 @@ def _run_subprocess(entry: dict[str, str], results: Path, timeout: float, reuse:
     try:
         subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return CommitResult(entry["repo"], entry["sha"], entry["language"], crash=f"timeout after {timeout:.0f} s",
-                            outcome="crash", reason=f"timeout after {timeout:.0f} s")
+        result = CommitResult(entry["repo"], entry["sha"], entry["language"], crash=f"timeout after {timeout:.0f} s",
+                              outcome="crash", reason=f"timeout after {timeout:.0f} s")
+        out.write_text(json.dumps(asdict(result), indent=1), encoding="utf-8")
+        return result
     if not out.is_file():
         return CommitResult(entry["repo"], entry["sha"], entry["language"], crash="the worker wrote no result",
                             outcome="crash", reason="the worker wrote no result")
