@@ -94,12 +94,6 @@ def _encode(pattern: str) -> str:
 
 
 def _metavariable(node: tree_sitter.Node) -> _Metavariable | None:
-    if node.type == "expression_statement" and node.named_child_count == 1 and node.child_count == 1:
-        # A statement that is only a metavariable (Python's `$$$BODY` on its own line): the
-        # metavariable itself, standing for statements as well as expressions.
-        only = node.children[0]
-        if (only.start_byte, only.end_byte) == (node.start_byte, node.end_byte):
-            node = only
     text = node.text.decode("utf-8", "replace") if node.text is not None else ""
     if not text.startswith(_EXPANDO):
         return None
@@ -290,7 +284,7 @@ class Pattern:
 
     def __init__(self, text: str, language: str | None) -> None:
         if language is None or language not in parsed_languages():
-            raise PatternError(f"patterns are for {' and '.join(parsed_languages())}, not {language!r}")
+            raise PatternError(f"patterns are for {', '.join(parsed_languages())}, not {language!r}")
         self.text = text
         self.language = language
         self._indented = REGISTERED[language].indented_blocks
