@@ -306,7 +306,7 @@ def _validate_insertion(insertion: Insertion, origin: str) -> None:
 
 
 def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
-    """RecipeError unless a rewrite rule names Rust or C++ files, its pattern compiles, and its
+    """RecipeError unless a rewrite rule names files patterns parse (Rust, C++, Python), its pattern compiles, and its
     replacement uses only metavariables the pattern captures."""
     from codemods.pattern import Pattern, PatternError, metavariables
 
