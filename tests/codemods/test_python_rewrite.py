@@ -148,3 +148,33 @@ def test_infer_writes_a_python_rewrite_beside_a_deletion(tmp_path: Path) -> None
     ast.parse(result)
     want = (after / "spool/reel.py").read_bytes()
     assert same_tokens(result, want, PYTHON) and result == want
+
+
+def test_infer_deletes_side_by_side_statements_no_one_node_holds(tmp_path: Path) -> None:
+    before = _tree(tmp_path / "before", {"loom/heddle.py": '''
+        import zlib
+        import shelve
+
+        LEASH = object()
+        LEASH.knots = 4
+        LEASH.colour = "ochre"
+
+
+        def treadle(beam):
+            return beam + 1
+    '''})
+    after = _tree(tmp_path / "after", {"loom/heddle.py": '''
+        LEASH = object()
+
+
+        def treadle(beam):
+            return beam + 1
+    '''})
+    inferred = infer_recipe(before, after)
+    assert inferred.unexpressed == ()
+    assert inferred.toml.count("[[rewrite]]") == 4 and 'pattern = "import zlib"\nreplace = ""' in inferred.toml
+    recipe_file = tmp_path / "inferred.toml"
+    recipe_file.write_text(inferred.toml, encoding="utf-8")
+    plan = plan_recipe(before, load_recipe(str(recipe_file)))
+    assert plan.blocking == []
+    assert same_tokens(plan.changes[0].after, (after / "loom/heddle.py").read_bytes(), PYTHON)

@@ -346,7 +346,9 @@ class FileResidue:
 
     def _units(self, changes: list[_Change]) -> list[_Unit]:
         units: list[_Unit] = []
-        for change in changes:
+        pending = list(changes)
+        while pending:
+            change = pending.pop(0)
             lo, hi = self._span(change)
             merged = [u for u in units if u.node.start_byte < hi and lo < u.node.end_byte]
             group = [change] + [c for u in merged for c in u.changes]
@@ -354,6 +356,11 @@ class FileResidue:
                 spans = [self._span(c) for c in group]
                 lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
                 found = self._literal_unit(lo, hi)
+                pieces = self._by_statement(change) if found is None and group == [change] else []
+                if pieces:  # whole statements deleted, side by side: each a rewrite to nothing
+                    self.changes = [p for c in self.changes for p in (pieces if c == change else [c])]
+                    pending[:0] = pieces
+                    break
                 if found is None:
                     self.notes.append(f"{self.path}:{line_of(self.old, lo)}: {self._unfound(spans)}; edit by hand")
                     units = [u for u in units if u not in merged]
@@ -368,6 +375,30 @@ class FileResidue:
                 merged = overlapping
                 group = group + [c for u in overlapping for c in u.changes]
         return sorted(units, key=lambda u: u.node.start_byte)
+
+    def _by_statement(self, change: _Change) -> list[_Change]:
+        """A deletion of several whole sibling nodes (statements, `import` lines) that no one node
+        holds, split into one deletion per node; [] where it is not that (a comment among them:
+        it goes with no statement)."""
+        if change.a_lo != change.a_hi or change.r_hi - change.r_lo < 2:
+            return []
+        lo, hi = self._span(change)
+        parent = self.tree.root_node.named_descendant_for_byte_range(lo, hi)
+        if parent is None or (parent.start_byte, parent.end_byte) == (lo, hi):
+            return []
+        kids = [k for k in parent.named_children if k.start_byte < hi and lo < k.end_byte]
+        if len(kids) < 2 or any(k.type in ("comment", "line_comment", "block_comment") or k.start_byte < lo
+                                or hi < k.end_byte for k in kids):
+            return []
+        pieces: list[_Change] = []
+        for kid in kids:
+            inside = [i for i in range(change.r_lo, change.r_hi) if kid.start_byte <= self.r[i].start < kid.end_byte]
+            if not inside:
+                return []
+            pieces.append(_Change(inside[0], inside[-1] + 1, change.a_lo, change.a_lo))
+        if sum(p.r_hi - p.r_lo for p in pieces) != change.r_hi - change.r_lo:
+            return []  # a token between them (a separator) belongs to none
+        return pieces
 
     def _unfound(self, spans: list[tuple[int, int]]) -> str:
         """Why no pattern finds the code of the changes at `spans` alone."""
