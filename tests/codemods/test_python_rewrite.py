@@ -178,3 +178,32 @@ def test_infer_deletes_side_by_side_statements_no_one_node_holds(tmp_path: Path)
     plan = plan_recipe(before, load_recipe(str(recipe_file)))
     assert plan.blocking == []
     assert same_tokens(plan.changes[0].after, (after / "loom/heddle.py").read_bytes(), PYTHON)
+
+
+def test_a_python_rewrite_scoped_to_a_method_by_its_dotted_name(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "tree", {"pottery/wheel.py": '''
+        class Wheel:
+            def throw(self, clay):
+                return centre(clay)
+
+            @staticmethod
+            def trim(clay):
+                return centre(clay)
+
+
+        def centre(clay):
+            return clay
+    '''})
+    plan = _planned(root, '''
+        id = "scoped"
+
+        [[rewrite]]
+        path = "pottery/wheel.py"
+        item = "Wheel.trim"
+        pattern = "centre($X)"
+        replace = "centre($X, fine=True)"
+    ''', tmp_path)
+    assert plan.blocking == []
+    after = plan.changes[0].after
+    assert after.count(b"centre(clay, fine=True)") == 1
+    assert b"    @staticmethod\n    def trim(clay):\n        return centre(clay, fine=True)\n" in after

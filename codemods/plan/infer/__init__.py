@@ -25,6 +25,7 @@ from codemods.edit.codes import Code
 from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
 from codemods.languages.cpp.items import cpp_items
+from codemods.languages.python.scopes import python_items
 from codemods.languages.rust.items import exact_spelling, rust_items
 from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
@@ -32,6 +33,7 @@ from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, Re
 from codemods.plan.loader import load_recipe
 from codemods.plan.planner import USAGE_ERROR, plan_recipe
 from codemods.plan.reword import is_prose
+from codemods.parse import parse
 from codemods.pattern import Pattern
 
 _SKIPPED = {"target", "node_modules", "__pycache__"}
@@ -284,7 +286,7 @@ def _residue(path: str, language: str, old: bytes, new: bytes) -> FileResidue:
     if language == "rust":
         items = [(i.start, i.end, exact_spelling(i)) for i in rust_items(old) if i.kind not in ("use", "extern_block")]
     elif language == "python":
-        items = []  # a Python rule is not scoped to an item: its pattern finds its place in the file
+        items = [(node.start_byte, node.end_byte, name) for node, name in python_items(parse(old, language))]
     else:
         items = [(i.start, i.end, i.qualified_name) for i in cpp_items(old)]
     gone = tuple((e.start, e.end, f"{e.kind} {e.name}") for e in _gone(language, old, new)
