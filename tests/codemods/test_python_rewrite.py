@@ -207,3 +207,41 @@ def test_a_python_rewrite_scoped_to_a_method_by_its_dotted_name(tmp_path: Path) 
     after = plan.changes[0].after
     assert after.count(b"centre(clay, fine=True)") == 1
     assert b"    @staticmethod\n    def trim(clay):\n        return centre(clay, fine=True)\n" in after
+
+
+def test_infer_rewrites_a_changed_module_docstring(tmp_path: Path) -> None:
+    before = _tree(tmp_path / "before", {"glass/annealer.py": '''
+        """
+        Helpers for the lehr that are kept for the blowing tests only,
+        not part of the furnace interface.
+        """
+
+        import math
+
+
+        def ramp(t):
+            return math.floor(t)
+
+
+        def soak(t):
+            return t
+    '''})
+    after = _tree(tmp_path / "after", {"glass/annealer.py": '''
+        """
+        Lehr helpers used by the blowing tests.
+        """
+
+        import math
+
+
+        def ramp(t):
+            return math.floor(t)
+    '''})
+    inferred = infer_recipe(before, after)
+    assert inferred.unexpressed == ()
+    assert inferred.toml.count("[[rewrite]]") == 1 and 'name = "soak"' in inferred.toml
+    recipe_file = tmp_path / "inferred.toml"
+    recipe_file.write_text(inferred.toml, encoding="utf-8")
+    plan = plan_recipe(before, load_recipe(str(recipe_file)))
+    assert plan.blocking == []
+    assert same_tokens(plan.changes[0].after, (after / "glass/annealer.py").read_bytes(), PYTHON)

@@ -22,7 +22,7 @@ import tree_sitter
 
 from codemods.core.registry import LANGUAGES
 from codemods.edit.errors import PatternError
-from codemods.pattern import Pattern
+from codemods.pattern import Pattern, Rewrite
 from codemods.parse import parse
 
 # Comments, strings, char literals, lifetimes, numbers, words, operators: whitespace apart.
@@ -324,7 +324,8 @@ class FileResidue:
                 text = _dedent(text, self._indent(node.start_byte))
             # One token is a pattern only as a name (a rename); a lone literal or operator is no rule
             # a person would keep.
-            readable = len(tokens(text.encode(), self.language)) > 1 or re.fullmatch(r"[A-Za-z_]\w*", text) is not None
+            readable = len(tokens(text.encode(), self.language)) > 1 or re.fullmatch(r"[A-Za-z_]\w*", text) is not None \
+                or self.indented and node.type in LANGUAGES[self.language].string_kinds and len(text.split()) > 2
             if node.is_named and node.start_byte <= lo and node.end_byte >= hi and node.type != "ERROR" and readable:
                 try:
                     found = [(m.start, m.end) for m in Pattern(text, self.language).find_all(self.old)]
@@ -480,8 +481,14 @@ class FileResidue:
 
     def _reproduces(self, rule: RewriteRule, node: tree_sitter.Node, new_tokens: list[Token]) -> bool:
         try:
-            found = [m for m in Pattern(rule.pattern, self.language).find_all(self.old)
-                     if (m.start, m.end) == (node.start_byte, node.end_byte)]
+            pattern = Pattern(rule.pattern, self.language)
+            if self.indented:
+                # The text the rewrite puts there, laid out at the match's depth (a string's lines too).
+                made = [e.replacement for e in Rewrite(pattern, rule.replace).edits(self.path, self.old)
+                        if e.start <= node.start_byte and node.end_byte <= e.end]
+                return len(made) == 1 and [t.text for t in tokens(made[0], self.language)] == \
+                    [t.text for t in new_tokens]
+            found = [m for m in pattern.find_all(self.old) if (m.start, m.end) == (node.start_byte, node.end_byte)]
             return bool(found) and [t.text for t in tokens(found[0].expand(rule.replace).encode(), self.language)] == \
                 [t.text for t in new_tokens]
         except PatternError:
