@@ -245,3 +245,29 @@ def test_infer_rewrites_a_changed_module_docstring(tmp_path: Path) -> None:
     plan = plan_recipe(before, load_recipe(str(recipe_file)))
     assert plan.blocking == []
     assert same_tokens(plan.changes[0].after, (after / "glass/annealer.py").read_bytes(), PYTHON)
+
+
+def test_infer_rewords_a_python_comment(tmp_path: Path) -> None:
+    before = _tree(tmp_path / "before", {"smithy/forge.py": '''
+        # The tuyere feeds the hearth and the slack tub.
+        def stoke(coal):
+            return coal
+
+
+        def slake(iron):
+            return iron
+    '''})
+    after = _tree(tmp_path / "after", {"smithy/forge.py": '''
+        # The tuyere feeds the hearth.
+        def stoke(coal):
+            return coal
+    '''})
+    inferred = infer_recipe(before, after)
+    assert inferred.unexpressed == ()
+    assert 'find = "The tuyere feeds the hearth and the slack tub."\nreplace = "The tuyere feeds the hearth."' \
+        in inferred.toml
+    recipe_file = tmp_path / "inferred.toml"
+    recipe_file.write_text(inferred.toml, encoding="utf-8")
+    plan = plan_recipe(before, load_recipe(str(recipe_file)))
+    assert plan.blocking == []
+    assert plan.changes[0].after == (after / "smithy/forge.py").read_bytes()
