@@ -7,7 +7,9 @@ there; the parts of that node the change kept are then generalised to metavariab
 (`transpose(a)` -> `a.transpose()` becomes `transpose($X)` -> `$X.transpose()`), kept
 only where the general pattern still matches nothing the change left alone. A run of
 changed comment tokens becomes a rewording; whole lines added before or after an item,
-an insertion.
+an insertion. Where indentation is syntax (Python), a rule's lines are written relative to its
+first line's, the replacement laid out as the change left it (`_new_layout`), and several whole
+statements deleted side by side that no one node holds are one rewrite to nothing each.
 """
 
 from __future__ import annotations
