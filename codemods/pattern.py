@@ -1,6 +1,6 @@
 """Structural patterns: code with metavariables, matched on the tree-sitter tree.
 
-A pattern is a piece of Rust or C++ in which `$NAME` stands for any one node
+A pattern is a piece of Rust, C++ or Python in which `$NAME` stands for any one node
 and `$$$NAME` for any sequence of sibling nodes (possibly empty), as ast-grep
 writes them; `$_` and `$$$` match without capturing. A metavariable used twice
 must match equal code (the same tokens, whatever the whitespace and comments
@@ -60,6 +60,15 @@ class _Metavariable:
     @property
     def captures(self) -> bool:
         return not self.name.startswith("_")
+
+
+def _descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(current.children)
+    return out
 
 
 def _require_bytes(source: object) -> None:
@@ -182,6 +191,9 @@ class Match:
     node: tree_sitter.Node
     captures: Mapping[str, tuple[tree_sitter.Node, ...]]
     source: bytes = field(repr=False)
+    # Whether indentation is syntax in the language (Python): `expand` then re-indents the later
+    # lines of a multi-line capture to the depth it lands at.
+    indented: bool = field(default=False, repr=False)
 
     @property
     def start(self) -> int:
@@ -219,17 +231,52 @@ class Match:
     def expand(self, template: str) -> str:
         """`template` with every `$X` / `$$$XS` replaced by the text it captured."""
 
-        def fill(m: re.Match[str]) -> str:
+        out: list[str] = []
+        at = 0
+        for m in _METAVARIABLE.finditer(template):
             name = m.group(1) or m.group(2)
             if name is None or name not in self.captures:
                 raise PatternError(f"the replacement names {m.group(0)}, which the pattern does not capture")
-            return self.text(name)
+            out.append(template[at:m.start()])
+            text = self.text(name)
+            if self.indented and "\n" in text:
+                so_far = "".join(out)
+                if "\n" in so_far:
+                    line = so_far[so_far.rfind("\n") + 1:]
+                else:  # the template's first line: at the match's place in its line
+                    line = self.source[self.source.rfind(b"\n", 0, self.start) + 1:self.start].decode("utf-8", "replace")
+                text = self._reindented(name, line[:len(line) - len(line.lstrip())])
+            out.append(text)
+            at = m.end()
+        out.append(template[at:])
+        return "".join(out)
 
-        return _METAVARIABLE.sub(fill, template)
+    def _reindented(self, name: str, indent: str) -> str:
+        """A multi-line capture's text with its later lines moved from the indentation of the line
+        it starts on to `indent` (lines inside a string literal, and lines less indented, as they
+        are)."""
+        nodes = self.captures[name]
+        start, end = nodes[0].start_byte, nodes[-1].end_byte
+        line_start = self.source.rfind(b"\n", 0, start) + 1
+        line = self.source[line_start:start]
+        was = line[:len(line) - len(line.lstrip())]
+        now = indent.encode("utf-8")
+        if was == now:
+            return self.text(name)
+        strings = [(d.start_byte, d.end_byte) for n in nodes for d in _descendants(n)
+                   if d.type == "string" and d.start_byte < d.end_byte]
+        pieces = self.source[start:end].split(b"\n")
+        offset = start + len(pieces[0]) + 1
+        out = [pieces[0]]
+        for piece in pieces[1:]:
+            inside = any(s < offset < e for s, e in strings)
+            out.append(now + piece[len(was):] if not inside and piece.startswith(was) and piece.strip() else piece)
+            offset += len(piece) + 1
+        return b"\n".join(out).decode("utf-8", "replace")
 
 
 class Pattern:
-    """A compiled structural pattern of one language (RUST or CPP).
+    """A compiled structural pattern of one language (RUST, CPP or PYTHON).
 
     Raises PatternError when the text does not parse as one piece of code, or `language` is
     not one patterns work on (None: a file of no known language).
@@ -237,9 +284,10 @@ class Pattern:
 
     def __init__(self, text: str, language: str | None) -> None:
         if language is None or language not in parsed_languages():
-            raise PatternError(f"patterns are for {' and '.join(parsed_languages())}, not {language!r}")
+            raise PatternError(f"patterns are for {', '.join(parsed_languages())}, not {language!r}")
         self.text = text
         self.language = language
+        self._indented = REGISTERED[language].indented_blocks
         encoded = _encode(text.strip())
         self._source, self.root = self._compile(encoded)
         self._macro_cache: dict[tuple[int, int], tree_sitter.Node | None] = {}
@@ -261,7 +309,7 @@ class Pattern:
             while node is not None and (node.start_byte, node.end_byte) != (0, len(body)) \
                     and node.parent is not None:
                 node = node.parent
-            if node is None or node.type in ("source_file", "translation_unit"):
+            if node is None or node.type in ("source_file", "translation_unit", "module"):
                 named = [c for c in tree.root_node.named_children if c.type not in _COMMENT_TYPES]
                 if len(named) != 1:
                     raise PatternError(f"pattern {self.text!r} is {len(named)} pieces of code; give one")
@@ -278,7 +326,7 @@ class Pattern:
         env = _Matcher(self, source).node(self.root, node, MappingProxyType({}))
         if env is None:
             return None
-        return Match(node, MappingProxyType({k: v for k, v in env.items()}), source)
+        return Match(node, MappingProxyType({k: v for k, v in env.items()}), source, self._indented)
 
     def find_all(self, source: bytes, node: tree_sitter.Node | None = None) -> list[Match]:
         """Every match inside `node` (itself included; the whole file parsed here when None), in
@@ -295,7 +343,7 @@ class Pattern:
                 continue  # a word the pattern spells is not in the node's text: no match there
             env = matcher.node(self.root, candidate, MappingProxyType({}))
             if env is not None:
-                found.append(Match(candidate, MappingProxyType(dict(env)), source))
+                found.append(Match(candidate, MappingProxyType(dict(env)), source, self._indented))
         return found
 
     def find(self, source: bytes, node: tree_sitter.Node | None = None) -> Match | None:
@@ -419,7 +467,7 @@ class Rewrite:
         for match in self.pattern.find_all(source, node):
             if edits and match.start < edits[-1].end or not self.accepts(match):
                 continue
-            template = _indented_to(self.template, source, match.start)
+            template = _indented_to(self.template, source, match.start, self.pattern._indented)
             replacement = match.expand(template).encode("utf-8")
             if replacement.strip():
                 edits.append(Edit(path, match.start, match.end, replacement, origin))
@@ -439,17 +487,18 @@ def _own_lines(source: bytes, start: int, end: int) -> tuple[int, int]:
     return line_start, line_end
 
 
-def _indented_to(template: str, source: bytes, start: int) -> str:
+def _indented_to(template: str, source: bytes, start: int, indented: bool = False) -> str:
     """A multi-line `template` with its second and later lines indented like the line of the site at
     byte `start` (a template written from column 0 lands at the site's depth; one whose later lines
-    carry that indentation already is left as written). Captures keep their own layout."""
+    carry that indentation already is left as written, except where indentation is syntax:
+    `indented`, the template is then always relative to the site). Captures keep their own layout."""
     if "\n" not in template:
         return template
     line_start = source.rfind(b"\n", 0, start) + 1
     line = source[line_start:start]
     indent = line[:len(line) - len(line.lstrip())].decode("utf-8", "replace")
     first, *rest = template.split("\n")
-    if not indent or all(r.startswith(indent) or not r.strip() for r in rest):
+    if not indent or not indented and all(r.startswith(indent) or not r.strip() for r in rest):
         return template
     return "\n".join([first, *(indent + r if r.strip() else r for r in rest)])
 

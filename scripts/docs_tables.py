@@ -33,7 +33,9 @@ def render() -> str:
     rows = ["| language (`language =`) | files | parsed by | formatter | kinds a `[[delete]]` may name |",
             "| --- | --- | --- | --- | --- |"]
     for name, language in LANGUAGES.items():
-        parser = f"tree-sitter (`{language.grammar}`)" if language.grammar else "libcst"
+        parser = f"tree-sitter (`{language.grammar}`)" if language.grammar else "-"
+        if language.deleter:
+            parser = f"{language.deleter} (deletions), {parser} (patterns)" if language.grammar else language.deleter
         kinds = ", ".join(f"`{kind}`" for kind in language.item_kinds)
         suffixes = " ".join(f"`{suffix}`" for suffix in language.suffixes)
         rows.append(f"| `{name}` | {suffixes} | {parser} | {language.formatter or '-'} | {kinds} |")

@@ -159,6 +159,11 @@ class Language:
     line_comment_markers: tuple[str, ...] = ()
     block_comment_markers: tuple[tuple[str, str], ...] = ()
     lexer: Lexer | None = None
+    # Whether indentation is syntax (Python): a rewrite moving a multi-line capture to another
+    # depth re-indents its lines by the difference (pattern.py).
+    indented_blocks: bool = False
+    # The engine that deletes its items, where not the tree-sitter grammar (docs/kinds.md says it).
+    deleter: str | None = None
 
     @property
     def item_kinds(self) -> tuple[str, ...]:
@@ -264,7 +269,13 @@ register(Language(
     lexer=cpp_lexer.spans,
 ))
 register(Language(
-    PYTHON, (".py",), "codemods.languages.python.language",
+    PYTHON, (".py",), "codemods.languages.python.language", grammar="tree_sitter_python",
+    identifier_kinds=frozenset({"identifier"}),
+    comment_kinds=frozenset({"comment"}),
+    string_kinds=frozenset({"string", "concatenated_string", "string_content"}),
     deletable_kinds=("function", "class"),
+    line_comment_markers=("#",),
     lexer=python_lexer.spans,
+    indented_blocks=True,
+    deleter="libcst",
 ))

@@ -306,7 +306,7 @@ def _validate_insertion(insertion: Insertion, origin: str) -> None:
 
 
 def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
-    """RecipeError unless a rewrite rule names Rust or C++ files, its pattern compiles, and its
+    """RecipeError unless a rewrite rule names files patterns parse (Rust, C++, Python), its pattern compiles, and its
     replacement uses only metavariables the pattern captures."""
     from codemods.pattern import Pattern, PatternError, metavariables
 
@@ -321,10 +321,11 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
         raise RecipeError(f"{origin}: rewrite entry: {problem}")
     language = rewrite.file_language()
     if language is None:
-        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust or cpp); "
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust, cpp or python); "
                           f"the path has no source suffix")
     if language not in parsed_languages():
-        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on Rust and C++ files only")
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on "
+                          f"{', '.join(parsed_languages())} files only")
     try:
         Pattern(rewrite.pattern, language)
     except PatternError as error:

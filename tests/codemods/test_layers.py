@@ -40,7 +40,7 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
     from codemods.languages.rust.members import MEMBER_KINDS
 
     assert list(LANGUAGES) == ["rust", "cpp", "python"]
-    assert parsed_languages() == ("rust", "cpp")
+    assert parsed_languages() == ("rust", "cpp", "python")
     assert set(LANGUAGES["rust"].item_kinds) == set(DELETABLE_KINDS) | set(MEMBER_KINDS)
     assert [language_of(p) for p in ("a/b.rs", "k.CU", "x.metal", "t.py", "README.md")] == \
         ["rust", "cpp", "cpp", "python", None]

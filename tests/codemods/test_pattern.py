@@ -151,8 +151,10 @@ def test_a_pattern_that_does_not_parse_is_refused() -> None:
         Pattern("let = = ;", RUST)
     with pytest.raises(PatternError, match="2 pieces of code"):
         Pattern("a(); b();", RUST)
-    with pytest.raises(PatternError, match="not 'python'"):
-        Pattern("f($X)", "python")
+    with pytest.raises(PatternError, match="not 'markdown'"):
+        Pattern("f($X)", "markdown")
+    with pytest.raises(PatternError, match="does not parse"):
+        Pattern("def (:", "python")
 
 
 def test_a_replacement_naming_an_unknown_metavariable_is_an_error() -> None:

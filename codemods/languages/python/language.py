@@ -8,12 +8,14 @@ import io
 import tokenize
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from codemods.core.registry import PYTHON, LanguageOperations, PlanState
 from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.languages.resolution import DeletedName, DeletedRecord, Reference
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
+from codemods.languages.python.scopes import python_item_scopes
 
 
 def parse_errors(source: bytes, tree: None) -> list[tuple[int, int]]:
@@ -54,9 +56,9 @@ def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin
     return edits, findings
 
 
-def item_scopes(source: bytes, tree: None, name: str) -> list[Scope]:
-    """Rules are not scoped to Python items: none."""
-    return []
+def item_scopes(source: bytes, tree: Any, name: str) -> list[Scope]:
+    """The functions and classes a rule scoped to `name` (`Klass.method`) applies to."""
+    return python_item_scopes(source, tree, name)
 
 
 def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:

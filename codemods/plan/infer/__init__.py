@@ -25,6 +25,7 @@ from codemods.edit.codes import Code
 from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
 from codemods.languages.cpp.items import cpp_items
+from codemods.languages.python.scopes import python_items
 from codemods.languages.rust.items import exact_spelling, rust_items
 from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
@@ -32,6 +33,7 @@ from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, Re
 from codemods.plan.loader import load_recipe
 from codemods.plan.planner import USAGE_ERROR, plan_recipe
 from codemods.plan.reword import is_prose
+from codemods.parse import parse
 from codemods.pattern import Pattern
 
 _SKIPPED = {"target", "node_modules", "__pycache__"}
@@ -103,7 +105,8 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         retry = _rules_beyond(before, recipe_id, kept, changed, old, new, retry_notes)
         retry_findings: list[Finding] = []
         retried = _planned(before, _render(recipe_id, kept, *retry), old, retry_findings)
-        if all(retried.get(d.path) is not None and same_tokens(retried[d.path] or b"", new.get(d.path, b""))
+        if all(retried.get(d.path) is not None and same_tokens(retried[d.path] or b"", new.get(d.path, b""),
+                                                                d.language)
                for d in refused):
             deletes, (rewrites, rules), final, findings, notes = kept, retry, retried, retry_findings, retry_notes
         else:
@@ -133,12 +136,13 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         fewer = [r for r in rewrites if r not in use_rewrites]
         lighter = _planned(before, _render(recipe_id, without, fewer, rules), old)
         if all(lighter.get(p) == final.get(p) or (lighter.get(p) is not None and final.get(p) is not None
-                                                  and same_tokens(lighter[p] or b"", final[p] or b""))
+                                                  and same_tokens(lighter[p] or b"", final[p] or b"", language_of(p)))
                for p in changed):
             deletes, rewrites, final = without, fewer, lighter
     for path in changed:
         want, got = new.get(path), final.get(path)
-        if (want is None) != (got is None) or (want is not None and got is not None and not same_tokens(got, want)):
+        if (want is None) != (got is None) or (want is not None and got is not None
+                                               and not same_tokens(got, want, language_of(path))):
             mentioned = any(n.startswith(f"{path}:") for n in notes)
             if not mentioned and (language_of(path) is not None or is_prose(path)):
                 notes.append(f"{path}:{_first_difference_line(got or b'', want or b'')}: the recipe does not "
@@ -164,12 +168,9 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
             rules += prose
             notes += unsaid
             continue
-        if language not in ("rust", "cpp"):
-            if language == "python" and not _same_python(result[path] or b"", new[path]):
-                line = _first_difference_line(result[path] or b"", new[path])
-                notes.append(f"{path}:{line}: Python code changed beyond deleted items; no rule rewrites Python")
+        if language not in ("rust", "cpp", "python"):
             continue
-        if same_tokens(result[path] or b"", new[path]):
+        if same_tokens(result[path] or b"", new[path], language):
             continue
         residue = _residue(path, language, result[path] or b"", new[path])
         residue.infer()
@@ -179,11 +180,6 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
             n.partition(" is gone")[0].partition(": the ")[2] in m for m in notes if " is gone" in n)]
         generic += [(residue.path, *entry) for entry in residue.generic]
     return _merged_rewrites(generic, result), rules
-
-
-def _same_python(a: bytes, b: bytes) -> bool:
-    return [line.strip() for line in a.splitlines() if line.strip()] == \
-        [line.strip() for line in b.splitlines() if line.strip()]
 
 
 def _first_difference_line(got: bytes, want: bytes) -> int:
@@ -289,6 +285,8 @@ def _residue(path: str, language: str, old: bytes, new: bytes) -> FileResidue:
     """The residue finder of one file, with the names of its items by where they start and end."""
     if language == "rust":
         items = [(i.start, i.end, exact_spelling(i)) for i in rust_items(old) if i.kind not in ("use", "extern_block")]
+    elif language == "python":
+        items = [(node.start_byte, node.end_byte, name) for node, name in python_items(parse(old, language))]
     else:
         items = [(i.start, i.end, i.qualified_name) for i in cpp_items(old)]
     gone = tuple((e.start, e.end, f"{e.kind} {e.name}") for e in _gone(language, old, new)

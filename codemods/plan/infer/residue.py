@@ -7,7 +7,9 @@ there; the parts of that node the change kept are then generalised to metavariab
 (`transpose(a)` -> `a.transpose()` becomes `transpose($X)` -> `$X.transpose()`), kept
 only where the general pattern still matches nothing the change left alone. A run of
 changed comment tokens becomes a rewording; whole lines added before or after an item,
-an insertion.
+an insertion. Where indentation is syntax (Python), a rule's lines are written relative to its
+first line's, the replacement laid out as the change left it (`_new_layout`), and several whole
+statements deleted side by side that no one node holds are one rewrite to nothing each.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from difflib import SequenceMatcher
 
 import tree_sitter
 
+from codemods.core.registry import LANGUAGES
 from codemods.edit.errors import PatternError
-from codemods.pattern import Pattern
+from codemods.pattern import Pattern, Rewrite
 from codemods.parse import parse
 
 # Comments, strings, char literals, lifetimes, numbers, words, operators: whitespace apart.
@@ -39,6 +42,18 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
+# Python's: `#` comments, strings (prefixed, triple-quoted), numbers, words, operators.
+_PYTHON_TOKEN = re.compile(
+    rb"""
+      (?P<comment>\#[^\n]*)
+    | (?P<string>(?:[rRbBuUfF]{1,2})?(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|''''(?:\\.|[^\\])*?''''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
+    | (?P<number>[0-9][0-9A-Za-z_]*(?:\.[0-9][0-9A-Za-z_]*)?(?:[eE][+-]?[0-9]+)?)
+    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<op>\*\*=|//=|>>=|<<=|->|:=|==|!=|<=|>=|\*\*|//|<<|>>|\+=|-=|\*=|/=|%=|&=|\|=|\^=|@=|\.\.\.)
+    | (?P<other>\S)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
 _MARKERS = re.compile(r"^\s*(?://[/!]?|/\*+!?|\*+/?|#)\s?")
 _META_NAMES = ("X", "Y", "Z", "A", "B", "C", "D", "E", "F", "G", "H")
 
@@ -51,18 +66,19 @@ class Token:
     comment: bool
 
 
-def tokens(source: bytes) -> list[Token]:
-    """The tokens of a Rust or C++ text; a comment is one token, compared by its words."""
+def tokens(source: bytes, language: str | None = None) -> list[Token]:
+    """The tokens of a text of `language` (Rust or C++ when None); a comment is one token, compared
+    by its words."""
     out = []
-    for match in _TOKEN.finditer(source):
+    for match in (_PYTHON_TOKEN if language == "python" else _TOKEN).finditer(source):
         comment = match.lastgroup == "comment"
         text = b" ".join(match.group(0).split()) if comment else match.group(0)
         out.append(Token(match.start(), match.end(), text, comment))
     return out
 
 
-def same_tokens(a: bytes, b: bytes) -> bool:
-    return [t.text for t in tokens(a)] == [t.text for t in tokens(b)]
+def same_tokens(a: bytes, b: bytes, language: str | None = None) -> bool:
+    return [t.text for t in tokens(a, language)] == [t.text for t in tokens(b, language)]
 
 
 @dataclass(frozen=True)
@@ -123,7 +139,9 @@ class FileResidue:
     def __init__(self, path: str, language: str, old: bytes, new: bytes,
                  items: list[tuple[int, int, str]], items_gone: tuple[tuple[int, int, str], ...] = ()) -> None:
         self.path, self.language, self.old, self.new = path, language, old, new
-        self.r, self.a = tokens(old), tokens(new)
+        self.indented = LANGUAGES[language].indented_blocks
+        self.r, self.a = tokens(old, language), tokens(new, language)
+        self.changes: list[_Change] = []
         self.tree = parse(old, language)
         names = Counter(name for _, _, name in items)
         self.items = [i for i in items if names[i[2]] == 1]  # the items a name selects alone
@@ -138,6 +156,7 @@ class FileResidue:
     def infer(self) -> None:
         changes = [self._slid(c) for c in _token_changes([t.text for t in self.r], [t.text for t in self.a],
                                                          _lines(self.old, self.r), _lines(self.new, self.a))]
+        self.changes = changes
         code: list[_Change] = []
         comments: list[_Change] = []
         for change in changes:
@@ -303,9 +322,12 @@ class FileResidue:
         node: tree_sitter.Node | None = self.tree.root_node.named_descendant_for_byte_range(lo, hi)
         while node is not None and node.parent is not None:
             text = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            if self.indented:  # later lines relative to the first's, as a pattern is written
+                text = _dedent(text, self._indent(node.start_byte))
             # One token is a pattern only as a name (a rename); a lone literal or operator is no rule
             # a person would keep.
-            readable = len(tokens(text.encode())) > 1 or re.fullmatch(r"[A-Za-z_]\w*", text) is not None
+            readable = len(tokens(text.encode(), self.language)) > 1 or re.fullmatch(r"[A-Za-z_]\w*", text) is not None \
+                or self.indented and node.type in LANGUAGES[self.language].string_kinds and len(text.split()) > 2
             if node.is_named and node.start_byte <= lo and node.end_byte >= hi and node.type != "ERROR" and readable:
                 try:
                     found = [(m.start, m.end) for m in Pattern(text, self.language).find_all(self.old)]
@@ -327,7 +349,9 @@ class FileResidue:
 
     def _units(self, changes: list[_Change]) -> list[_Unit]:
         units: list[_Unit] = []
-        for change in changes:
+        pending = list(changes)
+        while pending:
+            change = pending.pop(0)
             lo, hi = self._span(change)
             merged = [u for u in units if u.node.start_byte < hi and lo < u.node.end_byte]
             group = [change] + [c for u in merged for c in u.changes]
@@ -335,6 +359,11 @@ class FileResidue:
                 spans = [self._span(c) for c in group]
                 lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
                 found = self._literal_unit(lo, hi)
+                pieces = self._by_statement(change) if found is None and group == [change] else []
+                if pieces:  # whole statements deleted, side by side: each a rewrite to nothing
+                    self.changes = [p for c in self.changes for p in (pieces if c == change else [c])]
+                    pending[:0] = pieces
+                    break
                 if found is None:
                     self.notes.append(f"{self.path}:{line_of(self.old, lo)}: {self._unfound(spans)}; edit by hand")
                     units = [u for u in units if u not in merged]
@@ -350,6 +379,30 @@ class FileResidue:
                 group = group + [c for u in overlapping for c in u.changes]
         return sorted(units, key=lambda u: u.node.start_byte)
 
+    def _by_statement(self, change: _Change) -> list[_Change]:
+        """A deletion of several whole sibling nodes (statements, `import` lines) that no one node
+        holds, split into one deletion per node; [] where it is not that (a comment among them:
+        it goes with no statement)."""
+        if change.a_lo != change.a_hi or change.r_hi - change.r_lo < 2:
+            return []
+        lo, hi = self._span(change)
+        parent = self.tree.root_node.named_descendant_for_byte_range(lo, hi)
+        if parent is None or (parent.start_byte, parent.end_byte) == (lo, hi):
+            return []
+        kids = [k for k in parent.named_children if k.start_byte < hi and lo < k.end_byte]
+        if len(kids) < 2 or any(k.type in ("comment", "line_comment", "block_comment") or k.start_byte < lo
+                                or hi < k.end_byte for k in kids):
+            return []
+        pieces: list[_Change] = []
+        for kid in kids:
+            inside = [i for i in range(change.r_lo, change.r_hi) if kid.start_byte <= self.r[i].start < kid.end_byte]
+            if not inside:
+                return []
+            pieces.append(_Change(inside[0], inside[-1] + 1, change.a_lo, change.a_lo))
+        if sum(p.r_hi - p.r_lo for p in pieces) != change.r_hi - change.r_lo:
+            return []  # a token between them (a separator) belongs to none
+        return pieces
+
     def _unfound(self, spans: list[tuple[int, int]]) -> str:
         """Why no pattern finds the code of the changes at `spans` alone."""
         for lo, hi in spans:
@@ -361,7 +414,10 @@ class FileResidue:
         return "code changed where no pattern finds it alone"
 
     def _new_text(self, unit: _Unit) -> tuple[str, list[Token]]:
-        """The unit's text after the change, and the new text's tokens in it."""
+        """The unit's text after the change, and the new text's tokens in it. Where indentation is
+        syntax, the new file's own text of it, its later lines relative to its first's."""
+        if self.indented:
+            return self._new_layout(unit)
         start, end = unit.node.start_byte, unit.node.end_byte
         out = self.old[start:end]
         for change in sorted(unit.changes, key=lambda c: c.r_lo, reverse=True):
@@ -373,7 +429,32 @@ class FileResidue:
                 r_from, added = self._inserted(change)
                 r_to = r_from
             out = out[:r_from - start] + added + out[r_to - start:]
-        return out.decode("utf-8", "replace"), tokens(out)
+        return out.decode("utf-8", "replace"), tokens(out, self.language)
+
+    def _new_layout(self, unit: _Unit) -> tuple[str, list[Token]]:
+        """The new file's text of the tokens the unit's node becomes, as the change laid it out."""
+        first = next(i for i, t in enumerate(self.r) if t.start >= unit.node.start_byte)
+        after = next((i for i, t in enumerate(self.r) if t.start >= unit.node.end_byte), len(self.r))
+        own = set(map(id, unit.changes))
+
+        def shift(change: _Change) -> int:
+            return (change.a_hi - change.a_lo) - (change.r_hi - change.r_lo)
+
+        lo = first + sum(shift(c) for c in self.changes if c.r_hi <= first and not (
+            id(c) in own and c.r_lo == c.r_hi == first))
+        hi = after + sum(shift(c) for c in self.changes if c.r_hi <= after and not (
+            id(c) not in own and c.r_lo == c.r_hi == after))
+        if hi <= lo:
+            return "", []
+        start = self.a[lo].start
+        text = _dedent(self.new[start:self.a[hi - 1].end].decode("utf-8", "replace"),
+                       self._line_indent(self.new, start))
+        return text, tokens(text.encode(), self.language)
+
+    @staticmethod
+    def _line_indent(source: bytes, offset: int) -> str:
+        line = source[source.rfind(b"\n", 0, offset) + 1:offset].decode("utf-8", "replace")
+        return line[:len(line) - len(line.lstrip())]
 
     def _indent(self, offset: int) -> str:
         line = self.old[self.old.rfind(b"\n", 0, offset) + 1:offset].decode("utf-8", "replace")
@@ -390,21 +471,27 @@ class FileResidue:
         replace, new_tokens = self._new_text(unit)
         indent = self._indent(node.start_byte)
         item = unit.item[2] if unit.item else None
-        literal = RewriteRule(self.path, self.language, _tidy(pattern, indent), _tidy(replace, indent), item)
-        if not self._reproduces(literal, node, new_tokens):
-            literal = RewriteRule(self.path, self.language, _dedent(pattern, indent), _dedent(replace, indent), item)
-            if not self._reproduces(literal, node, new_tokens):
-                self.notes.append(f"{self.path}:{line_of(self.old, node.start_byte)}: code changed where its own "
-                                  f"text, as a pattern, does not match it (comments or macros in it); edit by hand")
-                return
+        literal = next((rule for p, r in self._layouts(pattern, replace, indent)
+                        if self._reproduces(rule := RewriteRule(self.path, self.language, p, r, item), node,
+                                            new_tokens)), None)
+        if literal is None:
+            self.notes.append(f"{self.path}:{line_of(self.old, node.start_byte)}: code changed where its own "
+                              f"text, as a pattern, does not match it (comments or macros in it); edit by hand")
+            return
         general = self._generalised(unit, replace, new_tokens, indent)
         self.generic.append((general or literal, literal, (node.start_byte, node.end_byte), unit.item))
 
     def _reproduces(self, rule: RewriteRule, node: tree_sitter.Node, new_tokens: list[Token]) -> bool:
         try:
-            found = [m for m in Pattern(rule.pattern, self.language).find_all(self.old)
-                     if (m.start, m.end) == (node.start_byte, node.end_byte)]
-            return bool(found) and [t.text for t in tokens(found[0].expand(rule.replace).encode())] == \
+            pattern = Pattern(rule.pattern, self.language)
+            if self.indented:
+                # The text the rewrite puts there, laid out at the match's depth (a string's lines too).
+                made = [e.replacement for e in Rewrite(pattern, rule.replace).edits(self.path, self.old)
+                        if e.start <= node.start_byte and node.end_byte <= e.end]
+                return len(made) == 1 and [t.text for t in tokens(made[0], self.language)] == \
+                    [t.text for t in new_tokens]
+            found = [m for m in pattern.find_all(self.old) if (m.start, m.end) == (node.start_byte, node.end_byte)]
+            return bool(found) and [t.text for t in tokens(found[0].expand(rule.replace).encode(), self.language)] == \
                 [t.text for t in new_tokens]
         except PatternError:
             return False
@@ -422,7 +509,7 @@ class FileResidue:
             if any(lo < c_hi and c_lo < hi if c_lo < c_hi else lo < c_lo < hi for c_lo, c_hi in changed) or any(
                     lo < c.end_byte and c.start_byte < hi for c, _, _ in chosen):
                 continue
-            texts = [t.text for t in tokens(self.old[lo:hi])]
+            texts = [t.text for t in tokens(self.old[lo:hi], self.language)]
             if len(texts) < 3:
                 continue  # a name or a literal reads better as itself
             places = [i for i in range(len(new_texts) - len(texts) + 1) if new_texts[i:i + len(texts)] == texts]
@@ -444,12 +531,20 @@ class FileResidue:
         replacement = replacement[base:] if base else replacement
         for start, end, i in in_new:
             replacement = replacement[:start] + f"${_META_NAMES[i]}".encode() + replacement[end:]
-        for tidy in (_tidy, _dedent):
-            rule = RewriteRule(self.path, self.language, tidy(pattern.decode("utf-8", "replace"), indent),
-                               tidy(replacement.decode("utf-8", "replace"), indent), unit.item[2] if unit.item else None)
+        for p, r in self._layouts(pattern.decode("utf-8", "replace"), replacement.decode("utf-8", "replace"), indent):
+            rule = RewriteRule(self.path, self.language, p, r, unit.item[2] if unit.item else None)
             if self._reproduces(rule, node, new_tokens):
                 return rule
         return None
+
+    def _layouts(self, pattern: str, replace: str, indent: str) -> list[tuple[str, str]]:
+        """The ways to write a rule's pattern and replacement, the more readable first: on one line
+        where they fit, else their later lines relative to the match's line. Where indentation is
+        syntax, lines stay lines: the replacement is relative already (`_new_layout`)."""
+        if self.indented:
+            return [(_dedent(pattern, indent) if "\n" in pattern else _spaced(pattern),
+                     replace if "\n" in replace else _spaced(replace))]
+        return [(_tidy(pattern, indent), _tidy(replace, indent)), (_dedent(pattern, indent), _dedent(replace, indent))]
 
 
 def _lines(source: bytes, found: list[Token]) -> list[int]:
