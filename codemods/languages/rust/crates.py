@@ -24,6 +24,15 @@ from typing import Callable, NamedTuple
 
 # std and friends: names in every crate's extern prelude that are never items of the tree.
 BUILTIN_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
+# `mod NAME;` as spelled (a lexical cut before a file's mod declarations are parsed).
+_SPELLED_MOD = re.compile(rb"\bmod\s+(\w+)\s*;")
+_WORD = re.compile(rb"\w+")
+
+
+@lru_cache(maxsize=256)
+def _spelled_mod_pattern(name: bytes) -> re.Pattern[bytes]:
+    """`mod NAME;` for a name that is not all word bytes (a file stem with a `-`, or non-ASCII)."""
+    return re.compile(rb"\bmod\s+" + re.escape(name) + rb"\s*;")
 
 
 class ModDeclaration(NamedTuple):
@@ -122,6 +131,7 @@ class CrateIndex:
         self._nearest: dict[str, Package | None] = {}
         self._reachable: dict[str, frozenset[str]] = {}
         self._manifests: dict[str, dict | None] = {}
+        self._spelled_mods: dict[str, frozenset[bytes]] = {}
 
     # -- packages -----------------------------------------------------------
 
@@ -290,9 +300,8 @@ class CrateIndex:
         file = PurePosixPath(path)
         name = file.parent.name if file.name == "mod.rs" else file.stem
         folder = file.parent.parent if file.name == "mod.rs" else file.parent
-        declaration = re.compile(rb"\bmod\s+" + re.escape(name.encode()) + rb"\s*;")
         for parent in self._parents_of_folder(str(folder), package):
-            if not declaration.search(self._read(parent) or b""):
+            if not self._may_declare_mod(parent, name):
                 continue
             for inline, declared, attr_path in self._parse_mods(parent):
                 if declared == name and attr_path is None and not inline:
@@ -301,6 +310,17 @@ class CrateIndex:
             for parent, inline, declared in self._declared_by_path(path, package):
                 found += [(root, module + inline + (declared,)) for root, module in self.instances(parent)]
         return list(dict.fromkeys(found))
+
+    def _may_declare_mod(self, parent: str, name: str) -> bool:
+        """Whether the text of `parent` spells `mod name;` (regex `\\bmod\\s+NAME\\s*;`; no parse):
+        the names so spelled are read once per file, a folder's files all asking its parents."""
+        spelled = self._spelled_mods.get(parent)
+        if spelled is None:
+            spelled = self._spelled_mods[parent] = frozenset(_SPELLED_MOD.findall(self._read(parent) or b""))
+        encoded = name.encode()
+        if _WORD.fullmatch(encoded):
+            return encoded in spelled
+        return _spelled_mod_pattern(encoded).search(self._read(parent) or b"") is not None
 
     def _parents_of_folder(self, folder: str, package: Package) -> list[str]:
         """Files whose `mod x;` declarations load files from `folder`."""
