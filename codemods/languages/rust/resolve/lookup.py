@@ -73,8 +73,6 @@ class PathLookup:
 
     def _lookup(self, key: ModuleKey, name: str, namespace: str, importer: ModuleKey | None,
                 seen: Seen) -> list[Outcome]:
-        if not self.scopes.may_bind(key, name, importer is not None and importer[0] != key[0]):
-            return []
         scope = self.scopes.scope(key)
         if scope is None:
             return [Outcome(UNKNOWN, (f"module {self.module_name(key)} not found",))]

@@ -5,7 +5,6 @@ parameter, a closure parameter, a pattern, a generic parameter)."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -21,7 +20,6 @@ from codemods.languages.rust.resolve.values import (
     ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope,
 )
 from codemods.parse import RUST, node_text, parse
-from codemods.words import keyword_offsets, word_in
 
 # Pattern nodes whose identifier children bind names.
 _PATTERN_PARENTS = frozenset({
@@ -103,28 +101,6 @@ class ModuleScopes:
             parsed = self.tree(child.file)
             return ModuleLocation(child.file, parsed[1].root_node, child.folder) if parsed else None
         return child
-
-    def may_bind(self, key: ModuleKey, name: str, outside_crate: bool) -> bool:
-        """False only where a lookup of `name` in the module `key` finds nothing, as the text of its
-        file shows without parsing it or building its scope: a file module (or crate root) whose
-        text neither declares nor imports a word `name` (see `spells_binding`) nor has a glob
-        import that could pass it on (with `outside_crate`, only a `pub use` glob can). A glob
-        lookup through a crate's modules then parses only the files that may answer it."""
-        if key in self._scopes:
-            return True
-        root, path = key
-        file = root
-        if path:
-            parent = self.scope((root, path[:-1]))
-            child = parent.children.get(path[-1]) if parent is not None else None
-            if child is None or child.node is not None:
-                return True
-            file = child.file
-        text = self._read(file) if file.endswith(".rs") else None
-        if text is None:
-            return True  # not a module of the tree: the lookup says so
-        glob = _PUB_GLOB if outside_crate else _ANY_GLOB
-        return spells_binding(text, name) or glob.search(text) is not None
 
     def scope(self, key: ModuleKey) -> ModuleScope | None:
         """What the module `key` declares (None: no such module in the tree)."""
@@ -238,49 +214,6 @@ class ModuleScopes:
         if root not in self._editions:
             self._editions[root] = crate_edition(self._root, root)
         return self._editions[root]
-
-
-# -- what a file's text can bind (no parse) ---------------------------------
-
-# Words right before the name an item or an import binds (`fn NAME`, `static mut NAME`, `extern
-# crate NAME`, `... as NAME`); `macro_rules! NAME` ends in `!`, a cxx `rust_name = "NAME"` in `"`.
-_BINDING_KEYWORDS = frozenset({b"fn", b"struct", b"enum", b"union", b"type", b"trait", b"const", b"static", b"mut",
-                               b"mod", b"crate", b"as"})
-_LAST_WORD = re.compile(rb"(\w+)$")
-_BLANKS = frozenset(b" \t\n\r\f\v")
-# A glob import (`a::*`, `{*}`, `, *`, `use *`), and one that is `pub` (the only kind another
-# crate sees); both match more than globs (`f(a, *b)`): a false hit only costs a parse.
-_ANY_GLOB = re.compile(rb"(?:::|[{,]|\buse)\s*\*")
-_PUB_GLOB = re.compile(rb"\bpub\s+use\b[^;]*\*")
-
-
-def spells_binding(text: bytes, name: str) -> bool:
-    """Whether `text` may declare or import `name`: the word `name` right after an item keyword
-    (`fn`, `struct`, ..., `mod`, `crate`, `as`; `r#` allowed), `!` or `"`, or anywhere from a `use`
-    to the next `;`. A lexical superset of what the file's module scopes bind to `name`."""
-    needle = name.encode()
-    found = keyword_offsets(text, needle)
-    if not found:
-        return False
-    for at in found:
-        start = at - 2 if text[max(0, at - 2):at] == b"r#" else at
-        while start > 0 and text[start - 1] in _BLANKS:
-            start -= 1
-        before = text[max(0, start - 16):start]
-        if before.endswith((b"!", b'"')):
-            return True
-        last = _LAST_WORD.search(before)
-        if last is not None and last.group(1) in _BINDING_KEYWORDS:
-            return True
-    covered = 0
-    for start in keyword_offsets(text, b"use"):
-        if start < covered:
-            continue
-        end = text.find(b";", start + 3)
-        covered = len(text) if end < 0 else end
-        if word_in(text, (name,), start + 3, covered):
-            return True
-    return False
 
 
 # -- lexical scopes ---------------------------------------------------------
