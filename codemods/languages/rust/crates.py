@@ -132,6 +132,7 @@ class CrateIndex:
         self._reachable: dict[str, frozenset[str]] = {}
         self._manifests: dict[str, dict | None] = {}
         self._spelled_mods: dict[str, frozenset[bytes]] = {}
+        self._workspaces: dict[str, tuple[str, dict]] = {}
 
     # -- packages -----------------------------------------------------------
 
@@ -191,7 +192,13 @@ class CrateIndex:
         return found
 
     def _workspace_dependencies(self, directory: str) -> tuple[str, dict]:
-        """(folder, [workspace.dependencies]) of the workspace above `directory`."""
+        """(folder, [workspace.dependencies]) of the workspace above `directory`, found once per
+        package (each of its `dep = { workspace = true }` entries asks)."""
+        if directory not in self._workspaces:
+            self._workspaces[directory] = self._find_workspace_dependencies(directory)
+        return self._workspaces[directory]
+
+    def _find_workspace_dependencies(self, directory: str) -> tuple[str, dict]:
         current = PurePosixPath(directory)
         while True:
             manifest = self._manifest(str(current) if str(current) != "." else "")
