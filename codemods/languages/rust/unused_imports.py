@@ -37,15 +37,20 @@ def _imports_a_name(source: bytes, names: list[str]) -> bool:
     if not names:
         return False
     covered = 0
+    needles = [name.encode() for name in set(names)]
     # From each `use` to the next `;` (where a declaration ends), each stretch searched once: a
-    # `use` in prose before the same `;` adds no text.
+    # `use` in prose before the same `;` adds no text. A stretch holding no name even inside a
+    # word (most) is passed over by substring search alone.
     for start in keyword_offsets(source, b"use"):
         if start < covered:
             continue
         end = source.find(b";", start + 3)
         covered = len(source) if end < 0 else end
-        if word_in(source, names, start + 3, covered):
-            return True
+        for needle in needles:
+            if source.find(needle, start + 3, covered) >= 0:
+                if word_in(source, names, start + 3, covered):
+                    return True
+                break
     return False
 
 
