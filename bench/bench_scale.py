@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -60,9 +59,9 @@ from _harness import (DEFAULT_CORPUS, OUT, REPO, add_bytecode_option, add_corpus
                       prepare_bytecode, race, tool)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_workspace import DEFAULT_OUT, generate  # noqa: E402
-from real_workspace import build as build_databend  # noqa: E402
-from registry_workspace import build as build_registry  # noqa: E402
+from gen_workspace import DEFAULT_OUT, generate
+from real_workspace import build as build_databend
+from registry_workspace import build as build_registry
 
 PATTERN = "pub fn evict_stale_pages($$$ARGS) -> $RET { $$$BODY }"
 RULE = """id: deleted-items
@@ -287,7 +286,7 @@ def main() -> None:
     if not args.skip_big_file:
         big = big_file_tree(BIG_MB)
         size = (big / "src" / "big.rs").stat().st_size
-        memory, seconds, big_code = peak_rss([codemod, "apply", "--dry-run", "--recipe", "recipe.toml", "."], big)
+        memory, seconds, _big_code = peak_rss([codemod, "apply", "--dry-run", "--recipe", "recipe.toml", "."], big)
         rows.append((f"{size / 1e6:.0f} MB file naming a removed symbol: dry run", seconds, None, f"{seconds:.1f} s",
                      "< 10 s", seconds < 10))
         rows.append(("  its peak memory (max RSS)", memory / 2**20, None, f"{memory / size:.1f}x the file",

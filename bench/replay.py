@@ -17,7 +17,17 @@ commit.diff, case.toml) this script
 
 One line per case, `N/M token-equal` last; `--json` prints one JSON document.
 
-    python bench/replay.py [--corpus DIR] [--case NN-name ...] [--keep DIR] [--json]
+    python bench/replay.py [--corpus DIR] [--case NN-name ...] [--keep DIR] [--json] [--infer]
+
+With `--infer`, the recipe is not read from bench/replay/: it is inferred from the parent and
+the child (`codemods.infer_recipe`, as `codemod infer` prints it), then applied the same way.
+
+With `--corpus bench/corpus` (a folder of `[[commit]]` lists, bench/corpus/README.md) it
+replays the mined corpus instead: recipes inferred from each commit, applied, compared, and
+ablated (bench/_mined.py says how, and what each outcome means); a table by outcome last.
+
+    python bench/replay.py --corpus bench/corpus [--jobs 2] [--timeout 600] [--case SHA|REPO ...]
+                           [--per-project N] [--results DIR [--reuse]] [--write FILE] [--json]
 
 Exit status: 0 when every case that has a recipe is token-equal with the same files
 and no traceback, 1 otherwise, 2 for a usage error (no corpus).
@@ -241,9 +251,18 @@ def run_recipe(recipe: Path, root: Path, dry_run: bool) -> subprocess.CompletedP
     return subprocess.run(command, capture_output=True, text=True, env=env)
 
 
-def replay(case_dir: Path, scratch: Path) -> CaseResult:
+def inferred_recipe(parent_root: Path, child_root: Path, into: Path, case: str) -> Path:
+    """The recipe `codemods.infer_recipe` infers from the parent and the child, as a file."""
+    from codemods import infer_recipe
+
+    recipe = into / f"{case}.inferred.toml"
+    recipe.write_text(infer_recipe(parent_root, child_root, recipe_id=f"inferred-{case}").toml, encoding="utf-8")
+    return recipe
+
+
+def replay(case_dir: Path, scratch: Path, infer: bool = False) -> CaseResult:
     result = CaseResult(case=case_dir.name, language=case_language(case_dir))
-    recipe = recipe_for(case_dir.name)
+    recipe = None if infer else recipe_for(case_dir.name)
     parent_root = unpack(case_dir, scratch / "parent")
     child_root = _copy(parent_root, scratch / "child")
     try:
@@ -254,9 +273,11 @@ def replay(case_dir: Path, scratch: Path) -> CaseResult:
     parent, child = files_of(parent_root), files_of(child_root)
     expected = changed(parent, child)
     result.expected_files = sorted(expected)
+    if infer:
+        recipe = inferred_recipe(parent_root, child_root, scratch, case_dir.name)
     if recipe is None:
         return result
-    result.recipe = recipe.relative_to(REPO).as_posix()
+    result.recipe = recipe.relative_to(REPO).as_posix() if recipe.is_relative_to(REPO) else recipe.name
     result.recipe_lines = len(recipe.read_text(encoding="utf-8").splitlines())
     work_root = _copy(parent_root, scratch / "work")
 
@@ -323,9 +344,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--case", action="append", default=[], help="only this case (repeatable; a prefix such as 07 will do)")
     parser.add_argument("--keep", type=Path, help="unpack into this folder and keep it (e.g. bench/out/replay)")
     parser.add_argument("--json", action="store_true", help="one JSON document instead of the table")
+    parser.add_argument("--infer", action="store_true",
+                        help="infer each recipe from the parent and the child instead of reading bench/replay/")
+    parser.add_argument("--jobs", type=int, default=2, help="mined corpus: commits at once (at most 2)")
+    parser.add_argument("--timeout", type=float, default=600, help="mined corpus: seconds per commit")
+    parser.add_argument("--step-timeout", type=float, default=200, help=argparse.SUPPRESS)
+    parser.add_argument("--results", type=Path, help="mined corpus: keep each commit's result (JSON) here")
+    parser.add_argument("--per-project", type=int, help="mined corpus: only the first N commits of each project "
+                        "(by sha; a fixed sample where time is short)")
+    parser.add_argument("--write", type=Path, help="mined corpus: write the table, by class, to this file "
+                        "(docs/replay-results.md)")
+    parser.add_argument("--reuse", action="store_true", help="mined corpus: table the results --results holds "
+                        "already instead of running those commits again")
+    parser.add_argument("--one", nargs=4, metavar=("REPO", "SHA", "LANGUAGE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(HERE))
+    import _mined
+    if args.one:
+        repo, sha, language, out = args.one
+        return _mined._one_main(repo, sha, language, Path(out), args.step_timeout)
     if not args.corpus.is_dir():
         parser.error(f"no replay corpus at {args.corpus}")
+    if _mined.is_mined(args.corpus):
+        return _mined.main_corpus(args.corpus, args.jobs, args.timeout, args.case, args.results, args.json, args.reuse,
+                                   args.per_project, args.write, " ".join(["python bench/replay.py", *(argv or sys.argv[1:])]))
     cases = sorted(p for p in args.corpus.iterdir() if (p / "commit.diff").is_file())
     if args.case:
         cases = [c for c in cases if any(c.name.startswith(want) for want in args.case)]
@@ -335,10 +377,10 @@ def main(argv: list[str] | None = None) -> int:
             scratch = args.keep / case_dir.name
             shutil.rmtree(scratch, ignore_errors=True)
             scratch.mkdir(parents=True)
-            results.append(replay(case_dir, scratch))
+            results.append(replay(case_dir, scratch, args.infer))
         else:
             with tempfile.TemporaryDirectory(prefix=f"replay-{case_dir.name}-") as tmp:
-                results.append(replay(case_dir, Path(tmp)))
+                results.append(replay(case_dir, Path(tmp), args.infer))
         if not args.json:
             print(describe(results[-1]), flush=True)
     passed = sum(r.passed for r in results)

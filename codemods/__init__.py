@@ -12,8 +12,10 @@ are typed (the package ships `py.typed`, and `make test` type-checks them strict
                                               # if plan.blocking, unless allow_blocking=True
 
 Findings a script acts on: each has a code of the catalogue `Code` (docs/findings.md), the
-`ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_json()`
-is the whole plan as `codemod apply --json` prints it::
+`ItemTarget` it is about (`finding.target`, where it has one) and a place; `plan.to_dict()`
+is the whole plan as one JSON document (`plan.to_json()`: the same as text), and an
+`apply_recipe` run's `to_dict()` / `to_json()` add what the run did: exactly what `codemod
+apply --json` prints::
 
     from codemods import Code
 
@@ -69,7 +71,53 @@ a step that raises anything else gives one of code `step-failed`. What is raised
   `write_plan` of a plan with blocking findings (under the settings, `PlanSettings`, it was
   made with), unless `allow_blocking=True`.
 
+Proof by the project's own build before writing (`codemod apply --verify`; docs/verify.md)::
+
+    from codemods import verify_plan
+
+    proof = verify_plan(plan)                 # cargo check / compile_commands.json / Python, detected
+    proof.plan.blocking                       # + a `build-error` finding per new compiler error
+    proof.checks, proof.clean, proof.contradicted, proof.seconds
+    run = apply_recipe(root, recipe, verify=True, trust_build=False)   # the same, before the write
+
+`verify_plan` returns a `Verification`: the plan with its new findings, and a `CheckRun` per
+check (the command, its exit codes on the planned tree and the tree as it is, the time, and
+its `new_errors`, each a `BuildError`: the compiler's path, line, column and message).
+
+A recipe inferred from a change (two trees; `codemod infer`), its TOML text and what it
+cannot say::
+
+    from codemods import infer_recipe
+
+    inferred = infer_recipe(before_root, after_root)      # a frozen InferredRecipe
+    print(inferred.toml); inferred.unexpressed            # ("path:line: why", ...)
+
 The test harness for your own recipes: `codemods.testing.assert_recipe`.
+
+The rest of the surface, each name once:
+
+- `CATALOGUE`: every `Code` with its `CodeInfo` (`meaning`, `remedy`, and `override`: the
+  `codemod apply` flag and `plan_recipe` keyword that lets a blocking finding through; the
+  table of docs/findings.md is made from it). `USAGE_ERROR` is `Code.USAGE_ERROR`, the code of
+  the one finding of a plan that could not start (the CLI's exit 2).
+- `Finding` (a path, line, column, code and message; `blocking` unless a note) and
+  `FileChange` (one file's bytes before and after, with the edits between them) are what a
+  `Plan` holds; `render_diff(plan)` shows all of its changes, `unified_diff(path, before,
+  after)` one file's.
+- A recipe's rules beside its `deletions`: `PatternRewrite` (`[[rewrite]]`: a structural
+  pattern and its replacement), `Rewording` (`[[reword]]`: prose in comments, strings or
+  Markdown), `Insertion` (`[[insert]]`: lines before or after an item or a pattern's matches)
+  and `Parameter` (an option of `codemod apply`, `--param NAME=VALUE`).
+- A recipe's own steps: each is a `Step`, a function from the `Workspace` it plans on (the
+  tree's snapshot, read through its `TreeReads` once per file, with the edits planned before
+  it) to a `StepResult`. `builds(ID)` registers a recipe's `RecipeBuilder`, which returns the
+  recipe made from its file with its steps and parameters (docs/recipes.md); a
+  `RewordingSelector` (`Recipe.select_rewordings`) picks the rewording rules that fit a tree.
+- `Plan.basis`, a `PlanBasis`, is what the plan was made from (its `recipe`, the `start`
+  workspace and each stage's result, `stages`), which `changes_of` and `plan_subset` read.
+- `Match`: one match of a `Pattern` (`match.text("F")` is what `$F` captured);
+  `descendants(node)` walks a tree-sitter node and every node below it, in source order.
+- `__version__`: the installed distribution's version.
 """
 
 from __future__ import annotations
@@ -87,13 +135,13 @@ _EXPORTS = {
     "EditError": "codemods.edit.errors",
     "LanguageError": "codemods.edit.errors",
     "PatternError": "codemods.edit.errors",
-    "PlanRefused": "codemods.edit.errors",
+    "PlanRefused": "codemods.edit.refusals",
     "RecipeError": "codemods.edit.errors",
     "RecipeInputError": "codemods.edit.errors",
     "SelectionError": "codemods.edit.errors",
     "TreeLocked": "codemods.edit.errors",
     "WriteFailed": "codemods.edit.errors",
-    "WriteRefused": "codemods.edit.errors",
+    "WriteRefused": "codemods.edit.refusals",
     "Edit": "codemods.edit.values",
     "Finding": "codemods.edit.values",
     "ItemTarget": "codemods.edit.values",
@@ -114,12 +162,19 @@ _EXPORTS = {
     "Rewording": "codemods.plan.recipe",
     "StepResult": "codemods.plan.recipe",
     "Workspace": "codemods.plan.recipe",
+    "RewordingSelector": "codemods.plan.recipe",
+    "Step": "codemods.plan.recipe",
+    "TreeReads": "codemods.plan.recipe",
     "load_recipe": "codemods.plan.loader",
+    "RecipeBuilder": "codemods.plan.builders",
     "builds": "codemods.plan.builders",
     "USAGE_ERROR": "codemods.plan.planner",
     "Plan": "codemods.plan.planner",
+    "PlanBasis": "codemods.plan.planner",
     "PlanSettings": "codemods.plan.planner",
     "plan_recipe": "codemods.plan.planner",
+    "InferredRecipe": "codemods.plan.infer",
+    "infer_recipe": "codemods.plan.infer",
     "Change": "codemods.plan.subset",
     "Subset": "codemods.plan.subset",
     "changes_of": "codemods.plan.subset",
@@ -127,23 +182,33 @@ _EXPORTS = {
     "RunResult": "codemods.write.run",
     "apply_recipe": "codemods.write.run",
     "write_plan": "codemods.write.run",
+    "BuildError": "codemods.write.checks",
+    "CheckRun": "codemods.write.verify",
+    "Verification": "codemods.write.verify",
+    "verify_plan": "codemods.write.verify",
 }
 
 if TYPE_CHECKING:
     from codemods.edit.codes import CATALOGUE, Code, CodeInfo
     from codemods.edit.diff import render_diff, unified_diff
-    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, PlanRefused, RecipeError,
-                                      RecipeInputError, SelectionError, TreeLocked, WriteFailed, WriteRefused)
+    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, RecipeError,
+                                      RecipeInputError, SelectionError, TreeLocked, WriteFailed)
+    from codemods.edit.refusals import PlanRefused, WriteRefused
     from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding, ItemTarget
     from codemods.parse import descendants, parse_source
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
-    from codemods.plan.builders import builds
+    from codemods.plan.builders import RecipeBuilder, builds
+
+    from codemods.plan.infer import InferredRecipe, infer_recipe
     from codemods.plan.loader import load_recipe
-    from codemods.plan.planner import USAGE_ERROR, Plan, PlanSettings, plan_recipe
-    from codemods.plan.recipe import Insertion, Parameter, PatternRewrite, Recipe, Rewording, StepResult, Workspace
+    from codemods.plan.planner import USAGE_ERROR, Plan, PlanBasis, PlanSettings, plan_recipe
+    from codemods.plan.recipe import (Insertion, Parameter, PatternRewrite, Recipe, Rewording, RewordingSelector, Step,
+                                      StepResult, TreeReads, Workspace)
     from codemods.plan.subset import Change, Subset, changes_of, plan_subset
     from codemods.write.run import RunResult, apply_recipe, write_plan
+    from codemods.write.checks import BuildError
+    from codemods.write.verify import CheckRun, Verification, verify_plan
 
     __version__: str
 
@@ -159,6 +224,12 @@ def _version() -> str:
     return version(distributions[0])
 
 
+def __dir__() -> list[str]:
+    """The module's names with every public one (`__all__`), so that `help(codemods)`, `dir()`
+    and completion list the lazy exports too."""
+    return sorted({*globals(), *__all__})
+
+
 def __getattr__(name: str) -> object:
     if name == "__version__":
         return _version()
@@ -171,7 +242,9 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "CATALOGUE",
     "USAGE_ERROR",
+    "BuildError",
     "Change",
+    "CheckRun",
     "Code",
     "CodeInfo",
     "CodemodError",
@@ -179,6 +252,7 @@ __all__ = [
     "EditError",
     "FileChange",
     "Finding",
+    "InferredRecipe",
     "Insertion",
     "ItemTarget",
     "LanguageError",
@@ -188,18 +262,24 @@ __all__ = [
     "PatternError",
     "PatternRewrite",
     "Plan",
+    "PlanBasis",
     "PlanRefused",
     "PlanSettings",
     "Recipe",
+    "RecipeBuilder",
     "RecipeError",
     "RecipeInputError",
     "Rewording",
+    "RewordingSelector",
     "Rewrite",
     "RunResult",
     "SelectionError",
+    "Step",
     "StepResult",
+    "Verification",
     "Subset",
     "TreeLocked",
+    "TreeReads",
     "Workspace",
     "WriteFailed",
     "WriteRefused",
@@ -209,6 +289,7 @@ __all__ = [
     "builds",
     "changes_of",
     "descendants",
+    "infer_recipe",
     "load_recipe",
     "parse_source",
     "plan_recipe",
@@ -216,5 +297,6 @@ __all__ = [
     "render_diff",
     "replace_all",
     "unified_diff",
+    "verify_plan",
     "write_plan",
 ]

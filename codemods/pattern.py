@@ -231,11 +231,12 @@ class Match:
 class Pattern:
     """A compiled structural pattern of one language (RUST or CPP).
 
-    Raises PatternError when the text does not parse as one piece of code.
+    Raises PatternError when the text does not parse as one piece of code, or `language` is
+    not one patterns work on (None: a file of no known language).
     """
 
-    def __init__(self, text: str, language: str) -> None:
-        if language not in parsed_languages():
+    def __init__(self, text: str, language: str | None) -> None:
+        if language is None or language not in parsed_languages():
             raise PatternError(f"patterns are for {' and '.join(parsed_languages())}, not {language!r}")
         self.text = text
         self.language = language

@@ -74,7 +74,7 @@ def _ours(namespace: object) -> bool:
 
 
 def _exec(source: str | bytes | CodeType, globals: dict[str, Any] | None = None, locals: Mapping[str, object] | None = None, /,
-          **kwargs: Any) -> None:  # noqa: A002 - the signature of exec
+          **kwargs: Any) -> None:
     """`exec` as `dataclasses` calls it: a generated text of the house's compiled once."""
     global _added
     if kwargs or not isinstance(source, str) or not _ours(globals):

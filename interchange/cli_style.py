@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
@@ -49,26 +51,31 @@ def report_error(prog: str, message: str, as_json: bool, exit_code: int = EXIT_U
     click.echo(f"{prog}: error: {message}", err=True)
 
 
-class _OneLineErrors:
-    """Mixin for click commands and groups: every ClickException as one line (see the module)."""
+class _OneLineErrors(click.Command):
+    """Base of click commands and groups: every ClickException as one line (see the module)."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         argv = list(sys.argv[1:] if args is None else args)
+        prog = prog_name or self.name or ""
         try:
             result = super().main(argv, prog_name, complete_var, False, **extra)
         except click.exceptions.NoArgsIsHelpError as error:
             # A group called without a command: name the commands, not the whole help.
-            names = ", ".join(error.ctx.command.list_commands(error.ctx))
-            report_error(prog_name or self.name, f"no command given (one of: {names}; see "
-                                                 f"`{error.ctx.command_path} --help`)", wants_json(argv))
+            command, help_hint = error.ctx.command, f"see `{error.ctx.command_path} --help`"
+            if isinstance(command, click.Group):
+                message = f"no command given (one of: {', '.join(command.list_commands(error.ctx))}; {help_hint})"
+            else:
+                message = f"no arguments given ({help_hint})"
+            report_error(prog, message, wants_json(argv))
             sys.exit(EXIT_USAGE)
         except click.ClickException as error:
-            report_error(prog_name or self.name, _message(error), wants_json(argv), error.exit_code)
+            report_error(prog, _message(error), wants_json(argv), error.exit_code)
             sys.exit(error.exit_code)
         except click.Abort:
-            click.echo(f"{prog_name or self.name}: interrupted", err=True)
+            click.echo(f"{prog}: interrupted", err=True)
             sys.exit(130)
         sys.exit(result if isinstance(result, int) else 0)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NoReturn, TypeVar
 
 SCHEMA_ID = "paged-bench-decision/1"
 
@@ -70,7 +71,7 @@ class CellDecision:
     inconclusive: bool
     notes: tuple[str, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "prompt_tokens": self.prompt_tokens,
             "concurrency": self.concurrency,
@@ -104,7 +105,7 @@ class FamilyDecision:
     cells: tuple[CellDecision, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "model": self.model,
             "supports_paged_decode_backend": self.supports_paged_decode_backend,
@@ -139,7 +140,7 @@ class Problem:
         located = " ".join(part for part in where if part)
         return f"{self.kind}: {located + ': ' if located else ''}{self.message}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
@@ -159,7 +160,7 @@ class DecisionDocument:
     families: tuple[FamilyDecision, ...]
     problems: tuple[Problem, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "schema": SCHEMA_ID,
             "run_dir": self.run_dir,
@@ -195,67 +196,121 @@ def load_decision(path: Path | str, require_results_document: bool = True) -> De
 _NUMBER = (int, float)
 _NULL = type(None)
 
+# A JSON object as `json.loads` gives it.
+JsonObject = dict[str, object]
+_Value = TypeVar("_Value")
+
 
 class _Reader:
-    """Validates one parsed document and builds its typed values, failing at the first mismatch."""
+    """Validates one parsed document and builds its typed values, failing at the first mismatch.
+
+    Each getter takes a JSON object, a key and where the object is (a JSON path) and returns
+    the key's value as the type it asks for, or raises `DecisionSchemaError`."""
 
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, where: str, message: str) -> None:
+    def fail(self, where: str, message: str) -> NoReturn:
         raise DecisionSchemaError(f"{self.source}: {where}: {message}")
 
-    def expect(self, value: object, types: type | tuple[type, ...], where: str) -> None:
-        if isinstance(value, bool) and bool not in _as_tuple(types):
+    def mismatch(self, value: object, types: tuple[type, ...], where: str) -> NoReturn:
+        if isinstance(value, bool) and bool not in types:
             self.fail(where, f"expected {_type_names(types)}, got a boolean")
-        if not isinstance(value, types):
-            self.fail(where, f"expected {_type_names(types)}, got {type(value).__name__}")
+        self.fail(where, f"expected {_type_names(types)}, got {type(value).__name__}")
 
-    def field(self, parent: dict, key: str, types, where: str):
+    def expect(self, value: object, kind: type[_Value], where: str) -> _Value:
+        """`value` if it is a `kind` (a boolean is no integer), else the mismatch at `where`."""
+        if isinstance(value, kind) and _accepts(value, (kind,)):
+            return value
+        self.mismatch(value, (kind,), where)
+
+    def expect_number(self, value: object, where: str) -> float:
+        if isinstance(value, _NUMBER) and _accepts(value, _NUMBER):
+            return value
+        self.mismatch(value, _NUMBER, where)
+
+    def expect_object(self, value: object, where: str) -> JsonObject:
+        return self.expect(value, dict, where)
+
+    def value(self, parent: JsonObject, key: str, where: str) -> object:
         if key not in parent:
             self.fail(where, f"missing key {key!r}")
-        value = parent[key]
-        self.expect(value, types, f"{where}.{key}")
-        return value
+        return parent[key]
 
-    def items(self, parent: dict, key: str, types, where: str) -> tuple:
-        """A list field whose every element has one of ``types``."""
-        values = self.field(parent, key, list, where)
-        for index, value in enumerate(values):
-            self.expect(value, types, f"{where}.{key}[{index}]")
-        return tuple(values)
+    def field(self, parent: JsonObject, key: str, kind: type[_Value], where: str) -> _Value:
+        return self.expect(self.value(parent, key, where), kind, f"{where}.{key}")
+
+    def optional(self, parent: JsonObject, key: str, kind: type[_Value], where: str) -> _Value | None:
+        """A field that is a `kind` or null."""
+        value = self.value(parent, key, where)
+        if value is None:
+            return None
+        if isinstance(value, kind) and _accepts(value, (kind,)):
+            return value
+        self.mismatch(value, (kind, _NULL), f"{where}.{key}")
+
+    def located(self, parent: JsonObject, key: str, kind: type[_Value], where: str) -> _Value | None:
+        """A field that may be missing or null (None then), else a `kind`."""
+        return None if parent.get(key) is None else self.field(parent, key, kind, where)
+
+    def number(self, parent: JsonObject, key: str, where: str) -> float:
+        return self.expect_number(self.value(parent, key, where), f"{where}.{key}")
+
+    def optional_number(self, parent: JsonObject, key: str, where: str) -> float | None:
+        value = self.value(parent, key, where)
+        if value is None:
+            return None
+        if isinstance(value, _NUMBER) and _accepts(value, _NUMBER):
+            return value
+        self.mismatch(value, (*_NUMBER, _NULL), f"{where}.{key}")
+
+    def array(self, parent: JsonObject, key: str, where: str) -> list[object]:
+        return self.field(parent, key, list, where)
+
+    def mapping(self, parent: JsonObject, key: str, where: str) -> JsonObject:
+        return self.field(parent, key, dict, where)
+
+    def items(self, parent: JsonObject, key: str, kind: type[_Value], where: str) -> tuple[_Value, ...]:
+        """A list field whose every element is a `kind`."""
+        values = self.array(parent, key, where)
+        return tuple(self.expect(value, kind, f"{where}.{key}[{index}]") for index, value in enumerate(values))
+
+    def numbers(self, parent: JsonObject, key: str, where: str) -> tuple[float, ...]:
+        """A list field whose every element is a number."""
+        values = self.array(parent, key, where)
+        return tuple(self.expect_number(value, f"{where}.{key}[{index}]") for index, value in enumerate(values))
 
     def document(self, document: object, require_results_document: bool) -> DecisionDocument:
-        self.expect(document, dict, "$")
-        schema = self.field(document, "schema", str, "$")
+        fields = self.expect_object(document, "$")
+        schema = self.field(fields, "schema", str, "$")
         if schema != SCHEMA_ID:
             self.fail("$.schema", f"expected {SCHEMA_ID!r}, got {schema!r}")
-        run_dir = self.field(document, "run_dir", str, "$")
-        rule = self.field(document, "rule", str, "$")
-        rounds_planned = self.field(document, "rounds_planned", int, "$")
-        results = self.field(document, "results_document", (str, _NULL), "$")
+        run_dir = self.field(fields, "run_dir", str, "$")
+        rule = self.field(fields, "rule", str, "$")
+        rounds_planned = self.field(fields, "rounds_planned", int, "$")
+        results = self.optional(fields, "results_document", str, "$")
         if require_results_document and not results:
             self.fail("$.results_document", "is null or empty; run `paged-bench report` first")
-        families = self.field(document, "families", dict, "$")
+        families = self.mapping(fields, "families", "$")
         if not families:
             self.fail("$.families", "has no family")
         typed_families = tuple(
             self.family(name, family, f"$.families.{name}") for name, family in families.items()
         )
-        problems = self.field(document, "problems", list, "$")
+        problems = self.array(fields, "problems", "$")
         typed_problems = tuple(
             self.problem(problem, f"$.problems[{index}]") for index, problem in enumerate(problems)
         )
         return DecisionDocument(run_dir, rounds_planned, rule, results, typed_families, typed_problems)
 
     def family(self, name: str, family: object, where: str) -> FamilyDecision:
-        self.expect(family, dict, where)
-        model = self.field(family, "model", str, where)
-        flag = self.field(family, "supports_paged_decode_backend", bool, where)
-        reason = self.field(family, "reason", str, where)
-        statistics_flag = self.field(family, "statistics_flag", bool, where)
-        notes = self.items(family, "notes", str, where)
-        cells = self.field(family, "cells", list, where)
+        fields = self.expect_object(family, where)
+        model = self.field(fields, "model", str, where)
+        flag = self.field(fields, "supports_paged_decode_backend", bool, where)
+        reason = self.field(fields, "reason", str, where)
+        statistics_flag = self.field(fields, "statistics_flag", bool, where)
+        notes = self.items(fields, "notes", str, where)
+        cells = self.array(fields, "cells", where)
         typed_cells = tuple(
             self.cell(name, cell, f"{where}.cells[{index}]") for index, cell in enumerate(cells)
         )
@@ -268,61 +323,70 @@ class _Reader:
         return FamilyDecision(name, model, flag, reason, statistics_flag, typed_cells, notes)
 
     def cell(self, family: str, cell: object, where: str) -> CellDecision:
-        self.expect(cell, dict, where)
+        fields = self.expect_object(cell, where)
+        counts: dict[str, int] = {}
         for key in ("prompt_tokens", "concurrency"):
-            if self.field(cell, key, int, where) <= 0:
+            counts[key] = self.field(fields, key, int, where)
+            if counts[key] <= 0:
                 self.fail(f"{where}.{key}", "must be positive")
-        verdict = self.field(cell, "verdict", str, where)
+        verdict = self.field(fields, "verdict", str, where)
         if verdict not in VERDICTS:
             self.fail(f"{where}.verdict", f"expected one of {', '.join(VERDICTS)}, got {verdict!r}")
-        number_or_null = _NUMBER if verdict != VERDICT_NO_DATA else (*_NUMBER, _NULL)
-        median = self.field(cell, "median_paired_delta", number_or_null, where)
-        spread = self.field(cell, "null_spread", number_or_null, where)
+        # Without data a cell's median and spread may be null.
+        number_or_null = self.optional_number if verdict == VERDICT_NO_DATA else self.number
+        median = number_or_null(fields, "median_paired_delta", where)
+        spread = number_or_null(fields, "null_spread", where)
         if spread is not None and spread < 0:
             self.fail(f"{where}.null_spread", "must not be negative")
-        rounds = self.items(cell, "rounds", int, where)
-        deltas = {}
+        rounds = self.items(fields, "rounds", int, where)
+        deltas: dict[str, tuple[float, ...]] = {}
         for key in ("paired_deltas", "null_deltas"):
-            deltas[key] = self.items(cell, key, _NUMBER, where)
+            deltas[key] = self.numbers(fields, key, where)
             if len(deltas[key]) != len(rounds):
                 self.fail(f"{where}.{key}", f"has {len(deltas[key])} values for {len(rounds)} rounds")
-        medians = [self.field(cell, key, (*_NUMBER, _NULL), where)
-                   for key in ("median_paged_tok_s", "median_dense_tok_s", "mean_paired_delta")]  # fmt: skip
-        ci = self.field(cell, "ci95", (list, _NULL), where)
-        if ci is not None:
-            if len(ci) != 2:
+        paged, dense, mean = (self.optional_number(fields, key, where)
+                              for key in ("median_paged_tok_s", "median_dense_tok_s", "mean_paired_delta"))
+        ci95: tuple[float, float] | None = None
+        written_ci = self.optional(fields, "ci95", list, where)
+        if written_ci is not None:
+            if len(written_ci) != 2:
                 self.fail(f"{where}.ci95", "must be [low, high]")
-            ci = self.items(cell, "ci95", _NUMBER, where)
-        favouring_dense = self.field(cell, "rounds_favouring_dense", int, where)
-        to_resolve = self.field(cell, "rounds_to_resolve", (int, _NULL), where)
-        statistics_verdict = self.field(cell, "statistics_verdict", str, where)
+            low, high = self.numbers(fields, "ci95", where)
+            ci95 = (low, high)
+        favouring_dense = self.field(fields, "rounds_favouring_dense", int, where)
+        to_resolve = self.optional(fields, "rounds_to_resolve", int, where)
+        statistics_verdict = self.field(fields, "statistics_verdict", str, where)
         if statistics_verdict not in STATISTICS_VERDICTS:
             self.fail(f"{where}.statistics_verdict", f"unknown value {statistics_verdict!r}")
-        inconclusive = self.field(cell, "inconclusive", bool, where)
-        notes = self.items(cell, "notes", str, where)
+        inconclusive = self.field(fields, "inconclusive", bool, where)
+        notes = self.items(fields, "notes", str, where)
         return CellDecision(
-            family, cell["prompt_tokens"], cell["concurrency"], rounds, deltas["paired_deltas"],
-            deltas["null_deltas"], median, spread, verdict, *medians, ci, favouring_dense, to_resolve,
-            statistics_verdict, inconclusive, notes,
-        )  # fmt: skip
+            family=family, prompt_tokens=counts["prompt_tokens"], concurrency=counts["concurrency"], rounds=rounds,
+            paired_deltas=deltas["paired_deltas"], null_deltas=deltas["null_deltas"], median_paired_delta=median,
+            null_spread=spread, verdict=verdict, median_paged_tok_s=paged, median_dense_tok_s=dense,
+            mean_paired_delta=mean, ci95=ci95, rounds_favouring_dense=favouring_dense, rounds_to_resolve=to_resolve,
+            statistics_verdict=statistics_verdict, inconclusive=inconclusive, notes=notes,
+        )
 
     def problem(self, problem: object, where: str) -> Problem:
-        self.expect(problem, dict, where)
-        kind = self.field(problem, "kind", str, where)
-        message = self.field(problem, "message", str, where)
-        located = {}
-        for key, types in (("family", str), ("prompt_tokens", int), ("round", int), ("arm", str),
-                           ("concurrency", int)):  # fmt: skip
-            if problem.get(key) is not None:
-                located[key] = self.field(problem, key, types, where)
-        return Problem(kind, message, **located)
+        fields = self.expect_object(problem, where)
+        return Problem(
+            kind=self.field(fields, "kind", str, where),
+            message=self.field(fields, "message", str, where),
+            family=self.located(fields, "family", str, where),
+            prompt_tokens=self.located(fields, "prompt_tokens", int, where),
+            round=self.located(fields, "round", int, where),
+            arm=self.located(fields, "arm", str, where),
+            concurrency=self.located(fields, "concurrency", int, where),
+        )
 
 
-def _as_tuple(types) -> tuple:
-    return types if isinstance(types, tuple) else (types,)
+def _accepts(value: object, types: tuple[type, ...]) -> bool:
+    """Whether `value` is one of `types`, a boolean counting as an integer only where `bool` is listed."""
+    return isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
 
 
-def _type_names(types) -> str:
+def _type_names(types: tuple[type, ...]) -> str:
     names = {dict: "object", list: "array", str: "string", int: "integer", float: "number",
              bool: "boolean", type(None): "null"}  # fmt: skip
-    return " or ".join(dict.fromkeys(names.get(t, t.__name__) for t in _as_tuple(types)))
+    return " or ".join(dict.fromkeys(names.get(t, t.__name__) for t in types))

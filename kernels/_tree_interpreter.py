@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import torch
 import tree_sitter
@@ -61,11 +61,11 @@ _BINARY = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
 class TorchOps:
     """torch tensors; a compiled lambda runs op by op (torch has no mx.compile)."""
 
-    _unary: dict[str, Callable] = {
+    _unary: ClassVar[dict[str, Callable]] = {
         "exp": torch.exp, "log1p": torch.log1p, "log": torch.log, "negative": torch.neg,
         "sigmoid": torch.sigmoid, "abs": torch.abs,
     }
-    _binary: dict[str, Callable] = {
+    _binary: ClassVar[dict[str, Callable]] = {
         "add": torch.add, "subtract": torch.sub, "multiply": torch.mul, "divide": torch.div,
         "maximum": torch.maximum, "minimum": torch.minimum,
     }

@@ -33,7 +33,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import torch
 import tree_sitter
 
 from codemods import descendants, parse_source

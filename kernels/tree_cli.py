@@ -38,7 +38,7 @@ def run_tree(
 
         reports = tree_reports(kernels, (config,))
     except TreeKernelError as error:
-        raise UsageLine(str(error))
+        raise UsageLine(str(error)) from None
     if as_json:
         click.echo(json.dumps({"tree": str(root), "instances": [r.to_json() for r in reports]}, indent=2))
     else:

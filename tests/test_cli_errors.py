@@ -92,8 +92,10 @@ CASES = {
     "ssm-generations-bad-json-named": case("ssm-generations bad.json tokens.txt", "bad.json: not valid JSON"),
     "paged-bench-unknown-option": case("paged-bench decide --frob .", "No such option '--frob'"),
     "check-unknown-option": case("codemod check --frob", "No such option '--frob'"),
+    "infer-one-tree": case("codemod infer {inputs}/empty-folder", "give two trees, BEFORE AFTER, or --commit REV [ROOT]"),
+    "infer-commit-not-a-repository": case("codemod infer --commit HEAD {inputs}/empty-folder", "--commit HEAD: "),
     # ---- issue 23: what a new user hit on the real tree
-    "codemod-without-command": case("codemod", "no command given (one of: apply, check, recipes; "
+    "codemod-without-command": case("codemod", "no command given (one of: apply, check, infer, recipes; "
                                                "see `codemod --help`)"),
     "paged-bench-without-command": case("paged-bench", "no command given (one of: decide, plan, report, run"),
     "recipe-id-not-a-string": case("codemod apply --dry-run --recipe id_number.toml {tree}",

@@ -1,6 +1,7 @@
-"""The type checker in the test command: `mypy` (configured in pyproject.toml, strict on the
-public surface) passes, so `make test` fails on a type error; and the strict list is the
-surface: the modules `codemods/__init__.py` exports from, and codemods.testing."""
+"""The type checker in the test command: `mypy` (configured in pyproject.toml, strict on the whole
+package) passes, so `make test` fails on a type error. Strictness is the default; one override list
+excuses the modules not yet typed, that list only shrinks, and the public surface (the modules
+`codemods/__init__.py` exports from, and codemods.testing) is never in it."""
 
 from __future__ import annotations
 
@@ -9,21 +10,56 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 HOUSE = Path(__file__).resolve().parents[1]
 
+# The modules excused when strict mypy became the default (issue 40). A module leaves this set
+# (and pyproject's ignore list) once it is typed; none joins it.
+NOT_YET_TYPED = frozenset({
+    "codemods.languages.rust.crates",
+    "codemods.languages.rust.resolve.occurrences",
+    "codemods.languages.rust.resolve.receivers",
+    "codemods.languages.rust.resolve.references",
+    "codemods.languages.rust.resolve.scopes",
+    "codemods.languages.rust.resolve.syntax",
+    "codemods.languages.rust.unused_imports",
+})
 
-def _overrides() -> list[dict]:
-    return tomllib.loads((HOUSE / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["overrides"]
+
+def _mypy() -> dict[str, Any]:
+    config: dict[str, Any] = tomllib.loads((HOUSE / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    return config
 
 
-def test_the_strict_modules_are_the_public_surface() -> None:
+def _ignored() -> list[str]:
+    return [m for o in _mypy().get("overrides", []) if o.get("ignore_errors") for m in o["module"]]
+
+
+def test_mypy_is_strict_on_the_whole_package() -> None:
+    config = _mypy()
+    assert config["strict"] is True
+    assert set(config["files"]) == {"codemods", "interchange"}
+    for override in config.get("overrides", []):
+        assert set(override) == {"module", "ignore_errors"}, f"an override may only excuse modules: {override}"
+
+
+def test_the_ignore_list_only_shrinks_and_names_real_modules() -> None:
+    ignored = _ignored()
+    assert len(ignored) == len(set(ignored))
+    assert not set(ignored) - NOT_YET_TYPED, "a module joined the ignore list: type it instead"
+    for module in ignored:
+        path = HOUSE.joinpath(*module.split("."))
+        assert path.with_suffix(".py").is_file() or (path / "__init__.py").is_file(), f"{module} does not exist"
+
+
+def test_the_public_surface_is_never_ignored() -> None:
     import codemods
 
-    strict = next(o["module"] for o in _overrides() if o.get("strict"))
-    assert sorted(strict) == sorted({"codemods", "codemods.testing", *codemods._EXPORTS.values()})
+    surface = {"codemods", "codemods.testing", *codemods._EXPORTS.values()}
+    assert not surface & set(_ignored())
 
 
 def test_the_package_ships_its_types() -> None:

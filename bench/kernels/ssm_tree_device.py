@@ -22,13 +22,13 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from kernels import ops  # noqa: E402
-from kernels._shapes import SHAPES, UpdateConfig, make_inputs  # noqa: E402
-from kernels.diff import normalized_rms  # noqa: E402
-from kernels.reference import reference_f32_upcast, reference_float64  # noqa: E402
-from kernels.tree import WRAPPER_PRELUDE, compile_unit, find_tree_kernels  # noqa: E402
-from kernels.tree_diff import bind_update, run_launch, tree_reports  # noqa: E402
-from ssm_update_device import run_sections  # noqa: E402
+from kernels import ops
+from kernels._shapes import SHAPES, UpdateConfig, make_inputs
+from kernels.diff import normalized_rms
+from kernels.reference import reference_f32_upcast, reference_float64
+from kernels.tree import WRAPPER_PRELUDE, compile_unit, find_tree_kernels
+from kernels.tree_diff import bind_update, run_launch, tree_reports
+from ssm_update_device import run_sections
 
 GRANITE, NEMOTRON = SHAPES["granite-4.0-h-tiny"], SHAPES["nemotron-h"]
 # (label, shape, activations, A_log, state, seed): the seed's four, the f32 cases, a bf16 state.

@@ -23,12 +23,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from kernels import ops  # noqa: E402
-from kernels._injections import Injection  # noqa: E402
-from kernels._shapes import SHAPES, UpdateConfig, make_inputs  # noqa: E402
-from kernels.diff import normalized_rms, run_diff  # noqa: E402
-from kernels.emulation import emulate_faithful, emulate_update  # noqa: E402
-from kernels.reference import STAGE_NAMES, reference_float64  # noqa: E402
+from kernels import ops
+from kernels._injections import Injection
+from kernels._shapes import SHAPES, UpdateConfig, make_inputs
+from kernels.diff import normalized_rms, run_diff
+from kernels.emulation import emulate_faithful, emulate_update
+from kernels.reference import STAGE_NAMES, reference_float64
 
 GRANITE, NEMOTRON = SHAPES["granite-4.0-h-tiny"], SHAPES["nemotron-h"]
 SEED_RANGE = (1.8e-3, 2.5e-3)

@@ -17,7 +17,9 @@ import re
 import sys
 import termios
 import tty
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import click
 
@@ -27,6 +29,13 @@ from codemods.edit.splice import splice
 from codemods.plan.subset import Change, changes_of, plan_subset, select
 from codemods.edit.diff import changed_lines, render_text, unified_diff, with_runs
 from codemods.report.text import coloured
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from codemods.plan.planner import Plan, PlanSettings
+    from codemods.plan.recipe import Recipe
+    from codemods.write.verify import Verification
 
 # Exit code of a walk interrupted with Ctrl-C (nothing written), as for `apply`.
 EXIT_INTERRUPTED = 130
@@ -53,7 +62,7 @@ def needs_terminal() -> None:
 
 
 @contextmanager
-def keys_as_typed():
+def keys_as_typed() -> Iterator[None]:
     """The terminal in cbreak mode for the whole walk: each key is read as it is typed, without
     echo, and none typed ahead is lost (raw mode, switched on per key, would flush them); Ctrl-C
     still interrupts. Restored on the way out."""
@@ -71,11 +80,11 @@ def read_key() -> str:
     return os.read(sys.stdin.fileno(), 1).decode("utf-8", "replace")
 
 
-def selection(accept: tuple[str, ...], skip: tuple[str, ...]):
+def selection(accept: tuple[str, ...], skip: tuple[str, ...]) -> Callable[[Plan], set[str]]:
     """The `choose` of `apply_selected` for --accept/--skip: the ids to skip; a selector that names
     no change of the plan is a usage error."""
 
-    def choose(plan) -> set[str]:
+    def choose(plan: Plan) -> set[str]:
         try:
             return select(changes_of(plan), accept, skip)
         except ValueError as error:
@@ -110,7 +119,7 @@ def _split_deletions(before: bytes, run: tuple[int, int, int, int],
     return parts + [(at, i2, j1, j1)]
 
 
-def change_diffs(plan, changes: tuple[Change, ...]) -> dict[str, str]:
+def change_diffs(plan: Plan, changes: tuple[Change, ...]) -> dict[str, str]:
     """Each change's unified diff, as the plan writes it: the lines of the written (formatted)
     files that differ, each run shown with the changes whose edits it touches. A run no change
     touches follows from them (an import left unused, formatting, a deleted module's file): it
@@ -149,6 +158,8 @@ def change_diffs(plan, changes: tuple[Change, ...]) -> dict[str, str]:
                 shown = with_runs(before, written[path].after, runs[change.id].get(path, []))
             else:
                 edits = [e for e in change.edits if e.path == path]
+                if plan.basis is None:  # the changes come from `changes_of`, which needs the basis
+                    raise ValueError("the plan has no basis to read the files it does not write from")
                 before = plan.basis.start.read(path) or b""
                 shown = splice(before, edits)
             out.append(render_text(unified_diff(path, before, shown)))
@@ -172,7 +183,7 @@ class Walk:
     accepted change is written: the walk returns every other one as skipped.
     """
 
-    def __init__(self, plan, colour: bool | None = None, getkey=read_key) -> None:
+    def __init__(self, plan: Plan, colour: bool | None = None, getkey: Callable[[], str] = read_key) -> None:
         self.plan = plan
         self.colour = colour
         self.getkey = getkey
@@ -181,8 +192,10 @@ class Walk:
         self.accepted: set[str] = set()
         self.skipped: set[str] = set()
 
-    def echo(self, text: str = "", **style) -> None:
-        click.echo(click.style(text, **style) if style else text, color=self.colour)
+    def echo(self, text: str = "", *, fg: str | None = None, bold: bool | None = None,
+             dim: bool | None = None) -> None:
+        styled = fg is not None or bold is not None or dim is not None
+        click.echo(click.style(text, fg=fg, bold=bold, dim=dim) if styled else text, color=self.colour)
 
     def ask(self, prompt: str, keys: str) -> str:
         """Read one of `keys` (a key outside them asks again)."""
@@ -274,8 +287,8 @@ class Walk:
         return self.ask("[b]ack to this change / [n]o, write nothing ", "bn")
 
     @staticmethod
-    def show_in_editor(diff: str, editor: str) -> None:
-        """Open `diff` in `editor`, the terminal back in line mode with echo while it runs."""
+    def show_in_editor(diff: str, editor: str | None) -> None:
+        """Open `diff` in `editor` (None: click's choice), the terminal back in line mode with echo while it runs."""
         fd = sys.stdin.fileno()
         walking = termios.tcgetattr(fd)
         line_mode = list(walking)
@@ -329,23 +342,25 @@ class Walk:
             asked = needers
 
 
-def interactive_choice(colour: bool | None):
+def interactive_choice(colour: bool | None) -> Callable[[Plan], set[str] | None]:
     """The `choose` of `apply_selected` for --interactive: the terminal walk; Ctrl-C propagates."""
 
-    def choose(plan):
+    def choose(plan: Plan) -> set[str] | None:
         with keys_as_typed():
             return Walk(plan, colour).run()
 
     return choose
 
 
-def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...],
+def apply_chosen(root: Path, recipe: Recipe, *, interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...],
                  dry_run: bool, output_format: str, colour: bool | None, verbose: bool, stat: bool,
-                 settings, options) -> int:
+                 settings: PlanSettings, options: Mapping[str, object] | None,
+                 verify: Callable[[Plan], Verification] | None = None) -> int:
     """`codemod apply` with --interactive or --accept/--skip: choose, check, write, report; the
     exit code (130 when the walk is interrupted: nothing written)."""
     from codemods.plan.planner import USAGE_ERROR
-    from codemods.report.base import EXIT_FINDINGS, ApplyReport, reporter
+    from codemods.edit.codes import EXIT_FINDINGS
+    from codemods.report.base import ApplyReport, reporter
     from codemods.write.subset import apply_selected
 
     if interactive:
@@ -359,7 +374,8 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
     else:
         choose = selection(accept, skip)
     try:
-        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, settings=settings, options=options)
+        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, settings=settings, options=options,
+                                     verify=verify)
     except KeyboardInterrupt:
         click.echo("\ncodemod: interrupted; nothing written", err=True)
         return EXIT_INTERRUPTED
@@ -383,8 +399,7 @@ def apply_chosen(root, recipe, *, interactive: bool, accept: tuple[str, ...], sk
             needs = sorted({n for needers in subset.needed_by.values() for n in needers})
             if needs:
                 click.echo(f"codemod: accepted changes that need a skipped one: {', '.join(needs)}", err=True)
-    items = changes_of(run.plan) if output_format == "json" and run.plan.basis is not None else ()
-    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, colour=colour, items=items)
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, colour=colour)
     output = reporter(output_format).render_apply(report)
     for chunk in output.stdout:
         click.echo(chunk, nl=False, color=report.colour)

@@ -16,13 +16,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from interchange.cli_style import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine, report_error, wants_json
 
-from codemods.report.base import EXIT_FINDINGS, EXIT_OK, FORMATS
+from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK
+from codemods.report.base import FORMATS
+
+if TYPE_CHECKING:  # the recipe and output types, for annotations only (the CLI imports the engine lazily)
+    from codemods.plan.recipe import Recipe
+    from codemods.report.base import Output
 
 EXIT_INTERNAL = 3
 
@@ -34,7 +41,7 @@ EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or d
               f"please report it).")
 
 
-def _load(recipe_spec: str):
+def _load(recipe_spec: str) -> Recipe:
     from codemods.plan.loader import RecipeError, load_recipe
 
     try:
@@ -62,7 +69,7 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         ctx.exit()
 
 
-def _echo(output, colour: bool | None = None) -> None:
+def _echo(output: Output, colour: bool | None = None) -> None:
     """Print a reporter's Output: its stdout chunks, then its stderr lines."""
     for chunk in output.stdout:
         click.echo(chunk, nl=False, color=colour)
@@ -96,19 +103,20 @@ class _CodemodGroup(Group):
     """The `codemod` group: an exception that escapes a command is a bug of codemod, reported as
     one line (exit 3) that names the file being read, never as a traceback or a refused plan's 1."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         argv = list(sys.argv[1:] if args is None else args)
         try:
             return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
-        except Exception as error:  # noqa: BLE001 - the one place internal errors are reported
+        except Exception as error:
             where = _file_being_read(error)
             detail = " ".join(f"{type(error).__name__}: {error}".split())[:300]
             message = (f"internal error{f' while reading {where}' if where else ''}: {detail}; "
                        f"this is a bug of codemod, not of your tree: please report it with this line "
                        f"and the command that gave it")
-            report_error(prog_name or self.name, message, wants_json(argv), EXIT_INTERNAL)
+            report_error(prog_name or self.name or "codemod", message, wants_json(argv), EXIT_INTERNAL)
             sys.exit(EXIT_INTERNAL)
 
 
@@ -125,6 +133,7 @@ def main() -> None:
       codemod apply --dry-run ROOT  review a recipe's plan as a diff
       codemod apply ROOT            write it (atomically, all files or none)
       codemod check ROOT            fail if dead symbols came back
+      codemod infer --commit REV    the recipe that reproduces a commit
     """
 
 
@@ -154,6 +163,47 @@ def recipes(as_json: bool) -> None:
                        (f": {parameter.help}" if parameter.help else ""))
 
 
+@main.command(epilog=f"Exit codes: 0 inferred, every change expressed; 1 inferred, with what it cannot express "
+                     f"named in comments; {USAGE_ERROR_TEXT}: bad arguments, not a git work tree, an unknown REV).")
+@click.argument("trees", nargs=-1, type=click.Path(exists=True, file_okay=False), metavar="BEFORE AFTER | [ROOT]")
+@click.option("--commit", "rev", metavar="REV", help="Infer from this commit of the git work tree ROOT (default: "
+              "the working directory): its parent's files against its own, for the files it changes.")
+@click.option("--id", "recipe_id", default=None, help="The recipe's id (default: inferred, or commit-SHA).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document: the recipe and what it cannot express.")
+def infer(trees: tuple[str, ...], rev: str | None, recipe_id: str | None, as_json: bool) -> None:
+    """Print the recipe that turns BEFORE into AFTER (two trees), or a commit's parent into it.
+
+    Each item the change removes is a [[delete]] by kind and exact name; code it edits
+    beyond them a [[rewrite]], comments a [[reword]], lines it adds an [[insert]]; what
+    the engine does by itself (imports left unused, formatting, a module's file) is
+    not repeated. What no rule can say is a `#` comment naming the file and line.
+    """
+    import tempfile
+
+    from codemods.plan.infer import infer_recipe
+    from codemods.plan.infer.commit import CommitError, commit_trees
+
+    if rev is None and len(trees) != 2:
+        raise UsageLine("give two trees, BEFORE AFTER, or --commit REV [ROOT]")
+    if rev is not None and len(trees) > 1:
+        raise UsageLine("--commit REV takes one ROOT (a git work tree), not two trees")
+    with tempfile.TemporaryDirectory(prefix="codemod-infer-") as scratch:
+        if rev is not None:
+            try:
+                before, after, short = commit_trees(Path(trees[0] if trees else "."), rev, Path(scratch))
+            except CommitError as error:
+                raise UsageLine(f"--commit {rev}: {error}") from None
+            recipe_id = recipe_id or f"commit-{short}"
+        else:
+            before, after = Path(trees[0]), Path(trees[1])
+        inferred = infer_recipe(before, after, recipe_id=recipe_id or "inferred")
+    if as_json:
+        click.echo(json.dumps({"recipe": inferred.toml, "unexpressed": list(inferred.unexpressed)}, indent=2))
+    else:
+        click.echo(inferred.toml, nl=False)
+    sys.exit(EXIT_FINDINGS if inferred.unexpressed else EXIT_OK)
+
+
 def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -> None:
     """A one-line usage error unless ROOT is a folder holding any of `expected`."""
     from codemods.plan.root import root_problem
@@ -161,15 +211,6 @@ def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -
     problem = root_problem(root, expected, whose)
     if problem is not None:
         raise UsageLine(problem)
-
-
-def _items(plan, output_format: str) -> tuple:
-    """The plan's item-level changes (the ids --accept/--skip take), listed by the JSON output."""
-    if output_format != "json" or plan.basis is None:
-        return ()
-    from codemods.plan.subset import changes_of
-
-    return changes_of(plan)
 
 
 def _recipe_spec(recipe_spec: str | None, root: Path) -> str:
@@ -221,8 +262,8 @@ def _root_and_recipe_flags(tokens: tuple[str, ...]) -> tuple[Path, list[tuple[st
     return Path(positional[0]), flags
 
 
-def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
-             flags: list[tuple[str, str | None]] = ()) -> dict[str, object]:
+def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe: Recipe,
+             flags: Sequence[tuple[str, str | None]] = ()) -> dict[str, object]:
     """The recipe options given on the command line: --param NAME=VALUE (a string),
     --param-file NAME=PATH (a path that must exist), and the flags `recipe` declares for its
     parameters (`Parameter.flag`: its value a string, or a path that must exist for a `file` one)."""
@@ -241,19 +282,19 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
         options[name] = value
     files = [split("--param-file", given) for given in param_files]
     declared = {p.flag: p for p in recipe.parameters if p.flag}
-    for flag, value in flags:
+    for flag, flag_value in flags:
         parameter = declared.get(flag)
         if parameter is None:
             takes = f"; recipe {recipe.id} declares {', '.join(sorted(declared))}" if declared else ""
             raise UsageLine(f"No such option: {flag}{takes}")
-        if value is None:
+        if flag_value is None:
             raise UsageLine(f"{flag} needs a value ({flag} {'FILE' if parameter.file else 'VALUE'})")
         if parameter.file:
-            files.append((parameter.name, value))
+            files.append((parameter.name, flag_value))
         elif parameter.name in options:
             raise UsageLine(f"option {parameter.name!r} given twice")
         else:
-            options[parameter.name] = value
+            options[parameter.name] = flag_value
     for name, value in files:
         if name in options:
             raise UsageLine(f"option {name!r} given twice")
@@ -267,7 +308,8 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
 @main.command(context_settings={"ignore_unknown_options": True}, epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
                       f"1 refused, failed or an --interactive review quit without writing (nothing changed); "
                       f"{USAGE_ERROR_TEXT}: ROOT is not the recipe's "
-                      f"tree, an unknown or invalid recipe, an option it does not take or rejects); "
+                      f"tree, an unknown or invalid recipe, an option it does not take or rejects, --verify "
+                      f"without a check to run); "
                       f"130 interrupted (Ctrl-C)."))
 @click.argument("tokens", nargs=-1, type=click.UNPROCESSED, metavar="ROOT")
 @click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
@@ -303,10 +345,18 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe,
               help="Write only the changes this names (an id or origin as --json lists them); repeatable.")
 @click.option("--skip", "skip", multiple=True, metavar="ORIGIN",
               help="Write the plan without the changes this names; repeatable.")
+@click.option("--verify", "verify", multiple=True, is_flag=False, flag_value="", metavar="[CMD]",
+              help="Build the planned tree in a scratch copy first and refuse it on a new error: with CMD "
+                   "(--verify=CMD; repeatable) that shell command, else the recipe's `verify`, else the "
+                   "check detected (cargo check, compile_commands.json, Python). docs/verify.md.")
+@click.option("--trust-build", is_flag=True,
+              help="With --verify: a dangling reference in a file the clean build compiled is a note, not a "
+                   "refusal (true only for the configurations built).")
 def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, params: tuple[str, ...],
           param_files: tuple[str, ...], allow_dangling: bool, allow_unreworded: bool, allow_unmatched: bool, strict: bool,
           output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool,
-          interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...]) -> None:
+          interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...], verify: tuple[str, ...],
+          trust_build: bool) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -343,14 +393,25 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
     written) and says so; `codemod check ROOT` warns while a journal waits.
     Two runs on one tree never interleave: the second stops at once (exit 1).
     Ctrl-C during the write puts back what was written (exit 130).
+
+    \b
+    --verify builds what would be written in a scratch copy outside ROOT and
+    refuses the write on an error the tree as it is does not have (finding
+    build-error, at the compiler's place); progress on stderr. See
+    docs/verify.md for the checks detected and the limits of --trust-build.
     """
     from codemods.plan.planner import USAGE_ERROR, PlanSettings
     from codemods.report.base import ApplyReport, reporter
-    from codemods.write.run import apply_recipe
+    from codemods.write.run import run_recipe, verifier
 
     output_format = _output_format(output_format, as_json)
     if stat and output_format != "text":
         raise UsageLine(f"--stat shows the text diff's summary; it does not go with --format {output_format}")
+    # `--verify ROOT`: click took ROOT for the optional CMD; a folder is never a command.
+    tokens = (*(v for v in verify if v and Path(v).is_dir()), *tokens)
+    verify = tuple("" if v and Path(v).is_dir() else v for v in verify)
+    if trust_build and not verify:
+        raise UsageLine("--trust-build trusts what --verify builds: give --verify too")
     root, flags = _root_and_recipe_flags(tokens)
     _root_problem(root)
     recipe = _load(_recipe_spec(recipe_spec, root))
@@ -363,10 +424,18 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
 
         sys.exit(apply_chosen(root, recipe, interactive=interactive, accept=accept, skip=skip, dry_run=dry_run,
                               output_format=output_format, colour=False if no_color else None, verbose=verbose,
-                              stat=stat, settings=settings, options=options))
+                              stat=stat, settings=settings, options=options,
+                              verify=verifier(tuple(filter(None, verify)) or bool(verify), trust_build, _echo_verify)))
     progress = _Progress() if sys.stderr.isatty() else None
+
+    def say_verify(message: str) -> None:
+        if progress is not None:
+            progress.clear()
+        _echo_verify(message)
+
     try:
-        run = apply_recipe(root, recipe, dry_run=dry_run, settings=settings, options=options, progress=progress)
+        run, _ = run_recipe(root, recipe, settings, dry_run=dry_run, options=options, progress=progress,
+                            verify=verifier(tuple(filter(None, verify)) or bool(verify), trust_build, say_verify))
     except KeyboardInterrupt:
         if progress is not None:
             progress.clear()
@@ -378,16 +447,20 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
         raise UsageLine(next(f.message for f in plan.findings if f.code == USAGE_ERROR))
     if plan is None:
         if output_format == "json":
-            click.echo(json.dumps({"recipe": recipe.id, "root": str(root), "written": False,
-                                   "error": run.error, "exit_code": EXIT_FINDINGS}, indent=2))
+            click.echo(json.dumps({"recipe": recipe.id, **run.to_dict()}, indent=2))
         if run.recovery:
             _echo_err(f"codemod: {run.recovery}")
         _echo_err(f"codemod: error: {run.error}")
         sys.exit(EXIT_FINDINGS)
-    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, items=_items(plan, output_format),
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat,
                          colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)
+
+
+def _echo_verify(message: str) -> None:
+    """A line of --verify's progress on stderr (which check, how long)."""
+    _echo_err(f"codemod: {message}")
 
 
 class _Progress:
@@ -465,7 +538,9 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
     Prints one line per mention, path:line:col: SYMBOL [code|comment|string|unknown]
     (the kind is lexical; unknown: a comment or literal that never ends, or a
     file of another language; it is searched all the same). The set of
-    path:line is the set of lines `rg -n` prints. A named binary file with a
+    path:line is the set of lines `rg -n` prints; then, on stderr, the recipe
+    that removed the symbols (id and summary) and why they must stay gone. A
+    named binary file with a
     match is reported as rg reports it, without lines. ROOT must hold the
     recipe's scope (its check_scope, if it has one): a subfolder of the tree, its
     parent or an empty folder is a usage error, not a clean check.
@@ -496,7 +571,8 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
     root = Path(paths[0] if paths and tree_mode else ".")
     try:
         spec = _recipe_spec(recipe_spec, root)
-        recipe_id, pattern, scope = dead_symbol_settings(spec)
+        settings = dead_symbol_settings(spec)
+        recipe_id, pattern, scope = settings.id, settings.pattern, settings.scope
     except RecipeError as error:
         raise UsageLine(str(error)) from None
     if not pattern:
@@ -517,7 +593,8 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
         exit_code = EXIT_FINDINGS
     else:
         exit_code = EXIT_USAGE if result.errors else EXIT_OK
-    report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code)
+    report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code,
+                         settings.summary)
     _echo(reporter(output_format).render_check(report))
     warning = _pending_journal(root)
     if warning is not None:

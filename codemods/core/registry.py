@@ -154,8 +154,10 @@ class Language:
     string_kinds: frozenset[str] = frozenset()
     deletable_kinds: tuple[str, ...] = ()
     formatter: str | None = None
-    line_comment_kinds: frozenset[str] = frozenset()
+    # How its comments are written, for rewording the prose in them (plan/reword.py): the markers
+    # that start a line comment, and the (opener, closer) pairs of its block comments.
     line_comment_markers: tuple[str, ...] = ()
+    block_comment_markers: tuple[tuple[str, str], ...] = ()
     lexer: Lexer | None = None
 
     @property
@@ -243,8 +245,8 @@ register(Language(
     comment_kinds=frozenset({"line_comment", "block_comment"}),
     string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
     formatter="rustfmt",
-    line_comment_kinds=frozenset({"line_comment"}),
     line_comment_markers=("///", "//!", "//"),
+    block_comment_markers=(("/*!", "*/"), ("/**", "*/"), ("/*", "*/")),
     lexer=rust_lexer.spans,
 ))
 register(Language(
@@ -257,8 +259,8 @@ register(Language(
     deletable_kinds=("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "field",
                      "any"),
     formatter="clang-format",
-    line_comment_kinds=frozenset({"comment"}),
     line_comment_markers=("///", "//!", "//"),
+    block_comment_markers=(("/*!", "*/"), ("/**", "*/"), ("/*", "*/")),
     lexer=cpp_lexer.spans,
 ))
 register(Language(

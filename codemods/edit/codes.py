@@ -15,6 +15,13 @@ from enum import StrEnum
 from types import MappingProxyType
 
 
+# The exit codes of the CLI's table (docs: `codemod --help`), which a plan's and a run's JSON
+# documents carry: 0 success or clean, 1 findings (a blocked plan, a failed write), 2 a usage error.
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
 class Code(StrEnum):
     """A finding code: a stable slug, the same in every output format."""
 
@@ -62,6 +69,8 @@ class Code(StrEnum):
     READ_ONLY_FOLDER = "read-only-folder"
     JOURNAL_PRESENT = "journal-present"
     RECOVERY_REFUSED = "recovery-refused"
+    # The project's own check of the planned tree (`apply --verify`, `verify_plan`).
+    BUILD_ERROR = "build-error"
     # Given by the steps of the bundled recipes.
     LAYOUT = "layout"
     REFERENCE_RUN_SHAPE = "reference-run-shape"
@@ -100,8 +109,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "fix the step: call it on `Workspace(root=ROOT)` to see the traceback"),
     Code.NO_SUCH_ITEM: CodeInfo(
         "a `[[delete]]` target has no item of that name and kind in its file; the finding's line and "
-        "column are those of the closest-named item of the file (the first \"did you mean\"), or 0:0 "
-        "when it has none or its language has no tree-sitter grammar (Python); in a C++ file that does not "
+        "column are those of the closest-named item of the file (the first \"did you mean\"), or 1:1 "
+        "when it has none; in a C++ file that does not "
         "parse, the message names the line where it stops",
         "correct the target's name or kind; give the recipe a `dead_symbol_pattern` so that an item "
         "already removed is a note"),
@@ -219,6 +228,11 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
     Code.RECOVERY_REFUSED: CodeInfo(
         "an interrupted write's journal cannot be recovered safely",
         "restore the files the message names from version control"),
+    Code.BUILD_ERROR: CodeInfo(
+        "the project's own check (`--verify`: cargo, the C++ compiler, Python) reports an error on the planned "
+        "tree that it does not report on the tree as it is; at the compiler's place, linked to the target "
+        "whose deletion removed the name the message quotes",
+        "delete or rewrite the use the compiler names, or keep the item; always blocks"),
     Code.LAYOUT: CodeInfo(
         "which layout of the tree a recipe recognised, and so which of its rules apply, a note",
         "nothing to do"),

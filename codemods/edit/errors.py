@@ -7,16 +7,11 @@ caller must handle at once: a recipe that does not load, a pattern that does not
 that cannot be applied, a subset that names no change, a write that is refused or fails. Each
 class subclasses the built-in error it replaced (ValueError for bad values), so that code
 catching those keeps working; `except CodemodError` catches them all. This module imports
-nothing, so that `codemod check` can catch `RecipeError` without loading the engine.
+nothing, so that `codemod check` can catch `RecipeError` without loading the engine; the two
+refusals of a write, which carry findings, live beside those in `edit/refusals.py`.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from codemods.edit.values import Finding
 
 
 class CodemodError(Exception):
@@ -52,20 +47,6 @@ class LanguageError(CodemodError, ValueError):
 class SelectionError(CodemodError, ValueError):
     """A choice of a plan's changes that cannot be made: a selector that names no change, or a
     plan that cannot be grouped into changes (not made by `plan_recipe`, or a usage error)."""
-
-
-class WriteRefused(CodemodError):
-    """A write was refused before anything was written (or after undoing it); `findings` say why
-    (their codes: docs/findings.md)."""
-
-    def __init__(self, findings: Sequence[Finding]) -> None:
-        super().__init__("; ".join(f.render() for f in findings))
-        self.findings = list(findings)
-
-
-class PlanRefused(WriteRefused):
-    """`write_plan` of a plan with blocking findings (its `findings`): nothing was written. Plan
-    with the overrides that let them through, or pass `allow_blocking=True` to write anyway."""
 
 
 class WriteFailed(CodemodError):

@@ -9,7 +9,7 @@ import difflib
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.errors import EditError
@@ -174,14 +174,17 @@ def closest_names(name: str, candidates: Iterable[str], count: int = 3, cutoff: 
 
 
 def missing_target(path: str, kind: str, name: str, candidates: list[str],
-                   already_absent: Callable[[], bool] | None) -> Finding:
+                   already_absent: Callable[[], bool] | None,
+                   places: Mapping[str, tuple[int, int]] | None = None) -> Finding:
     """A target with no item of that name and kind in its file.
 
     It is "already absent", a note (so that re-running a recipe changes
     nothing), when `already_absent()` says so: the recipe's dead-symbol
     pattern shows no mention left in the file. Otherwise (no pattern, or
     mentions left) it is blocking and names the closest of `candidates`,
-    since the name is most likely misspelt.
+    since the name is most likely misspelt; it lies at that candidate's
+    (line, col) in `places`, where given (else the plan places it: see
+    plan/stages.py).
     """
     if already_absent is not None and already_absent():
         return Finding(path, 0, 0, Code.NOT_FOUND,
@@ -189,5 +192,6 @@ def missing_target(path: str, kind: str, name: str, candidates: list[str],
                        severity=NOTE, symbol=name)
     closest = closest_names(name, candidates)
     hint = f"; did you mean {' or '.join(closest)}?" if closest else ""
-    return Finding(path, 0, 0, Code.NO_SUCH_ITEM, f"no item {name} of kind {kind} in {path}{hint}", symbol=name,
-                   candidates=tuple(closest))
+    line, col = (places or {}).get(closest[0], (0, 0)) if closest else (0, 0)
+    return Finding(path, line, col, Code.NO_SUCH_ITEM, f"no item {name} of kind {kind} in {path}{hint}",
+                   symbol=name, candidates=tuple(closest))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 # A use that resolves to a deleted item (it blocks the plan), or one that may (it is listed).
 DEFINITE = "definite"
@@ -30,3 +32,26 @@ class DeletedName:
 
     name: str
     path: str = ""
+
+
+class DeletedItem(Protocol):
+    """A deleted item as a plug-in records it, of that plug-in's own type: all the planner reads of
+    every one is its `name` (and, where the type has them, `linkable` and `search_words`)."""
+
+    @property
+    def name(self) -> str:
+        """The name code uses the item by."""
+        ...
+
+
+class DeletedRecord(Protocol):
+    """What a plan deletes, as the plug-ins read and add to it (the planner's `DeletedNames`): each
+    language's deleted items, of the type that language's plug-in records (each has a `name`)."""
+
+    def of(self, language: str) -> Sequence[DeletedItem]:
+        """The deleted items of `language`."""
+        ...
+
+    def add(self, language: str, items: Iterable[DeletedItem]) -> None:
+        """Record more deleted items of `language`."""
+        ...

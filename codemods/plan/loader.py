@@ -64,7 +64,7 @@ def _from_toml_file(path: Path) -> Recipe:
         raise RecipeError(f"{path}: cannot read the recipe file: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise RecipeError(f"{path}: not valid TOML: {one_line(error)}") from None
-    for key in ("delete", "rewrite", "reword", "insert", "check_scope", "protected"):
+    for key in ("delete", "rewrite", "reword", "insert", "check_scope", "protected", "verify"):
         if not isinstance(data.get(key, []), list):
             raise RecipeError(f"{path}: recipe does not match the schema: {key} must be a list")
     _refuse_unknown_keys(path, data)
@@ -98,6 +98,7 @@ def _fields(path: Path, data: dict[str, Any]) -> dict[str, Any]:
         "dead_symbol_pattern": ("dead_symbol_pattern", lambda v: v),
         "check_scope": ("check_scope", tuple),
         "protected": ("protected", tuple),
+        "verify": ("verify", tuple),
         "namespace_macros": ("namespace_macros", lambda v: _namespace_macros(path, v)),
     }
     return {converters[key][0]: converters[key][1](data[key]) for key in converters if key in data}
@@ -140,7 +141,7 @@ def _built(path: Path, recipe: Recipe) -> Recipe:
 
 # The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
 TOML_KEYS = ("id", "summary", "extends", "dead_symbol_pattern", "check_scope", "protected",
-             "namespace_macros", "delete", "rewrite", "reword", "insert")
+             "namespace_macros", "verify", "delete", "rewrite", "reword", "insert")
 TOML_TABLE_KEYS = {
     "delete": tuple(f.name for f in dataclasses.fields(ItemTarget) if f.name != "namespace_macros"),
     "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),

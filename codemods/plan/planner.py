@@ -6,6 +6,8 @@ writing, differs. Nothing here writes or raises on user input.
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence, cast
 
-from codemods.edit.codes import Code
+from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Code
 from codemods.edit.diff import render_text, unified_diff
 from codemods.edit.splice import (FileChange, conflicts, digest, map_offset, resolve_inside, splice,
                                   with_line_endings_of)
@@ -44,8 +46,11 @@ UNMATCHED = (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND)
 class PlanBasis:
     """What a plan was made from, kept so that a subset of its edits can be checked again
     (plan/subset.py) on the same snapshot: the recipe and options, the workspace before any
-    stage, each stage's result in order (the first is `DeleteItems`'), and the files the
-    plan's searches found (naming the dead-symbol pattern, naming a deleted name)."""
+    stage (`start`), each stage's result in order (`stages`; the first is `DeleteItems`'), and
+    the files the plan's searches found (naming the dead-symbol pattern, naming a deleted name).
+
+    A script reads `recipe`, `start` and `stages`; the searches, `recheck` and `settle` are the
+    package's own (`changes_of` and `plan_subset` use them)."""
 
     recipe: Recipe
     start: Workspace
@@ -61,6 +66,12 @@ class PlanBasis:
         and the imports left unused (`RemoveImports`, the last), like the formatting the check
         does; a subset makes them again (plan/subset.py)."""
         return range(2, len(self.stages) - 1)
+
+    def recheck(self, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, settings: PlanSettings,
+                *, kept: frozenset[str] = frozenset()) -> Plan:
+        """The plan of the edits `workspace` holds (a subset of this plan's, on its snapshot), after
+        every check a whole plan gets (see `checked_plan`)."""
+        return checked_plan(self, workspace, findings, deleted, settings, kept=kept)
 
     def settle(self) -> None:
         """Wait for the searches, so that their files stay known once their processes are gone."""
@@ -146,21 +157,39 @@ class Plan:
         """Findings that stop the plan from being written, given the overrides passed."""
         return [f for f in self.findings if f.blocking and f.code not in self.overrides]
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def exit_code(self) -> int:
+        """What `codemod apply` exits with for this plan, by the CLI's table: 2 for a usage error,
+        1 when findings block it, else 0."""
+        if any(f.code == USAGE_ERROR for f in self.findings):
+            return EXIT_USAGE
+        return EXIT_FINDINGS if self.blocking else EXIT_OK
+
+    def to_dict(self) -> dict[str, Any]:
         """The plan as one JSON-ready document: the recipe and root, each file change as its
-        unified diff, every finding (`Finding.as_json`, codes from docs/findings.md), how many
-        block under the overrides, the overrides and the names it removes. `codemod apply
-        --json` prints this with what the write did and the item-level changes added."""
+        unified diff, the item-level changes (`changes_of`: the ids `--accept/--skip` and
+        `plan_subset` take), every finding (`Finding.as_json`, codes from docs/findings.md), how
+        many block under the overrides, the overrides, the names it removes and the exit code.
+        `codemod apply --json` prints this with what the run did added (`RunResult.to_dict`)."""
+        from codemods.plan.subset import changes_of
+
         return {
             "recipe": self.recipe_id,
             "root": str(self.root),
             "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
                         for c in self.changes],
+            "items": [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item,
+                       "removes": list(c.removes)} for c in (changes_of(self) if self.basis is not None else ())],
             "findings": [f.as_json() for f in self.findings],
             "blocking": len(self.blocking),
             "overrides": sorted(str(code) for code in self.overrides),
             "removed_names": list(self.removed_names),
+            "exit_code": self.exit_code,
         }
+
+    def to_json(self) -> str:
+        """`to_dict()` as JSON text (indented; `json.loads` gives the dict back)."""
+        return json.dumps(self.to_dict(), indent=2)
 
 
 def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
@@ -235,6 +264,21 @@ def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str,
                 findings.append(Finding(path, line, col, UNREWORDED,
                                         f"unreworded mention of {mention.symbol} [{mention.kind}]", symbol=mention.symbol))
     return findings
+
+
+def _named_by_missing_targets(findings: Iterable[Finding], deleted: DeletedNames) -> frozenset[str]:
+    """The names that `[[delete]]` targets not found stand for: each one's own, and the closest
+    name of its file (its first "did you mean"), unless the plan deletes an item of that name.
+    Their items are all still there: their mentions name no removed symbol, and the target's one
+    finding (which always blocks) says what to correct."""
+    names = {_last_part(name) for f in findings if f.code == Code.NO_SUCH_ITEM and f.blocking
+             for name in (f.symbol, *f.candidates[:1]) if name}
+    return frozenset(names - set(deleted.all_names()))
+
+
+def _last_part(name: str) -> str:
+    """The name an item is spelt by in code: `a::b::f` and `C.f` are `f`, `f(int)` is `f`."""
+    return re.split(r"::|\.", name.split("(")[0])[-1]
 
 
 def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
@@ -647,14 +691,22 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     plug-ins' state kept from the stages (see references.dangling_references)."""
     root, recipe = basis.start.root, basis.recipe
     findings = list(findings)
+    kept = kept | _named_by_missing_targets(findings, deleted)
     say = progress or (lambda _message: None)
     say(f"checking that {len(workspace.edits)} edited file(s) still parse")
     checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
     written: dict[str, FileChange] = {}
     crlf: list[str] = []
+    # The files the gate refuses: the plan cannot write their edits, so their items stay. Only
+    # these are left out of the checks below; a finding of a stage or rule (a rewording that
+    # matched nothing, a target not found) leaves the file's other edits planned, and every
+    # check runs on them: an override lets that finding through, never what it would hide.
+    refused: set[str] = set()
     for path in sorted(checks):
         file_findings, change, converted = checks[path]
         findings += file_findings
+        if any(f.blocking for f in file_findings):
+            refused.add(path)
         if converted:
             crlf.append(path)
         if change is not None:
@@ -665,7 +717,6 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     pool = pool if pool is not None else ThreadPoolExecutor(max_workers=4)
     formatted = _start_formatting(root, written, pool, ahead, originals)
 
-    refused = {f.path for f in findings if f.blocking and f.path in workspace.edits}
     say("looking for uses of what the plan deletes")
     dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=settings.strict,
                                    referring=[basis.referring], shared=shared)

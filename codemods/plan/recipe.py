@@ -273,7 +273,9 @@ class Recipe:
     none of them is refused before planning. `select_rewordings`, when set, picks the
     rewording rules that fit the tree being planned (see `RewordingSelector`). `sources` are the
     files the recipe was read from (absolute paths; `load_recipe` sets them): a recipe file kept in
-    the tree names what it removes, so the dead-symbol check leaves it out.
+    the tree names what it removes, so the dead-symbol check leaves it out. `verify` are the shell
+    commands `codemod apply --verify` (and `verify_plan`) run on the planned tree when given none
+    (docs/verify.md); empty: the check the tree calls for is detected.
 
     Raises RecipeError for data of the wrong type (a deletion that is not an `ItemTarget`, a
     step that is not callable, ...) or a target of an unregistered language; what only a tree
@@ -295,6 +297,7 @@ class Recipe:
     select_rewordings: "RewordingSelector | None" = None
     namespace_macros: tuple[tuple[str, str], ...] = ()
     sources: tuple[str, ...] = ()
+    verify: tuple[str, ...] = ()
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
@@ -342,6 +345,10 @@ class Recipe:
         if any(t.namespace_macros != self.namespace_macros for t in self.deletions):
             object.__setattr__(self, "deletions", tuple(replace(t, namespace_macros=self.namespace_macros)
                                                         for t in self.deletions))
+        if isinstance(self.verify, (list, str)):
+            object.__setattr__(self, "verify", (self.verify,) if isinstance(self.verify, str) else tuple(self.verify))
+        if any(not isinstance(command, str) or not command.strip() for command in self.verify):
+            raise RecipeError(f"recipe {self.id}: verify must be a list of shell commands (strings)")
         for target in self.deletions:
             if target.language not in LANGUAGES:
                 raise RecipeError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")

@@ -16,6 +16,7 @@ operations' `references` (see core/registry.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
@@ -25,7 +26,7 @@ from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
 from codemods.search.files import FoundFiles, files_with_words
 from codemods.core.registry import PlanState, language_for
 from codemods.plan.recipe import Workspace
-from codemods.languages.resolution import DEFINITE, Reference
+from codemods.languages.resolution import DEFINITE, DeletedItem, Reference
 
 DANGLING = Code.DANGLING_REFERENCE
 
@@ -62,17 +63,17 @@ class DeletedNames:
     """What a plan deletes: each language's deleted items (as its plug-in records them; every item
     has a `name`), and names a step made unavailable without deleting an item (matched by spelling)."""
 
-    items: dict[str, list] = field(default_factory=dict)
+    items: dict[str, list[DeletedItem]] = field(default_factory=dict)
     spelled: list[str] = field(default_factory=list)
 
-    def of(self, language: str) -> list:
+    def of(self, language: str) -> list[DeletedItem]:
         """The deleted items of `language`."""
         return self.items.get(language, [])
 
-    def add(self, language: str, items) -> None:
+    def add(self, language: str, items: Iterable[DeletedItem]) -> None:
         self.items.setdefault(language, []).extend(items)
 
-    def foreign(self, language: str) -> list:
+    def foreign(self, language: str) -> list[DeletedItem]:
         """The deleted items of every language but `language` that code of other languages can
         link to (an item says so with `linkable`; items without it can)."""
         return [i for name, items in self.items.items() if name != language for i in items
@@ -172,7 +173,7 @@ def _reference_finding(path: str, reference: Reference, line: int, col: int, str
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:
     """One finding per (path, line, col, name): a definite one wins over a possible one."""
-    chosen: dict[tuple, Finding] = {}
+    chosen: dict[tuple[str, int, int, str | None], Finding] = {}
     for finding in findings:
         key = (finding.path, finding.line, finding.col, finding.symbol)
         if key not in chosen or chosen[key].certainty != DEFINITE and finding.certainty == DEFINITE:

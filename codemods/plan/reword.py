@@ -4,7 +4,9 @@ A rule names the comment block it rewords by where it sits (attached to,
 inside or right above an item; or anywhere in the file) and the text it
 replaces by what the prose says, not by its bytes: either the sentence that
 names a symbol (and as many sentences after it as the rule says), or a phrase
-of prose. Comment markers, indentation and line breaks do not matter; the
+of prose. A comment block is a run of line comments (`//`, `///`, `//!`) or one
+block comment (`/* ... */`, `/** ... */`, `/*! ... */`, its lines bare or each
+led by a ` * `). Comment markers, indentation and line breaks do not matter; the
 rewritten paragraph is filled again to the block's width, from the first line
 that changed. A rule that finds nothing is reported, never raised.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 import functools
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tree_sitter
 
@@ -26,8 +28,8 @@ from codemods.edit.item_spans import starts_own_line
 
 
 def _comment_query(language: str) -> str:
-    """The query for a language's line comments (the registry's `line_comment_kinds`)."""
-    kinds = " ".join(f"({kind})" for kind in sorted(LANGUAGES[language].line_comment_kinds))
+    """The query for a language's comments, line and block (the registry's `comment_kinds`)."""
+    kinds = " ".join(f"({kind})" for kind in sorted(LANGUAGES[language].comment_kinds))
     return f"[{kinds}] @comment"
 
 
@@ -40,6 +42,13 @@ def _markers() -> tuple[str, ...]:
 def _markers_of(languages: tuple[Language, ...]) -> tuple[str, ...]:
     found = {m for language in languages for m in language.line_comment_markers}
     return tuple(sorted(found, key=lambda m: (-len(m), m)))
+
+
+def _block_delimiters(language: str) -> tuple[tuple[str, str], ...]:
+    """The (opener, closer) pairs of `language`'s block comments, longest opener first."""
+    return tuple(sorted(LANGUAGES[language].block_comment_markers, key=lambda pair: (-len(pair[0]), pair)))
+
+
 _ABBREVIATIONS = {"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx."}
 _MIN_WIDTH = 80
 _MAX_WIDTH = 100
@@ -49,19 +58,24 @@ _PARAGRAPH_STARTS = ("- ", "* ", "+ ", "#", "```", "|")
 @dataclass(frozen=True)
 class _Line:
     start: int  # offset of the line's first byte
-    end: int  # offset of the line's end (its newline excluded)
+    end: int  # offset of the line's end (its newline, or a block comment's closer, excluded)
     lead: str  # indentation, marker and the space after it
     content: str  # the prose on the line
+    # The lead of the lines a rewrite adds after this one (None: `lead`): the ` * ` of a block
+    # comment's opening line.
+    follow: str | None = None
 
 
 @dataclass(frozen=True)
 class CommentBlock:
-    """Consecutive line comments with the same marker and indentation, one per line; or a
-    paragraph of a prose file (`prose_blocks`). `width`, when given, is what its paragraphs are
-    filled to (see `_width`)."""
+    """Consecutive line comments with the same marker and indentation, one per line; one block
+    comment (its lines, the closer's own line left out); or a paragraph of a prose file
+    (`prose_blocks`). `width`, when given, is what its paragraphs are filled to (see `_width`);
+    `closed_at`, for a block comment, is the offset after its closer."""
 
     lines: tuple[_Line, ...]
     width: int | None = None
+    closed_at: int | None = None
 
     @property
     def start(self) -> int:
@@ -69,7 +83,7 @@ class CommentBlock:
 
     @property
     def end(self) -> int:
-        return self.lines[-1].end
+        return self.lines[-1].end if self.closed_at is None else self.closed_at
 
     @property
     def prose(self) -> str:
@@ -105,19 +119,28 @@ _COMMENTS = functools.cache(_sorted_comments)
 
 def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: int = 0,
                    end: int | None = None) -> list[CommentBlock]:
-    """The line-comment blocks that lie within [start, end) of a file.
+    """The comment blocks that lie within [start, end) of a file: runs of line comments, and
+    block comments, each one block.
 
     A rule scoped to an item reads the comments of that item's bytes alone."""
     end = len(source) if end is None else end
     nodes = _COMMENTS(language)(source, tree) if (start, end) == (0, len(source)) else \
         _comment_nodes(language, tree, start, end)
-    blocks: list[list[_Line]] = []
+    blocks: list[list[_Line] | CommentBlock] = []
     previous: tuple[int, str, str] | None = None
+    delimiters = _block_delimiters(language)
     for node in nodes:
         if not (start <= node.start_byte and node.end_byte <= end) or not starts_own_line(source, node):
             previous = None
             continue
         text = source[node.start_byte : node.end_byte].decode("utf-8", "replace").rstrip("\r\n")
+        pair = next(((opener, closer) for opener, closer in delimiters if text.startswith(opener)), None)
+        if pair is not None:
+            previous = None
+            block = _block_comment(source, node, *pair)
+            if block is not None:
+                blocks.append(block)
+            continue
         marker = _marker(text)
         if marker is None:
             previous = None
@@ -129,12 +152,51 @@ def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: 
         line = _Line(line_start, node.start_byte + len(text.encode("utf-8")), indent + marker + space,
                      body[len(space):])
         row = node.start_point.row
-        if previous is not None and previous == (row - 1, marker, indent):
-            blocks[-1].append(line)
+        last = blocks[-1] if blocks else None
+        if previous is not None and previous == (row - 1, marker, indent) and isinstance(last, list):
+            last.append(line)
         else:
             blocks.append([line])
         previous = (row, marker, indent)
-    return [CommentBlock(tuple(lines)) for lines in blocks]
+    return [b if isinstance(b, CommentBlock) else CommentBlock(tuple(b)) for b in blocks]
+
+
+def _block_comment(source: bytes, node: tree_sitter.Node, opener: str, closer: str) -> CommentBlock | None:
+    """One block comment as a block: its first line led by the indentation and `opener`, each
+    other line by its indentation and, where every such line has one, the decoration `*`; the
+    closer, and a last line that holds nothing else, are left out of the lines. None for a
+    comment that is not closed."""
+    text = source[node.start_byte:node.end_byte]
+    body_end = node.end_byte - len(closer.encode())
+    if not text.endswith(closer.encode()) or body_end < node.start_byte + len(opener.encode()):
+        return None
+    line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+    raw: list[tuple[int, bytes]] = []
+    offset = line_start
+    for segment in source[line_start:body_end].split(b"\n"):
+        raw.append((offset, segment))
+        offset += len(segment) + 1
+    if len(raw) > 1 and not raw[-1][1].strip():
+        raw.pop()  # the closer's own line
+    rest = [segment.lstrip() for _, segment in raw[1:]]
+    decorated = bool(rest) and all(s.startswith(b"*") and not s.startswith(b"*/") for s in rest if s.strip())
+    lines: list[_Line] = []
+    for index, (at, segment) in enumerate(raw):
+        if index == 0:
+            head = node.start_byte - at + len(opener.encode())
+        else:
+            head = len(segment) - len(segment.lstrip())
+            if decorated and segment[head:head + 1] == b"*":
+                head += 1
+        if segment[head:head + 1] == b" ":
+            head += 1
+        body = segment[head:].rstrip()
+        lines.append(_Line(at, at + head + len(body), segment[:head].decode("utf-8", "replace"),
+                           body.decode("utf-8", "replace")))
+    indent = source[line_start:node.start_byte].decode("utf-8", "replace")
+    follow = next((line.lead for line in lines[1:] if line.content.strip()), f"{indent} * ")
+    lines[0] = replace(lines[0], follow=follow)
+    return CommentBlock(tuple(lines), closed_at=node.end_byte)
 
 
 # The files whose whole text is prose (Markdown, reStructuredText, plain text; a file without a
@@ -268,20 +330,24 @@ def _opens_block(word: str) -> bool:
         (len(word) > 1 and word[:-1].isdigit() and word[-1] in ".)")
 
 
-def _fill(words: list[str], lead: str, width: int) -> list[str]:
+def _fill(words: list[str], lead: str, width: int, follow: str | None = None) -> list[str]:
+    """`words` as lines of at most `width`, the first led by `lead`, the others by `follow`
+    (default: `lead`)."""
+    later = lead if follow is None else follow
     lines: list[str] = []
     current = ""
     for word in words:
-        if current and len(lead) + len(current) + 1 + len(word) > width:
+        now = later if lines else lead
+        if current and len(now) + len(current) + 1 + len(word) > width:
             carried = ""
             if _opens_block(word) and " " in current:
                 current, carried = current.rsplit(" ", 1)
-            lines.append(lead + current)
+            lines.append(now + current)
             current = f"{carried} {word}" if carried else word
         else:
             current = f"{current} {word}" if current else word
     if current:
-        lines.append(lead + current)
+        lines.append((later if lines else lead) + current)
     return lines
 
 
@@ -307,7 +373,8 @@ def _rewrite(block: CommentBlock, words: list[_Word], first: int, last: int, rep
     new_words = before + _normalised(f"{head}{replacement}{tail}") + after
     line = block.lines[start_line]
     indent = line.content[: len(line.content) - len(line.content.lstrip())]
-    lines = _fill(new_words, line.lead + indent, _width(block))
+    lines = _fill(new_words, line.lead + indent, _width(block),
+                  None if line.follow is None else line.follow + indent)
     if not lines:
         lines = [line.lead.rstrip()]
     return ProseEdit(line.start, block.lines[end_line].end, "\n".join(lines))

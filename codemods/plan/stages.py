@@ -15,15 +15,19 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+import tree_sitter
+
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
+from codemods.edit.errors import LanguageError, RecipeError
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.registry import LANGUAGES, PlanState, language_of, parsed_languages
+from codemods.languages.resolution import DeletedItem
 from codemods.languages.scope import item_scopes
 from codemods.parse import parse
 from codemods.pattern import Pattern, PatternError
 from codemods.pattern import Rewrite as PatternRewriter
-from codemods.plan.recipe import Recipe, Rewording, StepResult, Workspace
+from codemods.plan.recipe import Insertion, Recipe, Rewording, StepResult, Workspace
 from codemods.plan.references import RESOLVE_LIMIT, DeletedNames
 from codemods.plan.reword import (
     PROSE_SUFFIXES, already_reworded, is_prose, prose_blocks, reword_phrase, reword_sentences, reworded_in_file,
@@ -49,16 +53,16 @@ def already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], boo
 
 
 
-def targets_by_file(recipe: Recipe) -> dict[str, list]:
-    by_file: dict[str, list] = {}
+def targets_by_file(recipe: Recipe) -> dict[str, list[ItemTarget]]:
+    by_file: dict[str, list[ItemTarget]] = {}
     for target in recipe.deletions:
         by_file.setdefault(target.path, []).append(target)
     return by_file
 
 
 
-def delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list) -> tuple[list[Edit], DeletedNames,
-                                                                                      list[Finding]]:
+def delete_in_file(recipe: Recipe, path: str, source: bytes,
+                   targets: list[ItemTarget]) -> tuple[list[Edit], DeletedNames, list[Finding]]:
     """One file's `[[delete]]` targets, each by its language's `delete_items`: the edits, what
     they delete, and the findings."""
     absent = already_absent(recipe, path, source)
@@ -82,20 +86,23 @@ def _named_by(finding: Finding, target: ItemTarget) -> bool:
 
 
 def _about_target(finding: Finding, targets: list[ItemTarget], source: bytes) -> Finding:
-    """`finding` linked to the one target of `targets` it names (left as it is when it names none
+    """`finding` linked to the one target of `targets` it names (left unlinked when it names none
     or several). A `no-such-item` finding is placed at the closest-named item of the file (its
-    first candidate), where the misspelt name is most likely to be corrected."""
+    first candidate), where the misspelt name is most likely to be corrected; without one, at the
+    file's first line (it always has a place to open)."""
     named = [t for t in targets if _named_by(finding, t)]
-    if finding.target is not None or len(named) != 1:
-        return finding
-    linked = replace(finding, target=named[0])
-    if finding.code == Code.NO_SUCH_ITEM and finding.candidates and not finding.line:
-        language = LANGUAGES[named[0].language]
-        if language.grammar is not None:
-            scopes = item_scopes(language.name, source, parse(source, language.name), finding.candidates[0])
-            if scopes:
-                line, col = line_col(source, min(s.node.start_byte for s in scopes))
-                linked = replace(linked, line=line, col=col)
+    linked = finding
+    if finding.target is None and len(named) == 1:
+        linked = replace(finding, target=named[0])
+        if finding.code == Code.NO_SUCH_ITEM and finding.candidates and not finding.line:
+            language = LANGUAGES[named[0].language]
+            if language.grammar is not None:
+                scopes = item_scopes(language.name, source, parse(source, language.name), finding.candidates[0])
+                if scopes:
+                    line, col = line_col(source, min(s.node.start_byte for s in scopes))
+                    linked = replace(linked, line=line, col=col)
+    if linked.code == Code.NO_SUCH_ITEM and not linked.line:
+        linked = replace(linked, line=1, col=1)
     return linked
 
 
@@ -174,7 +181,7 @@ class Reword:
             rules, said = self.recipe.select_rewordings(workspace, rules)
             findings += said
         planned: list[tuple[Rewording, Edit]] = []
-        trees: dict[str, object] = {}
+        trees: dict[str, tree_sitter.Tree] = {}
         for rewording in rules:
             found, notes = self._reword(workspace, rewording, trees)
             findings += notes
@@ -183,7 +190,8 @@ class Reword:
                                if p[1].path == edit.path and p[1].start < edit.end and edit.start < p[1].end]
                 clash = next((rule for rule, _ in overlapping if rule.source == rewording.source), None)
                 if clash is not None:
-                    line, col = line_col(workspace.read(edit.path),
+                    # The rule's file was read to find the edit: the workspace reads it again.
+                    line, col = line_col(workspace.read(edit.path) or b"",
                                          max(edit.start, min(e.start for _, e in overlapping)))
                     findings.append(Finding(edit.path, line, col, Code.REWORD_CLASH,
                                             f"{clash.label()} and {rewording.label()} reword the same text; "
@@ -197,7 +205,7 @@ class Reword:
                         severity="note" if rewording.optional else "error")]
 
     def _reword(self, workspace: Workspace, rewording: Rewording,
-                trees: dict[str, object]) -> tuple[list[Edit], list[Finding]]:
+                trees: dict[str, tree_sitter.Tree]) -> tuple[list[Edit], list[Finding]]:
         """One rule's edits (none when it matches nothing) and its findings."""
         source = workspace.read(rewording.path)
         if source is None:
@@ -207,7 +215,7 @@ class Reword:
                                 "file not found; its rewording rule was not applied", severity="note")]
         language = language_of(rewording.path)
         origin = f"{self.recipe.id}:reword" if not rewording.rule else rewording.label()
-        if language not in parsed_languages():
+        if language is None or language not in parsed_languages():
             if not is_prose(rewording.path):
                 return [], self._unmatched(rewording, f"rewording rule not applied: {rewording.path} is neither a "
                                                       f"file patterns can parse nor a prose file "
@@ -256,7 +264,8 @@ class Reword:
         return [Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), origin)], []
 
 
-def _reword_strings(recipe_id: str, rewording, language: str, source: bytes, tree) -> tuple[list[Edit], Finding | None]:
+def _reword_strings(recipe_id: str, rewording: Rewording, language: str, source: bytes,
+                    tree: tree_sitter.Tree) -> tuple[list[Edit], Finding | None]:
     """Edits replacing `find` by `replace` in the string literals of the rule's scope (every
     occurrence, as written in the source: escapes are the user's); a finding when there is none."""
     kinds = {k for k in LANGUAGES[language].string_kinds if k.endswith("literal")}
@@ -296,16 +305,16 @@ class Rewrite:
     recipe: Recipe
 
     def __call__(self, workspace: Workspace) -> StepResult:
-        findings = []
+        findings: list[Finding] = []
         planned: list[Edit] = []
         for rule in self.recipe.rewrites:
-            language = rule.file_language()
             try:
-                rewrite = PatternRewriter(Pattern(rule.pattern, language), rule.replace,
-                                  {name: frozenset(texts) for name, texts in rule.where})
+                pattern = Pattern(rule.pattern, rule.file_language())
+                rewrite = PatternRewriter(pattern, rule.replace, {name: frozenset(texts) for name, texts in rule.where})
             except PatternError as error:
                 findings.append(Finding(rule.path, 0, 0, Code.BAD_PATTERN, f"rewrite rule not applied: {error}"))
                 continue
+            language = pattern.language
             try:
                 result_pattern = Pattern(rule.replace, language)
             except PatternError:
@@ -409,7 +418,7 @@ class DeleteModuleFiles:
     def __call__(self, workspace: Workspace) -> StepResult:
         edits: list[Edit] = []
         findings: list[Finding] = []
-        items: dict[str, tuple] = {}
+        items: dict[str, tuple[DeletedItem, ...]] = {}
         for name, language in LANGUAGES.items():
             targets = [t for t in self.recipe.deletions if t.language == name]
             if not self.deleted.of(name) and not targets:
@@ -443,13 +452,17 @@ class Insert:
                                         "file not found; its insert rule was not applied", severity="note"))
                 continue
             language = rule.language or language_of(rule.path)
+            if language is None:
+                raise LanguageError(f"no tree-sitter grammar for {language!r}")  # as `parse` says of it
             tree = parse(source, language)
             if rule.item is not None:
                 scopes = item_scopes(language, source, tree, rule.item)[:1]
                 places = [(s.start, s.end) for s in scopes]
-            else:
+            elif rule.pattern is not None:
                 places = [(m.node.start_byte, m.node.end_byte)
                           for m in Pattern(rule.pattern, language).find_all(source, tree.root_node)]
+            else:  # the loader refuses such a rule; one made in Python is refused here
+                raise RecipeError(f"insert entry in {rule.path}: give either item or pattern")
             wanted = [line.strip().encode("utf-8") for line in rule.text.split("\n") if line.strip()]
             if places and b"\n".join(wanted) in b"\n".join(line.strip() for line in source.split(b"\n")):
                 findings.append(Finding(rule.path, 0, 0, Code.INSERT_PRESENT,
@@ -477,6 +490,6 @@ class Insert:
         return StepResult(tuple(edits), tuple(findings))
 
     @staticmethod
-    def _place(rule) -> str:
+    def _place(rule: Insertion) -> str:
         return f"{rule.position} {f'item {rule.item}' if rule.item is not None else repr(rule.pattern)}"
 

@@ -32,18 +32,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.registry import language_for
 from codemods.parse import parse
-from codemods.plan.planner import Plan, PlanBasis, checked_plan
 from codemods.plan.recipe import StepResult, Workspace
 from codemods.plan.references import DeletedNames
 from codemods.plan.stages import DeleteModuleFiles, RemoveImports, delete_in_file, targets_by_file
 from codemods.words import whole_word_hits
+
+if TYPE_CHECKING:  # the planner imports this module (a plan's document lists its changes)
+    from codemods.plan.planner import Plan, PlanBasis
 
 # A finding of a subset only: an accepted change uses a name that a skipped change would have added.
 NEEDS_SKIPPED = Code.NEEDS_SKIPPED_CHANGE
@@ -350,7 +352,7 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
     workspace, deleted, findings = _accepted_workspace(plan, changes, skipped_ids)
     # What only the skipped deletions remove is still there: naming it is no dangling use.
     still_there = frozenset(plan.removed_names) - set(deleted.all_names())
-    checked = checked_plan(_basis(plan), workspace, findings, deleted, plan.settings, kept=still_there)
+    checked = _basis(plan).recheck(workspace, findings, deleted, plan.settings, kept=still_there)
     whole = {_finding_key(f) for f in plan.findings}
     new = [f for f in checked.findings if f.blocking and _finding_key(f) not in whole]
     needed_by = _needers(workspace, new, kept, skipped)

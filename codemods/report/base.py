@@ -13,10 +13,17 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from codemods.plan.planner import Plan
+    from codemods.search.check import CheckResult
+    from codemods.write.run import RunResult
 
 
 _NOT_REPORTERS = {"__init__", "base"}
@@ -24,13 +31,12 @@ FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file_
                         if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
                        key=lambda name: (name != "text", name)))
 
-# Exit codes every reporter writes into its documents (the CLI's table).
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-
-# Finding codes that an explicit override lets through, and the flag that does.
-OVERRIDE_FLAGS = {Code.DANGLING_REFERENCE: "--allow-dangling", Code.UNREWORDED_MENTION: "--allow-unreworded",
-                  Code.REWRITE_NOT_FOUND: "--allow-unmatched", Code.REWORDING_NOT_FOUND: "--allow-unmatched"}
+# Finding codes that an explicit override lets through, and the flag that does (keyed by str, as
+# `Finding.code` is: a Code is its slug).
+OVERRIDE_FLAGS: dict[str, str] = {Code.DANGLING_REFERENCE: "--allow-dangling",
+                                  Code.UNREWORDED_MENTION: "--allow-unreworded",
+                                  Code.REWRITE_NOT_FOUND: "--allow-unmatched",
+                                  Code.REWORDING_NOT_FOUND: "--allow-unmatched"}
 
 
 @dataclass(frozen=True)
@@ -47,30 +53,38 @@ class ApplyReport:
 
     root: Path
     recipe_id: str
-    run: object  # codemods.write.run.RunResult with a plan
+    run: RunResult  # one that planned: `plan` is not None
     dry_run: bool
     verbose: bool = False
     stat: bool = False
     colour: bool | None = None
-    items: tuple = ()  # the plan's item-level changes (codemods.plan.subset.Change), for --json
+
+    @property
+    def plan(self) -> Plan:
+        """The run's plan (the CLI reports a run that could not plan without a reporter)."""
+        plan = self.run.plan
+        if plan is None:
+            raise ValueError("an ApplyReport renders a run that planned (its plan is None)")
+        return plan
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FINDINGS if self.run.blocking or self.run.error else EXIT_OK
+        return self.run.exit_code
 
     def finding_lines(self) -> list[str]:
         """The run's messages as `codemod apply` prints them on stderr: the recovery, each finding
         (notes and allowed ones marked), why nothing was written, and the summary line last."""
-        run, plan = self.run, self.run.plan
+        run, plan = self.run, self.plan
         lines = [f"codemod: {run.recovery}"] if run.recovery else []
         absent = [f for f in plan.findings if f.code == Code.NOT_FOUND and not f.blocking]
         grouped = {} if self.verbose else _possible_by_name(plan.findings)
         for finding in (*plan.findings, *run.refusals):
             if finding in absent and not self.verbose:
                 continue
-            if finding.symbol in grouped and _is_possible_note(finding):
-                if finding is grouped[finding.symbol][0]:
-                    lines.append(_possible_group_line(finding.symbol, grouped[finding.symbol]))
+            symbol = finding.symbol
+            if symbol is not None and symbol in grouped and _is_possible_note(finding):
+                if finding is grouped[symbol][0]:
+                    lines.append(_possible_group_line(symbol, grouped[symbol]))
                 continue
             if not finding.blocking:
                 why = "possible; --strict blocks it" if finding.certainty == "possible" else "note"
@@ -97,8 +111,11 @@ class ApplyReport:
         verb = "changed" if run.written or nothing_to_do else "would change"
         findings = sum(1 for f in plan.findings if f.blocking)
         notes = len(plan.findings) - findings
+        verification = run.verification
+        verified = (f"; verified by {len(verification.checks)} check(s) in {verification.seconds:.1f} s"
+                    if verification is not None and verification.checks else "")
         lines.append(f"codemod: {self.recipe_id}: {verb} {len(plan.changes)} file(s); {findings} finding(s), "
-                     f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else ""))
+                     f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else "") + verified)
         return lines
 
 
@@ -106,7 +123,7 @@ def _is_possible_note(finding: Finding) -> bool:
     return finding.certainty == "possible" and not finding.blocking
 
 
-def _possible_by_name(findings) -> dict[str, list[Finding]]:
+def _possible_by_name(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
     """The possible uses that only note (not --strict), by name, for the names that have several:
     a common method name (`len`) can have hundreds, one line each would bury the rest."""
     by_name: dict[str, list[Finding]] = {}
@@ -126,17 +143,54 @@ def _possible_group_line(name: str, group: list[Finding]) -> str:
             f"lists them)")
 
 
+# Why a mention of a removed symbol fails the check, by the mention's kind.
+_WHY_GONE = {
+    "code": "code that names the symbol refers to an item that no longer exists",
+    "comment": "a comment that names the symbol describes code that no longer exists",
+    "string": "a string that names the symbol refers to code that no longer exists",
+}
+_WHY_UNKNOWN = "the symbol names code that no longer exists (where the scan cannot tell code from prose)"
+# What to do about a mention.
+FIX_MENTION = ("delete or reword the mention; if the symbol is meant to come back, change the recipe's "
+               "dead_symbol_pattern")
+
+
+def removed_by(recipe_id: str, summary: str) -> str:
+    """The recipe that removed the symbols, as a failure says it: `recipe ID ("SUMMARY")`."""
+    return f"recipe {recipe_id}" + (f' ("{summary}")' if summary else "")
+
+
 @dataclass(frozen=True)
 class CheckReport:
-    """One `codemod check` to render: the recipe's pattern and scope, and the CheckResult."""
+    """One `codemod check` to render: the recipe (its id and summary, which say what removed the
+    symbols), its pattern and scope, and the CheckResult."""
 
     root: Path
     recipe_id: str
     pattern: str
     scope: tuple[str, ...]
     mode: str  # "tree" or "files"
-    result: object  # codemods.search.check.CheckResult
+    result: CheckResult
     exit_code: int
+    summary: str = ""
+
+    @property
+    def removed_by(self) -> str:
+        """The recipe that removed the symbols (see `removed_by`)."""
+        return removed_by(self.recipe_id, self.summary)
+
+    @staticmethod
+    def why_gone(kind: str) -> str:
+        """Why a mention of `kind` (code, comment, string, unknown) must not name a removed symbol."""
+        return _WHY_GONE.get(kind, _WHY_UNKNOWN)
+
+    def explanation(self) -> str:
+        """Who removed the mentioned symbols and why they must stay gone, in one sentence for the
+        whole check (the reasons of the kinds of mention it found)."""
+        kinds = sorted({m.kind for m in self.result.mentions}, key=lambda k: (k not in _WHY_GONE, k))
+        reasons = "; ".join(self.why_gone(kind) for kind in kinds)
+        return (f"These symbols were removed by {self.removed_by} and must stay gone: {reasons}. "
+                f"To fix: {FIX_MENTION}.")
 
 
 class Reporter(Protocol):
@@ -151,10 +205,11 @@ def reporter(name: str) -> Reporter:
     """The reporter of format `name` (one of FORMATS)."""
     if name not in FORMATS:
         raise ValueError(f"unknown format {name!r} (one of: {', '.join(FORMATS)})")
-    return importlib.import_module(f"{__package__}.{name}")
+    # A module is not a Protocol's instance to mypy; FORMATS names the modules that define both functions.
+    return cast(Reporter, importlib.import_module(f"{__package__}.{name}"))
 
 
-def finding_level(finding, overrides: frozenset[str]) -> str:
+def finding_level(finding: Finding, overrides: frozenset[str]) -> str:
     """error (blocks), warning (would block, allowed by an override) or note."""
     if not finding.blocking:
         return "note"

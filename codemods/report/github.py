@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from codemods.edit.values import Finding
-from codemods.report.base import ApplyReport, CheckReport, Output, finding_level
+from codemods.report.base import FIX_MENTION, ApplyReport, CheckReport, Output, finding_level
 from codemods.search.mentions import Mention
 
 
@@ -28,8 +28,13 @@ def github_annotation(level: str, path: str, line: int, col: int, message: str, 
     return f"::{level} {','.join(properties)}::{_escape_data(message)}"
 
 
-def check_github(mentions: Iterable[Mention]) -> list[str]:
-    return [github_annotation("error", m.path, m.line, m.col, f"{m.symbol} [{m.kind}]: a removed symbol is named again",
+def check_github(report: CheckReport) -> list[str]:
+    """An error annotation per mention: the symbol, the recipe that removed it and why it must
+    stay gone."""
+    mentions: Iterable[Mention] = report.result.mentions
+    return [github_annotation("error", m.path, m.line, m.col,
+                              f"{m.symbol} [{m.kind}]: a removed symbol is named again. It was removed by "
+                              f"{report.removed_by}; {report.why_gone(m.kind)}. To fix: {FIX_MENTION}.",
                               "removed symbol") for m in mentions]
 
 
@@ -40,12 +45,14 @@ def plan_github(findings: Iterable[Finding], overrides: frozenset[str]) -> list[
 
 
 def render_apply(report: ApplyReport) -> Output:
-    plan = report.run.plan
+    plan = report.plan
     lines = plan_github([*plan.findings, *report.run.refusals], plan.overrides)
     return Output([line + "\n" for line in lines], report.finding_lines())
 
 
 def render_check(report: CheckReport) -> Output:
     mentions = report.result.mentions
-    out = [("\n".join(check_github(mentions)) + "\n").encode("utf-8", "surrogateescape")] if mentions else []
+    out: list[str | bytes] = []
+    if mentions:
+        out.append(("\n".join(check_github(report)) + "\n").encode("utf-8", "surrogateescape"))
     return Output(out, [*report.result.binary, *report.result.errors])

@@ -8,31 +8,21 @@ from codemods.report.base import ApplyReport, CheckReport, Output
 
 
 def render_apply(report: ApplyReport) -> Output:
-    """`Plan.to_json()`, with the item-level changes, what the write did and the exit code."""
-    run = report.run
-    document = {
-        **run.plan.to_json(),
-        "dry_run": report.dry_run,
-        "written": run.written,
-        "items": [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item,
-                   "removes": list(c.removes)} for c in report.items],
-        "findings": [f.as_json() for f in (*run.plan.findings, *run.refusals)],
-        "blocking": len(run.blocking),
-        "write_error": run.error,
-        "recovered": run.recovery,
-        "exit_code": report.exit_code,
-    }
-    return Output([json.dumps(document, indent=2) + "\n"])
+    """The run's own document (`RunResult.to_json()`: the plan's, with what the write did and the
+    exit code), so that a script using the library gets what the CLI prints."""
+    return Output([report.run.to_json() + "\n"])
 
 
 def render_check(report: CheckReport) -> Output:
     result = report.result
     return Output([json.dumps({
         "recipe": report.recipe_id,
+        "summary": report.summary,
         "pattern": report.pattern,
         "mode": report.mode,
         "scope": list(report.scope),
-        "mentions": [m.as_json() for m in result.mentions],
+        "mentions": [{**m.as_json(), "why": report.why_gone(m.kind)} for m in result.mentions],
+        "why": report.explanation() if result.mentions else "",
         "binary": list(result.binary),
         "errors": list(result.errors),
         "files_with_matches": result.files_with_matches,

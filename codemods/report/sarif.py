@@ -15,8 +15,12 @@ from urllib.parse import quote
 import json
 
 from codemods.edit.values import Finding
-from codemods.report.base import ApplyReport, CheckReport, Output, finding_level, tool_version
+from codemods.report.base import (FIX_MENTION, ApplyReport, CheckReport, Output, finding_level, removed_by,
+                                  tool_version)
 from codemods.search.mentions import Mention
+
+# A JSON object of the log (SARIF's objects nest objects, arrays, strings and numbers).
+SarifObject = dict[str, object]
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -87,14 +91,14 @@ class _Lines:
         return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2 + 1
 
 
-def _artifact(path: str) -> dict:
+def _artifact(path: str) -> SarifObject:
     if Path(path).is_absolute():
         return {"uri": Path(path).as_uri()}
     return {"uri": quote(path), "uriBaseId": "ROOT"}
 
 
-def _location(path: str, line: int, col: int, end_col: int | None, lines: _Lines) -> dict:
-    physical: dict = {"artifactLocation": _artifact(path)}
+def _location(path: str, line: int, col: int, end_col: int | None, lines: _Lines) -> SarifObject:
+    physical: SarifObject = {"artifactLocation": _artifact(path)}
     if line > 0:
         region = {"startLine": line, "startColumn": lines.utf16_column(path, line, max(col, 1))}
         if end_col is not None:
@@ -103,7 +107,7 @@ def _location(path: str, line: int, col: int, end_col: int | None, lines: _Lines
     return {"physicalLocation": physical}
 
 
-def _log(root: Path, rules: list[dict], results: list[dict], properties: dict) -> dict:
+def _log(root: Path, rules: list[SarifObject], results: list[SarifObject], properties: SarifObject) -> SarifObject:
     base = root.resolve().as_uri().rstrip("/") + "/"
     return {
         "$schema": SARIF_SCHEMA,
@@ -118,17 +122,23 @@ def _log(root: Path, rules: list[dict], results: list[dict], properties: dict) -
     }
 
 
-def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention]) -> dict:
-    """A SARIF log of a check: a rule per removed-symbol group of the pattern, a result per mention.
+def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention],
+                summary: str = "") -> SarifObject:
+    """A SARIF log of a check: a rule per removed-symbol group of the pattern (its description
+    says which recipe removed the symbols, with its summary, and why they must stay gone), a
+    result per mention (its message, why a mention of its kind fails).
 
     `root` is what the mention paths are relative to (ROOT, or the working
     directory for named files).
     """
     groups = symbol_groups(pattern)
-    rules = [{
+    by = removed_by(recipe_id, summary)
+    rules: list[SarifObject] = [{
         "id": f"{recipe_id}/removed-symbol-{index + 1}",
         "name": f"RemovedSymbolNamedAgain{index + 1}",
         "shortDescription": {"text": f"A symbol the {recipe_id} recipe removed is named again: {group}"},
+        "fullDescription": {"text": f"Symbols matching {group} were removed by {by}; code, comments "
+                                    f"and strings must not name them again. To fix: {FIX_MENTION}."},
         "defaultConfiguration": {"level": "error"},
         "properties": {"pattern": group},
     } for index, group in enumerate(groups)]
@@ -140,19 +150,21 @@ def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Men
             "ruleId": rules[index]["id"],
             "ruleIndex": index,
             "level": "error",
-            "message": {"text": f"{mention.symbol} [{mention.kind}]: a removed symbol is named again"},
+            "message": {"text": f"{mention.symbol} [{mention.kind}]: a removed symbol is named again. It was "
+                                f"removed by {by}; {CheckReport.why_gone(mention.kind)}."},
             "locations": [_location(mention.path, mention.line, mention.col,
                                     mention.col + len(mention.symbol.encode("utf-8", "surrogateescape")), lines)],
             "properties": {"kind": mention.kind, "symbol": mention.symbol},
         })
-    return _log(root, rules, results, {"recipe": recipe_id, "pattern": pattern})
+    return _log(root, rules, results, {"recipe": recipe_id, "summary": summary, "pattern": pattern})
 
 
-def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], overrides: frozenset[str]) -> dict:
+def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding],
+               overrides: frozenset[str]) -> SarifObject:
     """A SARIF log of a plan's findings: a rule per finding code, a result per finding."""
     codes = list(dict.fromkeys(f.code for f in findings))
-    rules = [{"id": code, "name": code.title().replace("-", ""), "shortDescription": {"text": code.replace("-", " ")}}
-             for code in codes]
+    rules: list[SarifObject] = [{"id": code, "name": code.title().replace("-", ""),
+                                 "shortDescription": {"text": code.replace("-", " ")}} for code in codes]
     lines = _Lines(root)
     results = []
     for finding in findings:
@@ -175,11 +187,11 @@ def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], override
 
 def render_apply(report: ApplyReport) -> Output:
     """The plan's findings as a SARIF log on stdout (no diff); the run's messages on stderr."""
-    plan = report.run.plan
+    plan = report.plan
     log = plan_sarif(report.root, report.recipe_id, [*plan.findings, *report.run.refusals], plan.overrides)
     return Output([json.dumps(log, indent=2) + "\n"], report.finding_lines())
 
 
 def render_check(report: CheckReport) -> Output:
-    log = check_sarif(report.root, report.recipe_id, report.pattern, report.result.mentions)
+    log = check_sarif(report.root, report.recipe_id, report.pattern, report.result.mentions, report.summary)
     return Output([json.dumps(log, indent=2) + "\n"], [*report.result.binary, *report.result.errors])

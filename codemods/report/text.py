@@ -74,7 +74,7 @@ def coloured(diff: str) -> str:
 
 
 def render_apply(report: ApplyReport) -> Output:
-    run, plan = report.run, report.run.plan
+    run, plan = report.run, report.plan
     stdout: list[str | bytes] = []
     if report.dry_run or (report.stat and run.written):
         diffs = [(c.path, unified_diff(c.path, c.before, c.after, edits=c.edits)) for c in plan.changes]
@@ -96,4 +96,5 @@ def render_check(report: CheckReport) -> Output:
         stderr.append(f"codemod check: {len(result.mentions)} mention(s) of removed symbols in "
                       f"{result.files_with_matches} file(s)"
                       + (f", {len(result.binary)} binary file(s) with a match" if result.binary else ""))
+        stderr.append(f"  {report.explanation()}")
     return Output(stdout, stderr)

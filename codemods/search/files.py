@@ -17,7 +17,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 SKIPPED_DIRS = {"target", "node_modules", "__pycache__", "build"}
 
@@ -162,20 +162,21 @@ class FileSearch:
     context manager, so that rg is reaped whatever happens.
     """
 
-    def __init__(self, process: subprocess.Popen | None, fallback) -> None:
+    def __init__(self, process: subprocess.Popen[bytes] | None, fallback: Callable[[], list[str]]) -> None:
         self._process = process
         self._fallback = fallback
 
     def __enter__(self) -> FileSearch:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         """Stop rg if nobody waited for it (the caller raised), and reap it."""
         if self._process is not None:
             if self._process.poll() is None:
                 self._process.kill()
             self._process.wait()
-            self._process.stdout.close()
+            if self._process.stdout is not None:
+                self._process.stdout.close()
 
     def result(self) -> list[str]:
         """Sorted relative POSIX paths of the files found."""
@@ -187,7 +188,7 @@ class FileSearch:
         return self._fallback()
 
 
-def _start_rg(root: Path, args: list[str]) -> subprocess.Popen | None:
+def _start_rg(root: Path, args: list[str]) -> subprocess.Popen[bytes] | None:
     rg = shutil.which("rg")
     if rg is None:
         return None

@@ -21,7 +21,8 @@ from pathlib import Path
 from interchange.atomic_file import fsync_dir
 
 from codemods.edit.codes import Code
-from codemods.edit.errors import TreeLocked, WriteFailed, WriteRefused
+from codemods.edit.errors import TreeLocked, WriteFailed
+from codemods.edit.refusals import WriteRefused
 from codemods.edit.splice import FileChange, digest, resolve_inside
 from codemods.edit.values import Finding
 from codemods.write import journal

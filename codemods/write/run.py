@@ -10,16 +10,20 @@ touches nothing; it only says whether an interrupted run's journal is there.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
-from codemods.edit.codes import Code
+from codemods.edit.codes import EXIT_FINDINGS, Code
 from codemods.edit.values import Finding
 from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
 from codemods.plan.recipe import Recipe
 from codemods.plan.subset import Subset, plan_subset
-from codemods.edit.errors import PlanRefused, WriteRefused
+from codemods.edit.refusals import PlanRefused, WriteRefused
+
+if TYPE_CHECKING:
+    from codemods.write.verify import Verification
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ class RunResult:
     changed since it was read); `error` is why a write failed (every file was
     put back). `recovery` says what was done about an earlier interrupted
     write (or, on a dry run, that its journal is waiting), None when there
-    was none.
+    was none. `verification` is what `--verify` (`verify=`) found, None when it was not asked for.
     """
 
     root: Path
@@ -43,6 +47,7 @@ class RunResult:
     refusals: tuple[Finding, ...] = ()
     error: str | None = None
     recovery: str | None = None
+    verification: "Verification | None" = None
 
     @property
     def blocking(self) -> list[Finding]:
@@ -51,30 +56,77 @@ class RunResult:
             return []
         return self.plan.blocking or list(self.refusals)
 
+    @property
+    def exit_code(self) -> int:
+        """What `codemod apply` exits with after this run: the plan's (`Plan.exit_code`), else 1
+        where nothing could be planned, the write was refused or failed."""
+        if self.plan is None or self.error or self.refusals:
+            return EXIT_FINDINGS
+        return self.plan.exit_code
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run as `codemod apply --json` prints it: the plan's document (`Plan.to_dict`), with
+        whether it was a dry run, what the write did (its refusals among the findings, the
+        blocking count its), why it failed, what recovery did, the run's exit code and, where it was
+    asked for, what `--verify` found (`verify`). Without a
+        plan: the root, the error and the exit code."""
+        document: dict[str, Any] = {"root": str(self.root)}
+        if self.plan is not None:
+            document = self.plan.to_dict()
+            document["findings"] += [f.as_json() for f in self.refusals]
+            document["blocking"] = len(self.blocking)
+        document.update({"dry_run": self.dry_run, "written": self.written, "write_error": self.error,
+                         "recovered": self.recovery, "exit_code": self.exit_code})
+        if self.verification is not None:
+            document["verify"] = self.verification.to_dict()
+        return document
+
+    def to_json(self) -> str:
+        """`to_dict()` as JSON text, as `codemod apply --json` prints it."""
+        return json.dumps(self.to_dict(), indent=2)
+
 
 def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dangling: bool = False,
                  allow_unreworded: bool = False, strict: bool = False,
                  options: Mapping[str, object] | None = None, allow_unmatched: bool = False,
-                 progress: Callable[[str], None] | None = None, settings: PlanSettings | None = None) -> RunResult:
+                 progress: Callable[[str], None] | None = None, settings: PlanSettings | None = None,
+                 verify: bool | Sequence[str] = False, trust_build: bool = False) -> RunResult:
     """Plan `recipe` on `root` and, unless `dry_run` or the plan is blocked, write it.
 
     The overrides (`settings`, or the flags that make them), `options` and
-    `progress` are `plan_recipe`'s. Never raises on user input or on a failed
-    write: what went wrong is in the result.
+    `progress` are `plan_recipe`'s. With `verify` (True, or the commands to run), the plan is
+    built first (`verify_plan`, with `trust_build`; `progress` hears it too) and a new build
+    error blocks it. Never raises on user input or on a failed write: what went wrong is in
+    the result.
     """
     settings = PlanSettings.given(settings, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
                                   allow_unmatched=allow_unmatched, strict=strict)
-    run, _ = run_recipe(root, recipe, settings, options=options, dry_run=dry_run, progress=progress)
+    run, _ = run_recipe(root, recipe, settings, options=options, dry_run=dry_run, progress=progress,
+                        verify=verifier(verify, trust_build, progress))
     return run
+
+
+def verifier(verify: bool | Sequence[str], trust_build: bool,
+             progress: Callable[[str], None] | None) -> "Callable[[Plan], Verification] | None":
+    """What `run_recipe` calls to verify a plan: `verify_plan` with these commands (True: none,
+    detect them), or None when `verify` is False."""
+    if verify is False:
+        return None
+    from codemods.write.verify import verify_plan
+
+    commands = () if verify is True else tuple(verify)
+    return lambda plan: verify_plan(plan, commands, trust_build=trust_build, progress=progress)
 
 
 def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: Mapping[str, object] | None = None,
                dry_run: bool = False, progress: Callable[[str], None] | None = None,
-               choose: Callable[[Plan], Collection[str] | None] | None = None) -> tuple[RunResult, Subset | None]:
+               choose: Callable[[Plan], Collection[str] | None] | None = None,
+               verify: "Callable[[Plan], Verification] | None" = None) -> tuple[RunResult, Subset | None]:
     """The one path from a recipe to written files, for whole plans and subsets: plan under
     `settings`, let `choose` (when given) name the changes to skip, check what is kept
     (`plan_subset`, the plan's own settings), and unless `dry_run`, the result is blocked or
-    `choose` returned None, write it.
+    `choose` returned None, write it. `verify` (see `verifier`), when given, proves what is kept
+    with the project's check first; its plan, with the build's findings, is the one written.
 
     Without `dry_run` the tree's lock is held throughout (nothing else writes while a reviewer
     decides) and a write an earlier run left half done is recovered before planning. Returns
@@ -87,6 +139,7 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
 
     root = Path(root)
     options = dict(options or {})
+    verified: list[Verification] = []
 
     def planned() -> tuple[Plan, Subset | None, bool]:
         """The plan or the chosen subset's plan, the subset, and whether anything is to be written."""
@@ -98,14 +151,20 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
                 return plan, None, False
             subset = plan_subset(plan, skipped)
             plan = subset.plan
+        if verify is not None and not any(f.code == Code.USAGE_ERROR for f in plan.findings):
+            verified.append(verify(plan))
+            plan = verified[-1].plan
         return plan, subset, not plan.blocking and bool(plan.changes)
+
+    def proven() -> Verification | None:
+        return verified[-1] if verified else None
 
     if usage_problem(root, recipe, options) is not None or dry_run:
         # Wrong input has nothing to lock or recover (the plan carries the usage-error finding).
         note = (f"note: {shown(root, journal_path(root))}/ is left from an interrupted run; `codemod apply {root}` "
                 f"recovers it before planning" if dry_run and journal_present(root) else None)
         plan, subset, _ = planned()
-        return RunResult(root, dry_run, plan, recovery=note), subset
+        return RunResult(root, dry_run, plan, recovery=note, verification=proven()), subset
     try:
         with tree_lock(root) as held:
             recovery = recover(root)
@@ -114,16 +173,18 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
                 return RunResult(root, False, None, error=f"recovery refused: {recovery.message}"), None
             plan, subset, writable = planned()
             if not writable:
-                return RunResult(root, False, plan, recovery=recovered), subset
+                return RunResult(root, False, plan, recovery=recovered, verification=proven()), subset
             try:
                 if progress is not None:
                     progress(f"writing {len(plan.changes)} file(s)")
                 write_changes(root, list(plan.changes), lock=held)
             except WriteRefused as refused:
-                return RunResult(root, False, plan, refusals=tuple(refused.findings), recovery=recovered), subset
+                return RunResult(root, False, plan, refusals=tuple(refused.findings), recovery=recovered,
+                                 verification=proven()), subset
             except WriteFailed as failed:
-                return RunResult(root, False, plan, error=str(failed), recovery=recovered), subset
-            return RunResult(root, False, plan, written=True, recovery=recovered), subset
+                return RunResult(root, False, plan, error=str(failed), recovery=recovered,
+                                 verification=proven()), subset
+            return RunResult(root, False, plan, written=True, recovery=recovered, verification=proven()), subset
     except TreeLocked as locked:
         return RunResult(root, False, None, error=str(locked)), None
     except OSError as error:

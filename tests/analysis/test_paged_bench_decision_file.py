@@ -66,7 +66,7 @@ def _drop(key):
         ),
     ],
     ids=["schema-id", "no-results-document", "no-family", "missing-key", "bad-verdict",
-         "flag-contradicts-cells", "flag-as-string", "bool-as-int"],  # fmt: skip
+         "flag-contradicts-cells", "flag-as-string", "bool-as-int"],
 )
 def test_schema_mismatch_is_a_clear_error(tmp_path, document, edit, message):
     edit(document)

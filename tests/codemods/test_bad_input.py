@@ -237,7 +237,7 @@ def test_a_missing_target_blocks_while_the_file_still_names_dead_symbols(tree: P
     (tree / "src/b.rs").write_bytes(b"fn keep_b() {\n    gone_a();\n}\n")
     result = _apply("--dry-run", "--allow-dangling", "--recipe", str(write_recipe(tmp_path)), str(tree))
     assert result.exit_code == 1
-    assert "src/b.rs: no item gone_b of kind fn in src/b.rs" in result.stderr.splitlines()
+    assert "src/b.rs:1:1: no item gone_b of kind fn in src/b.rs" in result.stderr.splitlines()
 
 
 def test_undecodable_python_target(tree: Path, tmp_path: Path) -> None:

@@ -98,7 +98,7 @@ def test_operator_names_match_whatever_their_spacing():
     assert {"Span::operator+", "Span::operator()", "Span::operator==", "operator-"} <= names
     for target in ("Span::operator+", "Span::operator + (const Span&)", "Span::operator()(int)",
                    "Span::operator ()", "operator -(const Span&, const Span&)"):
-        deletions, deleted, findings = delete_cpp_items("t.h", source, [CppTarget("declaration", target)])
+        _deletions, deleted, findings = delete_cpp_items("t.h", source, [CppTarget("declaration", target)])
         assert len(deleted) == 1 and not findings, target
 
 

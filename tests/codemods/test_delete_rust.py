@@ -537,7 +537,7 @@ def test_a_target_naming_several_impl_methods_is_refused_listing_each_exact_spel
                                   "<Error as From < ErrorImpl >>::from"])
 def test_an_impl_method_is_named_through_its_impl(name):
     # `From` is not the tree's: taking its one method out would leave `impl From<ErrorImpl> for Error {}`.
-    result, findings = run_deletion("rust", dedent(SERDE_ERROR), [("fn", name)])
+    _result, findings = run_deletion("rust", dedent(SERDE_ERROR), [("fn", name)])
     assert [f.code for f in findings] == ["required-method"] and "From<ErrorImpl>" in findings[0].message
     assert findings[0].line == 5
 

@@ -80,7 +80,7 @@ def test_a_folder_path_needs_a_language(tmp_path: Path) -> None:
 
     with pytest.raises(RecipeError, match="give its language"):
         load_recipe(str(_recipe(tmp_path, 'path = "src"\npattern = "a"\nreplace = "b"\n')))
-    with pytest.raises(RecipeError, match="Rust and C[+][+] files only"):
+    with pytest.raises(RecipeError, match=r"Rust and C[+][+] files only"):
         load_recipe(str(_recipe(tmp_path, 'path = "src"\nlanguage = "python"\npattern = "a"\nreplace = "b"\n')))
 
 
@@ -112,7 +112,7 @@ def test_where_must_name_a_captured_metavariable(tmp_path: Path) -> None:
     with pytest.raises(RecipeError, match="where names G, which the pattern does not capture"):
         load_recipe(str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\n'
                                           'where = { G = ["f"] }\n')))
-    with pytest.raises(RecipeError, match="where.F must be a non-empty list"):
+    with pytest.raises(RecipeError, match=r"where\.F must be a non-empty list"):
         load_recipe(str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\n'
                                           'where = { F = "f" }\n')))
 

@@ -24,7 +24,8 @@ import pytest
 from click.testing import CliRunner
 
 import codemods.write.atomic as apply_module
-from codemods.write.atomic import WriteFailed, WriteRefused, write_changes
+from codemods.edit.refusals import WriteRefused
+from codemods.write.atomic import WriteFailed, write_changes
 from codemods.write.journal import JOURNAL_DIR, recover, tree_lock
 from codemods.plan.planner import plan_recipe
 from codemods.cli.main import main
@@ -161,7 +162,7 @@ def test_disk_full_while_writing_the_second_file_puts_the_first_back(tree: Path,
         return handle
 
     monkeypatch.setattr(os, "fdopen", fdopen)
-    with pytest.raises(WriteFailed, match="src/b.rs: No space left on device; every file put back"):
+    with pytest.raises(WriteFailed, match=r"src/b\.rs: No space left on device; every file put back"):
         write_changes(tree, changes)
     assert snapshot(tree) == BEFORE
 

@@ -110,8 +110,8 @@ def test_a_missing_target_is_linked_to_it_and_placed_at_the_closest_item(tmp_pat
 def test_plan_to_json_is_what_the_json_reporter_prints(tmp_path: Path) -> None:
     target = ItemTarget("src/lib.rs", "rust", "fn", "crate::merge_pages")
     plan = _planned(tmp_path, MISSPELT_TREE, Recipe(id="tidy-pages", summary="", deletions=(target,)))
-    document = plan.to_json()
-    assert json.loads(json.dumps(document)) == document
+    document = plan.to_dict()
+    assert json.loads(plan.to_json()) == document
     assert (document["recipe"], document["blocking"], document["removed_names"]) == ("tidy-pages", 0, ["merge_pages"])
     assert document["changes"][0]["path"] == "src/lib.rs"
     assert "-pub fn merge_pages(a: u32) -> u32 {" in document["changes"][0]["diff"]
@@ -172,7 +172,7 @@ def test_each_dangling_reference_is_linked_to_the_target_whose_deletion_removed_
         ("src/bins.cpp", 2, "widen"): widen,
         ("tools/fold.py", 5, "fold_bins"): fold,
     }
-    printed = [f for f in plan.to_json()["findings"] if f["code"] == Code.DANGLING_REFERENCE.value]
+    printed = [f for f in plan.to_dict()["findings"] if f["code"] == Code.DANGLING_REFERENCE.value]
     assert {(f["symbol"], f["target"]["name"]) for f in printed} == {
         ("stack_crates", "crate::stack_crates"), ("Pallet", "crate::Pallet"),
         ("widen", "widen"), ("fold_bins", "fold_bins")}

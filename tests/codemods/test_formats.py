@@ -101,9 +101,9 @@ def test_check_sarif_validates_and_has_a_result_per_mention(small_tree: Path):
 def test_check_github_annotations(small_tree: Path):
     result = CliRunner().invoke(main, ["check", "--format", "github", str(small_tree)])
     assert result.exit_code == 1
-    assert result.stdout.splitlines()[0] == (
+    assert result.stdout.splitlines()[0].startswith(
         "::error file=src/a.rs,line=1,col=4,title=removed symbol::PagedDecodeMetadata [comment]: "
-        "a removed symbol is named again")
+        "a removed symbol is named again. It was removed by recipe paged-compat-removal")
     assert len(result.stdout.splitlines()) == 4
 
 

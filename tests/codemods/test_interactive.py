@@ -84,7 +84,8 @@ def walk(terminal: Terminal, answer, on_dependency: str = "c") -> str:
     keys = iter(on_dependency) if len(on_dependency) > 1 else itertools.repeat(on_dependency)
     answered = dependencies = 0
     while True:
-        screen = terminal.wait(lambda s: s.count(PROMPT) > answered or s.count(DEPENDENCY_PROMPT) > dependencies
+        screen = terminal.wait(lambda s, answered=answered, dependencies=dependencies:
+                               s.count(PROMPT) > answered or s.count(DEPENDENCY_PROMPT) > dependencies
                                or exit_code(s) is not None)
         if screen.count(DEPENDENCY_PROMPT) > dependencies:
             dependencies += 1

@@ -172,14 +172,16 @@ def test_extends_keeps_the_base_insertions(tmp_path: Path, bundled_base: str) ->
     assert len(recipe.deletions) == 1
 
 
-@pytest.mark.parametrize("own", ["", 'id = "mine"\n', 'check_scope = ["lib"]\ndead_symbol_pattern = "x_y"\n'])
+@pytest.mark.parametrize("own", ["", 'id = "mine"\n', 'summary = "Also trims"\n',
+                                 'check_scope = ["lib"]\ndead_symbol_pattern = "x_y"\n'])
 def test_both_recipe_readers_merge_extends_alike(tmp_path: Path, bundled_base: str, own: str) -> None:
     from codemods.plan.settings import dead_symbol_settings
 
     local = tmp_path / "local.toml"
     local.write_text(f'extends = "{bundled_base}"\n{own}')
     recipe = load_recipe(str(local))
-    assert dead_symbol_settings(str(local)) == (recipe.id, recipe.dead_symbol_pattern, recipe.check_scope)
+    assert dead_symbol_settings(str(local)) == (recipe.id, recipe.dead_symbol_pattern, recipe.check_scope,
+                                                recipe.summary)
 
 
 def test_a_python_recipe_and_a_toml_recipe_have_the_same_defaults(tmp_path: Path) -> None:

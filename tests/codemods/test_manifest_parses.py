@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
-from pathlib import Path
 
 from codemods import ItemTarget, Recipe
 from codemods.languages.rust import crates

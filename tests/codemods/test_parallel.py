@@ -139,7 +139,7 @@ forked = []
 real = planner.forked_call
 planner.forked_call = lambda task: (lambda f: forked.append(f is not None) or f)(real(task))
 plan = plan_recipe(sys.argv[1], load_recipe("paged-compat-removal"))
-print(json.dumps({"forked": forked, "plan": plan.to_json()}))
+print(json.dumps({"forked": forked, "plan": plan.to_dict()}))
 """
 
 

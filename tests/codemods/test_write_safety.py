@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods.write.atomic import TreeLocked, WriteRefused, write_changes
+from codemods.edit.refusals import WriteRefused
+from codemods.write.atomic import TreeLocked, write_changes
 from codemods.edit.splice import FileChange, line_ending, with_line_endings_of
 from codemods.edit.values import Edit
 from codemods.write.journal import JOURNAL_DIR, LOCK_FILE, tree_lock

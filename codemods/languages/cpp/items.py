@@ -39,7 +39,7 @@ import tree_sitter
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding, closest_names, line_col, missing_target, shape_mismatch
-from codemods.parse import CPP, error_nodes, parse
+from codemods.parse import CPP, error_nodes, node_text, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
 from codemods.languages.cpp.preprocessor import (
     BRANCH_KINDS, CONDITIONAL_HEADS, Branch, NamespaceRegion, branch_condition, branches, is_include_guard,
@@ -206,7 +206,7 @@ def _scope_name(node: tree_sitter.Node) -> str:
         name = node.child_by_field_name("name")
         if name is not None:
             node = name
-    text = node.text.decode("utf-8", "replace")
+    text = node_text(node)
     # tree-sitter-cpp reads `operator ( ) (int)` as `operator` declared with `( )`, then `(int)`.
     spaced_call = node.type == "function_declarator" and text.startswith("operator")
     return operator_spelling(text) if node.type == "operator_name" or spaced_call else text
@@ -263,7 +263,8 @@ def _declared_name(node: tree_sitter.Node) -> tuple[tuple[str, ...], str] | None
 def _variable_names(node: tree_sitter.Node) -> list[tuple[tuple[str, ...], str]]:
     """The (qualifier, name) of each variable a declaration declares."""
     found = []
-    for declarator in node.children_by_field_name("declarator"):
+    for written in node.children_by_field_name("declarator"):
+        declarator: tree_sitter.Node | None = written
         while declarator is not None and declarator.type in _VARIABLE_WRAPPERS:
             declarator = declarator.child_by_field_name("declarator") or next(
                 (c for c in declarator.named_children if c.type.endswith("declarator") or "identifier" in c.type),
@@ -279,13 +280,13 @@ def _type_alias_name(node: tree_sitter.Node) -> str | None:
     """The name a `using X = ...` or `typedef ... X;` declares."""
     if node.type == "alias_declaration":
         name = node.child_by_field_name("name")
-        return name.text.decode("utf-8", "replace") if name is not None else None
+        return node_text(name) if name is not None else None
     declarator = node.child_by_field_name("declarator")
     while declarator is not None and declarator.type != "type_identifier":
         declarator = declarator.child_by_field_name("declarator") or next(
             (c for c in declarator.named_children if c.type.endswith("declarator") or c.type == "type_identifier"),
             None)
-    return declarator.text.decode("utf-8", "replace") if declarator is not None else None
+    return node_text(declarator) if declarator is not None else None
 
 
 def _is_annotation_macro(source: bytes, node: tree_sitter.Node) -> bool:
@@ -340,7 +341,7 @@ def enclosing_scopes(node: tree_sitter.Node, regions: tuple[NamespaceRegion, ...
     while current is not None:
         if current.type == "namespace_definition":
             name = current.child_by_field_name("name")
-            names = tuple(name.text.decode("utf-8", "replace").split("::")) if name is not None else ("",)
+            names = tuple(node_text(name).split("::")) if name is not None else ("",)
             found.append((current.start_byte, names))
         elif classes and current.type in ("class_specifier", "struct_specifier", "union_specifier"):
             name = current.child_by_field_name("name")
@@ -396,9 +397,10 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
     def visit_item(node: tree_sitter.Node, classes: tuple[str, ...]) -> None:
         inner = node
         while inner.type == "template_declaration":
-            inner = next((c for c in inner.named_children if c.type in _TEMPLATED), None)
-            if inner is None:
+            templated = next((c for c in inner.named_children if c.type in _TEMPLATED), None)
+            if templated is None:
                 return
+            inner = templated
         if inner.type in ("function_definition", "declaration", "field_declaration"):
             declarator = function_declarator(inner.child_by_field_name("declarator"))
             declared = _declared_name(inner)
@@ -419,17 +421,17 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
                     if child.type in _TYPE_KINDS:
                         visit_item(child, classes)
         elif inner.type in _TYPE_KINDS:
-            name = inner.child_by_field_name("name")
-            if name is not None and name.type in ("type_identifier", "qualified_identifier", "template_type"):
-                split = _split_qualified(name) or ((), _scope_name(name))
+            type_name = inner.child_by_field_name("name")
+            if type_name is not None and type_name.type in ("type_identifier", "qualified_identifier", "template_type"):
+                split = _split_qualified(type_name) or ((), _scope_name(type_name))
                 add(_TYPE_KINDS[inner.type], split[0], split[1], node, classes)
                 body = inner.child_by_field_name("body")
                 if body is not None and inner.type != "enum_specifier":
                     visit(body, classes + split[0] + (split[1],))
         elif inner.type in ("alias_declaration", "type_definition"):
-            name = _type_alias_name(inner)
-            if name is not None:
-                add("type", (), name, node, classes)
+            alias = _type_alias_name(inner)
+            if alias is not None:
+                add("type", (), alias, node, classes)
         elif inner.type == "namespace_definition":
             body = inner.child_by_field_name("body")
             if body is not None:
@@ -593,8 +595,10 @@ def _joined_namespaces(source: bytes, removed: tree_sitter.Node, start: int, end
     names = [n.child_by_field_name("name") for n in (before, after)]
     if names[0] is None or names[1] is None or names[0].text != names[1].text:
         return None
-    close = before.child_by_field_name("body").children[-1]
-    reopen = after.child_by_field_name("body").children[0]
+    bodies = [n.child_by_field_name("body") for n in (before, after)]
+    if bodies[0] is None or bodies[1] is None or not bodies[0].children or not bodies[1].children:
+        return None
+    close, reopen = bodies[0].children[-1], bodies[1].children[0]
     if close.type != "}" or reopen.type != "{" or not starts_own_line(source, close):
         return None
     # From the blank lines above the closing line to those below the opening one: the contents
@@ -728,7 +732,7 @@ def delete_cpp_items(
             continue
         chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
         chosen += [m for m in out_of_line_members(items, member_owners(chosen)) if m not in chosen]
-        deletions += _item_deletions(masked, chosen, lambda i: f"{origin}:cpp-{i.kind}:{target.name}")
+        deletions += _item_deletions(masked, chosen, functools.partial(_item_origin, origin, target.name))
         deleted += chosen
     return _settled(source, masked, macros, deletions, origin), deleted, findings
 
@@ -745,6 +749,11 @@ def out_of_line_members(items: list[CppItem], owners: list[tuple[str, ...]]) -> 
     `class Klass::Inner {...};` for `Klass`, `int Klass::count = 0;` for `Klass::count`."""
     return [i for i in items if i.qualifier and any(i.scope[:len(o)] == o or (*i.scope, i.name) == o
                                                     for o in owners)]
+
+
+def _item_origin(origin: str, name: str, item: CppItem) -> str:
+    """The origin of one item's deletion: the recipe's, the item's kind and the target's name."""
+    return f"{origin}:cpp-{item.kind}:{name}"
 
 
 def _item_deletions(masked: bytes, items: list[CppItem], origin: Callable[[CppItem], str]) -> list[Deletion]:

@@ -3,20 +3,23 @@ identifiers and parse errors of C++, CUDA and Metal files."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
 import tree_sitter
 
-from codemods.edit.values import Edit, Finding
+from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.core.registry import CPP, LANGUAGES, LanguageOperations, PlanState, language_of
 from codemods.parse import error_nodes, identifier_hits, parse
-from codemods.languages.resolution import Reference
+from codemods.languages.resolution import DeletedRecord, Reference
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.cpp.items import (
-    CppTarget, cpp_items, delete_cpp_items, delete_members_of, is_annotation_macro_semicolon,
+    CppItem, CppTarget, cpp_items, delete_cpp_items, delete_members_of, is_annotation_macro_semicolon,
 )
 from codemods.languages.cpp.includes import included_files
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
-from codemods.languages.cpp.resolve import cpp_references, deleted_cpp_items
+from codemods.languages.cpp.resolve import DeletedCppItem, cpp_references, deleted_cpp_items
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
@@ -33,16 +36,19 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
     return identifier_hits(tree, hits, LANGUAGES[CPP].identifier_kinds)
 
 
-def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
-    cpp_targets = [CppTarget(t.kind, t.name, getattr(t, "branch", None)) for t in targets]
-    macros = next((tuple(t.namespace_macros) for t in targets if getattr(t, "namespace_macros", ())), ())
+def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin: str,
+                 absent: Callable[[], bool] | None, deleted: DeletedRecord) -> tuple[list[Edit], list[Finding]]:
+    cpp_targets = [CppTarget(t.kind, t.name, t.branch) for t in targets]
+    macros = next((tuple(t.namespace_macros) for t in targets if t.namespace_macros), ())
     found, items, findings = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
     kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in items]
     deleted.add(CPP, deleted_cpp_items(path, items, macros, kept))
     return deletion_edits(path, source, found), findings
 
 
-def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tuple[list[Edit], list[Finding], list]:
+def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | None], origin: str,
+                       root: Path | None = None, targets: Sequence[ItemTarget] = ()
+                       ) -> tuple[list[Edit], list[Finding], list[DeletedCppItem]]:
     """What goes with the plan's deletions in the tree's other C++ files: the out-of-line member
     definitions (`void Klass::f() {...}` in a .cc file) of the classes it deletes, and those of
     the static data members it deletes (`int Klass::count = 0;`), with the namespaces and
@@ -50,12 +56,12 @@ def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tup
     them (for the reference check)."""
     from codemods.search.files import files_with_words
 
-    owners = [i for i in deleted.of(CPP) if i.kind in ("class", "struct", "union", "field")]
+    owners = [i for i in _deleted_cpp(deleted) if i.kind in ("class", "struct", "union", "field")]
     if not owners or root is None:
         return [], [], []
     macros = next((o.namespace_macros for o in owners if o.namespace_macros), ())
     edits: list[Edit] = []
-    gone: list = []
+    gone: list[DeletedCppItem] = []
     for path in files_with_words(root, sorted({o.name for o in owners})):
         # An owner's own file had its members deleted with it (delete_cpp_items).
         elsewhere = [(*o.visible_namespace, o.name) for o in owners if o.path != path]
@@ -81,7 +87,7 @@ def named_items(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int, s
     return [(item.start, item.end, "::".join((*item.scope, item.name))) for item in cpp_items(source, tree)]
 
 
-def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
+def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Uses in a C++ file that resolve, or may resolve, to a deleted C++ item (the files it
     includes, read once per plan where asked, make the `static` functions of those files
     visible; a file it does not include is hidden by its own `static` function; their items
@@ -93,12 +99,12 @@ def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list
             closures[path] = included_files(path, shared.read)
         return closures[path]
 
-    items = deleted.of(CPP)
+    items = _deleted_cpp(deleted)
     macros = next((i.namespace_macros for i in items if i.namespace_macros), ())
-    headers: dict[str, list] = shared.memo("cpp_included_items", dict)
+    headers: dict[str, list[CppItem]] = shared.memo("cpp_included_items", dict)
 
-    def included_items() -> list:
-        found = []
+    def included_items() -> list[CppItem]:
+        found: list[CppItem] = []
         for header in sorted(included()):
             if header not in headers:
                 source = shared.read(header) if language_of(header) == CPP else None
@@ -109,12 +115,17 @@ def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list
     return cpp_references(path, text, items, included, included_items), []
 
 
-def format_item(text: str, indent: str, root, path: str) -> None:
+def _deleted_cpp(deleted: DeletedRecord) -> list[DeletedCppItem]:
+    """The plan's deleted C++ items (`delete_items` and `files_deleted_with` record them)."""
+    return [i for i in deleted.of(CPP) if isinstance(i, DeletedCppItem)]
+
+
+def format_item(text: str, indent: str, root: Path, path: str) -> None:
     """Generated C++ text is inserted as written (an edited file is formatted whole: format_file)."""
     return None
 
 
-def format_file(source: bytes, root, path: str) -> bytes | None:
+def format_file(source: bytes, root: Path, path: str) -> bytes | None:
     """The whole file formatted by clang-format where the tree has a `.clang-format` (format.py);
     None without one, without clang-format, or when it fails."""
     from codemods.languages.cpp.format import clang_format
@@ -122,7 +133,7 @@ def format_file(source: bytes, root, path: str) -> bytes | None:
     return clang_format(source, root, path)
 
 
-def formatting_applies(root, path: str) -> bool:
+def formatting_applies(root: Path, path: str) -> bool:
     """Whether the tree asks for clang-format on `path` (a style file in its folder or above)."""
     from codemods.languages.cpp.format import style_file
 

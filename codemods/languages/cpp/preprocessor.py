@@ -40,6 +40,8 @@ from typing import Iterable
 
 import tree_sitter
 
+from codemods.parse import node_text
+
 # The node kinds of a conditional's head and of its later branches.
 CONDITIONAL_HEADS = ("preproc_if", "preproc_ifdef")
 LATER_BRANCHES = ("preproc_elif", "preproc_elifdef", "preproc_else")
@@ -217,7 +219,7 @@ _NOT_MACROS = frozenset({b"FILE", b"DIR", b"BOOL", b"HANDLE", b"DWORD", b"UINT",
 
 
 def _text(node: tree_sitter.Node | None) -> str:
-    return " ".join(node.text.decode("utf-8", "replace").split()) if node is not None else ""
+    return " ".join(node_text(node).split())
 
 
 def _own_condition(node: tree_sitter.Node) -> str:

@@ -46,14 +46,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Collection
+from typing import Callable, Collection, NamedTuple, Sequence
 
 import tree_sitter
 
+from codemods.parse import node_text
 from codemods.words import word_in, word_matches
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
-from codemods.languages.cpp.preprocessor import in_inactive_branch
+from codemods.languages.cpp.preprocessor import NamespaceRegion, in_inactive_branch
 from codemods.languages.cpp.receivers import NOT_A_CLASS, local_declaration, member_function_classes, receiver_class
 from codemods.languages.cpp.operators import (
     MATCH, UNKNOWN, class_name, operand_match, operator_symbol, operator_uses, verdict,
@@ -69,6 +70,19 @@ _LITERAL_CATEGORIES = {"string_literal": STRING_LITERAL, "concatenated_string": 
                        "false": ARITHMETIC, "nullptr": ZERO}
 _CLASS_KINDS = ("class", "struct", "union")
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
+
+# What a resolution says of one use: (certainty, kind, resolution), as in `Reference`.
+_Verdict = tuple[str, str, str]
+# The signatures of the deleted functions, by (name, namespace).
+_DeletedDefinitions = dict[tuple[str, tuple[str, ...]], set[tuple[str, ...] | None]]
+
+
+class _Using(NamedTuple):
+    """A `using namespace X;` or `using X::f;`: what it names, where it stands, its text."""
+
+    target: tuple[str, ...]
+    offset: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -143,7 +157,7 @@ class Overload:
 
 
 def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[tuple[str, str], ...] = (),
-                      kept: list[CppItem] = ()) -> list[DeletedCppItem]:
+                      kept: Sequence[CppItem] = ()) -> list[DeletedCppItem]:
     """The resolver's view of the items `delete_cpp_items` deleted in one file; `kept` are the
     file's items the plan keeps (the overloads of a deleted function's name among them stay)."""
     found = []
@@ -151,7 +165,8 @@ def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[t
         node = item.node
         local = _has_internal_linkage(node) and not path.endswith(_HEADER_SUFFIXES)
         survivors = tuple(dict.fromkeys(
-            Overload(_arity(k.node), k.signature, k.scope[-1] if _is_member(k) and k.scope else "") for k in kept
+            Overload(_arity(k.node) or (0, None), k.signature, k.scope[-1] if _is_member(k) and k.scope else "")
+            for k in kept
             if (k.qualified_name == item.qualified_name or operator_symbol(item.name) and k.name == item.name)
             and k.signature is not None and k.signature != item.signature))
         found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local,
@@ -232,7 +247,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
             seen.append(file_items + included_items())
         return seen[0]
 
-    deleted_definitions: dict[tuple[str, tuple[str, ...]], set[tuple[str, ...] | None]] = {}
+    deleted_definitions: _DeletedDefinitions = {}
     for item in items:
         if item.kind == "function":
             deleted_definitions.setdefault((item.name, item.visible_namespace), set()).add(item.signature)
@@ -271,7 +286,8 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     return found
 
 
-def _own_internal_functions(file_items: list[CppItem], names) -> dict[tuple[str, tuple[str, ...]], list[Overload]]:
+def _own_internal_functions(file_items: list[CppItem], names: Collection[str]
+                            ) -> dict[tuple[str, tuple[str, ...]], list[Overload]]:
     """The file's own `static` and anonymous-namespace functions (no members) of the names
     `names`, as overloads by (name, namespace)."""
     found: dict[tuple[str, tuple[str, ...]], list[Overload]] = {}
@@ -310,7 +326,9 @@ def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:
     return [_argument_category(a) for a in passed]
 
 
-def _resolve(node, name, items, directives, deleted_definitions, declared, regions=()):
+def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], directives: list[_Using],
+             deleted_definitions: _DeletedDefinitions, declared: set[tuple[str, tuple[str, ...]]],
+             regions: tuple[NamespaceRegion, ...] = ()) -> _Verdict | None:
     """(certainty, kind, resolution) if the name at `node` may name one of `items`.
 
     `declared` holds (name, namespace) of the functions the file declares after the plan:
@@ -344,9 +362,10 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
             continue
         if visible_enclosing[: len(namespace)] == namespace:
             return DEFINITE, "name", f"{name} inside namespace {'::'.join(namespace) or '(global)'} names {full} ({item.path})"
-        directive = next((d for d in directives if d[1] <= node.start_byte and d[0] in (namespace, (*namespace, name))), None)
+        directive = next((d for d in directives if d.offset <= node.start_byte
+                          and d.target in (namespace, (*namespace, name))), None)
         if directive is not None:
-            return DEFINITE, "name", f"{directive[2]} makes {name} name {full} ({item.path})"
+            return DEFINITE, "name", f"{directive.text} makes {name} name {full} ({item.path})"
         if item.member:
             # Lookup reaches a member function unqualified only from a member function of its
             # class, or of a class that may derive from it; argument-dependent lookup never does.
@@ -363,8 +382,9 @@ def _resolve(node, name, items, directives, deleted_definitions, declared, regio
     return None
 
 
-def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directives,
-                   visible: Callable[[], list[CppItem]], regions=()) -> tuple[str, str, str] | None:
+def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directives: list[_Using],
+                   visible: Callable[[], list[CppItem]], regions: tuple[NamespaceRegion, ...] = ()
+                   ) -> _Verdict | None:
     """(certainty, kind, resolution) when the member access whose member `node` names (`x.f`,
     `p->f`) may name one of the deleted member functions among `items` (the receiver typed by the
     items `visible()` gives, the file's and its includes'): definite on `this` in a
@@ -373,8 +393,10 @@ def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directiv
     (`auto`, a template parameter, a call's result); None on a receiver of another class (one the
     file shows deriving from its class aside) and for a function that is no member."""
     access = node.parent
+    if access is None:
+        return None
     receiver = access.child_by_field_name("argument")
-    name = node.text.decode("utf-8", "replace")
+    name = node_text(node)
     for item in items:
         if not item.member or item.kind not in ("function", "declaration") or not item.visible_namespace:
             continue
@@ -400,15 +422,15 @@ def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directiv
         derived = written.split("::")[-1] != owner
         arrow = access.child_by_field_name("operator")
         relation = "points to" if arrow is not None and arrow.type == "->" else "is"
-        why = f"{_text_of(receiver)} {relation} a {written}" + (
+        why = f"{node_text(receiver)} {relation} a {written}" + (
             (", which derives from " if certainty == DEFINITE else ", whose bases may include ") + owner if derived
             else "" if certainty == DEFINITE else f", which may be {'::'.join(item.visible_namespace)} here")
         return certainty, "method call", f"{why}: {name} {'names' if certainty == DEFINITE else 'may name'} {full}"
     return None
 
 
-def _names_class(written: str, item: DeletedCppItem, node: tree_sitter.Node, directives,
-                 file_items: list[CppItem], regions=()) -> str | None:
+def _names_class(written: str, item: DeletedCppItem, node: tree_sitter.Node, directives: list[_Using],
+                 file_items: list[CppItem], regions: tuple[NamespaceRegion, ...] = ()) -> str | None:
     """Whether the class type `written` at `node` is the deleted member's class: DEFINITE when
     lookup from there reaches it (a qualified name whose namespace is its namespace, an
     unqualified one inside its namespace or after a `using`), POSSIBLE when an unqualified name
@@ -422,7 +444,7 @@ def _names_class(written: str, item: DeletedCppItem, node: tree_sitter.Node, dir
     qualifier = parts[:-1]
     if absolute:
         return DEFINITE if qualifier == namespace else None
-    before = [d[0] for d in directives if d[1] <= node.start_byte]
+    before = [d.target for d in directives if d.offset <= node.start_byte]
     if qualifier:
         scopes = [enclosing[:i] for i in range(len(enclosing), -1, -1)] + before
         return DEFINITE if any(scope + qualifier == namespace for scope in scopes) else None
@@ -447,7 +469,7 @@ def _derives(name: str, owner: str, file_items: list[CppItem], seen: frozenset[s
         for base in clause.named_children if clause is not None else ():
             if base.type not in ("type_identifier", "qualified_identifier", "template_type"):
                 continue
-            base_name = _text_of(base).split("<", 1)[0].split("::")[-1].strip()
+            base_name = node_text(base).split("<", 1)[0].split("::")[-1].strip()
             if base_name == owner:
                 return DEFINITE
             if not any(i.name == base_name and i.kind in _CLASS_KINDS for i in file_items):
@@ -469,14 +491,15 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
     possible when some operand's type is not known; none when an overload the plan keeps fits
     better."""
     found = []
-    for use in operator_uses(root, {i.operator for i in items}):
+    for use in operator_uses(root, {i.operator for i in items if i.operator is not None}):
         if in_inactive_branch(use.token):
             continue
         classes = {c for i in items for c in map(class_name, i.operands) if c is not None}
         operands = [_operand_type(o, classes) for o in use.operands]
         built_in = all(category is not None and declared is None for category, declared in operands)
 
-        def fit(types: tuple[str, ...]) -> tuple[str | None, int]:
+        def fit(types: tuple[str, ...], operands: list[tuple[str | None, str | None]] = operands,
+                built_in: bool = built_in) -> tuple[str | None, int]:
             """The verdict of these operand types, and how many operands are known to fit."""
             matches = [operand_match(c, d, p) for (c, d), p in zip(operands, types)]
             return verdict(matches, built_in), sum(m != UNKNOWN for m in matches)
@@ -515,16 +538,16 @@ def _operand_type(operand: tree_sitter.Node, classes: set[str]) -> tuple[str | N
         operand = operand.named_children[0]
     if operand.type in ("call_expression", "compound_literal_expression"):
         callee = operand.child_by_field_name("function") or operand.child_by_field_name("type")
-        constructed = _text_of(callee).split("<", 1)[0].split("::")[-1].strip()
+        constructed = node_text(callee).split("<", 1)[0].split("::")[-1].strip()
         if constructed in classes:
             return None, constructed
     if operand.type == "identifier":
-        local = local_declaration(operand, operand.text.decode("utf-8", "replace"))
+        local = local_declaration(operand, node_text(operand))
         if local is not None:
             declaration, wrappers = local
             if "pointer_declarator" in wrappers or "array_declarator" in wrappers:
                 return POINTER, None
-            written = _text_of(declaration.child_by_field_name("type"))
+            written = node_text(declaration.child_by_field_name("type"))
             category = type_category(written)
             return category, class_name(written) if category is None else None
     return _argument_category(operand), None
@@ -533,14 +556,14 @@ def _operand_type(operand: tree_sitter.Node, classes: set[str]) -> tuple[str | N
 def _declared_class(variable: tree_sitter.Node) -> str | None:
     """The class a local or parameter is declared as, an object of it, a reference or a pointer
     to it (`Gauge g`, `const Gauge& g`, `Gauge* g`); None when not declared here or not a class."""
-    local = local_declaration(variable, variable.text.decode("utf-8", "replace"))
+    local = local_declaration(variable, node_text(variable))
     if local is None or "array_declarator" in local[1] or local[1].count("pointer_declarator") > 1:
         return None
-    written = _text_of(local[0].child_by_field_name("type"))
+    written = node_text(local[0].child_by_field_name("type"))
     return class_name(written) if type_category(written) is None else None
 
 
-def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tuple[str, str, str] | None:
+def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> _Verdict | None:
     """(certainty, kind, resolution) when the name at `node` may name one of the deleted data
     members `fields`: a member access on an object of its class or `this` in its class's member
     functions (definite), on a receiver of another or unknown type (possible), a constructor's
@@ -557,7 +580,7 @@ def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> tu
                 return DEFINITE, "member", f"this->{item.name} in a member function of {owner} names {full}"
             declared = _declared_class(receiver) if receiver is not None and receiver.type == "identifier" else None
             if declared == owner:
-                return DEFINITE, "member", f"{receiver.text.decode()} is a {owner}: .{item.name} names {full}"
+                return DEFINITE, "member", f"{node_text(receiver)} is a {owner}: .{item.name} names {full}"
             if declared is None:
                 return POSSIBLE, "member", f"member access on a receiver of unknown type may name {full}"
             continue
@@ -603,7 +626,7 @@ def _qualifier(node: tree_sitter.Node) -> tuple[tuple[str, ...], bool, tree_sitt
         if scope is None:
             absolute = True
         else:
-            scopes.insert(0, scope.text.decode("utf-8", "replace"))
+            scopes.insert(0, node_text(scope))
     return tuple(scopes), absolute, current
 
 
@@ -637,20 +660,16 @@ def _argument_category(argument: tree_sitter.Node) -> str | None:
         return ZERO if argument.text == b"0" else ARITHMETIC
     if argument.type != "identifier":
         return None
-    local = local_declaration(argument, argument.text.decode("utf-8", "replace"))
+    local = local_declaration(argument, node_text(argument))
     if local is None:
         return None
     declaration, wrappers = local
     if "pointer_declarator" in wrappers or "array_declarator" in wrappers:
         return POINTER
-    return type_category(_text_of(declaration.child_by_field_name("type")))
+    return type_category(node_text(declaration.child_by_field_name("type")))
 
 
-def _text_of(node: tree_sitter.Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
-def _using(root: tree_sitter.Node) -> list[tuple[tuple[str, ...], int, str]]:
+def _using(root: tree_sitter.Node) -> list[_Using]:
     """(namespace or qualified name, offset, text) of `using namespace X;` and `using X::f;`."""
     found = []
     stack = [root]
@@ -659,8 +678,8 @@ def _using(root: tree_sitter.Node) -> list[tuple[tuple[str, ...], int, str]]:
         if node.type == "using_declaration":
             target = next((c for c in node.named_children), None)
             if target is not None:
-                parts = tuple(p for p in re.split(r"\s*::\s*", target.text.decode("utf-8", "replace")) if p)
-                found.append((parts, node.start_byte, " ".join(node.text.decode("utf-8", "replace").split())))
+                parts = tuple(p for p in re.split(r"\s*::\s*", node_text(target)) if p)
+                found.append(_Using(parts, node.start_byte, " ".join(node_text(node).split())))
             continue
         if node.type in ("translation_unit", "declaration_list", "namespace_definition", "linkage_specification",
                          "function_definition", "compound_statement"):

@@ -55,7 +55,7 @@ def _parameter_type(parameter: tree_sitter.Node) -> str:
     if parameter.type == "variadic_parameter" or parameter.text == b"...":
         return "..."
     skipped = [n for n in (_declared_identifier(parameter), parameter.child_by_field_name("default_value")) if n]
-    text = parameter.text
+    text = parameter.text or b""
     for node in sorted(skipped, key=lambda n: n.start_byte, reverse=True):
         start, end = node.start_byte - parameter.start_byte, node.end_byte - parameter.start_byte
         if node == parameter.child_by_field_name("default_value"):
@@ -98,7 +98,7 @@ def arity(parameters: tree_sitter.Node | None) -> tuple[int, int | None]:
     if parameters_signature(parameters) == ():
         return 0, 0
     variadic = any(p.type in ("variadic_parameter", "variadic_parameter_declaration") or p.text == b"..."
-                   for p in listed) or b"..." in parameters.text
+                   for p in listed) or b"..." in (parameters.text or b"")
     required = sum(1 for p in listed if p.type == "parameter_declaration")
     return required, None if variadic else len(listed)
 

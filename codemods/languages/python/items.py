@@ -10,10 +10,10 @@ overlap. Targets nested in one another give one edit over both.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from codemods.edit.codes import Code
-from codemods.edit.values import Edit, Finding, missing_target
+from codemods.edit.values import Edit, Finding, line_col, missing_target
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ def delete_python_items(
     wrapper = MetadataWrapper(module)
     wanted = {t.name: t for t in targets}
     seen: dict[str, str] = {}  # qualified name -> kind, of every definition visited
+    places: dict[str, tuple[int, int]] = {}  # qualified name -> (line, col) of its name
     spans: dict[str, tuple[int, int]] = {}  # removed qualified name -> byte span of its definition
 
     class _Remover(cst.CSTTransformer):
@@ -62,9 +63,13 @@ def delete_python_items(
 
         def _enter(self, node: cst.FunctionDef | cst.ClassDef) -> bool:
             self.scope.append(node.name.value)
+            qualified = ".".join(self.scope)
+            if qualified not in places:
+                places[qualified] = line_col(source, self.get_metadata(ByteSpanPositionProvider, node.name).start)
             return True
 
-        def _leave(self, original, updated, kind: str):
+        def _leave(self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef,
+                   kind: str) -> cst.BaseStatement | cst.RemovalSentinel:
             qualified = ".".join(self.scope)
             self.scope.pop()
             seen[qualified] = kind
@@ -76,34 +81,42 @@ def delete_python_items(
                 return cst.RemovalSentinel.REMOVE
             return updated
 
-        def _first_kept(self, original, updated):
+        def _first_kept(self, original: Sequence[cst.BaseStatement],
+                        updated: Sequence[cst.BaseStatement]) -> tuple[cst.BaseStatement, ...] | None:
             """A body whose first statement went: the one now first starts without the blank
-            lines that separated it from the removed one (its comments stay)."""
-            if not original.body or id(original.body[0]) not in self.removed or not updated.body:
-                return updated
-            first = updated.body[0]
+            lines that separated it from the removed one (its comments stay); None when unchanged."""
+            if not original or id(original[0]) not in self.removed or not updated:
+                return None
+            first = updated[0]
+            if not isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return None
             lines = list(first.leading_lines)
             while lines and lines[0].comment is None:
                 lines.pop(0)
-            return updated.with_changes(body=(first.with_changes(leading_lines=tuple(lines)), *updated.body[1:]))
+            return (first.with_changes(leading_lines=tuple(lines)), *updated[1:])
 
-        def leave_Module(self, original, updated):
-            return self._first_kept(original, updated)
+        def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+            body = self._first_kept(original_node.body, updated_node.body)
+            return updated_node if body is None else updated_node.with_changes(body=body)
 
-        def leave_IndentedBlock(self, original, updated):
-            return self._first_kept(original, updated)
+        def leave_IndentedBlock(self, original_node: cst.IndentedBlock,
+                                updated_node: cst.IndentedBlock) -> cst.BaseSuite:
+            body = self._first_kept(original_node.body, updated_node.body)
+            return updated_node if body is None else updated_node.with_changes(body=body)
 
-        def visit_FunctionDef(self, node):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return self._enter(node)
 
-        def leave_FunctionDef(self, original, updated):
-            return self._leave(original, updated, "function")
+        def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+                              ) -> cst.BaseStatement | cst.RemovalSentinel:
+            return self._leave(original_node, updated_node, "function")
 
-        def visit_ClassDef(self, node):
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return self._enter(node)
 
-        def leave_ClassDef(self, original, updated):
-            return self._leave(original, updated, "class")
+        def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+                           ) -> cst.BaseStatement | cst.RemovalSentinel:
+            return self._leave(original_node, updated_node, "class")
 
     def without(names: set[str]) -> bytes:
         return wrapper.visit(_Remover(names)).code.encode(module.encoding)
@@ -121,7 +134,7 @@ def delete_python_items(
         edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),
                                 "+".join(origins[name] for name in removed))]
     findings = [
-        missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent)
+        missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent, places)
         for t in targets
         if t.name not in removed
     ]

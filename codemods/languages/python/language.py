@@ -6,10 +6,12 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from codemods.core.registry import PYTHON, LanguageOperations, PlanState
-from codemods.edit.values import Edit, Finding
-from codemods.languages.resolution import DeletedName, Reference
+from codemods.edit.values import Edit, Finding, ItemTarget
+from codemods.languages.resolution import DeletedName, DeletedRecord, Reference
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
 
@@ -32,7 +34,7 @@ def identifiers(source: bytes, tree: None, hits: list[tuple[int, int, str]]) -> 
     for index, byte in enumerate(source):
         if byte == 0x0A:
             line_starts.append(index + 1)
-    names = {}
+    names: dict[int, str] = {}
     try:
         for token in tokenize.tokenize(io.BytesIO(source).readline):
             if token.type == tokenize.NAME:
@@ -44,7 +46,8 @@ def identifiers(source: bytes, tree: None, hits: list[tuple[int, int, str]]) -> 
     return [(s, e, n) for s, e, n in hits if names.get(s) == n]
 
 
-def delete_items(path: str, source: bytes, targets: list, origin: str, absent, deleted) -> tuple[list[Edit], list[Finding]]:
+def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin: str,
+                 absent: Callable[[], bool] | None, deleted: DeletedRecord) -> tuple[list[Edit], list[Finding]]:
     edits, names, findings = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets],
                                                  origin, absent)
     deleted.add(PYTHON, [DeletedName(name, path) for name in names])
@@ -56,12 +59,12 @@ def item_scopes(source: bytes, tree: None, name: str) -> list[Scope]:
     return []
 
 
-def references(path: str, text: bytes, deleted, shared: PlanState) -> tuple[list[Reference], list[str]]:
+def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:
     """Python names are not resolved: the deleted Python names are matched by spelling."""
-    return [], [item.name for item in deleted.of(PYTHON)]
+    return [], [item.name for item in deleted.of(PYTHON) if isinstance(item, DeletedName)]
 
 
-def format_item(text: str, indent: str, root, path: str) -> None:
+def format_item(text: str, indent: str, root: Path, path: str) -> None:
     """No formatter is registered for this language: generated text is inserted as written."""
     return None
 

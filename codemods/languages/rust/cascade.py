@@ -5,19 +5,33 @@ of a trait impl it keeps that the trait still requires (a finding)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
 from codemods.core.registry import RUST
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
-from codemods.edit.values import Edit, Finding, line_col
+from codemods.edit.values import Edit, Finding, ItemTarget, line_col
+from codemods.languages.resolution import DeletedRecord
 from codemods.languages.rust.items import DeletedItem, RustTarget, rust_items, split_path, without_arguments
 from codemods.languages.rust.members import variant_uses
 from codemods.languages.rust.modules import module_files
 from codemods.languages.rust.resolve import DeletedRustItem, RustResolver, deleted_rust_items
-from codemods.parse import enclosing, parse
+from codemods.parse import enclosing, node_text, parse
 from codemods.search.files import files_with_words
 
 
-def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tuple[list[Edit], list[Finding], list]:
+# Where a file of the tree is read from (None: it cannot be read).
+_Read = Callable[[str], bytes | None]
+
+
+def _deleted_rust(deleted: DeletedRecord) -> list[DeletedRustItem]:
+    """The plan's deleted Rust items (the Rust plug-in records each as a DeletedRustItem)."""
+    return [i for i in deleted.of(RUST) if isinstance(i, DeletedRustItem)]
+
+
+def files_deleted_with(deleted: DeletedRecord, read: _Read, origin: str, root: Path | None = None,
+                       targets: Sequence[ItemTarget] = ()) -> tuple[list[Edit], list[Finding], list[DeletedRustItem]]:
     """What goes with the plan's deletions in other files: the files of the out-of-line
     modules (`mod foo;`) it deletes (`foo.rs` or `foo/mod.rs` beside the declaring file, or
     its `#[path]`, with their own modules' files), the methods of other files' impls of a
@@ -26,9 +40,9 @@ def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tup
     findings and the items deleted with them (for the reference check)."""
     edits: list[Edit] = []
     findings: list[Finding] = []
-    items: list = []
+    items: list[DeletedRustItem] = []
     seen: set[str] = set()
-    for module in [i for i in deleted.of(RUST) if i.kind == "mod"]:
+    for module in [i for i in _deleted_rust(deleted) if i.kind == "mod"]:
         for path, source, resolved in module_files(module.path, module.module, module.start, read, origin):
             if path in seen:
                 continue
@@ -40,11 +54,11 @@ def files_deleted_with(deleted, read, origin: str, root=None, targets=()) -> tup
         edits += more
         items += gone
         edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
-        findings += _methods_traits_require(deleted.of(RUST) + items, read, root)
+        findings += _methods_traits_require(_deleted_rust(deleted) + items, read, root)
     return edits, findings, items
 
 
-def _methods_traits_require(deleted: list[DeletedRustItem], read, root) -> list[Finding]:
+def _methods_traits_require(deleted: list[DeletedRustItem], read: _Read, root: Path) -> list[Finding]:
     """A method the plan takes out of a trait impl it keeps, where the trait (resolved through
     the tree, wherever it is defined) declares it without a default body: the impl would no
     longer compile. Where the trait is not defined in the tree, its items are not known: the
@@ -59,10 +73,10 @@ def _methods_traits_require(deleted: list[DeletedRustItem], read, root) -> list[
         parsed = resolver.declared_tree(item.path)
         node = enclosing(parsed[1].root_node, item.start, ("impl_item",)) if parsed else None
         trait = node.child_by_field_name("trait") if node is not None else None
-        if trait is None:
+        if parsed is None or node is None or trait is None:
             continue
-        spelled = " ".join(trait.text.decode("utf-8", "replace").split())
-        owner = " ".join(node.child_by_field_name("type").text.decode("utf-8", "replace").split())
+        spelled = " ".join(node_text(trait).split())
+        owner = " ".join(node_text(node.child_by_field_name("type")).split())
         declarations = resolver.trait_declarations(item.path, trait)
         line, col = line_col(parsed[0], item.start)
         if declarations is None:
@@ -78,7 +92,7 @@ def _methods_traits_require(deleted: list[DeletedRustItem], read, root) -> list[
         for file, start in declarations:
             required = _required_methods(resolver, file, start)
             if item.name in required and (file, required[item.name]) not in gone:
-                trait_line = line_col(resolver.declared_tree(file)[0], start)[0]
+                trait_line = line_col(_declared_source(resolver, file), start)[0]
                 findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
                                         f"<{owner} as {spelled}>::{item.name}: trait {spelled} ({file}:{trait_line}) "
                                         f"declares {item.name} without a default, so the impl would no longer compile; delete "
@@ -94,11 +108,20 @@ def _required_methods(resolver: RustResolver, file: str, start: int) -> dict[str
     parsed = resolver.declared_tree(file)
     node = enclosing(parsed[1].root_node, start, ("trait_item",)) if parsed else None
     body = node.child_by_field_name("body") if node is not None else None
-    return {c.child_by_field_name("name").text.decode("utf-8", "replace"): c.start_byte
+    return {node_text(c.child_by_field_name("name")): c.start_byte
             for c in (body.named_children if body is not None else []) if c.type == "function_signature_item"}
 
 
-def _variant_arms_elsewhere(targets, read, root, skipped: set[str], origin: str) -> list[Edit]:
+def _declared_source(resolver: RustResolver, file: str) -> bytes:
+    """The file of a trait the resolver found (so it was read) as read."""
+    parsed = resolver.declared_tree(file)
+    if parsed is None:
+        raise ValueError(f"{file}: a trait was found in it, yet it cannot be read")
+    return parsed[0]
+
+
+def _variant_arms_elsewhere(targets: Sequence[ItemTarget], read: _Read, root: Path, skipped: set[str],
+                            origin: str) -> list[Edit]:
     """The match arms (and `A | B` alternatives) naming only a deleted variant, in the files
     other than the enum's (its own file's go with the variant)."""
     variants = [(t.path, *split_path(t.name)[-2:]) for t in targets
@@ -117,11 +140,12 @@ def _variant_arms_elsewhere(targets, read, root, skipped: set[str], origin: str)
     return edits
 
 
-def _trait_method_impls(deleted, read, root, skipped: set[str], origin: str) -> tuple[list[Edit], list[DeletedRustItem]]:
+def _trait_method_impls(deleted: DeletedRecord, read: _Read, root: Path, skipped: set[str],
+                        origin: str) -> tuple[list[Edit], list[DeletedRustItem]]:
     """The methods, in other files than the trait's, of impls of a trait whose method
     declaration the plan deletes (`impl Float for f32 { fn is_sign_negative .. }`)."""
     declared: dict[tuple[str, str], str] = {}  # (trait, method) -> the trait's file
-    for item in deleted.of(RUST):
+    for item in _deleted_rust(deleted):
         if item.owner is None or item.kind not in ("fn", "fn_signature"):
             continue
         source = read(item.path)
@@ -130,9 +154,9 @@ def _trait_method_impls(deleted, read, root, skipped: set[str], origin: str) -> 
             declared[(item.owner, item.name)] = item.path
     if not declared:
         return [], []
-    already = {(i.path, i.start) for i in deleted.of(RUST)}
+    already = {(i.path, i.start) for i in _deleted_rust(deleted)}
     edits: list[Edit] = []
-    gone: list = []
+    gone: list[DeletedRustItem] = []
     for path in files_with_words(root, sorted({method for _, method in declared})):
         if path in skipped or not path.endswith(".rs"):
             continue

@@ -27,7 +27,7 @@ from codemods.edit.item_spans import whole_lines
 from codemods.edit.splice import splice
 from codemods.edit.values import Edit
 from codemods.languages.rust.items import leading_trivia
-from codemods.parse import RUST, parse, reparse
+from codemods.parse import RUST, node_text, parse, reparse
 from codemods.words import keyword_offsets, whole_word_hits
 
 # Leaf entries of a use tree: each binds one name.
@@ -49,22 +49,19 @@ class UseEntry:
         return any(c.type == "visibility_modifier" for c in self.declaration.children)
 
 
-def _text(node: tree_sitter.Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
 def _binding(leaf: tree_sitter.Node) -> str | None:
     """The name a leaf entry brings into scope (None: `_`, or nothing nameable)."""
     if leaf.type == "use_as_clause":
-        alias = _text(leaf.child_by_field_name("alias"))
+        alias = node_text(leaf.child_by_field_name("alias"))
         return None if alias == "_" else alias
     if leaf.type == "identifier":
-        return _text(leaf)
+        return node_text(leaf)
     if leaf.type == "scoped_identifier":
         name = leaf.child_by_field_name("name")
         if name is not None and name.type == "self":
-            return _binding(leaf.child_by_field_name("path")) if leaf.child_by_field_name("path") else None
-        return _text(name)
+            path = leaf.child_by_field_name("path")
+            return _binding(path) if path is not None else None
+        return node_text(name)
     if leaf.type == "self" and leaf.parent is not None and leaf.parent.type == "use_list":
         owner = leaf.parent.parent
         if owner is not None and owner.type == "scoped_use_list":
@@ -241,25 +238,25 @@ def _render(source: bytes, node: tree_sitter.Node, removed: set[int]) -> str | N
     """`node` (a use tree) without the leaves whose start bytes are in `removed`; None when
     nothing of it is left."""
     if node.type in _LEAVES:
-        return None if node.start_byte in removed else _text(node)
+        return None if node.start_byte in removed else node_text(node)
     if node.type == "scoped_use_list":
         inner = node.child_by_field_name("list")
         path = node.child_by_field_name("path")
         rendered = _render_list(source, inner, removed) if inner is not None else None
-        if rendered is None:
+        if inner is None or rendered is None:
             return None
         kind, text = rendered
         if kind == "single":
-            return _text(path) if text == "self" else f"{_text(path)}::{text}"
-        if text == _text(inner):
-            return _text(node)
+            return node_text(path) if text == "self" else f"{node_text(path)}::{text}"
+        if text == node_text(inner):
+            return node_text(node)
         return source[node.start_byte:inner.start_byte].decode("utf-8", "replace") + text
     if node.type == "use_list":
         rendered = _render_list(source, node, removed)
         if rendered is None:
             return None
         return rendered[1]
-    return _text(node)
+    return node_text(node)
 
 
 def _render_list(source: bytes, use_list: tree_sitter.Node, removed: set[int]) -> tuple[str, str] | None:
@@ -273,7 +270,7 @@ def _render_list(source: bytes, use_list: tree_sitter.Node, removed: set[int]) -
             gone.append(child)
             continue
         kept.append((child, text))
-        if text != _text(child):
+        if text != node_text(child):
             replaced[child.start_byte] = text
     if not kept:
         return None
@@ -288,6 +285,8 @@ def removal_edits(path: str, source: bytes, entries: list[UseEntry], origin: str
     edits = []
     for declaration in {e.declaration.start_byte: e.declaration for e in entries}.values():
         argument = declaration.child_by_field_name("argument")
+        if argument is None:  # a `use` declaration always has one (the entries are its leaves)
+            continue
         text = _render(source, argument, removed)
         if text is None:
             first, _ = leading_trivia(source, declaration)

@@ -15,7 +15,7 @@ import tree_sitter
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding, line_col, missing_target, shape_mismatch
-from codemods.parse import RUST, once_per_tree, parse
+from codemods.parse import RUST, node_text, once_per_tree, parse
 from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
 
 # Node types that are items, mapped to the kind names recipes use.
@@ -132,7 +132,7 @@ def leading_trivia(source: bytes, node: tree_sitter.Node) -> tuple[int, list[tre
 
 def _attribute_text(attribute_item: tree_sitter.Node) -> str:
     inner = _attribute(attribute_item)
-    return inner.text.decode("utf-8", "replace") if inner is not None else ""
+    return node_text(inner)
 
 
 def _attribute(attribute_item: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -143,7 +143,7 @@ def _attribute_path(attribute_item: tree_sitter.Node) -> str:
     """The path of an attribute as written: `test`, `cxx::bridge`, `rust_name`."""
     inner = _attribute(attribute_item)
     path = inner.named_children[0] if inner is not None and inner.named_children else None
-    return path.text.decode("utf-8", "replace") if path is not None else ""
+    return node_text(path)
 
 
 _SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "0": "\0", "'": "'", '"': '"'}
@@ -173,7 +173,7 @@ def _attribute_string_value(attribute_item: tree_sitter.Node) -> str | None:
     parts = []
     continued = False
     for child in value.named_children:
-        text = child.text.decode("utf-8", "replace")
+        text = node_text(child)
         if child.type == "escape_sequence":
             parts.append(_unescape(text))
             continued = text[1:2] in ("\n", "\r")
@@ -199,7 +199,7 @@ def _type_base_name(node: tree_sitter.Node | None) -> str | None:
     if node.type == "scoped_type_identifier":
         return _type_base_name(node.child_by_field_name("name"))
     if node.type in ("type_identifier", "identifier"):
-        return node.text.decode("utf-8", "replace")
+        return node_text(node)
     return None
 
 
@@ -207,7 +207,7 @@ def _node_name(node: tree_sitter.Node) -> str | None:
     name = node.child_by_field_name("name")
     if name is None:
         return None
-    return name.text.decode("utf-8", "replace")
+    return node_text(name)
 
 
 def _is_cxx_bridge(attribute_items: list[tree_sitter.Node]) -> bool:
@@ -296,8 +296,9 @@ _ANCHORS = ("crate", "self")
 def split_path(name: str) -> tuple[str, ...]:
     """`a::<T as Tr<U>>::f` split at the `::` outside angle brackets (cached: a target's name is
     compared with every item of its file)."""
-    parts, depth, current = [], 0, []
-    index = 0
+    parts: list[str] = []
+    current: list[str] = []
+    depth = index = 0
     while index < len(name):
         char = name[index]
         if not current and name.startswith(("impl ", "impl<"), index):
@@ -352,8 +353,8 @@ def _squeeze(text: str) -> str:
 def impl_header(node: tree_sitter.Node) -> tuple[str, str | None]:
     """(self type, trait or None) of an impl block as written, whitespace aside."""
     trait = node.child_by_field_name("trait")
-    return (_squeeze(node.child_by_field_name("type").text.decode("utf-8", "replace")),
-            _squeeze(trait.text.decode("utf-8", "replace")) if trait is not None else None)
+    return (_squeeze(node_text(node.child_by_field_name("type"))),
+            _squeeze(node_text(trait)) if trait is not None else None)
 
 
 def _top_level_split(text: str, word: str) -> tuple[str, str] | None:

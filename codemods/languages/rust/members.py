@@ -26,7 +26,7 @@ from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.items import (
     RustItem, RustTarget, leading_trivia, matches_name, numbered_name, rust_items, split_path,
 )
-from codemods.parse import RUST, descendants, parse
+from codemods.parse import RUST, descendants, node_text, parse
 
 MEMBER_KINDS = ("variant", "field", "use", "attribute", "macro_call", "match_arm")
 
@@ -66,19 +66,15 @@ class _Removal:
 
 
 
-def _text(node: tree_sitter.Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
-
-
 def _with_comma(source: bytes, node: tree_sitter.Node, start: int) -> tuple[int, int]:
     """[start, end) of a list member with its trailing comma, widened to whole lines where it
     stands alone on them. A member sharing its line keeps one separator between its
     neighbours: `A, B, C` loses `B, `, `Io, Disk` loses `, Disk`, `{ Disk }` becomes `{}`."""
     end = node.end_byte
     after = node.next_sibling
-    comma = after is not None and after.type == ","
-    if comma:
-        end = after.end_byte
+    comma = False
+    if after is not None and after.type == ",":
+        comma, end = True, after.end_byte
     # A match arm holds its own comma.
     comma = comma or source[node.end_byte - 1:node.end_byte] == b","
     lo, hi = whole_lines(source, start, end, (b"//",))
@@ -133,21 +129,23 @@ def _member_name(name: str) -> tuple[str, str] | None:
 def _pattern_path(pattern: tree_sitter.Node) -> tuple[str, ...] | None:
     """The path a pattern names a variant through (`Self::V(..)`, `E::V { .. }`, `a::E::V`)."""
     if pattern.type in ("tuple_struct_pattern", "struct_pattern"):
-        pattern = pattern.child_by_field_name("type")
-        if pattern is None:
+        named = pattern.child_by_field_name("type")
+        if named is None:
             return None
+        pattern = named
     if pattern.type in ("scoped_identifier", "scoped_type_identifier"):
-        return tuple(p.strip() for p in _text(pattern).split("::"))
+        return tuple(p.strip() for p in node_text(pattern).split("::"))
     return None
 
 
 def _self_type(node: tree_sitter.Node) -> str | None:
     """The base name of the type of the impl block around `node` (what `Self` is there)."""
-    while node is not None and node.type != "impl_item":
-        node = node.parent
-    if node is None:
+    impl: tree_sitter.Node | None = node
+    while impl is not None and impl.type != "impl_item":
+        impl = impl.parent
+    if impl is None:
         return None
-    return _text(node.child_by_field_name("type")).split("<", 1)[0].split("::")[-1].strip()
+    return node_text(impl.child_by_field_name("type")).split("<", 1)[0].split("::")[-1].strip()
 
 
 def _names_variant(pattern: tree_sitter.Node, enum: str, variant: str) -> bool:
@@ -162,10 +160,11 @@ def _names_variant(pattern: tree_sitter.Node, enum: str, variant: str) -> bool:
 
 def _bare_pattern_name(pattern: tree_sitter.Node) -> str | None:
     """The one-segment name a pattern starts with (`Gloomy`, `Gloomy(d)`, `Gloomy { .. }`)."""
+    named: tree_sitter.Node | None = pattern
     if pattern.type in ("tuple_struct_pattern", "struct_pattern"):
-        pattern = pattern.child_by_field_name("type")
-    if pattern is not None and pattern.type in ("identifier", "type_identifier"):
-        return _text(pattern)
+        named = pattern.child_by_field_name("type")
+    if named is not None and named.type in ("identifier", "type_identifier"):
+        return node_text(named)
     return None
 
 
@@ -179,7 +178,7 @@ def _variant_imported(place: tree_sitter.Node, enum: str, variant: str) -> bool:
         if current.type in ("block", "declaration_list", "source_file"):
             for child in current.named_children:
                 argument = child.child_by_field_name("argument") if child.type == "use_declaration" else None
-                if argument is not None and imports.search(re.sub(r"\s+", "", _text(argument))):
+                if argument is not None and imports.search(re.sub(r"\s+", "", node_text(argument))):
                     return True
         if current.type == "mod_item":
             return False
@@ -237,16 +236,17 @@ def _back_spaces(source: bytes, offset: int) -> int:
 
 def _delete_variant(file: _MemberFile, name: str) -> _Removal:
     split = _member_name(name)
-    enum = _owner(file, split[0], {"enum"}, "variant", name) if split else None
+    if split is None:
+        file.findings.append(missing_target(file.path, "variant", name, [], file.absent))
+        return _Removal()
+    enum = _owner(file, split[0], {"enum"}, "variant", name)
     if enum is None:
-        if split is None:
-            file.findings.append(missing_target(file.path, "variant", name, [], file.absent))
         return _Removal()
     body = enum.node.child_by_field_name("body")
     variants = [v for v in (body.named_children if body is not None else []) if v.type == "enum_variant"
-                and _text(v.child_by_field_name("name")) == split[1]]
+                and node_text(v.child_by_field_name("name")) == split[1]]
     if not variants:
-        candidates = [f"{split[0]}::{_text(v.child_by_field_name('name'))}"
+        candidates = [f"{split[0]}::{node_text(v.child_by_field_name('name'))}"
                       for v in (body.named_children if body is not None else []) if v.type == "enum_variant"]
         file.findings.append(missing_target(file.path, "variant", name, candidates, file.absent))
         return _Removal()
@@ -263,36 +263,38 @@ def _delete_variant(file: _MemberFile, name: str) -> _Removal:
 def _field_uses(tree: tree_sitter.Tree, field: str, inside: tree_sitter.Node | None) -> list[tree_sitter.Node]:
     """Accesses (`x.field`), initialisers (`S { field: .. }`, `S { field }`) and patterns of a
     field name outside the struct's own declaration (`inside`; None: anywhere)."""
-    found = []
+    found: list[tree_sitter.Node] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
         if inside is not None and node.start_byte >= inside.start_byte and node.end_byte <= inside.end_byte:
             continue
         stack.extend(node.named_children)
-        if node.type == "field_expression" and _text(node.child_by_field_name("field")) == field:
+        accessed = node.child_by_field_name("field") if node.type == "field_expression" else None
+        if accessed is not None and node_text(accessed) == field:
             call = node.parent
             if call is None or call.type != "call_expression" or call.child_by_field_name("function") != node:
-                found.append(node.child_by_field_name("field"))  # `x.field()` calls a method, not the field
+                found.append(accessed)  # `x.field()` calls a method, not the field
         elif node.type in ("field_initializer", "field_pattern"):
             named = node.child_by_field_name("field") or node.child_by_field_name("name")
-            if named is not None and _text(named) == field:
+            if named is not None and node_text(named) == field:
                 found.append(named)
-        elif node.type == "shorthand_field_initializer" and _text(node) == field:
+        elif node.type == "shorthand_field_initializer" and node_text(node) == field:
             found.append(node)
-        elif node.type == "field_pattern" and _text(node) == field:
+        elif node.type == "field_pattern" and node_text(node) == field:
             found.append(node)
     return sorted(found, key=lambda n: n.start_byte)
 
 
 def _struct_of(node: tree_sitter.Node) -> str | None:
     """The base name of the struct an initialiser or pattern field belongs to (`S` of `S { f }`)."""
-    while node is not None and node.type not in ("struct_expression", "struct_pattern"):
-        node = node.parent
-    if node is None:
+    struct: tree_sitter.Node | None = node
+    while struct is not None and struct.type not in ("struct_expression", "struct_pattern"):
+        struct = struct.parent
+    if struct is None:
         return None
-    named = node.child_by_field_name("name") or node.child_by_field_name("type")
-    return _text(named).split("<", 1)[0].split("::")[-1].strip() if named is not None else None
+    named = struct.child_by_field_name("name") or struct.child_by_field_name("type")
+    return node_text(named).split("<", 1)[0].split("::")[-1].strip() if named is not None else None
 
 
 # The key of deleted fields in a plan's DeletedNames (they are no items code links to from other languages).
@@ -317,36 +319,36 @@ def field_references(path: str, text: bytes, fields: list[DeletedField]) -> list
     type is not known there)."""
     found: list[Reference] = []
     tree = None
-    for field in fields:
-        if field.name.encode() not in text:
+    for deleted_field in fields:
+        if deleted_field.name.encode() not in text:
             continue
         tree = tree or parse(text, RUST)
-        for node in _field_uses(tree, field.name, None):
-            owner = f"{field.struct}::{field.name}"
-            if field.path == path:
-                found.append(Reference(path, node.start_byte, node.end_byte, field.name, DEFINITE, "field",
-                                       f"uses the field {owner} in the file declaring {field.struct}"))
+        for node in _field_uses(tree, deleted_field.name, None):
+            owner = f"{deleted_field.struct}::{deleted_field.name}"
+            if deleted_field.path == path:
+                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
+                                       f"uses the field {owner} in the file declaring {deleted_field.struct}"))
             elif node.parent is not None and node.parent.type == "field_expression":
-                found.append(Reference(path, node.start_byte, node.end_byte, field.name, POSSIBLE, "field read",
-                                       f"reads a field named {field.name} on a receiver of unknown type (deleted: "
+                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, POSSIBLE, "field read",
+                                       f"reads a field named {deleted_field.name} on a receiver of unknown type (deleted: "
                                        f"{owner})"))
-            elif _struct_of(node) in (field.struct, "Self"):
-                found.append(Reference(path, node.start_byte, node.end_byte, field.name, DEFINITE, "field",
+            elif _struct_of(node) in (deleted_field.struct, "Self"):
+                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
                                        f"initialises or matches the field {owner}"))
     return found
 
 
 def _delete_field(file: _MemberFile, name: str) -> _Removal:
     split = _member_name(name)
-    owner = _owner(file, split[0], {"struct", "union"}, "field", name) \
-        if split else None
+    if split is None:
+        file.findings.append(missing_target(file.path, "field", name, [], file.absent))
+        return _Removal()
+    owner = _owner(file, split[0], {"struct", "union"}, "field", name)
     if owner is None:
-        if split is None:
-            file.findings.append(missing_target(file.path, "field", name, [], file.absent))
         return _Removal()
     body = owner.node.child_by_field_name("body")
     fields = [f for f in (body.named_children if body is not None else []) if f.type == "field_declaration"
-              and _text(f.child_by_field_name("name")) == split[1]]
+              and node_text(f.child_by_field_name("name")) == split[1]]
     if not fields:
         file.findings.append(missing_target(file.path, "field", name, [], file.absent))
         return _Removal()
@@ -359,13 +361,13 @@ def _delete_field(file: _MemberFile, name: str) -> _Removal:
 
 def _entry_path(leaf: tree_sitter.Node) -> str:
     """The full path a leaf of a use tree imports, as written (`a::b::{c as d}` -> `a::b::c`)."""
-    text = _text(leaf.child_by_field_name("path")) if leaf.type == "use_as_clause" else _text(leaf)
+    text = node_text(leaf.child_by_field_name("path")) if leaf.type == "use_as_clause" else node_text(leaf)
     node = leaf.parent
     while node is not None and node.type != "use_declaration":
         if node.type == "scoped_use_list":
             prefix = node.child_by_field_name("path")
             if prefix is not None:
-                text = f"{_text(prefix)}::{text}" if text != "self" else _text(prefix)
+                text = f"{node_text(prefix)}::{text}" if text != "self" else node_text(prefix)
         node = node.parent
     return "".join(text.split())
 
@@ -399,7 +401,7 @@ def _delete_attribute(file: _MemberFile, name: str) -> _Removal:
     for node in descendants(file.tree.root_node, named=True):
         if node.type in ("attribute_item", "inner_attribute_item") and (form is None or node.type == form):
             inner = next((c for c in node.named_children if c.type == "attribute"), None)
-            if inner is not None and _attribute_key(_text(inner)) == wanted:
+            if inner is not None and _attribute_key(node_text(inner)) == wanted:
                 found.append(node)
     if len(found) != 1:
         if found:
@@ -416,8 +418,8 @@ def _delete_attribute(file: _MemberFile, name: str) -> _Removal:
 # -- macro invocations and match arms: code inside items, named by its text -----------------------
 
 
-def _squeezed(node: tree_sitter.Node | str) -> str:
-    text = node if isinstance(node, str) else _text(node)
+def _squeezed(node: tree_sitter.Node | str | None) -> str:
+    text = node if isinstance(node, str) else node_text(node)
     return "".join(text.split())
 
 
@@ -451,11 +453,15 @@ def _macro_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
-def _token_elements(tokens: tree_sitter.Node, pattern: bool) -> list[tuple[str, object]]:
+# An element of a token tree (see `_token_elements`): its kind, and its text, name or elements.
+_TokenElement = tuple[str, "str | list[_TokenElement]"]
+
+
+def _token_elements(tokens: tree_sitter.Node, pattern: bool) -> list[_TokenElement]:
     """A token tree's children as ("leaf", text) and ("tree", elements); in a pattern, `$$$NAME`
     is ("many", NAME) and `$NAME` ("one", NAME)."""
     children = tokens.children
-    elements: list[tuple[str, object]] = []
+    elements: list[_TokenElement] = []
     index = 0
     while index < len(children):
         child = children[index]
@@ -464,22 +470,22 @@ def _token_elements(tokens: tree_sitter.Node, pattern: bool) -> list[tuple[str, 
             dollars += 1
         if dollars in (1, 3) and index + dollars < len(children) and \
                 children[index + dollars].type == "identifier":
-            elements.append(("many" if dollars == 3 else "one", _text(children[index + dollars])))
+            elements.append(("many" if dollars == 3 else "one", node_text(children[index + dollars])))
             index += dollars + 1
             continue
         elements.append(("tree", _token_elements(child, pattern)) if child.type == "token_tree"
-                        else ("leaf", _text(child)))
+                        else ("leaf", node_text(child)))
         index += 1
     return elements
 
 
-def _tokens_match(wanted: list, have: list, bound: dict[str, str]) -> bool:
+def _tokens_match(wanted: list[_TokenElement], have: list[_TokenElement], bound: dict[str, str]) -> bool:
     """Whether the token elements `have` match the pattern elements `wanted` (a metavariable used
     twice matches equal tokens; `$$$X` takes as few elements as lets the rest match)."""
     if not wanted:
         return not have
     (kind, value), rest = wanted[0], wanted[1:]
-    if kind == "many":
+    if kind == "many" and isinstance(value, str):
         for count in range(len(have) + 1):
             text = repr(have[:count])
             if bound.get(value, text) == text and _tokens_match(rest, have[count:], {**bound, value: text}):
@@ -487,19 +493,20 @@ def _tokens_match(wanted: list, have: list, bound: dict[str, str]) -> bool:
         return False
     if not have:
         return False
-    if kind == "one":
+    if kind == "one" and isinstance(value, str):
         text = repr(have[0])
         return bound.get(value, text) == text and _tokens_match(rest, have[1:], {**bound, value: text})
-    if kind == "tree":
-        return have[0][0] == "tree" and _tokens_match(value, have[0][1], bound) and _tokens_match(rest, have[1:],
-                                                                                                bound)
+    if kind == "tree" and isinstance(value, list):
+        inner = have[0][1]
+        return isinstance(inner, list) and have[0][0] == "tree" and _tokens_match(value, inner, bound) and \
+            _tokens_match(rest, have[1:], bound)
     return have[0] == (kind, value) and _tokens_match(rest, have[1:], bound)
 
 
-def _arguments_pattern(arguments: str) -> list | None:
+def _arguments_pattern(arguments: str) -> list[_TokenElement] | None:
     """The pattern elements of a `macro_call` target's arguments (`(Dial, $$$REST)`), or None when
     they do not parse as a token tree."""
-    probe = parse(f"probe!{arguments};".encode("utf-8"), RUST)
+    probe = parse(f"probe!{arguments};".encode(), RUST)
     invocation = next((n for n in descendants(probe.root_node, named=True) if n.type == "macro_invocation"), None)
     tokens = next((c for c in invocation.named_children if c.type == "token_tree"), None) if invocation else None
     if tokens is None or probe.root_node.has_error:
@@ -526,13 +533,13 @@ def _delete_macro_call(file: _MemberFile, name: str) -> _Removal:
         if called == _squeezed(macro) and tokens is not None and \
                 (pattern is None or _tokens_match(pattern, _token_elements(tokens, pattern=False), {})):
             found.append((node, f"{called}!{_squeezed(tokens)}"))
-    node = _one_of(file, "macro_call", name, found, ordinal)
-    if node is None:
+    chosen = _one_of(file, "macro_call", name, found, ordinal)
+    statement = _macro_statement(chosen) if chosen is not None else None
+    if statement is None:  # none chosen (`found` holds only invocations standing alone)
         return _Removal()
-    statement = _macro_statement(node)
     end = statement.end_byte
     following = statement.next_sibling
-    if statement is node and following is not None and following.type == "empty_statement":
+    if statement is chosen and following is not None and following.type == "empty_statement":
         end = following.end_byte  # an item-level `name!(..);` parses as the invocation and an empty `;`
     start, _ = leading_trivia(file.source, statement)
     return _Removal([Deletion(*whole_lines(file.source, start, end, (b"//",)), f"{file.origin}:macro_call:{name}")])
@@ -545,8 +552,8 @@ def _catch_all(arm: tree_sitter.Node) -> bool:
         return False
     inner = pattern.named_children[0] if pattern.named_child_count == 1 else None
     if pattern.named_child_count == 0:
-        return _text(pattern).strip() == "_"
-    return inner is not None and inner.type == "identifier" and not _text(inner)[:1].isupper()
+        return node_text(pattern).strip() == "_"
+    return inner is not None and inner.type == "identifier" and not node_text(inner)[:1].isupper()
 
 
 def _delete_match_arm(file: _MemberFile, name: str) -> _Removal:
@@ -572,7 +579,8 @@ def _delete_match_arm(file: _MemberFile, name: str) -> _Removal:
     arm = _one_of(file, "match_arm", name, found, ordinal)
     if arm is None:
         return _Removal()
-    guarded = arm.child_by_field_name("pattern").child_by_field_name("condition") is not None
+    chosen_pattern = arm.child_by_field_name("pattern")  # `found` holds only arms with a pattern
+    guarded = chosen_pattern is not None and chosen_pattern.child_by_field_name("condition") is not None
     later = []
     sibling = arm.next_named_sibling
     while sibling is not None:

@@ -24,7 +24,7 @@ def find_function(root: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
         node = stack.pop()
         if node.type == "function_item":
             name_node = node.child_by_field_name("name")
-            if name_node is not None and name_node.text.decode() == name:
+            if name_node is not None and _identifier(name_node) == name:
                 return node
             continue
         stack.extend(reversed(node.named_children))
@@ -50,7 +50,7 @@ def identifiers(node: tree_sitter.Node) -> list[tree_sitter.Node]:
 
 
 def names_used(node: tree_sitter.Node) -> set[str]:
-    return {n.text.decode() for n in identifiers(node)}
+    return {_identifier(n) for n in identifiers(node)}
 
 
 def uses_any(source: bytes, node: tree_sitter.Node, names: set[str]) -> bool:
@@ -70,11 +70,16 @@ def let_binding(statement: tree_sitter.Node) -> str | None:
     if pattern is None:
         return None
     if pattern.type == "identifier":
-        return pattern.text.decode()
+        return _identifier(pattern)
     if pattern.type == "mut_pattern":
         inner = next((c for c in pattern.named_children if c.type == "identifier"), None)
-        return inner.text.decode() if inner is not None else None
+        return _identifier(inner) if inner is not None else None
     return None
+
+
+def _identifier(node: tree_sitter.Node) -> str:
+    """An identifier's text (strict UTF-8: a Rust identifier is valid text)."""
+    return (node.text or b"").decode()
 
 
 def statement_deletion(source: bytes, statement: tree_sitter.Node, origin: str) -> Deletion:

@@ -37,7 +37,7 @@ import tree_sitter
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.parse import RUST, parse
+from codemods.parse import RUST, node_text, parse
 from codemods.edit.item_spans import deletion_edits, whole_lines
 from codemods.pattern import Match, Pattern
 from codemods.languages.rust.bridge import bridge_calls, bridge_functions
@@ -83,6 +83,18 @@ class _Run:
     def kept(self) -> tuple[tree_sitter.Node, ...]:
         """The expressions of the run that live on in the helper call."""
         return (self.call["Q"], self.call["SCALE"], *self.keys, *self.values)
+
+
+@dataclass(frozen=True)
+class _OraclePatterns:
+    """The patterns an oracle run is recognised by (one rewrite's fallback and metadata type)."""
+
+    calls: tuple[Pattern, ...]  # a call of the fallback
+    statements: tuple[Pattern, ...]  # the `let` statement holding it
+    pointers: Pattern  # `let KEYS = vec![ARRAY as *const T, ...];`
+    pointer: Pattern  # one element of it
+    metadata: tuple[Pattern, ...]  # identity metadata built from visible lengths
+    literal_lengths: Pattern  # those lengths written as a literal
 
 
 class _Mismatch(Exception):
@@ -173,15 +185,15 @@ class OracleRewrite:
     helper: str = "dense_reference_decode_attention"
 
     @cached_property
-    def _patterns(self) -> dict[str, object]:
-        return {
-            "calls": [Pattern(p.format(fallback=self.fallback), RUST) for p in _CALL_PATTERNS],
-            "statements": [Pattern(p, RUST) for p in _CALL_STATEMENTS],
-            "pointers": Pattern(_POINTER_VEC, RUST),
-            "pointer": Pattern(_POINTER, RUST),
-            "metadata": [Pattern(p.format(metadata=self.metadata_type), RUST) for p in _METADATA_PATTERNS],
-            "literal_lengths": Pattern(_LITERAL_LENGTHS, RUST),
-        }
+    def _patterns(self) -> _OraclePatterns:
+        return _OraclePatterns(
+            calls=tuple(Pattern(p.format(fallback=self.fallback), RUST) for p in _CALL_PATTERNS),
+            statements=tuple(Pattern(p, RUST) for p in _CALL_STATEMENTS),
+            pointers=Pattern(_POINTER_VEC, RUST),
+            pointer=Pattern(_POINTER, RUST),
+            metadata=tuple(Pattern(p.format(metadata=self.metadata_type), RUST) for p in _METADATA_PATTERNS),
+            literal_lengths=Pattern(_LITERAL_LENGTHS, RUST),
+        )
 
     def __call__(self, workspace: Workspace) -> StepResult:
         source = workspace.read(self.path)
@@ -236,16 +248,17 @@ class OracleRewrite:
     # -- recognising a run -----------------------------------------------------------
 
     def _fallback_calls(self, source: bytes, function: tree_sitter.Node) -> list[tree_sitter.Node]:
-        calls = {m.node.id: m.node for p in self._patterns["calls"] for m in p.find_all(source, function)}
+        calls = {m.node.id: m.node for p in self._patterns.calls for m in p.find_all(source, function)}
         return sorted(calls.values(), key=lambda n: n.start_byte)
 
     def _match_run(self, source: bytes, function: tree_sitter.Node, call: tree_sitter.Node) -> _Run:
-        statement = call
+        statement: tree_sitter.Node | None = call
         while statement is not None and statement.type != "let_declaration" and statement.id != function.id:
             statement = statement.parent
         matched = None if statement is None else \
-            next((m for p in self._patterns["statements"] if (m := p.match(source, statement))), None)
-        if matched is None or matched["CALL"].id != call.child_by_field_name("function").id:
+            next((m for p in self._patterns.statements if (m := p.match(source, statement))), None)
+        callee = call.child_by_field_name("function")
+        if statement is None or matched is None or callee is None or matched["CALL"].id != callee.id:
             raise _Mismatch("the call is not `let NAME = FALLBACK(Q, &KEYS, &VALUES, &METADATA, SCALE).unwrap();`")
         earlier = _lets_before(statement, function)
         keys, keys_statement = self._pointers(source, earlier, matched.text("KEYS"))
@@ -255,7 +268,7 @@ class OracleRewrite:
         metadata_statement = self._metadata(source, earlier, matched.text("META"), len(keys))
         run = _Run((metadata_statement, keys_statement, values_statement), statement, matched, keys, values)
         for bound in (matched.text("KEYS"), matched.text("VALUES"), matched.text("META")):
-            outside = [n for n in identifiers(function) if n.text.decode() == bound
+            outside = [n for n in identifiers(function) if node_text(n) == bound
                        and not any(s.start_byte <= n.start_byte < s.end_byte for s in (*run.removed, statement))]
             if outside:
                 line, _ = line_col(source, outside[0].start_byte)
@@ -268,18 +281,19 @@ class OracleRewrite:
         bound = [s for s in earlier if let_binding(s) == name]
         return bound[-1] if bound else None
 
-    def _pointers(self, source: bytes, earlier: list[tree_sitter.Node], name: str) -> tuple[tuple, tree_sitter.Node]:
+    def _pointers(self, source: bytes, earlier: list[tree_sitter.Node], name: str
+                  ) -> tuple[tuple[tree_sitter.Node, ...], tree_sitter.Node]:
         statement = self._binding(earlier, name)
         if statement is None:
             raise _Mismatch(f"no `let {name}` in scope before the call")
-        matched = self._patterns["pointers"].match(source, statement)
+        matched = self._patterns.pointers.match(source, statement)
         if matched is None:
             raise _Mismatch(f"`{name}` is not bound to `vec![ARRAY as *const T, ...]`")
         arrays = []
         for element in matched.named("ELEMENTS"):
-            pointer = self._patterns["pointer"].match(source, element)
+            pointer = self._patterns.pointer.match(source, element)
             if pointer is None:
-                raise _Mismatch(f"element `{element.text.decode()}` of `{name}` is not `ARRAY as *const T`")
+                raise _Mismatch(f"element `{node_text(element)}` of `{name}` is not `ARRAY as *const T`")
             arrays.append(pointer["ARRAY"])
         if not arrays:
             raise _Mismatch(f"`{name}` is an empty vec!")
@@ -289,11 +303,11 @@ class OracleRewrite:
         statement = self._binding(earlier, name)
         if statement is None:
             raise _Mismatch(f"no `let {name}` in scope before the call")
-        matched = next((m for p in self._patterns["metadata"] if (m := p.match(source, statement))), None)
+        matched = next((m for p in self._patterns.metadata if (m := p.match(source, statement))), None)
         if matched is None:
             raise _Mismatch(f"`{name}` is not identity metadata "
                             f"`{self.metadata_type}::from_visible_lengths(LENGTHS, BLOCK).unwrap()`")
-        literal = self._patterns["literal_lengths"].match(source, matched["LENGTHS"])
+        literal = self._patterns.literal_lengths.match(source, matched["LENGTHS"])
         if literal is not None and len(literal.named("LENGTHS")) != sequences:
             raise _Mismatch(f"{len(literal.named('LENGTHS'))} visible lengths for {sequences} sequences")
         return statement
@@ -339,7 +353,10 @@ class OracleRewrite:
         """The statement that replaces a run: `let OUT = HELPER(q, k, v, scale);`, or for a batch
         the rows of `let OUT = concat_batch_rows(&[HELPER(&batch_row(q, i), k, v, scale), ...]);`."""
         call = run.call
-        text = lambda node: source[node.start_byte : node.end_byte].decode("utf-8", "replace")  # noqa: E731
+
+        def text(node: tree_sitter.Node) -> str:
+            return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
         rows = tuple((f"&batch_row({call.text('Q')}, {i})" if len(run.keys) > 1 else call.text("Q"), text(k), text(v),
                       call.text("SCALE")) for i, (k, v) in enumerate(zip(run.keys, run.values)))
         return _HelperStatement(call.text("OUT"), self.helper, rows)
@@ -354,7 +371,7 @@ class OracleRewrite:
         return f"let {statement.out} = concat_batch_rows(&[\n{rows}]);"
 
     def _helper_pieces(self, tree: tree_sitter.Tree, batch: bool) -> list[str]:
-        existing = {n.child_by_field_name("name").text.decode()
+        existing = {node_text(n.child_by_field_name("name"))
                     for n in tree.root_node.named_children if n.type == "function_item"}
         pieces = []
         if self.helper not in existing:
@@ -465,7 +482,8 @@ def _without_dead_bindings(function: tree_sitter.Node, runs: list[_Run]) -> list
     replaced = [run.call_statement for run in runs]
     kept = [node for run in runs for node in run.kept]
     lets = _lets(function)
-    binding_sites = {n.id for s in lets for n in identifiers(s.child_by_field_name("pattern"))}
+    binding_sites = {n.id for s in lets if (pattern := s.child_by_field_name("pattern")) is not None
+                     for n in identifiers(pattern)}
 
     def inside(node: tree_sitter.Node, spans: list[tree_sitter.Node]) -> bool:
         return any(s.start_byte <= node.start_byte < s.end_byte for s in spans)
@@ -475,8 +493,8 @@ def _without_dead_bindings(function: tree_sitter.Node, runs: list[_Run]) -> list
         gone = removed + replaced
         live = {n.text for n in reads if not inside(n, gone) or inside(n, kept)}
         dead_reads = {n.text for n in reads if inside(n, gone) and not inside(n, kept)}
-        dead = [s for s in lets if s not in removed and let_binding(s) is not None
-                and let_binding(s).encode() in dead_reads - live]
+        dead = [s for s in lets if s not in removed and (bound := let_binding(s)) is not None
+                and bound.encode() in dead_reads - live]
         if not dead:
             return removed
         removed += dead

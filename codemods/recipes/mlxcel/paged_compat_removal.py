@@ -106,7 +106,7 @@ class SelectLayout:
         ours = {rule.rule for layout in self.layouts for rule in layout.rules}
         layout = next((layout for layout in self.layouts if layout.fits(workspace)), None)
         if layout is None:
-            note = (f"no known layout of the tree recognised ({', '.join(l.name for l in self.layouts)}); "
+            note = (f"no known layout of the tree recognised ({', '.join(known.name for known in self.layouts)}); "
                     f"every bundled rewording rule is tried")
             return rules, (Finding("", 0, 0, Code.LAYOUT, note, severity="note"),)
         chosen = {rule.rule for rule in layout.rules}
@@ -126,5 +126,5 @@ def build(recipe: Recipe) -> Recipe:
     )
     layouts = load_layouts(recipe.id)
     return dataclasses.replace(recipe, steps=(REWRITE_ORACLE, TRIM_EMPTY_BATCH_TEST, orphaned),
-                               rewordings=recipe.rewordings + tuple(r for l in layouts for r in l.rules),
+                               rewordings=recipe.rewordings + tuple(r for layout in layouts for r in layout.rules),
                                select_rewordings=SelectLayout(layouts))

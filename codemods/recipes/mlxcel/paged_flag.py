@@ -30,7 +30,6 @@ import dataclasses
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 import tree_sitter
 
@@ -43,16 +42,18 @@ from interchange.decision import (
 )
 
 from codemods.edit.codes import Code
+from codemods.edit.errors import RecipeInputError
 from codemods.edit.values import Edit, Finding, line_col
 from codemods.core.registry import LANGUAGES
 from codemods.parse import RUST, descendants, node_text, parse
 from codemods.edit.item_spans import whole_lines
 from codemods.search.files import files_with_words
-from codemods.languages.rust.items import leading_trivia, rust_items
+from codemods.languages.rust.items import RustItem, leading_trivia, rust_items
 from codemods.languages.rust.resolve import RustResolver
 from codemods.languages.rust.statements import find_function, line_indent
 from codemods.plan.builders import builds
-from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
+from codemods.plan.recipe import Parameter, Recipe, StepResult, Workspace
+from codemods.recipes.mlxcel.markdown import section_end, table_row
 
 METHOD = "supports_paged_decode_backend"
 RESOLVER = "effective_decode_storage_backend"
@@ -157,16 +158,17 @@ def _doc_paragraphs(site: FamilySite, value: bool, decision: DecisionDocument,
     return paragraphs
 
 
-def _method_in_impl(items, site: FamilySite, method: str = METHOD) -> tuple[object | None, str | None]:
+def _method_in_impl(items: list[RustItem], site: FamilySite, method: str = METHOD) -> RustItem | str:
+    """The wrapper's `method` in a trait impl, or why there is not exactly one."""
     impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is not None]
     methods = [i for i in items if i.kind == "fn" and i.module_path[-1:] == (site.wrapper,) and i.name == method]
     chosen = [m for m in methods if any(i.node.start_byte <= m.node.start_byte < i.node.end_byte for i in impls)]
     if len(chosen) != 1:
-        return None, f"expected one {method} in a trait impl for {site.wrapper}, found {len(chosen)}"
-    return chosen[0], None
+        return f"expected one {method} in a trait impl for {site.wrapper}, found {len(chosen)}"
+    return chosen[0]
 
 
-def _constant_of(items, site: FamilySite, source: bytes):
+def _constant_of(items: list[RustItem], site: FamilySite, source: bytes) -> RustItem | None:
     """The wrapper's `SUPPORTS_PAGED_DECODE_BACKEND` const in an inherent impl, if it has one."""
     impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is None]
     found = [c for c in items if c.kind == "const" and c.name == CONSTANT and c.module_path[-1:] == (site.wrapper,)
@@ -176,7 +178,7 @@ def _constant_of(items, site: FamilySite, source: bytes):
 
 def _is_self_constant(node: tree_sitter.Node) -> bool:
     """Whether `node` is the path `Self::SUPPORTS_PAGED_DECODE_BACKEND`."""
-    return node.type == "scoped_identifier" and node.text.replace(b" ", b"") == f"Self::{CONSTANT}".encode()
+    return node.type == "scoped_identifier" and (node.text or b"").replace(b" ", b"") == f"Self::{CONSTANT}".encode()
 
 
 def _constant_item(site: FamilySite, value: bool, indent: str, test_name: str) -> str:
@@ -185,8 +187,8 @@ def _constant_item(site: FamilySite, value: bool, indent: str, test_name: str) -
     return f"{doc}{indent}pub(crate) const {CONSTANT}: bool = {str(value).lower()};\n"
 
 
-def _introduce_constant(source: bytes, items, site: FamilySite, value: bool, method, test_name: str,
-                        findings: list[Finding]) -> list[Edit] | None:
+def _introduce_constant(source: bytes, items: list[RustItem], site: FamilySite, value: bool, method: RustItem,
+                        test_name: str, findings: list[Finding]) -> list[Edit] | None:
     """Edits that add the constant to the wrapper's first inherent impl (or a new one), or None."""
     impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is None]
     if impls:
@@ -198,6 +200,8 @@ def _introduce_constant(source: bytes, items, site: FamilySite, value: bool, met
                                     "reads the flag from the wrapper", severity="note"))
             return None
         body = impl.child_by_field_name("body")
+        if body is None:
+            return None
         indent = line_indent(source, impl.start_byte) + "    "
         at = source.find(b"\n", body.start_byte) + 1
         following = source[at : source.find(b"\n", at)].strip()
@@ -224,9 +228,9 @@ def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: Dec
         findings.append(Finding(site.path, 0, 0, Code.MISSING_FILE, f"{site.path} not found"))
         return []
     items = rust_items(source)
-    method, problem = _method_in_impl(items, site)
-    if method is None:
-        findings.append(Finding(site.path, 0, 0, Code.SHAPE_MISMATCH, problem))
+    method = _method_in_impl(items, site)
+    if isinstance(method, str):
+        findings.append(Finding(site.path, 0, 0, Code.SHAPE_MISMATCH, method))
         return []
     body = method.node.child_by_field_name("body")
     expression = body.named_children[0] if body is not None and body.named_child_count == 1 else None
@@ -243,7 +247,7 @@ def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: Dec
                                    (expression is not None and _is_self_constant(expression)) else "")
                                 + "; not changed"))
         return []
-    edits = []
+    edits: list[Edit] = []
     wanted = b"true" if value else b"false"
     if constant is None and wrapper_test is not None and not value:
         added = _introduce_constant(source, items, site, value, method, wrapper_test, findings)
@@ -295,16 +299,17 @@ class ResolverArgument:
 def _resolver_parameters(function: tree_sitter.Node) -> list[tuple[str, str]] | str:
     """(name, type) per parameter of the resolver, or why they are not plain parameters."""
     parameters = []
-    for parameter in function.child_by_field_name("parameters").named_children:
+    listed = function.child_by_field_name("parameters")
+    for parameter in listed.named_children if listed is not None else ():
         if parameter.type != "parameter":
-            return f"unexpected parameter `{parameter.text.decode()}`"
-        name = parameter.child_by_field_name("pattern").text.decode()
-        kind = parameter.child_by_field_name("type").text.decode().replace(" ", "")
+            return f"unexpected parameter `{node_text(parameter)}`"
+        name = node_text(parameter.child_by_field_name("pattern"))
+        kind = node_text(parameter.child_by_field_name("type")).replace(" ", "")
         parameters.append((name, kind))
     return parameters
 
 
-def _is_test_context(items, node: tree_sitter.Node) -> bool:
+def _is_test_context(items: list[RustItem], node: tree_sitter.Node) -> bool:
     """Whether `node` lies in a #[test] function or a #[cfg(test)] module."""
     return any(
         (item.kind == "test" or (item.kind == "mod" and any("cfg(test)" in a for a in item.attributes)))
@@ -328,8 +333,10 @@ def _resolver_call_sites(workspace: Workspace) -> list[tuple[str, bytes, tree_si
             if node.type != "call_expression":
                 continue
             function = node.child_by_field_name("function")
+            if function is None:
+                continue
             name = function.child_by_field_name("name") if function.type == "scoped_identifier" else function
-            if name is not None and name.type == "identifier" and name.text.decode() == RESOLVER \
+            if name is not None and name.type == "identifier" and node_text(name) == RESOLVER \
                     and not _is_test_context(items, node):
                 sites.append((path, source, node))
     return sites
@@ -337,12 +344,13 @@ def _resolver_call_sites(workspace: Workspace) -> list[tuple[str, bytes, tree_si
 
 def _model_method(argument: tree_sitter.Node) -> str | None:
     """For an argument `RECEIVER.method()` (no arguments), the method's name."""
-    if argument.type != "call_expression" or argument.child_by_field_name("arguments").named_child_count:
+    arguments = argument.child_by_field_name("arguments")
+    if argument.type != "call_expression" or arguments is None or arguments.named_child_count:
         return None
     function = argument.child_by_field_name("function")
-    if function.type != "field_expression":
+    if function is None or function.type != "field_expression":
         return None
-    return function.child_by_field_name("field").text.decode()
+    return node_text(function.child_by_field_name("field"))
 
 
 def _wrapper_returns(workspace: Workspace, site: FamilySite, method: str) -> str | None:
@@ -350,11 +358,11 @@ def _wrapper_returns(workspace: Workspace, site: FamilySite, method: str) -> str
     source = workspace.read(site.path)
     if source is None:
         return None
-    chosen, _ = _method_in_impl(rust_items(source), site, method)
-    body = chosen.node.child_by_field_name("body") if chosen is not None else None
+    chosen = _method_in_impl(rust_items(source), site, method)
+    body = chosen.node.child_by_field_name("body") if not isinstance(chosen, str) else None
     if body is None or body.named_child_count != 1 or body.named_children[0].type != "boolean_literal":
         return None
-    return body.named_children[0].text.decode()
+    return node_text(body.named_children[0])
 
 
 def resolver_arguments(workspace: Workspace, function: tree_sitter.Node, site: FamilySite,
@@ -374,7 +382,7 @@ def resolver_arguments(workspace: Workspace, function: tree_sitter.Node, site: F
     if not sites:
         return f"no call of {RESOLVER} outside tests under src/ says where its arguments come from"
     integers = [name for name, kind in parameters if kind in _INTEGER_TYPES]
-    arguments = []
+    arguments: list[ResolverArgument] = []
     for index, (name, kind) in enumerate(parameters):
         if kind.split("::")[-1] == BACKEND_TYPE:
             arguments.append(ResolverArgument(name, "requested", "requested"))
@@ -382,9 +390,10 @@ def resolver_arguments(workspace: Workspace, function: tree_sitter.Node, site: F
         if kind in _INTEGER_TYPES and len(integers) == 1:
             arguments.append(ResolverArgument(name, "batch", str(MAX_BATCH)))
             continue
-        methods = set()
+        methods: set[str | None] = set()
         for path, source, call in sites:
-            given = call.child_by_field_name("arguments").named_children
+            passed = call.child_by_field_name("arguments")
+            given = passed.named_children if passed is not None else []
             if len(given) != len(parameters):
                 line, _ = line_col(source, call.start_byte)
                 return f"the call at {path}:{line} passes {len(given)} arguments for {len(parameters)} parameters"
@@ -452,8 +461,8 @@ def _test_site(workspace: Workspace, site: FamilySite, findings: list[Finding]) 
     if scheduler is None:
         findings.append(Finding(SCHEDULER_FILES[0], 0, 0, Code.MISSING_FILE, f"no scheduler module ({', '.join(SCHEDULER_FILES)})"))
         return None
-    test_file = next((p for p in (scheduler, *SCHEDULER_TEST_FILES) if workspace.read(p) is not None
-                      and _tests_module(workspace.read(p), p) is not None), None)
+    test_file = next((p for p in (scheduler, *SCHEDULER_TEST_FILES) if (source := workspace.read(p)) is not None
+                      and _tests_module(source, p) is not None), None)
     if test_file is None:
         findings.append(Finding(scheduler, 0, 0, Code.SHAPE_MISMATCH, "no scheduler test module to add the test to"))
         return None
@@ -470,7 +479,11 @@ def _test_site(workspace: Workspace, site: FamilySite, findings: list[Finding]) 
 def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_document: str,
                    where: TestSite, findings: list[Finding]) -> list[Edit]:
     scheduler, test_file = where.scheduler, where.test_file
-    source = workspace.read(scheduler)
+    source, test_source = workspace.read(scheduler), workspace.read(test_file)
+    module = _tests_module(test_source, test_file) if test_source is not None else None
+    if source is None or test_source is None or module is None:  # `_test_site` found both
+        findings.append(Finding(test_file, 0, 0, Code.SHAPE_MISMATCH, "no scheduler test module to add the test to"))
+        return []
     resolver = find_function(parse(source, RUST).root_node, RESOLVER)
     if resolver is None:
         findings.append(Finding(scheduler, 0, 0, Code.SHAPE_MISMATCH, f"{RESOLVER} not found in {scheduler}"))
@@ -481,8 +494,6 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
         findings.append(Finding(scheduler, line, col, Code.SIGNATURE_MISMATCH,
                                 f"cannot generate a test for {RESOLVER}: {arguments}"))
         return []
-    test_source = workspace.read(test_file)
-    module = _tests_module(test_source, test_file)
     unseen = [n for n in (RESOLVER, BACKEND_TYPE) if n.encode() not in _identifier_names(module)
               and not _has_glob_use(module)]  # fmt: skip
     if unseen:
@@ -527,7 +538,7 @@ def _resolver_test(workspace: Workspace, key: str, site: FamilySite, results_doc
 
 
 def _identifier_names(node: tree_sitter.Node) -> set[bytes]:
-    return {d.text for d in descendants(node) if d.type in ("identifier", "type_identifier")}
+    return {d.text for d in descendants(node) if d.type in ("identifier", "type_identifier") and d.text is not None}
 
 
 def _has_glob_use(module: tree_sitter.Node) -> bool:
@@ -566,7 +577,7 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
     tree = parse(source, RUST)
     constants = {i.name.encode() for i in rust_items(source, tree)
                  if i.kind == "const" and _names_checkpoint(i.node, site.checkpoint)}
-    edits = []
+    edits: list[Edit] = []
     family_tests = []
     for item in rust_items(source, tree):
         if item.kind != "test":
@@ -579,7 +590,8 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
         if "Paged" not in _backend_variants(item.node):
             continue
         loop = _loop_over_both_backends(item.node)
-        if loop is None:
+        block = loop.child_by_field_name("body") if loop is not None else None
+        if loop is None or block is None:
             line, col = line_col(source, item.node.start_byte)
             findings.append(Finding(PARITY_TESTS, line, col, Code.SHAPE_MISMATCH,
                                     f"{item.name} pins the paged backend for {site.checkpoint} in a form this "
@@ -587,7 +599,6 @@ def _unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, result
             continue
         # `for b in [Paged, Dense] { ... }` becomes `{ let b = Dense; ... }`.
         pattern = node_text(loop.child_by_field_name("pattern"))
-        block = loop.child_by_field_name("body")
         indent = line_indent(source, loop.start_byte)
         edits.append(Edit(PARITY_TESTS, loop.start_byte, block.start_byte + 1,
                           f"{{\n{indent}    let {pattern} = {BACKEND_TYPE}::Dense;".encode(),
@@ -623,9 +634,10 @@ def _backend_variant(node: tree_sitter.Node) -> str | None:
         return None
     path = node.child_by_field_name("path")
     enum = path.child_by_field_name("name") if path is not None and path.type == "scoped_identifier" else path
-    if enum is None or enum.text.decode() != BACKEND_TYPE:
+    name = node.child_by_field_name("name")
+    if enum is None or node_text(enum) != BACKEND_TYPE or name is None:
         return None
-    return node.child_by_field_name("name").text.decode()
+    return node_text(name)
 
 
 def _backend_variants(node: tree_sitter.Node) -> set[str]:
@@ -634,7 +646,7 @@ def _backend_variants(node: tree_sitter.Node) -> set[str]:
 
 def _names_checkpoint(node: tree_sitter.Node, checkpoint: str) -> bool:
     """Whether a string literal under `node` names the checkpoint."""
-    return any(d.type == "string_literal" and checkpoint.encode() in d.text for d in descendants(node))
+    return any(d.type == "string_literal" and checkpoint.encode() in (d.text or b"") for d in descendants(node))
 
 
 def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, ParityOutcome]], results_document: str,
@@ -650,12 +662,12 @@ def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, Parity
     if source is None:
         findings.append(Finding(CONTINUOUS_BATCHING, 0, 0, Code.MISSING_FILE, f"{CONTINUOUS_BATCHING} not found"))
         return []
-    edits = []
+    edits: list[Edit] = []
     paragraphs = []
     for site, parity in flipped:
         note = (f"Measured in `{results_document}`: dense wins, so an explicit `--decode-storage-backend paged` "
                 f"resolves to dense. {parity.sentence(site)}")
-        row = _table_row(source, site.display)
+        row = table_row(source, site.display)
         wanted = f"| {site.display} | false | {note} |".encode()
         if row is not None:
             if source[row[0] : row[1]] != wanted:
@@ -666,7 +678,7 @@ def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, Parity
         if paragraph.encode() not in source:
             paragraphs.append(paragraph)
     if paragraphs:
-        at = _section_end(source, b"--decode-storage-backend")
+        at = section_end(source, b"--decode-storage-backend")
         block = "\n".join(paragraphs).encode()
         if at < len(source):
             text = block + b"\n"
@@ -676,42 +688,16 @@ def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, Parity
     return edits
 
 
-def _markdown_lines(source: bytes):
-    """(offset, line, is_heading) for each line, headings inside fenced code blocks not counted."""
-    offset, fenced = 0, False
-    for line in source.splitlines(keepends=True):
-        if line.lstrip().startswith((b"```", b"~~~")):
-            fenced = not fenced
-        yield offset, line, not fenced and line.startswith(b"#")
-        offset += len(line)
-
-
-def _table_row(source: bytes, display: str) -> tuple[int, int] | None:
-    """The byte span (newline excluded) of the table row whose first cell is `display`."""
-    for offset, line, _ in _markdown_lines(source):
-        cells = line.strip().split(b"|")
-        if line.lstrip().startswith(b"|") and len(cells) > 2 and cells[1].strip() == display.encode():
-            return offset, offset + len(line.rstrip(b"\r\n"))
-    return None
-
-
-def _section_end(source: bytes, needle: bytes) -> int:
-    """Where the section that first mentions `needle` ends: its next heading, else the end."""
-    found = False
-    for offset, line, heading in _markdown_lines(source):
-        if heading and found:
-            return offset
-        found = found or needle in line
-    return len(source)
-
-
 def _has_complete_cell(family: FamilyDecision) -> bool:
     return any(cell.verdict != VERDICT_NO_DATA for cell in family.cells)
 
 
 def set_flags_from_decision(workspace: Workspace) -> StepResult:
     """The whole recipe as one step: every edit the decision implies."""
-    decision = cast(DecisionDocument, workspace.options["decision"])
+    decision = workspace.options["decision"]
+    if not isinstance(decision, DecisionDocument) or not decision.results_document:  # DECISION loads one with it
+        raise RecipeInputError("decision: expected a decision document that names its results document "
+                               "(`paged-bench report` writes one)")
     results_document = decision.results_document
     findings: list[Finding] = []
     edits: list[Edit] = []

@@ -12,11 +12,12 @@ import dataclasses
 import math
 
 from codemods.edit.codes import Code
+from codemods.edit.errors import RecipeInputError
 from codemods.edit.values import Edit, Finding
 from codemods.languages.rust.statements import find_function
 from codemods.parse import RUST, node_text, parse
 from codemods.plan.builders import builds
-from codemods.plan.recipe import Parameter, Recipe, RecipeInputError, StepResult, Workspace
+from codemods.plan.recipe import Parameter, Recipe, StepResult, Workspace
 from codemods.recipes.mlxcel.paged_compat_removal import LAYERS_RS
 
 POOLED_ROUTE = "paged_decode_attention_pooled"
@@ -55,7 +56,7 @@ class ScaleReturnedArray:
     path: str
 
     def __call__(self, workspace: Workspace) -> StepResult:
-        factor, function = workspace.options["factor"], workspace.options["function"]
+        factor, function = workspace.options["factor"], _function(workspace.options["function"])
         source = workspace.read(self.path)
         if source is None:
             return StepResult(findings=(Finding(self.path, 0, 0, Code.MISSING_FILE, f"{self.path} not found"),))

@@ -25,14 +25,17 @@ from codemods.languages.rust.statements import find_function, let_binding, names
 from codemods.plan.recipe import StepResult, Workspace
 
 
-def split_statements(body: tree_sitter.Node, removed: set[str]) -> tuple[list, list, list]:
+def split_statements(body: tree_sitter.Node, removed: set[str]
+                     ) -> tuple[list[tree_sitter.Node], list[tree_sitter.Node], list[tree_sitter.Node]]:
     """(use declarations, statements kept, statements dropped) of a test body.
 
     A statement is dropped when it names a removed item or a binding made by a
     dropped statement.
     """
     dead: set[str] = set()
-    uses, kept, dropped = [], [], []
+    uses: list[tree_sitter.Node] = []
+    kept: list[tree_sitter.Node] = []
+    dropped: list[tree_sitter.Node] = []
     for statement in statements(body):
         if statement.type == "use_declaration":
             uses.append(statement)
@@ -79,7 +82,11 @@ class TrimTest:
             if find_function(tree.root_node, self.new_name) is not None:
                 message += f" ({self.new_name} exists: already trimmed)"
             return StepResult(findings=(Finding(self.path, 0, 0, Code.NOT_FOUND, message, severity=severity),))
-        body = function.child_by_field_name("body")
+        body, name_node = function.child_by_field_name("body"), function.child_by_field_name("name")
+        if body is None or name_node is None:
+            line, col = line_col(source, function.start_byte)
+            return StepResult(findings=(Finding(self.path, line, col, Code.SHAPE_MISMATCH,
+                                                f"{self.name}: no body to trim"),))
         removed = set(self.removed_names)
         uses, kept, dropped = split_statements(body, removed)
         if not kept:
@@ -94,13 +101,12 @@ class TrimTest:
             if edit is not None:
                 edits.append(edit)
         edits += deletion_edits(self.path, source, deletions)
-        name_node = function.child_by_field_name("name")
         edits.append(Edit(self.path, name_node.start_byte, name_node.end_byte, self.new_name.encode(),
                           f"trim:{self.name}:rename"))
         return StepResult(edits=tuple(edits))
 
     def _trim_use(self, source: bytes, use: tree_sitter.Node, removed: set[str], still_used: set[str],
-                  deletions: list) -> Edit | None:
+                  deletions: list[Deletion]) -> Edit | None:
         """Edit for a `use path::{A, B};` that keeps only names still defined and used."""
         argument = use.child_by_field_name("argument")
         if argument is None or argument.type != "scoped_use_list":

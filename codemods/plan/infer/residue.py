@@ -1,0 +1,606 @@
+"""What a change does beyond its deletions, as `[[rewrite]]`, `[[reword]]` and `[[insert]]` rules.
+
+The two texts of a file (as the planned deletions leave it, and as the change left it)
+are compared token by token, whitespace aside. A run of changed code tokens becomes a
+rewrite of the smallest node that holds it and that a literal pattern finds only
+there; the parts of that node the change kept are then generalised to metavariables
+(`transpose(a)` -> `a.transpose()` becomes `transpose($X)` -> `$X.transpose()`), kept
+only where the general pattern still matches nothing the change left alone. A run of
+changed comment tokens becomes a rewording; whole lines added before or after an item,
+an insertion.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections import Counter
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+import tree_sitter
+
+from codemods.edit.errors import PatternError
+from codemods.pattern import Pattern
+from codemods.parse import parse
+
+# Comments, strings, char literals, lifetimes, numbers, words, operators: whitespace apart.
+_TOKEN = re.compile(
+    rb"""
+      (?P<comment>//[^\n]*|/\*.*?\*/)
+    | (?P<raw>b?r(?P<hashes>\#*)".*?"(?P=hashes))
+    | (?P<string>(?:b|u8|u|U|L)?"(?:\\.|[^"\\])*")
+    | (?P<char>(?:b|u8|u|U|L)?'(?:\\.|\\u\{[0-9a-fA-F]+\}|[^'\\\n])')
+    | (?P<lifetime>'[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<number>[0-9][0-9A-Za-z_]*(?:\.[0-9][0-9A-Za-z_]*)?(?:[eE][+-]?[0-9]+)?)
+    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<op>::|->|=>|==|!=|<=|>=|&&|\|\||\+=|-=|\*=|/=|%=|\^=|&=|\|=|<<=|>>=|\.\.=|\.\.\.|\.\.|\#\#|<<|>>|\+\+|--)
+    | (?P<other>\S)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_MARKERS = re.compile(r"^\s*(?://[/!]?|/\*+!?|\*+/?|#)\s?")
+_META_NAMES = ("X", "Y", "Z", "A", "B", "C", "D", "E", "F", "G", "H")
+
+
+@dataclass(frozen=True)
+class Token:
+    start: int
+    end: int
+    text: bytes
+    comment: bool
+
+
+def tokens(source: bytes) -> list[Token]:
+    """The tokens of a Rust or C++ text; a comment is one token, compared by its words."""
+    out = []
+    for match in _TOKEN.finditer(source):
+        comment = match.lastgroup == "comment"
+        text = b" ".join(match.group(0).split()) if comment else match.group(0)
+        out.append(Token(match.start(), match.end(), text, comment))
+    return out
+
+
+def same_tokens(a: bytes, b: bytes) -> bool:
+    return [t.text for t in tokens(a)] == [t.text for t in tokens(b)]
+
+
+@dataclass(frozen=True)
+class RewriteRule:
+    path: str
+    language: str
+    pattern: str
+    replace: str
+    item: str | None = None
+
+
+@dataclass(frozen=True)
+class RewordRule:
+    path: str
+    find: str
+    replace: str
+    block: bool = False
+
+
+@dataclass(frozen=True)
+class InsertRule:
+    path: str
+    item: str
+    text: str
+    position: str = "before"
+
+
+Rule = RewriteRule | RewordRule | InsertRule
+
+
+@dataclass(frozen=True)
+class _Change:
+    """One run of changed tokens: [r_lo, r_hi) of the old text's tokens for [a_lo, a_hi) of the new's."""
+
+    r_lo: int
+    r_hi: int
+    a_lo: int
+    a_hi: int
+
+
+@dataclass
+class _Unit:
+    """A node of the old text, the changes inside it, and the item (start, end, name) a literal
+    pattern of it must be looked for in to find it alone (None: the whole file)."""
+
+    node: tree_sitter.Node
+    changes: list[_Change]
+    item: tuple[int, int, str] | None = None
+
+
+def line_of(source: bytes, offset: int) -> int:
+    return source.count(b"\n", 0, offset) + 1
+
+
+class FileResidue:
+    """The rules that turn `old` (a file as the deletions leave it) into `new`, for one file."""
+
+    def __init__(self, path: str, language: str, old: bytes, new: bytes,
+                 items: list[tuple[int, int, str]], items_gone: tuple[tuple[int, int, str], ...] = ()) -> None:
+        self.path, self.language, self.old, self.new = path, language, old, new
+        self.r, self.a = tokens(old), tokens(new)
+        self.tree = parse(old, language)
+        names = Counter(name for _, _, name in items)
+        self.items = [i for i in items if names[i[2]] == 1]  # the items a name selects alone
+        self.item_starts = {start: name for start, _, name in reversed(self.items)}
+        self.item_ends = {end: name for _, end, name in self.items}
+        self.items_gone = list(items_gone)
+        self.rules: list[Rule] = []
+        # (general rule, literal rule, the unit's range, the item its rules are scoped to)
+        self.generic: list[tuple[RewriteRule, RewriteRule, tuple[int, int], tuple[int, int, str] | None]] = []
+        self.notes: list[str] = []
+
+    def infer(self) -> None:
+        changes = [self._slid(c) for c in _token_changes([t.text for t in self.r], [t.text for t in self.a],
+                                                         _lines(self.old, self.r), _lines(self.new, self.a))]
+        code: list[_Change] = []
+        comments: list[_Change] = []
+        for change in changes:
+            involved = self.r[change.r_lo:change.r_hi] + self.a[change.a_lo:change.a_hi]
+            if all(t.comment for t in involved) and change.r_hi > change.r_lo:
+                comments.append(change)
+            elif not self._insertion(change):
+                code.append(change)
+        units = self._units(code)
+        for change in comments:
+            lo, hi = self._span(change)
+            holder = next((u for u in units if u.node.start_byte <= lo and hi <= u.node.end_byte), None)
+            if holder is not None:  # a comment inside rewritten code goes with the rewrite
+                holder.changes.append(change)
+            else:
+                self._reword(change)
+        for unit in units:
+            self._rewrite(unit)
+
+    def _slid(self, change: _Change) -> _Change:
+        """A pure deletion or insertion moved back over the tokens it repeats, to start a line
+        where it can (`"a.h" #include` deleted is `#include "a.h"` deleted)."""
+        if (change.r_lo == change.r_hi) == (change.a_lo == change.a_hi):
+            return change
+        deleting = change.r_lo < change.r_hi
+        texts, source = (self.r, self.old) if deleting else (self.a, self.new)
+        lo, hi = (change.r_lo, change.r_hi) if deleting else (change.a_lo, change.a_hi)
+        for back in range(0, hi - lo):
+            if back and not (lo - back >= 0 and texts[lo - back].text == texts[hi - back].text):
+                break
+            if self._line_start(source, texts[lo - back].start):
+                if deleting:
+                    return _Change(lo - back, hi - back, change.a_lo - back, change.a_hi - back)
+                return _Change(change.r_lo - back, change.r_hi - back, lo - back, hi - back)
+        return change
+
+    # -- insertions ---------------------------------------------------------------------------
+
+    def _line_start(self, source: bytes, offset: int) -> bool:
+        before = source[source.rfind(b"\n", 0, offset) + 1:offset]
+        return not before.strip()
+
+    def _insertion(self, change: _Change) -> bool:
+        """Whole lines added before or after an item: an `[[insert]]` (True when one was made)."""
+        if change.r_lo != change.r_hi or change.a_lo == change.a_hi:
+            return False
+        first, last = self.a[change.a_lo], self.a[change.a_hi - 1]
+        following = self.a[change.a_hi] if change.a_hi < len(self.a) else None
+        if not self._line_start(self.new, first.start):
+            return False
+        if following is not None and not self._line_start(self.new, following.start):
+            return False
+        line_start = self.new.rfind(b"\n", 0, first.start) + 1
+        line_end = self.new.find(b"\n", last.end)
+        text = textwrap.dedent(self.new[line_start:len(self.new) if line_end < 0 else line_end].decode())
+        at = self.r[change.r_lo].start if change.r_lo < len(self.r) else len(self.old)
+        if change.r_lo < len(self.r) and at in self.item_starts:
+            self.rules.append(InsertRule(self.path, self.item_starts[at], text.rstrip("\n")))
+            return True
+        end = self.r[change.r_lo - 1].end if change.r_lo > 0 else -1
+        if end in self.item_ends:
+            self.rules.append(InsertRule(self.path, self.item_ends[end], text.rstrip("\n"), "after"))
+            return True
+        return False
+
+    # -- rewordings -----------------------------------------------------------------------------
+
+    @staticmethod
+    def _prose(source: bytes, comments: list[Token]) -> str:
+        lines = []
+        for token in comments:
+            for line in source[token.start:token.end].decode("utf-8", "replace").splitlines():
+                stripped = _MARKERS.sub("", line).removesuffix("*/").strip()
+                if stripped:
+                    lines.append(stripped)
+        return " ".join(lines)
+
+    def _blocks(self, source: bytes, found: list[Token]) -> list[list[Token]]:
+        """Runs of comment tokens of `found` on consecutive lines: the comment blocks."""
+        blocks: list[list[Token]] = []
+        for token in found:
+            if not token.comment:
+                continue
+            if blocks and source.count(b"\n", blocks[-1][-1].end, token.start) <= 1 and \
+                    not source[blocks[-1][-1].end:token.start].strip():
+                blocks[-1].append(token)
+            else:
+                blocks.append([token])
+        return blocks
+
+    def _reword(self, change: _Change) -> None:
+        removed, added = self.r[change.r_lo:change.r_hi], self.a[change.a_lo:change.a_hi]
+        whole = (not added and (change.r_lo == 0 or not self.r[change.r_lo - 1].comment)
+                 and (change.r_hi == len(self.r) or not self.r[change.r_hi].comment))
+        every_block = [self._prose(self.old, b) for b in self._blocks(self.old, self.r)]
+        removed_blocks = self._blocks(self.old, removed) if whole else [removed]
+        for block in removed_blocks:
+            line = line_of(self.old, block[0].start)
+            find = self._prose(self.old, block)
+            if not find:
+                self.notes.append(f"{self.path}:{line}: an empty comment changed; not expressible as a rewording")
+                continue
+            if whole:
+                # The shortest run of the block's first lines that no other block holds.
+                for count in range(1, len(block) + 1):
+                    head = self._prose(self.old, block[:count])
+                    if head and sum(head in prose for prose in every_block) == 1:
+                        find = head
+                        break
+            if sum(find in prose for prose in every_block) != 1:
+                self.notes.append(f"{self.path}:{line}: a comment whose text other comments of the file repeat "
+                                  f"changed; no rewording names it alone")
+                continue
+            if whole:
+                self.rules.append(RewordRule(self.path, find, "", block=True))
+            elif not added:
+                # Lines dropped from a block: the block reworded to what stays (a phrase reworded
+                # to nothing would leave its comment line behind, empty).
+                holder = next(b for b in self._blocks(self.old, self.r) if removed[0] in b)
+                stays = [t for t in holder if t not in removed]
+                self.rules.append(RewordRule(self.path, self._prose(self.old, holder), self._prose(self.old, stays)))
+            else:
+                self.rules.append(RewordRule(self.path, find, self._prose(self.new, added)))
+
+    # -- rewrites -------------------------------------------------------------------------------
+
+    def _leading(self, change: _Change) -> bool:
+        """Whether a pure insertion is of whole lines before a token that starts its line (it
+        then goes with the code after it)."""
+        return (change.r_lo == change.r_hi and change.r_lo < len(self.r) and change.a_hi < len(self.a)
+                and self._line_start(self.old, self.r[change.r_lo].start)
+                and self._line_start(self.new, self.a[change.a_lo].start)
+                and self._line_start(self.new, self.a[change.a_hi].start))
+
+    def _inserted(self, change: _Change) -> tuple[int, bytes]:
+        """Where a pure insertion goes in the old text, and what it inserts (with its blanks)."""
+        if self._leading(change) or change.r_lo == 0:
+            end = self.a[change.a_hi].start if change.a_hi < len(self.a) else len(self.new)
+            point = self.r[change.r_lo].start if change.r_lo < len(self.r) else len(self.old)
+            return point, self.new[self.a[change.a_lo].start:end]
+        return self.r[change.r_lo - 1].end, self.new[self.a[change.a_lo - 1].end:self.a[change.a_hi - 1].end]
+
+    def _span(self, change: _Change) -> tuple[int, int]:
+        """The old text's bytes a change covers (with a neighbour or two, for a pure insertion)."""
+        if change.r_lo < change.r_hi:
+            return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
+        if self._leading(change):
+            return self.r[change.r_lo].start, self.r[change.r_lo].end
+        lo = self.r[change.r_lo - 1].start if change.r_lo > 0 else 0
+        hi = self.r[change.r_lo].end if change.r_lo < len(self.r) else len(self.old)
+        return lo, hi
+
+    def _touched(self, change: _Change) -> tuple[int, int]:
+        """The old text's bytes a change replaces ([p, p) for an insertion at p)."""
+        if change.r_lo < change.r_hi:
+            return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
+        point = self._inserted(change)[0]
+        return point, point
+
+    def _literal_unit(self, lo: int, hi: int) -> tuple[tree_sitter.Node, tuple[int, int, str] | None] | None:
+        """The smallest named node holding [lo, hi) whose text, as a pattern, matches only it: in
+        the file, or else in the innermost item around it (returned with it)."""
+        node: tree_sitter.Node | None = self.tree.root_node.named_descendant_for_byte_range(lo, hi)
+        while node is not None and node.parent is not None:
+            text = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            # One token is a pattern only as a name (a rename); a lone literal or operator is no rule
+            # a person would keep.
+            readable = len(tokens(text.encode())) > 1 or re.fullmatch(r"[A-Za-z_]\w*", text) is not None
+            if node.is_named and node.start_byte <= lo and node.end_byte >= hi and node.type != "ERROR" and readable:
+                try:
+                    found = [(m.start, m.end) for m in Pattern(text, self.language).find_all(self.old)]
+                except PatternError:
+                    found = []
+                here = (node.start_byte, node.end_byte)
+                if found == [here]:
+                    return node, None
+                item = self._item_around(node)
+                if item is not None and [f for f in found if item[0] <= f[0] and f[1] <= item[1]] == [here]:
+                    return node, item
+            node = node.parent
+        return None
+
+    def _item_around(self, node: tree_sitter.Node) -> tuple[int, int, str] | None:
+        around = [i for i in self.items if i[0] <= node.start_byte and node.end_byte <= i[1]
+                  and (i[0], i[1]) != (node.start_byte, node.end_byte)]
+        return min(around, key=lambda i: i[1] - i[0], default=None)
+
+    def _units(self, changes: list[_Change]) -> list[_Unit]:
+        units: list[_Unit] = []
+        for change in changes:
+            lo, hi = self._span(change)
+            merged = [u for u in units if u.node.start_byte < hi and lo < u.node.end_byte]
+            group = [change] + [c for u in merged for c in u.changes]
+            while True:
+                spans = [self._span(c) for c in group]
+                lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
+                found = self._literal_unit(lo, hi)
+                if found is None:
+                    self.notes.append(f"{self.path}:{line_of(self.old, lo)}: {self._unfound(spans)}; edit by hand")
+                    units = [u for u in units if u not in merged]
+                    break
+                node, item = found
+                units = [u for u in units if u not in merged]
+                overlapping = [u for u in units if u.node.start_byte < node.end_byte
+                               and node.start_byte < u.node.end_byte]
+                if not overlapping:
+                    units.append(_Unit(node, sorted(group, key=lambda c: c.r_lo), item))
+                    break
+                merged = overlapping
+                group = group + [c for u in overlapping for c in u.changes]
+        return sorted(units, key=lambda u: u.node.start_byte)
+
+    def _unfound(self, spans: list[tuple[int, int]]) -> str:
+        """Why no pattern finds the code of the changes at `spans` alone."""
+        for lo, hi in spans:
+            node: tree_sitter.Node | None = self.tree.root_node.descendant_for_byte_range(lo, hi)
+            while node is not None:
+                if node.type.startswith("preproc_"):
+                    return "a preprocessor line changed (`#include`, `#define`, ...), which no pattern matches"
+                node = node.parent
+        return "code changed where no pattern finds it alone"
+
+    def _new_text(self, unit: _Unit) -> tuple[str, list[Token]]:
+        """The unit's text after the change, and the new text's tokens in it."""
+        start, end = unit.node.start_byte, unit.node.end_byte
+        out = self.old[start:end]
+        for change in sorted(unit.changes, key=lambda c: c.r_lo, reverse=True):
+            if change.r_lo < change.r_hi:
+                r_from, r_to = self.r[change.r_lo].start, self.r[change.r_hi - 1].end
+                added = (self.new[self.a[change.a_lo].start:self.a[change.a_hi - 1].end]
+                         if change.a_lo < change.a_hi else b"")
+            else:
+                r_from, added = self._inserted(change)
+                r_to = r_from
+            out = out[:r_from - start] + added + out[r_to - start:]
+        return out.decode("utf-8", "replace"), tokens(out)
+
+    def _indent(self, offset: int) -> str:
+        line = self.old[self.old.rfind(b"\n", 0, offset) + 1:offset].decode("utf-8", "replace")
+        return line[:len(line) - len(line.lstrip())]
+
+    def _rewrite(self, unit: _Unit) -> None:
+        node = unit.node
+        held = [what for start, end, what in self.items_gone if node.start_byte <= start and end <= node.end_byte]
+        if held:  # a whole item removed goes through `[[delete]]`, never a rewrite of its text
+            self.notes.append(f"{self.path}:{line_of(self.old, node.start_byte)}: the {held[0]} is gone, and no "
+                              f"plan deletes it; not rewritten as text")
+            return
+        pattern = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        replace, new_tokens = self._new_text(unit)
+        indent = self._indent(node.start_byte)
+        item = unit.item[2] if unit.item else None
+        literal = RewriteRule(self.path, self.language, _tidy(pattern, indent), _tidy(replace, indent), item)
+        if not self._reproduces(literal, node, new_tokens):
+            literal = RewriteRule(self.path, self.language, _dedent(pattern, indent), _dedent(replace, indent), item)
+            if not self._reproduces(literal, node, new_tokens):
+                self.notes.append(f"{self.path}:{line_of(self.old, node.start_byte)}: code changed where its own "
+                                  f"text, as a pattern, does not match it (comments or macros in it); edit by hand")
+                return
+        general = self._generalised(unit, replace, new_tokens, indent)
+        self.generic.append((general or literal, literal, (node.start_byte, node.end_byte), unit.item))
+
+    def _reproduces(self, rule: RewriteRule, node: tree_sitter.Node, new_tokens: list[Token]) -> bool:
+        try:
+            found = [m for m in Pattern(rule.pattern, self.language).find_all(self.old)
+                     if (m.start, m.end) == (node.start_byte, node.end_byte)]
+            return bool(found) and [t.text for t in tokens(found[0].expand(rule.replace).encode())] == \
+                [t.text for t in new_tokens]
+        except PatternError:
+            return False
+
+    def _generalised(self, unit: _Unit, replace: str, new_tokens: list[Token], indent: str) -> RewriteRule | None:
+        """The unit's rewrite with the parts the change kept as metavariables, or None."""
+        node = unit.node
+        changed = [self._touched(c) for c in unit.changes]
+        new_texts = [t.text for t in new_tokens]
+        chosen: list[tuple[tree_sitter.Node, int, int]] = []  # node, its tokens' place in new_tokens
+        candidates = sorted((d for d in _named_descendants(node) if d is not node),
+                            key=lambda d: d.start_byte - d.end_byte)
+        for candidate in candidates:
+            lo, hi = candidate.start_byte, candidate.end_byte
+            if any(lo < c_hi and c_lo < hi if c_lo < c_hi else lo < c_lo < hi for c_lo, c_hi in changed) or any(
+                    lo < c.end_byte and c.start_byte < hi for c, _, _ in chosen):
+                continue
+            texts = [t.text for t in tokens(self.old[lo:hi])]
+            if len(texts) < 3:
+                continue  # a name or a literal reads better as itself
+            places = [i for i in range(len(new_texts) - len(texts) + 1) if new_texts[i:i + len(texts)] == texts]
+            if len(places) != 1 or any(places[0] < e and s < places[0] + len(texts) for _, s, e in chosen):
+                continue
+            chosen.append((candidate, places[0], places[0] + len(texts)))
+            if len(chosen) == len(_META_NAMES):
+                break
+        if not chosen:
+            return None
+        pattern = self.old[node.start_byte:node.end_byte]
+        replacement = replace.encode()
+        base = new_tokens[0].start if new_tokens else 0
+        in_old = sorted(((c.start_byte, c.end_byte, i) for i, (c, _, _) in enumerate(chosen)), reverse=True)
+        for start, end, i in in_old:
+            pattern = pattern[:start - node.start_byte] + f"${_META_NAMES[i]}".encode() + pattern[end - node.start_byte:]
+        in_new = sorted(((new_tokens[s].start - base, new_tokens[e - 1].end - base, i)
+                         for i, (_, s, e) in enumerate(chosen)), reverse=True)
+        replacement = replacement[base:] if base else replacement
+        for start, end, i in in_new:
+            replacement = replacement[:start] + f"${_META_NAMES[i]}".encode() + replacement[end:]
+        for tidy in (_tidy, _dedent):
+            rule = RewriteRule(self.path, self.language, tidy(pattern.decode("utf-8", "replace"), indent),
+                               tidy(replacement.decode("utf-8", "replace"), indent), unit.item[2] if unit.item else None)
+            if self._reproduces(rule, node, new_tokens):
+                return rule
+        return None
+
+
+def _lines(source: bytes, found: list[Token]) -> list[int]:
+    """The line of each token (0-based)."""
+    out, line, at = [], 0, 0
+    for token in found:
+        line += source.count(b"\n", at, token.start)
+        at = token.start
+        out.append(line)
+    return out
+
+
+def _token_changes(old: list[bytes], new: list[bytes], old_lines: list[int], new_lines: list[int],
+                   direct: int = 4_000_000) -> list[_Change]:
+    """The runs of tokens that differ: the common ends set aside, then token by token where that
+    is cheap, else line by line first and token by token inside the lines that differ."""
+    prefix = 0
+    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    o_hi, n_hi = len(old) - suffix, len(new) - suffix
+    if (o_hi - prefix) * (n_hi - prefix) <= direct:
+        return _opcodes(old, new, prefix, o_hi, prefix, n_hi)
+
+    def by_line(texts: list[bytes], lines: list[int], lo: int, hi: int) -> list[tuple[int, int]]:
+        spans: list[tuple[int, int]] = []
+        for index in range(lo, hi):
+            if spans and lines[index] == lines[spans[-1][0]]:
+                spans[-1] = (spans[-1][0], index + 1)
+            else:
+                spans.append((index, index + 1))
+        return spans
+
+    old_spans, new_spans = by_line(old, old_lines, prefix, o_hi), by_line(new, new_lines, prefix, n_hi)
+    matcher = SequenceMatcher(None, [tuple(old[a:b]) for a, b in old_spans], [tuple(new[a:b]) for a, b in new_spans],
+                              autojunk=False)
+    changes: list[_Change] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        o_lo = old_spans[i1][0] if i1 < len(old_spans) else o_hi
+        o_to = old_spans[i2 - 1][1] if i2 > i1 else o_lo
+        n_lo = new_spans[j1][0] if j1 < len(new_spans) else n_hi
+        n_to = new_spans[j2 - 1][1] if j2 > j1 else n_lo
+        changes += _opcodes(old, new, o_lo, o_to, n_lo, n_to)
+    return changes
+
+
+def _opcodes(old: list[bytes], new: list[bytes], o_lo: int, o_hi: int, n_lo: int, n_hi: int) -> list[_Change]:
+    matcher = SequenceMatcher(None, old[o_lo:o_hi], new[n_lo:n_hi], autojunk=False)
+    return [_Change(o_lo + i1, o_lo + i2, n_lo + j1, n_lo + j2)
+            for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
+
+
+def _named_descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(c for c in current.named_children if c.type not in ("line_comment", "block_comment", "comment"))
+    return out
+
+
+def _dedent(text: str, indent: str) -> str:
+    """Lines after the first relative to the match's line (as a rule's replacement is written)."""
+    lines = text.split("\n")
+    return "\n".join([lines[0], *(line[len(indent):] if line.startswith(indent) else line for line in lines[1:])])
+
+
+def _tidy(text: str, indent: str) -> str:
+    """The text on one line where it fits in 100 columns (the formatter lays it out again)."""
+    if "//" in text:
+        return text
+    if "\n" not in text:
+        return _spaced(text)
+    pieces = [line.strip() for line in text.split("\n")]
+    out = pieces[0]
+    for piece in pieces[1:]:
+        if not piece:
+            continue
+        glue = "" if out.endswith(("(", "[", "{", "<")) or piece.startswith((")", "]", ".", "?", ",", ";", ">")) \
+            else " "
+        out += glue + piece
+    out = re.sub(r",\s*([)\]])", r"\1", out)
+    return _spaced(out) if len(out) <= 100 else _dedent(text, indent)
+
+
+def _spaced(text: str) -> str:
+    """No blank inside brackets (`f( x)` -> `f(x)`), as an edit that dropped an argument leaves it."""
+    return re.sub(r"[ \t]+([)\]])", r"\1", re.sub(r"([(\[])[ \t]+", r"\1", text))
+
+
+def _paragraphs(text: str) -> list[tuple[int, str]]:
+    """(first line, words joined by single spaces) of each run of non-blank lines."""
+    out: list[tuple[int, str]] = []
+    current: list[str] = []
+    start = 1
+    for number, line in enumerate(text.splitlines() + [""], start=1):
+        if line.strip():
+            if not current:
+                start = number
+            current.append(line.strip())
+        elif current:
+            out.append((start, " ".join(" ".join(current).split())))
+            current = []
+    return out
+
+
+def prose_rules(path: str, old: bytes, new: bytes) -> tuple[list[Rule], list[str]]:
+    """Rewordings of a prose file's changed and removed paragraphs; a paragraph added, or one
+    whose text the file repeats, is named in a note."""
+    before = _paragraphs(old.decode("utf-8", "replace"))
+    after = _paragraphs(new.decode("utf-8", "replace"))
+    counts = Counter(text for _, text in before)
+    rules: list[Rule] = []
+    notes: list[str] = []
+    matcher = SequenceMatcher(None, [t for _, t in before], [t for _, t in after], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        pairs = _paired([t for _, t in before[i1:i2]], [t for _, t in after[j1:j2]])
+        if len([p for p in pairs if p[0] is not None]) < len(pairs):
+            line = before[i1][0] if i1 < len(before) else (before[-1][0] if before else 1)
+            notes.append(f"{path}:{line}: paragraphs added to a prose file; no rule adds prose")
+        for index, replacement in pairs:
+            if index is None:
+                continue
+            line, text = before[i1 + index]
+            if counts[text] > 1 or sum(text in other for _, other in before) > 1:
+                notes.append(f"{path}:{line}: a paragraph the file repeats changed; no rewording names it alone")
+            else:
+                rules.append(RewordRule(path, text, replacement))
+    return rules, notes
+
+
+def _paired(old: list[str], new: list[str]) -> list[tuple[int | None, str]]:
+    """The old paragraphs of a changed run, in order, each with the new one that rewrites it
+    (the most alike, in order, at least half alike) or "" (removed); (None, text) for a new one
+    no old one becomes."""
+    pairs: list[tuple[int | None, str]] = []
+    taken = 0
+    for index, text in enumerate(old):
+        scores = [(SequenceMatcher(None, text, candidate).ratio(), j) for j, candidate in enumerate(new) if j >= taken]
+        best = max(scores, default=(0.0, -1))
+        if best[0] >= 0.5:
+            pairs += [(None, new[j]) for j in range(taken, best[1])]
+            pairs.append((index, new[best[1]]))
+            taken = best[1] + 1
+        else:
+            pairs.append((index, ""))
+    pairs += [(None, new[j]) for j in range(taken, len(new))]
+    return pairs

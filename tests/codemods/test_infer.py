@@ -1,0 +1,482 @@
+"""`infer_recipe` and `codemod infer`: a recipe read off two trees, one rule kind per test, each
+checked twice: the recipe is the short one a person would write, and planned on the first tree
+it gives the second, token for token."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from codemods import InferredRecipe, infer_recipe, load_recipe, plan_recipe
+from codemods.cli.main import main
+from codemods.plan.infer.residue import same_tokens
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def _inferred(tmp_path: Path, before: dict[str, str], after: dict[str, str]) -> InferredRecipe:
+    """The recipe inferred from the two trees; it must reproduce `after` when planned on `before`."""
+    old, new = _write(tmp_path / "before", before), _write(tmp_path / "after", {p: t for p, t in after.items() if t})
+    inferred = infer_recipe(old, new)
+    recipe_file = tmp_path / "inferred.toml"
+    recipe_file.write_text(inferred.toml, encoding="utf-8")
+    plan = plan_recipe(old, load_recipe(str(recipe_file)))
+    assert plan.blocking == [], [f.render() for f in plan.blocking]
+    result = {path: (old / path).read_bytes() for path in before}
+    for change in plan.changes:
+        result[change.path] = None if change.deleted else change.after
+    for path, text in after.items():
+        got = result.get(path)
+        if not text:
+            assert got is None, f"{path} should be deleted"
+            continue
+        assert got is not None and same_tokens(got, (new / path).read_bytes()), (path, got)
+    return inferred
+
+
+def _recipe(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def test_a_removed_rust_function_is_one_delete_and_its_import_is_not_repeated(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {
+        "src/lib.rs": """
+            mod quill;
+            pub fn scribe() {}
+        """,
+        "src/quill.rs": """
+            use std::collections::BTreeMap;
+
+            pub fn nib() -> u8 { 1 }
+
+            pub fn blot(pages: &BTreeMap<u8, u8>) -> usize {
+                pages.len()
+            }
+        """,
+    }, {
+        "src/lib.rs": """
+            mod quill;
+            pub fn scribe() {}
+        """,
+        "src/quill.rs": """
+            pub fn nib() -> u8 { 1 }
+        """,
+    })
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[delete]]
+        path = "src/quill.rs"
+        language = "rust"
+        kind = "fn"
+        name = "crate::blot"
+    """)
+    assert inferred.unexpressed == ()
+
+
+def test_a_variant_goes_with_its_match_arm_and_a_field_by_its_struct(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/ink.rs": """
+        pub enum Hue {
+            Sepia,
+            Indigo,
+        }
+
+        pub struct Well {
+            pub depth: u32,
+            pub spare: u32,
+        }
+
+        pub fn label(h: Hue) -> u8 {
+            match h {
+                Hue::Sepia => 1,
+                Hue::Indigo => 2,
+            }
+        }
+    """}, {"src/ink.rs": """
+        pub enum Hue {
+            Sepia,
+        }
+
+        pub struct Well {
+            pub depth: u32,
+        }
+
+        pub fn label(h: Hue) -> u8 {
+            match h {
+                Hue::Sepia => 1,
+            }
+        }
+    """})
+    assert [line for line in inferred.toml.splitlines() if line.startswith(("kind", "name"))] == [
+        'kind = "variant"', 'name = "crate::Hue::Indigo"', 'kind = "field"', 'name = "crate::Well::spare"']
+
+
+def test_a_trait_method_is_deleted_once_for_its_trait_and_impls(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/gild.rs": """
+        pub trait Gild {
+            fn shine(&self) -> u8;
+            fn dull(&self) -> u8;
+        }
+
+        impl Gild for u8 {
+            fn shine(&self) -> u8 { 1 }
+            fn dull(&self) -> u8 { 0 }
+        }
+    """}, {"src/gild.rs": """
+        pub trait Gild {
+            fn shine(&self) -> u8;
+        }
+
+        impl Gild for u8 {
+            fn shine(&self) -> u8 { 1 }
+        }
+    """})
+    assert 'kind = "trait_method"\nname = "crate::Gild::dull"' in inferred.toml
+    assert inferred.toml.count("[[delete]]") == 1
+
+
+def test_a_module_goes_with_its_file(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {
+        "src/lib.rs": "mod parchment;\nmod vellum;\n",
+        "src/parchment.rs": "pub fn roll() {}\n",
+        "src/vellum.rs": "pub fn fold() {}\n",
+    }, {
+        "src/lib.rs": "mod parchment;\n",
+        "src/parchment.rs": "pub fn roll() {}\n",
+        "src/vellum.rs": "",
+    })
+    assert 'kind = "mod"\nname = "crate::vellum"' in inferred.toml
+    assert inferred.toml.count("[[delete]]") == 1
+
+
+def test_a_cpp_overload_is_named_by_its_signature(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/press.h": """
+        namespace type {
+        int ink(int dots);
+        int ink(const char* glyph);
+        }  // namespace type
+    """}, {"src/press.h": """
+        namespace type {
+        int ink(int dots);
+        }  // namespace type
+    """})
+    assert 'kind = "declaration"\nname = "type::ink(const char*)"' in inferred.toml
+
+
+def test_a_python_method_is_deleted_by_its_dotted_name(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"tools/press.py": """
+        class Platen:
+            def lower(self):
+                return 1
+
+            def raise_(self):
+                return 2
+    """}, {"tools/press.py": """
+        class Platen:
+            def lower(self):
+                return 1
+    """})
+    assert 'language = "python"\nkind = "function"\nname = "Platen.raise_"' in inferred.toml
+
+
+def test_call_sites_moved_to_a_method_become_one_general_rewrite_over_their_folder(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {
+        "src/app/one.rs": """
+            pub fn a(v: Option<u8>) -> u8 {
+                widen(v.map(|x| x + 1))
+            }
+        """,
+        "src/app/two.rs": """
+            pub fn b(w: Option<u8>) -> u8 {
+                widen(w.or(Some(3)))
+            }
+        """,
+    }, {
+        "src/app/one.rs": """
+            pub fn a(v: Option<u8>) -> u8 {
+                v.map(|x| x + 1).widen()
+            }
+        """,
+        "src/app/two.rs": """
+            pub fn b(w: Option<u8>) -> u8 {
+                w.or(Some(3)).widen()
+            }
+        """,
+    })
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[rewrite]]
+        path = "src/app"
+        language = "rust"
+        pattern = "widen($X)"
+        replace = "$X.widen()"
+    """)
+
+
+def test_a_rewrite_stays_literal_where_the_general_pattern_matches_code_the_change_kept(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/nib.rs": """
+        pub fn a(v: u8) -> u8 {
+            sharpen(v + 1, 2)
+        }
+
+        pub fn b(v: u8) -> u8 {
+            sharpen(v + 7, 2)
+        }
+    """}, {"src/nib.rs": """
+        pub fn a(v: u8) -> u8 {
+            sharpen(v + 1, 3)
+        }
+
+        pub fn b(v: u8) -> u8 {
+            sharpen(v + 7, 2)
+        }
+    """})
+    assert 'pattern = "sharpen(v + 1, 2)"\nreplace = "sharpen(v + 1, 3)"' in inferred.toml
+
+
+def test_a_removed_comment_block_is_a_rewording(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/scroll.cc": """
+        int unroll(int n) { return n; }
+
+        // int reroll(int n) {
+        //   return -n;
+        // }
+
+        int seal(int n) { return n + 1; }
+    """}, {"src/scroll.cc": """
+        int unroll(int n) { return n; }
+
+        int seal(int n) { return n + 1; }
+    """})
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[reword]]
+        path = "src/scroll.cc"
+        find = "int reroll(int n) {"
+        replace = ""
+        block = true
+    """)
+
+
+def test_an_added_attribute_is_an_insertion_before_its_item(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/seal.rs": """
+        pub fn wax() -> u8 {
+            3
+        }
+    """}, {"src/seal.rs": """
+        #[must_use]
+        pub fn wax() -> u8 {
+            3
+        }
+    """})
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[insert]]
+        path = "src/seal.rs"
+        item = "crate::wax"
+        text = "#[must_use]"
+    """)
+
+
+def test_what_no_rule_can_say_is_a_comment_naming_file_and_line(tmp_path: Path) -> None:
+    old = _write(tmp_path / "before", {"src/lib.rs": "pub fn stamp() {}\n", "Notes.cfg": "a = 1\n"})
+    new = _write(tmp_path / "after", {"src/lib.rs": "pub fn stamp() {}\n", "Notes.cfg": "a = 2\n",
+                                      "src/added.rs": "pub fn fresh() {}\n"})
+    inferred = infer_recipe(old, new)
+    assert inferred.unexpressed == (
+        "Notes.cfg:1: not a source file of a supported language; edit by hand",
+        "src/added.rs:1: a file the change adds; no rule creates a file",
+    )
+    assert "# - src/added.rs:1: a file the change adds; no rule creates a file" in inferred.toml
+    load_recipe_ok = tmp_path / "r.toml"
+    load_recipe_ok.write_text(inferred.toml, encoding="utf-8")
+    assert load_recipe(str(load_recipe_ok)).id == "inferred"
+
+
+def test_codemod_infer_prints_the_recipe_of_two_trees_and_of_a_commit(tmp_path: Path) -> None:
+    repo = _write(tmp_path / "repo", {"src/lib.rs": "pub fn keep() {}\n\npub fn drop_me() {}\n"})
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    (repo / "src/lib.rs").write_text("pub fn keep() {}\n", encoding="utf-8")
+    subprocess.run([*git, "commit", "-qam", "two"], check=True)
+    runner = CliRunner()
+    done = runner.invoke(main, ["infer", "--commit", "HEAD", "--id", "drop", str(repo)])
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith('id = "drop"\n') and 'name = "crate::drop_me"' in done.output
+    as_json = runner.invoke(main, ["infer", "--json", "--commit", "HEAD", str(repo)])
+    assert as_json.exit_code == 0 and json.loads(as_json.output)["unexpressed"] == []
+    usage = runner.invoke(main, ["infer", str(repo)])
+    assert usage.exit_code == 2
+    bad = runner.invoke(main, ["infer", "--commit", "no-such-rev", str(repo)])
+    assert bad.exit_code == 2 and "no-such-rev" in bad.output
+
+
+def test_macro_calls_attributes_and_guarded_arms_are_deleted_by_their_text(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/desk.rs": """
+        #![allow(unused)]
+
+        enroll!(Blotter, Stylus);
+        enroll!(Rule, Stylus);
+
+        pub fn weigh(n: u8) -> u8 {
+            match n {
+                0 => 1,
+                k if k > 9 => 2,
+                _ => 3,
+            }
+        }
+    """}, {"src/desk.rs": """
+        enroll!(Rule, Stylus);
+
+        pub fn weigh(n: u8) -> u8 {
+            match n {
+                0 => 1,
+                _ => 3,
+            }
+        }
+    """})
+    assert [line for line in inferred.toml.splitlines() if line.startswith(("kind", "name"))] == [
+        'kind = "attribute"', 'name = "#![allow(unused)]"', 'kind = "macro_call"', 'name = "enroll!(Blotter, Stylus)"',
+        'kind = "match_arm"', 'name = "crate::weigh => k if k > 9"']
+
+
+def test_an_item_the_plan_refuses_to_delete_is_named_never_rewritten_as_text(tmp_path: Path) -> None:
+    old = _write(tmp_path / "before", {"src/lib.rs": """
+        pub trait Fold {
+            fn crease(&self) -> u8;
+            fn press(&self) -> u8;
+        }
+
+        impl Fold for u16 {
+            fn crease(&self) -> u8 { 1 }
+            fn press(&self) -> u8 { 2 }
+        }
+    """})
+    new = _write(tmp_path / "after", {"src/lib.rs": """
+        pub trait Fold {
+            fn crease(&self) -> u8;
+            fn press(&self) -> u8;
+        }
+
+        impl Fold for u16 {
+            fn crease(&self) -> u8 { 1 }
+        }
+    """})
+    inferred = infer_recipe(old, new)
+    assert "[[rewrite]]" not in inferred.toml and "[[delete]]" not in inferred.toml
+    assert len(inferred.unexpressed) == 1
+    assert inferred.unexpressed[0].startswith("src/lib.rs:8: the fn crate::<u16 as Fold>::press is gone, but a plan "
+                                              "refuses to delete it: ")
+
+
+def test_a_prose_paragraph_changed_or_removed_is_a_rewording_and_an_added_one_is_named(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"docs/inks.md": """
+        # Inks
+
+        Sepia dries slowly and
+        smudges on vellum.
+
+        Indigo is kept for
+        the margins.
+
+        Umber is cheap.
+    """}, {"docs/inks.md": """
+        # Inks
+
+        Sepia dries slowly.
+
+        Umber is cheap.
+    """})
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[reword]]
+        path = "docs/inks.md"
+        find = "Sepia dries slowly and smudges on vellum."
+        replace = "Sepia dries slowly."
+
+        [[reword]]
+        path = "docs/inks.md"
+        find = "Indigo is kept for the margins."
+        replace = ""
+    """)
+    added = infer_recipe(tmp_path / "after", tmp_path / "before")
+    assert [n.split(": ", 1)[1] for n in added.unexpressed] == ["paragraphs added to a prose file; no rule adds prose"]
+
+
+def test_a_cpp_item_of_one_preprocessor_branch_names_its_branch_and_a_member_its_class(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/lamp.h": """
+        namespace lamp {
+        #ifdef USE_OIL
+        int wick(int n) { return n; }
+        int flame() { return 1; }
+        #else
+        int wick(int n) { return n + 1; }
+        #endif
+        struct Shade {
+          int tint;
+          int gloss;
+        };
+        }  // namespace lamp
+    """}, {"src/lamp.h": """
+        namespace lamp {
+        #ifdef USE_OIL
+        int flame() { return 1; }
+        #else
+        int wick(int n) { return n + 1; }
+        #endif
+        struct Shade {
+          int tint;
+        };
+        }  // namespace lamp
+    """})
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[delete]]
+        path = "src/lamp.h"
+        language = "cpp"
+        kind = "function"
+        name = "lamp::wick"
+        branch = "defined(USE_OIL)"
+
+        [[delete]]
+        path = "src/lamp.h"
+        language = "cpp"
+        kind = "field"
+        name = "lamp::Shade::gloss"
+    """)
+
+
+def test_a_line_dropped_from_a_comment_rewords_its_block_to_what_stays(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {"src/blotter.rs": """
+        /// Soaks up the ink.
+        /// Kept for the old presses.
+        pub fn soak() {}
+    """}, {"src/blotter.rs": """
+        /// Soaks up the ink.
+        pub fn soak() {}
+    """})
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+
+        [[reword]]
+        path = "src/blotter.rs"
+        find = "Soaks up the ink. Kept for the old presses."
+        replace = "Soaks up the ink."
+    """)
