@@ -305,7 +305,6 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
         want_text, have_text = want.decode("utf-8", "replace"), have.decode("utf-8", "replace")
         if tokens(want_text) != tokens(have_text):
             result.differing.append(f"{rel}: {first_difference(want_text, have_text)}")
-    equal = not result.missing_files and not result.extra_files and not result.differing
 
     result.exit_codes, result.traceback, result.wrote = [dry_code, real_code], traceback_seen, bool(got)
     result.blocking = [f"{f['code']} {f['path']}:{f['line']} {str(f.get('message', ''))[:160]}" for f in blocking]
@@ -352,7 +351,7 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
             recipe.write_text(ablated, encoding="utf-8")
             fresh = scratch / "ablated"
             shutil.copytree(before, fresh, symlinks=True)
-            code, doc, err, _ = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe),
+            code, doc, _, _ = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe),
                                           str(fresh)], step_timeout)
             if doc is None or code == 3:
                 result.ablation = "error"
@@ -497,8 +496,10 @@ def _run_subprocess(entry: dict[str, str], results: Path, timeout: float, reuse:
     try:
         subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return CommitResult(entry["repo"], entry["sha"], entry["language"], crash=f"timeout after {timeout:.0f} s",
-                            outcome="crash", reason=f"timeout after {timeout:.0f} s")
+        result = CommitResult(entry["repo"], entry["sha"], entry["language"], crash=f"timeout after {timeout:.0f} s",
+                              outcome="crash", reason=f"timeout after {timeout:.0f} s")
+        out.write_text(json.dumps(asdict(result), indent=1), encoding="utf-8")
+        return result
     if not out.is_file():
         return CommitResult(entry["repo"], entry["sha"], entry["language"], crash="the worker wrote no result",
                             outcome="crash", reason="the worker wrote no result")

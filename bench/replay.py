@@ -165,6 +165,8 @@ def files_of(root: Path) -> dict[str, bytes]:
         dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
         for name in filenames:
             path = Path(dirpath) / name
+            if path.is_symlink() and not path.exists():
+                continue  # a link to nothing: there is nothing to compare
             out[path.relative_to(root).as_posix()] = path.read_bytes()
     return out
 
