@@ -157,6 +157,7 @@ class ModuleScopes:
             for child in body.named_children if body is not None else []:
                 self.declare(scope, child, file, folder, key)
             return
+        namespaces: tuple[str, ...] | None
         if kind == "struct_item":
             namespaces = struct_namespaces(node)
         else:
