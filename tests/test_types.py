@@ -23,7 +23,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.languages.rust.resolve.occurrences",
     "codemods.languages.rust.resolve.receivers",
     "codemods.languages.rust.resolve.references",
-    "codemods.languages.rust.resolve.syntax",
     "codemods.languages.rust.unused_imports",
 })
 
