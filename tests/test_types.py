@@ -22,7 +22,6 @@ NOT_YET_TYPED = frozenset({
     "codemods.languages.rust.crates",
     "codemods.languages.rust.resolve.occurrences",
     "codemods.languages.rust.resolve.receivers",
-    "codemods.languages.rust.unused_imports",
 })
 
 
