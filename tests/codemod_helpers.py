@@ -119,14 +119,14 @@ def readme_rewording_example() -> str:
 
 def formatted_texts(monkeypatch) -> list[bytes]:
     """The texts the planner hands its formatter from now on (the list fills as plans run)."""
-    from codemods.plan import planner
+    from codemods.plan import formatting
 
     texts: list[bytes] = []
-    real = planner._format_job
+    real = formatting.format_job
 
     def counting(path: str):
         job = real(path)
         return None if job is None else (lambda source, root, where: texts.append(source) or job(source, root, where))
 
-    monkeypatch.setattr(planner, "_format_job", counting)
+    monkeypatch.setattr(formatting, "format_job", counting)
     return texts

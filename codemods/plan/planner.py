@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence, cast
+from typing import Any, Callable, Iterable, Mapping, cast
 
 from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Code
 from codemods.edit.diff import render_text, unified_diff
@@ -21,9 +20,10 @@ from codemods.edit.splice import (FileChange, conflicts, digest, map_offset, res
                                   with_line_endings_of)
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.parallel import Forked, forked_call
-from codemods.core.registry import FormatFile, Language, PlanState, language_for
+from codemods.core.registry import Language, PlanState, language_for
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
+from codemods.plan.formatting import Jobs, format_ahead, formatter_missing, start_formatting
 from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
 from codemods.plan.linking import linked_to_targets
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
@@ -342,8 +342,6 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
 
 
 _Apart = tuple[dict[str, FileDeletions], dict[tuple[str, str], list[tuple[int, int]]]]
-# Formatting jobs by path: {path: (the text formatted, the future of its formatted text)}.
-_Jobs = dict[str, tuple[bytes, Future[bytes | None]]]
 
 
 def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApart, Forked[_Apart]] | None:
@@ -390,144 +388,6 @@ def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApa
         return deletions
 
     return DeletionsApart(frozenset(apart), result), forked
-
-
-def _format_job(path: str) -> FormatFile | None:
-    """The language plug-in's optional `format_file(source, root, path)` for `path`, or None."""
-    language = language_for(path)
-    return language.operations.format_file if language is not None else None
-
-
-def _formatter_missing(language: Language) -> bool:
-    """Whether the language names a formatter tool that is not installed."""
-    return language.formatter is not None and shutil.which(language.formatter) is None
-
-
-def _formatter_present(path: str) -> bool:
-    """Whether the language of `path` has a formatter function and its tool is installed."""
-    language = language_for(path)
-    return language is not None and language.operations.format_file is not None and not _formatter_missing(language)
-
-
-def _format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, paths: Iterable[str],
-                  ahead: _Jobs,
-                  originals: _Jobs | None = None) -> None:
-    """Start formatting each file of `paths` as `workspace`'s edits leave it, in `pool`, while
-    the plan goes on (the formatter runs in other processes, on another CPU): `ahead` gets
-    {path: (edited text, future of that text formatted)}, a job of an older text cancelled
-    where it has not started. Files whose edits do not splice (the check refuses them) are left
-    out; `_start_formatting` takes a job whose text is the change's. `originals` gets the jobs
-    formatting a file as read, started where the formatter changes the edited text (see
-    `_submit_formatting`)."""
-    for path in dict.fromkeys(paths):
-        edits, source = workspace.planned(path), workspace.read(path)
-        if source is None or not edits or any(e.delete_file for e in edits) or not _formatter_present(path) \
-                or conflicts(list(edits), source):
-            continue
-        spliced = with_line_endings_of(source, list(edits))
-        after = splice(source, spliced)
-        if path in ahead:
-            if ahead[path][0] == after:
-                continue
-            ahead.pop(path)[1].cancel()
-        if after.strip():
-            ahead[path] = (after, _submit_formatting(pool, root, path, source, spliced, after, originals))
-
-
-def _submit_formatting(pool: ThreadPoolExecutor, root: Path, path: str, before: bytes, edits: Sequence[Edit],
-                       after: bytes, originals: _Jobs | None = None,
-                       ) -> Future[bytes | None]:
-    """Format `after` (`before` with `edits`) in `pool`: the future of the formatter's text. Where
-    the plug-in makes an excerpt of the edited places (`format_excerpt`), the formatter runs
-    on that first, and on the whole file only where it changes the excerpt: an excerpt left
-    as it is stands for the file left as edited; where the whole file changes, formatting the
-    file as read (what `_start_formatting` asks next) starts at once, into `originals`. The
-    excerpt is made here, in the planner's thread (it reads the file's tree)."""
-    job = cast(FormatFile, _format_job(path))
-    language = language_for(path)
-    make = language.operations.format_excerpt if language is not None else None
-    excerpt = make(before, [(e.start, e.end, e.replacement) for e in edits], after) if make is not None else None
-    if excerpt is None:
-        return pool.submit(job, after, root, path)
-
-    def judged() -> bytes | None:
-        if job(excerpt, root, path) != excerpt:
-            formatted = job(after, root, path)
-            if formatted is not None and formatted != after and originals is not None:
-                # The file as read is formatted next (`_start_formatting`): started now, beside it.
-                originals[path] = (before, pool.submit(job, before, root, path))
-            return formatted
-        return after
-
-    return pool.submit(judged)
-
-
-def _start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
-                      ahead: _Jobs | None = None,
-                      originals: _Jobs | None = None,
-                      ) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
-    """Start running each change through its language's formatter in `pool` (while the caller
-    checks references); the returned function waits and gives the changes with each file that
-    was clean by its formatter before formatted after (so that only what the plan edited
-    changes), and a note for each file left as edited because the formatter is missing (where
-    the plug-in's optional `formatting_applies(root, path)` says the tree asks for it). The
-    file as read is formatted only where the formatter changes the edited text: where it
-    leaves that as it is, the file is as edited either way. A job of `ahead` (`_format_ahead`)
-    whose text is the change's is taken as it is, and so is one of `originals` formatting the
-    file as read."""
-    wanted = {p: c for p, c in changes.items() if not c.deleted and _format_job(p) is not None}
-    notes = []
-    for path in sorted(wanted):
-        language = language_for(path)
-        if language is None:
-            continue
-        applies = language.operations.formatting_applies
-        if _formatter_missing(language):
-            del wanted[path]
-            if applies is not None and not applies(root, path):
-                continue
-            notes.append(Finding(path, 0, 0, Code.UNFORMATTED, f"{language.formatter} is not installed: {path} "
-                                 f"is written as edited, not formatted", severity="note"))
-    # A file the plan empties stays empty (rustfmt would write one newline).
-    wanted = {p: c for p, c in wanted.items() if c.after.strip()}
-    ahead = ahead or {}
-    originals = {} if originals is None else originals
-    jobs = {p: ahead[p][1] if p in ahead and ahead[p][0] == c.after
-            else _submit_formatting(pool, root, p, c.before, c.edits, c.after, originals) for p, c in wanted.items()}
-
-    def finish() -> tuple[dict[str, FileChange], list[Finding]]:
-        out = dict(changes)
-        settled: dict[str, bytes] = {}
-        asked: dict[str, Future[bytes | None]] = {}
-        for path, job in jobs.items():
-            change, formatted = wanted[path], job.result()
-            if formatted is None or formatted == change.after:
-                continue
-            started = originals.get(path)
-            asked[path] = (started[1] if started is not None and started[0] == change.before
-                           else pool.submit(cast(FormatFile, _format_job(path)), change.before, root, path))
-            settled[path] = formatted
-        for path, before in asked.items():
-            if before.result() != wanted[path].before:
-                del settled[path]  # not clean before: the edited text is not formatted at all
-        for path, formatted in settled.items():
-            change = wanted[path]
-            out[path] = FileChange(path, change.before, formatted, (_one_edit(path, change.before, formatted),))
-        return out, notes
-
-    return finish
-
-
-def _one_edit(path: str, before: bytes, after: bytes) -> Edit:
-    """The one edit that turns `before` into `after` (their common head and tail kept)."""
-    head = 0
-    limit = min(len(before), len(after))
-    while head < limit and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]:
-        tail += 1
-    return Edit(path, head, len(before) - tail, after[head:len(after) - tail], "format")
 
 
 def usage_problem(root: Path, recipe: Recipe, options: Mapping[str, object]) -> str | None:
@@ -605,15 +465,15 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                 language.operations.start_searches(early, [t.path for t in recipe.deletions
                                                            if language_for(t.path) is language])
             prepare = language.operations.prepare_formatting if language is not None else None
-            if prepare is not None and language is not None and language.formatter and not _formatter_missing(language):
+            if prepare is not None and language is not None and language.formatter and not formatter_missing(language):
                 pool.submit(prepare, root)
         # ripgrep looks for mentions and for references to the deleted items while the plan is made.
         mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
                                                                   recipe.check_scope))
                       if recipe.dead_symbol_pattern else None)
         findings: list[Finding] = []
-        formatting: _Jobs = {}
-        originals: _Jobs = {}
+        formatting: Jobs = {}
+        originals: Jobs = {}
 
         deleted = DeletedNames()
         referring: list[FileSearch] = []
@@ -651,7 +511,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         say("removing the imports left unused")
         # The files as the stages leave them start formatting now, while the import stage resolves
         # (often for seconds, in other processes): a file that stage does not edit keeps its job.
-        _format_ahead(root, workspace, pool, workspace.edits, formatting, originals)
+        format_ahead(root, workspace, pool, workspace.edits, formatting, originals)
         referring_search = SettledSearch(*referring)
         # The plug-ins' state (their resolvers) is kept from the import stage for the reference check.
         shared = PlanState(root, workspace.read, workspace.planned, carried=early)
@@ -660,7 +520,7 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         def final(path: str, edits: list[Edit]) -> None:
             """Start formatting `path` as the plan leaves it (its import edits are its last)."""
             if path in before_imports.edits or edits:
-                _format_ahead(root, before_imports.with_edits(edits), pool, [path], formatting, originals)
+                format_ahead(root, before_imports.with_edits(edits), pool, [path], formatting, originals)
 
         take(RemoveImports(recipe, deleted, referring_search.result, shared, final)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
@@ -679,14 +539,14 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
                  settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
                  progress: Callable[[str], None] | None = None,
                  pool: ThreadPoolExecutor | None = None,
-                 ahead: _Jobs | None = None, shared: PlanState | None = None,
-                 originals: _Jobs | None = None) -> Plan:
+                 ahead: Jobs | None = None, shared: PlanState | None = None,
+                 originals: Jobs | None = None) -> Plan:
     """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
     subset keeps, which the whole plan deletes). `findings` are the stages' own; `progress` is
     told as each check starts; `pool` runs the formatter (one of its own when None), and
-    `ahead` holds the formatting jobs the planner started (`_format_ahead`; `originals` those of
+    `ahead` holds the formatting jobs the planner started (`format_ahead`; `originals` those of
     files as read); `shared` is the
     plug-ins' state kept from the stages (see references.dangling_references)."""
     root, recipe = basis.start.root, basis.recipe
@@ -715,7 +575,7 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     # read the edited text, and their lines are those of the file as read either way.
     own_pool = pool is None
     pool = pool if pool is not None else ThreadPoolExecutor(max_workers=4)
-    formatted = _start_formatting(root, written, pool, ahead, originals)
+    formatted = start_formatting(root, written, pool, ahead, originals)
 
     say("looking for uses of what the plan deletes")
     dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=settings.strict,
