@@ -20,7 +20,6 @@ HOUSE = Path(__file__).resolve().parents[1]
 # (and pyproject's ignore list) once it is typed; none joins it.
 NOT_YET_TYPED = frozenset({
     "codemods.languages.rust.crates",
-    "codemods.languages.rust.resolve.receivers",
 })
 
 
