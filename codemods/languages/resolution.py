@@ -55,3 +55,7 @@ class DeletedRecord(Protocol):
     def add(self, language: str, items: Iterable[DeletedItem]) -> None:
         """Record more deleted items of `language`."""
         ...
+
+    def all_names(self) -> list[str]:
+        """Every deleted name: each language's items', then the names deleted by spelling alone."""
+        ...

@@ -45,9 +45,13 @@ def linked_to_targets(findings: Sequence[Finding], targets: Sequence[ItemTarget]
     for item in deleted_items:
         by_name.setdefault(getattr(item, "name", ""), []).append(item)
     linked = []
+    # Asked once per symbol: a plan may hold thousands of findings about a few names.
+    found: dict[str, ItemTarget | None] = {}
     for finding in findings:
         target = None
         if finding.symbol and finding.target is None:
-            target = target_of(finding.symbol, targets, by_name.get(finding.symbol, ()))
+            if finding.symbol not in found:
+                found[finding.symbol] = target_of(finding.symbol, targets, by_name.get(finding.symbol, ()))
+            target = found[finding.symbol]
         linked.append(replace(finding, target=target) if target is not None else finding)
     return linked

@@ -420,9 +420,11 @@ class DeleteModuleFiles:
         findings: list[Finding] = []
         items: dict[str, tuple[DeletedItem, ...]] = {}
         for name, language in LANGUAGES.items():
-            follow = language.operations.files_deleted_with
             targets = [t for t in self.recipe.deletions if t.language == name]
-            if follow is None or not self.deleted.of(name) and not targets:
+            if not self.deleted.of(name) and not targets:
+                continue  # (before its plug-in is imported: a Rust plan need not load the C++ one)
+            follow = language.operations.files_deleted_with
+            if follow is None:
                 continue
             more, notes, gone = follow(self.deleted, _parseable_reads(workspace), f"{self.recipe.id}:delete",
                                        workspace.root, targets)

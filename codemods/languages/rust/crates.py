@@ -20,10 +20,19 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 # std and friends: names in every crate's extern prelude that are never items of the tree.
 BUILTIN_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
+# `mod NAME;` as spelled (a lexical cut before a file's mod declarations are parsed).
+_SPELLED_MOD = re.compile(rb"\bmod\s+(\w+)\s*;")
+_WORD = re.compile(rb"\w+")
+
+
+@lru_cache(maxsize=256)
+def _spelled_mod_pattern(name: bytes) -> re.Pattern[bytes]:
+    """`mod NAME;` for a name that is not all word bytes (a file stem with a `-`, or non-ASCII)."""
+    return re.compile(rb"\bmod\s+" + re.escape(name) + rb"\s*;")
 
 
 class ModDeclaration(NamedTuple):
@@ -87,7 +96,7 @@ def join_path(*parts: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def parse_manifest(data: bytes | None) -> dict | None:
+def parse_manifest(data: bytes | None) -> dict[str, Any] | None:
     """A Cargo.toml's table, or None when it is missing or not TOML: parsed once per text and
     process (the resolver and the formatter's edition lookup read the same manifests). The
     table is shared: callers read it, never change it."""
@@ -107,7 +116,7 @@ class CrateIndex:
     inline module path, name, #[path] value or None).
     """
 
-    def __init__(self, root, exists: Callable[[str], bool], read: Callable[[str], bytes | None],
+    def __init__(self, root: Path, exists: Callable[[str], bool], read: Callable[[str], bytes | None],
                  parse_mods: Callable[[str], list[ModDeclaration]],
                  prefetched: "PathAttributeSearch | None" = None) -> None:
         self._root = root
@@ -121,11 +130,13 @@ class CrateIndex:
         self._crates: dict[str, Crate] = {}
         self._nearest: dict[str, Package | None] = {}
         self._reachable: dict[str, frozenset[str]] = {}
-        self._manifests: dict[str, dict | None] = {}
+        self._manifests: dict[str, dict[str, Any] | None] = {}
+        self._spelled_mods: dict[str, frozenset[bytes]] = {}
+        self._workspaces: dict[str, tuple[str, dict[str, Any]]] = {}
 
     # -- packages -----------------------------------------------------------
 
-    def _manifest(self, directory: str) -> dict | None:
+    def _manifest(self, directory: str) -> dict[str, Any] | None:
         """The Cargo.toml of `directory`, parsed once per index: a workspace whose members inherit
         dependencies (`dep = { workspace = true }`) asks for the root manifest once per such entry."""
         if directory in self._manifests:
@@ -145,17 +156,17 @@ class CrateIndex:
         # Recorded before its dependencies are read: (dev-)dependencies may form a
         # cycle (a dev-dependency on a crate that depends on this one).
         self._packages[directory] = package
-        if package is not None:
+        if package is not None and manifest is not None:
             package.dependencies = self._dependencies(directory, manifest)
             package.library_dependencies = frozenset(
                 lib for lib in self._dependencies(directory, manifest, ("dependencies",)).values() if lib is not None)
         return package
 
-    def _load_package(self, directory: str, manifest: dict) -> Package:
+    def _load_package(self, directory: str, manifest: dict[str, Any]) -> Package:
         name = str(manifest["package"].get("name", PurePosixPath(directory).name or "crate"))
-        lib_table = manifest.get("lib") if isinstance(manifest.get("lib"), dict) else {}
-        lib = join_path(directory, str(lib_table.get("path", "src/lib.rs")))
-        lib = lib if self._exists(lib) else None
+        lib_table: dict[str, Any] = manifest["lib"] if isinstance(manifest.get("lib"), dict) else {}
+        lib_path = join_path(directory, str(lib_table.get("path", "src/lib.rs")))
+        lib = lib_path if self._exists(lib_path) else None
         roots = []
         for table in ("bin", "test", "example", "bench"):
             for target in manifest.get(table, []) if isinstance(manifest.get(table), list) else []:
@@ -180,8 +191,14 @@ class CrateIndex:
                 found.append(join_path(folder, entry.name, "main.rs"))
         return found
 
-    def _workspace_dependencies(self, directory: str) -> tuple[str, dict]:
-        """(folder, [workspace.dependencies]) of the workspace above `directory`."""
+    def _workspace_dependencies(self, directory: str) -> tuple[str, dict[str, Any]]:
+        """(folder, [workspace.dependencies]) of the workspace above `directory`, found once per
+        package (each of its `dep = { workspace = true }` entries asks)."""
+        if directory not in self._workspaces:
+            self._workspaces[directory] = self._find_workspace_dependencies(directory)
+        return self._workspaces[directory]
+
+    def _find_workspace_dependencies(self, directory: str) -> tuple[str, dict[str, Any]]:
         current = PurePosixPath(directory)
         while True:
             manifest = self._manifest(str(current) if str(current) != "." else "")
@@ -192,7 +209,7 @@ class CrateIndex:
                 return "", {}
             current = current.parent
 
-    def _dependencies(self, directory: str, manifest: dict,
+    def _dependencies(self, directory: str, manifest: dict[str, Any],
                       kinds: tuple[str, ...] = ("dependencies", "dev-dependencies", "build-dependencies"),
                       ) -> dict[str, str | None]:
         """Extern crate name -> lib root in the tree (path dependencies) or None, from the tables `kinds`."""
@@ -290,9 +307,8 @@ class CrateIndex:
         file = PurePosixPath(path)
         name = file.parent.name if file.name == "mod.rs" else file.stem
         folder = file.parent.parent if file.name == "mod.rs" else file.parent
-        declaration = re.compile(rb"\bmod\s+" + re.escape(name.encode()) + rb"\s*;")
         for parent in self._parents_of_folder(str(folder), package):
-            if not declaration.search(self._read(parent) or b""):
+            if not self._may_declare_mod(parent, name):
                 continue
             for inline, declared, attr_path in self._parse_mods(parent):
                 if declared == name and attr_path is None and not inline:
@@ -301,6 +317,17 @@ class CrateIndex:
             for parent, inline, declared in self._declared_by_path(path, package):
                 found += [(root, module + inline + (declared,)) for root, module in self.instances(parent)]
         return list(dict.fromkeys(found))
+
+    def _may_declare_mod(self, parent: str, name: str) -> bool:
+        """Whether the text of `parent` spells `mod name;` (regex `\\bmod\\s+NAME\\s*;`; no parse):
+        the names so spelled are read once per file, a folder's files all asking its parents."""
+        spelled = self._spelled_mods.get(parent)
+        if spelled is None:
+            spelled = self._spelled_mods[parent] = frozenset(_SPELLED_MOD.findall(self._read(parent) or b""))
+        encoded = name.encode()
+        if _WORD.fullmatch(encoded):
+            return encoded in spelled
+        return _spelled_mod_pattern(encoded).search(self._read(parent) or b"") is not None
 
     def _parents_of_folder(self, folder: str, package: Package) -> list[str]:
         """Files whose `mod x;` declarations load files from `folder`."""
@@ -311,7 +338,7 @@ class CrateIndex:
                        if r is not None and str(PurePosixPath(r).parent) == str(folder_path)]
         return [c for c in dict.fromkeys(candidates) if self._exists(c)]
 
-    def _path_declarations(self, package: Package) -> dict[str, list[tuple[str, tuple[str, ...], str]]]:
+    def _path_declarations(self, package: Package) -> dict[str, list[tuple[str, str]]]:
         """File name -> [(declaring file, `#[path]` value)] for the `#[path]` attributes of a package."""
         if package.dir not in self._path_decls:
             found: dict[str, list[tuple[str, str]]] = {}
@@ -326,7 +353,7 @@ class CrateIndex:
         for declaring, value in self._path_declarations(package).get(PurePosixPath(path).name, []):
             base = PurePosixPath(declaring).parent
             for inline, name, attr_path in self._parse_mods(declaring):
-                if attr_path != value:
+                if attr_path is None or attr_path != value:
                     continue
                 if inline:
                     stem = PurePosixPath(declaring)

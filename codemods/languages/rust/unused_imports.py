@@ -6,22 +6,24 @@ recipe deletes whose names the file still uses."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from codemods.core.registry import RUST, PlanState
 from codemods.edit.codes import Code
 from codemods.edit.splice import splice
 from codemods.edit.values import Edit, Finding, line_col
-from codemods.languages.resolution import DEFINITE
+from codemods.languages.resolution import DEFINITE, DeletedRecord
 from codemods.languages.rust.format import crate_edition
 from codemods.languages.rust.imports import UseEntry, name_uses, removal_edits, unused_entries, use_entries
 from codemods.languages.rust.items import rust_items
 from codemods.languages.rust.resolve.per_plan import plan_resolver
-from codemods.parse import parse
+from codemods.languages.rust.resolve.values import DeletedRustItem
+from codemods.parse import node_text, parse
 from codemods.search.files import files_with_words
 from codemods.words import keyword_offsets, word_in
 
 
-def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted, shared: PlanState,
+def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted: DeletedRecord, shared: PlanState,
                         origin: str) -> list[Edit]:
     """Edits removing the `use` entries of a Rust file that the plan leaves naming a deleted item
     or used by nothing (see rust/imports.py), with the plan's root, reads and planned edits
@@ -37,22 +39,27 @@ def _imports_a_name(source: bytes, names: list[str]) -> bool:
     if not names:
         return False
     covered = 0
+    needles = [name.encode() for name in set(names)]
     # From each `use` to the next `;` (where a declaration ends), each stretch searched once: a
-    # `use` in prose before the same `;` adds no text.
+    # `use` in prose before the same `;` adds no text. A stretch holding no name even inside a
+    # word (most) is passed over by substring search alone.
     for start in keyword_offsets(source, b"use"):
         if start < covered:
             continue
         end = source.find(b";", start + 3)
         covered = len(source) if end < 0 else end
-        if word_in(source, names, start + 3, covered):
-            return True
+        for needle in needles:
+            if source.find(needle, start + 3, covered) >= 0:
+                if word_in(source, names, start + 3, covered):
+                    return True
+                break
     return False
 
 
-def _entries_left_unused(path: str, shared: PlanState, deleted) -> list[UseEntry]:
+def _entries_left_unused(path: str, shared: PlanState, deleted: DeletedRecord) -> list[UseEntry]:
     """The `use` entries of `path` to remove, computed once per plan (a re-export's removal asks
     about the files that use its name)."""
-    memo: dict = shared.memo("rust-unused-imports", dict)
+    memo: dict[str, list[UseEntry] | None] = shared.memo("rust-unused-imports", dict)
     if path in memo:
         return memo[path] or []
     memo[path] = None  # in progress: a re-export cycle keeps its entries
@@ -63,7 +70,8 @@ def _entries_left_unused(path: str, shared: PlanState, deleted) -> list[UseEntry
         return []
     dangling: set[int] = set()
     if deleted.of(RUST) and _imports_a_name(source, [i.name for i in deleted.of(RUST)]):
-        dangling = {r.start for r in plan_resolver(shared).references_in_file(path, source, deleted.of(RUST))
+        targets = cast(list[DeletedRustItem], deleted.of(RUST))  # the Rust plug-in records DeletedRustItems
+        dangling = {r.start for r in plan_resolver(shared).references_in_file(path, source, targets)
                     if r.certainty == DEFINITE}
 
     def reexport_unused(name: str) -> bool:
@@ -94,8 +102,9 @@ def _entries_left_unused(path: str, shared: PlanState, deleted) -> list[UseEntry
     if not dangling and not planned:
         memo[path] = []
         return []
-    memo[path] = unused_entries(source, planned, dangling, reexport_unused)
-    return memo[path]
+    entries = unused_entries(source, planned, dangling, reexport_unused)
+    memo[path] = entries
+    return entries
 
 
 def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
@@ -109,7 +118,7 @@ def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
     entries = use_entries(tree)
     local = {i.name for i in rust_items(source, tree) if not i.module_path} | {e.binding for e in entries}
     binding = [e for e in entries if e.binding == name]
-    roots = {e.declaration.child_by_field_name("argument").text.decode("utf-8", "replace").lstrip(":").split("::")[0].strip()
+    roots = {node_text(e.declaration.child_by_field_name("argument")).lstrip(":").split("::")[0].strip()
              for e in binding}
     if not binding or roots & (local | {"crate", "self", "super"}):
         return False

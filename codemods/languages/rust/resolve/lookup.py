@@ -27,6 +27,9 @@ class PathLookup:
 
     def __init__(self, scopes: ModuleScopes) -> None:
         self.scopes = scopes
+        # What a name means in a module, asked afresh (no importer, no lookup in progress): the
+        # same few names (`Vec`, `HashMap`, a crate's own types) are asked in every file of a module.
+        self._fresh: dict[tuple[ModuleKey, str, str], list[Outcome]] = {}
 
     def _visible(self, module: ModuleKey, visibility: str, importer: ModuleKey) -> bool:
         """Whether an item of `module` with `visibility` is visible from the module `importer`."""
@@ -50,6 +53,13 @@ class PathLookup:
 
         With `importer` (a glob lookup), only what is visible from that module counts.
         """
+        if not seen and importer is None:
+            # Asked afresh, the answer depends on the tree alone: kept (a copy given out).
+            fresh = self._fresh.get((key, name, namespace))
+            if fresh is None:
+                fresh = self._fresh[(key, name, namespace)] = self._lookup(key, name, namespace, None,
+                                                                           {(key, name, namespace)})
+            return list(fresh)
         seen = set() if seen is None else seen
         if (key, name, namespace) in seen:
             return []  # a cycle of imports on the path being resolved

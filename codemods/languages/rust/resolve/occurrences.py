@@ -103,7 +103,9 @@ def _code_use(node: tree_sitter.Node, name: str) -> Use | None:
     segments = _segments_until(node)
     if segments is None:
         return None
-    whole = node.parent if node.parent.type in _SCOPED and node.parent.child_by_field_name("name") == node else node
+    parent = node.parent
+    named = parent is not None and parent.type in _SCOPED and parent.child_by_field_name("name") == node
+    whole = parent if named and parent is not None else node
     if whole.parent is not None and whole.parent.type == "generic_type" and whole.parent.child_by_field_name("type") == whole:
         whole = whole.parent
     if whole.parent is not None and whole.parent.type in _SCOPED and whole.parent.child_by_field_name("path") == whole:
@@ -150,7 +152,9 @@ def _import_use(node: tree_sitter.Node, use_declaration: tree_sitter.Node) -> Us
     child, current = top, top.parent
     while current is not None and current != use_declaration:
         if current.type == "scoped_use_list" and current.child_by_field_name("list") == child:
-            segments = (*(path_segments(current.child_by_field_name("path")) or ()), *segments)
+            head = current.child_by_field_name("path")
+            assert head is not None
+            segments = (*(path_segments(head) or ()), *segments)
         child, current = current, current.parent
     namespaces = (VALUE, TYPE, MACRO) if is_last else (TYPE,)
     return Use("import", segments, namespaces, None)
@@ -211,6 +215,7 @@ def _token_use(node: tree_sitter.Node, name: str) -> Use | None:
         return Use("macro_rules body", tuple(segments), namespaces, node, certain=False,
                     reason="inside a macro_rules! body (resolved where the macro is defined)")
     outer = node.parent
+    assert outer is not None  # a token is inside its token tree
     while outer.parent is not None and outer.parent.type == "token_tree":
         outer = outer.parent
     invocation = outer.parent
@@ -273,7 +278,7 @@ def _serde_use(node: tree_sitter.Node, start: int, name: str) -> Use | None:
     tokens = literal.parent
     if tokens is None or tokens.type != "token_tree":
         return None
-    attribute = tokens
+    attribute: tree_sitter.Node | None = tokens
     while attribute is not None and attribute.type not in ("attribute_item", "inner_attribute_item"):
         attribute = attribute.parent
     if attribute is None:

@@ -157,7 +157,7 @@ class FileTypes:
     def declares(self, name: str) -> bool:
         return bool(self._declarations(name))
 
-    def fields(self, name: str) -> dict[str, tree_sitter.Node]:
+    def fields(self, name: str) -> dict[str, tree_sitter.Node | None]:
         """Field name -> type node of the first struct `name` with named fields ({} if none)."""
         for item in self._declarations(name):
             body = item.child_by_field_name("body")
@@ -179,9 +179,10 @@ def _receiver_type(receiver: tree_sitter.Node, types: FileTypes) -> tuple[str, b
     if receiver.type in _LITERAL_TYPES:
         return _named_type(receiver, receiver, False, types)
     indexed = receiver.type == "index_expression"
-    access = (receiver.named_children or [None])[0] if indexed else receiver
+    access = (receiver.named_children[0] if receiver.named_children else None) if indexed else receiver
     if access is not None and access.type == "field_expression":
         value = access.child_by_field_name("value")
+        assert value is not None  # a field expression has its value
         owner = impl_type(access) if value.type == "self" else _struct_of(value, types)
         fields = types.fields(owner) if owner else {}
         return _named_type(fields.get(node_text(access.child_by_field_name("field"))), access, indexed, types)
@@ -206,7 +207,7 @@ def _struct_of(value: tree_sitter.Node, types: FileTypes) -> str | None:
 def _loop_over_field(variable: tree_sitter.Node) -> tree_sitter.Node | None:
     """The `self.field` walked by the `for variable in &self.field` (or `self.field.iter()`,
     `.iter_mut()`) loop that binds `variable`, if that is what binds it."""
-    name = variable.text
+    name = variable.text or b""
     child, current = variable, variable.parent
     while current is not None and current.type not in ("function_item", "closure_expression"):
         if current.type == "for_expression" and child == current.child_by_field_name("body"):
@@ -230,8 +231,10 @@ def _walked_field(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
                 or node_text(method.child_by_field_name("field")) not in ("iter", "iter_mut"):
             return None
         value = method.child_by_field_name("value")
-    if value is not None and value.type == "field_expression" and value.child_by_field_name("value").type == "self":
-        return value
+    if value is not None and value.type == "field_expression":
+        owner = value.child_by_field_name("value")
+        if owner is not None and owner.type == "self":
+            return value
     return None
 
 
@@ -243,7 +246,8 @@ def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed:
         if node.type == "reference_type":
             node = node.child_by_field_name("type")
         elif indexed and node.type in ("array_type", "slice_type"):
-            node, indexed = node.child_by_field_name("element") or (node.named_children or [None])[0], False
+            node, indexed = node.child_by_field_name("element") or (
+                node.named_children[0] if node.named_children else None), False
         elif node.type == "generic_type":
             base = node_text(node.child_by_field_name("type")).split("::")[-1]
             arguments = node.child_by_field_name("type_arguments")
@@ -263,7 +267,7 @@ def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed:
             # A primitive, slice, tuple or pointer: no struct's or enum's method is called on it.
             # (An array is left unknown: its methods include those of the slice it unsizes to.)
             return "".join(node_text(node).split()), False
-        elif node.type in _LITERAL_TYPES and not indexed and not node.text.startswith(b"b"):
+        elif node.type in _LITERAL_TYPES and not indexed and not (node.text or b"").startswith(b"b"):
             return _LITERAL_TYPES[node.type], False
         else:
             return None
@@ -272,7 +276,7 @@ def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed:
 
 def _declared_type(name: str, place: tree_sitter.Node, types: FileTypes) -> tuple[str, bool] | None:
     """(name, declared in this file) unless `name` is a generic parameter around `place`."""
-    current = place
+    current: tree_sitter.Node | None = place
     while current is not None:
         if generic_here(current, name.encode()):
             return None
@@ -282,7 +286,7 @@ def _declared_type(name: str, place: tree_sitter.Node, types: FileTypes) -> tupl
 
 def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
     """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`."""
-    name = variable.text
+    name = variable.text or b""
     child, current = variable, variable.parent
     while current is not None and current.type not in ("function_item", "closure_expression"):
         if current.type == "block":
@@ -294,7 +298,8 @@ def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
                 if pattern is not None and binds(pattern, name):
                     latest = statement
             if latest is not None:
-                if latest.child_by_field_name("pattern").type != "identifier":
+                latest_pattern = latest.child_by_field_name("pattern")
+                if latest_pattern is None or latest_pattern.type != "identifier":
                     return None
                 value = latest.child_by_field_name("value")
                 if latest.child_by_field_name("type") is None and value is not None:

@@ -14,6 +14,7 @@ import tree_sitter
 from codemods.core.parallel import forked_map
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.crates import Package, PathAttributeSearch
+from codemods.languages.rust.items import DeletedItem
 from codemods.languages.rust.resolve.lookup import PathLookup
 from codemods.languages.rust.resolve.occurrences import Use, after_member_access, classify
 from codemods.languages.rust.resolve.receivers import FileTypes, ReceiverTypes
@@ -253,10 +254,10 @@ def _size(files: Iterable[FileText]) -> int:
     return sum(len(source) for _, source in files)
 
 
-def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
+def deleted_rust_items(path: str, resolved: Iterable[DeletedItem]) -> list[DeletedRustItem]:
     """The resolver's view of what `delete_rust_items` deleted in the file at `path`:
     one entry per name code can use (a bridge entry's `rust_name` too)."""
-    found = []
+    found: list[DeletedRustItem] = []
     for deleted in resolved:
         for item in deleted.items:
             if item.kind == "impl":
@@ -266,11 +267,12 @@ def deleted_rust_items(path: str, resolved) -> list[DeletedRustItem]:
             owner = item.module_path[-1] if in_impl and item.module_path else None
             module = item.module_path[:-1] if owner else item.module_path
             # Bridge entries, trait methods and trait impl methods are as visible as their trait.
-            public = item.kind in ("bridge_fn", "bridge_type") or in_impl and (
+            public = item.kind in ("bridge_fn", "bridge_type") or in_impl and container is not None and (
                 container.type == "trait_item" or container.child_by_field_name("trait") is not None)
             visibility = "pub" if public else visibility_of(item.node)
             declared_here = owner is not None and FileTypes(root_of(item.node)).declares(owner)
-            left_impl = (in_impl and container.type == "impl_item" and container.child_by_field_name("trait") is not None
+            left_impl = (in_impl and container is not None and container.type == "impl_item"
+                         and container.child_by_field_name("trait") is not None
                          and deleted.target.kind not in ("impl", "struct", "enum", "union", "type", "mod"))
             for name in item.visible_names:
                 found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility,

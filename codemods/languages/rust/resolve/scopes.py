@@ -44,6 +44,7 @@ class ModuleScopes:
         self._subtrees: dict[ModuleKey, set[str]] = {}
         self._editions: dict[str, str] = {}
         self._existing: dict[str, bool] = {}
+        self._mod_declarations: dict[str, list[ModDeclaration]] = {}
         self.crates = CrateIndex(self._root, self.exists, read_before, self.mod_declarations, path_attributes)
 
     # -- files --------------------------------------------------------------
@@ -64,7 +65,13 @@ class ModuleScopes:
         return self._trees[path]
 
     def mod_declarations(self, path: str) -> list[ModDeclaration]:
-        """The out-of-line `mod` declarations of a file."""
+        """The out-of-line `mod` declarations of a file, read once per plan (every file of a folder
+        asks its parent's; callers must not change the list)."""
+        if path not in self._mod_declarations:
+            self._mod_declarations[path] = self._read_mod_declarations(path)
+        return self._mod_declarations[path]
+
+    def _read_mod_declarations(self, path: str) -> list[ModDeclaration]:
         parsed = self.tree(path)
         if parsed is None:
             return []
@@ -150,6 +157,7 @@ class ModuleScopes:
             for child in body.named_children if body is not None else []:
                 self.declare(scope, child, file, folder, key)
             return
+        namespaces: tuple[str, ...] | None
         if kind == "struct_item":
             namespaces = struct_namespaces(node)
         else:

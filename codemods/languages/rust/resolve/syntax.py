@@ -46,7 +46,8 @@ def path_segments(node: tree_sitter.Node) -> tuple[str, ...] | None:
             return None
         return (*head, node_text(name))
     if node.type == "generic_type":
-        return path_segments(node.child_by_field_name("type"))
+        inner = node.child_by_field_name("type")
+        return path_segments(inner) if inner is not None else None
     if node.type in ("identifier", "type_identifier", "crate", "self", "super", "metavariable"):
         return (node_text(node),)
     return None
@@ -56,7 +57,9 @@ def flatten_use(node: tree_sitter.Node, prefix: tuple[str, ...]) -> list[UseLeaf
     """Each leaf of a use tree, with the path from the tree's root."""
     kind = node.type
     if kind == "use_as_clause":
-        path = path_segments(node.child_by_field_name("path"))
+        path_node = node.child_by_field_name("path")
+        assert path_node is not None
+        path = path_segments(path_node)
         alias = node_text(node.child_by_field_name("alias"))
         return [UseLeaf(alias, (*prefix, *path), node)] if path else []
     if kind == "use_wildcard":
@@ -64,10 +67,12 @@ def flatten_use(node: tree_sitter.Node, prefix: tuple[str, ...]) -> list[UseLeaf
         path = path_segments(inner) if inner is not None else ()
         return [UseLeaf(None, (*prefix, *(path or ())), node)]
     if kind == "scoped_use_list":
-        path = node.child_by_field_name("path")
-        head = path_segments(path) if path is not None else ()
-        found = []
-        for child in node.child_by_field_name("list").named_children:
+        head_node = node.child_by_field_name("path")
+        head = path_segments(head_node) if head_node is not None else ()
+        use_list = node.child_by_field_name("list")
+        assert use_list is not None
+        found: list[UseLeaf] = []
+        for child in use_list.named_children:
             found += flatten_use(child, (*prefix, *(head or ())))
         return found
     if kind == "use_list":
@@ -94,7 +99,7 @@ def attribute_string(node: tree_sitter.Node, name: bytes) -> str | None:
     previous = node.prev_named_sibling
     while previous is not None and previous.type in ("attribute_item", "line_comment", "block_comment"):
         if previous.type == "attribute_item":
-            match = _attribute_pattern(name).match(previous.text)
+            match = _attribute_pattern(name).match(previous.text or b"")
             if match:
                 return match.group(1).decode("utf-8", "replace")
         previous = previous.prev_named_sibling
