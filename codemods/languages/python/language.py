@@ -11,7 +11,7 @@ from pathlib import Path
 
 from codemods.core.registry import PYTHON, LanguageOperations, PlanState
 from codemods.edit.values import Edit, Finding, ItemTarget
-from codemods.languages.resolution import DeletedName, DeletedRecord, Reference
+from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedName, DeletedRecord, Reference, deleted_file
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
 
@@ -54,14 +54,78 @@ def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin
     return edits, findings
 
 
+def file_deleted(path: str, source: bytes, deleted: DeletedRecord) -> list[Finding]:
+    """A recipe deletes the whole module `path`: code reaches its items only by importing it, so
+    what is recorded is the module, for the imports that still name it."""
+    deleted.add(PYTHON, [deleted_file(path)])
+    return []
+
+
+def _module_names(path: str) -> list[tuple[str, ...]]:
+    """The dotted names the module at `path` may be imported by: its path from the root, and
+    from each folder below (a `src/` layout, a tests folder on `sys.path`), a package's
+    `__init__.py` by its folder."""
+    parts = path.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return [tuple(parts[i:]) for i in range(len(parts))] if parts else []
+
+
+def _imports(source: bytes) -> list[tuple[int, int, tuple[str, ...], int]]:
+    """(line, col, dotted name, level) of each module an `import` or `from` statement names:
+    `import a.b` names a.b; `from a import b` names a and a.b (b may be a module)."""
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, node.col_offset, tuple(a.name.split(".")), 0) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = tuple(node.module.split(".")) if node.module else ()
+            if base:
+                found.append((node.lineno, node.col_offset, base, node.level))
+            found += [(node.lineno, node.col_offset, (*base, a.name), node.level) for a in node.names if a.name != "*"]
+    return found
+
+
+def _import_references(path: str, text: bytes, files: list[DeletedFile]) -> list[Reference]:
+    """The imports of `text` (the module `path`) that name one of the deleted modules `files`:
+    a relative import by the folders, an absolute one by the module's dotted path from the root
+    or from a folder below it."""
+    starts = [0]
+    for line in text.split(b"\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    folder = path.split("/")[:-1]
+    found = []
+    for line, col, name, level in _imports(text):
+        for file in files:
+            if level:
+                base = folder[:len(folder) - (level - 1)] if level - 1 <= len(folder) else None
+                hit = base is not None and tuple(file.path.removesuffix(".py").split("/")) in (
+                    (*base, *name), (*base, *name, "__init__"))
+            else:
+                hit = name in _module_names(file.path)
+            if hit:
+                start = starts[line - 1] + col
+                found.append(Reference(path, start, start + len("import"), ".".join(name), DEFINITE, "import",
+                                       f"imports {file.path}, a module the recipe deletes"))
+                break
+    return found
+
+
 def item_scopes(source: bytes, tree: None, name: str) -> list[Scope]:
     """Rules are not scoped to Python items: none."""
     return []
 
 
 def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:
-    """Python names are not resolved: the deleted Python names are matched by spelling."""
-    return [], [item.name for item in deleted.of(PYTHON) if isinstance(item, DeletedName)]
+    """Python names are not resolved: the deleted Python names are matched by spelling; a
+    deleted module is found by the imports that name it."""
+    files = [i for i in deleted.of(PYTHON) if isinstance(i, DeletedFile)]
+    modules = _import_references(path, text, files) if files and path.endswith(".py") else []
+    return modules, [item.name for item in deleted.of(PYTHON) if isinstance(item, DeletedName)]
 
 
 def format_item(text: str, indent: str, root: Path, path: str) -> None:
@@ -76,4 +140,5 @@ OPERATIONS = LanguageOperations(
     item_scopes=item_scopes,
     references=references,
     format_item=format_item,
+    file_deleted=file_deleted,
 )
