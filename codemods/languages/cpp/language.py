@@ -77,9 +77,11 @@ def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | Non
 
 
 def file_deleted(path: str, source: bytes, deleted: DeletedRecord) -> list[Finding]:
-    """A recipe deletes the whole file `path`: its items count as deleted, and the file itself,
-    for the `#include` lines that still read it."""
-    deleted.add(CPP, [*deleted_cpp_items(path, cpp_items(source), (), []), deleted_file(path)])
+    """A recipe deletes the whole file `path`: the file is recorded, for the `#include` lines that
+    still read it. Code reaches a header's items only through such a line; a source file's
+    definitions (and its forward declarations) through the declarations other files keep, so
+    its items are not recorded one by one: a file split in two keeps each name's declaration."""
+    deleted.add(CPP, [deleted_file(path)])
     return []
 
 
@@ -89,6 +91,9 @@ def _include_references(path: str, text: bytes, files: list[DeletedFile],
     gone = {f.path for f in files}
     found = []
     for start, end, written in include_lines(text):
+        # Another file of the same name found once the deleted one is gone is what it reads then.
+        if resolve_include(path, written, lambda p: p not in gone and exists(p)) is not None:
+            continue
         read = resolve_include(path, written, exists)
         if read in gone:
             found.append(Reference(path, start, end, written, DEFINITE, "include",
