@@ -35,7 +35,7 @@ def test_a_cpp_header_still_included_is_a_dangling_reference_at_the_include(tmp_
         "lib/sieve.cc": '#include "sieve.h"\nint sieve_count(int n) { return n; }\n',
         "app/main.cc": '#include <vector>\n#include "lib/sieve.h"\nint main() { return 0; }\n',
     })
-    plan = plan_recipe(root, Recipe("t", deletions=(_file("lib/sieve.h", "cpp"),)))
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("lib/sieve.h", "cpp"),)))
     assert _dangling(plan) == [("app/main.cc", 2), ("lib/sieve.cc", 1)]
     deleted = [c.path for c in plan.changes if c.deleted]
     assert deleted == ["lib/sieve.h"]
@@ -47,7 +47,7 @@ def test_a_cpp_file_nothing_includes_goes_and_the_write_removes_it(tmp_path: Pat
         "src/keep.cc": '#include "keep.h"\n',
         "src/keep.h": "#pragma once\n",
     })
-    plan = plan_recipe(root, Recipe("t", deletions=(_file("src/abacus.cu", "cpp"),)))
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("src/abacus.cu", "cpp"),)))
     assert plan.blocking == []
     assert "-__global__ void abacus_kernel() {}" in render_diff(plan)
     write_plan(plan)
@@ -60,7 +60,7 @@ def test_a_header_found_elsewhere_once_the_deleted_one_is_gone_is_no_use(tmp_pat
         "core/include/ring.h": "#pragma once\n",
         "core/user.cc": '#include "ring.h"\n',
     })
-    plan = plan_recipe(root, Recipe("t", deletions=(_file("core/ring.h", "cpp"),)))
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("core/ring.h", "cpp"),)))
     assert plan.blocking == []
 
 
@@ -72,7 +72,7 @@ def test_a_python_module_still_imported_is_a_dangling_reference(tmp_path: Path) 
         "pkg/near.py": "from . import lantern\n",
         "pkg/other.py": "import json\nfrom pkg import user\n",
     })
-    plan = plan_recipe(root, Recipe("t", deletions=(_file("pkg/lantern.py", "python"),)))
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("pkg/lantern.py", "python"),)))
     assert _dangling(plan) == [("pkg/near.py", 1), ("pkg/user.py", 1)]
 
 
@@ -82,7 +82,7 @@ def test_a_package_init_is_used_only_by_what_its_folder_does_not_hold(tmp_path: 
         "kiln/glaze.py": "",
         "run.py": "from kiln import glaze\nimport kiln.glaze\nfrom kiln import HEAT\n",
     })
-    plan = plan_recipe(root, Recipe("t", deletions=(_file("kiln/__init__.py", "python"),)))
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("kiln/__init__.py", "python"),)))
     assert _dangling(plan) == [("run.py", 3)]
 
 
@@ -93,12 +93,12 @@ def test_a_rust_file_a_kept_mod_declares_is_refused_and_one_no_mod_declares_goes
         "src/tally.rs": "pub fn add() {}\n",
         "src/loose.rs": "pub fn drift() {}\n",
     })
-    plan = plan_recipe(root, Recipe("t", deletions=(_file("src/tally.rs", "rust"), _file("src/loose.rs", "rust"))))
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("src/tally.rs", "rust"), _file("src/loose.rs", "rust"))))
     assert _dangling(plan) == [("src/lib.rs", 1)]
     assert "kind = 'mod'" in plan.blocking[0].message
-    plan = plan_recipe(root, Recipe("t", deletions=(_file("src/loose.rs", "rust"),)))
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("src/loose.rs", "rust"),)))
     assert plan.blocking == [] and [c.path for c in plan.changes if c.deleted] == ["src/loose.rs"]
-    both = plan_recipe(root, Recipe("t", deletions=(_file("src/tally.rs", "rust"),
+    both = plan_recipe(root, Recipe("t", "", deletions=(_file("src/tally.rs", "rust"),
                                                     ItemTarget("src/lib.rs", "rust", "mod", "crate::tally"))))
     assert both.blocking == []
 
