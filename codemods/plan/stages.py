@@ -78,7 +78,7 @@ def delete_in_file(recipe: Recipe, path: str, source: bytes,
             record = language.operations.file_deleted
             notes = record(path, source, deleted) if record is not None else []
             findings += [replace(n, target=n.target or whole[0]) for n in notes]
-            edits.append(Edit(path, 0, len(source), b"", f"{recipe.id}:delete:file", delete_file=True))
+            edits.append(Edit(path, 0, len(source), b"", f"{recipe.id}:file:{path}", delete_file=True))
             continue
         if wanted:
             found, notes = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)

@@ -138,3 +138,15 @@ def test_infer_leaves_a_module_file_to_its_mod(tmp_path: Path) -> None:
     after = _tree(tmp_path / "after", {**lib, "src/lib.rs": "pub fn wind() {}\n"})
     inferred = infer_recipe(before, after)
     assert 'kind = "mod"' in inferred.toml and 'kind = "file"' not in inferred.toml
+
+
+def test_each_deleted_file_is_one_change_of_a_subset(tmp_path: Path) -> None:
+    from codemods import changes_of, plan_subset
+
+    root = _tree(tmp_path, {"gears/cog.py": "A = 1\n", "gears/sprocket.py": "B = 2\n", "gears/axle.py": "C = 3\n"})
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("gears/cog.py", "python"),
+                                                        _file("gears/sprocket.py", "python"))))
+    ids = [c.id for c in changes_of(plan)]
+    assert len(ids) == 2 and all("file" in i for i in ids), ids
+    kept = plan_subset(plan, [next(i for i in ids if "cog" in i)])
+    assert [c.path for c in kept.plan.changes if c.deleted] == ["gears/sprocket.py"]

@@ -100,8 +100,8 @@ def _import_references(path: str, text: bytes, files: list[DeletedFile],
     `from pkg import x` where x is no module of its folder (the folder stays a namespace
     package: its modules are still imported through it)."""
     starts = [0]
-    for line in text.split(b"\n"):
-        starts.append(starts[-1] + len(line) + 1)
+    for text_line in text.split(b"\n"):
+        starts.append(starts[-1] + len(text_line) + 1)
     folder = path.split("/")[:-1]
     found = []
     for line, col, name, level, from_base in _imports(text):
@@ -111,8 +111,8 @@ def _import_references(path: str, text: bytes, files: list[DeletedFile],
                 continue
             if package and not from_base and len(name) > 1:
                 # `from pkg import x` or `import pkg.x`: x a module of the kept folder is no use.
-                folder_of = file.path.rsplit("/", 1)[0] if "/" in file.path else ""
-                if exists(f"{folder_of}/{name[-1]}.py") or exists(f"{folder_of}/{name[-1]}/__init__.py"):
+                folder_of = file.path.rsplit("/", 1)[0] + "/" if "/" in file.path else ""
+                if exists(f"{folder_of}{name[-1]}.py") or exists(f"{folder_of}{name[-1]}/__init__.py"):
                     continue
             if level:
                 base = folder[:len(folder) - (level - 1)] if level - 1 <= len(folder) else None
