@@ -30,6 +30,10 @@ RUST = "rust"
 CPP = "cpp"
 PYTHON = "python"
 
+# The `[[delete]]` kind of a whole file (no `name`): the planner deletes the file, and the
+# language's `file_deleted` records what goes with it (plan/stages.py).
+FILE_KIND = "file"
+
 # A plug-in's optional `format_file(source, root, path)`: the file formatted, or None.
 FormatFile = Callable[[bytes, Path, str], "bytes | None"]
 
@@ -107,6 +111,9 @@ class LanguageOperations:
     - `named_items(source, tree) -> [(start, end, name)]`: the items of the file a change can be
       said to be in (functions, types, modules, nested ones too), each from its docs and
       attributes to its end, named as a recipe names it (`tests::check`, `ns::Klass::f`);
+    - `file_deleted(path, source, deleted) -> [Finding]`: a recipe deletes the whole file
+      `path` (kind `file`): what goes with it recorded in `deleted` (its items, the file
+      itself for the uses that name it: an `#include`, an `import`);
     - `format_excerpt(before, edits, after) -> bytes | None`: a smaller file of `after` (`before`
       with the (start, end, replacement) `edits`) that the formatter leaves as it is only if it
       leaves the edited places of `after` as they are: the planner formats it first, and the
@@ -135,6 +142,7 @@ class LanguageOperations:
     format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
     start_searches: Callable[[PlanState, list[str]], None] | None = None
     named_items: Callable[[bytes, Any], list[tuple[int, int, str]]] | None = None
+    file_deleted: Callable[[str, bytes, Any], list[Finding]] | None = None
     deletable_kinds: tuple[str, ...] = ()
     deletes_apart: bool = False
 
@@ -168,8 +176,9 @@ class Language:
     @property
     def item_kinds(self) -> tuple[str, ...]:
         """The item kinds a recipe may delete: `deletable_kinds`, else the plug-in's (a plug-in
-        that describes its kinds in code says them once)."""
-        return self.deletable_kinds or self.operations.deletable_kinds
+        that describes its kinds in code says them once), and `file` (the whole file), which
+        every language has."""
+        return (*(self.deletable_kinds or self.operations.deletable_kinds), FILE_KIND)
 
     @property
     def operations(self) -> LanguageOperations:

@@ -45,12 +45,13 @@ class ItemTarget:
     `branch` chooses among the preprocessor branches that each hold the item
     (C++: the branch's condition, "" outside any, "*" for all).
     `namespace_macros` is the recipe's (see `Recipe`), filled in by it.
+    Kind `file`, without a name, is the whole file at `path`.
     """
 
     path: str
     language: str
     kind: str
-    name: str
+    name: str = ""  # none for kind `file`: the whole file
     branch: str | None = None
     namespace_macros: tuple[tuple[str, str], ...] = ()
 

@@ -34,6 +34,24 @@ class DeletedName:
     path: str = ""
 
 
+@dataclass(frozen=True)
+class DeletedFile:
+    """A whole file a recipe deletes (kind `file`), as code that names the file sees it (an
+    `#include`, an `import`): `path`, and `name`, the word such a use spells (its stem, or its
+    folder's name for a package's `__init__.py`). Nothing links to a file."""
+
+    path: str
+    name: str
+    linkable: bool = False
+
+
+def deleted_file(path: str) -> DeletedFile:
+    """The record of the deleted file `path`."""
+    parts = path.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    return DeletedFile(path, parts[-2] if stem == "__init__" and len(parts) > 1 else stem)
+
+
 class DeletedItem(Protocol):
     """A deleted item as a plug-in records it, of that plug-in's own type: all the planner reads of
     every one is its `name` (and, where the type has them, `linkable` and `search_words`)."""

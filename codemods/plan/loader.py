@@ -21,7 +21,7 @@ from typing import Any
 
 from codemods.edit.errors import RecipeError
 from codemods.edit.values import ItemTarget
-from codemods.core.registry import LANGUAGES, parsed_languages
+from codemods.core.registry import FILE_KIND, LANGUAGES, parsed_languages
 from codemods.plan.builders import builder_for, forget
 from codemods.plan.catalog import bundled_files, module_name, recipe_files
 from codemods.plan.extends import extended
@@ -237,6 +237,9 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         if target.kind not in kinds:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
                               f"{target.kind!r} (one of: {', '.join(kinds)})")
+        if (target.kind == FILE_KIND) != (not target.name):
+            raise RecipeError(f"{origin}: delete entry {target.name or target.path!r}: " + (
+                "kind 'file' is the whole file and takes no name" if target.name else "name is missing"))
     for rewrite in recipe.rewrites:
         _validate_rewrite(rewrite, origin)
     for insertion in recipe.insertions:

@@ -21,7 +21,7 @@ from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.errors import LanguageError, RecipeError
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
-from codemods.core.registry import LANGUAGES, PlanState, language_of, parsed_languages
+from codemods.core.registry import FILE_KIND, LANGUAGES, PlanState, language_of, parsed_languages
 from codemods.languages.resolution import DeletedItem
 from codemods.languages.scope import item_scopes
 from codemods.parse import parse
@@ -71,6 +71,15 @@ def delete_in_file(recipe: Recipe, path: str, source: bytes,
     findings: list[Finding] = []
     for name, language in LANGUAGES.items():
         wanted = [t for t in targets if t.language == name]
+        whole = [t for t in wanted if t.kind == FILE_KIND]
+        if whole:
+            # The whole file goes (its other targets with it), in the write that deletes a
+            # module's file; its language records what goes with it for the reference check.
+            record = language.operations.file_deleted
+            notes = record(path, source, deleted) if record is not None else []
+            findings += [replace(n, target=n.target or whole[0]) for n in notes]
+            edits.append(Edit(path, 0, len(source), b"", f"{recipe.id}:file:{path}", delete_file=True))
+            continue
         if wanted:
             found, notes = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
             edits += found

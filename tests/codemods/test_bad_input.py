@@ -93,7 +93,7 @@ RECIPE_FILES = {
     "bad_kind.toml": ('id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
                       "delete entry 'f': unknown rust kind 'function' (one of: fn, test, struct, enum, type, "
                       "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, bridge_type, macro, "
-                      "variant, field, use, attribute, macro_call, match_arm)"),
+                      "variant, field, use, attribute, macro_call, match_arm, file)"),
     "bad_language.toml": ('id = "x"\n[[delete]]\npath = "a.go"\nlanguage = "go"\nkind = "fn"\nname = "f"\n',
                           "recipe does not match the schema: recipe x: unknown language 'go' for f"),
     "escapes.toml": ('id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',

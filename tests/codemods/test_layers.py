@@ -35,13 +35,13 @@ def test_no_recipe_module_uses_regular_expressions() -> None:
 
 
 def test_the_language_registry_is_the_one_place_languages_are_described() -> None:
-    from codemods.core.registry import LANGUAGES, language_for, language_of, parsed_languages
+    from codemods.core.registry import FILE_KIND, LANGUAGES, language_for, language_of, parsed_languages
     from codemods.languages.rust.items import DELETABLE_KINDS
     from codemods.languages.rust.members import MEMBER_KINDS
 
     assert list(LANGUAGES) == ["rust", "cpp", "python"]
     assert parsed_languages() == ("rust", "cpp", "python")
-    assert set(LANGUAGES["rust"].item_kinds) == set(DELETABLE_KINDS) | set(MEMBER_KINDS)
+    assert set(LANGUAGES["rust"].item_kinds) == set(DELETABLE_KINDS) | set(MEMBER_KINDS) | {FILE_KIND}
     assert [language_of(p) for p in ("a/b.rs", "k.CU", "x.metal", "t.py", "README.md")] == \
         ["rust", "cpp", "cpp", "python", None]
     for language in LANGUAGES.values():

@@ -25,6 +25,20 @@ def quoted_includes(source: bytes) -> list[str]:
     return [m.group(1).decode("utf-8", "replace") for m in _QUOTED_INCLUDE.finditer(source)]
 
 
+# Any include, quoted or bracketed (a tree's own headers are often read as `<lib/x.h>`).
+_ANY_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+
+
+def include_lines(source: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, path as written) of each `#include "..."` or `#include <...>` of a file, the
+    range being the written path's."""
+    found = []
+    for match in _ANY_INCLUDE.finditer(source):
+        group = 1 if match.group(1) is not None else 2
+        found.append((match.start(group), match.end(group), match.group(group).decode("utf-8", "replace")))
+    return found
+
+
 def resolve_include(including: str, written: str, exists: Callable[[str], bool]) -> str | None:
     """The tree path (relative, POSIX) an `#include "written"` in `including` reads, or None."""
     folder = posixpath.dirname(including)

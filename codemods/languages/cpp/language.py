@@ -11,13 +11,13 @@ import tree_sitter
 from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.core.registry import CPP, LANGUAGES, LanguageOperations, PlanState, language_of
 from codemods.parse import error_nodes, identifier_hits, parse
-from codemods.languages.resolution import DeletedRecord, Reference
+from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedRecord, Reference, deleted_file
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.cpp.items import (
     CppItem, CppTarget, cpp_items, delete_cpp_items, delete_members_of, is_annotation_macro_semicolon,
 )
-from codemods.languages.cpp.includes import included_files
+from codemods.languages.cpp.includes import included_files, include_lines, resolve_include
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.resolve import DeletedCppItem, cpp_references, deleted_cpp_items
 
@@ -76,6 +76,31 @@ def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | Non
     return edits, [], gone
 
 
+def file_deleted(path: str, source: bytes, deleted: DeletedRecord) -> list[Finding]:
+    """A recipe deletes the whole file `path`: the file is recorded, for the `#include` lines that
+    still read it. Code reaches a header's items only through such a line; a source file's
+    definitions (and its forward declarations) through the declarations other files keep, so
+    its items are not recorded one by one: a file split in two keeps each name's declaration."""
+    deleted.add(CPP, [deleted_file(path)])
+    return []
+
+
+def _include_references(path: str, text: bytes, files: list[DeletedFile],
+                        exists: Callable[[str], bool]) -> list[Reference]:
+    """The `#include` lines of `text` (the file `path`) that read one of the deleted `files`."""
+    gone = {f.path for f in files}
+    found = []
+    for start, end, written in include_lines(text):
+        # Another file of the same name found once the deleted one is gone is what it reads then.
+        if resolve_include(path, written, lambda p: p not in gone and exists(p)) is not None:
+            continue
+        read = resolve_include(path, written, exists)
+        if read in gone:
+            found.append(Reference(path, start, end, written, DEFINITE, "include",
+                                   f"#include of {read}, a file the recipe deletes"))
+    return found
+
+
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
     wanted = tuple(name.split("::"))
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
@@ -112,7 +137,9 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
             found += headers[header]
         return found
 
-    return cpp_references(path, text, items, included, included_items), []
+    files = [i for i in deleted.of(CPP) if isinstance(i, DeletedFile)]
+    includes = _include_references(path, text, files, lambda p: shared.read(p) is not None) if files else []
+    return [*includes, *cpp_references(path, text, items, included, included_items)], []
 
 
 def _deleted_cpp(deleted: DeletedRecord) -> list[DeletedCppItem]:
@@ -151,6 +178,7 @@ OPERATIONS = LanguageOperations(
     format_file=format_file,
     formatting_applies=formatting_applies,
     files_deleted_with=files_deleted_with,
+    file_deleted=file_deleted,
     # Its deletion runs beside the Rust files' in a plan that edits both (a cxx bridge's two sides).
     deletes_apart=True,
 )

@@ -12,7 +12,7 @@ from typing import Any
 
 from codemods.core.registry import PYTHON, LanguageOperations, PlanState
 from codemods.edit.values import Edit, Finding, ItemTarget
-from codemods.languages.resolution import DeletedName, DeletedRecord, Reference
+from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedName, DeletedRecord, Reference, deleted_file
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
 from codemods.languages.python.scopes import python_item_scopes
@@ -61,9 +61,89 @@ def item_scopes(source: bytes, tree: Any, name: str) -> list[Scope]:
     return python_item_scopes(source, tree, name)
 
 
+def file_deleted(path: str, source: bytes, deleted: DeletedRecord) -> list[Finding]:
+    """A recipe deletes the whole module `path`: code reaches its items only by importing it, so
+    what is recorded is the module, for the imports that still name it."""
+    deleted.add(PYTHON, [deleted_file(path)])
+    return []
+
+
+def _module_names(path: str) -> list[tuple[str, ...]]:
+    """The dotted names the module at `path` may be imported by: its path from the root, and
+    from each folder below (a `src/` layout, a tests folder on `sys.path`), a package's
+    `__init__.py` by its folder."""
+    parts = path.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return [tuple(parts[i:]) for i in range(len(parts))] if parts else []
+
+
+def _imports(source: bytes) -> list[tuple[int, int, tuple[str, ...], int, bool]]:
+    """(line, col, dotted name, level, whether a `from` statement's own module) of each module an
+    `import` or `from` statement names: `import a.b` names a.b; `from a import b` names a and
+    a.b (b may be a module)."""
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, node.col_offset, tuple(a.name.split(".")), 0, False) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = tuple(node.module.split(".")) if node.module else ()
+            if base:
+                found.append((node.lineno, node.col_offset, base, node.level, True))
+            found += [(node.lineno, node.col_offset, (*base, a.name), node.level, False)
+                      for a in node.names if a.name != "*"]
+    return found
+
+
+def _import_references(path: str, text: bytes, files: list[DeletedFile],
+                       exists: Callable[[str], bool]) -> list[Reference]:
+    """The imports of `text` (the module `path`) that name one of the deleted modules `files`:
+    a relative import by the folders, an absolute one by the module's dotted path from the root
+    or from a folder below it. A package's `__init__.py` is named by `import pkg` and by
+    `from pkg import x` where x is no module of its folder (the folder stays a namespace
+    package: its modules are still imported through it)."""
+    starts = [0]
+    for text_line in text.split(b"\n"):
+        starts.append(starts[-1] + len(text_line) + 1)
+    folder = path.split("/")[:-1]
+    found = []
+    for line, col, name, level, from_base in _imports(text):
+        for file in files:
+            package = file.path.endswith("__init__.py")
+            if package and from_base:
+                continue
+            if package and not from_base and len(name) > 1:
+                # `from pkg import x` or `import pkg.x`: x a module of the kept folder is no use.
+                folder_of = file.path.rsplit("/", 1)[0] + "/" if "/" in file.path else ""
+                if exists(f"{folder_of}{name[-1]}.py") or exists(f"{folder_of}{name[-1]}/__init__.py"):
+                    continue
+            if level:
+                base = folder[:len(folder) - (level - 1)] if level - 1 <= len(folder) else None
+                module = tuple(file.path.removesuffix(".py").split("/"))
+                hit = base is not None and (module in ((*base, *name), (*base, *name, "__init__")) or package and (
+                    not from_base and module == (*base, *name[:-1], "__init__")))
+            else:
+                hit = name in _module_names(file.path) or package and not from_base and (
+                    name[:-1] in _module_names(file.path))
+            if hit:
+                start = starts[line - 1] + col
+                found.append(Reference(path, start, start + len("import"), ".".join(name), DEFINITE, "import",
+                                       f"imports {file.path}, a module the recipe deletes"))
+                break
+    return found
+
+
 def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:
-    """Python names are not resolved: the deleted Python names are matched by spelling."""
-    return [], [item.name for item in deleted.of(PYTHON) if isinstance(item, DeletedName)]
+    """Python names are not resolved: the deleted Python names are matched by spelling; a
+    deleted module is found by the imports that name it."""
+    files = [i for i in deleted.of(PYTHON) if isinstance(i, DeletedFile)]
+    modules = _import_references(path, text, files, lambda p: shared.read(p) is not None) \
+        if files and path.endswith(".py") else []
+    return modules, [item.name for item in deleted.of(PYTHON) if isinstance(item, DeletedName)]
 
 
 def format_item(text: str, indent: str, root: Path, path: str) -> None:
@@ -78,4 +158,5 @@ OPERATIONS = LanguageOperations(
     item_scopes=item_scopes,
     references=references,
     format_item=format_item,
+    file_deleted=file_deleted,
 )

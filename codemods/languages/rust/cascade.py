@@ -5,17 +5,19 @@ of a trait impl it keeps that the trait still requires (a finding)."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from codemods.core.registry import RUST
+from codemods.core.registry import FILE_KIND, RUST
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.languages.resolution import DeletedRecord
-from codemods.languages.rust.items import DeletedItem, RustTarget, rust_items, split_path, without_arguments
+from codemods.languages.rust.items import (DeletedItem, RustTarget, _attribute_path, _attribute_string_value,
+                                          leading_trivia, rust_items, split_path, without_arguments)
 from codemods.languages.rust.members import variant_uses
-from codemods.languages.rust.modules import module_files
+from codemods.languages.rust.modules import module_candidates, module_files
 from codemods.languages.rust.resolve import DeletedRustItem, RustResolver, deleted_rust_items
 from codemods.parse import enclosing, node_text, parse
 from codemods.search.files import files_with_words
@@ -50,12 +52,47 @@ def files_deleted_with(deleted: DeletedRecord, read: _Read, origin: str, root: P
             edits.append(Edit(path, 0, len(source), b"", f"{origin}:mod-file", delete_file=True))
             items += deleted_rust_items(path, resolved)
     if root is not None:
+        findings += _files_still_modules(deleted, read, root, [t.path for t in targets if t.kind == FILE_KIND])
         more, gone = _trait_method_impls(deleted, read, root, seen, origin)
         edits += more
         items += gone
         edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
         findings += _methods_traits_require(_deleted_rust(deleted) + items, read, root)
     return edits, findings, items
+
+
+def _files_still_modules(deleted: DeletedRecord, read: _Read, root: Path, paths: list[str]) -> list[Finding]:
+    """A file the recipe deletes whole (kind `file`) that a `mod` the plan keeps still declares:
+    refused at the declaration, which the `mod` kind deletes with its file. A file no `mod`
+    declares (a crate root, a test, an example) just goes."""
+    if not paths:
+        return []
+    gone = {(i.path, i.start) for i in _deleted_rust(deleted) if i.kind == "mod"}
+    words = sorted({PurePosixPath(p).parent.name if PurePosixPath(p).name == "mod.rs" else PurePosixPath(p).stem
+                    for p in paths} - {""})
+    findings: list[Finding] = []
+    for declaring in files_with_words(root, words) if words else []:
+        source = read(declaring) if declaring.endswith(".rs") and declaring not in paths else None
+        if source is None:
+            continue
+        for item in rust_items(source, parse(source, RUST)):
+            if item.kind != "mod" or item.node.child_by_field_name("body") is not None \
+                    or (declaring, item.node.start_byte) in gone:
+                continue
+            _, attributes = leading_trivia(source, item.node)
+            attribute = next((_attribute_string_value(a) for a in attributes if _attribute_path(a) == "path"), None)
+            declared = {posixpath.normpath(c) for c in module_candidates(declaring, item.module_path, item.name,
+                                                                         attribute)}
+            for path in [p for p in paths if p in declared]:
+                line, col = line_col(source, item.node.start_byte)
+                name = "::".join(("crate", *item.module_path, item.name))
+                findings.append(Finding(declaring, line, col, Code.DANGLING_REFERENCE,
+                                        f"{item.name}: `mod {item.name};` still declares {path}, a file the recipe "
+                                        f"deletes; delete the module instead ([[delete]] path = {declaring!r}, kind "
+                                        f"= 'mod', name = {name!r}), which takes its file",
+                                        symbol=item.name, certainty="definite", reference_kind="mod",
+                                        resolution=f"the module's file is {path}"))
+    return findings
 
 
 def _methods_traits_require(deleted: list[DeletedRustItem], read: _Read, root: Path) -> list[Finding]:

@@ -19,7 +19,7 @@ from codemods.parse import RUST, parse
 _DIRECTORY_OWNERS = ("mod.rs", "lib.rs", "main.rs")
 
 
-def _candidates(declaring: str, inline: tuple[str, ...], name: str, path_attribute: str | None) -> list[str]:
+def module_candidates(declaring: str, inline: tuple[str, ...], name: str, path_attribute: str | None) -> list[str]:
     file = PurePosixPath(declaring)
     if path_attribute is not None and not inline:
         return [str(file.parent / path_attribute)]
@@ -48,7 +48,7 @@ def module_files(declaring: str, inline: tuple[str, ...], start: int, read: Call
         return
     _, attributes = leading_trivia(source, module.node)
     path_value = next((_attribute_string_value(a) for a in attributes if _attribute_path(a) == "path"), None)
-    for candidate in _candidates(declaring, inline, module.name, path_value):
+    for candidate in module_candidates(declaring, inline, module.name, path_value):
         data = read(candidate)
         if data is None:
             continue

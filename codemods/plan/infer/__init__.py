@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from codemods.core.registry import language_of
+from codemods.core.registry import FILE_KIND, language_of
 from codemods.edit.codes import Code
 from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
@@ -76,6 +76,7 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     notes: list[str] = []
     primary: list[_Delete] = []
     secondary: list[_Delete] = []
+    gone_files: list[_Delete] = []
     for path in changed:
         language = language_of(path)
         if path not in old:
@@ -86,10 +87,16 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
                 notes.append(f"{path}:1: not a source file of a supported language; edit by hand")
             continue
         if path not in new:
-            continue  # a module's file goes with its `mod`; one that stays is named below
+            gone_files.append(_Delete(path, language, Entry(FILE_KIND, "", 0, len(old[path]))))
+            continue  # a module's file goes with its `mod`; one no deleted module takes, whole
         for delete in _deleted_items(path, language, old[path], new[path]):
             (secondary if delete.entry.secondary else primary).append(delete)
     deletes = _settled_deletes(before, recipe_id, primary, secondary, notes)
+    if gone_files:
+        # A file the change deletes that no deleted module takes with it goes whole.
+        left = _planned(before, _render(recipe_id, deletes, [], []), {d.path: old[d.path] for d in gone_files})
+        deletes = sorted(deletes + [d for d in gone_files if left.get(d.path) is not None],
+                         key=lambda d: (d.path, d.entry.start))
     settled_notes = list(notes)
     rewrites, rules = _rules_beyond(before, recipe_id, deletes, changed, old, new, notes)
     findings: list[Finding] = []
@@ -372,7 +379,9 @@ def _render(recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule],
         lines += ["", "# Not expressed (edit by hand):", *(f"# - {note}" for note in notes)]
     for delete in deletes:
         lines += ["", "[[delete]]", f"path = {_string(delete.path)}", f"language = {_string(delete.language)}",
-                  f"kind = {_string(delete.entry.kind)}", f"name = {_string(delete.entry.name)}"]
+                  f"kind = {_string(delete.entry.kind)}"]
+        if delete.entry.kind != FILE_KIND:
+            lines.append(f"name = {_string(delete.entry.name)}")
         if delete.entry.branch is not None:
             lines.append(f"branch = {_string(delete.entry.branch)}")
     for rewrite in rewrites:
