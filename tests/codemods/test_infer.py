@@ -480,3 +480,44 @@ def test_a_line_dropped_from_a_comment_rewords_its_block_to_what_stays(tmp_path:
         find = "Soaks up the ink. Kept for the old presses."
         replace = "Soaks up the ink."
     """)
+
+
+def test_a_file_the_change_keeps_but_the_engine_edits_is_named(tmp_path: Path) -> None:
+    # The change drops an alias but keeps a re-export of it (a tree that no longer builds): the
+    # engine drops the re-export by itself, so the recipe cannot give the second tree, and says so.
+    shared = {
+        "Cargo.toml": """
+            [package]
+            name = "ceramics"
+            version = "0.1.0"
+            edition = "2021"
+        """,
+        "src/lib.rs": """
+            pub mod crafts {
+                pub mod kiln;
+            }
+            pub mod pottery {
+                pub use crate::crafts::kiln::{fire, Glaze, OldGlaze};
+            }
+        """,
+        "src/crafts/kiln/mod.rs": """
+            mod oven;
+            pub use self::oven::*;
+        """,
+    }
+    before = _write(tmp_path / "before", {**shared, "src/crafts/kiln/oven.rs": """
+        pub struct Glaze;
+
+        pub type OldGlaze = Glaze;
+
+        pub fn fire() -> Glaze { Glaze }
+    """})
+    after = _write(tmp_path / "after", {**shared, "src/crafts/kiln/oven.rs": """
+        pub struct Glaze;
+
+        pub fn fire() -> Glaze { Glaze }
+    """})
+    inferred = infer_recipe(before, after)
+    assert [n.split(": ", 1)[0] for n in inferred.unexpressed] == ["src/lib.rs:5"], inferred.unexpressed
+    assert "the change leaves this file as it is" in inferred.unexpressed[0]
+    assert "# - src/lib.rs:5:" in inferred.toml
