@@ -521,3 +521,55 @@ def test_a_file_the_change_keeps_but_the_engine_edits_is_named(tmp_path: Path) -
     assert [n.split(": ", 1)[0] for n in inferred.unexpressed] == ["src/lib.rs:5"], inferred.unexpressed
     assert "the change leaves this file as it is" in inferred.unexpressed[0]
     assert "# - src/lib.rs:5:" in inferred.toml
+
+
+def test_a_comment_dropped_next_to_a_deleted_method_does_not_clash_with_it(tmp_path: Path) -> None:
+    # The method's deletion and the block rewording that drops the note after it both take the
+    # blank line between them: two deletions that overlap remove their union, without a conflict.
+    inferred = _inferred(tmp_path, {
+        "Cargo.toml": """
+            [package]
+            name = "gravel"
+            version = "0.1.0"
+            edition = "2021"
+        """,
+        "src/lib.rs": """
+            pub struct Sieve {
+                mesh: Vec<u8>,
+            }
+
+            impl Sieve {
+                fn lets_through(&self, grain: u8) -> bool {
+                    self.mesh.iter().any(|m| *m > grain)
+                }
+
+                /// Whether a pebble gets through.
+                pub fn lets_pebble_through(&self, pebble: u16) -> bool {
+                    self.mesh.iter().any(|m| u16::from(*m) > pebble)
+                }
+
+                // XXX: `lets_pebble_through` is public while `lets_through`
+                // is not, which reads oddly
+            }
+        """,
+    }, {
+        "Cargo.toml": """
+            [package]
+            name = "gravel"
+            version = "0.1.0"
+            edition = "2021"
+        """,
+        "src/lib.rs": """
+            pub struct Sieve {
+                mesh: Vec<u8>,
+            }
+
+            impl Sieve {
+                fn lets_through(&self, grain: u8) -> bool {
+                    self.mesh.iter().any(|m| *m > grain)
+                }
+            }
+        """,
+    })
+    assert inferred.unexpressed == ()
+    assert 'block = true' in inferred.toml and 'kind = "fn"' in inferred.toml
