@@ -573,3 +573,44 @@ def test_a_comment_dropped_next_to_a_deleted_method_does_not_clash_with_it(tmp_p
     })
     assert inferred.unexpressed == ()
     assert 'block = true' in inferred.toml and 'kind = "fn"' in inferred.toml
+
+
+def test_a_call_replaced_by_a_match_keeps_the_blank_after_the_keyword(tmp_path: Path) -> None:
+    # The change replaces the call's head with `match` and its closing parenthesis with the arms:
+    # the argument between is kept, and the blank after `match` is the new text's.
+    cargo = """
+        [package]
+        name = "tribunal"
+        version = "0.1.0"
+        edition = "2021"
+    """
+    inferred = _inferred(tmp_path, {"Cargo.toml": cargo, "src/lib.rs": """
+        pub enum Ruling { Uphold, Quash }
+
+        impl Ruling {
+            pub fn of_flag(flag: bool) -> Self {
+                match flag {
+                    true => Ruling::Uphold,
+                    false => Ruling::Quash,
+                }
+            }
+        }
+
+        pub fn decide(docket: &[u8]) -> Ruling {
+            Ruling::of_flag(docket.is_empty())
+        }
+    """}, {"Cargo.toml": cargo, "src/lib.rs": """
+        pub enum Ruling { Uphold, Quash }
+
+        impl Ruling {
+        }
+
+        pub fn decide(docket: &[u8]) -> Ruling {
+            match docket.is_empty() {
+                true => Ruling::Uphold,
+                false => Ruling::Quash,
+            }
+        }
+    """})
+    assert inferred.unexpressed == ()
+    assert 'replace = "match $X {' in inferred.toml, inferred.toml

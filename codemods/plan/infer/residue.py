@@ -369,6 +369,17 @@ class FileResidue:
                 r_from, r_to = self.r[change.r_lo].start, self.r[change.r_hi - 1].end
                 added = (self.new[self.a[change.a_lo].start:self.a[change.a_hi - 1].end]
                          if change.a_lo < change.a_hi else b"")
+                # The blanks between the changed run and the kept tokens next to it (inside the
+                # unit) are the new text's: `f(x)` -> `match x {..}` keeps the blank after `match`.
+                left = change.r_lo > 0 and change.a_lo > 0 and self.r[change.r_lo - 1].end >= start
+                right = change.r_hi < len(self.r) and change.a_hi < len(self.a) and self.r[change.r_hi].start <= end
+                if change.a_lo < change.a_hi and (left or right):
+                    a_from, a_to = self.a[change.a_lo].start, self.a[change.a_hi - 1].end
+                    if left:
+                        r_from, a_from = self.r[change.r_lo - 1].end, self.a[change.a_lo - 1].end
+                    if right:
+                        r_to, a_to = self.r[change.r_hi].start, self.a[change.a_hi].start
+                    added = self.new[a_from:a_to]
             else:
                 r_from, added = self._inserted(change)
                 r_to = r_from
