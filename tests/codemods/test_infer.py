@@ -614,3 +614,98 @@ def test_a_call_replaced_by_a_match_keeps_the_blank_after_the_keyword(tmp_path: 
     """})
     assert inferred.unexpressed == ()
     assert 'replace = "match $X {' in inferred.toml, inferred.toml
+
+
+def test_a_repeated_comment_is_reworded_with_its_block_or_in_its_item(tmp_path: Path) -> None:
+    # The same remark stands in four places. Two lose it (a `//` line under a `///` doc line is a
+    # block of its own), one rewords it, one keeps it: each rule is scoped to the method around
+    # it (its comments right above included), where the remark is alone.
+    cargo = """
+        [package]
+        name = "spools"
+        version = "0.1.0"
+        edition = "2021"
+    """
+    before = """
+        pub struct Spool(u32);
+
+        impl Spool {
+            /// Winds the thread once.
+            // FIXME: should this be public?
+            pub(crate) fn wind(&mut self) {
+                self.0 += 1;
+            }
+
+            /// Cuts the thread.
+            // FIXME: should this be public?
+            pub(crate) fn snip(&mut self) {
+                self.0 = 0;
+            }
+
+            pub fn unwind(&mut self) {
+                // FIXME: should this be public?
+                self.0 -= 1;
+            }
+
+            pub fn rewind(&mut self) {
+                // FIXME: should this be public?
+                self.0 = 1;
+            }
+        }
+    """
+    after = """
+        pub struct Spool(u32);
+
+        impl Spool {
+            /// Winds the thread once.
+            pub(crate) fn wind(&mut self) {
+                self.0 += 1;
+            }
+
+            /// Cuts the thread.
+            pub(crate) fn snip(&mut self) {
+                self.0 = 0;
+            }
+
+            pub fn unwind(&mut self) {
+                // FIXME: should this panic at zero?
+                self.0 -= 1;
+            }
+
+            pub fn rewind(&mut self) {
+                // FIXME: should this be public?
+                self.0 = 1;
+            }
+        }
+    """
+    inferred = _inferred(tmp_path, {"Cargo.toml": cargo, "src/lib.rs": before},
+                         {"Cargo.toml": cargo, "src/lib.rs": after})
+    assert inferred.unexpressed == ()
+    assert inferred.toml.count("item = \"crate::Spool::") == 3, inferred.toml
+    assert 'item = "crate::Spool::unwind"' in inferred.toml, inferred.toml
+
+
+def test_a_reworded_phrase_the_file_repeats_is_found_with_the_rest_of_its_block(tmp_path: Path) -> None:
+    # Two file-level notes share a phrase; one of them rewords it. No item holds them, so the
+    # rewording names the whole note, whose other words tell it apart.
+    before = """
+        /* Tide tables, first quarter.
+           Values are in metres. */
+
+        /* Tide tables, second quarter.
+           Values are in metres. */
+
+        pub const HIGH: [u16; 2] = [410, 395];
+    """
+    after = """
+        /* Tide tables, first quarter.
+           Values are in centimetres. */
+
+        /* Tide tables, second quarter.
+           Values are in metres. */
+
+        pub const HIGH: [u16; 2] = [410, 395];
+    """
+    inferred = _inferred(tmp_path, {"src/tides.rs": before}, {"src/tides.rs": after})
+    assert inferred.unexpressed == ()
+    assert 'find = "Tide tables, first quarter. Values are in metres."' in inferred.toml, inferred.toml

@@ -398,8 +398,10 @@ def _render(recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule],
         lines += [f"pattern = {_string(rewrite.pattern)}", f"replace = {_string(rewrite.replace)}"]
     for rule in rules:
         if isinstance(rule, RewordRule):
-            lines += ["", "[[reword]]", f"path = {_string(rule.path)}", f"find = {_string(rule.find)}",
-                      f"replace = {_string(rule.replace)}"]
+            lines += ["", "[[reword]]", f"path = {_string(rule.path)}"]
+            if rule.item is not None:
+                lines.append(f"item = {_string(rule.item)}")
+            lines += [f"find = {_string(rule.find)}", f"replace = {_string(rule.replace)}"]
             if rule.block:
                 lines.append("block = true")
     for rule in rules:
