@@ -684,28 +684,3 @@ def test_a_repeated_comment_is_reworded_with_its_block_or_in_its_item(tmp_path: 
     assert inferred.toml.count("item = \"crate::Spool::") == 3, inferred.toml
     assert 'item = "crate::Spool::unwind"' in inferred.toml, inferred.toml
 
-
-def test_a_reworded_phrase_the_file_repeats_is_found_with_the_rest_of_its_block(tmp_path: Path) -> None:
-    # Two file-level notes share a phrase; one of them rewords it. No item holds them, so the
-    # rewording names the whole note, whose other words tell it apart.
-    before = """
-        /* Tide tables, first quarter.
-           Values are in metres. */
-
-        /* Tide tables, second quarter.
-           Values are in metres. */
-
-        pub const HIGH: [u16; 2] = [410, 395];
-    """
-    after = """
-        /* Tide tables, first quarter.
-           Values are in centimetres. */
-
-        /* Tide tables, second quarter.
-           Values are in metres. */
-
-        pub const HIGH: [u16; 2] = [410, 395];
-    """
-    inferred = _inferred(tmp_path, {"src/tides.rs": before}, {"src/tides.rs": after})
-    assert inferred.unexpressed == ()
-    assert 'find = "Tide tables, first quarter. Values are in metres."' in inferred.toml, inferred.toml

@@ -276,13 +276,6 @@ class FileResidue:
                 find, replace = self._prose(self.old, holder), self._prose(self.old, stays)
             else:
                 replace = self._prose(self.new, added)
-                if self._scope(find, holder, all_blocks) is False and \
-                        holder[0].start <= removed[0].start and removed[-1].start <= holder[-1].start:
-                    # The words the change rewords, with the rest of their block as context.
-                    at = [t.start for t in holder].index(removed[0].start)
-                    pieces = [self._prose(self.old, holder[:at]), replace,
-                              self._prose(self.old, holder[at + len(removed):])]
-                    find, replace = self._prose(self.old, holder), " ".join(p for p in pieces if p)
             scope = self._scope(find, holder, all_blocks)
             if scope is False:
                 self.notes.append(f"{self.path}:{line}: a comment whose text other comments of the file repeat "
