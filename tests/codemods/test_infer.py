@@ -684,3 +684,25 @@ def test_a_repeated_comment_is_reworded_with_its_block_or_in_its_item(tmp_path: 
     assert inferred.toml.count("item = \"crate::Spool::") == 3, inferred.toml
     assert 'item = "crate::Spool::unwind"' in inferred.toml, inferred.toml
 
+
+
+def test_a_doc_paragraph_dropped_with_its_blank_line_goes_whole(tmp_path: Path) -> None:
+    # The field's doc keeps its first paragraph and loses the second, with the blank doc line
+    # before it: no empty `///` line is left behind.
+    inferred = _inferred(tmp_path, {"src/lib.rs": """
+        pub struct Loom {
+            /// Whether the shuttle runs by itself,
+            /// across the whole width.
+            ///
+            /// Note that this wants a tight warp.
+            pub unattended: bool,
+        }
+    """}, {"src/lib.rs": """
+        pub struct Loom {
+            /// Whether the shuttle runs by itself,
+            /// across the whole width.
+            pub unattended: bool,
+        }
+    """})
+    assert inferred.unexpressed == ()
+    assert 'find = "Note that this wants a tight warp."\nreplace = ""' in inferred.toml, inferred.toml

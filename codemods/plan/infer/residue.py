@@ -269,6 +269,11 @@ class FileResidue:
                         find = head
                         break
                 replace = ""
+            elif not added and not self._prose(self.old, removed[:1]) and self._prose(self.old, removed) and \
+                    self._paragraph_ends(holder, removed[-1]):
+                # A blank comment line and the paragraph after it dropped: that paragraph reworded
+                # to nothing (it goes with the blank line).
+                find, replace = self._prose(self.old, removed), ""
             elif not added:
                 # Lines dropped from a block: the block reworded to what stays (a phrase reworded
                 # to nothing would leave its comment line behind, empty).
@@ -283,6 +288,12 @@ class FileResidue:
                 continue
             self.rules.append(RewordRule(self.path, find, replace, block=whole,
                                          item=scope if isinstance(scope, str) else None))
+
+    def _paragraph_ends(self, holder: list[Token], last: Token) -> bool:
+        """Whether the comment line `last` of the block `holder` ends a paragraph: the block's last
+        line, or one before a blank comment line."""
+        after = [t for t in holder if t.start > last.start]
+        return not after or not self._prose(self.old, after[:1])
 
     def _scope(self, find: str, holder: list[Token], blocks: list[tuple[list[Token], str]]) -> str | None | bool:
         """Where `find` names the comment block `holder` alone: None, in the file; else the name
