@@ -195,7 +195,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "the edited file would parse with more errors than before; it is not written",
         "correct the rule that makes the edit"),
     Code.OVERLAPPING_EDITS: CodeInfo(
-        "two edits of the plan overlap; the message names both rules",
+        "two edits of the plan overlap (two that only delete do not: their union goes); the message "
+        "names both rules",
         "make the rules touch different code"),
     Code.UNFORMATTED: CodeInfo(
         "the file's formatter (rustfmt, clang-format) is not installed or failed: the file is written "

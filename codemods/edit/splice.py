@@ -61,6 +61,23 @@ def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
     return findings
 
 
+def joined_deletions(edits: list[Edit]) -> list[Edit]:
+    """`edits` with each run of overlapping deletions (edits that replace text by nothing: an item
+    deleted, a comment block dropped) made one deletion of their union: both remove the text they
+    share, so they do not conflict. Other edits are left as they are, for `conflicts` to judge."""
+    kept = [e for e in edits if e.replacement or e.start == e.end or e.delete_file]
+    runs: list[Edit] = []
+    for edit in sorted((e for e in edits if not (e.replacement or e.start == e.end or e.delete_file)),
+                       key=lambda e: (e.start, e.end)):
+        last = runs[-1] if runs else None
+        if last is not None and edit.start < last.end:
+            origin = " and ".join(o for o in dict.fromkeys((last.origin, edit.origin)) if o)
+            runs[-1] = replace(last, end=max(last.end, edit.end), origin=origin)
+        else:
+            runs.append(edit)
+    return kept + runs if len(runs) < len(edits) - len(kept) else list(edits)
+
+
 def splice(source: bytes, edits: list[Edit]) -> bytes:
     """Apply non-overlapping edits to `source` (call `conflicts` first)."""
     out = bytearray()

@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterable, Mapping, cast
 
 from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Code
 from codemods.edit.diff import render_text, unified_diff
-from codemods.edit.splice import (FileChange, conflicts, digest, map_offset, resolve_inside, splice,
-                                  with_line_endings_of)
+from codemods.edit.splice import (FileChange, conflicts, digest, joined_deletions, map_offset, resolve_inside,
+                                  splice, with_line_endings_of)
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.parallel import Forked, forked_call
 from codemods.core.registry import Language, PlanState, language_for
@@ -299,7 +299,7 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     """Whether the planned edits of one file may be written: the findings that say why not,
     else the change (None also when the edits change nothing); and whether the edits were
     converted to the file's CRLF line endings."""
-    edits = list(workspace.edits[path])
+    edits = joined_deletions(list(workspace.edits[path]))
     source = workspace.read(path)
     if source is None or not edits:
         return [], None, False

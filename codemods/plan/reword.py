@@ -372,6 +372,12 @@ def _rewrite(block: CommentBlock, words: list[_Word], first: int, last: int, rep
     after = [words[i].text for i in region if i > last]
     new_words = before + _normalised(f"{head}{replacement}{tail}") + after
     line = block.lines[start_line]
+    blank_before = start_line >= 2 and not block.lines[start_line - 1].content.strip()
+    if not new_words and block.closed_at is None and blank_before \
+            and all(not w.line < start_line or w.paragraph != paragraph for w in words):
+        # A paragraph (a run of line comments) reworded to nothing goes, with the blank comment
+        # line that set it apart from the one before: no empty comment line is left.
+        return ProseEdit(block.lines[start_line - 2].end, block.lines[end_line].end, "")
     indent = line.content[: len(line.content) - len(line.content.lstrip())]
     lines = _fill(new_words, line.lead + indent, _width(block),
                   None if line.follow is None else line.follow + indent)

@@ -480,3 +480,229 @@ def test_a_line_dropped_from_a_comment_rewords_its_block_to_what_stays(tmp_path:
         find = "Soaks up the ink. Kept for the old presses."
         replace = "Soaks up the ink."
     """)
+
+
+def test_a_file_the_change_keeps_but_the_engine_edits_is_named(tmp_path: Path) -> None:
+    # The change drops an alias but keeps a re-export of it (a tree that no longer builds): the
+    # engine drops the re-export by itself, so the recipe cannot give the second tree, and says so.
+    shared = {
+        "Cargo.toml": """
+            [package]
+            name = "ceramics"
+            version = "0.1.0"
+            edition = "2021"
+        """,
+        "src/lib.rs": """
+            pub mod crafts {
+                pub mod kiln;
+            }
+            pub mod pottery {
+                pub use crate::crafts::kiln::{fire, Glaze, OldGlaze};
+            }
+        """,
+        "src/crafts/kiln/mod.rs": """
+            mod oven;
+            pub use self::oven::*;
+        """,
+    }
+    before = _write(tmp_path / "before", {**shared, "src/crafts/kiln/oven.rs": """
+        pub struct Glaze;
+
+        pub type OldGlaze = Glaze;
+
+        pub fn fire() -> Glaze { Glaze }
+    """})
+    after = _write(tmp_path / "after", {**shared, "src/crafts/kiln/oven.rs": """
+        pub struct Glaze;
+
+        pub fn fire() -> Glaze { Glaze }
+    """})
+    inferred = infer_recipe(before, after)
+    assert [n.split(": ", 1)[0] for n in inferred.unexpressed] == ["src/lib.rs:5"], inferred.unexpressed
+    assert "the change leaves this file as it is" in inferred.unexpressed[0]
+    assert "# - src/lib.rs:5:" in inferred.toml
+
+
+def test_a_comment_dropped_next_to_a_deleted_method_does_not_clash_with_it(tmp_path: Path) -> None:
+    # The method's deletion and the block rewording that drops the note after it both take the
+    # blank line between them: two deletions that overlap remove their union, without a conflict.
+    inferred = _inferred(tmp_path, {
+        "Cargo.toml": """
+            [package]
+            name = "gravel"
+            version = "0.1.0"
+            edition = "2021"
+        """,
+        "src/lib.rs": """
+            pub struct Sieve {
+                mesh: Vec<u8>,
+            }
+
+            impl Sieve {
+                fn lets_through(&self, grain: u8) -> bool {
+                    self.mesh.iter().any(|m| *m > grain)
+                }
+
+                /// Whether a pebble gets through.
+                pub fn lets_pebble_through(&self, pebble: u16) -> bool {
+                    self.mesh.iter().any(|m| u16::from(*m) > pebble)
+                }
+
+                // XXX: `lets_pebble_through` is public while `lets_through`
+                // is not, which reads oddly
+            }
+        """,
+    }, {
+        "Cargo.toml": """
+            [package]
+            name = "gravel"
+            version = "0.1.0"
+            edition = "2021"
+        """,
+        "src/lib.rs": """
+            pub struct Sieve {
+                mesh: Vec<u8>,
+            }
+
+            impl Sieve {
+                fn lets_through(&self, grain: u8) -> bool {
+                    self.mesh.iter().any(|m| *m > grain)
+                }
+            }
+        """,
+    })
+    assert inferred.unexpressed == ()
+    assert 'block = true' in inferred.toml and 'kind = "fn"' in inferred.toml
+
+
+def test_a_call_replaced_by_a_match_keeps_the_blank_after_the_keyword(tmp_path: Path) -> None:
+    # The change replaces the call's head with `match` and its closing parenthesis with the arms:
+    # the argument between is kept, and the blank after `match` is the new text's.
+    cargo = """
+        [package]
+        name = "tribunal"
+        version = "0.1.0"
+        edition = "2021"
+    """
+    inferred = _inferred(tmp_path, {"Cargo.toml": cargo, "src/lib.rs": """
+        pub enum Ruling { Uphold, Quash }
+
+        impl Ruling {
+            pub fn of_flag(flag: bool) -> Self {
+                match flag {
+                    true => Ruling::Uphold,
+                    false => Ruling::Quash,
+                }
+            }
+        }
+
+        pub fn decide(docket: &[u8]) -> Ruling {
+            Ruling::of_flag(docket.is_empty())
+        }
+    """}, {"Cargo.toml": cargo, "src/lib.rs": """
+        pub enum Ruling { Uphold, Quash }
+
+        impl Ruling {
+        }
+
+        pub fn decide(docket: &[u8]) -> Ruling {
+            match docket.is_empty() {
+                true => Ruling::Uphold,
+                false => Ruling::Quash,
+            }
+        }
+    """})
+    assert inferred.unexpressed == ()
+    assert 'replace = "match $X {' in inferred.toml, inferred.toml
+
+
+def test_a_repeated_comment_is_reworded_with_its_block_or_in_its_item(tmp_path: Path) -> None:
+    # The same remark stands in four places. Two lose it (a `//` line under a `///` doc line is a
+    # block of its own), one rewords it, one keeps it: each rule is scoped to the method around
+    # it (its comments right above included), where the remark is alone.
+    cargo = """
+        [package]
+        name = "spools"
+        version = "0.1.0"
+        edition = "2021"
+    """
+    before = """
+        pub struct Spool(u32);
+
+        impl Spool {
+            /// Winds the thread once.
+            // FIXME: should this be public?
+            pub(crate) fn wind(&mut self) {
+                self.0 += 1;
+            }
+
+            /// Cuts the thread.
+            // FIXME: should this be public?
+            pub(crate) fn snip(&mut self) {
+                self.0 = 0;
+            }
+
+            pub fn unwind(&mut self) {
+                // FIXME: should this be public?
+                self.0 -= 1;
+            }
+
+            pub fn rewind(&mut self) {
+                // FIXME: should this be public?
+                self.0 = 1;
+            }
+        }
+    """
+    after = """
+        pub struct Spool(u32);
+
+        impl Spool {
+            /// Winds the thread once.
+            pub(crate) fn wind(&mut self) {
+                self.0 += 1;
+            }
+
+            /// Cuts the thread.
+            pub(crate) fn snip(&mut self) {
+                self.0 = 0;
+            }
+
+            pub fn unwind(&mut self) {
+                // FIXME: should this panic at zero?
+                self.0 -= 1;
+            }
+
+            pub fn rewind(&mut self) {
+                // FIXME: should this be public?
+                self.0 = 1;
+            }
+        }
+    """
+    inferred = _inferred(tmp_path, {"Cargo.toml": cargo, "src/lib.rs": before},
+                         {"Cargo.toml": cargo, "src/lib.rs": after})
+    assert inferred.unexpressed == ()
+    assert inferred.toml.count("item = \"crate::Spool::") == 3, inferred.toml
+    assert 'item = "crate::Spool::unwind"' in inferred.toml, inferred.toml
+
+
+
+def test_a_doc_paragraph_dropped_with_its_blank_line_goes_whole(tmp_path: Path) -> None:
+    # The field's doc keeps its first paragraph and loses the second, with the blank doc line
+    # before it: no empty `///` line is left behind.
+    inferred = _inferred(tmp_path, {"src/lib.rs": """
+        pub struct Loom {
+            /// Whether the shuttle runs by itself,
+            /// across the whole width.
+            ///
+            /// Note that this wants a tight warp.
+            pub unattended: bool,
+        }
+    """}, {"src/lib.rs": """
+        pub struct Loom {
+            /// Whether the shuttle runs by itself,
+            /// across the whole width.
+            pub unattended: bool,
+        }
+    """})
+    assert inferred.unexpressed == ()
+    assert 'find = "Note that this wants a tight warp."\nreplace = ""' in inferred.toml, inferred.toml

@@ -109,3 +109,20 @@ def test_a_sentence_must_name_every_symbol_of_the_rule() -> None:
                                blocking=(Code.REWORDING_NOT_FOUND,))
     assert findings == ["src/lib.rs: rewording rule did not match: the sentence naming dense_compat and "
                         "rotating_compat in the comments of pooled"]
+
+
+def test_a_paragraph_reworded_to_nothing_goes_with_the_blank_line_before_it() -> None:
+    findings = assert_reworded("""
+        /// Counts the bobbins on the rack.
+        ///
+        /// Slow: it walks every peg.
+        ///
+        /// Returns zero for an empty rack.
+        pub fn bobbins() -> u8 { 0 }
+    """, """
+        /// Counts the bobbins on the rack.
+        ///
+        /// Returns zero for an empty rack.
+        pub fn bobbins() -> u8 { 0 }
+    """, Rewording(PATH, item="bobbins", find="Slow: it walks every peg.", replace=""))
+    assert findings == []

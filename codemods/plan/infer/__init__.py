@@ -144,17 +144,29 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         lighter = _planned(before, _render(recipe_id, without, fewer, rules), old)
         if all(lighter.get(p) == final.get(p) or (lighter.get(p) is not None and final.get(p) is not None
                                                   and same_tokens(lighter[p] or b"", final[p] or b"", language_of(p)))
-               for p in changed):
+               for p in _touched(changed, old, final, lighter)):
             deletes, rewrites, final = without, fewer, lighter
-    for path in changed:
+    # Every file the final plan writes is checked, not only those the change edits: the engine's
+    # own edits (a `use` entry of a deleted item, a match arm) may reach a file the change keeps.
+    for path in _touched(changed, old, final):
         want, got = new.get(path), final.get(path)
         if (want is None) != (got is None) or (want is not None and got is not None
                                                and not same_tokens(got, want, language_of(path))):
-            mentioned = any(n.startswith(f"{path}:") for n in notes)
-            if not mentioned and (language_of(path) is not None or is_prose(path)):
-                notes.append(f"{path}:{_first_difference_line(got or b'', want or b'')}: the recipe does not "
-                             f"reproduce this file (an edit the rules above cannot say)")
+            if any(n.startswith(f"{path}:") for n in notes):
+                continue
+            line = _first_difference_line(got or b'', want or b'')
+            if path not in changed:
+                notes.append(f"{path}:{line}: the change leaves this file as it is, but the plan edits it by "
+                             f"itself (what follows from the deletions: the change keeps code the engine removes)")
+            elif language_of(path) is not None or is_prose(path):
+                notes.append(f"{path}:{line}: the recipe does not reproduce this file (an edit the rules above "
+                             f"cannot say)")
     return InferredRecipe(_render(recipe_id, deletes, rewrites, rules, notes), tuple(notes))
+
+
+def _touched(changed: list[str], old: dict[str, bytes], *results: dict[str, bytes | None]) -> list[str]:
+    """The files the change edits, and those a planned result writes although the change does not."""
+    return sorted(set(changed) | {p for result in results for p, text in result.items() if text != old.get(p)})
 
 
 def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed: list[str],
@@ -393,8 +405,10 @@ def _render(recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule],
         lines += [f"pattern = {_string(rewrite.pattern)}", f"replace = {_string(rewrite.replace)}"]
     for rule in rules:
         if isinstance(rule, RewordRule):
-            lines += ["", "[[reword]]", f"path = {_string(rule.path)}", f"find = {_string(rule.find)}",
-                      f"replace = {_string(rule.replace)}"]
+            lines += ["", "[[reword]]", f"path = {_string(rule.path)}"]
+            if rule.item is not None:
+                lines.append(f"item = {_string(rule.item)}")
+            lines += [f"find = {_string(rule.find)}", f"replace = {_string(rule.replace)}"]
             if rule.block:
                 lines.append("block = true")
     for rule in rules:

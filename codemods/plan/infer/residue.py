@@ -55,6 +55,9 @@ _PYTHON_TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 _MARKERS = re.compile(r"^\s*(?://[/!]?|/\*+!?|\*+/?|#)\s?")
+# What may stand between a comment block and the item it documents: blanks and attributes.
+_ATTRIBUTES_ONLY = re.compile(rb"(?:\s|#!?\[[^\n]*\])*")
+_LINE_MARKER = re.compile(rb"//[/!]?")
 _META_NAMES = ("X", "Y", "Z", "A", "B", "C", "D", "E", "F", "G", "H")
 
 
@@ -96,6 +99,7 @@ class RewordRule:
     find: str
     replace: str
     block: bool = False
+    item: str | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,7 @@ class FileResidue:
         # (general rule, literal rule, the unit's range, the item its rules are scoped to)
         self.generic: list[tuple[RewriteRule, RewriteRule, tuple[int, int], tuple[int, int, str] | None]] = []
         self.notes: list[str] = []
+        self._old_blocks: list[tuple[list[Token], str]] | None = None
 
     def infer(self) -> None:
         changes = [self._slid(c) for c in _token_changes([t.text for t in self.r], [t.text for t in self.a],
@@ -235,23 +240,37 @@ class FileResidue:
         return " ".join(lines)
 
     def _blocks(self, source: bytes, found: list[Token]) -> list[list[Token]]:
-        """Runs of comment tokens of `found` on consecutive lines: the comment blocks."""
+        """The comment blocks of `found`, as the rewording rules read them: runs of line comments
+        with the same marker (`//`, `///`, `//!`) on consecutive lines at the same indentation; a
+        block comment alone."""
         blocks: list[list[Token]] = []
+        previous: tuple[bytes, bytes] | None = None  # the last line comment's marker and indentation
         for token in found:
             if not token.comment:
+                previous = None
                 continue
-            if blocks and source.count(b"\n", blocks[-1][-1].end, token.start) <= 1 and \
+            text = source[token.start:token.end]
+            marker = _LINE_MARKER.match(text)
+            line_start = source.rfind(b"\n", 0, token.start) + 1
+            key = (marker.group(0), source[line_start:token.start]) if marker is not None else None
+            if key is not None and previous == key and blocks and \
+                    source.count(b"\n", blocks[-1][-1].end, token.start) <= 1 and \
                     not source[blocks[-1][-1].end:token.start].strip():
                 blocks[-1].append(token)
             else:
                 blocks.append([token])
+            previous = key
         return blocks
 
     def _reword(self, change: _Change) -> None:
         removed, added = self.r[change.r_lo:change.r_hi], self.a[change.a_lo:change.a_hi]
-        whole = (not added and (change.r_lo == 0 or not self.r[change.r_lo - 1].comment)
-                 and (change.r_hi == len(self.r) or not self.r[change.r_hi].comment))
-        every_block = [self._prose(self.old, b) for b in self._blocks(self.old, self.r)]
+        if self._old_blocks is None:
+            self._old_blocks = [(b, self._prose(self.old, b)) for b in self._blocks(self.old, self.r)]
+        all_blocks = self._old_blocks
+        gone = {t.start for t in removed}
+        # Whole blocks removed: each block the change touches lies in it entirely.
+        whole = not added and all(all(t.start in gone for t in b) for b, _ in all_blocks
+                                  if any(t.start in gone for t in b))
         removed_blocks = self._blocks(self.old, removed) if whole else [removed]
         for block in removed_blocks:
             line = line_of(self.old, block[0].start)
@@ -259,27 +278,57 @@ class FileResidue:
             if not find:
                 self.notes.append(f"{self.path}:{line}: an empty comment changed; not expressible as a rewording")
                 continue
+            holder = next(b for b, _ in all_blocks if b[0].start <= block[0].start <= b[-1].start)
             if whole:
-                # The shortest run of the block's first lines that no other block holds.
+                # The shortest run of the block's first lines that no other block holds (in the
+                # file, else in the innermost item around it).
                 for count in range(1, len(block) + 1):
                     head = self._prose(self.old, block[:count])
-                    if head and sum(head in prose for prose in every_block) == 1:
+                    if head and self._scope(head, holder, all_blocks) is not False:
                         find = head
                         break
-            if sum(find in prose for prose in every_block) != 1:
-                self.notes.append(f"{self.path}:{line}: a comment whose text other comments of the file repeat "
-                                  f"changed; no rewording names it alone")
-                continue
-            if whole:
-                self.rules.append(RewordRule(self.path, find, "", block=True))
+                replace = ""
+            elif not added and not self._prose(self.old, removed[:1]) and self._prose(self.old, removed) and \
+                    self._paragraph_ends(holder, removed[-1]):
+                # A blank comment line and the paragraph after it dropped: that paragraph reworded
+                # to nothing (it goes with the blank line).
+                find, replace = self._prose(self.old, removed), ""
             elif not added:
                 # Lines dropped from a block: the block reworded to what stays (a phrase reworded
                 # to nothing would leave its comment line behind, empty).
-                holder = next(b for b in self._blocks(self.old, self.r) if removed[0] in b)
-                stays = [t for t in holder if t not in removed]
-                self.rules.append(RewordRule(self.path, self._prose(self.old, holder), self._prose(self.old, stays)))
+                stays = [t for t in holder if t.start not in gone]
+                find, replace = self._prose(self.old, holder), self._prose(self.old, stays)
             else:
-                self.rules.append(RewordRule(self.path, find, self._prose(self.new, added)))
+                replace = self._prose(self.new, added)
+            scope = self._scope(find, holder, all_blocks)
+            if scope is False:
+                self.notes.append(f"{self.path}:{line}: a comment whose text other comments of the file repeat "
+                                  f"changed; no rewording names it alone")
+                continue
+            self.rules.append(RewordRule(self.path, find, replace, block=whole,
+                                         item=scope if isinstance(scope, str) else None))
+
+    def _paragraph_ends(self, holder: list[Token], last: Token) -> bool:
+        """Whether the comment line `last` of the block `holder` ends a paragraph: the block's last
+        line, or one before a blank comment line."""
+        after = [t for t in holder if t.start > last.start]
+        return not after or not self._prose(self.old, after[:1])
+
+    def _scope(self, find: str, holder: list[Token], blocks: list[tuple[list[Token], str]]) -> str | bool | None:
+        """Where `find` names the comment block `holder` alone: None, in the file; else the name
+        of the innermost item around the block (the comments right above it included) where it
+        does; False where no item does either."""
+        def holding(group: list[tuple[list[Token], str]]) -> int:
+            return sum(find in prose for _, prose in group)
+
+        if holding(blocks) == 1:
+            return None
+        for start, end, name in sorted(self.items, key=lambda i: i[1] - i[0]):
+            inside = [(b, p) for b, p in blocks if start <= b[0].start and b[-1].end <= end
+                      or b[-1].end <= start and _ATTRIBUTES_ONLY.fullmatch(self.old[b[-1].end:start]) is not None]
+            if any(b is holder for b, _ in inside) and holding(inside) == 1:
+                return name
+        return False
 
     # -- rewrites -------------------------------------------------------------------------------
 
@@ -425,6 +474,17 @@ class FileResidue:
                 r_from, r_to = self.r[change.r_lo].start, self.r[change.r_hi - 1].end
                 added = (self.new[self.a[change.a_lo].start:self.a[change.a_hi - 1].end]
                          if change.a_lo < change.a_hi else b"")
+                # The blanks between the changed run and the kept tokens next to it (inside the
+                # unit) are the new text's: `f(x)` -> `match x {..}` keeps the blank after `match`.
+                left = change.r_lo > 0 and change.a_lo > 0 and self.r[change.r_lo - 1].end >= start
+                right = change.r_hi < len(self.r) and change.a_hi < len(self.a) and self.r[change.r_hi].start <= end
+                if change.a_lo < change.a_hi and (left or right):
+                    a_from, a_to = self.a[change.a_lo].start, self.a[change.a_hi - 1].end
+                    if left:
+                        r_from, a_from = self.r[change.r_lo - 1].end, self.a[change.a_lo - 1].end
+                    if right:
+                        r_to, a_to = self.r[change.r_hi].start, self.a[change.a_hi].start
+                    added = self.new[a_from:a_to]
             else:
                 r_from, added = self._inserted(change)
                 r_to = r_from
