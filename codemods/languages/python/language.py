@@ -14,6 +14,7 @@ from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.languages.resolution import DeletedName, DeletedRecord, Reference
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
+from codemods.languages.python.resolve import DeletedPythonItem, class_bases, python_references
 
 
 def parse_errors(source: bytes, tree: None) -> list[tuple[int, int]]:
@@ -50,7 +51,9 @@ def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin
                  absent: Callable[[], bool] | None, deleted: DeletedRecord) -> tuple[list[Edit], list[Finding]]:
     edits, names, findings = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets],
                                                  origin, absent)
-    deleted.add(PYTHON, [DeletedName(name, path) for name in names])
+    kinds = {t.name: t.kind for t in targets}
+    deleted.add(PYTHON, [DeletedPythonItem(name.rsplit(".", 1)[-1], path, name, kinds.get(name, ""), inherited)
+                         for name, inherited in zip(names, class_bases(source, names))])
     return edits, findings
 
 
@@ -60,8 +63,15 @@ def item_scopes(source: bytes, tree: None, name: str) -> list[Scope]:
 
 
 def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:
-    """Python names are not resolved: the deleted Python names are matched by spelling."""
-    return [], [item.name for item in deleted.of(PYTHON) if isinstance(item, DeletedName)]
+    """Uses in a Python file that resolve, or may resolve, to a deleted Python item (resolve.py);
+    in a file `ast` does not parse, and for deleted names known by spelling alone, the deleted names
+    are matched by spelling."""
+    items = [i for i in deleted.of(PYTHON) if isinstance(i, DeletedPythonItem)]
+    spelled = [i.name for i in deleted.of(PYTHON) if isinstance(i, DeletedName)]
+    found = python_references(path, text, items) if items else []
+    if found is None:
+        return [], [*spelled, *(i.name for i in items)]
+    return found, spelled
 
 
 def format_item(text: str, indent: str, root: Path, path: str) -> None:
