@@ -124,8 +124,10 @@ class _Resolver:
     def offset(self, line: int, col: int) -> int:
         return self.line_starts[line - 1] + col if line - 1 < len(self.line_starts) else 0
 
-    def add(self, start: int, name: str, certainty: str, kind: str, resolution: str) -> None:
-        self.found.append(Reference(self.path, start, start + len(name.encode()), name, certainty, kind, resolution))
+    def add(self, start: int, spelled: str, certainty: str, kind: str, resolution: str, name: str = "") -> None:
+        """A use spelled `spelled` at `start` of the deleted item named `name` (`spelled` when not given)."""
+        self.found.append(Reference(self.path, start, start + len(spelled.encode()), name or spelled, certainty, kind,
+                                    resolution))
 
     # Bindings -------------------------------------------------------------------------------
     def import_target(self, node: ast.ImportFrom) -> tuple[str, ...]:
@@ -281,7 +283,7 @@ class _Resolver:
             verdict = self.judge(bindings, item)
             if verdict:
                 self.add(start, node.id, verdict, "name", "a name bound by an import of the deleted item"
-                         + ("" if verdict == DEFINITE else " (among other bindings, or through a package)"))
+                         + ("" if verdict == DEFINITE else " (among other bindings, or through a package)"), item.name)
 
     def attribute_use(self, node: ast.Attribute, chain: list[_Scope]) -> None:
         start = self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0) - len(node.attr.encode())

@@ -1,0 +1,125 @@
+"""The reference check of Python names: resolved by scope and module, not by spelling (issue 38,
+wrong refusals). A deleted function, class or method is used where an import, a module
+attribute or its own unbound name reaches it; a parameter, a local, a keyword argument, an
+attribute of another receiver or another definition of the same name is not a use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+from codemods import ItemTarget, Recipe, plan_recipe
+from codemods.edit.codes import Code
+from codemods.languages.resolution import DEFINITE, POSSIBLE
+
+
+def _dangling(tmp_path: Path, tree: dict[str, str], *targets: ItemTarget) -> dict[tuple[str, int, str | None], str]:
+    for path, text in tree.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(dedent(text).lstrip("\n"))
+    plan = plan_recipe(tmp_path, Recipe(id="prune-orchard", summary="", deletions=targets))
+    return {(f.path, f.line, f.symbol): f.certainty or "" for f in plan.findings if f.code == Code.DANGLING_REFERENCE}
+
+
+ORCHARD = {
+    "orchard/__init__.py": "",
+    "orchard/trees.py": """
+        class Sapling:
+            def graft(self):
+                return self.prune_twig()
+
+            def prune_twig(self):
+                return 1
+
+
+        class Rootstock(Sapling):
+            def prune_twig(self):
+                return 2
+
+
+        def harvest_plums(basket):
+            return basket
+
+
+        def tally(harvest_plums, **options):
+            options.update(harvest_plums=3)
+            return harvest_plums + options.harvest_plums
+
+
+        def count(crate):
+            return harvest_plums(crate)
+        """,
+    "market/stall.py": """
+        from orchard.trees import harvest_plums as gather
+        import orchard.trees as grove
+
+
+        def sell(ledger):
+            ledger.harvest_plums()
+            return gather(1), grove.harvest_plums(2)
+        """,
+    "market/other.py": """
+        from orchard import trees
+
+
+        def harvest_plums():
+            return 0
+
+
+        def stock(stand):
+            twig = stand.prune_twig()
+            return harvest_plums(), twig, trees.Sapling.prune_twig
+        """,
+}
+
+
+def test_a_deleted_function_is_used_through_imports_and_its_own_module_only(tmp_path: Path) -> None:
+    found = _dangling(tmp_path, ORCHARD, ItemTarget("orchard/trees.py", "python", "function", "harvest_plums"))
+    assert found == {
+        ("orchard/trees.py", 24, "harvest_plums"): DEFINITE,  # `count`: its own module's name, now unbound
+        ("market/stall.py", 1, "harvest_plums"): DEFINITE,  # the import
+        ("market/stall.py", 7, "harvest_plums"): DEFINITE,  # its alias `gather`, and `grove.harvest_plums`
+    }
+
+
+def test_a_deleted_method_is_definite_on_self_and_possible_on_other_receivers(tmp_path: Path) -> None:
+    found = _dangling(tmp_path, ORCHARD, ItemTarget("orchard/trees.py", "python", "function", "Sapling.prune_twig"))
+    assert found == {
+        ("orchard/trees.py", 3, "prune_twig"): DEFINITE,  # `self.prune_twig()` in its own class
+        ("market/other.py", 9, "prune_twig"): POSSIBLE,  # `stand.prune_twig()`: a receiver of unknown type
+        ("market/other.py", 10, "prune_twig"): DEFINITE,  # `trees.Sapling.prune_twig`
+    }
+
+
+def test_the_method_of_a_class_with_bases_and_a_dunder_method_are_not_blocking(tmp_path: Path) -> None:
+    found = _dangling(tmp_path, ORCHARD, ItemTarget("orchard/trees.py", "python", "function", "Rootstock.prune_twig"))
+    assert found == {("orchard/trees.py", 3, "prune_twig"): POSSIBLE, ("market/other.py", 9, "prune_twig"): POSSIBLE}
+    tree = dict(ORCHARD, **{"orchard/crates.py": """
+        class Crate:
+            def __init__(self):
+                self.slats = 4
+
+
+        class Pallet(Crate):
+            def __init__(self):
+                super().__init__()
+        """})
+    assert _dangling(tmp_path, tree, ItemTarget("orchard/crates.py", "python", "function", "Crate.__init__")) == {}
+
+
+def test_a_second_definition_of_the_name_is_not_a_use_of_the_first(tmp_path: Path) -> None:
+    tree = {"checks/test_pears.py": """
+        def test_ripe_pears():
+            assert 1
+
+
+        def test_ripe_pears():
+            assert 2
+        """}
+    assert _dangling(tmp_path, tree, ItemTarget("checks/test_pears.py", "python", "function", "test_ripe_pears")) == {}
+
+
+def test_a_file_that_does_not_parse_is_matched_by_spelling(tmp_path: Path) -> None:
+    tree = dict(ORCHARD, **{"legacy/old.py": "print 'x'\nhandle = harvest_plums\n"})
+    found = _dangling(tmp_path, tree, ItemTarget("orchard/trees.py", "python", "function", "harvest_plums"))
+    assert found[("legacy/old.py", 2, "harvest_plums")] == DEFINITE
