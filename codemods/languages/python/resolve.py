@@ -405,12 +405,61 @@ def _defaults(args: ast.arguments) -> list[ast.AST]:
 
 def python_references(path: str, text: bytes, items: Sequence[DeletedPythonItem]) -> list[Reference] | None:
     """The uses in the Python file `path` (its text after the plan) that resolve, or may resolve, to
-    a deleted item; None when the file does not parse (its uses are then matched by spelling)."""
+    a deleted item; in a file `ast` does not parse (Python 2 code), the tokens spelling a deleted
+    name (`lexical_references`); None when it does not even tokenize (then matched by spelling)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        return lexical_references(path, text, items)
     return _Resolver(path, text, tree, items).run()
+
+
+def lexical_references(path: str, text: bytes, items: Sequence[DeletedPythonItem]) -> list[Reference] | None:
+    """The NAME tokens spelling a deleted item's name, but for those that cannot be a use whatever
+    the file's scopes: a name a `def` or `class` defines, a keyword argument or parameter default
+    (`name=` within brackets), a dunder method. An attribute (`x.name`), or a method's bare name, is
+    a possible use; a module-level item's bare name a definite one. None: the file does not tokenize."""
+    import io
+    import tokenize
+
+    wanted: dict[str, list[DeletedPythonItem]] = {}
+    for item in items:
+        if not (len(item.parts) > 1 and _dunder(item.name)):
+            wanted.setdefault(item.name, []).append(item)
+    if not wanted:
+        return []
+    try:
+        tokens = [t for t in tokenize.tokenize(io.BytesIO(text).readline)
+                  if t.type not in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING)]
+    except (tokenize.TokenError, SyntaxError, IndentationError, UnicodeDecodeError):
+        return None
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    lines = text.splitlines()
+    found: list[Reference] = []
+    depth = 0
+    for index, token in enumerate(tokens):
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth = max(0, depth - 1)
+        if token.type != tokenize.NAME or token.string not in wanted:
+            continue
+        before = tokens[index - 1].string if index else ""
+        after = tokens[index + 1].string if index + 1 < len(tokens) else ""
+        if before in ("def", "class") or (after == "=" and depth > 0):
+            continue
+        line = token.start[0]
+        prefix = lines[line - 1].decode("utf-8", "replace")[: token.start[1]].encode("utf-8") if line <= len(lines) else b""
+        start = (starts[line - 1] if line - 1 < len(starts) else 0) + len(prefix)
+        for item in wanted[token.string]:
+            certainty = DEFINITE if before != "." and len(item.parts) == 1 else POSSIBLE
+            found.append(Reference(path, start, start + len(token.string.encode()), item.name, certainty,
+                                   "attribute" if before == "." else "name",
+                                   "same spelling in a file `ast` does not parse"
+                                   + (" (an attribute of a receiver of unknown type)" if before == "." else "")))
+    return found
 
 
 def class_bases(source: bytes, qualified: Sequence[str]) -> Iterator[bool]:
