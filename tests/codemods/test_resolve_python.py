@@ -123,3 +123,22 @@ def test_a_file_that_does_not_parse_is_matched_by_spelling(tmp_path: Path) -> No
     tree = dict(ORCHARD, **{"legacy/old.py": "print 'x'\nhandle = harvest_plums\n"})
     found = _dangling(tmp_path, tree, ItemTarget("orchard/trees.py", "python", "function", "harvest_plums"))
     assert found[("legacy/old.py", 2, "harvest_plums")] == DEFINITE
+
+
+def test_in_a_file_ast_does_not_parse_definitions_keywords_and_dunders_are_not_uses(tmp_path: Path) -> None:
+    tree = dict(ORCHARD, **{
+        "orchard/crates.py": "class Crate:\n    def __init__(self):\n        self.slats = 4\n",
+        "legacy/press.py": """
+            print 'pressing'
+            juice = harvest_plums(3)
+            spill(harvest_plums=4)
+            def harvest_plums(n):
+                return Crate.__init__
+            barrel.harvest_plums
+            """})
+    found = _dangling(tmp_path, tree, ItemTarget("orchard/trees.py", "python", "function", "harvest_plums"),
+                      ItemTarget("orchard/crates.py", "python", "function", "Crate.__init__"))
+    assert {k: v for k, v in found.items() if k[0] == "legacy/press.py"} == {
+        ("legacy/press.py", 2, "harvest_plums"): DEFINITE,
+        ("legacy/press.py", 6, "harvest_plums"): POSSIBLE,
+    }
