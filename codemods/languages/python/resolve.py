@@ -357,7 +357,7 @@ class _Resolver:
                 self.visit(node.body, chain + [self.scope_of(node, chain[-1])])
                 return
             comprehension = self.scope_of(node, chain[-1])
-            generators = node.generators  # type: ignore[attr-defined]
+            generators = node.generators
             self.visit(generators[0].iter, chain)
             for index, generator in enumerate(generators):
                 if index:
@@ -450,9 +450,9 @@ def lexical_references(path: str, text: bytes, items: Sequence[DeletedPythonItem
         after = tokens[index + 1].string if index + 1 < len(tokens) else ""
         if before in ("def", "class") or (after == "=" and depth > 0):
             continue
-        line = token.start[0]
-        prefix = lines[line - 1].decode("utf-8", "replace")[: token.start[1]].encode("utf-8") if line <= len(lines) else b""
-        start = (starts[line - 1] if line - 1 < len(starts) else 0) + len(prefix)
+        row = token.start[0]
+        prefix = lines[row - 1].decode("utf-8", "replace")[: token.start[1]].encode("utf-8") if row <= len(lines) else b""
+        start = (starts[row - 1] if row - 1 < len(starts) else 0) + len(prefix)
         for item in wanted[token.string]:
             certainty = DEFINITE if before != "." and len(item.parts) == 1 else POSSIBLE
             found.append(Reference(path, start, start + len(token.string.encode()), item.name, certainty,
