@@ -85,9 +85,34 @@ def _match(dotted: tuple[str, ...], item: DeletedPythonItem) -> str | None:
     return None
 
 
-# What one binding of a name refers to: a dotted path and whether a definition still in the file
-# makes it (then it is not a deleted item, though its attributes may be); None: a value not followed.
-Binding = Union[tuple[tuple[str, ...], bool], None]
+# What a dotted path is: a reference (an import, a module attribute), a function or class still
+# defined in the file (not a deleted item then, though a class's attributes may be), an instance
+# of a class the file defines, of what a call's callee names (a class, or a factory: a guess), or
+# an attribute of such an instance (a member).
+REF, FUNCTION, CLASS, INSTANCE, GUESS, MEMBER = "ref", "function", "class", "instance", "guess", "member"
+
+
+@dataclass(frozen=True)
+class _Path:
+    dotted: tuple[str, ...]
+    kind: str = REF
+
+    def attribute(self, name: str) -> "_Path | None":
+        """The path of `.name` on what this names (None: not followed, an attribute of a member)."""
+        if self.kind == MEMBER:
+            return None
+        return _Path(self.dotted + (name,), MEMBER if self.kind in (INSTANCE, GUESS) else REF)
+
+
+@dataclass(frozen=True)
+class _Instance:
+    """A name bound to `callee(...)`, or annotated `name: callee`: resolved where it is looked up."""
+
+    callee: ast.expr
+
+
+# One binding of a name: a path, an instance of what an expression names, or None (not followed).
+Binding = Union[_Path, _Instance, None]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp)
@@ -147,7 +172,8 @@ class _Resolver:
             node = stack.pop()
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 named = scope.node is None or scope.is_class
-                bind(node.name, (self.module + scope.qualified + (node.name,), True) if named else None)
+                kind = CLASS if isinstance(node, ast.ClassDef) else FUNCTION
+                bind(node.name, _Path(self.module + scope.qualified + (node.name,), kind) if named else None)
                 stack += node.decorator_list
                 if isinstance(node, ast.ClassDef):
                     stack += node.bases + [k.value for k in node.keywords]
@@ -163,6 +189,12 @@ class _Resolver:
                 # A walrus in a comprehension binds in the enclosing function.
                 stack += [n for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]
                 continue
+            typed = _typed_binding(node)
+            if typed is not None:
+                bind(*typed)
+                value = getattr(node, "value", None)
+                stack += [value] if isinstance(value, ast.AST) else []
+                continue
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 bind(node.id, None)
             elif isinstance(node, ast.NamedExpr):
@@ -172,16 +204,16 @@ class _Resolver:
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
-                        bind(alias.asname, (tuple(alias.name.split(".")), False))
+                        bind(alias.asname, _Path(tuple(alias.name.split("."))))
                     else:
-                        bind(alias.name.split(".")[0], ((alias.name.split(".")[0],), False))
+                        bind(alias.name.split(".")[0], _Path((alias.name.split(".")[0],)))
             elif isinstance(node, ast.ImportFrom):
                 target = self.import_target(node)
                 for alias in node.names:
                     if alias.name == "*":
                         scope.star_modules.append(target)
                     else:
-                        bind(alias.asname or alias.name, (target + (alias.name,), False))
+                        bind(alias.asname or alias.name, _Path(target + (alias.name,)))
                         if alias.asname and alias.name in self.names:
                             self.watched.add(alias.asname)
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -212,7 +244,10 @@ class _Resolver:
             parameters = [*args.posonlyargs, *args.args, *args.kwonlyargs,
                           *[a for a in (args.vararg, args.kwarg) if a is not None]]
             for parameter in parameters:
-                scope.bindings.setdefault(parameter.arg, []).append(None)
+                typed = isinstance(parameter.annotation, (ast.Name, ast.Attribute)) and parameter not in (
+                    args.vararg, args.kwarg)
+                scope.bindings.setdefault(parameter.arg, []).append(
+                    _Instance(parameter.annotation) if typed and parameter.annotation is not None else None)
             ordered = [*args.posonlyargs, *args.args]
             scope.first_parameter = ordered[0].arg if parent.is_class and ordered else None
             body = node.body if not isinstance(node, ast.Lambda) else [node.body]
@@ -227,9 +262,9 @@ class _Resolver:
         return scope
 
     # Resolution -----------------------------------------------------------------------------
-    def lookup(self, name: str, chain: list[_Scope]) -> tuple[_Scope | None, list[Binding]]:
-        """The scope `name` resolves to from the innermost scope of `chain`, and its bindings there
-        (None, []: unbound)."""
+    def lookup(self, name: str, chain: list[_Scope]) -> tuple[_Scope | None, list[Binding], int]:
+        """The scope `name` resolves to from the innermost scope of `chain`, its bindings there and
+        its index in `chain` (None, [], -1: unbound)."""
         for index in range(len(chain) - 1, -1, -1):
             scope = chain[index]
             if scope.is_class and index != len(chain) - 1:
@@ -237,27 +272,39 @@ class _Resolver:
             if name in chain[-1].declared_global and index != 0:
                 continue
             if name in scope.bindings:
-                return scope, scope.bindings[name]
-        return None, []
+                return scope, scope.bindings[name], index
+        return None, [], -1
 
-    def candidates(self, node: ast.expr, chain: list[_Scope]) -> list[Binding] | None:
+    def candidates(self, node: ast.expr, chain: list[_Scope], depth: int = 0) -> list[_Path | None] | None:
         """The dotted paths an expression (a name or attribute chain) may refer to; None when not a
         name or attribute chain."""
         if isinstance(node, ast.Name):
-            scope, bindings = self.lookup(node.id, chain)
+            scope, bindings, index = self.lookup(node.id, chain)
             if scope is None:
-                return [None, *[(m + (node.id,), False) for m in chain[0].star_modules]]
-            return list(bindings)
+                return [None, *[_Path(m + (node.id,)) for m in chain[0].star_modules]]
+            return [path for b in bindings for path in self.instance_of(b, chain[: index + 1], depth)]
         if isinstance(node, ast.Attribute):
-            inner = self.candidates(node.value, chain)
+            inner = self.candidates(node.value, chain, depth)
             if inner is None:
                 return None
-            return [None if b is None else (b[0] + (node.attr,), False) for b in inner]
+            return [None if b is None else b.attribute(node.attr) for b in inner]
         return None
 
-    def judge(self, bindings: list[Binding], item: DeletedPythonItem) -> str | None:
+    def instance_of(self, binding: Binding, chain: list[_Scope], depth: int) -> list[_Path | None]:
+        """The paths of one binding: an instance's, of what its callee names in `chain` (an
+        instance of a class the file defines, or a guess)."""
+        if not isinstance(binding, _Instance):
+            return [binding]
+        callee = self.candidates(binding.callee, chain, depth + 1) if depth < 8 else None
+        if callee is None:
+            return [None]
+        return [None if c is None or c.kind not in (REF, CLASS) else
+                _Path(c.dotted, INSTANCE if c.kind == CLASS else GUESS) for c in callee]
+
+    def judge(self, bindings: Sequence[Binding], item: DeletedPythonItem) -> str | None:
         """DEFINITE when every binding names `item`, POSSIBLE when some may, else None."""
-        verdicts = [None if b is None or b[1] else _match(b[0], item) for b in bindings]
+        verdicts = [_match(b.dotted, item) if isinstance(b, _Path) and b.kind in (REF, MEMBER) else None
+                    for b in bindings]
         if not any(verdicts):
             return None
         if all(v == DEFINITE for v in verdicts) and not (len(item.parts) > 1 and item.inherited):
@@ -265,7 +312,7 @@ class _Resolver:
         return POSSIBLE
 
     def name_use(self, node: ast.Name, chain: list[_Scope]) -> None:
-        scope, bindings = self.lookup(node.id, chain)
+        scope, bindings, _ = self.lookup(node.id, chain)
         start = self.offset(node.lineno, node.col_offset)
         for item in self.items:
             if item.name != node.id and scope is None:
@@ -276,7 +323,7 @@ class _Resolver:
                 if item.path == self.path and item.parts[:-1] in seen:
                     self.add(start, node.id, DEFINITE, "name", "the name the deleted definition bound, now unbound")
                     continue
-                verdict = self.judge([(m + (node.id,), False) for m in chain[0].star_modules], item)
+                verdict = self.judge([_Path(m + (node.id,)) for m in chain[0].star_modules], item)
                 if verdict:
                     self.add(start, node.id, verdict, "name", "a name a star import brings from the item's module")
                 continue
@@ -292,9 +339,12 @@ class _Resolver:
             if item.name != node.attr:
                 continue
             verdict = None if receiver is None else self.judge(
-                [(b[0] + (node.attr,), False) if b else None for b in receiver], item)
+                [b.attribute(node.attr) if b else None for b in receiver], item)
             if verdict:
-                self.add(start, node.attr, verdict, "attribute", "an attribute of the deleted item's module or class")
+                typed = receiver is not None and any(b is not None and b.kind in (INSTANCE, GUESS) for b in receiver)
+                self.add(start, node.attr, verdict, "method" if typed else "attribute",
+                         "an attribute of an instance of the deleted item's class" if typed
+                         else "an attribute of the deleted item's module or class")
                 continue
             if len(item.parts) < 2:
                 continue  # a module-level item is an attribute of its module only
@@ -302,7 +352,7 @@ class _Resolver:
                 self.add(start, node.attr, POSSIBLE if item.inherited else DEFINITE, "method",
                          "an attribute of `self` in the deleted item's class"
                          + (" (a base class may define it)" if item.inherited else ""))
-            elif receiver is None or any(b is None for b in receiver):
+            elif receiver is None or any(b is None or b.kind not in (CLASS, INSTANCE, FUNCTION) for b in receiver):
                 self.add(start, node.attr, POSSIBLE, "method", "an attribute of a receiver of unknown type")
 
     def own_receiver(self, value: ast.expr, chain: list[_Scope], item: DeletedPythonItem) -> bool:
@@ -389,6 +439,19 @@ class _Resolver:
         for statement in self.tree.body:
             self.visit(statement, [module])
         return self.found
+
+
+def _typed_binding(node: ast.AST) -> tuple[str, Binding] | None:
+    """`name = Callee(...)` or `name: Type [= ...]`: the name, bound to an instance of what the
+    callee or annotation names; None for any other statement."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
+            return node.targets[0].id, _Instance(value.func)
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(
+            node.annotation, (ast.Name, ast.Attribute)):
+        return node.target.id, _Instance(node.annotation)
+    return None
 
 
 def _dunder(name: str) -> bool:
