@@ -171,3 +171,26 @@ def test_a_receiver_typed_by_a_constructor_call_or_an_annotation_makes_a_method_
         14: DEFINITE, 15: DEFINITE,  # a `Sapling()` and a parameter annotated `Sapling`
         18: POSSIBLE, 19: POSSIBLE,  # what a function returned, an unannotated parameter
     }  # a `Hedge`, a class of the file's own, is no `Sapling`
+
+
+def test_a_deleted_pytest_fixture_is_used_by_the_parameters_that_name_it_under_its_conftest(tmp_path: Path) -> None:
+    tree = {
+        "checks/conftest.py": """
+            import pytest
+
+
+            @pytest.fixture(scope="module")
+            def ripe_basket():
+                return []
+            """,
+        "checks/test_baskets.py": """
+            def test_weighs(ripe_basket):
+                assert ripe_basket == []
+            """,
+        "elsewhere/test_other.py": """
+            def test_weighs(ripe_basket):
+                assert ripe_basket
+            """,
+    }
+    found = _dangling(tmp_path, tree, ItemTarget("checks/conftest.py", "python", "function", "ripe_basket"))
+    assert found == {("checks/test_baskets.py", 1, "ripe_basket"): DEFINITE}

@@ -14,7 +14,7 @@ from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.languages.resolution import DeletedName, DeletedRecord, Reference
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
-from codemods.languages.python.resolve import DeletedPythonItem, class_bases, python_references
+from codemods.languages.python.resolve import DeletedPythonItem, definition_facts, python_references
 
 
 def parse_errors(source: bytes, tree: None) -> list[tuple[int, int]]:
@@ -52,8 +52,8 @@ def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin
     edits, names, findings = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets],
                                                  origin, absent)
     kinds = {t.name: t.kind for t in targets}
-    deleted.add(PYTHON, [DeletedPythonItem(name.rsplit(".", 1)[-1], path, name, kinds.get(name, ""), inherited)
-                         for name, inherited in zip(names, class_bases(source, names))])
+    deleted.add(PYTHON, [DeletedPythonItem(name.rsplit(".", 1)[-1], path, name, kinds.get(name, ""), inherited, fixture)
+                         for name, (inherited, fixture) in zip(names, definition_facts(source, names))])
     return edits, findings
 
 

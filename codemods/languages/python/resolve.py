@@ -38,13 +38,16 @@ from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 class DeletedPythonItem:
     """A deleted Python function or class: `name` (the last part of `qualified`, its dotted name in
     its module, e.g. `Cls.method`), the file `path` defining it, and whether the class holding it
-    names bases (`inherited`: a method's name may then still resolve to a base class's)."""
+    names bases (`inherited`: a method's name may then still resolve to a base class's), and whether
+    it is a pytest fixture (`fixture`: decorated `@fixture` or `@pytest.fixture(...)`, used by the
+    parameters of that name of the functions of its module, or of the tree under its `conftest.py`)."""
 
     name: str
     path: str
     qualified: str = ""
     kind: str = ""
     inherited: bool = False
+    fixture: bool = False
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -363,6 +366,21 @@ class _Resolver:
         return (owner.is_class and owner.qualified == item.parts[:-1] and method.first_parameter == value.id
                 and self.lookup(value.id, chain)[0] is method)
 
+    def fixture_uses(self, args: ast.arguments) -> None:
+        """Parameters naming a deleted pytest fixture that this file sees (its own, or its
+        conftest.py's folder's)."""
+        for parameter in _parameters(args):
+            for item in self.items:
+                if item.fixture and item.name == parameter.arg and self.sees_fixtures_of(item.path):
+                    self.add(self.offset(parameter.lineno, parameter.col_offset), parameter.arg, DEFINITE, "fixture",
+                             "a parameter pytest fills with the deleted fixture")
+
+    def sees_fixtures_of(self, path: str) -> bool:
+        folder, _, file = path.replace("\\", "/").rpartition("/")
+        if file != "conftest.py":
+            return path == self.path
+        return not folder or self.path.replace("\\", "/").startswith(folder + "/")
+
     def import_uses(self, node: ast.ImportFrom) -> None:
         target = self.import_target(node)
         for alias in node.names:
@@ -397,6 +415,8 @@ class _Resolver:
                     outer += [a.annotation for a in _parameters(node.args) if a.annotation is not None]
                 for child in outer:
                     self.visit(child, chain)
+                if not isinstance(node, ast.ClassDef):
+                    self.fixture_uses(node.args)
                 inner = self.scope_of(node, chain[-1])
                 for statement in node.body:
                     self.visit(statement, chain + [inner])
@@ -525,18 +545,23 @@ def lexical_references(path: str, text: bytes, items: Sequence[DeletedPythonItem
     return found
 
 
-def class_bases(source: bytes, qualified: Sequence[str]) -> Iterator[bool]:
-    """For each dotted name in `qualified`, whether the class directly holding it (if any) names
-    bases (`class C(Base):`); False where the source does not parse or no class holds it."""
+def definition_facts(source: bytes, qualified: Sequence[str]) -> Iterator[tuple[bool, bool]]:
+    """For each dotted name in `qualified` (of a definition in `source`, before it is deleted):
+    whether the class directly holding it names bases (`class C(Base):`), and whether it is a
+    pytest fixture (a decorator `fixture`, `x.fixture`, or a call of one); both False where the
+    source does not parse or the definition is not found."""
     try:
         tree: ast.AST | None = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
     for name in qualified:
-        node = tree
-        parts = name.split(".")[:-1]
-        for part in parts:
+        holder, node = None, tree
+        for part in name.split("."):
             body = getattr(node, "body", []) if node is not None else []
-            node = next((n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                         and n.name == part), None)
-        yield bool(parts) and isinstance(node, ast.ClassDef) and bool(node.bases or node.keywords)
+            holder, node = node, next((n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef,
+                                                                         ast.AsyncFunctionDef)) and n.name == part), None)
+        inherited = "." in name and isinstance(holder, ast.ClassDef) and bool(holder.bases or holder.keywords)
+        decorators = [d.func if isinstance(d, ast.Call) else d for d in getattr(node, "decorator_list", [])]
+        fixture = any(isinstance(d, ast.Name) and d.id == "fixture" or isinstance(d, ast.Attribute) and d.attr == "fixture"
+                      for d in decorators)
+        yield inherited, fixture
