@@ -494,7 +494,10 @@ def python_references(path: str, text: bytes, items: Sequence[DeletedPythonItem]
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return lexical_references(path, text, items)
-    return _Resolver(path, text, tree, items).run()
+    try:
+        return _Resolver(path, text, tree, items).run()
+    except RecursionError:  # an expression nested deeper than the walk's recursion allows
+        return lexical_references(path, text, items)
 
 
 def lexical_references(path: str, text: bytes, items: Sequence[DeletedPythonItem]) -> list[Reference] | None:
