@@ -7,9 +7,9 @@ ones (a method call on a receiver of unknown type, a use inside a macro whose
 arguments are not known to be expressions) are listed and block only with
 `strict`. Rust items are never named from C++ or Python, and C++ functions
 from Rust only by the `extern "C++"` declarations of a cxx bridge.
-C++ uses are resolved within their file (codemods/languages/cpp/resolve.py). Python
-names, and names a recipe step reports removed without deleting an item, are
-matched by spelling in code. What each language resolves is its registered
+C++ uses are resolved within their file (codemods/languages/cpp/resolve.py), Python
+uses by scope and module (codemods/languages/python/resolve.py). Names a recipe
+step reports removed without deleting an item are matched by spelling in code. What each language resolves is its registered
 operations' `references` (see core/registry.py).
 """
 

@@ -28,7 +28,7 @@ def delete_python_items(
     path: str, source: bytes, targets: list[PythonTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
 ) -> tuple[list[Edit], list[str], list[Finding]]:
-    """Edits deleting the targets (one per definition); the names deleted; findings for the rest.
+    """Edits deleting the targets (one per definition); the qualified names deleted; findings for the rest.
 
     A target not found is a note when `already_absent()` says the file is
     already clean, and blocking otherwise (see `missing_target`).
@@ -138,7 +138,7 @@ def delete_python_items(
         for t in targets
         if t.name not in removed
     ]
-    return edits, [n.rsplit(".", 1)[-1] for n in removed], findings
+    return edits, removed, findings
 
 
 def _changed_range(path: str, source: bytes, result: bytes, span: tuple[int, int], origin: str) -> Edit:

@@ -16,6 +16,7 @@ from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedName, De
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
 from codemods.languages.python.scopes import python_item_scopes
+from codemods.languages.python.resolve import DeletedPythonItem, definition_facts, python_references
 
 
 def parse_errors(source: bytes, tree: None) -> list[tuple[int, int]]:
@@ -52,7 +53,9 @@ def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin
                  absent: Callable[[], bool] | None, deleted: DeletedRecord) -> tuple[list[Edit], list[Finding]]:
     edits, names, findings = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets],
                                                  origin, absent)
-    deleted.add(PYTHON, [DeletedName(name, path) for name in names])
+    kinds = {t.name: t.kind for t in targets}
+    deleted.add(PYTHON, [DeletedPythonItem(name.rsplit(".", 1)[-1], path, name, kinds.get(name, ""), inherited, fixture)
+                         for name, (inherited, fixture) in zip(names, definition_facts(source, names))])
     return edits, findings
 
 
@@ -138,12 +141,18 @@ def _import_references(path: str, text: bytes, files: list[DeletedFile],
 
 
 def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:
-    """Python names are not resolved: the deleted Python names are matched by spelling; a
-    deleted module is found by the imports that name it."""
+    """Uses in a Python file that resolve, or may resolve, to a deleted Python item (resolve.py),
+    and the imports that name a deleted module; in a file `ast` does not parse, and for deleted
+    names known by spelling alone, the deleted names are matched by spelling."""
     files = [i for i in deleted.of(PYTHON) if isinstance(i, DeletedFile)]
     modules = _import_references(path, text, files, lambda p: shared.read(p) is not None) \
         if files and path.endswith(".py") else []
-    return modules, [item.name for item in deleted.of(PYTHON) if isinstance(item, DeletedName)]
+    items = [i for i in deleted.of(PYTHON) if isinstance(i, DeletedPythonItem)]
+    spelled = [i.name for i in deleted.of(PYTHON) if isinstance(i, DeletedName)]
+    found = python_references(path, text, items) if items else []
+    if found is None:
+        return modules, [*spelled, *(i.name for i in items)]
+    return [*modules, *found], spelled
 
 
 def format_item(text: str, indent: str, root: Path, path: str) -> None:
