@@ -113,7 +113,6 @@ def test_a_loose_file_without_a_manifest_is_its_own_crate_root(tmp_path: Path) -
         fn brush() -> u8 {
             1
         }
-        pub use self::brush as broom; // REF
         fn main() {
             let n = brush(); // REF
             println!("{n}");
