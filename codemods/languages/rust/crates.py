@@ -298,9 +298,7 @@ class CrateIndex:
         return self._instances[path]
 
     def _find_instances(self, path: str) -> list[tuple[str, tuple[str, ...]]]:
-        package = self.package_of(path)
-        if package is None:
-            return []
+        package = self.package_of(path) or self._loose_package(path)
         if path == package.lib or path in package.roots:
             return [(path, ())]
         found: list[tuple[str, tuple[str, ...]]] = []
@@ -317,6 +315,22 @@ class CrateIndex:
             for parent, inline, declared in self._declared_by_path(path, package):
                 found += [(root, module + inline + (declared,)) for root, module in self.instances(parent)]
         return list(dict.fromkeys(found))
+
+    def _loose_package(self, path: str) -> Package:
+        """The crate a file without a Cargo.toml above it belongs to: rooted at the nearest
+        `lib.rs` or `main.rs` on the way up from its folder (its modules load from there as in a
+        package), or at the file itself where there is none."""
+        current = PurePosixPath(path).parent
+        while True:
+            folder = "" if str(current) == "." else str(current)
+            for stem in ("lib.rs", "main.rs"):
+                root = join_path(folder, stem)
+                if self._exists(root):
+                    return Package(folder, PurePosixPath(folder).name or "crate", root if stem == "lib.rs" else None,
+                                   [] if stem == "lib.rs" else [root])
+            if folder == "":
+                return Package(str(PurePosixPath(path).parent), PurePosixPath(path).stem, None, [path])
+            current = current.parent
 
     def _may_declare_mod(self, parent: str, name: str) -> bool:
         """Whether the text of `parent` spells `mod name;` (regex `\\bmod\\s+NAME\\s*;`; no parse):

@@ -12,7 +12,9 @@ from codemods.core.registry import RUST
 from codemods.edit.item_spans import deletion_edits
 from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items, split_path
-from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, DeletedField, delete_members
+from codemods.languages.rust.members import (
+    FIELDS, MEMBER_KINDS, VARIANTS, DeletedField, DeletedVariant, delete_members,
+)
 from codemods.languages.rust.resolve import deleted_rust_items
 from codemods.languages.rust.unused_imports import imports_still_used
 from codemods.parse import parse
@@ -32,6 +34,8 @@ def delete_items(path: str, source: bytes, targets: list[ItemTarget], origin: st
         taken = delete_members(path, source, members, origin, absent)
         deleted.add(FIELDS, [DeletedField(path, *split_path(t.name)[-2:]) for t in members if t.kind == "field"
                              and any(d.origin == f"{origin}:field:{t.name}" for d in taken.deletions)])
+        deleted.add(VARIANTS, [DeletedVariant(path, *split_path(t.name)[-2:]) for t in members if t.kind == "variant"
+                               and any(d.origin == f"{origin}:variant:{t.name}" for d in taken.deletions)])
         found += taken.deletions
         reshaped = taken.reshaped
         findings += taken.findings

@@ -21,7 +21,7 @@ from codemods.languages.rust.deletion import delete_items
 from codemods.languages.rust.excerpt import excerpt
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
 from codemods.languages.rust.items import matches_name, numbered_name, rust_items
-from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, field_references
+from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, VARIANTS, field_references, variant_references
 from codemods.languages.rust.resolve.per_plan import plan_resolver, resolve_ahead, start_searches
 from codemods.languages.rust.unused_imports import imports_left_unused
 from codemods.languages.scope import Scope, after_previous_sibling
@@ -79,6 +79,8 @@ def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> tuple
         found += rust_exports(path, text, deleted.of(RUST), resolver)
     if deleted.of(FIELDS):
         found += field_references(path, text, deleted.of(FIELDS))
+    if deleted.of(VARIANTS):
+        found += variant_references(path, text, deleted.of(VARIANTS))
     found += cpp_declarations(path, text, deleted.foreign(RUST))
     return found, []
 

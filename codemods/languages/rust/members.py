@@ -254,7 +254,79 @@ def _delete_variant(file: _MemberFile, name: str) -> _Removal:
     start, _ = leading_trivia(file.source, variant)
     deletions = [Deletion(*_with_comma(file.source, variant, start), f"{file.origin}:variant:{name}")]
     arms, edits = variant_uses(file.source, file.path, file.tree, enum.name, split[1], f"{file.origin}:variant:{name}")
-    return _Removal(deletions + arms, edits, [split[1]])
+    return _Removal(deletions + arms, edits)
+
+
+# The key of deleted variants in a plan's DeletedNames (resolved by their enum, never by spelling).
+VARIANTS = "rust-variant"
+
+
+@dataclass(frozen=True)
+class DeletedVariant:
+    """An enum variant the plan deletes: the file and enum declaring it."""
+
+    path: str
+    enum: str
+    name: str
+    linkable: ClassVar[bool] = False
+
+
+def _enum_names(tree: tree_sitter.Tree, enum: str) -> set[str]:
+    """The names the enum goes by in a file: its own, and those its `use .. Enum as X` give it."""
+    names = {enum}
+    for node in descendants(tree.root_node, named=True):
+        if node.type == "use_as_clause":
+            path, alias = node.child_by_field_name("path"), node.child_by_field_name("alias")
+            if path is not None and alias is not None and node_text(path).split("::")[-1].strip() == enum:
+                names.add(node_text(alias))
+    return names
+
+
+def _names_enum(prefix: tree_sitter.Node | None, place: tree_sitter.Node, names: set[str], enum: str) -> bool:
+    """Whether the path `prefix` (before `::Variant`) names the enum: by one of its `names`, or
+    `Self` in an impl of it."""
+    if prefix is None:
+        return False
+    last = node_text(prefix).split("::")[-1].split("<", 1)[0].strip()
+    return last in names or last == "Self" and _self_type(place) == enum
+
+
+def variant_references(path: str, text: bytes, variants: list[DeletedVariant]) -> list[Reference]:
+    """Uses of deleted variants in the file at `path` as the plan leaves it: `Enum::Variant` (the
+    enum by its name, an alias of it or `Self` in its impl; in code, imports and macro tokens)
+    and a bare `Variant` where a `use Enum::*` / `use Enum::Variant` brings it in. A variant of
+    another enum with the same name (its declaration, `Other::Variant`) is no use."""
+    found: list[Reference] = []
+    tree = None
+    for deleted in variants:
+        if deleted.name.encode() not in text:
+            continue
+        tree = tree or parse(text, RUST)
+        names = _enum_names(tree, deleted.enum)
+        for node in descendants(tree.root_node, named=True):
+            if node.type not in ("identifier", "type_identifier") or node_text(node) != deleted.name:
+                continue
+            parent = node.parent
+            if parent is None or parent.type == "enum_variant":
+                continue
+            if parent.type in ("scoped_identifier", "scoped_type_identifier"):
+                use = parent.child_by_field_name("name") == node and _names_enum(
+                    parent.child_by_field_name("path"), node, names, deleted.enum)
+            elif parent.type == "use_list":
+                scoped = parent.parent
+                use = scoped is not None and scoped.type == "scoped_use_list" and _names_enum(
+                    scoped.child_by_field_name("path"), node, names, deleted.enum)
+            elif parent.type == "token_tree":
+                before = node.prev_sibling
+                owner = before.prev_sibling if before is not None and before.type == "::" else None
+                use = owner is not None and (node_text(owner) in names
+                                             or node_text(owner) == "Self" and _self_type(node) == deleted.enum)
+            else:
+                use = _variant_imported(node, deleted.enum, deleted.name)
+            if use:
+                found.append(Reference(path, node.start_byte, node.end_byte, deleted.name, DEFINITE, "variant",
+                                       f"names the variant {deleted.enum}::{deleted.name} ({deleted.path})"))
+    return found
 
 
 # -- struct fields -------------------------------------------------------------------------------
