@@ -94,25 +94,28 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
     type the receivers of member calls)."""
     closures: dict[str, set[str]] = shared.memo("cpp_included_files", dict)
 
+    def includes_of(other: str) -> set[str]:
+        if other not in closures:
+            closures[other] = included_files(other, shared.read)
+        return closures[other]
+
     def included() -> set[str]:
-        if path not in closures:
-            closures[path] = included_files(path, shared.read)
-        return closures[path]
+        return includes_of(path)
 
     items = _deleted_cpp(deleted)
     macros = next((i.namespace_macros for i in items if i.namespace_macros), ())
     headers: dict[str, list[CppItem]] = shared.memo("cpp_included_items", dict)
 
-    def included_items() -> list[CppItem]:
-        found: list[CppItem] = []
-        for header in sorted(included()):
-            if header not in headers:
-                source = shared.read(header) if language_of(header) == CPP else None
-                headers[header] = cpp_items(source, namespace_macros=macros) if source is not None else []
-            found += headers[header]
-        return found
+    def items_of(header: str) -> list[CppItem]:
+        if header not in headers:
+            source = shared.read(header) if language_of(header) == CPP else None
+            headers[header] = cpp_items(source, namespace_macros=macros) if source is not None else []
+        return headers[header]
 
-    return cpp_references(path, text, items, included, included_items), []
+    def included_items() -> list[CppItem]:
+        return [i for header in sorted(included()) for i in items_of(header)]
+
+    return cpp_references(path, text, items, included, included_items, includes_of, items_of), []
 
 
 def _deleted_cpp(deleted: DeletedRecord) -> list[DeletedCppItem]:
