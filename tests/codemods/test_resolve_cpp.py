@@ -430,3 +430,44 @@ def test_another_copy_of_a_header_in_a_tree_is_another_item(tmp_path):
     })
     assert found(tmp_path, ("alpha/kit.hpp", "function", "make_frame"),
                  ("alpha/paint.cpp", "function", "paint")) == expected(tmp_path)
+
+
+def test_a_deleted_forward_declaration_leaves_its_class_and_its_members(tmp_path):
+    write_tree(tmp_path, {
+        "ui/window.h": """
+            #pragma once
+            namespace ui {
+            class Chime;
+            class Window {
+              Chime* chime_; // REF
+            };
+            }
+        """,
+        "ui/chime.h": """
+            #pragma once
+            namespace ui {
+            class Chime {
+             public:
+              Chime();
+              void ring(int times);
+            };
+            }
+        """,
+        "ui/chime.cpp": """
+            #include "chime.h"
+            namespace ui {
+            Chime::Chime() {}
+            void Chime::ring(int times) { (void)times; }
+            }
+        """,
+        "ui/tray.cpp": """
+            #include "chime.h"
+            namespace ui {
+            void alert(Chime* chime) { chime->ring(2); }
+            }
+        """,
+    })
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("ui/window.h", "cpp", "class", "ui::Chime"),))
+    plan = plan_recipe(tmp_path, recipe)
+    assert [c.path for c in plan.changes] == ["ui/window.h"]
+    assert found(tmp_path, ("ui/window.h", "class", "ui::Chime")) == expected(tmp_path)

@@ -56,7 +56,7 @@ def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | Non
     them (for the reference check)."""
     from codemods.search.files import files_with_words
 
-    owners = [i for i in _deleted_cpp(deleted) if i.kind in ("class", "struct", "union", "field")]
+    owners = [i for i in _deleted_cpp(deleted) if i.kind in ("class", "struct", "union", "field") and not i.forward]
     if not owners or root is None:
         return [], [], []
     macros = next((o.namespace_macros for o in owners if o.namespace_macros), ())

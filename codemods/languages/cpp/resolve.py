@@ -53,7 +53,9 @@ import tree_sitter
 from codemods.parse import node_text
 from codemods.words import word_in, word_matches
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
+from codemods.languages.cpp.items import (
+    CppItem, function_declarator, cpp_items, enclosing_scopes, is_forward_declaration, parsed,
+)
 from codemods.languages.cpp.preprocessor import NamespaceRegion, in_inactive_branch
 from codemods.languages.cpp.receivers import NOT_A_CLASS, local_declaration, member_function_classes, receiver_class
 from codemods.languages.cpp.operators import (
@@ -104,6 +106,7 @@ class DeletedCppItem:
     signature: tuple[str, ...] | None = None
     survivors: tuple["Overload", ...] = ()
     member: bool = False
+    forward: bool = False  # a class declared without its body (`class Klass;`)
 
     @property
     def linkable(self) -> bool:
@@ -174,7 +177,7 @@ def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[t
             and k.signature is not None and k.signature != item.signature))
         found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local,
                                     _arity(node) if item.signature is not None else None, namespace_macros,
-                                    item.signature, survivors, _is_member(item)))
+                                    item.signature, survivors, _is_member(item), is_forward_declaration(item)))
     return found
 
 
@@ -326,12 +329,19 @@ def _shadowed(item: DeletedCppItem, path: str, own: dict[tuple[str, tuple[str, .
 
 def _another_copy(item: DeletedCppItem, path: str, file_items: list[CppItem], included: Callable[[], Collection[str]],
                   includes_of: Callable[[str], Collection[str]], items_of: Callable[[str], list[CppItem]]) -> bool:
-    """Whether the file at `path`, which does not include the deleted item's file, sees (in itself
-    or a file it includes) an item of the deleted one's name and namespace from a file that is
-    unrelated to the deleted one's by includes (neither includes the other): another copy of it
-    (a tree holding two programs, each with its own header), which its uses name. Judged only
-    where the deleted item's file shows what it includes: a header, or a file whose quoted
+    """Whether a name in the file at `path` names another item of the deleted one's name and
+    namespace that the file sees (in itself or a file it includes): for a deleted forward
+    declaration, any other declaration of its class; otherwise, where the file does not include
+    the deleted item's file, one in a file unrelated to that by includes (neither includes the
+    other): another copy (a tree holding two programs, each with its own header). That is judged
+    only where the deleted item's file shows what it includes: a header, or a file whose quoted
     includes the tree holds (a definition's own header declaring it is then one of them)."""
+    if item.forward:
+        # A forward declaration deleted leaves the class: any other declaration of it the file
+        # sees (its definition, or another forward declaration) is what the name names.
+        return any(i.name == item.name and i.scope == item.visible_namespace
+                   for other in (path, *sorted(included())) if other != item.path
+                   for i in (file_items if other == path else items_of(other)))
     if item.member or item.path == path or item.path in included():
         return False
     own = includes_of(item.path)
