@@ -758,3 +758,39 @@ def test_self_of_the_struct_itself_still_uses_the_deleted_field(tmp_path: Path) 
     assert ("src/ledger.rs", 12) in lines and ("src/ledger.rs", 16) in lines, lines
     # `Journal { tally: 7 }` names another struct; the other file's `Journal` is another struct too
     assert ("src/ledger.rs", 21) not in lines and not any(p == "src/shelf.rs" for p, _ in lines), lines
+
+
+def test_a_use_under_a_cfg_flag_nothing_in_the_tree_sets_is_possible(tmp_path: Path) -> None:
+    lib = """
+        pub struct Dial { pub turns: u32 }
+
+        impl Dial {
+            pub fn fresh() -> Dial { Dial { turns: 0 } }
+            pub fn spun() -> Dial { Dial { turns: 3 } }
+        }
+
+        #[cfg(stale_probe)]
+        mod probe {
+            use super::Dial;
+            pub fn spin() -> Dial { Dial::spun() }
+        }
+
+        #[cfg(all(test, lab_rig))]
+        mod rig {
+            pub fn spin() -> super::Dial { super::Dial::spun() }
+        }
+
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn spins() { assert_eq!(super::Dial::spun().turns, 3); }
+        }
+    """
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": lib,
+                          "build.rs": 'fn main() { println!("cargo:rustc-cfg=lab_rig"); }\n'})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Dial::spun"))
+    blocking = sorted((f.line, f.certainty) for f in plan.blocking if f.symbol == "spun")
+    noted = sorted((f.line, f.certainty) for f in plan.findings if f.symbol == "spun" and f not in plan.blocking)
+    # `lab_rig` is set by the build script and `test` is built in: definite; `stale_probe` is set by nothing
+    assert blocking == [(16, "definite"), (22, "definite")], blocking
+    assert noted == [(11, "possible")], noted
