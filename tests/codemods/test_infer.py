@@ -706,3 +706,39 @@ def test_a_doc_paragraph_dropped_with_its_blank_line_goes_whole(tmp_path: Path) 
     """})
     assert inferred.unexpressed == ()
     assert 'find = "Note that this wants a tight warp."\nreplace = ""' in inferred.toml, inferred.toml
+
+
+def test_items_an_unparseable_cpp_file_reads_in_the_wrong_scope_are_not_gone(tmp_path: Path) -> None:
+    # A function whose head differs between `#ifdef` branches leaves the class body inside a parse
+    # error: the old file's members are read as namespace code, the new file's as members.
+    legacy = """
+        /// Old name.
+    #ifdef KILN_LEGACY
+        int temperature(int scale) {
+    #else
+        int temperature(int scale) const {
+    #endif
+            return heat_ * scale;
+        }
+    """
+    oven = """
+    namespace kiln {
+    class Oven {
+      public:
+        Oven(int heat, int size) : heat_(heat), size_(size) {}
+        int heat() const { return heat_; }
+    LEGACY
+        int size() const { return size_; }
+      private:
+        int heat_;
+        int size_;
+    };
+    }
+    """
+    before = {"oven.h": oven.replace("LEGACY", textwrap.dedent(legacy).strip("\n"))}
+    after = {"oven.h": oven.replace("LEGACY\n", "")}
+    old, new = _write(tmp_path / "before", before), _write(tmp_path / "after", after)
+    toml = infer_recipe(old, new).toml
+    assert "temperature" in toml
+    for kept in ("Oven::heat", "Oven::Oven", "class Oven", "the class Oven", '"Oven"'):
+        assert kept not in toml, toml

@@ -353,3 +353,121 @@ def test_a_files_own_static_function_hides_a_deleted_one_of_a_header_it_does_not
         """,
     })
     assert found(tmp_path, ("include/press/plate.h", "function", "press::detail::inkle")) == expected(tmp_path)
+
+
+def test_a_type_a_source_file_defines_is_local_to_it(tmp_path):
+    write_tree(tmp_path, {
+        "tools/probe.cpp": """
+            #include "core/meter.h"
+            using Reading = double;
+            Reading sample() { return 1.5; } // REF
+        """,
+        "core/meter.h": """
+            #pragma once
+            namespace gauge {
+            class Meter {
+             public:
+              class Reading {
+               public:
+                Reading();
+                Reading(const Reading&) = default;
+              };
+              Reading last();
+            };
+            }
+        """,
+        "core/meter.cpp": """
+            #include "meter.h"
+            namespace gauge {
+            Meter::Reading::Reading() {}
+            Meter::Reading Meter::last() { return Reading(); }
+            }
+        """,
+        "tools/loose.h": """
+            inline Reading loose_sample() { return 2.5; }
+        """,
+    })
+    assert found(tmp_path, ("tools/probe.cpp", "type", "Reading")) == expected(tmp_path)
+
+
+def test_another_copy_of_a_header_in_a_tree_is_another_item(tmp_path):
+    kit = """
+        #pragma once
+        struct Frame { int width; };
+        inline int make_frame(int width) { return width * 2; }
+        void paint(Frame& frame, int times);{marker}
+    """
+    write_tree(tmp_path, {
+        "alpha/kit.hpp": kit.replace("{marker}", " // REF"),
+        "alpha/paint.cpp": """
+            #include "kit.hpp"
+            void paint(Frame& frame, int times) { frame.width += times; }
+        """,
+        "alpha/main.cpp": """
+            #include "kit.hpp"
+            int run_alpha() {
+              Frame frame{make_frame(3)}; // REF
+              paint(frame, 2); // REF
+              return frame.width;
+            }
+        """,
+        "beta/kit.hpp": kit.replace("{marker}", ""),
+        "beta/paint.cpp": """
+            #include "kit.hpp"
+            void paint(Frame& frame, int times) { frame.width -= times; }
+        """,
+        "beta/main.cpp": """
+            #include "kit.hpp"
+            int run_beta() {
+              Frame frame{make_frame(4)};
+              paint(frame, 1);
+              return frame.width;
+            }
+        """,
+        "loose/use.cpp": """
+            int run_loose() { return make_frame(5); } // REF
+        """,
+    })
+    assert found(tmp_path, ("alpha/kit.hpp", "function", "make_frame"),
+                 ("alpha/paint.cpp", "function", "paint")) == expected(tmp_path)
+
+
+def test_a_deleted_forward_declaration_leaves_its_class_and_its_members(tmp_path):
+    write_tree(tmp_path, {
+        "ui/window.h": """
+            #pragma once
+            namespace ui {
+            class Chime;
+            class Window {
+              Chime* chime_; // REF
+            };
+            }
+        """,
+        "ui/chime.h": """
+            #pragma once
+            namespace ui {
+            class Chime {
+             public:
+              Chime();
+              void ring(int times);
+            };
+            }
+        """,
+        "ui/chime.cpp": """
+            #include "chime.h"
+            namespace ui {
+            Chime::Chime() {}
+            void Chime::ring(int times) { (void)times; }
+            }
+        """,
+        "ui/tray.cpp": """
+            #include "chime.h"
+            namespace ui {
+            void alert(Chime* chime) { chime->ring(2); }
+            }
+        """,
+    })
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("ui/window.h", "cpp", "class", "ui::Chime"),))
+    plan = plan_recipe(tmp_path, recipe)
+    assert [c.path for c in plan.changes] == ["ui/window.h"]
+    assert found(tmp_path, ("ui/window.h", "class", "ui::Chime")) == expected(tmp_path)

@@ -687,3 +687,110 @@ def test_a_reexport_goes_when_other_files_use_only_another_crates_item_of_its_na
     assert bool(plan.blocking) == refused, [f.render() for f in plan.findings]
     if not refused:
         assert _after(plan, "src/lib.rs") == "mod clock;\n"
+
+
+# A field deleted from one struct; other structs, here and in another file, have fields of the
+# same name: `Self { .. }`, `self.name` and `Other { .. }` show the other struct, so they are no use.
+LEDGER = """
+pub struct Ledger {
+    pub tally: u64,
+    pub owner: String,
+}
+
+pub struct Journal {
+    pub tally: u64,
+}
+
+impl Journal {
+    pub fn fresh() -> Self {
+        Self { tally: 0 }
+    }
+
+    pub fn bump(&mut self) {
+        self.tally += 1;
+    }
+}
+
+pub fn blank_journal() -> Journal {
+    Journal { tally: 7 }
+}
+
+pub fn owner_of(ledger: &Ledger) -> &str {
+    &ledger.owner
+}
+"""
+
+SHELF = """
+pub struct Shelf {
+    tally: u32,
+}
+
+impl Shelf {
+    pub fn empty() -> Self {
+        Self { tally: 0 }
+    }
+
+    pub fn grow(&mut self) -> u32 {
+        self.tally += 2;
+        self.tally
+    }
+}
+"""
+
+
+def test_fields_of_another_struct_of_the_same_name_are_no_use(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod ledger;\npub mod shelf;\n",
+                          "src/ledger.rs": LEDGER, "src/shelf.rs": SHELF})
+    plan = _plan(tmp_path, ("src/ledger.rs", "field", "crate::ledger::Ledger::tally"))
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    assert "    pub tally: u64,\n    pub owner" not in _after(plan, "src/ledger.rs")
+
+
+def test_self_of_the_struct_itself_still_uses_the_deleted_field(tmp_path: Path) -> None:
+    kept = SHELF.replace("impl Shelf", "impl Journal").replace("pub struct Shelf", "pub struct Journal")
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod ledger;\npub mod shelf;\n",
+                          "src/ledger.rs": LEDGER.replace("impl Journal", "impl Ledger")
+                          .replace("Self { tally: 0 }", "Self { tally: 0, owner: String::new() }"),
+                          "src/shelf.rs": kept})
+    plan = _plan(tmp_path, ("src/ledger.rs", "field", "crate::ledger::Ledger::tally"))
+    lines = sorted((f.path, f.line) for f in plan.blocking if f.symbol == "tally")
+    # the ledger file: `Self { tally: .. }` and `self.tally` in `impl Ledger` are definite uses
+    assert ("src/ledger.rs", 12) in lines and ("src/ledger.rs", 16) in lines, lines
+    # `Journal { tally: 7 }` names another struct; the other file's `Journal` is another struct too
+    assert ("src/ledger.rs", 21) not in lines and not any(p == "src/shelf.rs" for p, _ in lines), lines
+
+
+def test_a_use_under_a_cfg_flag_nothing_in_the_tree_sets_is_possible(tmp_path: Path) -> None:
+    lib = """
+        pub struct Dial { pub turns: u32 }
+
+        impl Dial {
+            pub fn fresh() -> Dial { Dial { turns: 0 } }
+            pub fn spun() -> Dial { Dial { turns: 3 } }
+        }
+
+        #[cfg(stale_probe)]
+        mod probe {
+            use super::Dial;
+            pub fn spin() -> Dial { Dial::spun() }
+        }
+
+        #[cfg(all(test, lab_rig))]
+        mod rig {
+            pub fn spin() -> super::Dial { super::Dial::spun() }
+        }
+
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn spins() { assert_eq!(super::Dial::spun().turns, 3); }
+        }
+    """
+    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": lib,
+                          "build.rs": 'fn main() { println!("cargo:rustc-cfg=lab_rig"); }\n'})
+    plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Dial::spun"))
+    blocking = sorted((f.line, f.certainty) for f in plan.blocking if f.symbol == "spun")
+    noted = sorted((f.line, f.certainty) for f in plan.findings if f.symbol == "spun" and f not in plan.blocking)
+    # `lab_rig` is set by the build script and `test` is built in: definite; `stale_probe` is set by nothing
+    assert blocking == [(16, "definite"), (22, "definite")], blocking
+    assert noted == [(11, "possible")], noted

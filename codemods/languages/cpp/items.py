@@ -738,9 +738,22 @@ def delete_cpp_items(
 
 
 def member_owners(items: list[CppItem]) -> list[tuple[str, ...]]:
-    """The qualified names, as tuples, of the classes, structs, unions and data members among
-    `items`: what out-of-line definitions belong to."""
-    return [(*i.scope, i.name) for i in items if i.kind in ("class", "struct", "union", "field")]
+    """The qualified names, as tuples, of the classes, structs, unions (with a body: a forward
+    declaration `class Klass;` declares no members) and data members among `items`: what
+    out-of-line definitions belong to."""
+    return [(*i.scope, i.name) for i in items if i.kind == "field"
+            or i.kind in ("class", "struct", "union") and not is_forward_declaration(i)]
+
+
+def is_forward_declaration(item: CppItem) -> bool:
+    """Whether a class, struct, union or enum item is a declaration without a body (`class Klass;`)."""
+    node = item.node
+    while node.type == "template_declaration":
+        node = next((c for c in node.named_children if c.type in _TYPE_KINDS or c.type == "template_declaration"),
+                    node)
+        if node is item.node:
+            return False
+    return node.type in _TYPE_KINDS and node.child_by_field_name("body") is None
 
 
 def out_of_line_members(items: list[CppItem], owners: list[tuple[str, ...]]) -> list[CppItem]:

@@ -56,7 +56,7 @@ def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | Non
     them (for the reference check)."""
     from codemods.search.files import files_with_words
 
-    owners = [i for i in _deleted_cpp(deleted) if i.kind in ("class", "struct", "union", "field")]
+    owners = [i for i in _deleted_cpp(deleted) if i.kind in ("class", "struct", "union", "field") and not i.forward]
     if not owners or root is None:
         return [], [], []
     macros = next((o.namespace_macros for o in owners if o.namespace_macros), ())
@@ -119,27 +119,30 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
     type the receivers of member calls)."""
     closures: dict[str, set[str]] = shared.memo("cpp_included_files", dict)
 
+    def includes_of(other: str) -> set[str]:
+        if other not in closures:
+            closures[other] = included_files(other, shared.read)
+        return closures[other]
+
     def included() -> set[str]:
-        if path not in closures:
-            closures[path] = included_files(path, shared.read)
-        return closures[path]
+        return includes_of(path)
 
     items = _deleted_cpp(deleted)
     macros = next((i.namespace_macros for i in items if i.namespace_macros), ())
     headers: dict[str, list[CppItem]] = shared.memo("cpp_included_items", dict)
 
+    def items_of(header: str) -> list[CppItem]:
+        if header not in headers:
+            source = shared.read(header) if language_of(header) == CPP else None
+            headers[header] = cpp_items(source, namespace_macros=macros) if source is not None else []
+        return headers[header]
+
     def included_items() -> list[CppItem]:
-        found: list[CppItem] = []
-        for header in sorted(included()):
-            if header not in headers:
-                source = shared.read(header) if language_of(header) == CPP else None
-                headers[header] = cpp_items(source, namespace_macros=macros) if source is not None else []
-            found += headers[header]
-        return found
+        return [i for header in sorted(included()) for i in items_of(header)]
 
     files = [i for i in deleted.of(CPP) if isinstance(i, DeletedFile)]
     includes = _include_references(path, text, files, lambda p: shared.read(p) is not None) if files else []
-    return [*includes, *cpp_references(path, text, items, included, included_items)], []
+    return [*includes, *cpp_references(path, text, items, included, included_items, includes_of, items_of)], []
 
 
 def _deleted_cpp(deleted: DeletedRecord) -> list[DeletedCppItem]:

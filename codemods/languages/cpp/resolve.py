@@ -53,7 +53,9 @@ import tree_sitter
 from codemods.parse import node_text
 from codemods.words import word_in, word_matches
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
+from codemods.languages.cpp.items import (
+    CppItem, function_declarator, cpp_items, enclosing_scopes, is_forward_declaration, parsed,
+)
 from codemods.languages.cpp.preprocessor import NamespaceRegion, in_inactive_branch
 from codemods.languages.cpp.receivers import NOT_A_CLASS, local_declaration, member_function_classes, receiver_class
 from codemods.languages.cpp.operators import (
@@ -69,6 +71,7 @@ _LITERAL_CATEGORIES = {"string_literal": STRING_LITERAL, "concatenated_string": 
                        "raw_string_literal": STRING_LITERAL, "char_literal": ARITHMETIC, "true": ARITHMETIC,
                        "false": ARITHMETIC, "nullptr": ZERO}
 _CLASS_KINDS = ("class", "struct", "union")
+_TYPE_ITEM_KINDS = (*_CLASS_KINDS, "enum", "type")
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
 
 # What a resolution says of one use: (certainty, kind, resolution), as in `Reference`.
@@ -103,6 +106,7 @@ class DeletedCppItem:
     signature: tuple[str, ...] | None = None
     survivors: tuple["Overload", ...] = ()
     member: bool = False
+    forward: bool = False  # a class declared without its body (`class Klass;`)
 
     @property
     def linkable(self) -> bool:
@@ -163,7 +167,9 @@ def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[t
     found = []
     for item in items:
         node = item.node
-        local = _has_internal_linkage(node) and not path.endswith(_HEADER_SUFFIXES)
+        # A type a source file (no header) defines is its own: another translation unit that names
+        # a type of that name defines or includes its own (unless it includes this file).
+        local = (_has_internal_linkage(node) or item.kind in _TYPE_ITEM_KINDS) and not path.endswith(_HEADER_SUFFIXES)
         survivors = tuple(dict.fromkeys(
             Overload(_arity(k.node) or (0, None), k.signature, k.scope[-1] if _is_member(k) and k.scope else "")
             for k in kept
@@ -171,7 +177,7 @@ def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[t
             and k.signature is not None and k.signature != item.signature))
         found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local,
                                     _arity(node) if item.signature is not None else None, namespace_macros,
-                                    item.signature, survivors, _is_member(item)))
+                                    item.signature, survivors, _is_member(item), is_forward_declaration(item)))
     return found
 
 
@@ -216,12 +222,16 @@ def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
 
 def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
                    included: Callable[[], Collection[str]] = frozenset,
-                   included_items: Callable[[], list[CppItem]] = list) -> list[Reference]:
+                   included_items: Callable[[], list[CppItem]] = list,
+                   includes_of: Callable[[str], Collection[str]] = lambda _: frozenset(),
+                   items_of: Callable[[str], list[CppItem]] = lambda _: []) -> list[Reference]:
     """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
     `included()` gives the files `path` includes (a `static` function of one of them is visible,
     and a function of one it does not include is hidden by the file's own `static` one), and
     `included_items()` their items (the classes, data members and variables a member call's
-    receiver may be typed by)."""
+    receiver may be typed by); `includes_of(p)` and `items_of(p)` give the files any file `p`
+    includes and its items (to tell another copy of a deleted item, in files unrelated to its
+    own by includes, from it)."""
     reachable = [i for i in items if not i.translation_unit_local or i.path == path
                  or i.path in included()]
     operators = [i for i in reachable if i.operator is not None]
@@ -247,6 +257,13 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
             seen.append(file_items + included_items())
         return seen[0]
 
+    copies: dict[DeletedCppItem, bool] = {}
+
+    def copied(item: DeletedCppItem) -> bool:
+        if item not in copies:
+            copies[item] = _another_copy(item, path, file_items, included, includes_of, items_of)
+        return copies[item]
+
     deleted_definitions: _DeletedDefinitions = {}
     for item in items:
         if item.kind == "function":
@@ -260,7 +277,8 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
             continue
         arguments = _call_arguments(node)
         candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
-        candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included)]
+        candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included)
+                      and not copied(i)]
         if not candidates:
             continue
         fields = [i for i in candidates if i.kind == "field"]
@@ -307,6 +325,35 @@ def _shadowed(item: DeletedCppItem, path: str, own: dict[tuple[str, tuple[str, .
     overloads = own.get((item.name, item.visible_namespace), [])
     return bool(overloads) and item.path != path and not item.member \
         and any(arguments is None or o.takes(arguments) for o in overloads) and item.path not in included()
+
+
+def _another_copy(item: DeletedCppItem, path: str, file_items: list[CppItem], included: Callable[[], Collection[str]],
+                  includes_of: Callable[[str], Collection[str]], items_of: Callable[[str], list[CppItem]]) -> bool:
+    """Whether a name in the file at `path` names another item of the deleted one's name and
+    namespace that the file sees (in itself or a file it includes): for a deleted forward
+    declaration, any other declaration of its class; otherwise, where the file does not include
+    the deleted item's file, one in a file unrelated to that by includes (neither includes the
+    other): another copy (a tree holding two programs, each with its own header). That is judged
+    only where the deleted item's file shows what it includes: a header, or a file whose quoted
+    includes the tree holds (a definition's own header declaring it is then one of them)."""
+    if item.forward:
+        # A forward declaration deleted leaves the class: any other declaration of it the file
+        # sees (its definition, or another forward declaration) is what the name names.
+        return any(i.name == item.name and i.scope == item.visible_namespace
+                   for other in (path, *sorted(included())) if other != item.path
+                   for i in (file_items if other == path else items_of(other)))
+    if item.member or item.path == path or item.path in included():
+        return False
+    own = includes_of(item.path)
+    if not own and not item.path.endswith(_HEADER_SUFFIXES):
+        return False
+    for other in (path, *sorted(included())):
+        if other in own or item.path in includes_of(other):
+            continue
+        found = file_items if other == path else items_of(other)
+        if any(i.name == item.name and i.scope == item.visible_namespace for i in found):
+            return True
+    return False
 
 
 def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:

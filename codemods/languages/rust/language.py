@@ -7,13 +7,15 @@ use), so its imports are at module level: `codemod check` never loads it."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import tree_sitter
 
 from codemods.core.registry import LANGUAGES, RUST, LanguageOperations, PlanState
-from codemods.languages.resolution import Reference
+from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
+from codemods.languages.rust.cfg_flags import flag_is_set, unset_flags_around
 from codemods.languages.rust import format as rustfmt
 from codemods.languages.rust.bridge_references import cpp_declarations, rust_exports
 from codemods.languages.rust.cascade import files_deleted_with
@@ -25,7 +27,7 @@ from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, VARIANTS, fiel
 from codemods.languages.rust.resolve.per_plan import plan_resolver, resolve_ahead, start_searches
 from codemods.languages.rust.unused_imports import imports_left_unused
 from codemods.languages.scope import Scope, after_previous_sibling
-from codemods.parse import error_nodes, identifier_hits
+from codemods.parse import error_nodes, identifier_hits, parse
 
 # The kinds a recipe may delete (the registry reads them here): whole items, then parts of items.
 DELETABLE_KINDS = (*ITEM_KINDS, *MEMBER_KINDS)
@@ -82,7 +84,30 @@ def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> tuple
     if deleted.of(VARIANTS):
         found += variant_references(path, text, deleted.of(VARIANTS))
     found += cpp_declarations(path, text, deleted.foreign(RUST))
-    return found, []
+    return _compiled_by_no_build(text, found, shared), []
+
+
+def _compiled_by_no_build(text: bytes, found: list[Reference], shared: PlanState) -> list[Reference]:
+    """`found`, a definite use under a `#[cfg(flag)]` whose custom flag nothing in the tree sets
+    made possible (cfg_flags.py): no build the tree describes compiles it."""
+    if not any(r.certainty == DEFINITE for r in found) or b"cfg" not in text:
+        return found
+    flags: dict[str, bool] = shared.memo("rust_cfg_flags_set", dict)
+
+    def is_set(name: str) -> bool:
+        if name not in flags:
+            flags[name] = flag_is_set(shared.root, name)
+        return flags[name]
+
+    tree = parse(text, RUST)
+    out = []
+    for reference in found:
+        node = tree.root_node.descendant_for_byte_range(reference.start, reference.end)
+        cfg = unset_flags_around(node, is_set) if reference.certainty == DEFINITE and node is not None else None
+        out.append(reference if cfg is None else dataclasses.replace(
+            reference, certainty=POSSIBLE,
+            resolution=f"{reference.resolution}; under {cfg}, a flag nothing in the tree sets"))
+    return out
 
 
 def parse_errors_deletable(root: Path, path: str) -> bool:

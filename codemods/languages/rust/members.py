@@ -26,6 +26,8 @@ from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.items import (
     RustItem, RustTarget, leading_trivia, matches_name, numbered_name, rust_items, split_path,
 )
+from codemods.languages.rust.resolve.receivers import FileTypes, _receiver_type
+from codemods.languages.rust.resolve.syntax import impl_type
 from codemods.parse import RUST, descendants, node_text, parse
 
 MEMBER_KINDS = ("variant", "field", "use", "attribute", "macro_call", "match_arm")
@@ -385,29 +387,62 @@ class DeletedField:
 
 def field_references(path: str, text: bytes, fields: list[DeletedField]) -> list[Reference]:
     """Uses of deleted fields in the file at `path` as the plan leaves it (`text`: after the
-    recipe's rewrites, so a rule that removes the reads lets the field go). In the struct's own
-    file every read, initialiser and pattern of the name is definite; in another file an
-    initialiser or pattern of the struct is, and a read `x.field` is possible (the receiver's
-    type is not known there)."""
+    recipe's rewrites, so a rule that removes the reads lets the field go). A use whose struct
+    the code shows (`S { field: .. }`, `Self { .. }` or `self.field` in an `impl S`, a receiver
+    of a type this file declares) is definite where that is the field's struct and no use where
+    it is another. Elsewhere, in the struct's own file a use is definite (possible where another
+    struct there has a field of that name), and in another file a read `x.field` is possible (the
+    receiver's type is not known there)."""
     found: list[Reference] = []
     tree = None
+    types = None
     for deleted_field in fields:
         if deleted_field.name.encode() not in text:
             continue
         tree = tree or parse(text, RUST)
+        types = types or FileTypes(tree.root_node)
+        owner = f"{deleted_field.struct}::{deleted_field.name}"
+        here = deleted_field.path == path
+        shared_name = here and _other_struct_has_field(tree, deleted_field)
         for node in _field_uses(tree, deleted_field.name, None):
-            owner = f"{deleted_field.struct}::{deleted_field.name}"
-            if deleted_field.path == path:
+            read = node.parent is not None and node.parent.type == "field_expression"
+            shown = _shown_struct(node, read, types)
+            if shown is not None and shown != deleted_field.struct:
+                continue  # another struct's field of the same name
+            if shown == deleted_field.struct and (here or not read):
+                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
+                                       f"initialises, matches or reads the field {owner}"))
+            elif here and not shared_name:
                 found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
                                        f"uses the field {owner} in the file declaring {deleted_field.struct}"))
-            elif node.parent is not None and node.parent.type == "field_expression":
+            else:
                 found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, POSSIBLE, "field read",
-                                       f"reads a field named {deleted_field.name} on a receiver of unknown type (deleted: "
+                                       f"uses a field named {deleted_field.name} of a struct not shown here (deleted: "
                                        f"{owner})"))
-            elif _struct_of(node) in (deleted_field.struct, "Self"):
-                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
-                                       f"initialises or matches the field {owner}"))
     return found
+
+
+def _shown_struct(node: tree_sitter.Node, read: bool, types: FileTypes) -> str | None:
+    """The base name of the struct whose field `node` names, where the code shows it: the `S` of
+    `S { .. }` (`Self` is the type of the `impl` around it), or for a read `x.field` the type of
+    `x` where `self` or a type this file declares; None where it is not shown."""
+    if not read:
+        struct = _struct_of(node)
+        return impl_type(node) if struct == "Self" else struct
+    value = node.parent.child_by_field_name("value") if node.parent is not None else None
+    known = _receiver_type(value, types) if value is not None else None
+    return known[0] if known is not None and known[1] else None
+
+
+def _other_struct_has_field(tree: tree_sitter.Tree, field: DeletedField) -> bool:
+    """Whether a struct of this file other than `field`'s declares a field of its name."""
+    for declaration in descendants(tree.root_node, named=True):
+        if declaration.type == "field_declaration" and node_text(declaration.child_by_field_name("name")) == field.name:
+            struct = declaration.parent.parent if declaration.parent is not None else None
+            if struct is not None and struct.type in ("struct_item", "union_item") \
+                    and node_text(struct.child_by_field_name("name")) != field.struct:
+                return True
+    return False
 
 
 def _delete_field(file: _MemberFile, name: str) -> _Removal:
