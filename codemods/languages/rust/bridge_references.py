@@ -45,7 +45,7 @@ def cpp_declarations(path: str, text: bytes, foreign: list[Any]) -> list[Referen
         found += [Reference(path, start, start, name, DEFINITE, "cxx bridge declaration",
                             f"extern \"C++\" declaration of the C++ function {name}")
                   for start, name in _bridge_declarations(text, functions, "bridge_fn")]
-    types = {i.name: i for i in foreign if getattr(i, "kind", None) in _CPP_TYPE_KINDS}
+    types = {i.name: i for i in foreign if getattr(i, "kind", None) in _CPP_TYPE_KINDS and hasattr(i, "visible_namespace")}
     if types:
         found += [Reference(path, start, start, name, DEFINITE, "cxx bridge type",
                             f"extern \"C++\" `type {name};` declares the C++ type {name} ({types[name].path}); "

@@ -13,7 +13,7 @@ from typing import Any
 
 import tree_sitter
 
-from codemods.core.registry import LANGUAGES, RUST, LanguageOperations, PlanState
+from codemods.core.registry import CPP, LANGUAGES, RUST, LanguageOperations, PlanState
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.cfg_flags import flag_is_set, unset_flags_around
 from codemods.languages.rust import format as rustfmt
@@ -83,7 +83,8 @@ def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> tuple
         found += field_references(path, text, deleted.of(FIELDS))
     if deleted.of(VARIANTS):
         found += variant_references(path, text, deleted.of(VARIANTS))
-    found += cpp_declarations(path, text, deleted.foreign(RUST))
+    # A cxx bridge declares C++ items only: deleted items of other languages (Python's) never link.
+    found += cpp_declarations(path, text, [i for i in deleted.foreign(RUST) if i in deleted.of(CPP)])
     return _compiled_by_no_build(text, found, shared), []
 
 
