@@ -421,25 +421,29 @@ class _Matcher:
         return self.sequence(_children(p), _children(t), env)
 
     def sequence(self, ps: list[tree_sitter.Node], ts: list[tree_sitter.Node], env: Env) -> Env | None:
-        if not ps:
-            return env if not ts else None
-        head = ps[0]
-        variable = self._variable(head)
-        if variable is not None and variable.sequence:
-            for stop in range(0, len(ts) + 1):
-                bound = self._bind(env, variable, tuple(ts[:stop]))
-                if bound is None:
-                    continue
-                rest = self.sequence(ps[1:], ts[stop:], bound)
-                if rest is not None:
-                    return rest
-            return None
-        if not ts:
-            return None
-        bound = self.node(head, ts[0], env)
-        if bound is None:
-            return None
-        return self.sequence(ps[1:], ts[1:], bound)
+        """Match the pattern nodes `ps` against the nodes `ts`, in order. Node by node in a loop
+        (a pattern of a thousand statements must not recurse a thousand deep); a `$$$` variable
+        tries each length it may bind, the rest matched after it."""
+        i = j = 0
+        while i < len(ps):
+            variable = self._variable(ps[i])
+            if variable is not None and variable.sequence:
+                rest = ps[i + 1:]
+                for stop in range(j, len(ts) + 1):
+                    bound = self._bind(env, variable, tuple(ts[j:stop]))
+                    if bound is None:
+                        continue
+                    matched = self.sequence(rest, ts[stop:], bound)
+                    if matched is not None:
+                        return matched
+                return None
+            if j >= len(ts):
+                return None
+            bound = self.node(ps[i], ts[j], env)
+            if bound is None:
+                return None
+            env, i, j = bound, i + 1, j + 1
+        return env if j == len(ts) else None
 
 
 @dataclass(frozen=True)

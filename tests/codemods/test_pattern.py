@@ -266,3 +266,14 @@ def test_a_cpp_statement_rewritten_to_nothing_goes_with_its_line() -> None:
           lamp.off();
         }
     """)
+
+
+def test_a_pattern_of_thousands_of_statements_matches_without_deep_recursion() -> None:
+    """The matcher walks a node's children in a loop: a pattern spelling a long body (as an inferred
+    rewrite may) matches, where recursing once per child overflowed the stack."""
+    from codemods import Pattern
+
+    body = "\n".join(f"    let tally{i} = {i};" for i in range(2500))
+    source = f"fn count_all() {{\n{body}\n}}\n".encode()
+    assert len(list(Pattern(f"fn count_all() {{\n{body}\n}}", "rust").find_all(source))) == 1
+    assert len(list(Pattern("fn count_all() {\n    let tally0 = 0;\n    $$$REST\n}", "rust").find_all(source))) == 1
