@@ -227,7 +227,7 @@ class Workspace:
         """The files (relative POSIX paths, sorted) that a rule's `path` names: itself if it is
         a file, else the files of `language` under the folder or matching the glob (hidden
         entries and build outputs left out, as `codemod check` leaves them)."""
-        from codemods.search.files import SKIPPED_DIRS, _walk_all
+        from codemods.search.files import SKIPPED_DIRS, walk_all
         from codemods.parse import language_of
 
         if is_glob(path):
@@ -235,7 +235,7 @@ class Workspace:
             candidates = [p for p in candidates
                           if not any(part.startswith(".") or part in SKIPPED_DIRS for part in p.split("/")[:-1])]
         elif (self.root / path).is_dir():
-            candidates = [f"{path.rstrip('/')}/{p}" for p in _walk_all(self.root / path, SKIPPED_DIRS)]
+            candidates = [f"{path.rstrip('/')}/{p}" for p in walk_all(self.root / path, SKIPPED_DIRS)]
         else:
             return [path]
         return [p for p in candidates if language_of(p) == language]

@@ -108,7 +108,7 @@ def _python_search(cwd: Path, pattern: str, targets: list[str], explicit: bool) 
     for target in targets:
         if (cwd / target).is_dir():
             base = target.rstrip("/")
-            paths += [f"{base}/{p}" for p in _walk_all(cwd / target)]
+            paths += [f"{base}/{p}" for p in walk_all(cwd / target)]
         else:
             paths.append(target)
     matches: list[LineMatch] = []
@@ -225,7 +225,7 @@ def _walk_for_words(root: Path, words: list[str]) -> list[str]:
     hits = []
     from codemods.core.registry import language_of
 
-    for path in _walk_all(root, SKIPPED_DIRS):
+    for path in walk_all(root, SKIPPED_DIRS):
         if language_of(path) is None:
             continue
         try:
@@ -260,7 +260,7 @@ def start_files_matching(root: Path, pattern: str, scope: tuple[str, ...]) -> Fi
     return FileSearch(_start_rg(root, ["-e", pattern, "--", *dirs]), fallback)
 
 
-def _walk_all(base: Path, skipped_dirs: frozenset[str] | set[str] = frozenset()) -> list[str]:
+def walk_all(base: Path, skipped_dirs: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Files under `base` (relative POSIX paths, sorted), hidden entries and `skipped_dirs` left out."""
     found = []
     for directory, dirs, files in os.walk(base):

@@ -14,7 +14,7 @@ from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.languages.resolution import DeletedRecord
-from codemods.languages.rust.items import (DeletedItem, RustTarget, _attribute_path, _attribute_string_value,
+from codemods.languages.rust.items import (DeletedItem, RustTarget, attribute_path, attribute_string_value,
                                           leading_trivia, rust_items, split_path, without_arguments)
 from codemods.languages.rust.members import variant_uses
 from codemods.languages.rust.modules import module_candidates, module_files
@@ -80,7 +80,7 @@ def _files_still_modules(deleted: DeletedRecord, read: _Read, root: Path, paths:
                     or (declaring, item.node.start_byte) in gone:
                 continue
             _, attributes = leading_trivia(source, item.node)
-            attribute = next((_attribute_string_value(a) for a in attributes if _attribute_path(a) == "path"), None)
+            attribute = next((attribute_string_value(a) for a in attributes if attribute_path(a) == "path"), None)
             declared = {posixpath.normpath(c) for c in module_candidates(declaring, item.module_path, item.name,
                                                                          attribute)}
             for path in [p for p in paths if p in declared]:

@@ -139,7 +139,7 @@ def _attribute(attribute_item: tree_sitter.Node) -> tree_sitter.Node | None:
     return next((c for c in attribute_item.named_children if c.type == "attribute"), None)
 
 
-def _attribute_path(attribute_item: tree_sitter.Node) -> str:
+def attribute_path(attribute_item: tree_sitter.Node) -> str:
     """The path of an attribute as written: `test`, `cxx::bridge`, `rust_name`."""
     inner = _attribute(attribute_item)
     path = inner.named_children[0] if inner is not None and inner.named_children else None
@@ -164,7 +164,7 @@ def _unescape(sequence: str) -> str:
     return ""  # a backslash before a line break: the break and the next line's indentation are skipped
 
 
-def _attribute_string_value(attribute_item: tree_sitter.Node) -> str | None:
+def attribute_string_value(attribute_item: tree_sitter.Node) -> str | None:
     """The string of a `#[path = "string"]` attribute, escapes resolved (None for any other shape)."""
     inner = _attribute(attribute_item)
     value = inner.child_by_field_name("value") if inner is not None else None
@@ -185,8 +185,8 @@ def _attribute_string_value(attribute_item: tree_sitter.Node) -> str | None:
 
 def _rust_name(attribute_items: list[tree_sitter.Node]) -> str | None:
     for attribute_item in attribute_items:
-        if _attribute_path(attribute_item) == "rust_name":
-            return _attribute_string_value(attribute_item)
+        if attribute_path(attribute_item) == "rust_name":
+            return attribute_string_value(attribute_item)
     return None
 
 
@@ -211,7 +211,7 @@ def _node_name(node: tree_sitter.Node) -> str | None:
 
 
 def _is_cxx_bridge(attribute_items: list[tree_sitter.Node]) -> bool:
-    return any(_attribute_path(a) in ("cxx::bridge", "bridge") for a in attribute_items)
+    return any(attribute_path(a) in ("cxx::bridge", "bridge") for a in attribute_items)
 
 
 def rust_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[RustItem]:
@@ -242,7 +242,7 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
                 own_header = impl_header(node)
             else:
                 name = _node_name(node)
-            if kind == "fn" and any(_attribute_path(a) in _TEST_ATTRIBUTES for a in attribute_nodes):
+            if kind == "fn" and any(attribute_path(a) in _TEST_ATTRIBUTES for a in attribute_nodes):
                 kind = "test"
             if kind == "fn_signature" and in_bridge:
                 kind = "bridge_fn"

@@ -26,7 +26,7 @@ from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.items import (
     RustItem, RustTarget, leading_trivia, matches_name, numbered_name, rust_items, split_path,
 )
-from codemods.languages.rust.resolve.receivers import FileTypes, _receiver_type
+from codemods.languages.rust.resolve.receivers import FileTypes, receiver_type
 from codemods.languages.rust.resolve.syntax import impl_type
 from codemods.parse import RUST, descendants, node_text, parse
 
@@ -430,7 +430,7 @@ def _shown_struct(node: tree_sitter.Node, read: bool, types: FileTypes) -> str |
         struct = _struct_of(node)
         return impl_type(node) if struct == "Self" else struct
     value = node.parent.child_by_field_name("value") if node.parent is not None else None
-    known = _receiver_type(value, types) if value is not None else None
+    known = receiver_type(value, types) if value is not None else None
     return known[0] if known is not None and known[1] else None
 
 
@@ -466,7 +466,7 @@ def _delete_field(file: _MemberFile, name: str) -> _Removal:
 # -- use entries and attributes ------------------------------------------------------------------
 
 
-def _entry_path(leaf: tree_sitter.Node) -> str:
+def entry_path(leaf: tree_sitter.Node) -> str:
     """The full path a leaf of a use tree imports, as written (`a::b::{c as d}` -> `a::b::c`)."""
     text = node_text(leaf.child_by_field_name("path")) if leaf.type == "use_as_clause" else node_text(leaf)
     node = leaf.parent
@@ -481,14 +481,14 @@ def _entry_path(leaf: tree_sitter.Node) -> str:
 
 def _delete_use(file: _MemberFile, name: str) -> _Removal:
     wanted = "".join(name.split())
-    entries = [e for e in use_entries(file.tree) if _entry_path(e.node) == wanted]
+    entries = [e for e in use_entries(file.tree) if entry_path(e.node) == wanted]
     if len(entries) != 1:
         if entries:
             line, col = line_col(file.source, entries[1].node.start_byte)
             file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
                                          f"{name} is imported by {len(entries)} `use` entries; not deleted", symbol=name))
         else:
-            candidates = [_entry_path(e.node) for e in use_entries(file.tree)]
+            candidates = [entry_path(e.node) for e in use_entries(file.tree)]
             file.findings.append(missing_target(file.path, "use", name, candidates, file.absent))
         return _Removal()
     return _Removal(reshaped=removal_edits(file.path, file.source, entries, f"{file.origin}:use:{name}"))
@@ -549,7 +549,7 @@ def _one_of(file: _MemberFile, kind: str, name: str, found: list[tuple[tree_sitt
     return found[0][0]
 
 
-def _macro_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
+def macro_statement(node: tree_sitter.Node) -> tree_sitter.Node | None:
     """The statement or item a macro invocation is, alone (`register!(Dial);` in a module or a
     block), or None for an invocation inside an expression."""
     parent = node.parent
@@ -633,7 +633,7 @@ def _delete_macro_call(file: _MemberFile, name: str) -> _Removal:
         return _Removal()
     found = []
     for node in descendants(file.tree.root_node, named=True):
-        if node.type != "macro_invocation" or _macro_statement(node) is None:
+        if node.type != "macro_invocation" or macro_statement(node) is None:
             continue
         called = _squeezed(node.child_by_field_name("macro"))
         tokens = next((c for c in node.named_children if c.type == "token_tree"), None)
@@ -641,7 +641,7 @@ def _delete_macro_call(file: _MemberFile, name: str) -> _Removal:
                 (pattern is None or _tokens_match(pattern, _token_elements(tokens, pattern=False), {})):
             found.append((node, f"{called}!{_squeezed(tokens)}"))
     chosen = _one_of(file, "macro_call", name, found, ordinal)
-    statement = _macro_statement(chosen) if chosen is not None else None
+    statement = macro_statement(chosen) if chosen is not None else None
     if statement is None:  # none chosen (`found` holds only invocations standing alone)
         return _Removal()
     end = statement.end_byte

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Callable, Iterator
 
-from codemods.languages.rust.items import DeletedItem, RustTarget, _attribute_path, _attribute_string_value, \
+from codemods.languages.rust.items import DeletedItem, RustTarget, attribute_path, attribute_string_value, \
     leading_trivia, rust_items
 from codemods.parse import RUST, parse
 
@@ -47,7 +47,7 @@ def module_files(declaring: str, inline: tuple[str, ...], start: int, read: Call
     if module is None or module.node.child_by_field_name("body") is not None:
         return
     _, attributes = leading_trivia(source, module.node)
-    path_value = next((_attribute_string_value(a) for a in attributes if _attribute_path(a) == "path"), None)
+    path_value = next((attribute_string_value(a) for a in attributes if attribute_path(a) == "path"), None)
     for candidate in module_candidates(declaring, inline, module.name, path_value):
         data = read(candidate)
         if data is None:

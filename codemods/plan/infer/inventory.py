@@ -18,7 +18,7 @@ import tree_sitter
 from codemods.languages.cpp.items import cpp_items
 from codemods.languages.rust.imports import use_entries
 from codemods.languages.rust.items import RustItem, exact_spelling, leading_trivia, rust_items
-from codemods.languages.rust.members import _entry_path, _macro_statement
+from codemods.languages.rust.members import entry_path, macro_statement
 from codemods.parse import RUST, descendants, parse
 
 # The kinds that name code inside items (by its text): what the plan refuses of them, a rewrite
@@ -92,7 +92,7 @@ def _rust(source: bytes) -> dict[tuple[str, ...], Entry]:
         if item.kind in ("struct", "enum", "union"):
             _rust_members(item, name, found)
     for entry in use_entries(tree):
-        path = _entry_path(entry.node)
+        path = entry_path(entry.node)
         found.setdefault(("use", path), Entry("use", path, entry.node.start_byte, entry.node.end_byte,
                                                secondary=True))
     _code_by_text(source, tree, items, found)
@@ -112,7 +112,7 @@ def _code_by_text(source: bytes, tree: tree_sitter.Tree, items: list[RustItem],
         if node.type in ("attribute_item", "inner_attribute_item"):
             start, end = node.start_byte, node.end_byte
             named.append((("attribute", _words(node)), Entry("attribute", _words(node), start, end)))
-        elif node.type == "macro_invocation" and (statement := _macro_statement(node)) is not None:
+        elif node.type == "macro_invocation" and (statement := macro_statement(node)) is not None:
             start, _ = leading_trivia(source, statement)
             named.append((("macro_call", _words(node)), Entry("macro_call", _words(node), start, statement.end_byte)))
         elif node.type == "match_arm" and (pattern := node.child_by_field_name("pattern")) is not None:

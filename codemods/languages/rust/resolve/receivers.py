@@ -37,7 +37,7 @@ class ReceiverTypes:
         methods = [t for t in spelling.candidates if t.owner is not None]
         if not methods:
             return None
-        known = _receiver_type(receiver, types) if receiver is not None else None
+        known = receiver_type(receiver, types) if receiver is not None else None
         if receiver is not None and known is not None and not known[1] and known[0].isidentifier() \
                 and known[0] not in _PRIMITIVES:
             known = self._type_behind(key, Place(file, receiver), known[0])
@@ -167,7 +167,7 @@ class FileTypes:
         return {}
 
 
-def _receiver_type(receiver: tree_sitter.Node, types: FileTypes) -> tuple[str, bool] | None:
+def receiver_type(receiver: tree_sitter.Node, types: FileTypes) -> tuple[str, bool] | None:
     """(type name, whether this file declares it) where the source shows the receiver's type:
     `self` in an impl; a field (`self.field`, `value.field`, and `...[i]`) of a struct this file
     declares, with the field's declared type; a local or parameter with a type annotation, a
@@ -200,7 +200,7 @@ def _struct_of(value: tree_sitter.Node, types: FileTypes) -> str | None:
     """The struct this file declares that `value` (the left of `value.field`) is, where that shows."""
     if value.type not in ("identifier", "field_expression", "index_expression"):
         return None
-    known = _receiver_type(value, types)
+    known = receiver_type(value, types)
     return known[0] if known is not None and known[1] else None
 
 
