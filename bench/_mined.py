@@ -239,7 +239,7 @@ def _source_lines(files: dict[str, bytes]) -> int:
 
 
 def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: float) -> CommitResult:
-    from replay import changed, files_of, first_difference, tokens  # bench/replay.py, the comparison
+    from replay import changed, file_difference, files_of, tokens  # bench/replay.py, the comparison
 
     result = CommitResult(repo, sha, language)
     mirror = mirror_of(repo)
@@ -299,15 +299,9 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                                   != tokens(child[rel].decode("utf-8", "replace")))
     result.extra_files = sorted(got - expected)
     for rel in sorted(expected | got):
-        want, have = child.get(rel), got_files.get(rel)
-        if want is None or have is None:
-            if (want is None) != (have is None):
-                result.differing.append(f"{rel}: {'deleted' if want is None else 'kept'} by the commit, "
-                                        f"{'kept' if have is not None else 'deleted'} by the recipe")
-            continue
-        want_text, have_text = want.decode("utf-8", "replace"), have.decode("utf-8", "replace")
-        if tokens(want_text) != tokens(have_text):
-            result.differing.append(f"{rel}: {first_difference(want_text, have_text)}")
+        difference = file_difference(rel, child.get(rel), got_files.get(rel))
+        if difference is not None:
+            result.differing.append(difference)
 
     result.exit_codes, result.traceback, result.wrote = [dry_code, real_code], traceback_seen, bool(got)
     result.blocking = [f"{f['code']} {f['path']}:{f['line']} {str(f.get('message', ''))[:160]}" for f in blocking]

@@ -175,6 +175,20 @@ def changed(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]:
     return {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
 
 
+def file_difference(rel: str, want: bytes | None, have: bytes | None) -> str | None:
+    """How the file `rel` the commit leaves (`want`, None: deleted) and the one the recipe leaves
+    (`have`) differ, as one line; None when they are token-equal or both deleted."""
+    if want is None or have is None:
+        if (want is None) == (have is None):
+            return None
+        return (f"{rel}: {'deleted' if want is None else 'kept'} by the commit, "
+                f"{'kept' if have is not None else 'deleted'} by the recipe")
+    want_text, have_text = want.decode("utf-8", "replace"), have.decode("utf-8", "replace")
+    if tokens(want_text) == tokens(have_text):
+        return None
+    return f"{rel}: {first_difference(want_text, have_text)}"
+
+
 def first_difference(expected: str, got: str) -> str:
     a, b = tokens(expected), tokens(got)
     for i, (x, y) in enumerate(zip(a, b)):
@@ -300,14 +314,10 @@ def replay(case_dir: Path, scratch: Path, infer: bool = False) -> CaseResult:
     result.same_files = not result.missing_files and not result.extra_files
     for rel in sorted(expected | got):
         want, have = child.get(rel), work.get(rel)
-        if want is None or have is None:
-            if (want is None) != (have is None):
-                result.differing.append(f"{rel}: {'deleted' if want is None else 'kept'} by the commit, "
-                                        f"{'kept' if have is not None else 'deleted'} by the recipe")
-            continue
-        want_text, have_text = want.decode("utf-8", "replace"), have.decode("utf-8", "replace")
-        if tokens(want_text) != tokens(have_text):
-            result.differing.append(f"{rel}: {first_difference(want_text, have_text)}")
+        difference = file_difference(rel, want, have)
+        if difference is not None:
+            result.differing.append(difference)
+        if difference is not None or want is None or have is None:
             continue
         result.token_equal_files += 1
         if formatter_clean(child_root, rel) and formatter_clean(work_root, rel) is False:
