@@ -742,3 +742,27 @@ def test_items_an_unparseable_cpp_file_reads_in_the_wrong_scope_are_not_gone(tmp
     assert "temperature" in toml
     for kept in ("Oven::heat", "Oven::Oven", "class Oven", "the class Oven", '"Oven"'):
         assert kept not in toml, toml
+
+
+def test_entries_the_change_takes_out_of_a_declaration_the_recipe_reshapes_are_deleted_with_it(
+        tmp_path: Path) -> None:
+    # `Weave` is a trait import the engine keeps by itself (its methods may be in use); once the
+    # recipe reshapes that declaration, the engine's import stage leaves it alone, so `Loom` and
+    # `Shuttle`, unused since `warp` went, are asked for in the same edit.
+    inferred = _inferred(tmp_path, {
+        "src/lib.rs": """
+            use textile::{Loom, Shuttle, Spool, Weave};
+
+            pub fn spool() -> Spool { Spool::default() }
+
+            pub fn warp(l: Loom, s: Shuttle) -> u8 { l.weave(s) }
+        """,
+    }, {
+        "src/lib.rs": """
+            use textile::Spool;
+
+            pub fn spool() -> Spool { Spool::default() }
+        """,
+    })
+    assert 'name = "textile::Loom"' in inferred.toml and 'name = "textile::Weave"' in inferred.toml
+    assert inferred.unexpressed == ()

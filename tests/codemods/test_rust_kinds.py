@@ -146,6 +146,23 @@ def test_a_use_entry_and_an_attribute() -> None:
     """})
 
 
+def test_several_use_entries_of_one_declaration_go_in_one_edit() -> None:
+    # Each entry alone would reshape the same `{...}` list: the plan joins them, whatever the
+    # order the recipe names them in, and the entries an import is still used by stay.
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+        use std::collections::{BTreeMap, HashSet, VecDeque, BinaryHeap};
+        use std::io::Write;
+
+        pub fn depth(q: &VecDeque<u8>) -> usize { q.len() }
+    """}, _recipe(("src/lib.rs", "use", "std::collections::BinaryHeap"), ("src/lib.rs", "use", "std::io::Write"),
+                  ("src/lib.rs", "use", "std::collections::BTreeMap"), ("src/lib.rs", "use", "std::collections::HashSet")),
+        {"Cargo.toml": CARGO, "src/lib.rs": """
+        use std::collections::VecDeque;
+
+        pub fn depth(q: &VecDeque<u8>) -> usize { q.len() }
+    """})
+
+
 def test_imports_left_unused_go_and_used_ones_stay() -> None:
     args = """
         pub trait Configurable {}

@@ -21,7 +21,7 @@ import tree_sitter
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
-from codemods.languages.rust.imports import removal_edits, use_entries
+from codemods.languages.rust.imports import UseEntry, removal_edits, use_entries
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.items import (
     RustItem, RustTarget, leading_trivia, matches_name, numbered_name, rust_items, split_path,
@@ -479,7 +479,8 @@ def entry_path(leaf: tree_sitter.Node) -> str:
     return "".join(text.split())
 
 
-def _delete_use(file: _MemberFile, name: str) -> _Removal:
+def _use_entry(file: _MemberFile, name: str) -> UseEntry | None:
+    """The one `use` entry of the file importing `name` (None, with a finding, where none or several do)."""
     wanted = "".join(name.split())
     entries = [e for e in use_entries(file.tree) if entry_path(e.node) == wanted]
     if len(entries) != 1:
@@ -490,8 +491,23 @@ def _delete_use(file: _MemberFile, name: str) -> _Removal:
         else:
             candidates = [entry_path(e.node) for e in use_entries(file.tree)]
             file.findings.append(missing_target(file.path, "use", name, candidates, file.absent))
-        return _Removal()
-    return _Removal(reshaped=removal_edits(file.path, file.source, entries, f"{file.origin}:use:{name}"))
+        return None
+    return entries[0]
+
+
+def _delete_uses(file: _MemberFile, names: list[str]) -> list[Edit]:
+    """The edits deleting the `use` entries `names`: one per declaration, whatever number of its
+    entries go (each entry alone would reshape the same list: edits that overlap). An edit that
+    several entries share has their origins joined by `+`."""
+    found = [(name, entry) for name in names if (entry := _use_entry(file, name)) is not None]
+    by_declaration: dict[int, list[tuple[str, UseEntry]]] = {}
+    for name, entry in found:
+        by_declaration.setdefault(entry.declaration.start_byte, []).append((name, entry))
+    edits = []
+    for group in by_declaration.values():
+        origin = "+".join(dict.fromkeys(f"{file.origin}:use:{name}" for name, _ in group))
+        edits += removal_edits(file.path, file.source, [entry for _, entry in group], origin)
+    return edits
 
 
 def _attribute_key(text: str) -> str:
@@ -704,7 +720,7 @@ def _delete_match_arm(file: _MemberFile, name: str) -> _Removal:
     return _Removal([Deletion(*_with_comma(file.source, arm, start), f"{file.origin}:match_arm:{name}")])
 
 
-_OPERATIONS = {"variant": _delete_variant, "field": _delete_field, "use": _delete_use,
+_OPERATIONS = {"variant": _delete_variant, "field": _delete_field,
                "attribute": _delete_attribute, "macro_call": _delete_macro_call, "match_arm": _delete_match_arm}
 
 
@@ -714,7 +730,12 @@ def delete_members(path: str, source: bytes, targets: list[RustTarget], origin: 
     tree = parse(source, RUST)
     file = _MemberFile(path, source, tree, rust_items(source, tree), origin, absent, [])
     result = MemberDeletions([], [], [], file.findings)
+    uses = [t.name for t in targets if t.kind == "use"]
+    if uses:
+        result.reshaped.extend(_delete_uses(file, uses))
     for target in targets:
+        if target.kind == "use":
+            continue
         removal = _OPERATIONS[target.kind](file, target.name)
         result.deletions.extend(removal.deletions)
         result.reshaped.extend(removal.reshaped)

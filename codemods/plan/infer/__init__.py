@@ -253,6 +253,10 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
         leading = min(still, key=lambda d: (d.entry.kind == "use", d.path, d.entry.start))
         # An impl before the methods in it, and the `use` entries last: each may take the next.
         batch = [d for d in still if d.entry.kind == leading.entry.kind] if round_ < 5 else still
+        # A declaration the recipe reshapes is left alone by the engine's import stage: the other
+        # entries the change takes out of it are asked for too, in the same edit.
+        batch += [d for d in waiting if d not in batch and d.entry.kind == "use"
+                  and any(_same_declaration(before, d, b) for b in batch if b.entry.kind == "use")]
         chosen += batch
         waiting = [d for d in waiting if d not in batch and d in still]
     findings: list[Finding] = []
@@ -271,6 +275,17 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
         notes.append(f"{delete.path}:{first}: the {delete.entry.kind} {delete.entry.name} is gone, but a plan "
                      f"refuses to delete it: {why}")
     return sorted((d for d in chosen if d not in refused), key=lambda d: (d.path, d.entry.start))
+
+
+def _same_declaration(before: Path, one: _Delete, other: _Delete) -> bool:
+    """Whether two Rust `use` entries of the same file are leaves of one `use` declaration."""
+    if one.path != other.path or one.language != "rust":
+        return False
+    source = (before / one.path).read_bytes()
+    node = parse(source, "rust").root_node.descendant_for_byte_range(one.entry.start, one.entry.start)
+    while node is not None and node.type != "use_declaration":
+        node = node.parent
+    return node is not None and node.start_byte <= other.entry.start < node.end_byte
 
 
 def _still_there(delete: _Delete, source: bytes | None) -> bool:
