@@ -20,7 +20,7 @@ from codemods.edit.splice import (FileChange, conflicts, digest, joined_deletion
                                   splice, with_line_endings_of)
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.parallel import Forked, forked_call
-from codemods.core.registry import Language, PlanState, language_for
+from codemods.core.registry import Language, PlanState, language_for, lex_spans
 from codemods.parse import parse, reparse
 from codemods.edit.errors import RecipeInputError
 from codemods.plan.formatting import Jobs, format_ahead, formatter_missing, start_formatting
@@ -323,15 +323,19 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     language = language_for(path)
     spared = language.operations.parse_errors_deletable if language is not None else None
     deletable = spared is not None and spared(root, path)
-    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi
-              and not (deletable and not e.replacement and e.start <= lo <= hi <= e.end)]
+    # An error spared goes whole with a deletion whose text is a closed construct (its brackets
+    # balance, comments and strings aside): the item around the error was located, not guessed.
+    taken = [(lo, hi) for lo, hi in errors_before for e in edits if deletable and not e.replacement
+             and e.start <= lo <= hi <= e.end and _balanced(source, e.start, e.end, language)]
+    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi and (lo, hi) not in taken]
     if broken:
         line, col = line_col(source, errors_before[0][0])
         return [Finding(path, line, col, Code.UNPARSEABLE_TARGET,
                         "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
     result = splice(source, edits)
     errors_after = _parse_errors(path, result, (source, edits))
-    if len(errors_after) > len(errors_before):
+    # Each error a deletion took must be gone from the result, and no other one come.
+    if len(errors_after) > len(errors_before) - len(set(taken)):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
         return [Finding(path, line, col, Code.PARSE_REGRESSION,
@@ -339,6 +343,42 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     if result == source:
         return [], None, crlf
     return [], FileChange(path, source, result, tuple(edits)), crlf
+
+
+_OPENING = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
+_CLOSING = set(_OPENING.values())
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b", re.M)
+
+
+def _balanced(source: bytes, start: int, end: int, language: Language | None) -> bool:
+    """Whether the brackets of `source[start:end]` outside comments and strings balance."""
+    if language is None or language.lexer is None:
+        return False
+    spans = lex_spans(source, language.name, end)
+    if spans is None:
+        return False
+    stack: list[int] = []
+    for offset in range(start, end):
+        byte = source[offset]
+        if byte not in _OPENING and byte not in _CLOSING:
+            continue
+        if spans.kind_at(offset, offset + 1) is not None:
+            continue
+        if byte in _OPENING:
+            stack.append(_OPENING[byte])
+        elif not stack or stack.pop() != byte:
+            return False
+    if stack:
+        return False
+    # A conditional's lines (`#if` ... `#endif`) pair up inside it too.
+    depth = 0
+    for directive in _CONDITIONAL.finditer(source, start, end):
+        if spans.kind_at(directive.start(1), directive.end(1)) is not None:
+            continue
+        depth += -1 if directive.group(1) == b"endif" else 1
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 _Apart = tuple[dict[str, FileDeletions], dict[tuple[str, str], list[tuple[int, int]]]]

@@ -344,3 +344,70 @@ def test_a_static_data_member_goes_with_its_definitions():
             """),
         },
     )
+
+
+def _plan_header(tmp_path, text: str, *targets: tuple[str, str]):
+    (tmp_path / "kite.h").write_bytes(dedent(text))
+    recipe = Recipe(id="t", summary="", deletions=tuple(ItemTarget("kite.h", "cpp", k, n) for k, n in targets))
+    return plan_recipe(tmp_path, recipe)
+
+
+# The grammar reads without a preprocessor: `#ifdef` inside an expression and an attribute macro
+# before a member are valid code it misreads. Each error lies inside the item deleted.
+_MISREAD = """
+    namespace sky {
+    inline bool is_gusty(char c)
+    {
+      return c == '~'
+    #ifdef KITE_STORMY
+             || c == '!'
+    #endif
+        ;
+    }
+
+    class Spool {
+     public:
+      /// Old length, in metres.
+      KITE_RETIRED("use length() instead")
+      int old_length() const { return len_; }
+      int length() const { return len_; }
+
+     private:
+      int len_ = 0;
+    };
+    }  // namespace sky
+"""
+
+
+def test_a_parse_error_wholly_inside_a_deleted_cpp_item_goes_with_it(tmp_path):
+    plan = _plan_header(tmp_path, _MISREAD, ("function", "sky::is_gusty"), ("function", "sky::Spool::old_length"))
+    assert plan.blocking == []
+    [change] = plan.changes
+    assert change.after == dedent("""
+        namespace sky {
+        class Spool {
+         public:
+          int length() const { return len_; }
+
+         private:
+          int len_ = 0;
+        };
+        }  // namespace sky
+    """)
+
+
+def test_a_deletion_that_cuts_through_a_parse_error_is_still_refused(tmp_path):
+    # The conditional opens in one function and closes in the next: no item holds the error whole.
+    plan = _plan_header(tmp_path, """
+        namespace sky {
+        int rise() {
+        #ifdef KITE_STORMY
+          return 1; }
+        int fall() {
+        #endif
+          return 2; }
+        int drift() { return 3; }
+        }  // namespace sky
+    """, ("function", "sky::rise"))
+    assert [f.code for f in plan.blocking] in (["unparseable-target"], ["no-such-item"])
+    assert plan.changes == ()

@@ -292,10 +292,30 @@ def _type_alias_name(node: tree_sitter.Node) -> str | None:
 def _is_annotation_macro(source: bytes, node: tree_sitter.Node) -> bool:
     """Whether `node` is a macro on its own line(s) annotating what follows: `NAME(args)` or
     `NAME` with no `;`, which tree-sitter-cpp reads as an expression statement missing its `;`."""
+    if node.type == "ERROR":
+        return _is_member_annotation_macro(source, node)
     if node.type != "expression_statement" or not node.children or not node.children[-1].is_missing:
         return False
     named = [c for c in node.named_children if c.type != "comment"]  # comments before the missing `;` are inside
     return len(named) == 1 and named[0].type in ("call_expression", "identifier") and starts_own_line(source, node)
+
+
+_MACRO_NAME = re.compile(rb"[A-Z_][A-Z0-9_]*\Z")
+
+
+def _is_member_annotation_macro(source: bytes, node: tree_sitter.Node) -> bool:
+    """Whether an error node in a class body is an annotation macro on its own line(s):
+    `NAME(args)`, `NAME` in capitals as macros are written, its brackets closed, nothing else on
+    its last line (tree-sitter-cpp reads no such macro before a member)."""
+    if node.parent is None or node.parent.type != "field_declaration_list" or not starts_own_line(source, node):
+        return False
+    kids = node.children
+    if not kids or kids[0].type not in ("identifier", "type_identifier") or not _MACRO_NAME.match(kids[0].text or b""):
+        return False
+    if len(kids) > 1 and (kids[1].type != "(" or kids[-1].type != ")"):
+        return False
+    line_end = source.find(b"\n", node.end_byte)
+    return not source[node.end_byte:len(source) if line_end < 0 else line_end].strip()
 
 
 def is_annotation_macro_semicolon(source: bytes, node: tree_sitter.Node) -> bool:

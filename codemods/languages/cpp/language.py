@@ -170,6 +170,14 @@ def formatting_applies(root: Path, path: str) -> bool:
     return style_file(root, path) is not None
 
 
+def parse_errors_deletable(root: Path, path: str) -> bool:
+    """Always: the grammar reads without a preprocessor, and valid code misreads where a macro
+    stands for syntax (an attribute macro before a declaration, `#ifdef` inside an expression).
+    An item around such an error, located and closed (the planner checks its brackets balance and
+    that the error goes with it, no other coming), may be deleted whole."""
+    return True
+
+
 OPERATIONS = LanguageOperations(
     parse_errors=parse_errors,
     identifiers=identifiers,
@@ -182,6 +190,7 @@ OPERATIONS = LanguageOperations(
     formatting_applies=formatting_applies,
     files_deleted_with=files_deleted_with,
     file_deleted=file_deleted,
+    parse_errors_deletable=parse_errors_deletable,
     # Its deletion runs beside the Rust files' in a plan that edits both (a cxx bridge's two sides).
     deletes_apart=True,
 )
