@@ -18,7 +18,8 @@ from codemods.languages.cpp.deletion import delete_cpp_items, delete_members_of
 from codemods.languages.cpp.items import CppItem, CppTarget, cpp_items, is_annotation_macro_semicolon
 from codemods.languages.cpp.includes import included_files, include_lines, resolve_include
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
-from codemods.languages.cpp.resolve import DeletedCppItem, cpp_references, deleted_cpp_items
+from codemods.languages.cpp.deleted import DeletedCppItem, deleted_cpp_items
+from codemods.languages.cpp.resolve import cpp_references
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
