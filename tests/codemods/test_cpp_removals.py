@@ -5,7 +5,8 @@ left empty."""
 from __future__ import annotations
 
 from codemods import ItemTarget, Recipe, plan_recipe
-from codemods.languages.cpp.items import CppTarget, cpp_items, delete_cpp_items
+from codemods.languages.cpp.deletion import delete_cpp_items
+from codemods.languages.cpp.items import CppTarget, cpp_items
 
 from codemod_helpers import assert_deletes, assert_recipe, dedent
 

@@ -1,7 +1,8 @@
 from pathlib import Path
 
 from codemods import ItemTarget, Recipe, plan_recipe
-from codemods.languages.cpp.items import CppTarget, delete_cpp_items
+from codemods.languages.cpp.deletion import delete_cpp_items
+from codemods.languages.cpp.items import CppTarget
 
 from codemod_helpers import assert_deletes, dedent, run_deletion
 

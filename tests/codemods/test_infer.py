@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from codemods import InferredRecipe, infer_recipe, load_recipe, plan_recipe
 from codemods.cli.main import main
-from codemods.plan.infer.residue import same_tokens
+from codemods.plan.infer.tokens import same_tokens
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

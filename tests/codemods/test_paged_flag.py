@@ -191,7 +191,7 @@ def test_a_wrapper_without_an_inherent_impl_gets_one_for_the_constant(tree: Path
 
 
 def test_the_recipe_knows_the_families_paged_bench_measures() -> None:
-    from codemods.recipes.mlxcel.paged_flag import FAMILIES
+    from codemods.recipes.mlxcel.flag_sites import FAMILIES
     from interchange.decision import KNOWN_FAMILIES
 
     assert tuple(FAMILIES) == KNOWN_FAMILIES

@@ -41,7 +41,8 @@ from codemods.edit.splice import splice
 from codemods.parse import CPP, RUST, error_nodes, parse
 from codemods.plan.planner import plan_recipe
 from codemods.edit.item_spans import deletion_edits
-from codemods.languages.cpp.items import CppTarget, delete_cpp_items, is_annotation_macro_semicolon
+from codemods.languages.cpp.deletion import delete_cpp_items
+from codemods.languages.cpp.items import CppTarget, is_annotation_macro_semicolon
 from codemods import ItemTarget, Recipe
 from codemods.languages.rust.items import RustTarget, delete_rust_items
 

@@ -12,7 +12,7 @@ from codemods import infer_recipe, load_recipe, plan_recipe
 from codemods.core.registry import LANGUAGES, parsed_languages
 from codemods.edit.codes import Code
 from codemods.pattern import Pattern, replace_all
-from codemods.plan.infer.residue import same_tokens
+from codemods.plan.infer.tokens import same_tokens
 
 PYTHON = "python"
 

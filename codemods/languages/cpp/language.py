@@ -14,12 +14,12 @@ from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedRecord, Reference, deleted_file
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
-from codemods.languages.cpp.items import (
-    CppItem, CppTarget, cpp_items, delete_cpp_items, delete_members_of, is_annotation_macro_semicolon,
-)
+from codemods.languages.cpp.deletion import delete_cpp_items, delete_members_of
+from codemods.languages.cpp.items import CppItem, CppTarget, cpp_items, is_annotation_macro_semicolon
 from codemods.languages.cpp.includes import included_files, include_lines, resolve_include
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
-from codemods.languages.cpp.resolve import DeletedCppItem, cpp_references, deleted_cpp_items
+from codemods.languages.cpp.deleted import DeletedCppItem, deleted_cpp_items
+from codemods.languages.cpp.resolve import cpp_references
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:

@@ -45,33 +45,33 @@ namespace macros (preprocessor.py) standing for the namespaces they open.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable, Collection, NamedTuple, Sequence
+from typing import Callable, Collection, NamedTuple
 
 import tree_sitter
 
 from codemods.parse import node_text
 from codemods.words import word_in, word_matches
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
+from codemods.languages.cpp.deleted import (
+    HEADER_SUFFIXES, DeletedCppItem, Overload, declaration_of, function_arity, has_internal_linkage, is_member,
+)
 from codemods.languages.cpp.items import (
-    CppItem, function_declarator, cpp_items, enclosing_scopes, is_forward_declaration, parsed,
+    CppItem, function_declarator, cpp_items, enclosing_scopes, parsed,
 )
 from codemods.languages.cpp.preprocessor import NamespaceRegion, in_inactive_branch
 from codemods.languages.cpp.receivers import NOT_A_CLASS, local_declaration, member_function_classes, receiver_class
 from codemods.languages.cpp.operators import (
-    MATCH, UNKNOWN, class_name, operand_match, operator_symbol, operator_uses, verdict,
+    MATCH, UNKNOWN, class_name, operand_match, operator_uses, verdict,
 )
 from codemods.languages.cpp.signature import (
-    ARITHMETIC, POINTER, STRING_LITERAL, ZERO, argument_fits, arity, parameters_signature, spelled, type_category,
+    ARITHMETIC, POINTER, STRING_LITERAL, ZERO, parameters_signature, spelled, type_category,
 )
 
-_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
 # What a literal argument is (signature.py's categories); a number literal is told apart by its value.
 _LITERAL_CATEGORIES = {"string_literal": STRING_LITERAL, "concatenated_string": STRING_LITERAL,
                        "raw_string_literal": STRING_LITERAL, "char_literal": ARITHMETIC, "true": ARITHMETIC,
                        "false": ARITHMETIC, "nullptr": ZERO}
 _CLASS_KINDS = ("class", "struct", "union")
-_TYPE_ITEM_KINDS = (*_CLASS_KINDS, "enum", "type")
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
 
 # What a resolution says of one use: (certainty, kind, resolution), as in `Reference`.
@@ -86,138 +86,6 @@ class _Using(NamedTuple):
     target: tuple[str, ...]
     offset: int
     text: str
-
-
-@dataclass(frozen=True)
-class DeletedCppItem:
-    """A C++ item a plan deletes: the namespace code names it through (anonymous namespaces are
-    transparent), whether it is local to its translation unit (`static`, or in an anonymous
-    namespace), a function's arity (fewest and most arguments; most None when variadic) and
-    signature, the overloads of its name its file keeps, and the recipe's namespace macros (to
-    read the files that use it as they were read)."""
-
-    path: str
-    name: str
-    visible_namespace: tuple[str, ...]
-    kind: str
-    translation_unit_local: bool
-    arity: tuple[int, int | None] | None = None
-    namespace_macros: tuple[tuple[str, str], ...] = ()
-    signature: tuple[str, ...] | None = None
-    survivors: tuple["Overload", ...] = ()
-    member: bool = False
-    forward: bool = False  # a class declared without its body (`class Klass;`)
-
-    @property
-    def linkable(self) -> bool:
-        """Whether code of another language (a cxx bridge) can name it: not static or
-        anonymous-namespace, and not a data member."""
-        return not self.translation_unit_local and self.kind != "field"
-
-    @property
-    def operator(self) -> str | None:
-        """The operator it overloads (`+`), None for a function that is no operator."""
-        return operator_symbol(self.name) if self.signature is not None else None
-
-    @property
-    def operands(self) -> tuple[str, ...]:
-        """An operator's operand types in order: its class first for a member operator."""
-        own = (self.visible_namespace[-1],) if self.member and self.visible_namespace else ()
-        return own + (self.signature or ())
-
-    @property
-    def search_words(self) -> tuple[str, ...]:
-        """The words a file that uses it spells: its name; for an operator, which code applies
-        without naming it, the classes of its operands, and its name (`operator+(a, b)`)."""
-        if self.operator is None:
-            return (self.name,)
-        return tuple(dict.fromkeys([*(c for c in map(class_name, self.operands) if c is not None), self.name]))
-
-    def takes(self, arguments: list[str | None]) -> bool:
-        """Whether a call with these arguments (their categories, None where not known) can call
-        it (any call for a non-function)."""
-        return self.arity is None or Overload(self.arity, self.signature or ()).takes(arguments)
-
-
-@dataclass(frozen=True)
-class Overload:
-    """One function of a name: how many arguments it takes, its parameter types and, for a
-    member function, its class (the first operand of a member operator)."""
-
-    arity: tuple[int, int | None]
-    signature: tuple[str, ...]
-    member_of: str = ""
-
-    @property
-    def operands(self) -> tuple[str, ...]:
-        """An operator's operand types: its class first for a member operator."""
-        return ((self.member_of,) if self.member_of else ()) + self.signature
-
-    def takes(self, arguments: list[str | None]) -> bool:
-        """Whether a call with these arguments (their categories, None where not known) can call it."""
-        fewest, most = self.arity
-        return fewest <= len(arguments) and (most is None or len(arguments) <= most) \
-            and all(argument_fits(a, p) for a, p in zip(arguments, self.signature))
-
-
-def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[tuple[str, str], ...] = (),
-                      kept: Sequence[CppItem] = ()) -> list[DeletedCppItem]:
-    """The resolver's view of the items `delete_cpp_items` deleted in one file; `kept` are the
-    file's items the plan keeps (the overloads of a deleted function's name among them stay)."""
-    found = []
-    for item in items:
-        node = item.node
-        # A type a source file (no header) defines is its own: another translation unit that names
-        # a type of that name defines or includes its own (unless it includes this file).
-        local = (_has_internal_linkage(node) or item.kind in _TYPE_ITEM_KINDS) and not path.endswith(_HEADER_SUFFIXES)
-        survivors = tuple(dict.fromkeys(
-            Overload(_arity(k.node) or (0, None), k.signature, k.scope[-1] if _is_member(k) and k.scope else "")
-            for k in kept
-            if (k.qualified_name == item.qualified_name or operator_symbol(item.name) and k.name == item.name)
-            and k.signature is not None and k.signature != item.signature))
-        found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local,
-                                    _arity(node) if item.signature is not None else None, namespace_macros,
-                                    item.signature, survivors, _is_member(item), is_forward_declaration(item)))
-    return found
-
-
-def _is_member(item: CppItem) -> bool:
-    """Whether the item is a member of a class: declared in its body, or a function defined out
-    of line with a qualifier (`Money::operator+`)."""
-    parent = item.node.parent
-    return (parent is not None and parent.type == "field_declaration_list") or (
-        item.kind == "function" and bool(item.qualifier))
-
-
-def _arity(node: tree_sitter.Node) -> tuple[int, int | None] | None:
-    declarator = function_declarator(_declaration(node).child_by_field_name("declarator"))
-    return arity(declarator.child_by_field_name("parameters")) if declarator is not None else None
-
-
-def _has_internal_linkage(node: tree_sitter.Node) -> bool:
-    """Whether an item is `static` or in an anonymous namespace: each translation unit that
-    reads it has its own."""
-    static = any(c.type == "storage_class_specifier" and c.text == b"static" for c in _declaration(node).children)
-    return static or _in_anonymous_namespace(node)
-
-
-def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
-    current = node.parent
-    while current is not None:
-        if current.type == "namespace_definition" and current.child_by_field_name("name") is None:
-            return True
-        current = current.parent
-    return False
-
-
-def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
-    while node.type == "template_declaration":
-        inner = next((c for c in node.named_children if c.type in ("function_definition", "declaration",
-                                                                    "field_declaration", "template_declaration")), None)
-        if inner is None:
-            return node
-        node = inner
-    return node
 
 
 def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
@@ -310,9 +178,9 @@ def _own_internal_functions(file_items: list[CppItem], names: Collection[str]
     `names`, as overloads by (name, namespace)."""
     found: dict[tuple[str, tuple[str, ...]], list[Overload]] = {}
     for item in file_items:
-        if item.name in names and item.signature is not None and not _is_member(item) \
-                and _has_internal_linkage(item.node):
-            found.setdefault((item.name, item.scope), []).append(Overload(_arity(item.node) or (0, None),
+        if item.name in names and item.signature is not None and not is_member(item) \
+                and has_internal_linkage(item.node):
+            found.setdefault((item.name, item.scope), []).append(Overload(function_arity(item.node) or (0, None),
                                                                           item.signature))
     return found
 
@@ -345,7 +213,7 @@ def _another_copy(item: DeletedCppItem, path: str, file_items: list[CppItem], in
     if item.member or item.path == path or item.path in included():
         return False
     own = includes_of(item.path)
-    if not own and not item.path.endswith(_HEADER_SUFFIXES):
+    if not own and not item.path.endswith(HEADER_SUFFIXES):
         return False
     for other in (path, *sorted(included())):
         if other in own or item.path in includes_of(other):
@@ -528,7 +396,7 @@ def _derives(name: str, owner: str, file_items: list[CppItem], seen: frozenset[s
 
 def _declared_signature(declaration: tree_sitter.Node) -> tuple[str, ...] | None:
     """The normalised parameter types of the function a declaration declares."""
-    declarator = function_declarator(_declaration(declaration).child_by_field_name("declarator"))
+    declarator = function_declarator(declaration_of(declaration).child_by_field_name("declarator"))
     return parameters_signature(declarator.child_by_field_name("parameters")) if declarator is not None else None
 
 

@@ -12,9 +12,8 @@ from codemods.core.registry import RUST
 from codemods.edit.item_spans import deletion_edits
 from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items, split_path
-from codemods.languages.rust.members import (
-    FIELDS, MEMBER_KINDS, VARIANTS, DeletedField, DeletedVariant, delete_members,
-)
+from codemods.languages.rust.member_references import FIELDS, VARIANTS, DeletedField, DeletedVariant
+from codemods.languages.rust.members import MEMBER_KINDS, delete_members
 from codemods.languages.rust.resolve import deleted_rust_items
 from codemods.languages.rust.unused_imports import imports_still_used
 from codemods.parse import parse

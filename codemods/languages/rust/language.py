@@ -23,7 +23,8 @@ from codemods.languages.rust.deletion import delete_items
 from codemods.languages.rust.excerpt import excerpt
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
 from codemods.languages.rust.items import matches_name, numbered_name, rust_items
-from codemods.languages.rust.members import FIELDS, MEMBER_KINDS, VARIANTS, field_references, variant_references
+from codemods.languages.rust.member_references import FIELDS, VARIANTS, field_references, variant_references
+from codemods.languages.rust.members import MEMBER_KINDS
 from codemods.languages.rust.resolve.per_plan import plan_resolver, resolve_ahead, start_searches
 from codemods.languages.rust.unused_imports import imports_left_unused
 from codemods.languages.scope import Scope, after_previous_sibling

@@ -4,9 +4,10 @@ The items of each changed source file present before and gone after become
 `[[delete]]` tables, by kind and exact name. They are planned on `before` (the
 items the engine may delete itself with others, an impl or a `use` entry, asked
 for only where that plan leaves them), and what the plan's result still lacks of
-`after` becomes rewrites, rewordings and insertions (`residue`): what the engine
-derives (imports left unused, formatting, a module's file, a variant's match arms)
-is never written twice. What no rule can say is a `#` comment naming the file, the
+`after` becomes rewrites, rewordings and insertions (`residue`, from the runs of
+`tokens` that differ; `prose` for prose files): what the engine derives (imports
+left unused, formatting, a module's file, a variant's match arms) is never
+written twice. What no rule can say is a `#` comment naming the file, the
 line and why. The recipe is planned once more at the end; a file it still does not
 reproduce, token for token, is named the same way.
 """
@@ -28,8 +29,9 @@ from codemods.languages.cpp.items import cpp_items
 from codemods.languages.python.scopes import python_items
 from codemods.languages.rust.items import exact_spelling, rust_items
 from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
-from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
-                                         prose_rules, same_tokens)
+from codemods.plan.infer.prose import prose_rules
+from codemods.plan.infer.residue import FileResidue, InsertRule, RewordRule, RewriteRule, Rule
+from codemods.plan.infer.tokens import line_of, same_tokens
 from codemods.plan.loader import load_recipe
 from codemods.plan.planner import USAGE_ERROR, plan_recipe
 from codemods.plan.reword import is_prose

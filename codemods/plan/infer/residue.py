@@ -18,7 +18,6 @@ import re
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 import tree_sitter
 
@@ -26,62 +25,13 @@ from codemods.core.registry import LANGUAGES
 from codemods.edit.errors import PatternError
 from codemods.pattern import Pattern, Rewrite
 from codemods.parse import parse
+from codemods.plan.infer.tokens import Change, Token, line_of, token_changes, token_lines, tokens
 
-# Comments, strings, char literals, lifetimes, numbers, words, operators: whitespace apart.
-_TOKEN = re.compile(
-    rb"""
-      (?P<comment>//[^\n]*|/\*.*?\*/)
-    | (?P<raw>b?r(?P<hashes>\#*)".*?"(?P=hashes))
-    | (?P<string>(?:b|u8|u|U|L)?"(?:\\.|[^"\\])*")
-    | (?P<char>(?:b|u8|u|U|L)?'(?:\\.|\\u\{[0-9a-fA-F]+\}|[^'\\\n])')
-    | (?P<lifetime>'[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<number>[0-9][0-9A-Za-z_]*(?:\.[0-9][0-9A-Za-z_]*)?(?:[eE][+-]?[0-9]+)?)
-    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<op>::|->|=>|==|!=|<=|>=|&&|\|\||\+=|-=|\*=|/=|%=|\^=|&=|\|=|<<=|>>=|\.\.=|\.\.\.|\.\.|\#\#|<<|>>|\+\+|--)
-    | (?P<other>\S)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-# Python's: `#` comments, strings (prefixed, triple-quoted), numbers, words, operators.
-_PYTHON_TOKEN = re.compile(
-    rb"""
-      (?P<comment>\#[^\n]*)
-    | (?P<string>(?:[rRbBuUfF]{1,2})?(?:\"\"\"(?:\\.|[^\\])*?\"\"\"|''''(?:\\.|[^\\])*?''''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
-    | (?P<number>[0-9][0-9A-Za-z_]*(?:\.[0-9][0-9A-Za-z_]*)?(?:[eE][+-]?[0-9]+)?)
-    | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<op>\*\*=|//=|>>=|<<=|->|:=|==|!=|<=|>=|\*\*|//|<<|>>|\+=|-=|\*=|/=|%=|&=|\|=|\^=|@=|\.\.\.)
-    | (?P<other>\S)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
 _MARKERS = re.compile(r"^\s*(?://[/!]?|/\*+!?|\*+/?|#)\s?")
 # What may stand between a comment block and the item it documents: blanks and attributes.
 _ATTRIBUTES_ONLY = re.compile(rb"(?:\s|#!?\[[^\n]*\])*")
 _LINE_MARKER = re.compile(rb"//[/!]?")
 _META_NAMES = ("X", "Y", "Z", "A", "B", "C", "D", "E", "F", "G", "H")
-
-
-@dataclass(frozen=True)
-class Token:
-    start: int
-    end: int
-    text: bytes
-    comment: bool
-
-
-def tokens(source: bytes, language: str | None = None) -> list[Token]:
-    """The tokens of a text of `language` (Rust or C++ when None); a comment is one token, compared
-    by its words."""
-    out = []
-    for match in (_PYTHON_TOKEN if language == "python" else _TOKEN).finditer(source):
-        comment = match.lastgroup == "comment"
-        text = b" ".join(match.group(0).split()) if comment else match.group(0)
-        out.append(Token(match.start(), match.end(), text, comment))
-    return out
-
-
-def same_tokens(a: bytes, b: bytes, language: str | None = None) -> bool:
-    return [t.text for t in tokens(a, language)] == [t.text for t in tokens(b, language)]
 
 
 @dataclass(frozen=True)
@@ -113,28 +63,14 @@ class InsertRule:
 Rule = RewriteRule | RewordRule | InsertRule
 
 
-@dataclass(frozen=True)
-class _Change:
-    """One run of changed tokens: [r_lo, r_hi) of the old text's tokens for [a_lo, a_hi) of the new's."""
-
-    r_lo: int
-    r_hi: int
-    a_lo: int
-    a_hi: int
-
-
 @dataclass
 class _Unit:
     """A node of the old text, the changes inside it, and the item (start, end, name) a literal
     pattern of it must be looked for in to find it alone (None: the whole file)."""
 
     node: tree_sitter.Node
-    changes: list[_Change]
+    changes: list[Change]
     item: tuple[int, int, str] | None = None
-
-
-def line_of(source: bytes, offset: int) -> int:
-    return source.count(b"\n", 0, offset) + 1
 
 
 class FileResidue:
@@ -145,7 +81,7 @@ class FileResidue:
         self.path, self.language, self.old, self.new = path, language, old, new
         self.indented = LANGUAGES[language].indented_blocks
         self.r, self.a = tokens(old, language), tokens(new, language)
-        self.changes: list[_Change] = []
+        self.changes: list[Change] = []
         self.tree = parse(old, language)
         names = Counter(name for _, _, name in items)
         self.items = [i for i in items if names[i[2]] == 1]  # the items a name selects alone
@@ -159,11 +95,11 @@ class FileResidue:
         self._old_blocks: list[tuple[list[Token], str]] | None = None
 
     def infer(self) -> None:
-        changes = [self._slid(c) for c in _token_changes([t.text for t in self.r], [t.text for t in self.a],
-                                                         _lines(self.old, self.r), _lines(self.new, self.a))]
+        changes = [self._slid(c) for c in token_changes([t.text for t in self.r], [t.text for t in self.a],
+                                                         token_lines(self.old, self.r), token_lines(self.new, self.a))]
         self.changes = changes
-        code: list[_Change] = []
-        comments: list[_Change] = []
+        code: list[Change] = []
+        comments: list[Change] = []
         for change in changes:
             involved = self.r[change.r_lo:change.r_hi] + self.a[change.a_lo:change.a_hi]
             if all(t.comment for t in involved) and change.r_hi > change.r_lo:
@@ -181,7 +117,7 @@ class FileResidue:
         for unit in units:
             self._rewrite(unit)
 
-    def _slid(self, change: _Change) -> _Change:
+    def _slid(self, change: Change) -> Change:
         """A pure deletion or insertion moved back over the tokens it repeats, to start a line
         where it can (`"a.h" #include` deleted is `#include "a.h"` deleted)."""
         if (change.r_lo == change.r_hi) == (change.a_lo == change.a_hi):
@@ -194,8 +130,8 @@ class FileResidue:
                 break
             if self._line_start(source, texts[lo - back].start):
                 if deleting:
-                    return _Change(lo - back, hi - back, change.a_lo - back, change.a_hi - back)
-                return _Change(change.r_lo - back, change.r_hi - back, lo - back, hi - back)
+                    return Change(lo - back, hi - back, change.a_lo - back, change.a_hi - back)
+                return Change(change.r_lo - back, change.r_hi - back, lo - back, hi - back)
         return change
 
     # -- insertions ---------------------------------------------------------------------------
@@ -204,7 +140,7 @@ class FileResidue:
         before = source[source.rfind(b"\n", 0, offset) + 1:offset]
         return not before.strip()
 
-    def _insertion(self, change: _Change) -> bool:
+    def _insertion(self, change: Change) -> bool:
         """Whole lines added before or after an item: an `[[insert]]` (True when one was made)."""
         if change.r_lo != change.r_hi or change.a_lo == change.a_hi:
             return False
@@ -262,7 +198,7 @@ class FileResidue:
             previous = key
         return blocks
 
-    def _reword(self, change: _Change) -> None:
+    def _reword(self, change: Change) -> None:
         removed, added = self.r[change.r_lo:change.r_hi], self.a[change.a_lo:change.a_hi]
         if self._old_blocks is None:
             self._old_blocks = [(b, self._prose(self.old, b)) for b in self._blocks(self.old, self.r)]
@@ -332,7 +268,7 @@ class FileResidue:
 
     # -- rewrites -------------------------------------------------------------------------------
 
-    def _leading(self, change: _Change) -> bool:
+    def _leading(self, change: Change) -> bool:
         """Whether a pure insertion is of whole lines before a token that starts its line (it
         then goes with the code after it)."""
         return (change.r_lo == change.r_hi and change.r_lo < len(self.r) and change.a_hi < len(self.a)
@@ -340,7 +276,7 @@ class FileResidue:
                 and self._line_start(self.new, self.a[change.a_lo].start)
                 and self._line_start(self.new, self.a[change.a_hi].start))
 
-    def _inserted(self, change: _Change) -> tuple[int, bytes]:
+    def _inserted(self, change: Change) -> tuple[int, bytes]:
         """Where a pure insertion goes in the old text, and what it inserts (with its blanks)."""
         if self._leading(change) or change.r_lo == 0:
             end = self.a[change.a_hi].start if change.a_hi < len(self.a) else len(self.new)
@@ -348,7 +284,7 @@ class FileResidue:
             return point, self.new[self.a[change.a_lo].start:end]
         return self.r[change.r_lo - 1].end, self.new[self.a[change.a_lo - 1].end:self.a[change.a_hi - 1].end]
 
-    def _span(self, change: _Change) -> tuple[int, int]:
+    def _span(self, change: Change) -> tuple[int, int]:
         """The old text's bytes a change covers (with a neighbour or two, for a pure insertion)."""
         if change.r_lo < change.r_hi:
             return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
@@ -358,7 +294,7 @@ class FileResidue:
         hi = self.r[change.r_lo].end if change.r_lo < len(self.r) else len(self.old)
         return lo, hi
 
-    def _touched(self, change: _Change) -> tuple[int, int]:
+    def _touched(self, change: Change) -> tuple[int, int]:
         """The old text's bytes a change replaces ([p, p) for an insertion at p)."""
         if change.r_lo < change.r_hi:
             return self.r[change.r_lo].start, self.r[change.r_hi - 1].end
@@ -396,7 +332,7 @@ class FileResidue:
                   and (i[0], i[1]) != (node.start_byte, node.end_byte)]
         return min(around, key=lambda i: i[1] - i[0], default=None)
 
-    def _units(self, changes: list[_Change]) -> list[_Unit]:
+    def _units(self, changes: list[Change]) -> list[_Unit]:
         units: list[_Unit] = []
         pending = list(changes)
         while pending:
@@ -428,7 +364,7 @@ class FileResidue:
                 group = group + [c for u in overlapping for c in u.changes]
         return sorted(units, key=lambda u: u.node.start_byte)
 
-    def _by_statement(self, change: _Change) -> list[_Change]:
+    def _by_statement(self, change: Change) -> list[Change]:
         """A deletion of several whole sibling nodes (statements, `import` lines) that no one node
         holds, split into one deletion per node; [] where it is not that (a comment among them:
         it goes with no statement)."""
@@ -442,12 +378,12 @@ class FileResidue:
         if len(kids) < 2 or any(k.type in ("comment", "line_comment", "block_comment") or k.start_byte < lo
                                 or hi < k.end_byte for k in kids):
             return []
-        pieces: list[_Change] = []
+        pieces: list[Change] = []
         for kid in kids:
             inside = [i for i in range(change.r_lo, change.r_hi) if kid.start_byte <= self.r[i].start < kid.end_byte]
             if not inside:
                 return []
-            pieces.append(_Change(inside[0], inside[-1] + 1, change.a_lo, change.a_lo))
+            pieces.append(Change(inside[0], inside[-1] + 1, change.a_lo, change.a_lo))
         if sum(p.r_hi - p.r_lo for p in pieces) != change.r_hi - change.r_lo:
             return []  # a token between them (a separator) belongs to none
         return pieces
@@ -497,7 +433,7 @@ class FileResidue:
         after = next((i for i, t in enumerate(self.r) if t.start >= unit.node.end_byte), len(self.r))
         own = set(map(id, unit.changes))
 
-        def shift(change: _Change) -> int:
+        def shift(change: Change) -> int:
             return (change.a_hi - change.a_lo) - (change.r_hi - change.r_lo)
 
         lo = first + sum(shift(c) for c in self.changes if c.r_hi <= first and not (
@@ -607,60 +543,6 @@ class FileResidue:
         return [(_tidy(pattern, indent), _tidy(replace, indent)), (_dedent(pattern, indent), _dedent(replace, indent))]
 
 
-def _lines(source: bytes, found: list[Token]) -> list[int]:
-    """The line of each token (0-based)."""
-    out, line, at = [], 0, 0
-    for token in found:
-        line += source.count(b"\n", at, token.start)
-        at = token.start
-        out.append(line)
-    return out
-
-
-def _token_changes(old: list[bytes], new: list[bytes], old_lines: list[int], new_lines: list[int],
-                   direct: int = 4_000_000) -> list[_Change]:
-    """The runs of tokens that differ: the common ends set aside, then token by token where that
-    is cheap, else line by line first and token by token inside the lines that differ."""
-    prefix = 0
-    while prefix < min(len(old), len(new)) and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < min(len(old), len(new)) - prefix and old[-1 - suffix] == new[-1 - suffix]:
-        suffix += 1
-    o_hi, n_hi = len(old) - suffix, len(new) - suffix
-    if (o_hi - prefix) * (n_hi - prefix) <= direct:
-        return _opcodes(old, new, prefix, o_hi, prefix, n_hi)
-
-    def by_line(texts: list[bytes], lines: list[int], lo: int, hi: int) -> list[tuple[int, int]]:
-        spans: list[tuple[int, int]] = []
-        for index in range(lo, hi):
-            if spans and lines[index] == lines[spans[-1][0]]:
-                spans[-1] = (spans[-1][0], index + 1)
-            else:
-                spans.append((index, index + 1))
-        return spans
-
-    old_spans, new_spans = by_line(old, old_lines, prefix, o_hi), by_line(new, new_lines, prefix, n_hi)
-    matcher = SequenceMatcher(None, [tuple(old[a:b]) for a, b in old_spans], [tuple(new[a:b]) for a, b in new_spans],
-                              autojunk=False)
-    changes: list[_Change] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        o_lo = old_spans[i1][0] if i1 < len(old_spans) else o_hi
-        o_to = old_spans[i2 - 1][1] if i2 > i1 else o_lo
-        n_lo = new_spans[j1][0] if j1 < len(new_spans) else n_hi
-        n_to = new_spans[j2 - 1][1] if j2 > j1 else n_lo
-        changes += _opcodes(old, new, o_lo, o_to, n_lo, n_to)
-    return changes
-
-
-def _opcodes(old: list[bytes], new: list[bytes], o_lo: int, o_hi: int, n_lo: int, n_hi: int) -> list[_Change]:
-    matcher = SequenceMatcher(None, old[o_lo:o_hi], new[n_lo:n_hi], autojunk=False)
-    return [_Change(o_lo + i1, o_lo + i2, n_lo + j1, n_lo + j2)
-            for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
-
-
 def _named_descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     out, stack = [], [node]
     while stack:
@@ -697,65 +579,3 @@ def _tidy(text: str, indent: str) -> str:
 def _spaced(text: str) -> str:
     """No blank inside brackets (`f( x)` -> `f(x)`), as an edit that dropped an argument leaves it."""
     return re.sub(r"[ \t]+([)\]])", r"\1", re.sub(r"([(\[])[ \t]+", r"\1", text))
-
-
-def _paragraphs(text: str) -> list[tuple[int, str]]:
-    """(first line, words joined by single spaces) of each run of non-blank lines."""
-    out: list[tuple[int, str]] = []
-    current: list[str] = []
-    start = 1
-    for number, line in enumerate(text.splitlines() + [""], start=1):
-        if line.strip():
-            if not current:
-                start = number
-            current.append(line.strip())
-        elif current:
-            out.append((start, " ".join(" ".join(current).split())))
-            current = []
-    return out
-
-
-def prose_rules(path: str, old: bytes, new: bytes) -> tuple[list[Rule], list[str]]:
-    """Rewordings of a prose file's changed and removed paragraphs; a paragraph added, or one
-    whose text the file repeats, is named in a note."""
-    before = _paragraphs(old.decode("utf-8", "replace"))
-    after = _paragraphs(new.decode("utf-8", "replace"))
-    counts = Counter(text for _, text in before)
-    rules: list[Rule] = []
-    notes: list[str] = []
-    matcher = SequenceMatcher(None, [t for _, t in before], [t for _, t in after], autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        pairs = _paired([t for _, t in before[i1:i2]], [t for _, t in after[j1:j2]])
-        if len([p for p in pairs if p[0] is not None]) < len(pairs):
-            line = before[i1][0] if i1 < len(before) else (before[-1][0] if before else 1)
-            notes.append(f"{path}:{line}: paragraphs added to a prose file; no rule adds prose")
-        for index, replacement in pairs:
-            if index is None:
-                continue
-            line, text = before[i1 + index]
-            if counts[text] > 1 or sum(text in other for _, other in before) > 1:
-                notes.append(f"{path}:{line}: a paragraph the file repeats changed; no rewording names it alone")
-            else:
-                rules.append(RewordRule(path, text, replacement))
-    return rules, notes
-
-
-def _paired(old: list[str], new: list[str]) -> list[tuple[int | None, str]]:
-    """The old paragraphs of a changed run, in order, each with the new one that rewrites it
-    (the most alike, in order, at least half alike) or "" (removed); (None, text) for a new one
-    no old one becomes."""
-    pairs: list[tuple[int | None, str]] = []
-    taken = 0
-    for index, text in enumerate(old):
-        scores = [(SequenceMatcher(None, text, candidate).ratio(), j) for j, candidate in enumerate(new) if j >= taken]
-        best = max(scores, default=(0.0, -1))
-        if best[0] >= 0.5:
-            pairs += [(None, new[j]) for j in range(taken, best[1])]
-            pairs.append((index, new[best[1]]))
-            taken = best[1] + 1
-        else:
-            pairs.append((index, ""))
-    pairs += [(None, new[j]) for j in range(taken, len(new))]
-    return pairs
