@@ -95,10 +95,10 @@ def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], a
     from codemods.plan.references import DeletedNames
 
     source = dedent(before)
-    edits, findings = LANGUAGES[language].operations.delete_items(path, source, list(targets_), "delete", None,
-                                                                  DeletedNames())
-    assert not [f for f in findings if f.blocking], findings
-    assert splice(source, edits).decode() == dedent_text(after)
+    deletions = LANGUAGES[language].operations.delete_items(path, source, list(targets_), "delete", None,
+                                                            DeletedNames())
+    assert not [f for f in deletions.findings if f.blocking], deletions.findings
+    assert splice(source, list(deletions.edits)).decode() == dedent_text(after)
 
 
 def rustfmt_clean(source: bytes) -> bool:

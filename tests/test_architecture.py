@@ -226,32 +226,41 @@ def test_a_bundled_recipe_is_added_by_dropping_a_toml_file(tmp_path: Path) -> No
 
 def _toy_operations() -> types.ModuleType:
     """A language whose files hold `fn NAME` lines: items are those lines, uses are spellings."""
-    from codemods.core.registry import LanguageOperations
+    from codemods.core.registry import Deletions, LanguageOperations, References
     from codemods.edit.values import Edit, Finding
     from codemods.languages.resolution import DeletedName
 
     module = types.ModuleType("toy_language_operations")
 
-    def delete_items(path, source, targets, origin, absent, deleted):
-        edits, findings = [], []
-        for target in targets:
-            line = f"fn {target.name}\n".encode()
-            start = source.find(line)
-            if start < 0:
-                findings.append(Finding(path, 0, 0, "not-found", f"no item {target.name}"))
-                continue
-            edits.append(Edit(path, start, start + len(line), b"", f"{origin}:delete"))
-            deleted.add("toy", [DeletedName(target.name, path)])
-        return edits, findings
+    class ToyOperations(LanguageOperations):
+        def parse_errors(self, source, tree):
+            return []
 
-    module.OPERATIONS = LanguageOperations(
-        parse_errors=lambda source, tree: [],
-        identifiers=lambda source, tree, hits: hits,
-        delete_items=delete_items,
-        item_scopes=lambda source, tree, name: [],
-        references=lambda path, text, deleted, state: ([], [i.name for i in deleted.of("toy")]),
-        format_item=lambda text, indent, root, path: None,
-    )
+        def identifiers(self, source, tree, hits):
+            return hits
+
+        def delete_items(self, path, source, targets, origin, absent, deleted):
+            edits, findings = [], []
+            for target in targets:
+                line = f"fn {target.name}\n".encode()
+                start = source.find(line)
+                if start < 0:
+                    findings.append(Finding(path, 0, 0, "not-found", f"no item {target.name}"))
+                    continue
+                edits.append(Edit(path, start, start + len(line), b"", f"{origin}:delete"))
+                deleted.add("toy", [DeletedName(target.name, path)])
+            return Deletions(tuple(edits), tuple(findings))
+
+        def item_scopes(self, source, tree, name):
+            return []
+
+        def references(self, path, text, deleted, state):
+            return References(by_spelling=tuple(i.name for i in deleted.of("toy")))
+
+        def format_item(self, text, indent, root, path):
+            return None
+
+    module.OPERATIONS = ToyOperations()
     return module
 
 

@@ -4,27 +4,30 @@ A `Language` is data: its suffixes, its tree-sitter grammar package (None for
 a language not parsed by tree-sitter), the node kinds of its identifiers,
 comments and string literals, its `lexer` (a typed `Lexer`: how `codemod
 check` tells code from comments and strings without a parse), the item kinds a recipe may delete, its
-formatter, and `operations`: the typed `LanguageOperations` its plug-in
-module exports as `OPERATIONS`, what differs per language with one interface.
+formatter, and `operations`: the object its plug-in module exports as
+`OPERATIONS`, of the typed protocol `LanguageOperations`, what differs per
+language with one interface (its results with more than one part are small
+frozen values: `Deletions`, `References`, `DeletedWith`).
 That module is imported on first use, so this one loads no parser: `codemod
 check` imports it for the suffixes and the lexers alone (they live beside it,
 in core/). Rust, C++ and Python register here;
 a new language is one `register` call and one plug-in module whose
-`OPERATIONS` is a `LanguageOperations`.
+`OPERATIONS` satisfies `LanguageOperations`.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, Callable, Protocol, TypeVar, cast, runtime_checkable
 
 from codemods.core import cpp_lexer, python_lexer, rust_lexer
 from codemods.core.lexer import Lexer, Spans
 from codemods.edit.errors import LanguageError
-from codemods.edit.values import Edit, Finding
+from codemods.edit.values import Edit, Finding, ItemTarget
 
 RUST = "rust"
 CPP = "cpp"
@@ -68,28 +71,63 @@ class PlanState:
 
 
 @dataclass(frozen=True)
-class LanguageOperations:
-    """What a language plug-in implements: its module's `OPERATIONS`, one typed value.
+class Deletions:
+    """What a plug-in's `delete_items` returns: the byte-range `edits` deleting the targets of one
+    file, and the `findings` (a target not found, one it will not delete)."""
 
-    For files of its language:
+    edits: tuple[Edit, ...] = ()
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class References:
+    """What a plug-in's `references` returns for one file: the `uses` (each a
+    `languages.resolution.Reference`) that resolve, or may resolve, to what the plan deletes, and
+    the deleted names the planner is to match `by_spelling` in the file instead."""
+
+    uses: tuple[Any, ...] = ()
+    by_spelling: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeletedWith:
+    """What a plug-in's `files_deleted_with` returns: the `edits` in other files that go with the
+    plan's deletions (a deleted module's file), the `findings`, and the `items` those edits delete
+    (each a deleted item of the plug-in's own type), which the reference check counts as deleted."""
+
+    edits: tuple[Edit, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    items: tuple[Any, ...] = ()
+
+
+@runtime_checkable
+class LanguageOperations(Protocol):
+    """What a language plug-in implements: its module's `OPERATIONS`, an object of this protocol.
+
+    A plug-in's class may subclass `LanguageOperations` to take its defaults (each optional
+    operation None, `deletable_kinds` empty, `deletes_apart` False); mypy then checks each of
+    its members against the ones below. For files of its language, the methods, which the
+    planner calls with positional arguments (the bundled plug-ins bind their module's functions
+    with `staticmethod`):
 
     - `parse_errors(source, tree) -> [(start, end)]`: byte ranges of syntax
       errors (`tree` is the tree-sitter tree, None without a grammar);
     - `identifiers(source, tree, hits) -> hits`: of (start, end, name) whole-word
       hits, those that are identifiers in code;
-    - `delete_items(path, source, targets, origin, absent, deleted) -> (edits, findings)`:
+    - `delete_items(path, source, targets, origin, absent, deleted) -> Deletions`:
       byte-range edits deleting recipe `[[delete]]` targets (with the comments and
-      attributes attached to them), recording what was deleted in `deleted`;
+      attributes attached to them), and findings, recording what was deleted in `deleted`;
     - `item_scopes(source, tree, name) -> [Scope]`: the items a rule scoped to
       `name` applies to (with their leading comments);
-    - `references(path, text, deleted, state) -> ([Reference], [name])`: the uses
+    - `references(path, text, deleted, state) -> References`: the uses
       in a file of what the plan deletes that resolve (or may) to it, and the
       names to match by spelling instead (`state`: the plan's `PlanState`);
     - `format_item(text, indent, root, path) -> str | None`: generated item text
       formatted by the language's formatter at `indent` for the file `path` under
       `root`, or None when it has none, it is not installed, or it rejected the text.
 
-    and, where the language has them (None: the planner does without):
+    and, where the language has them, the optional operations, attributes that are a function
+    or None (None: the planner does without):
 
     - `format_file(source, root, path) -> bytes | None`: the whole file formatted;
     - `formatting_applies(root, path) -> bool`: whether the tree asks for the
@@ -98,7 +136,7 @@ class LanguageOperations:
       wholly inside a deleted item of `path` may go with it;
     - `imports_left_unused(path, source, planned, deleted, state, origin) -> [Edit]`:
       edits removing the imports the plan leaves naming a deleted item or unused;
-    - `files_deleted_with(deleted, read, origin, root, targets) -> (edits, findings, items)`:
+    - `files_deleted_with(deleted, read, origin, root, targets) -> DeletedWith`:
       what goes in other files with the deleted items (a module's file);
     - `resolve_ahead(files, deleted, state)`: resolve the uses in `files` ((path, text as
       read)) at once (in parallel processes), before `references` asks file by file;
@@ -124,27 +162,51 @@ class LanguageOperations:
     are plain data, and the plan asks nothing more of the file's tree than its parse
     errors, which that process computes too): a language whose later steps read the tree
     (Rust: imports, references) leaves it False.
+
+    (`deleted` is the plan's `languages.resolution.DeletedRecord`, `tree` a tree-sitter tree or
+    None, a `Scope` is `languages.scope.Scope`: types of the layer above, hence `Any` here.)
     """
 
-    parse_errors: Callable[[bytes, Any], list[tuple[int, int]]]
-    identifiers: Callable[[bytes, Any, list[tuple[int, int, str]]], list[tuple[int, int, str]]]
-    delete_items: Callable[..., tuple[list[Edit], list[Finding]]]
-    item_scopes: Callable[[bytes, Any, str], list[Any]]
-    references: Callable[[str, bytes, Any, PlanState], tuple[list[Any], list[str]]]
-    format_item: Callable[[str, str, Path, str], "str | None"]
+    deletable_kinds: tuple[str, ...] = ()
+    deletes_apart: bool = False
     format_file: FormatFile | None = None
     formatting_applies: Callable[[Path, str], bool] | None = None
     parse_errors_deletable: Callable[[Path, str], bool] | None = None
-    imports_left_unused: Callable[..., list[Edit]] | None = None
-    files_deleted_with: Callable[..., tuple[list[Edit], list[Finding], list[Any]]] | None = None
+    imports_left_unused: Callable[[str, bytes, list[Edit], Any, PlanState, str], list[Edit]] | None = None
+    files_deleted_with: Callable[[Any, Callable[[str], "bytes | None"], str, Path, list[ItemTarget]],
+                                 DeletedWith] | None = None
     resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
     prepare_formatting: Callable[[Path], None] | None = None
     format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
     start_searches: Callable[[PlanState, list[str]], None] | None = None
     named_items: Callable[[bytes, Any], list[tuple[int, int, str]]] | None = None
     file_deleted: Callable[[str, bytes, Any], list[Finding]] | None = None
-    deletable_kinds: tuple[str, ...] = ()
-    deletes_apart: bool = False
+
+    def parse_errors(self, source: bytes, tree: Any, /) -> list[tuple[int, int]]:
+        """Byte ranges of the file's syntax errors."""
+        ...
+
+    def identifiers(self, source: bytes, tree: Any, hits: list[tuple[int, int, str]], /
+                    ) -> list[tuple[int, int, str]]:
+        """Of the (start, end, name) whole-word `hits`, those that are identifiers in code."""
+        ...
+
+    def delete_items(self, path: str, source: bytes, targets: list[ItemTarget], origin: str,
+                     absent: Callable[[], bool] | None, deleted: Any, /) -> Deletions:
+        """The edits deleting `targets` from the file, and the findings; what goes is recorded in `deleted`."""
+        ...
+
+    def item_scopes(self, source: bytes, tree: Any, name: str, /) -> list[Any]:
+        """The items a rule scoped to `name` applies to."""
+        ...
+
+    def references(self, path: str, text: bytes, deleted: Any, state: PlanState, /) -> References:
+        """The uses in the file of what the plan deletes, and the names to match by spelling."""
+        ...
+
+    def format_item(self, text: str, indent: str, root: Path, path: str, /) -> str | None:
+        """Generated item text formatted at `indent`, or None."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -180,8 +242,9 @@ class Language:
         every language has."""
         return (*(self.deletable_kinds or self.operations.deletable_kinds), FILE_KIND)
 
-    @property
+    @functools.cached_property
     def operations(self) -> LanguageOperations:
+        """The plug-in module's `OPERATIONS`, imported and checked on first use."""
         operations = getattr(importlib.import_module(self.operations_module), "OPERATIONS", None)
         if not isinstance(operations, LanguageOperations):
             raise LanguageError(f"{self.operations_module} defines no OPERATIONS (a LanguageOperations) for "

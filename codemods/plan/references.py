@@ -134,9 +134,9 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
             continue
         spelled_names = set(deleted.spelled)
         if language is not None:
-            references, spelled_here = language.operations.references(path, text, deleted, shared)
-            findings += [_reference_finding(path, r, *locate(r.start), strict) for r in references]
-            spelled_names |= set(spelled_here)
+            references = language.operations.references(path, text, deleted, shared)
+            findings += [_reference_finding(path, r, *locate(r.start), strict) for r in references.uses]
+            spelled_names |= set(references.by_spelling)
         if not spelled_names:
             continue
         for start, _end, name in spelled(path, text, spelled_names):

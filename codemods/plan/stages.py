@@ -81,9 +81,9 @@ def delete_in_file(recipe: Recipe, path: str, source: bytes,
             edits.append(Edit(path, 0, len(source), b"", f"{recipe.id}:file:{path}", delete_file=True))
             continue
         if wanted:
-            found, notes = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
-            edits += found
-            findings += [_about_target(finding, wanted, source) for finding in notes]
+            deletions = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
+            edits += deletions.edits
+            findings += [_about_target(finding, wanted, source) for finding in deletions.findings]
     return edits, deleted, findings
 
 
@@ -435,12 +435,12 @@ class DeleteModuleFiles:
             follow = language.operations.files_deleted_with
             if follow is None:
                 continue
-            more, notes, gone = follow(self.deleted, _parseable_reads(workspace), f"{self.recipe.id}:delete",
-                                       workspace.root, targets)
-            edits += more
-            findings += notes
-            if gone:
-                items[name] = tuple(gone)
+            going = follow(self.deleted, _parseable_reads(workspace), f"{self.recipe.id}:delete", workspace.root,
+                           targets)
+            edits += going.edits
+            findings += going.findings
+            if going.items:
+                items[name] = going.items
         return StepResult(tuple(edits), tuple(findings), deleted=MappingProxyType(items))
 
 

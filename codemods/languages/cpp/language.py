@@ -9,7 +9,9 @@ from pathlib import Path
 import tree_sitter
 
 from codemods.edit.values import Edit, Finding, ItemTarget
-from codemods.core.registry import CPP, LANGUAGES, LanguageOperations, PlanState, language_of
+from codemods.core.registry import (
+    CPP, LANGUAGES, DeletedWith, Deletions, LanguageOperations, PlanState, References, language_of,
+)
 from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedRecord, Reference, deleted_file
 from codemods.languages.scope import Scope, after_previous_sibling
@@ -37,18 +39,17 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
 
 
 def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin: str,
-                 absent: Callable[[], bool] | None, deleted: DeletedRecord) -> tuple[list[Edit], list[Finding]]:
+                 absent: Callable[[], bool] | None, deleted: DeletedRecord) -> Deletions:
     cpp_targets = [CppTarget(t.kind, t.name, t.branch) for t in targets]
     macros = next((tuple(t.namespace_macros) for t in targets if t.namespace_macros), ())
     found, items, findings = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
     kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in items]
     deleted.add(CPP, deleted_cpp_items(path, items, macros, kept))
-    return deletion_edits(path, source, found), findings
+    return Deletions(tuple(deletion_edits(path, source, found)), tuple(findings))
 
 
 def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | None], origin: str,
-                       root: Path | None = None, targets: Sequence[ItemTarget] = ()
-                       ) -> tuple[list[Edit], list[Finding], list[DeletedCppItem]]:
+                       root: Path | None = None, targets: Sequence[ItemTarget] = ()) -> DeletedWith:
     """What goes with the plan's deletions in the tree's other C++ files: the out-of-line member
     definitions (`void Klass::f() {...}` in a .cc file) of the classes it deletes, and those of
     the static data members it deletes (`int Klass::count = 0;`), with the namespaces and
@@ -58,7 +59,7 @@ def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | Non
 
     owners = [i for i in _deleted_cpp(deleted) if i.kind in ("class", "struct", "union", "field") and not i.forward]
     if not owners or root is None:
-        return [], [], []
+        return DeletedWith()
     macros = next((o.namespace_macros for o in owners if o.namespace_macros), ())
     edits: list[Edit] = []
     gone: list[DeletedCppItem] = []
@@ -73,7 +74,7 @@ def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | Non
             edits += deletion_edits(path, source, deletions)
             kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in members]
             gone += deleted_cpp_items(path, members, macros, kept)
-    return edits, [], gone
+    return DeletedWith(tuple(edits), (), tuple(gone))
 
 
 def file_deleted(path: str, source: bytes, deleted: DeletedRecord) -> list[Finding]:
@@ -112,7 +113,7 @@ def named_items(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int, s
     return [(item.start, item.end, "::".join((*item.scope, item.name))) for item in cpp_items(source, tree)]
 
 
-def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:
+def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> References:
     """Uses in a C++ file that resolve, or may resolve, to a deleted C++ item (the files it
     includes, read once per plan where asked, make the `static` functions of those files
     visible; a file it does not include is hidden by its own `static` function; their items
@@ -142,7 +143,7 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
 
     files = [i for i in deleted.of(CPP) if isinstance(i, DeletedFile)]
     includes = _include_references(path, text, files, lambda p: shared.read(p) is not None) if files else []
-    return [*includes, *cpp_references(path, text, items, included, included_items, includes_of, items_of)], []
+    return References((*includes, *cpp_references(path, text, items, included, included_items, includes_of, items_of)))
 
 
 def _deleted_cpp(deleted: DeletedRecord) -> list[DeletedCppItem]:
@@ -178,19 +179,23 @@ def parse_errors_deletable(root: Path, path: str) -> bool:
     return True
 
 
-OPERATIONS = LanguageOperations(
-    parse_errors=parse_errors,
-    identifiers=identifiers,
-    delete_items=delete_items,
-    item_scopes=item_scopes,
-    named_items=named_items,
-    references=references,
-    format_item=format_item,
-    format_file=format_file,
-    formatting_applies=formatting_applies,
-    files_deleted_with=files_deleted_with,
-    file_deleted=file_deleted,
-    parse_errors_deletable=parse_errors_deletable,
+class CppOperations(LanguageOperations):
+    """C++'s `LanguageOperations`: the functions of this module."""
+
+    parse_errors = staticmethod(parse_errors)
+    identifiers = staticmethod(identifiers)
+    delete_items = staticmethod(delete_items)
+    item_scopes = staticmethod(item_scopes)
+    named_items = staticmethod(named_items)
+    references = staticmethod(references)
+    format_item = staticmethod(format_item)
+    format_file = staticmethod(format_file)
+    formatting_applies = staticmethod(formatting_applies)
+    files_deleted_with = staticmethod(files_deleted_with)
+    file_deleted = staticmethod(file_deleted)
+    parse_errors_deletable = staticmethod(parse_errors_deletable)
     # Its deletion runs beside the Rust files' in a plan that edits both (a cxx bridge's two sides).
-    deletes_apart=True,
-)
+    deletes_apart = True
+
+
+OPERATIONS = CppOperations()

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from codemods.core.registry import PYTHON, LanguageOperations, PlanState
-from codemods.edit.values import Edit, Finding, ItemTarget
+from codemods.core.registry import PYTHON, Deletions, LanguageOperations, PlanState, References
+from codemods.edit.values import Finding, ItemTarget
 from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedName, DeletedRecord, Reference, deleted_file
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
@@ -50,13 +50,13 @@ def identifiers(source: bytes, tree: None, hits: list[tuple[int, int, str]]) -> 
 
 
 def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin: str,
-                 absent: Callable[[], bool] | None, deleted: DeletedRecord) -> tuple[list[Edit], list[Finding]]:
+                 absent: Callable[[], bool] | None, deleted: DeletedRecord) -> Deletions:
     edits, names, findings = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets],
                                                  origin, absent)
     kinds = {t.name: t.kind for t in targets}
     deleted.add(PYTHON, [DeletedPythonItem(name.rsplit(".", 1)[-1], path, name, kinds.get(name, ""), inherited, fixture)
                          for name, (inherited, fixture) in zip(names, definition_facts(source, names))])
-    return edits, findings
+    return Deletions(tuple(edits), tuple(findings))
 
 
 def item_scopes(source: bytes, tree: Any, name: str) -> list[Scope]:
@@ -140,7 +140,7 @@ def _import_references(path: str, text: bytes, files: list[DeletedFile],
     return found
 
 
-def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> tuple[list[Reference], list[str]]:
+def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState) -> References:
     """Uses in a Python file that resolve, or may resolve, to a deleted Python item (resolve.py),
     and the imports that name a deleted module; in a file `ast` does not parse, and for deleted
     names known by spelling alone, the deleted names are matched by spelling."""
@@ -151,8 +151,8 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
     spelled = [i.name for i in deleted.of(PYTHON) if isinstance(i, DeletedName)]
     found = python_references(path, text, items) if items else []
     if found is None:
-        return modules, [*spelled, *(i.name for i in items)]
-    return [*modules, *found], spelled
+        return References(tuple(modules), (*spelled, *(i.name for i in items)))
+    return References((*modules, *found), tuple(spelled))
 
 
 def format_item(text: str, indent: str, root: Path, path: str) -> None:
@@ -160,12 +160,16 @@ def format_item(text: str, indent: str, root: Path, path: str) -> None:
     return None
 
 
-OPERATIONS = LanguageOperations(
-    parse_errors=parse_errors,
-    identifiers=identifiers,
-    delete_items=delete_items,
-    item_scopes=item_scopes,
-    references=references,
-    format_item=format_item,
-    file_deleted=file_deleted,
-)
+class PythonOperations(LanguageOperations):
+    """Python's `LanguageOperations`: the functions of this module."""
+
+    parse_errors = staticmethod(parse_errors)
+    identifiers = staticmethod(identifiers)
+    delete_items = staticmethod(delete_items)
+    item_scopes = staticmethod(item_scopes)
+    references = staticmethod(references)
+    format_item = staticmethod(format_item)
+    file_deleted = staticmethod(file_deleted)
+
+
+OPERATIONS = PythonOperations()

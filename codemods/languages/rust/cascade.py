@@ -9,7 +9,7 @@ import posixpath
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
-from codemods.core.registry import FILE_KIND, RUST
+from codemods.core.registry import FILE_KIND, RUST, DeletedWith
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
@@ -33,7 +33,7 @@ def _deleted_rust(deleted: DeletedRecord) -> list[DeletedRustItem]:
 
 
 def files_deleted_with(deleted: DeletedRecord, read: _Read, origin: str, root: Path | None = None,
-                       targets: Sequence[ItemTarget] = ()) -> tuple[list[Edit], list[Finding], list[DeletedRustItem]]:
+                       targets: Sequence[ItemTarget] = ()) -> DeletedWith:
     """What goes with the plan's deletions in other files: the files of the out-of-line
     modules (`mod foo;`) it deletes (`foo.rs` or `foo/mod.rs` beside the declaring file, or
     its `#[path]`, with their own modules' files), the methods of other files' impls of a
@@ -58,7 +58,7 @@ def files_deleted_with(deleted: DeletedRecord, read: _Read, origin: str, root: P
         items += gone
         edits += _variant_arms_elsewhere(targets, read, root, seen, origin)
         findings += _methods_traits_require(_deleted_rust(deleted) + items, read, root)
-    return edits, findings, items
+    return DeletedWith(tuple(edits), tuple(findings), tuple(items))
 
 
 def _files_still_modules(deleted: DeletedRecord, read: _Read, root: Path, paths: list[str]) -> list[Finding]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from codemods.core.registry import RUST
+from codemods.core.registry import RUST, Deletions
 from codemods.edit.item_spans import deletion_edits
-from codemods.edit.values import Edit, Finding, ItemTarget
+from codemods.edit.values import Edit, ItemTarget
 from codemods.languages.rust.items import RustTarget, delete_rust_items, rust_items, split_path
 from codemods.languages.rust.member_references import FIELDS, VARIANTS, DeletedField, DeletedVariant
 from codemods.languages.rust.members import MEMBER_KINDS, delete_members
@@ -20,7 +20,7 @@ from codemods.parse import parse
 
 
 def delete_items(path: str, source: bytes, targets: list[ItemTarget], origin: str,
-                 absent: Callable[[], bool] | None, deleted: Any) -> tuple[list[Edit], list[Finding]]:
+                 absent: Callable[[], bool] | None, deleted: Any) -> Deletions:
     """The edits deleting `targets` (items and members) from the file at `path`, and the findings;
     what goes is added to `deleted` (the resolver's view of it, deleted fields, spelt names)."""
     targets = [_file_relative(path, source, t) for t in targets]
@@ -42,7 +42,7 @@ def delete_items(path: str, source: bytes, targets: list[ItemTarget], origin: st
     edits = deletion_edits(path, source, found) + reshaped
     if any(t.kind == "use" for t in members):
         findings += imports_still_used(path, source, edits, [t.name for t in members if t.kind == "use"])
-    return edits, findings
+    return Deletions(tuple(edits), tuple(findings))
 
 
 def _file_module(path: str) -> tuple[str, ...] | None:

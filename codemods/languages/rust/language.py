@@ -13,7 +13,7 @@ from typing import Any
 
 import tree_sitter
 
-from codemods.core.registry import CPP, LANGUAGES, RUST, LanguageOperations, PlanState
+from codemods.core.registry import CPP, LANGUAGES, RUST, LanguageOperations, PlanState, References
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.cfg_flags import flag_is_set, unset_flags_around
 from codemods.languages.rust import format as rustfmt
@@ -71,7 +71,7 @@ def named_items(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int, s
     return named
 
 
-def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> tuple[list[Reference], list[str]]:
+def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> References:
     """Uses in a Rust file of what the plan deletes: uses that resolve to a deleted Rust item, and
     cxx bridge entries exporting one or declaring a deleted C++ item; no name is matched by
     spelling alone. `shared` keeps the plan's resolver (made on first use from its root and reads)."""
@@ -86,7 +86,7 @@ def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> tuple
         found += variant_references(path, text, deleted.of(VARIANTS))
     # A cxx bridge declares C++ items only: deleted items of other languages (Python's) never link.
     found += cpp_declarations(path, text, [i for i in deleted.foreign(RUST) if i in deleted.of(CPP)])
-    return _compiled_by_no_build(text, found, shared), []
+    return References(tuple(_compiled_by_no_build(text, found, shared)))
 
 
 def _compiled_by_no_build(text: bytes, found: list[Reference], shared: PlanState) -> list[Reference]:
@@ -124,21 +124,25 @@ def format_item(text: str, indent: str, root: Path, path: str) -> str | None:
     return rustfmt.format_item(text, indent, root, rustfmt.crate_edition(root, path))
 
 
-OPERATIONS = LanguageOperations(
-    parse_errors=parse_errors,
-    identifiers=identifiers,
-    delete_items=delete_items,
-    item_scopes=item_scopes,
-    named_items=named_items,
-    references=references,
-    format_item=format_item,
-    format_file=rustfmt.format_file,
-    parse_errors_deletable=parse_errors_deletable,
-    imports_left_unused=imports_left_unused,
-    files_deleted_with=files_deleted_with,
-    resolve_ahead=resolve_ahead,
-    prepare_formatting=rustfmt.prepare_formatting,
-    format_excerpt=excerpt,
-    start_searches=start_searches,
-    deletable_kinds=DELETABLE_KINDS,
-)
+class RustOperations(LanguageOperations):
+    """Rust's `LanguageOperations`: the functions of this module and of the modules beside it."""
+
+    parse_errors = staticmethod(parse_errors)
+    identifiers = staticmethod(identifiers)
+    delete_items = staticmethod(delete_items)
+    item_scopes = staticmethod(item_scopes)
+    named_items = staticmethod(named_items)
+    references = staticmethod(references)
+    format_item = staticmethod(format_item)
+    format_file = staticmethod(rustfmt.format_file)
+    parse_errors_deletable = staticmethod(parse_errors_deletable)
+    imports_left_unused = staticmethod(imports_left_unused)
+    files_deleted_with = staticmethod(files_deleted_with)
+    resolve_ahead = staticmethod(resolve_ahead)
+    prepare_formatting = staticmethod(rustfmt.prepare_formatting)
+    format_excerpt = staticmethod(excerpt)
+    start_searches = staticmethod(start_searches)
+    deletable_kinds = DELETABLE_KINDS
+
+
+OPERATIONS = RustOperations()
