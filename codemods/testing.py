@@ -23,16 +23,22 @@ A recipe of your own is tested on inline sources, with your test runner (pytest,
             path="src/lib.rs",
         )
 
-`before` and `after` are one file's text (with `path=`) or a mapping of paths to texts, the
-whole tree (a file the recipe deletes is left out of `after`). A text is dedented and its
-leading blank lines dropped, so that it can be indented with the test; bytes are taken as
-they are. The recipe is a `Recipe`, a bundled recipe's id or a recipe file's path.
+`before` and `after` are one file's text (with `path=`), a mapping of paths to texts, the
+whole tree (a file the recipe deletes is left out of `after`), or a folder (a `Path`) holding
+the whole tree, read as it is. A text is dedented and its leading blank lines dropped, so that
+it can be indented with the test; bytes are taken as they are. The recipe is a `Recipe`, a
+bundled recipe's id or a recipe file's path.
 
 It plans the recipe on a fresh folder holding `before` and fails (AssertionError, with a
 diff) unless: the tree after the plan is exactly `after`; the plan has no blocking finding but
 those of the codes in `blocking` (each of them at least once); no edited file of a parsed
 language has more parse errors than before; and planning again on the result changes nothing
-(the recipe is idempotent). It returns the plan, for further checks of its findings.
+(the recipe is idempotent); and, with `formatted` (the default), each edited file that its
+language's formatter (rustfmt, clang-format where the tree has a `.clang-format`) left as it
+was before is still as the formatter would leave it. Where that formatter is not installed,
+the formatting check alone cannot be made: once the rest held, the test is skipped, saying so
+(`unittest.SkipTest`, which pytest reports as a skip too); `formatted=False` leaves the check
+out. It returns the plan, for further checks of its findings.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from __future__ import annotations
 import difflib
 import tempfile
 import textwrap
+import unittest
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -48,6 +55,7 @@ from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
 from codemods.core.registry import language_for
 from codemods.parse import error_count, parse
+from codemods.plan.formatting import formatter_missing
 from codemods.plan.loader import load_recipe
 from codemods.plan.planner import Plan, plan_recipe
 from codemods.plan.recipe import Recipe
@@ -63,7 +71,9 @@ def dedented(text: str | bytes) -> bytes:
     return textwrap.dedent(text).lstrip("\n").encode("utf-8")
 
 
-def _tree(files: str | bytes | Tree, path: str | None, which: str) -> dict[str, bytes]:
+def _tree(files: str | bytes | Tree | Path, path: str | None, which: str) -> dict[str, bytes]:
+    if isinstance(files, Path):
+        return {p.relative_to(files).as_posix(): p.read_bytes() for p in sorted(files.rglob("*")) if p.is_file()}
     if isinstance(files, (str, bytes)):
         if path is None:
             raise CodemodError(f"assert_recipe: {which} is one file's text: give its path (path=...)")
@@ -103,6 +113,30 @@ def _parse_regressions(before: Mapping[str, bytes], after: Mapping[str, bytes]) 
     return worse
 
 
+def _lf(data: bytes | None) -> bytes | None:
+    return None if data is None else data.replace(b"\r\n", b"\n")
+
+
+def _formatting_check(root: Path, plan: Plan) -> tuple[list[str], list[str]]:
+    """The edited files that were as their language's formatter leaves them before and are not
+    after, and those whose formatter is not installed (where the tree asks for it). Line
+    endings are not compared (a formatter reading stdin may write LF for a CRLF file)."""
+    unformatted, unchecked = [], []
+    for change in plan.changes:
+        language = language_for(change.path)
+        if change.deleted or change.after == change.before or language is None:
+            continue
+        format_file, applies = language.operations.format_file, language.operations.formatting_applies
+        if format_file is None or (applies is not None and not applies(root, change.path)):
+            continue
+        if formatter_missing(language):
+            unchecked.append(change.path)
+        elif _lf(format_file(change.before, root, change.path)) == _lf(change.before) \
+                and _lf(format_file(change.after, root, change.path)) != _lf(change.after):
+            unformatted.append(change.path)
+    return unformatted, unchecked
+
+
 def _written(root: Path, files: Mapping[str, bytes]) -> None:
     for path, data in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -121,12 +155,14 @@ def _blocking_codes_check(plan: Plan, expected: set[str]) -> str | None:
     return None
 
 
-def assert_recipe(before: str | bytes | Tree, recipe: Recipe | str | Path, after: str | bytes | Tree, *,
-                  path: str | None = None, blocking: Iterable[str] = (), **plan_options: Any) -> Plan:
+def assert_recipe(before: str | bytes | Tree | Path, recipe: Recipe | str | Path,
+                  after: str | bytes | Tree | Path, *, path: str | None = None, blocking: Iterable[str] = (),
+                  formatted: bool = True, **plan_options: Any) -> Plan:
     """Plan `recipe` on a fresh tree holding `before` and assert that it gives `after` (see the
     module's docstring). `plan_options` are `plan_recipe`'s (`allow_dangling=True`,
     `options={...}`); `blocking` the codes of the blocking findings the plan must have and may
-    have. Returns the plan."""
+    have; `formatted` whether to check the edited files against their formatter. Returns the
+    plan."""
     files = _tree(before, path, "before")
     expected = _tree(after, path, "after")
     loaded = recipe if isinstance(recipe, Recipe) else load_recipe(str(recipe))
@@ -149,6 +185,9 @@ def assert_recipe(before: str | bytes | Tree, recipe: Recipe | str | Path, after
         worse = _parse_regressions(files, result)
         if worse:
             raise AssertionError(f"{loaded.id}: more parse errors than before in {', '.join(worse)}")
+        unformatted, unchecked = _formatting_check(root, plan) if formatted else ([], [])
+        if unformatted:
+            raise AssertionError(f"{loaded.id}: no longer as the formatter leaves it: {', '.join(unformatted)}")
         if not plan.blocking:
             for change in plan.changes:
                 if change.deleted:
@@ -160,6 +199,9 @@ def assert_recipe(before: str | bytes | Tree, recipe: Recipe | str | Path, after
                 changed = {c.path: c.after for c in again.changes}
                 raise AssertionError(f"{loaded.id}: planning again on the result changes it (not idempotent):\n"
                                      f"{_tree_diff({p: result[p] for p in changed if p in result}, changed)}")
+    if unchecked:
+        raise unittest.SkipTest(f"{loaded.id}: the formatter is not installed: the rest held, but whether "
+                                f"{', '.join(unchecked)} is as the formatter leaves it was not checked")
     return plan
 
 

@@ -1,20 +1,17 @@
-"""The before/after harness (assert_recipe, and assert_deletes on top of it for one file), the
-inline-source dedent, rustfmt_clean, and the README's rewording example."""
+"""Helpers of the codemod tests: assert_deletes (one file's deletion, on top of the public
+harness `codemods.testing.assert_recipe`), the inline-source dedent, rustfmt_clean, the
+in-process CLI, and the README's rewording example."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import textwrap
 from pathlib import Path
 
-import pytest
-
-from codemods import ItemTarget, Plan, Recipe, plan_recipe, testing
-from codemods.parse import RUST, language_of
+from codemods import ItemTarget, Recipe, plan_recipe, testing
 
 
 def run_codemod(*args: str, color: bool = False):
@@ -41,31 +38,6 @@ def dedent(text: str) -> bytes:
 _SUFFIX = {"rust": ".rs", "cpp": ".cpp", "python": ".py"}
 
 
-def _as_files(tree: dict[str, str | bytes] | Path) -> dict[str, bytes]:
-    if isinstance(tree, Path):
-        return {p.relative_to(tree).as_posix(): p.read_bytes() for p in sorted(tree.rglob("*")) if p.is_file()}
-    return {path: data if isinstance(data, bytes) else data.encode() for path, data in tree.items()}
-
-
-def assert_recipe(before: dict[str, str | bytes] | Path, recipe: Recipe | str | Path,
-                  after: dict[str, str | bytes] | Path, **plan_options) -> Plan:
-    """`codemods.testing.assert_recipe` on trees given as files by path (taken as written, not
-    dedented) or as folders, plus the house's rustfmt check: an edited Rust file that rustfmt
-    kept unchanged before still is (skipped, saying so, where rustfmt is not installed)."""
-    plan = testing.assert_recipe(_as_files(before), recipe, _as_files(after), **plan_options)
-    unformatted = []
-    for change in plan.changes:
-        if language_of(change.path) != RUST or change.deleted or change.after == change.before:
-            continue
-        if shutil.which("rustfmt") is None:
-            unformatted.append(change.path)
-        elif rustfmt_clean(change.before):
-            assert rustfmt_clean(change.after), f"{change.path} is no longer rustfmt-clean"
-    if unformatted:
-        pytest.skip(f"rustfmt is not installed: the rest held, but rustfmt cleanliness of {unformatted} was not checked")
-    return plan
-
-
 def run_deletion(language: str, before: bytes, targets: list[tuple[str, str]]):
     """Plan the deletion of (kind, name) targets from one file `before`; returns (after, findings)."""
     path = f"t{_SUFFIX[language]}"
@@ -80,15 +52,15 @@ def run_deletion(language: str, before: bytes, targets: list[tuple[str, str]]):
 def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], after: str,
                    planned: bool = True) -> None:
     """Deleting `targets` from the one file dedented `before` gives exactly dedented `after` (see
-    assert_recipe; uses of the deleted items left in the file are allowed). With `planned`
+    codemods.testing.assert_recipe; uses of the deleted items left in the file are allowed). With `planned`
     False, only the language plug-in's `delete_items` runs, without the planner's gate (for a
     source tree-sitter cannot parse cleanly, which the planner refuses to edit near)."""
     path = f"t{_SUFFIX[language]}"
     targets_ = tuple(ItemTarget(path, language, k, n) for k, n in targets)
     if planned:
         recipe = Recipe(id="delete", summary="", deletions=targets_)
-        assert_recipe({path: dedent(before)}, recipe, {path: dedent(after)}, allow_dangling=True,
-                      allow_unreworded=True)
+        testing.assert_recipe({path: dedent(before)}, recipe, {path: dedent(after)}, allow_dangling=True,
+                              allow_unreworded=True)
         return
     from codemods.edit.splice import splice
     from codemods.core.registry import LANGUAGES

@@ -2,7 +2,7 @@
 
 A script acts on a plan by code (`finding.code == Code.DANGLING_REFERENCE`), so each code is one
 member here, with what it means and how to get past it (`CATALOGUE`), and nothing else in the
-package spells a code as a string literal (tests/codemods/test_finding_codes.py checks both, and
+package spells a code as a string literal (tests/codemods/edit/test_finding_codes.py checks both, and
 that docs/findings.md lists every code). `Code` is a `str` enum: a finding's code compares equal
 to its slug and prints as it, in text, JSON and SARIF alike. A user's own recipe step may give
 codes of its own; those are plain strings outside this catalogue.

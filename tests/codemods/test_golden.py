@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codemod_helpers import assert_recipe
+from codemods.testing import assert_recipe
 
 GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "recipe.toml").is_file())

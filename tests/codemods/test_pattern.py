@@ -206,7 +206,7 @@ def test_recipe_files_rewrite_by_pattern_within_an_item(tmp_path: Path) -> None:
 def test_a_rewrite_rule_through_the_harness() -> None:
     from codemods import PatternRewrite, Recipe
 
-    from codemod_helpers import assert_recipe
+    from codemods.testing import assert_recipe
 
     recipe = Recipe(id="swap", summary="", rewrites=(
         PatternRewrite("src/layers.rs", "old_attend($SCALE, $$$REST)", "attend($$$REST, $SCALE)", item="decode"),))

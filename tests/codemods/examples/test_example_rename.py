@@ -14,7 +14,7 @@ import pytest
 from codemods import load_recipe, plan_recipe
 from codemods.parse import RUST, error_nodes, parse
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rename_function"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "rename_function"
 RECIPE = EXAMPLE / "rename_block_count.toml"
 
 

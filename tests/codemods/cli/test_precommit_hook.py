@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 MANIFEST = REPO / ".pre-commit-hooks.yaml"
 BIN = Path(sys.executable).parent
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fixture_crate import FIXTURE, copy_fixture
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "remove_gemma3_vision_wrapper.py"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "remove_gemma3_vision_wrapper.py"
 
 
 def test_example_prints_the_diff_and_writes_nothing_by_default() -> None:

@@ -589,7 +589,7 @@ def test_in_an_edition_2015_crate_use_paths_start_at_the_crate_root(tmp_path: Pa
     assert [(f.path, f.code) for f in method.blocking] == [("src/frames.rs", "required-method")]
 
 
-REPLAY = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "replay"
+REPLAY = Path(__file__).resolve().parents[4].parent / "shared" / "corpora" / "replay"
 
 
 def test_on_a_real_edition_2015_tree_every_use_of_a_deleted_trait_is_found(tmp_path: Path) -> None:

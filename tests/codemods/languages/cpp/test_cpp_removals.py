@@ -7,8 +7,9 @@ from __future__ import annotations
 from codemods import ItemTarget, Recipe, plan_recipe
 from codemods.languages.cpp.deletion import delete_cpp_items
 from codemods.languages.cpp.items import CppTarget, cpp_items
+from codemods.testing import assert_recipe
 
-from codemod_helpers import assert_deletes, assert_recipe, dedent
+from codemod_helpers import assert_deletes, dedent
 
 
 def test_export_macros_on_classes_and_functions_are_looked_through():

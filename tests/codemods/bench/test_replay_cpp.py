@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT.parent / "shared" / "corpora" / "replay"
 CASES = ["14-leveldb-extractvaluetype", "16-fmt-copy-overloads"]
 

@@ -22,7 +22,7 @@ from codemods.parse import RUST, parse
 from codemods.cli.main import main as codemod
 from codemods.languages.rust.items import leading_trivia, rust_items
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "analysis"))
 from paged_bench_helpers import cells_from_ratios, write_run_folder
 from write_trees import snapshot
 

@@ -25,7 +25,7 @@ PATTERN = dead_symbol_settings("paged-compat-removal")[1]
 
 RG = shutil.which("rg")
 needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep is not installed")
-SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json").read_text())
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "data" / "sarif-schema-2.1.0.json").read_text())
 
 
 def assert_valid_sarif(log: dict) -> None:

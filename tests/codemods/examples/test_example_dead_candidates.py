@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "drop_dead_candidates.py"
 RECIPE = ROOT / "examples" / "drop_dead_candidates" / "alacritty_candidates.toml"
 REPLAY_CORPORA = ROOT.parent / "shared" / "corpora" / "replay"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fixture_crate import FIXTURE, copy_fixture
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "name_the_pooled_route_failures.py"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "name_the_pooled_route_failures.py"
 FFI_TESTS = "src/lib/mlxcel-core/src/ffi_tests.rs"
 
 

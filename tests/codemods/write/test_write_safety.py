@@ -277,7 +277,7 @@ def test_two_processes_cannot_apply_to_one_tree_at_once(tree: Path, tmp_path: Pa
     import subprocess
     import sys
 
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys; sys.path.insert(0, sys.argv[2]); from codemods.write.journal import tree_lock\n"

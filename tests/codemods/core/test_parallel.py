@@ -152,7 +152,7 @@ def test_cpp_deletions_in_a_forked_process_plan_what_one_process_plans(tmp_path)
     import subprocess
     import sys
 
-    house = Path(__file__).resolve().parents[2]
+    house = Path(__file__).resolve().parents[3]
     tree = tmp_path / "mlxcel-mini"
     shutil.copytree(house / "fixtures" / "mlxcel-mini", tree)
     runs = {}

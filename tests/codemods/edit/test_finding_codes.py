@@ -16,7 +16,7 @@ from codemods.edit.codes import CATALOGUE, Code
 from codemods.plan.linking import target_of
 from codemods.plan.subset import change_id
 
-HOUSE = Path(__file__).resolve().parents[2]
+HOUSE = Path(__file__).resolve().parents[3]
 PACKAGE = HOUSE / "codemods"
 CATALOGUE_MODULE = PACKAGE / "edit" / "codes.py"
 

@@ -9,7 +9,7 @@ import pytest
 
 from codemods.plan.loader import TOML_KEYS, TOML_TABLE_KEYS, load_recipe
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "recipes.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "recipes.md"
 TEXT = DOC.read_text(encoding="utf-8")
 EXAMPLES = re.findall(r"```toml\n(.*?)```", TEXT, flags=re.S)
 # A Python block right after an example is the recipe's module beside it (its first line names

@@ -31,7 +31,7 @@ from codemods.plan.planner import plan_recipe
 from codemods.cli.main import main
 from write_trees import AFTER, BEFORE, RECIPE, TARGETS, make_tree, snapshot, write_recipe
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _changes(root: Path):
