@@ -30,7 +30,7 @@ from codemods.languages.rust.items import exact_spelling, rust_items
 from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.residue import (FileResidue, InsertRule, RewordRule, RewriteRule, Rule, line_of,
                                          prose_rules, same_tokens)
-from codemods.plan.loader import load_recipe
+from codemods.config.loader import load_recipe
 from codemods.plan.planner import USAGE_ERROR, plan_recipe
 from codemods.plan.reword import is_prose
 from codemods.parse import parse

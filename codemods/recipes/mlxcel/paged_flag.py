@@ -51,8 +51,8 @@ from codemods.search.files import files_with_words
 from codemods.languages.rust.items import RustItem, leading_trivia, rust_items
 from codemods.languages.rust.resolve import RustResolver
 from codemods.languages.rust.statements import find_function, line_indent
-from codemods.plan.builders import builds
-from codemods.plan.recipe import Parameter, Recipe, StepResult, Workspace
+from codemods.config.builders import builds
+from codemods.config.recipe import Parameter, Recipe, StepResult, Workspace
 from codemods.recipes.mlxcel.markdown import section_end, table_row
 
 METHOD = "supports_paged_decode_backend"
