@@ -155,19 +155,19 @@ _EXPORTS = {
     "Pattern": "codemods.pattern",
     "Rewrite": "codemods.pattern",
     "replace_all": "codemods.pattern",
-    "Insertion": "codemods.plan.recipe",
-    "Parameter": "codemods.plan.recipe",
-    "PatternRewrite": "codemods.plan.recipe",
-    "Recipe": "codemods.plan.recipe",
-    "Rewording": "codemods.plan.recipe",
-    "StepResult": "codemods.plan.recipe",
-    "Workspace": "codemods.plan.recipe",
-    "RewordingSelector": "codemods.plan.recipe",
-    "Step": "codemods.plan.recipe",
-    "TreeReads": "codemods.plan.recipe",
-    "load_recipe": "codemods.plan.loader",
-    "RecipeBuilder": "codemods.plan.builders",
-    "builds": "codemods.plan.builders",
+    "Insertion": "codemods.config.recipe",
+    "Parameter": "codemods.config.recipe",
+    "PatternRewrite": "codemods.config.recipe",
+    "Recipe": "codemods.config.recipe",
+    "Rewording": "codemods.config.recipe",
+    "StepResult": "codemods.config.recipe",
+    "Workspace": "codemods.config.recipe",
+    "RewordingSelector": "codemods.config.recipe",
+    "Step": "codemods.config.recipe",
+    "TreeReads": "codemods.config.recipe",
+    "load_recipe": "codemods.config.loader",
+    "RecipeBuilder": "codemods.config.builders",
+    "builds": "codemods.config.builders",
     "USAGE_ERROR": "codemods.plan.planner",
     "Plan": "codemods.plan.planner",
     "PlanBasis": "codemods.plan.planner",
@@ -175,7 +175,7 @@ _EXPORTS = {
     "plan_recipe": "codemods.plan.planner",
     "InferredRecipe": "codemods.plan.infer",
     "infer_recipe": "codemods.plan.infer",
-    "Change": "codemods.plan.subset",
+    "Change": "codemods.plan.changes",
     "Subset": "codemods.plan.subset",
     "changes_of": "codemods.plan.subset",
     "plan_subset": "codemods.plan.subset",
@@ -198,14 +198,15 @@ if TYPE_CHECKING:
     from codemods.edit.values import Edit, Finding, ItemTarget
     from codemods.parse import descendants, parse_source
     from codemods.pattern import Match, Pattern, Rewrite, replace_all
-    from codemods.plan.builders import RecipeBuilder, builds
+    from codemods.config.builders import RecipeBuilder, builds
 
     from codemods.plan.infer import InferredRecipe, infer_recipe
-    from codemods.plan.loader import load_recipe
+    from codemods.config.loader import load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, PlanBasis, PlanSettings, plan_recipe
-    from codemods.plan.recipe import (Insertion, Parameter, PatternRewrite, Recipe, Rewording, RewordingSelector, Step,
+    from codemods.config.recipe import (Insertion, Parameter, PatternRewrite, Recipe, Rewording, RewordingSelector, Step,
                                       StepResult, TreeReads, Workspace)
-    from codemods.plan.subset import Change, Subset, changes_of, plan_subset
+    from codemods.plan.changes import Change
+    from codemods.plan.subset import Subset, changes_of, plan_subset
     from codemods.write.run import RunResult, apply_recipe, write_plan
     from codemods.write.checks import BuildError
     from codemods.write.verify import CheckRun, Verification, verify_plan

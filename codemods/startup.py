@@ -128,7 +128,9 @@ def save() -> bool:
 
 
 def prime() -> int:
-    """Import every module of the engine (codemods, interchange) that imports here and write the table; how many texts it holds."""
+    """Import every module of the codemods package (its bundled recipes included) and of interchange
+    (whose decision schema a bundled recipe reads) that imports here, and write the
+    table; how many texts it holds."""
     import importlib
     import pkgutil
 

@@ -56,9 +56,9 @@ from codemods.edit.values import Finding
 from codemods.core.registry import language_for
 from codemods.parse import error_count, parse
 from codemods.plan.formatting import formatter_missing
-from codemods.plan.loader import load_recipe
+from codemods.config.loader import load_recipe
 from codemods.plan.planner import Plan, plan_recipe
-from codemods.plan.recipe import Recipe
+from codemods.config.recipe import Recipe
 
 Tree = Mapping[str, "str | bytes"]
 

@@ -112,7 +112,8 @@ LAYERS = (
     ("codemods.parse",),                                  # tree-sitter, once per file
     ("codemods.pattern", "codemods.search"),              # structural patterns; rg and mentions
     ("codemods.languages",),                              # the plug-ins: rust/ cpp/ python/
-    ("codemods.plan", "codemods.testing"),                # recipes, the planner, the harness
+    ("codemods.config",),                                 # recipes as data: the schema, the loader, the catalog
+    ("codemods.plan", "codemods.testing"),                # the planner, the harness
     ("codemods.write", "codemods.report", "codemods.recipes"),  # the writer; reporters; bundled recipes
     ("codemods.cli", "codemods.__main__"),
 )
@@ -131,7 +132,7 @@ def test_every_folder_of_the_engine_has_a_layer() -> None:
 
 
 def test_the_layers_point_one_way() -> None:
-    """Folder by folder: cli -> write/report/recipes -> plan -> languages -> pattern/search ->
+    """Folder by folder: cli -> write/report/recipes -> plan -> config -> languages -> pattern/search ->
     parse -> core -> edit; reporters read results only; the engine never imports a bundled
     recipe (the catalog finds them as files); the package root imports nothing at run time."""
     rank = {folder: number for number, layer in enumerate(LAYERS) for folder in layer}
@@ -158,18 +159,36 @@ def test_no_two_folders_import_each_other() -> None:
     assert _cycles({folder: {t for t in targets if t in folders} for folder, targets in folders.items()}) == []
 
 
+# The engine's modules that the house's other packages share, each named by one module of
+# interchange/ (the atomic file write, the console scripts' error style): one implementation.
+SHARED = {"interchange/atomic_file.py": "codemods.write.atomic_file", "interchange/cli_style.py": "codemods.cli.style"}
+
+
 def test_kernels_and_analysis_use_only_the_public_surface() -> None:
     """The other packages of the house import the codemods package itself (`from codemods import
-    parse`: a name of `codemods.__all__`), never a module of the engine."""
+    parse`: a name of `codemods.__all__`), never a module of the engine; the one exception is
+    each module of interchange/ that names a shared module of the engine (SHARED)."""
     inside = []
     for package in ("kernels", "analysis", "interchange"):
         for path in sorted((HOUSE / package).rglob("*.py")):
+            shared = SHARED.get(path.relative_to(HOUSE).as_posix())
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
                     [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
                 inside += [f"{path.relative_to(HOUSE)}:{node.lineno}: {name}" for name in names
-                           if name.startswith("codemods.")]
+                           if name.startswith("codemods.") and name != shared]
     assert inside == []
+
+
+def test_the_engine_imports_no_sibling_package() -> None:
+    """No module of codemods/ imports interchange, analysis or kernels: the engine stands alone.
+    Only the bundled recipes may (the first user's paged-flag recipe reads interchange's
+    decision.json schema): they are the engine's users, not the engine."""
+    siblings = tuple(f"{package}." for package in PACKAGES if package != "codemods")
+    outside = sorted((module, target) for module, targets in _import_graph().items()
+                     if module.startswith("codemods") and not module.startswith("codemods.recipes")
+                     for target in targets if target.startswith(siblings) or target in PACKAGES[1:])
+    assert outside == []
 
 
 def test_nothing_outside_the_first_users_recipes_names_it() -> None:
@@ -200,7 +219,7 @@ name = "gone_fn"
 
 
 def test_a_bundled_recipe_is_added_by_dropping_a_toml_file(tmp_path: Path) -> None:
-    import codemods.plan.catalog as catalog
+    import codemods.config.catalog as catalog
 
     folder = catalog.HERE / "zz_dropped_for_test"
     assert not folder.exists()

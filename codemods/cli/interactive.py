@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from interchange.cli_style import UsageLine
-
+from codemods.cli.style import UsageLine
 from codemods.edit.splice import splice
 from codemods.plan.subset import Change, changes_of, plan_subset, select
 from codemods.edit.diff import changed_lines, render_text, unified_diff, with_runs
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from codemods.plan.planner import Plan, PlanSettings
-    from codemods.plan.recipe import Recipe
+    from codemods.config.recipe import Recipe
     from codemods.write.verify import Verification
 
 # Exit code of a walk interrupted with Ctrl-C (nothing written), as for `apply`.

@@ -65,3 +65,8 @@ class WriteFailed(CodemodError):
 
 class TreeLocked(CodemodError):
     """Another process holds the tree lock; nothing was read for writing and nothing written."""
+
+
+def one_line(error: BaseException) -> str:
+    """An exception's message on one line (its type's name when it has none)."""
+    return " ".join(str(error).split()) or type(error).__name__

@@ -16,7 +16,7 @@ from codemods.core.registry import FormatFile, Language, language_for
 from codemods.edit.codes import Code
 from codemods.edit.splice import FileChange, conflicts, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding
-from codemods.plan.recipe import Workspace
+from codemods.config.recipe import Workspace
 
 # Formatting jobs by path: {path: (the text formatted, the future of its formatted text)}.
 Jobs = dict[str, tuple[bytes, Future[bytes | None]]]

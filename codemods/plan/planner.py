@@ -22,10 +22,13 @@ from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.parallel import Forked, forked_call
 from codemods.core.registry import Language, PlanState, language_for, lex_spans
 from codemods.parse import parse, reparse
-from codemods.edit.errors import RecipeInputError
+from codemods.edit.errors import RecipeError, RecipeInputError
+from codemods.plan.changes import chosen_stages, item_changes
 from codemods.plan.formatting import Jobs, format_ahead, formatter_missing, start_formatting
-from codemods.plan.recipe import Recipe, Step, StepResult, Workspace
+from codemods.config.loader import validate_recipe
+from codemods.config.recipe import Recipe, Step, StepResult, Workspace
 from codemods.plan.linking import linked_to_targets
+from codemods.plan.root import root_problem
 from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
 from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, DeletionsApart, FileDeletions, Insert, RemoveImports,
                                   Reword, Rewrite, delete_in_file, targets_by_file)
@@ -60,12 +63,8 @@ class PlanBasis:
 
     @property
     def chosen_stages(self) -> range:
-        """The indices of the stages after the deletions whose edits are a reviewer's choices (the
-        recipe's steps, rewrites, rewordings, insertions). The others' edits follow from what is
-        kept: what goes with the deletions in other files (`DeleteModuleFiles`, the second stage)
-        and the imports left unused (`RemoveImports`, the last), like the formatting the check
-        does; a subset makes them again (plan/subset.py)."""
-        return range(2, len(self.stages) - 1)
+        """The indices of the stages whose edits are a reviewer's choices (`changes.chosen_stages`)."""
+        return chosen_stages(self.stages)
 
     def recheck(self, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, settings: PlanSettings,
                 *, kept: frozenset[str] = frozenset()) -> Plan:
@@ -171,15 +170,15 @@ class Plan:
         `plan_subset` take), every finding (`Finding.as_json`, codes from docs/findings.md), how
         many block under the overrides, the overrides, the names it removes and the exit code.
         `codemod apply --json` prints this with what the run did added (`RunResult.to_dict`)."""
-        from codemods.plan.subset import changes_of
-
+        basis = self.basis
+        items = item_changes(basis.recipe, basis.start, basis.stages) if basis is not None else ()
         return {
             "recipe": self.recipe_id,
             "root": str(self.root),
             "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
                         for c in self.changes],
             "items": [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item,
-                       "removes": list(c.removes)} for c in (changes_of(self) if self.basis is not None else ())],
+                       "removes": list(c.removes)} for c in items],
             "findings": [f.as_json() for f in self.findings],
             "blocking": len(self.blocking),
             "overrides": sorted(str(code) for code in self.overrides),
@@ -436,9 +435,6 @@ def usage_problem(root: Path, recipe: Recipe, options: Mapping[str, object]) -> 
     The recipe's data is invalid, an option is one the recipe does not take, or
     ROOT is not a folder holding any path the recipe looks at.
     """
-    from codemods.plan.root import root_problem
-    from codemods.plan.loader import RecipeError, validate_recipe
-
     try:
         validate_recipe(recipe, f"recipe {recipe.id}")
     except RecipeError as error:

@@ -25,7 +25,7 @@ from codemods.edit.splice import FileChange, map_offset
 from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
 from codemods.search.files import FoundFiles, files_with_words
 from codemods.core.registry import PlanState, language_for
-from codemods.plan.recipe import Workspace
+from codemods.config.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, DeletedItem, Reference
 
 DANGLING = Code.DANGLING_REFERENCE

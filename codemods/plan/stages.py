@@ -27,7 +27,7 @@ from codemods.languages.scope import item_scopes
 from codemods.parse import parse
 from codemods.pattern import Pattern, PatternError
 from codemods.pattern import Rewrite as PatternRewriter
-from codemods.plan.recipe import Insertion, Recipe, Rewording, StepResult, Workspace
+from codemods.config.recipe import Insertion, Recipe, Rewording, StepResult, Workspace
 from codemods.plan.references import RESOLVE_LIMIT, DeletedNames
 from codemods.plan.reword import (
     PROSE_SUFFIXES, already_reworded, is_prose, prose_blocks, reword_phrase, reword_sentences, reworded_in_file,

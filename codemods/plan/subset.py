@@ -29,50 +29,22 @@ the accepted changes that need it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from codemods.edit.codes import Code
 from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
-from codemods.core.registry import language_for
-from codemods.parse import parse
-from codemods.plan.recipe import StepResult, Workspace
+from codemods.config.recipe import StepResult, Workspace
+from codemods.plan.changes import Change, change_id, defined_names, item_changes, target_deletions
+from codemods.plan.planner import Plan, PlanBasis
 from codemods.plan.references import DeletedNames
 from codemods.plan.stages import DeleteModuleFiles, RemoveImports, delete_in_file, targets_by_file
 from codemods.words import whole_word_hits
 
-if TYPE_CHECKING:  # the planner imports this module (a plan's document lists its changes)
-    from codemods.plan.planner import Plan, PlanBasis
-
 # A finding of a subset only: an accepted change uses a name that a skipped change would have added.
 NEEDS_SKIPPED = Code.NEEDS_SKIPPED_CHANGE
-
-
-@dataclass(frozen=True)
-class Change:
-    """One item-level change of a plan: its id, the stage that made it (0: the recipe's
-    deletions), its edits as planned (a deletion merged with its neighbours is shared with
-    their changes), the item it is in or documents, and the names it deletes."""
-
-    id: str
-    path: str
-    stage: int
-    edits: tuple[Edit, ...]
-    item: str | None = None
-    removes: tuple[str, ...] = ()
-
-    @property
-    def origins(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(part for edit in self.edits for part in edit.origin.split("+")))
-
-    @property
-    def adds(self) -> tuple[str, ...]:
-        """The names of the items its inserted code declares at its top level (a generated helper)."""
-        return tuple(dict.fromkeys(n for e in self.edits if e.start == e.end for n in _defined_names(e.path,
-                                                                                                    e.replacement)))
 
 
 @dataclass(frozen=True)
@@ -94,77 +66,6 @@ class Subset:
     accepted: tuple[str, ...] = ()
 
 
-def _named_items(path: str, source: bytes) -> list[tuple[int, int, str]]:
-    """The file's named items (its language's `named_items`; none for a language without them)."""
-    language = language_for(path)
-    if language is None or language.grammar is None or language.operations.named_items is None:
-        return []
-    return language.operations.named_items(source, parse(source, language.name))
-
-
-def _anchor(source: bytes, items: list[tuple[int, int, str]], start: int, end: int) -> str | None:
-    """The name of the innermost of `items` (the file's `_named_items`) holding [start, end),
-    else of the item the edited text lies directly above (a comment that documents it, blank
-    lines between at most); None when there is neither (an edit at file level: a file's
-    imports, or a language that names no items)."""
-    holding = [(s, e, name) for s, e, name in items if s <= start and end <= e]
-    if holding:
-        return max(holding, key=lambda item: (item[0], -item[1]))[2]
-    below = [(s, name) for s, _, name in items if s >= end and not source[end:s].strip()]
-    return min(below)[1] if below else None
-
-
-def _common_origin(origins: list[str]) -> str:
-    """The `:`-separated segments all `origins` start with (the one origin when they agree)."""
-    split = [o.split(":") for o in dict.fromkeys(origins)]
-    common = []
-    for segments in zip(*split):
-        if len(set(segments)) > 1:
-            break
-        common.append(segments[0])
-    return ":".join(common) or split[0][0]
-
-
-@dataclass(frozen=True)
-class _TargetDeletion:
-    """One `[[delete]]` target planned alone: its edits and the names it deletes."""
-
-    target: object
-    edits: tuple[Edit, ...]
-    names: tuple[str, ...]
-
-    @property
-    def origins(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(part for e in self.edits for part in e.origin.split("+")))
-
-
-def _target_deletions(plan: Plan) -> list[_TargetDeletion]:
-    basis = _basis(plan)
-    found = []
-    for path, targets in targets_by_file(basis.recipe).items():
-        source = basis.start.read(path)
-        if source is None:
-            continue
-        for target in targets:
-            edits, deleted, _ = delete_in_file(basis.recipe, path, source, [target])
-            found.append(_TargetDeletion(target, tuple(edits), tuple(deleted.all_names())))
-    return found
-
-
-_REWORDING_LABEL = re.compile(r"(?P<source>.*) \[\[reword\]\] (?P<number>\d+)\b")
-
-
-def change_id(origin: str) -> str:
-    """The stable slug that names the change made by `origin`: a rewording rule's label (`SOURCE
-    [[reword]] N (item = ..., ...)`) becomes `SOURCE:reword:N`, and any run of characters other
-    than letters, digits and `_.:@-` one `-`, so that an id is one shell word whatever the
-    item's name (`impl From<E> for Error` -> `impl-From-E-for-Error`)."""
-    rule = _REWORDING_LABEL.match(origin)
-    if rule is not None:
-        origin = f"{rule['source']}:reword:{rule['number']}"
-    return ":".join(re.sub(r"[^A-Za-z0-9_.@-]+", "-", part).strip("-") for part in origin.split(":"))
-
-
 def _basis(plan: Plan) -> PlanBasis:
     """What `plan` was made from; SelectionError when it has none (not made by `plan_recipe`, or a
     usage error)."""
@@ -178,36 +79,7 @@ def changes_of(plan: Plan) -> tuple[Change, ...]:
     edits are those of its target deleted alone (as the plan shows them, neighbours merged).
     SelectionError for a plan without a basis (not made by `plan_recipe`, or a usage error)."""
     basis = _basis(plan)
-    planned = {part for e in (basis.stages[0].edits if basis.stages else ()) for part in e.origin.split("+")}
-    changes = []
-    for deletion in _target_deletions(plan):
-        for origin in deletion.origins:
-            if origin not in planned:
-                continue
-            edits = tuple(e for e in deletion.edits if origin in e.origin.split("+"))
-            # A deletion is in the item it deletes, as the recipe names it.
-            changes.append(Change(change_id(origin), edits[0].path, 0, edits, str(getattr(deletion.target, "name", ""))
-                                  or None, deletion.names))
-    groups: dict[tuple[int, str, str | None], list[Edit]] = {}
-    items: dict[str, list[tuple[int, int, str]]] = {}
-    for index in basis.chosen_stages:
-        for edit in basis.stages[index].edits:
-            # Inserted items (a generated helper) are a change of their own, named by what they add.
-            added = list(_defined_names(edit.path, edit.replacement)) if edit.start == edit.end else []
-            source = basis.start.read(edit.path) or b""
-            if not added and edit.path not in items:
-                items[edit.path] = _named_items(edit.path, source)
-            item = added[0] if added else _anchor(source, items[edit.path], edit.start, edit.end)
-            groups.setdefault((index, edit.path, item), []).append(edit)
-    named = {key: _common_origin([e.origin for e in edits]) for key, edits in groups.items()}
-    shared = {origin for origin in named.values() if list(named.values()).count(origin) > 1}
-    for (index, path, item), group in groups.items():
-        origin = named[(index, path, item)]
-        if origin in shared:
-            where = item if item is not None else f"{path}:{line_col(basis.start.read(path) or b'', group[0].start)[0]}"
-            origin = f"{origin}@{where}"
-        changes.append(Change(change_id(origin), path, index, tuple(group), item))
-    return tuple(sorted(changes, key=lambda c: (c.path, min(e.start for e in c.edits), c.id)))
+    return item_changes(basis.recipe, basis.start, basis.stages)
 
 
 def select(changes: Iterable[Change], accept: Iterable[str] = (), skip: Iterable[str] = ()) -> set[str]:
@@ -245,22 +117,12 @@ def _lines_of(source: bytes, edits: Iterable[Edit], path: str) -> set[int]:
     return lines
 
 
-def _defined_names(path: str, text: bytes) -> tuple[str, ...]:
-    """The names of the items `text` (inserted code) declares at its top level, in order."""
-    language = language_for(path)
-    if language is None or language.grammar is None or not text.strip():
-        return ()
-    root = parse(text, language.name).root_node
-    return tuple(dict.fromkeys((name.text or b"").decode("utf-8", "replace") for child in root.named_children
-                               if (name := child.child_by_field_name("name")) is not None))
-
-
 def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Change]) -> list[tuple[Finding, str, str]]:
     """An accepted change's new code naming an item that only a skipped change adds: (finding,
     skipped id, accepted id) for each."""
     found = []
     for gone in skipped:
-        names = {n for e in gone.edits for n in _defined_names(e.path, e.replacement)}
+        names = {n for e in gone.edits for n in defined_names(e.path, e.replacement)}
         if not names:
             continue
         for change in kept:
@@ -286,7 +148,7 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
     workspace = basis.start
     deleted = DeletedNames()
     findings: list[Finding] = list(basis.stages[0].findings) if basis.stages else []
-    target_origins = {t.target: t.origins for t in _target_deletions(plan)}
+    target_origins = {t.target: t.origins for t in target_deletions(basis.recipe, basis.start)}
     deletion_edits: list[Edit] = []
     kept_targets: list[ItemTarget] = []
     for path, targets in targets_by_file(recipe).items():

@@ -1,4 +1,4 @@
 """The bundled recipes: one package folder per user, each recipe a `NAME.toml` file
 with its optional `NAME.py` builder module. Found as files by the catalog
-(`codemods/plan/catalog.py`); nothing here is imported by the engine.
+(`codemods/config/catalog.py`); nothing here is imported by the engine.
 """

@@ -18,14 +18,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from interchange.atomic_file import fsync_dir
-
 from codemods.edit.codes import Code
 from codemods.edit.errors import TreeLocked, WriteFailed
 from codemods.edit.refusals import WriteRefused
 from codemods.edit.splice import FileChange, digest, resolve_inside
 from codemods.edit.values import Finding
 from codemods.write import journal
+from codemods.write.atomic_file import fsync_dir
 from codemods.write.journal import HeldLock, JournalEntry, atomic_write, journal_path, shown, tree_lock
 
 

@@ -38,10 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from interchange.atomic_file import fsync_dir, write_atomic
-
 from codemods.edit.errors import TreeLocked
 from codemods.edit.splice import digest
+from codemods.write.atomic_file import fsync_dir, write_atomic
 
 JOURNAL_DIR = ".codemod-journal"
 LOCK_FILE = ".codemod.lock"

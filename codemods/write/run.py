@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 from codemods.edit.codes import EXIT_FINDINGS, Code
 from codemods.edit.values import Finding
 from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
-from codemods.plan.recipe import Recipe
+from codemods.config.recipe import Recipe
 from codemods.plan.subset import Subset, plan_subset
 from codemods.edit.refusals import PlanRefused, WriteRefused
 

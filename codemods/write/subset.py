@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Mapping
 
 from codemods.plan.planner import Plan, PlanSettings
-from codemods.plan.recipe import Recipe
+from codemods.config.recipe import Recipe
 from codemods.plan.subset import Subset
 from codemods.write.run import RunResult, run_recipe
 

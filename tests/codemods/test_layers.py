@@ -97,7 +97,7 @@ def test_the_journal_keeps_no_process_wide_state() -> None:
 
 
 def test_no_language_ladder_is_left_in_the_planner_or_the_recipe_loader() -> None:
-    for name in ("plan/planner.py", "plan/stages.py", "plan/references.py", "plan/loader.py",
+    for name in ("plan/planner.py", "plan/stages.py", "plan/references.py", "config/loader.py",
                  "parse.py", "pattern.py", "search/mentions.py"):
         text = (PACKAGE / name).read_text(encoding="utf-8")
         for ladder in ("== RUST", "== CPP", "== PYTHON", '== "rust"', '== "cpp"', "in (RUST, CPP)"):

@@ -151,8 +151,8 @@ text = "// Counted once per ledger."
 @pytest.fixture
 def bundled_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A recipe with an `[[insert]]` rule, registered as bundled for the test."""
-    import codemods.plan.loader as loader
-    import codemods.plan.settings as settings
+    import codemods.config.loader as loader
+    import codemods.config.settings as settings
 
     base_id = f"base-with-insert-{tmp_path.name}"
     base = tmp_path / "base.toml"
@@ -175,7 +175,7 @@ def test_extends_keeps_the_base_insertions(tmp_path: Path, bundled_base: str) ->
 @pytest.mark.parametrize("own", ["", 'id = "mine"\n', 'summary = "Also trims"\n',
                                  'check_scope = ["lib"]\ndead_symbol_pattern = "x_y"\n'])
 def test_both_recipe_readers_merge_extends_alike(tmp_path: Path, bundled_base: str, own: str) -> None:
-    from codemods.plan.settings import dead_symbol_settings
+    from codemods.config.settings import dead_symbol_settings
 
     local = tmp_path / "local.toml"
     local.write_text(f'extends = "{bundled_base}"\n{own}')

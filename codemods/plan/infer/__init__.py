@@ -32,7 +32,7 @@ from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.prose import prose_rules
 from codemods.plan.infer.residue import FileResidue, InsertRule, RewordRule, RewriteRule, Rule
 from codemods.plan.infer.tokens import line_of, same_tokens
-from codemods.plan.loader import load_recipe
+from codemods.config.loader import load_recipe
 from codemods.plan.planner import USAGE_ERROR, plan_recipe
 from codemods.plan.reword import is_prose
 from codemods.parse import parse

@@ -17,7 +17,7 @@ from codemods.search.files import files_with_words
 from codemods.languages.rust.items import RustItem, rust_items
 from codemods.languages.rust.resolve import RustResolver
 from codemods.languages.rust.statements import find_function, line_indent
-from codemods.plan.recipe import Workspace
+from codemods.config.recipe import Workspace
 from codemods.recipes.mlxcel.flag_sites import BACKEND_TYPE, CONSTANT, METHOD, FamilySite, method_in_impl, wrap_doc
 
 RESOLVER = "effective_decode_storage_backend"

@@ -44,7 +44,7 @@ from codemods.languages.rust.bridge import bridge_calls, bridge_functions
 from codemods.languages.rust.format import crate_edition, format_statement_groups
 from codemods.languages.rust.items import leading_trivia
 from codemods.languages.rust.statements import find_function, identifiers, let_binding, line_indent, statement_deletion
-from codemods.plan.recipe import StepResult, Workspace
+from codemods.config.recipe import StepResult, Workspace
 
 # Forms of the oracle run's parts (FALLBACK and METADATA are filled in per recipe).
 _CALL_PATTERNS = ("$_::{fallback}($$$)", "{fallback}($$$)")

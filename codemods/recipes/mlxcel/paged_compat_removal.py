@@ -23,9 +23,9 @@ from pathlib import Path
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding
-from codemods.plan.loader import rewordings_from
-from codemods.plan.builders import builds
-from codemods.plan.recipe import Recipe, Rewording, Workspace
+from codemods.config.loader import rewordings_from
+from codemods.config.builders import builds
+from codemods.config.recipe import Recipe, Rewording, Workspace
 from codemods.recipes.mlxcel.oracle import OracleRewrite
 from codemods.recipes.mlxcel.trimming import DeleteOrphanedTests, TrimTest
 

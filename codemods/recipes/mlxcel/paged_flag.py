@@ -46,8 +46,8 @@ from codemods.edit.values import Edit, Finding, line_col
 from codemods.edit.item_spans import whole_lines
 from codemods.languages.rust.items import RustItem, leading_trivia, rust_items
 from codemods.languages.rust.statements import line_indent
-from codemods.plan.builders import builds
-from codemods.plan.recipe import Parameter, Recipe, StepResult, Workspace
+from codemods.config.builders import builds
+from codemods.config.recipe import Parameter, Recipe, StepResult, Workspace
 from codemods.recipes.mlxcel.flag_sites import CONSTANT, FAMILIES, METHOD, FamilySite, method_in_impl, wrap_doc
 from codemods.recipes.mlxcel.flag_tests import (ParityOutcome, TestSite, refuse_stale_tests, resolver_test,
                                                 test_site, unpin_parity_tests, wrapper_test_name)

@@ -16,8 +16,8 @@ from codemods.edit.errors import RecipeInputError
 from codemods.edit.values import Edit, Finding
 from codemods.languages.rust.statements import find_function
 from codemods.parse import RUST, node_text, parse
-from codemods.plan.builders import builds
-from codemods.plan.recipe import Parameter, Recipe, StepResult, Workspace
+from codemods.config.builders import builds
+from codemods.config.recipe import Parameter, Recipe, StepResult, Workspace
 from codemods.recipes.mlxcel.paged_compat_removal import LAYERS_RS
 
 POOLED_ROUTE = "paged_decode_attention_pooled"

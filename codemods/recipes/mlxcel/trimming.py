@@ -22,7 +22,7 @@ from codemods.parse import RUST, node_text, parse
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.languages.rust.items import rust_items
 from codemods.languages.rust.statements import find_function, let_binding, names_used, statement_deletion, statements, uses_any
-from codemods.plan.recipe import StepResult, Workspace
+from codemods.config.recipe import StepResult, Workspace
 
 
 def split_statements(body: tree_sitter.Node, removed: set[str]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.plan.loader import TOML_KEYS, TOML_TABLE_KEYS, load_recipe
+from codemods.config.loader import TOML_KEYS, TOML_TABLE_KEYS, load_recipe
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "recipes.md"
 TEXT = DOC.read_text(encoding="utf-8")

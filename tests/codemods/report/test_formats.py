@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from codemods.report.sarif import symbol_groups
 from codemods.cli.main import main
-from codemods.plan.settings import dead_symbol_settings
+from codemods.config.settings import dead_symbol_settings
 from fixture_crate import copy_fixture
 
 PATTERN = dead_symbol_settings("paged-compat-removal")[1]

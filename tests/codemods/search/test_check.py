@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from codemods.search import files as _files
 from codemods.search.check import check_files, check_tree
 from codemods.cli.main import main
-from codemods.plan.settings import dead_symbol_settings
+from codemods.config.settings import dead_symbol_settings
 
 PATTERN = dead_symbol_settings("paged-compat-removal")[1]
 

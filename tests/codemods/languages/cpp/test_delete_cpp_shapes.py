@@ -13,7 +13,7 @@ from codemods.edit.splice import splice
 from codemods.languages.cpp.deletion import delete_cpp_items
 from codemods.languages.cpp.items import CppTarget, cpp_items
 from codemods.languages.cpp.signature import parse_signature
-from codemods.plan.loader import RecipeError, load_recipe
+from codemods.config.loader import RecipeError, load_recipe
 from codemods.testing import assert_recipe
 
 from codemod_helpers import assert_deletes, dedent, dedent_text

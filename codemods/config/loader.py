@@ -19,14 +19,13 @@ import types
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from codemods.edit.errors import RecipeError
+from codemods.edit.errors import RecipeError, one_line
 from codemods.edit.values import ItemTarget
 from codemods.core.registry import FILE_KIND, LANGUAGES, parsed_languages
-from codemods.plan.builders import builder_for, forget
-from codemods.plan.catalog import bundled_files, module_name, recipe_files
-from codemods.plan.extends import extended
-from codemods.plan.recipe import Insertion, PatternRewrite, Recipe, Rewording
-from interchange.cli_style import one_line
+from codemods.config.builders import builder_for, forget
+from codemods.config.catalog import bundled_files, module_name, recipe_files
+from codemods.config.extends import extended
+from codemods.config.recipe import Insertion, PatternRewrite, Recipe, Rewording
 
 
 def bundled_recipes() -> list[Recipe]:
@@ -113,7 +112,7 @@ def rewordings_from(tables: list[dict[str, Any]], source: str) -> tuple[Rewordin
 def _built(path: Path, recipe: Recipe) -> Recipe:
     """`recipe` completed by its builder: the function that the Python module beside the file,
     of the same name (`NAME.py` beside `NAME.toml`), registers for its id with `@builds`
-    (plan/builders.py; a bundled recipe's module is imported from its package, found through
+    (config/builders.py; a bundled recipe's module is imported from its package, found through
     the catalog); the recipe itself when there is no such module."""
     companion = path.with_suffix(".py")
     if not companion.is_file():

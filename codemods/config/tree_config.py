@@ -39,7 +39,7 @@ def _declared(path: Path) -> str | None:
 def configured_recipe(root: Path) -> str | None:
     """The recipe (a bundled id, or a file path as the caller can open it) that ROOT's config names,
     or None when neither ROOT nor a folder above it has one."""
-    from codemods.plan.catalog import bundled_files
+    from codemods.config.catalog import bundled_files
 
     folder = Path(root).resolve()
     for candidate in (folder, *folder.parents):

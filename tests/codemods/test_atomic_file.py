@@ -1,4 +1,5 @@
-"""The shared atomic write: whole file or nothing, permissions kept, no temporary left behind."""
+"""The atomic single-file write (the engine's, which the house's other packages share through
+`interchange.atomic_file`): whole file or nothing, permissions kept, no temporary left behind."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from interchange import atomic_file
-from interchange.atomic_file import write_atomic
+import interchange.atomic_file
+from codemods.write import atomic_file
+from codemods.write.atomic_file import write_atomic
 
 
 def _mode(path: Path) -> int:
@@ -48,3 +50,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, mon
         write_atomic(target, b"new\n", temporary_suffix=".tmp")
     assert target.read_bytes() == b"old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["decision.json"]
+
+
+def test_the_other_packages_share_the_one_implementation() -> None:
+    assert (interchange.atomic_file.write_atomic, interchange.atomic_file.fsync_dir) == (write_atomic,
+                                                                                         atomic_file.fsync_dir)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Callable
 
 from codemods.edit.errors import RecipeError
-from codemods.plan.recipe import Recipe
+from codemods.config.recipe import Recipe
 
 RecipeBuilder = Callable[[Recipe], Recipe]
 

@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from codemods.edit.errors import RecipeError
-from codemods.plan.catalog import bundled_files
-from codemods.plan.extends import extended
+from codemods.config.catalog import bundled_files
+from codemods.config.extends import extended
 
 if TYPE_CHECKING:
-    from codemods.plan.recipe import Recipe
+    from codemods.config.recipe import Recipe
 
 
 def _load(spec: str) -> Recipe:
-    from codemods.plan.loader import load_recipe
+    from codemods.config.loader import load_recipe
 
     return load_recipe(spec)
 
