@@ -345,7 +345,7 @@ register(Language(
     identifier_kinds=frozenset({"identifier"}),
     comment_kinds=frozenset({"comment"}),
     string_kinds=frozenset({"string", "concatenated_string", "string_content"}),
-    deletable_kinds=("function", "class"),
+    deletable_kinds=("function", "class", "variable"),
     line_comment_markers=("#",),
     lexer=python_lexer.spans,
     indented_blocks=True,

@@ -9,16 +9,21 @@ overlap. Targets nested in one another give one edit over both.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from codemods.edit.codes import Code
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 
+if TYPE_CHECKING:
+    import libcst as cst
+
 
 @dataclass(frozen=True)
 class PythonTarget:
-    """A request to delete a "function" or "class" named by its dotted path (e.g. `Cls.method`)."""
+    """A request to delete a "function", "class" or "variable" (a module's or a class's `NAME = ...`,
+    `NAME: T = ...` standing alone on its line) named by its dotted path (e.g. `Cls.method`)."""
 
     kind: str
     name: str
@@ -95,13 +100,44 @@ def delete_python_items(
                 lines.pop(0)
             return (first.with_changes(leading_lines=tuple(lines)), *updated[1:])
 
+        def _blanks_kept(self, original: Sequence[cst.BaseStatement],
+                         updated: Sequence[cst.BaseStatement]) -> tuple[cst.BaseStatement, ...] | None:
+            """A statement line removed from between two kept statements leaves the blank lines
+            that stood above it (and its comments) where the next one has none of its own: `x = 1`
+            going from between an import and a class keeps them apart. None when unchanged."""
+            out = list(updated)
+            carried: list[cst.EmptyLine] = []
+            at = 0
+            changed = False
+            for index, statement in enumerate(original):
+                if id(statement) in self.removed:
+                    if index and isinstance(statement, cst.SimpleStatementLine) and not carried:
+                        carried = list(itertools.takewhile(lambda line: line.comment is None, statement.leading_lines))
+                    continue
+                if at >= len(out):
+                    break
+                kept = out[at]
+                if carried and isinstance(kept, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and not (
+                        kept.leading_lines and kept.leading_lines[0].comment is None):
+                    out[at] = kept.with_changes(leading_lines=(*carried, *kept.leading_lines))
+                    changed = True
+                carried = []
+                at += 1
+            return tuple(out) if changed else None
+
+        def _settled(self, original: Sequence[cst.BaseStatement],
+                     updated: Sequence[cst.BaseStatement]) -> tuple[cst.BaseStatement, ...] | None:
+            body = self._first_kept(original, updated)
+            spaced = self._blanks_kept(original, body if body is not None else updated)
+            return spaced if spaced is not None else body
+
         def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-            body = self._first_kept(original_node.body, updated_node.body)
+            body = self._settled(original_node.body, updated_node.body)
             return updated_node if body is None else updated_node.with_changes(body=body)
 
         def leave_IndentedBlock(self, original_node: cst.IndentedBlock,
                                 updated_node: cst.IndentedBlock) -> cst.BaseSuite:
-            body = self._first_kept(original_node.body, updated_node.body)
+            body = self._settled(original_node.body, updated_node.body)
             return updated_node if body is None else updated_node.with_changes(body=body)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -114,6 +150,26 @@ def delete_python_items(
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return self._enter(node)
 
+        def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
+                                      updated_node: cst.SimpleStatementLine
+                                      ) -> cst.BaseStatement | cst.RemovalSentinel:
+            name = assigned_name(original_node)
+            if name is None:
+                return updated_node
+            qualified = ".".join([*self.scope, name.value])
+            if qualified not in places:
+                places[qualified] = line_col(source, self.get_metadata(ByteSpanPositionProvider, name).start)
+            assignments[qualified] = assignments.get(qualified, 0) + 1
+            seen[qualified] = "variable"
+            target = wanted.get(qualified)
+            if qualified in self.only and target is not None and target.kind == "variable" \
+                    and counted.get(qualified, 1) == 1:
+                span = self.get_metadata(ByteSpanPositionProvider, original_node)
+                spans[qualified] = (span.start, span.start + span.length)
+                self.removed.add(id(original_node))
+                return cst.RemovalSentinel.REMOVE
+            return updated_node
+
         def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef
                            ) -> cst.BaseStatement | cst.RemovalSentinel:
             return self._leave(original_node, updated_node, "class")
@@ -121,6 +177,11 @@ def delete_python_items(
     def without(names: set[str]) -> bytes:
         return wrapper.visit(_Remover(names)).code.encode(module.encoding)
 
+    assignments: dict[str, int] = {}  # qualified name -> how many statements assign it
+    counted: dict[str, int] = {}
+    if any(t.kind == "variable" for t in targets):
+        without(set())  # a first walk counts the assignments: a name assigned twice is not one item
+        counted = dict(assignments)
     try:
         result = without(set(wanted))
         removed = list(spans)
@@ -134,11 +195,29 @@ def delete_python_items(
         edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),
                                 "+".join(origins[name] for name in removed))]
     findings = [
+        Finding(path, *places[t.name], Code.AMBIGUOUS,
+                f"{t.name} is assigned by {counted[t.name]} statements; not deleted", symbol=t.name)
+        if t.kind == "variable" and counted.get(t.name, 0) > 1 else
         missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent, places)
         for t in targets
         if t.name not in removed
     ]
     return edits, removed, findings
+
+
+def assigned_name(statement: cst.BaseStatement) -> cst.Name | None:
+    """The name a statement line binds when it is one assignment of one plain name (`NAME = ...`,
+    `NAME: T = ...`, `NAME: T`); None for anything else (`a = b = 1`, `a, b = ...`, `a.b = 1`)."""
+    import libcst as cst
+
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+        return small.targets[0].target
+    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+        return small.target
+    return None
 
 
 def _changed_range(path: str, source: bytes, result: bytes, span: tuple[int, int], origin: str) -> Edit:

@@ -173,7 +173,16 @@ def _python(source: bytes) -> dict[tuple[str, ...], Entry]:
     found: dict[tuple[str, ...], Entry] = {}
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
+        # A name assigned once in a body, by a statement alone on its lines, is an item (`variable`).
+        assigned = Counter(name for node in body if (name := _assigned(node)) is not None)
         for node in body:
+            name = _assigned(node)
+            if name is not None and assigned[name] == 1 and not any(
+                    other is not node and other.lineno <= (node.end_lineno or node.lineno)
+                    and node.lineno <= (other.end_lineno or other.lineno) for other in body):
+                end = offsets[min(node.end_lineno or node.lineno, len(lines))]
+                found.setdefault(("variable", f"{prefix}{name}"),
+                                 Entry("variable", f"{prefix}{name}", offsets[node.lineno - 1], end))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 kind = "class" if isinstance(node, ast.ClassDef) else "function"
                 name = f"{prefix}{node.name}"
@@ -185,3 +194,12 @@ def _python(source: bytes) -> dict[tuple[str, ...], Entry]:
 
     visit(module.body, "")
     return found
+
+
+def _assigned(node: ast.stmt) -> str | None:
+    """The plain name one assignment statement binds (`NAME = ...`, `NAME: T = ...`), else None."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id
+    return None

@@ -173,3 +173,53 @@ def test_each_deleted_python_item_is_a_change_of_its_own(tmp_path):
     assert written.exit_code == 0, written.stderr
     assert (tree / "books.py").read_text() == source.replace(
         "def ledger_sum(rows):\n    return math.fsum(rows)\n\n\n", "")
+
+
+def test_module_and_class_variables_by_qualified_name():
+    assert_deletes(
+        "python",
+        """
+        import os
+
+        # Seconds before a kettle whistles.
+        BOIL_DELAY: float = 4.5
+        STEEP = 3
+
+
+        class Teapot:
+            spout = "curved"
+            lid = "flat"
+        """,
+        [("variable", "BOIL_DELAY"), ("variable", "Teapot.lid")],
+        """
+        import os
+
+        STEEP = 3
+
+
+        class Teapot:
+            spout = "curved"
+        """,
+    )
+
+
+def test_a_variable_assigned_twice_is_ambiguous_and_a_tuple_target_is_no_item():
+    source = b"LEVEL = 1\nif os.environ.get('X'):\n    pass\nLEVEL = 2\nhigh, low = 1, 0\n"
+    result, findings = run_deletion("python", source, [("variable", "LEVEL"), ("variable", "high")])
+    assert result == source
+    assert [f.code for f in findings] == ["ambiguous", "no-such-item"]
+
+
+def test_a_deleted_module_variable_still_imported_elsewhere_blocks(tmp_path):
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "brew").mkdir()
+    (tmp_path / "brew" / "__init__.py").write_text("")
+    (tmp_path / "brew" / "config.py").write_text("STEEP_MINUTES = 4\nCUP_ML = 250\n")
+    (tmp_path / "brew" / "pour.py").write_text("from brew.config import STEEP_MINUTES\n\nprint(STEEP_MINUTES)\n")
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("brew/config.py", "python", "variable", "STEEP_MINUTES"),))
+    plan = plan_recipe(tmp_path, recipe)
+    assert {(f.code, f.path, f.line) for f in plan.blocking} >= {("dangling-reference", "brew/pour.py", 1)}
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("brew/config.py", "python", "variable", "CUP_ML"),))
+    plan = plan_recipe(tmp_path, recipe)
+    assert plan.blocking == [] and plan.changes[0].after == b"STEEP_MINUTES = 4\n"

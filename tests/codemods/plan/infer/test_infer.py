@@ -766,3 +766,37 @@ def test_entries_the_change_takes_out_of_a_declaration_the_recipe_reshapes_are_d
     })
     assert 'name = "textile::Loom"' in inferred.toml and 'name = "textile::Weave"' in inferred.toml
     assert inferred.unexpressed == ()
+
+
+def test_a_removed_python_module_constant_is_a_variable_delete(tmp_path: Path) -> None:
+    inferred = _inferred(tmp_path, {
+        "kiln/settings.py": """
+            import os
+
+            # Degrees, for stoneware.
+            FIRING_TEMP = 1280
+            GLAZE_COATS: int = 2
+
+
+            def coats() -> int:
+                return GLAZE_COATS
+        """,
+    }, {
+        "kiln/settings.py": """
+            import os
+
+            GLAZE_COATS: int = 2
+
+
+            def coats() -> int:
+                return GLAZE_COATS
+        """,
+    })
+    assert _recipe("""
+        [[delete]]
+        path = "kiln/settings.py"
+        language = "python"
+        kind = "variable"
+        name = "FIRING_TEMP"
+    """) in inferred.toml
+    assert "[[rewrite]]" not in inferred.toml and inferred.unexpressed == ()
