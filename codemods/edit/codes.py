@@ -188,8 +188,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType({
         "a file to edit does not parse (Python: libcst), so nothing in it is deleted",
         "fix the syntax first"),
     Code.UNPARSEABLE_TARGET: CodeInfo(
-        "an edit falls in a part of the file tree-sitter cannot parse (in an edition 2015 Rust crate, "
-        "an error wholly inside a deleted item goes with it instead)",
+        "an edit falls in a part of the file tree-sitter cannot parse (in C++ and in an edition 2015 Rust "
+        "crate, an error wholly inside a closed deleted item goes with it instead)",
         "fix the syntax there first"),
     Code.PARSE_REGRESSION: CodeInfo(
         "the edited file would parse with more errors than before; it is not written",
