@@ -21,6 +21,7 @@ from codemods.languages.cpp.items import CppItem, CppTarget, cpp_items, is_annot
 from codemods.languages.cpp.includes import included_files, include_lines, resolve_include
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.deleted import DeletedCppItem, deleted_cpp_items
+from codemods.languages.cpp.inherited import without_redeclarations
 from codemods.languages.cpp.resolve import cpp_references
 
 
@@ -137,6 +138,8 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
             source = shared.read(header) if language_of(header) == CPP else None
             headers[header] = cpp_items(source, namespace_macros=macros) if source is not None else []
         return headers[header]
+
+    items = without_redeclarations(items, includes_of, items_of, shared.memo("cpp_redeclared_members", dict))
 
     def included_items() -> list[CppItem]:
         return [i for header in sorted(included()) for i in items_of(header)]

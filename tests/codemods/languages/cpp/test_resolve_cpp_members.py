@@ -340,3 +340,26 @@ def test_apply_refuses_a_deletion_used_only_through_objects_in_other_files(tmp_p
     broken = _compiles(tree).stderr
     assert "smithy.cpp:13:27: error: 'const class kiln::Furnace' has no member named 'report'" in broken
     assert "smithy.cpp:22:51: error: 'class kiln::Furnace' has no member named 'report'" in broken
+
+
+def _shapes(tmp_path: Path) -> Path:
+    files = {
+        "outline.h": "#pragma once\nclass Outline {\n public:\n  virtual ~Outline() = default;\n"
+                     "  virtual double area() const = 0;\n};\n",
+        "shape.h": "#pragma once\n#include \"outline.h\"\nclass Shape : public Outline {\n public:\n"
+                   "  virtual double area() const = 0;\n  virtual int sides() const = 0;\n};\n",
+        "use.cpp": "#include \"shape.h\"\ndouble measure(const Shape* s) { return s->area() + s->sides(); }\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def test_a_member_a_base_class_declares_too_may_go_its_uses_reach_the_base(tmp_path: Path) -> None:
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    root = _shapes(tmp_path)
+    plan = plan_recipe(root, Recipe(id="t", summary="", deletions=(ItemTarget("shape.h", "cpp", "declaration", "Shape::area"),)))
+    assert plan.blocking == []
+    plan = plan_recipe(root, Recipe(id="t", summary="", deletions=(ItemTarget("shape.h", "cpp", "declaration", "Shape::sides"),)))
+    assert [(f.code, f.path, f.line) for f in plan.blocking] == [("dangling-reference", "use.cpp", 2)]
