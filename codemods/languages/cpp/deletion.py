@@ -284,6 +284,7 @@ def delete_cpp_items(
     deletions: list[Deletion] = []
     deleted: list[CppItem] = []
     findings: list[Finding] = []
+    pending: list[tuple[list[CppItem], Callable[[CppItem], str]]] = []
     for target in targets:
         named = [i for i in items if target.selects(i)]
         chosen = [i for i in named if target.kind in ("any", i.kind)]
@@ -314,9 +315,36 @@ def delete_cpp_items(
             continue
         chosen += [d for d in _in_class_declarations(items, chosen) if d not in chosen]
         chosen += [m for m in out_of_line_members(items, member_owners(chosen)) if m not in chosen]
-        deletions += _item_deletions(masked, chosen, functools.partial(_item_origin, origin, target.name))
+        pending.append((chosen, functools.partial(_item_origin, origin, target.name)))
         deleted += chosen
+    going = {id(i) for i in deleted}
+    for chosen_items, item_origin in pending:
+        deletions += _item_deletions(masked, chosen_items, item_origin,
+                                     lambda i: _start_leaving_group_comment(masked, i, items, going))
     return _settled(source, masked, macros, deletions, origin), deleted, findings
+
+
+def _start_leaving_group_comment(source: bytes, item: CppItem, items: list[CppItem], going: set[int]) -> int:
+    """Where an item's deletion starts: with its comments (`item.start`), except where they head
+    a group of overloads it opens: the next item, on the very next line, declares the same name in
+    the same scope and stays; the comments then describe it too and stay with it."""
+    if not item.function or item.start >= item.node.start_byte:
+        return item.start
+    following = [i for i in items if i.function and i.name == item.name and i.scope == item.scope
+                 and i.node.start_byte >= item.end]
+    after = min(following, key=lambda i: i.start, default=None)
+    if after is None or id(after) in going:
+        return item.start
+    between = source[item.end:after.start]
+    if between.count(b"\n") > 1 or between.strip():
+        return item.start
+    last_comment = None
+    previous = item.node.prev_sibling
+    while previous is not None and previous.start_byte >= item.start:
+        if previous.type == "comment":
+            last_comment = max(last_comment or 0, previous.end_byte)
+        previous = previous.prev_sibling
+    return item.start if last_comment is None else source.find(b"\n", last_comment) + 1
 
 
 def member_owners(items: list[CppItem]) -> list[tuple[str, ...]]:
@@ -340,10 +368,12 @@ def _item_origin(origin: str, name: str, item: CppItem) -> str:
     return f"{origin}:cpp-{item.kind}:{name}"
 
 
-def _item_deletions(masked: bytes, items: list[CppItem], origin: Callable[[CppItem], str]) -> list[Deletion]:
+def _item_deletions(masked: bytes, items: list[CppItem], origin: Callable[[CppItem], str],
+                    start: Callable[[CppItem], int] | None = None) -> list[Deletion]:
     """The whole lines of each item (read with the macros blanked out: an export macro before a
-    declaration goes with it), with the origin `origin` gives it."""
-    return [Deletion(*whole_lines(masked, i.start, i.end, (b"//", b"/*")), origin(i)) for i in items]
+    declaration goes with it) from `start` (default: with its comments), with the origin `origin` gives it."""
+    return [Deletion(*whole_lines(masked, start(i) if start is not None else i.start, i.end, (b"//", b"/*")),
+                     origin(i)) for i in items]
 
 
 def _settled(source: bytes, masked: bytes, macros: tuple[tuple[str, str], ...], deletions: list[Deletion],

@@ -249,3 +249,39 @@ def test_a_namespace_macro_defined_in_another_header_points_to_namespace_macros(
     assert 'namespace_macros = { SPOOL_BEGIN_NAMESPACE = "yarn" }' in finding.message
     assert "read as opening namespace spool" in finding.message
     assert refusal(SPOOL_BEGIN_NAMESPACE="yarn") == []
+
+
+def test_a_comment_heading_a_group_of_overloads_stays_with_the_one_kept():
+    assert_deletes(
+        "cpp",
+        """
+        // Renders the chart; the second form writes it to `path`.
+        std::string render(const Chart& chart);
+        bool render(const Chart& chart, const std::string& path);
+
+        // Only for tests.
+        int tick_count(const Chart& chart);
+        """,
+        [("declaration", "render(const Chart&)")],
+        """
+        // Renders the chart; the second form writes it to `path`.
+        bool render(const Chart& chart, const std::string& path);
+
+        // Only for tests.
+        int tick_count(const Chart& chart);
+        """,
+    )
+    assert_deletes(
+        "cpp",
+        """
+        // Renders the chart; the second form writes it to `path`.
+        std::string render(const Chart& chart);
+        bool render(const Chart& chart, const std::string& path);
+
+        int tick_count(const Chart& chart);
+        """,
+        [("declaration", "render(const Chart&)"), ("declaration", "render(const Chart&, const std::string&)")],
+        """
+        int tick_count(const Chart& chart);
+        """,
+    )
