@@ -25,7 +25,7 @@ from codemods.core.registry import FILE_KIND, LANGUAGES, parsed_languages
 from codemods.config.builders import builder_for, forget
 from codemods.config.catalog import bundled_files, module_name, recipe_files
 from codemods.config.extends import extended
-from codemods.config.recipe import Insertion, PatternRewrite, Recipe, Rewording
+from codemods.config.recipe import TEXT, Insertion, PatternRewrite, Recipe, Rewording
 
 
 def bundled_recipes() -> list[Recipe]:
@@ -322,8 +322,13 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     if problem:
         raise RecipeError(f"{origin}: rewrite entry: {problem}")
     language = rewrite.file_language()
+    if language == TEXT:
+        if rewrite.item is not None or rewrite.where or not rewrite.pattern.strip():
+            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: a text rewrite takes a pattern of "
+                              f"whole lines, no item and no where")
+        return
     if language is None:
-        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust, cpp or python); "
+        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust, cpp, python or text); "
                           f"the path has no source suffix")
     if language not in parsed_languages():
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on "

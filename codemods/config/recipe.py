@@ -87,6 +87,10 @@ def is_glob(path: str) -> bool:
     return any(c in GLOB_CHARACTERS for c in path)
 
 
+# The rewrite language of literal text: files no grammar reads, edited line by line.
+TEXT = "text"
+
+
 @dataclass(frozen=True)
 class PatternRewrite:
     """In the files `path` names, inside the item named `item` (the whole file when None), replace
@@ -95,7 +99,9 @@ class PatternRewrite:
 
     `path` is one file, a folder (every file of `language` under it), or a glob
     (`src/**/*.rs`; its files of `language`). `language` (Rust or C++) defaults
-    to the language of `path`'s suffix; a folder needs it. `where` maps a
+    to the language of `path`'s suffix; a folder needs it. `language = "text"`
+    (TEXT) makes `pattern` literal text, for any file (a manifest, a lock file, a
+    build script): whole lines found verbatim, each replaced by `replace`. `where` maps a
     metavariable of the pattern to the texts it may match (a dict is accepted
     and kept as sorted pairs); a match whose capture is none of them is left.
     """
@@ -238,7 +244,7 @@ class Workspace:
             candidates = [f"{path.rstrip('/')}/{p}" for p in walk_all(self.root / path, SKIPPED_DIRS)]
         else:
             return [path]
-        return [p for p in candidates if language_of(p) == language]
+        return [p for p in candidates if language_of(p) == language or language == TEXT]
 
 
 @dataclass(frozen=True)

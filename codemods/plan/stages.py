@@ -27,7 +27,7 @@ from codemods.languages.scope import item_scopes
 from codemods.parse import parse
 from codemods.pattern import Pattern, PatternError
 from codemods.pattern import Rewrite as PatternRewriter
-from codemods.config.recipe import Insertion, Recipe, Rewording, StepResult, Workspace
+from codemods.config.recipe import TEXT, Insertion, PatternRewrite, Recipe, Rewording, StepResult, Workspace
 from codemods.plan.references import RESOLVE_LIMIT, DeletedNames
 from codemods.plan.reword import (
     PROSE_SUFFIXES, already_reworded, is_prose, prose_blocks, reword_phrase, reword_sentences, reworded_in_file,
@@ -317,6 +317,9 @@ class Rewrite:
         findings: list[Finding] = []
         planned: list[Edit] = []
         for rule in self.recipe.rewrites:
+            if rule.file_language() == TEXT:
+                self._text(rule, workspace, planned, findings)
+                continue
             try:
                 pattern = Pattern(rule.pattern, rule.file_language())
                 rewrite = PatternRewriter(pattern, rule.replace, {name: frozenset(texts) for name, texts in rule.where})
@@ -351,6 +354,39 @@ class Rewrite:
                                         severity="note" if applied or rule.optional else "error"))
         return StepResult(tuple(planned), tuple(findings))
 
+    def _text(self, rule: PatternRewrite, workspace: Workspace, planned: list[Edit], findings: list[Finding]) -> None:
+        """A literal rewrite: each place the pattern's lines stand whole, verbatim, replaced."""
+        wanted = rule.pattern.encode("utf-8")
+        replacement = rule.replace.encode("utf-8")
+        matched = read = applied = False
+        for path in workspace.files(rule.path, TEXT):
+            source = workspace.read(path)
+            if source is None or b"\0" in source[:8192]:
+                continue
+            read = True
+            for start in _whole_line_occurrences(source, wanted):
+                matched = True
+                planned.append(Edit(path, start, start + len(wanted), replacement, f"{self.recipe.id}:rewrite"))
+            applied = applied or bool(replacement and _whole_line_occurrences(source, replacement))
+        if read and not matched:
+            findings.append(Finding(rule.path, 0, 0, Code.REWRITE_NOT_FOUND,
+                                    f"rewrite rule did not match: {rule.describe()}",
+                                    severity="note" if applied or rule.optional else "error"))
+
+
+def _whole_line_occurrences(source: bytes, text: bytes) -> list[int]:
+    """Where `text` stands in `source` starting a line and ending one (or the file)."""
+    found = []
+    at = source.find(text)
+    while at >= 0 and text:
+        end = at + len(text)
+        if (at == 0 or source[at - 1:at] == b"\n") and (end == len(source) or text.endswith(b"\n")
+                                                        or source[end:end + 1] in (b"\n", b"\r")):
+            found.append(at)
+            at = source.find(text, end)
+        else:
+            at = source.find(text, at + 1)
+    return found
 
 
 

@@ -31,6 +31,7 @@ from codemods.languages.rust.items import exact_spelling, rust_items
 from codemods.plan.infer.inventory import MEMBER_KINDS, Entry, inventory
 from codemods.plan.infer.prose import prose_rules
 from codemods.plan.infer.residue import FileResidue, InsertRule, RewordRule, RewriteRule, Rule
+from codemods.plan.infer.text import is_text_rewritten, text_rules
 from codemods.plan.infer.tokens import line_of, same_tokens
 from codemods.config.loader import load_recipe
 from codemods.plan.planner import USAGE_ERROR, plan_recipe
@@ -85,9 +86,7 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
             notes.append(f"{path}:1: a file the change adds; no rule creates a file")
             continue
         if language is None:
-            if path in new and not is_prose(path):
-                notes.append(f"{path}:1: not a source file of a supported language; edit by hand")
-            continue
+            continue  # prose is reworded, other text rewritten literally (_rules_beyond)
         if path not in new:
             gone_files.append(_Delete(path, language, Entry(FILE_KIND, "", 0, len(old[path]))))
             continue  # a module's file goes with its `mod`; one no deleted module takes, whole
@@ -160,7 +159,7 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
             if path not in changed:
                 notes.append(f"{path}:{line}: the change leaves this file as it is, but the plan edits it by "
                              f"itself (what follows from the deletions: the change keeps code the engine removes)")
-            elif language_of(path) is not None or is_prose(path):
+            else:
                 notes.append(f"{path}:{line}: the recipe does not reproduce this file (an edit the rules above "
                              f"cannot say)")
     return InferredRecipe(_render(recipe_id, deletes, rewrites, rules, notes), tuple(notes))
@@ -178,16 +177,25 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
     result = _planned(before, _render(recipe_id, deletes, [], []), old)
     rules: list[Rule] = []
     generic: list[_Generic] = []
+    text_rewrites: list[RewriteRule] = []
     for path in changed:
         if path in old and path not in new and result.get(path) is not None:
             notes.append(f"{path}:1: a file the change deletes that no deleted module takes with it")
         if path not in new or result.get(path) is None:
             continue
         language = language_of(path)
-        if language is None and is_prose(path) and path in old:
+        if language is None and is_prose(path) and not is_text_rewritten(path) and path in old:
             prose, unsaid = prose_rules(path, result[path] or b"", new[path])
             rules += prose
             notes += unsaid
+            continue
+        if language is None and path in old:
+            literal = text_rules(path, result[path] or b"", new[path])
+            if literal is None:
+                notes.append(f"{path}:1: a file of no supported language whose change no literal rewrite says "
+                             f"(not UTF-8 text, or a changed line that does not stand once); edit by hand")
+            else:
+                text_rewrites += literal
             continue
         if language not in ("rust", "cpp", "python"):
             continue
@@ -200,7 +208,7 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
         notes += [n for n in residue.notes if n.split(": ", 1)[0] not in said and not any(
             n.partition(" is gone")[0].partition(": the ")[2] in m for m in notes if " is gone" in n)]
         generic += [(residue.path, *entry) for entry in residue.generic]
-    return _merged_rewrites(generic, result), rules
+    return _merged_rewrites(generic, result) + text_rewrites, rules
 
 
 def _first_difference_line(got: bytes, want: bytes) -> int:

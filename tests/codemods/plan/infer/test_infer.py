@@ -292,13 +292,15 @@ def test_an_added_attribute_is_an_insertion_before_its_item(tmp_path: Path) -> N
 
 
 def test_what_no_rule_can_say_is_a_comment_naming_file_and_line(tmp_path: Path) -> None:
-    old = _write(tmp_path / "before", {"src/lib.rs": "pub fn stamp() {}\n", "Notes.cfg": "a = 1\n"})
-    new = _write(tmp_path / "after", {"src/lib.rs": "pub fn stamp() {}\n", "Notes.cfg": "a = 2\n",
-                                      "src/added.rs": "pub fn fresh() {}\n"})
+    old = _write(tmp_path / "before", {"src/lib.rs": "pub fn stamp() {}\n"})
+    new = _write(tmp_path / "after", {"src/lib.rs": "pub fn stamp() {}\n", "src/added.rs": "pub fn fresh() {}\n"})
+    (old / "stamp.bin").write_bytes(b"\xff\xfe\x01")
+    (new / "stamp.bin").write_bytes(b"\xff\xfe\x02")
     inferred = infer_recipe(old, new)
     assert inferred.unexpressed == (
-        "Notes.cfg:1: not a source file of a supported language; edit by hand",
         "src/added.rs:1: a file the change adds; no rule creates a file",
+        "stamp.bin:1: a file of no supported language whose change no literal rewrite says (not UTF-8 text, or a "
+        "changed line that does not stand once); edit by hand",
     )
     assert "# - src/added.rs:1: a file the change adds; no rule creates a file" in inferred.toml
     load_recipe_ok = tmp_path / "r.toml"

@@ -1,0 +1,72 @@
+"""Rewrites of literal text, inferred for the files no grammar reads (a manifest, a lock file, a
+build script): each changed run of lines becomes a `[[rewrite]]` with `language = "text"`, its
+pattern widened by the lines around it until it stands once in the file."""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+from codemods.config.recipe import TEXT
+from codemods.plan.infer.residue import RewriteRule
+
+# Build scripts whose suffix reads as prose (`.txt`), rewritten as text, never reworded.
+BUILD_FILES = ("CMakeLists.txt",)
+
+
+def is_text_rewritten(path: str) -> bool:
+    """Whether a changed file of no supported language is rewritten as literal text rather than
+    reworded as prose (see reword.is_prose): a build script named as prose is."""
+    return path.rsplit("/", 1)[-1] in BUILD_FILES
+
+
+def text_rules(path: str, old: bytes, new: bytes) -> list[RewriteRule] | None:
+    """The literal rewrites that turn `old` into `new`; None where the text is not UTF-8 or a
+    change cannot be made to stand once in the file."""
+    try:
+        a = old.decode("utf-8").splitlines(keepends=True)
+        b = new.decode("utf-8").splitlines(keepends=True)
+    except UnicodeDecodeError:
+        return None
+    blocks = [[i1, i2, j1, j2] for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+              if tag != "equal"]
+    text = "".join(a)
+    while True:
+        found = [_unique(a, block, text) for block in blocks]
+        widened = [block for block in found if block is not None]
+        if len(widened) < len(found):
+            return None
+        merged: list[list[int]] = []
+        for block in widened:
+            if merged and block[0] <= merged[-1][1]:  # their lines touch: one rule over both
+                merged[-1] = [merged[-1][0], max(merged[-1][1], block[1]), merged[-1][2], max(merged[-1][3], block[3])]
+            else:
+                merged.append(block)
+        if merged == widened:
+            break
+        blocks = merged
+    return [RewriteRule(path, TEXT, "".join(a[lo:hi]), "".join(b[jlo:jhi])) for lo, hi, jlo, jhi in widened]
+
+
+def _unique(a: list[str], block: list[int], text: str) -> list[int] | None:
+    """The block widened by equal lines on both sides until its old lines stand once in the file."""
+    lo, hi, jlo, jhi = block
+    while True:
+        pattern = "".join(a[lo:hi])
+        if pattern.strip() and _count_whole_lines(text, pattern) == 1:
+            return [lo, hi, jlo, jhi]
+        if lo == 0 and hi == len(a):
+            return None
+        if lo > 0:
+            lo, jlo = lo - 1, jlo - 1
+        if hi < len(a):
+            hi, jhi = hi + 1, jhi + 1
+
+
+def _count_whole_lines(text: str, pattern: str) -> int:
+    count, at = 0, text.find(pattern)
+    while at >= 0:
+        end = at + len(pattern)
+        if (at == 0 or text[at - 1] == "\n") and (end == len(text) or pattern.endswith("\n") or text[end] in "\r\n"):
+            count += 1
+        at = text.find(pattern, at + 1)
+    return count
