@@ -126,6 +126,17 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     # rule to keep: it is named instead.
     unplaced = [f for f in findings if f.code in (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND,
                                                   Code.INSERT_NOT_FOUND)]
+    # A prose file whose rewording finds no place (a paragraph the change reshapes) is said as text.
+    prose = {f.path for f in unplaced if f.code == Code.REWORDING_NOT_FOUND and is_prose(f.path)}
+    if prose:
+        text_notes = list(settled_notes)
+        as_text = _rules_beyond(before, recipe_id, deletes, changed, old, new, text_notes, frozenset(prose))
+        text_findings: list[Finding] = []
+        texted = _planned(before, _render(recipe_id, deletes, *as_text), old, text_findings)
+        if not any(f.path in prose and f.blocking for f in text_findings):
+            (rewrites, rules), final, findings, notes = as_text, texted, text_findings, text_notes
+            unplaced = [f for f in findings if f.code in (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND,
+                                                          Code.INSERT_NOT_FOUND)]
     if unplaced:
         def placed(rule: Rule) -> bool:
             text = getattr(rule, "pattern", None) or getattr(rule, "find", None) or getattr(rule, "item", "")
@@ -171,9 +182,10 @@ def _touched(changed: list[str], old: dict[str, bytes], *results: dict[str, byte
 
 
 def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed: list[str],
-                  old: dict[str, bytes], new: dict[str, bytes], notes: list[str]) -> tuple[list[RewriteRule], list[Rule]]:
+                  old: dict[str, bytes], new: dict[str, bytes], notes: list[str],
+                  as_text: frozenset[str] = frozenset()) -> tuple[list[RewriteRule], list[Rule]]:
     """The rewrites, and the rewordings and insertions, that take the files as `deletes` leave
-    them to `new`; what they cannot say added to `notes`."""
+    them to `new` (the prose files `as_text` rewritten as text); what they cannot say added to `notes`."""
     result = _planned(before, _render(recipe_id, deletes, [], []), old)
     rules: list[Rule] = []
     generic: list[_Generic] = []
@@ -184,7 +196,7 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
         if path not in new or result.get(path) is None:
             continue
         language = language_of(path)
-        if language is None and is_prose(path) and not is_text_rewritten(path) and path in old:
+        if language is None and is_prose(path) and not is_text_rewritten(path) and path not in as_text and path in old:
             prose, unsaid = prose_rules(path, result[path] or b"", new[path])
             rules += prose
             notes += unsaid

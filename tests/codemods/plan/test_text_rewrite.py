@@ -99,3 +99,20 @@ def test_infer_says_a_manifest_and_a_build_script_change_as_text_rewrites(tmp_pa
         "Cargo.toml": (after / "Cargo.toml").read_bytes(),
         "CMakeLists.txt": (after / "CMakeLists.txt").read_bytes(),
     }
+
+
+def test_a_prose_change_no_rewording_places_is_said_as_text(tmp_path: Path) -> None:
+    changes = (
+        "Version 2.0\n-----------\n\n-   Drop the old shuttle API.\n\n"
+        "    -   ``wind_bobbin`` is gone; use ``Spool.wind``.\n"
+        "    -   ``Loom.thread`` needs a ``Heddle`` now.\n\n\nVersion 1.9\n-----------\n\n-   First loom.\n"
+    )
+    grown = changes.replace("a ``Heddle`` now.\n", "a ``Heddle`` now.\n    -   ``beat_weft`` is renamed to ``beat``.\n")
+    before = _tree(tmp_path / "before", {"CHANGES.rst": changes, "loom.py": "def beat_weft():\n    pass\n"})
+    after = _tree(tmp_path / "after", {"CHANGES.rst": grown, "loom.py": "def beat():\n    pass\n"})
+    inferred = infer_recipe(before, after)
+    recipe_file = tmp_path / "inferred.toml"
+    recipe_file.write_text(inferred.toml, encoding="utf-8")
+    plan = plan_recipe(before, load_recipe(str(recipe_file)))
+    assert not any(n.startswith("CHANGES.rst") for n in inferred.unexpressed), inferred.toml
+    assert {c.path: c.after for c in plan.changes}["CHANGES.rst"] == grown.encode()
