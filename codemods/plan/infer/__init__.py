@@ -215,12 +215,26 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
             continue
         residue = _residue(path, language, result[path] or b"", new[path])
         residue.infer()
+        if residue.notes and not residue.items_gone and all(any(why in n for why in _SAID_AS_TEXT)
+                                                            for n in residue.notes):
+            # What no structural rule says (a preprocessor line, code inside a macro's arguments)
+            # the file's literal lines say: the plan still parses and checks the result.
+            literal = text_rules(path, result[path] or b"", new[path])
+            if literal is not None:
+                text_rewrites += literal
+                continue
         rules += residue.rules
         said = {n.split(": ", 1)[0] for n in notes}  # path:line already named (an item refused there)
         notes += [n for n in residue.notes if n.split(": ", 1)[0] not in said and not any(
             n.partition(" is gone")[0].partition(": the ")[2] in m for m in notes if " is gone" in n)]
         generic += [(residue.path, *entry) for entry in residue.generic]
     return _merged_rewrites(generic, result) + text_rewrites, rules
+
+
+# The residue's notes a literal rewrite of the file may say instead (never a whole item gone:
+# that goes through `[[delete]]`, so that every check runs on it).
+_SAID_AS_TEXT = ("no pattern finds it alone", "a preprocessor line changed", "as a pattern, does not match it",
+                 "other comments of the file repeat", "an empty comment changed")
 
 
 def _first_difference_line(got: bytes, want: bytes) -> int:

@@ -152,11 +152,17 @@ def _cpp(source: bytes) -> dict[tuple[str, ...], Entry]:
     overloads = Counter(name for name, _ in {(i.qualified_name, i.signature) for i in items if i.function})
     spots = Counter((i.kind, i.qualified_name, i.signature) for i in items)
     found: dict[tuple[str, ...], Entry] = {}
-    for item in items:
+    keys = [(item.kind, item.qualified_name, "" if item.signature is None else ",".join(item.signature),
+             item.condition) for item in items]
+    # The same item twice under one condition is no item a name tells apart (a macro read as a
+    # declaration, `EXPORT_DEPRECATED(...)` on every line it annotates): the residue says it.
+    twice = {key for key, count in Counter(keys).items() if count > 1}
+    for item, key in zip(items, keys):
+        if key in twice:
+            continue
         qualified = item.qualified_name
         name = item.spelled(qualified=True) if item.function and overloads[qualified] > 1 else qualified
         branch = item.condition if spots[(item.kind, qualified, item.signature)] > 1 else None
-        key = (item.kind, qualified, "" if item.signature is None else ",".join(item.signature), item.condition)
         found.setdefault(key, Entry(item.kind, name, item.start, item.end, branch, ident=key))
     return found
 

@@ -116,3 +116,17 @@ def test_a_prose_change_no_rewording_places_is_said_as_text(tmp_path: Path) -> N
     plan = plan_recipe(before, load_recipe(str(recipe_file)))
     assert not any(n.startswith("CHANGES.rst") for n in inferred.unexpressed), inferred.toml
     assert {c.path: c.after for c in plan.changes}["CHANGES.rst"] == grown.encode()
+
+
+def test_a_preprocessor_line_no_pattern_finds_is_said_as_text_and_items_still_deleted(tmp_path: Path) -> None:
+    source = '#include "bobbin.h"\n#include "spool.h"\n\nint wind(int turns);\n\nint unwind(int turns);\n'
+    before = _tree(tmp_path / "before", {"reel.h": source})
+    after = _tree(tmp_path / "after", {"reel.h": '#include "bobbin.h"\n\nint wind(int turns);\n'})
+    inferred = infer_recipe(before, after)
+    assert inferred.unexpressed == ()
+    assert 'kind = "declaration"' in inferred.toml and 'name = "unwind"' in inferred.toml
+    assert 'language = "text"' in inferred.toml and "unwind" not in inferred.toml.split('language = "text"', 1)[1]
+    recipe_file = tmp_path / "inferred.toml"
+    recipe_file.write_text(inferred.toml, encoding="utf-8")
+    plan = plan_recipe(before, load_recipe(str(recipe_file)))
+    assert plan.blocking == [] and plan.changes[0].after == (after / "reel.h").read_bytes()

@@ -802,3 +802,17 @@ def test_a_removed_python_module_constant_is_a_variable_delete(tmp_path: Path) -
         name = "FIRING_TEMP"
     """) in inferred.toml
     assert "[[rewrite]]" not in inferred.toml and inferred.unexpressed == ()
+
+
+def test_a_cpp_name_declared_twice_under_one_condition_is_never_a_delete(tmp_path: Path) -> None:
+    # tree-sitter reads each annotated line as a declaration of `RETIRED`: no item a name tells apart.
+    header = """
+        #define RETIRED(decl, why) decl
+        RETIRED(int spin_slow(int turns), "use spin");
+        RETIRED(int wind_slow(int turns), "use wind");
+        int spin(int turns);
+    """
+    inferred = _inferred(tmp_path, {"reel.h": header}, {"reel.h": header.replace(
+        '        RETIRED(int spin_slow(int turns), "use spin");\n', "").replace(
+        '        RETIRED(int wind_slow(int turns), "use wind");\n', "")})
+    assert 'name = "RETIRED"' not in inferred.toml
