@@ -64,7 +64,8 @@ def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
 def joined_deletions(edits: list[Edit]) -> list[Edit]:
     """`edits` with each run of overlapping deletions (edits that replace text by nothing: an item
     deleted, a comment block dropped) made one deletion of their union: both remove the text they
-    share, so they do not conflict. Other edits are left as they are, for `conflicts` to judge."""
+    share, so they do not conflict; an edit lying inside such a deletion goes (its text goes with
+    the deletion's). Other edits are left as they are, for `conflicts` to judge."""
     kept = [e for e in edits if e.replacement or e.start == e.end or e.delete_file]
     runs: list[Edit] = []
     for edit in sorted((e for e in edits if not (e.replacement or e.start == e.end or e.delete_file)),
@@ -75,6 +76,13 @@ def joined_deletions(edits: list[Edit]) -> list[Edit]:
             runs[-1] = replace(last, end=max(last.end, edit.end), origin=origin)
         else:
             runs.append(edit)
+    # An edit whose text a deletion takes whole (a rename inside a deleted function) is moot.
+    moot = [e for e in kept if not e.delete_file and any(
+        run.start < e.start and e.end < run.end or run.start <= e.start < e.end <= run.end and (e.start, e.end) != (
+            run.start, run.end) for run in runs)]
+    if moot:
+        kept = [e for e in kept if e not in moot]
+        return kept + runs
     return kept + runs if len(runs) < len(edits) - len(kept) else list(edits)
 
 
