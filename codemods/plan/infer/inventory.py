@@ -154,9 +154,10 @@ def _cpp(source: bytes) -> dict[tuple[str, ...], Entry]:
     found: dict[tuple[str, ...], Entry] = {}
     keys = [(item.kind, item.qualified_name, "" if item.signature is None else ",".join(item.signature),
              item.condition) for item in items]
-    # The same item twice under one condition is no item a name tells apart (a macro read as a
+    # The same variable twice under one condition is no item a name tells apart (a macro read as a
     # declaration, `EXPORT_DEPRECATED(...)` on every line it annotates): the residue says it.
-    twice = {key for key, count in Counter(keys).items() if count > 1}
+    # (A class declared ahead and then defined, or a function declared and defined, is one item.)
+    twice = {key for key, count in Counter(keys).items() if count > 1 and key[0] in ("variable", "field")}
     for item, key in zip(items, keys):
         if key in twice:
             continue

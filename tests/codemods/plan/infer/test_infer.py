@@ -816,3 +816,19 @@ def test_a_cpp_name_declared_twice_under_one_condition_is_never_a_delete(tmp_pat
         '        RETIRED(int spin_slow(int turns), "use spin");\n', "").replace(
         '        RETIRED(int wind_slow(int turns), "use wind");\n', "")})
     assert 'name = "RETIRED"' not in inferred.toml
+
+
+def test_a_cpp_class_declared_ahead_and_defined_is_one_item_not_gone(tmp_path: Path) -> None:
+    header = """
+        namespace loom {
+        class Shuttle;
+        int passes(const Shuttle& s);
+        class Shuttle {
+          public:
+            int width() const { return 3; }
+        };
+        int stale(int x);
+        }
+    """
+    inferred = _inferred(tmp_path, {"shuttle.h": header}, {"shuttle.h": header.replace("        int stale(int x);\n", "")})
+    assert 'name = "loom::stale"' in inferred.toml and "Shuttle" not in inferred.toml
