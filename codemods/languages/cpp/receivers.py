@@ -129,10 +129,40 @@ def _data_member_type(owner: str, name: bytes, items: list[CppItem]) -> tuple[st
 def _declared_type(declaration: tree_sitter.Node, wrappers: tuple[str, ...]) -> tuple[str, int] | None:
     """(type as written, pointer depth) of a declared variable; None for an array or a deduced type."""
     written = _text(declaration.child_by_field_name("type"))
+    if written in ("auto", "const auto") and wrappers in (("init_declarator",), ("init_declarator", "pointer_declarator")):
+        return _allocated_type(declaration)
     if not written or "array_declarator" in wrappers or _DEDUCED.search(written) \
             or _template_parameter(declaration, written):
         return None
     return written.replace("*", ""), wrappers.count("pointer_declarator") + written.count("*")
+
+
+_MAKERS = ("make_unique", "make_shared")
+
+
+def _allocated_type(declaration: tree_sitter.Node) -> tuple[str, int] | None:
+    """(the class, 1) of an `auto` variable made by `new Klass(...)` or `std::make_unique<Klass>(...)`
+    / `make_shared` (a smart pointer is a pointer to its `->`), its one declarator initialised so;
+    None for any other initialiser (the deduced type is not shown)."""
+    declarators = [c for c in declaration.named_children if c.type == "init_declarator"]
+    value = declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+    if value is None:
+        return None
+    if value.type == "new_expression":
+        made = value.child_by_field_name("type")
+        return (_text(made), 1) if made is not None and value.child_by_field_name("placement") is None else None
+    if value.type != "call_expression":
+        return None
+    function = value.child_by_field_name("function")
+    while function is not None and function.type == "qualified_identifier":
+        function = function.child_by_field_name("name")
+    if function is None or function.type != "template_function":
+        return None
+    name = function.child_by_field_name("name")
+    arguments = function.child_by_field_name("arguments")
+    if _text(name) not in _MAKERS or arguments is None or len(arguments.named_children) != 1:
+        return None
+    return _text(arguments.named_children[0]), 1
 
 
 def _without_aliases(written: str, pointers: int, items: list[CppItem]) -> tuple[str, int]:

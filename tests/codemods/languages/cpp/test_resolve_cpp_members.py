@@ -363,3 +363,19 @@ def test_a_member_a_base_class_declares_too_may_go_its_uses_reach_the_base(tmp_p
     assert plan.blocking == []
     plan = plan_recipe(root, Recipe(id="t", summary="", deletions=(ItemTarget("shape.h", "cpp", "declaration", "Shape::sides"),)))
     assert [(f.code, f.path, f.line) for f in plan.blocking] == [("dangling-reference", "use.cpp", 2)]
+
+
+def test_an_auto_variable_made_by_new_or_make_unique_types_its_member_calls(tmp_path: Path) -> None:
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "kiln.h").write_text("#pragma once\nnamespace pottery {\nclass Kiln {\n public:\n  int heat() const;\n"
+                                     "  int size() const;\n};\nclass Wheel {\n public:\n  int heat() const;\n};\n}\n")
+    (tmp_path / "use.cpp").write_text(
+        '#include <memory>\n#include "kiln.h"\nint fire() {\n'
+        "  auto k = std::make_unique<pottery::Kiln>();\n  auto* raw = new pottery::Kiln();\n"
+        "  auto w = std::make_shared<pottery::Wheel>();\n"
+        "  return k->heat() + raw->heat() + w->heat() + k->size();\n}\n")
+    plan = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(
+        ItemTarget("kiln.h", "cpp", "declaration", "pottery::Kiln::heat"),)))
+    found = sorted((f.line, f.col, f.certainty) for f in plan.findings if f.code == "dangling-reference")
+    assert found == [(7, 13, "definite"), (7, 27, "definite")]
