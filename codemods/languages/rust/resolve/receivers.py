@@ -15,7 +15,7 @@ from codemods.languages.rust.resolve.lookup import PathLookup
 from codemods.languages.rust.resolve.scopes import binds, binds_here, generic_here
 from codemods.languages.rust.resolve.syntax import impl_type, root_of
 from codemods.languages.rust.resolve.values import (
-    EXTERNAL, TYPE, Def, ModuleKey, Place, SourceFile, Spelling,
+    EXTERNAL, TYPE, Def, DeletedRustItem, ModuleKey, Place, SourceFile, Spelling,
 )
 from codemods.parse import enclosing, node_text
 from codemods.words import WORD_BYTES, word_matches
@@ -41,6 +41,12 @@ class ReceiverTypes:
         if receiver is not None and known is not None and not known[1] and known[0].isidentifier() \
                 and known[0] not in _PRIMITIVES:
             known = self._type_behind(key, Place(file, receiver), known[0])
+        if known is None and receiver is not None and receiver.type == "call_expression":
+            chained = self._builder_chain(key, file, types, receiver, methods)
+            if chained is not None:
+                return Reference(file.path, spelling.start, spelling.end, name, DEFINITE, "method call",
+                                 f"the receiver is a {chained} (a chain of its methods returning Self); "
+                                 f"resolves to {chained}::{name}")
         if known is not None:
             type_name, declared_in_this_file = known
             same_type = [t for t in methods if t.owner == type_name]
@@ -54,6 +60,41 @@ class ReceiverTypes:
         deleted = ", ".join(dict.fromkeys(f"{t.owner}::{t.name}" for t in methods))
         return Reference(file.path, spelling.start, spelling.end, name, POSSIBLE, "method call",
                          f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})")
+
+    def _builder_chain(self, key: ModuleKey, file: SourceFile, types: FileTypes, receiver: tree_sitter.Node,
+                       methods: list[DeletedRustItem]) -> str | None:
+        """The deleted method's type where `receiver` is a chain `base.a(..).b(..)` whose base is
+        of that type (a constructor call `Type::new(..)`, or a receiver the file types) and whose
+        every method an impl of the type in the deleted method's file declares `-> Self` (or the
+        type): the builder pattern. None where that does not show."""
+        chain: list[str] = []
+        base: tree_sitter.Node | None = receiver
+        while base is not None and base.type == "call_expression":
+            function = base.child_by_field_name("function")
+            if function is None or function.type != "field_expression":
+                break
+            chain.append(node_text(function.child_by_field_name("field")))
+            base = function.child_by_field_name("value")
+        if base is None:
+            return None
+        constructed = _constructed_type(base) if base.type == "call_expression" else None
+        if constructed is not None:
+            known = _named_type(constructed, base, False, types)
+        else:
+            known = receiver_type(base, types) if chain else None
+        if known is None or not known[0].isidentifier() or known[0] in _PRIMITIVES:
+            return None
+        if not known[1]:
+            known = self._type_behind(key, Place(file, base), known[0])
+        if known is None:
+            return None
+        for method in methods:
+            if method.owner != known[0]:
+                continue
+            found = self.paths.scopes.tree(method.path)
+            if found is not None and all(_returns_own_type(found[1].root_node, known[0], link) for link in chain):
+                return known[0]
+        return None
 
     def _type_behind(self, key: ModuleKey, place: Place, type_name: str, depth: int = 0) -> tuple[str, bool] | None:
         """What the type name `type_name` (not declared in this file) is at `place`: the struct,

@@ -659,3 +659,35 @@ def test_a_plan_leaves_no_search_of_its_own_running(tmp_path, monkeypatch):
     (tmp_path / "src" / "lib.rs").write_text("pub fn kiln() {}\npub fn glaze() {}\n")
     plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(ItemTarget("src/lib.rs", "rust", "fn", "kiln"),)))
     assert len(started) == 1 and started[0]._process is None
+
+
+def test_a_builder_chain_of_methods_returning_self_types_its_receiver(tmp_path: Path) -> None:
+    files = {
+        "Cargo.toml": '[package]\nname = "kite"\nversion = "0.1.0"\nedition = "2021"\n',
+        "src/lib.rs": "pub mod frame;\npub mod fly;\n",
+        "src/frame.rs": (
+            "pub struct FrameBuilder { span: u32, taut: bool }\n\n"
+            "impl FrameBuilder {\n"
+            "    pub fn new(span: u32) -> Self { FrameBuilder { span, taut: false } }\n"
+            "    pub fn span(mut self, span: u32) -> Self { self.span = span; self }\n"
+            "    pub fn taut(mut self, taut: bool) -> FrameBuilder { self.taut = taut; self }\n"
+            "    pub fn build(self) -> u32 { self.span }\n"
+            "}\n\n"
+            "pub struct Tail;\n\nimpl Tail {\n    pub fn taut(self, _t: bool) -> u32 { 0 }\n}\n"),
+        "src/fly.rs": (
+            "use crate::frame::{FrameBuilder, Tail};\n\n"
+            "pub fn launch() -> u32 {\n"
+            "    let a = FrameBuilder::new(3).span(4).taut(true).build();\n"
+            "    let b = FrameBuilder::new(3).taut(false).build();\n"
+            "    let c = Tail.taut(true);\n"
+            "    a + b + c\n"
+            "}\n"),
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    plan = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(
+        ItemTarget("src/frame.rs", "rust", "fn", "crate::frame::FrameBuilder::taut"),)))
+    found = sorted((f.path, f.line, f.certainty) for f in plan.findings if f.code == DANGLING)
+    # Lines 4 and 5 chain FrameBuilder's methods; line 6 is another type's `taut` (not shown: possible).
+    assert [f for f in found if f[2] == "definite"] == [("src/fly.rs", 4, "definite"), ("src/fly.rs", 5, "definite")]
