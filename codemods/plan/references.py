@@ -27,6 +27,7 @@ from codemods.search.files import FoundFiles, files_with_words
 from codemods.core.registry import PlanState, language_for
 from codemods.config.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, DeletedItem, Reference
+from codemods.search.mentions import COMMENT, STRING, classify_spans
 
 DANGLING = Code.DANGLING_REFERENCE
 
@@ -151,8 +152,6 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
 def _code_words(path: str, text: bytes, names: set[str]) -> list[tuple[int, str]]:
     """(start, name) of each whole-word occurrence of `names` in `text` that the lexical scan puts
     in code (or cannot place)."""
-    from codemods.search.mentions import COMMENT, STRING, classify_spans
-
     word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
                       + rb")\b")
     hits = [(m.start(), m.end()) for m in word.finditer(text)]

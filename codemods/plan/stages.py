@@ -34,6 +34,7 @@ from codemods.plan.reword import (
     rule_blocks,
 )
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
+from codemods.search.files import files_with_words
 
 
 def already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
@@ -408,8 +409,6 @@ class RemoveImports:
     on_file: Callable[[str, list[Edit]], None] | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
-        from codemods.search.files import files_with_words
-
         names = self.deleted.all_names()
         spelled = (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) \
             if names else []

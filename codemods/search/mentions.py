@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codemods.core.registry import LANGUAGES, language_for
+
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -140,7 +142,7 @@ def _tree_sitter_kind(tree: tree_sitter.Tree, start: int, end: int, comments: fr
 
 
 def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
-    from codemods.core.registry import LANGUAGES
+    # here: tree-sitter, which `codemod check` loads only for a file its lexer cannot place
     from codemods.parse import parse
 
     tree = parse(source, language)
@@ -159,7 +161,6 @@ def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> li
     """
     if not spans:
         return []
-    from codemods.core.registry import language_for
 
     language = language_for(path)
     if language is None:

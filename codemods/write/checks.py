@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
 from codemods.plan.planner import Plan
+from codemods.words import whole_word_hits
 
 @dataclass(frozen=True)
 class BuildError:
@@ -631,8 +632,6 @@ def _inside(path: Path, root: Path) -> str:
 
 
 def _names_any(path: Path, names: set[str]) -> bool:
-    from codemods.words import whole_word_hits
-
     try:
         return bool(names) and bool(whole_word_hits(path.read_bytes(), names))
     except OSError:

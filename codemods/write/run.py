@@ -21,6 +21,10 @@ from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
 from codemods.config.recipe import Recipe
 from codemods.plan.subset import Subset, plan_subset
 from codemods.edit.refusals import PlanRefused, WriteRefused
+from codemods.write.verify import verify_plan
+from codemods.edit.errors import TreeLocked, WriteFailed
+from codemods.write.atomic import write_changes
+from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
 
 if TYPE_CHECKING:
     from codemods.write.verify import Verification
@@ -112,7 +116,6 @@ def verifier(verify: bool | Sequence[str], trust_build: bool,
     detect them), or None when `verify` is False."""
     if verify is False:
         return None
-    from codemods.write.verify import verify_plan
 
     commands = () if verify is True else tuple(verify)
     return lambda plan: verify_plan(plan, commands, trust_build=trust_build, progress=progress)
@@ -133,10 +136,6 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
     the run (its plan is the subset's when one was chosen) and the subset (None when none was).
     A KeyboardInterrupt raised by `choose` propagates with nothing written.
     """
-    from codemods.edit.errors import TreeLocked, WriteFailed
-    from codemods.write.atomic import write_changes
-    from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
-
     root = Path(root)
     options = dict(options or {})
     verified: list[Verification] = []
@@ -210,9 +209,6 @@ def write_plan(plan: Plan, *, allow_blocking: bool = False) -> None:
     with the reason (finding "recovery-refused"). `apply_recipe` recovers
     before planning, so it never meets either.
     """
-    from codemods.write.atomic import write_changes
-    from codemods.write.journal import recover, tree_lock
-
     if plan.blocking and not allow_blocking:
         raise PlanRefused(plan.blocking)
     with tree_lock(plan.root) as held:

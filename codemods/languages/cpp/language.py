@@ -23,6 +23,8 @@ from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.deleted import DeletedCppItem, deleted_cpp_items
 from codemods.languages.cpp.inherited import without_redeclarations
 from codemods.languages.cpp.resolve import cpp_references
+from codemods.search.files import files_with_words
+from codemods.languages.cpp.format import clang_format, style_file
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
@@ -56,8 +58,6 @@ def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | Non
     the static data members it deletes (`int Klass::count = 0;`), with the namespaces and
     conditionals they leave empty. Returns the edits, no findings, and the items deleted with
     them (for the reference check)."""
-    from codemods.search.files import files_with_words
-
     owners = [i for i in _deleted_cpp(deleted) if i.kind in ("class", "struct", "union", "field") and not i.forward]
     if not owners or root is None:
         return DeletedWith()
@@ -162,15 +162,11 @@ def format_item(text: str, indent: str, root: Path, path: str) -> None:
 def format_file(source: bytes, root: Path, path: str) -> bytes | None:
     """The whole file formatted by clang-format where the tree has a `.clang-format` (format.py);
     None without one, without clang-format, or when it fails."""
-    from codemods.languages.cpp.format import clang_format
-
     return clang_format(source, root, path)
 
 
 def formatting_applies(root: Path, path: str) -> bool:
     """Whether the tree asks for clang-format on `path` (a style file in its folder or above)."""
-    from codemods.languages.cpp.format import style_file
-
     return style_file(root, path) is not None
 
 

@@ -27,6 +27,8 @@ is never used by name: the base class's one takes over.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -504,9 +506,6 @@ def lexical_references(path: str, text: bytes, items: Sequence[DeletedPythonItem
     the file's scopes: a name a `def` or `class` defines, a keyword argument or parameter default
     (`name=` within brackets), a dunder method. An attribute (`x.name`), or a method's bare name, is
     a possible use; a module-level item's bare name a definite one. None: the file does not tokenize."""
-    import io
-    import tokenize
-
     wanted: dict[str, list[DeletedPythonItem]] = {}
     for item in items:
         if not (len(item.parts) > 1 and _dunder(item.name)):
