@@ -293,25 +293,35 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     return None
 
 
-def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> tuple[list[Finding],
-                                                                                     FileChange | None, bool]:
+@dataclass(frozen=True)
+class _FileCheck:
+    """Whether the planned edits of one file may be written (`_check_file`): the findings that say
+    why not, else the change (None also when the edits change nothing); and whether the edits
+    were converted to the file's CRLF line endings."""
+
+    findings: list[Finding] = field(default_factory=list)
+    change: FileChange | None = None
+    crlf: bool = False
+
+
+def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> _FileCheck:
     """Whether the planned edits of one file may be written: the findings that say why not,
     else the change (None also when the edits change nothing); and whether the edits were
     converted to the file's CRLF line endings."""
     edits = joined_deletions(list(workspace.edits[path]))
     source = workspace.read(path)
     if source is None or not edits:
-        return [], None, False
+        return _FileCheck()
     if recipe.protected and path_in_scope(path, recipe.protected):
-        return [Finding(path, 0, 0, Code.PROTECTED_PATH, f"{path} is protected; the recipe may not edit it")], None, False
+        return _FileCheck([Finding(path, 0, 0, Code.PROTECTED_PATH, f"{path} is protected; the recipe may not edit it")])
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
-        return [refusal], None, False
+        return _FileCheck([refusal])
     if any(e.delete_file for e in edits):
-        return [], FileChange(path, source, b"", tuple(e for e in edits if e.delete_file)[:1], deleted=True), False
+        return _FileCheck(change=FileChange(path, source, b"", tuple(e for e in edits if e.delete_file)[:1], deleted=True))
     overlaps = conflicts(edits, source)
     if overlaps:
-        return overlaps, None, False
+        return _FileCheck(overlaps)
     as_written = with_line_endings_of(source, edits)
     crlf = as_written != edits
     edits = as_written
@@ -329,19 +339,19 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi and (lo, hi) not in taken]
     if broken:
         line, col = line_col(source, errors_before[0][0])
-        return [Finding(path, line, col, Code.UNPARSEABLE_TARGET,
-                        "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
+        return _FileCheck([Finding(path, line, col, Code.UNPARSEABLE_TARGET,
+                        "the file does not parse where the recipe edits it (parse error here); not edited")], crlf=crlf)
     result = splice(source, edits)
     errors_after = _parse_errors(path, result, (source, edits))
     # Each error a deletion took must be gone from the result, and no other one come.
     if len(errors_after) > len(errors_before) - len(set(taken)):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
-        return [Finding(path, line, col, Code.PARSE_REGRESSION,
-                        "the edited file would not parse (new syntax error near here); not edited")], None, crlf
+        return _FileCheck([Finding(path, line, col, Code.PARSE_REGRESSION,
+                        "the edited file would not parse (new syntax error near here); not edited")], crlf=crlf)
     if result == source:
-        return [], None, crlf
-    return [], FileChange(path, source, result, tuple(edits)), crlf
+        return _FileCheck(crlf=crlf)
+    return _FileCheck(change=FileChange(path, source, result, tuple(edits)), crlf=crlf)
 
 
 _OPENING = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
@@ -405,7 +415,7 @@ def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApa
             deletions[path] = delete_in_file(recipe, path, source, targets)
             name = cast(Language, language_for(path)).name
             errors[(name, digest(source))] = _parse_errors(path, source)
-            edits = deletions[path][0]
+            edits = deletions[path].edits
             if edits and not any(e.delete_file for e in edits) and not conflicts(edits, source):
                 written = with_line_endings_of(source, edits)
                 after = splice(source, written)
@@ -599,14 +609,14 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     # check runs on them: an override lets that finding through, never what it would hide.
     refused: set[str] = set()
     for path in sorted(checks):
-        file_findings, change, converted = checks[path]
-        findings += file_findings
-        if any(f.blocking for f in file_findings):
+        check = checks[path]
+        findings += check.findings
+        if any(f.blocking for f in check.findings):
             refused.add(path)
-        if converted:
+        if check.crlf:
             crlf.append(path)
-        if change is not None:
-            written[path] = change
+        if check.change is not None:
+            written[path] = check.change
     # The formatter runs meanwhile (other processes): formatting moves no name, so the checks below
     # read the edited text, and their lines are those of the file as read either way.
     own_pool = pool is None

@@ -45,10 +45,10 @@ def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin
                  absent: Callable[[], bool] | None, deleted: DeletedRecord) -> Deletions:
     cpp_targets = [CppTarget(t.kind, t.name, t.branch) for t in targets]
     macros = next((tuple(t.namespace_macros) for t in targets if t.namespace_macros), ())
-    found, items, findings = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
-    kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in items]
-    deleted.add(CPP, deleted_cpp_items(path, items, macros, kept))
-    return Deletions(tuple(deletion_edits(path, source, found)), tuple(findings))
+    taken = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
+    kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in taken.gone]
+    deleted.add(CPP, deleted_cpp_items(path, taken.gone, macros, kept))
+    return Deletions(tuple(deletion_edits(path, source, taken.taken)), tuple(taken.findings))
 
 
 def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | None], origin: str,
