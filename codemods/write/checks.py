@@ -461,7 +461,8 @@ class _CompileUnitsCheck:
             errors = _json_errors(ran.stderr, tree, cwd) if json_diagnostics else None
             if errors is None:
                 errors = _text_errors(ran.stderr, tree, cwd)
-            return _UnitOutcome(ran.code, _failure(ran.code, errors, unit.file.name, ran.stderr + ran.stdout), ran.stderr)
+            failures = _failure(ran.code, errors, unit.file.name, ran.stderr + ran.stdout)
+            return _UnitOutcome(ran.code, failures, ran.stderr)
 
         with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
             results = list(pool.map(one, self.units))
