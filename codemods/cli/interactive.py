@@ -31,7 +31,7 @@ from codemods.report.text import coloured
 from codemods.plan.planner import USAGE_ERROR
 from codemods.edit.codes import EXIT_FINDINGS
 from codemods.report.base import ApplyReport, reporter
-from codemods.write.subset import apply_selected
+from codemods.write.subset import ApplyOptions, apply_selected
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -372,8 +372,7 @@ def apply_chosen(root: Path, recipe: Recipe, *, interactive: bool, accept: tuple
     else:
         choose = selection(accept, skip)
     try:
-        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, settings=settings, options=options,
-                                     verify=verify)
+        run, subset = apply_selected(root, recipe, choose, ApplyOptions(dry_run, settings, options, verify))
     except KeyboardInterrupt:
         click.echo("\ncodemod: interrupted; nothing written", err=True)
         return EXIT_INTERRUPTED

@@ -29,7 +29,7 @@ from codemods.config.loader import validate_recipe
 from codemods.config.recipe import Recipe, Step, StepResult, Workspace
 from codemods.plan.linking import linked_to_targets
 from codemods.plan.root import root_problem
-from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
+from codemods.plan.references import DANGLING, AfterPlan, DeletedNames, dangling_references, planned_file
 from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, DeletionsApart, FileDeletions, Insert, RemoveImports,
                                   Reword, Rewrite, delete_in_file, targets_by_file)
 from codemods.search.files import FileSearch, FoundFiles, rg_installed, start_files_matching, start_files_with_words
@@ -66,11 +66,10 @@ class PlanBasis:
         """The indices of the stages whose edits are a reviewer's choices (`changes.chosen_stages`)."""
         return chosen_stages(self.stages)
 
-    def recheck(self, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, settings: PlanSettings,
-                *, kept: frozenset[str] = frozenset()) -> Plan:
-        """The plan of the edits `workspace` holds (a subset of this plan's, on its snapshot), after
-        every check a whole plan gets (see `checked_plan`)."""
-        return checked_plan(self, workspace, findings, deleted, settings, kept=kept)
+    def recheck(self, staged: Staged, settings: PlanSettings, *, kept: frozenset[str] = frozenset()) -> Plan:
+        """The plan of the edits `staged.workspace` holds (a subset of this plan's, on its snapshot),
+        after every check a whole plan gets (see `checked_plan`)."""
+        return checked_plan(self, staged, settings, kept=kept)
 
     def settle(self) -> None:
         """Wait for the searches, so that their files stay known once their processes are gone."""
@@ -229,14 +228,14 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
     return language.operations.parse_errors(source, tree)
 
 
-def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
-                        dangling: list[Finding], mentioning: FoundFiles | None, refused: set[str],
+def _surviving_mentions(after: AfterPlan, recipe: Recipe, dangling: list[Finding], mentioning: FoundFiles | None,
                         kept: frozenset[str] = frozenset()) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
-    search for files in scope that match the pattern before the plan. A `refused` file is left
+    search for files in scope that match the pattern before the plan. A refused file is left
     out: its own finding says why nothing in it changes, and every mention it keeps would only
     repeat that. A name in `kept` names an item that is still there: its mentions are none."""
+    workspace, changes, refused = after.workspace, after.changes, after.refused
     if mentioning is None or recipe.dead_symbol_pattern is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
@@ -313,12 +312,14 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     if source is None or not edits:
         return _FileCheck()
     if recipe.protected and path_in_scope(path, recipe.protected):
-        return _FileCheck([Finding(path, 0, 0, Code.PROTECTED_PATH, f"{path} is protected; the recipe may not edit it")])
+        return _FileCheck([Finding(path, 0, 0, Code.PROTECTED_PATH,
+                                   f"{path} is protected; the recipe may not edit it")])
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
         return _FileCheck([refusal])
     if any(e.delete_file for e in edits):
-        return _FileCheck(change=FileChange(path, source, b"", tuple(e for e in edits if e.delete_file)[:1], deleted=True))
+        deletion = tuple(e for e in edits if e.delete_file)[:1]
+        return _FileCheck(change=FileChange(path, source, b"", deletion, deleted=True))
     overlaps = conflicts(edits, source)
     if overlaps:
         return _FileCheck(overlaps)
@@ -575,28 +576,48 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
         basis = PlanBasis(recipe, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
                           SettledSearch(referring_search, *referring[len(referring_search.searches):]))
-        plan = checked_plan(basis, workspace, findings, deleted, settings, progress=progress,
-                            pool=pool, ahead=formatting, originals=originals, shared=shared)
+        plan = checked_plan(basis, Staged(workspace, deleted, findings), settings,
+                            underway=Underway(progress, pool, formatting, originals, shared))
         basis.settle()
     return plan
 
 
-def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames,
-                 settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
-                 progress: Callable[[str], None] | None = None,
-                 pool: ThreadPoolExecutor | None = None,
-                 ahead: Jobs | None = None, shared: PlanState | None = None,
-                 originals: Jobs | None = None) -> Plan:
-    """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
+@dataclass(frozen=True)
+class Staged:
+    """What the stages leave to the checks: the snapshot holding their edits, what they delete,
+    and their own findings."""
+
+    workspace: Workspace
+    deleted: DeletedNames
+    findings: list[Finding]
+
+
+@dataclass(frozen=True)
+class Underway:
+    """What the planner started that the checks take over (`checked_plan`): `progress` is told
+    as each check starts; `pool` runs the formatter (one of its own when None), and `ahead`
+    holds the formatting jobs the planner started (`format_ahead`; `originals` those of files
+    as read); `shared` is the plug-ins' state kept from the stages (see
+    references.dangling_references)."""
+
+    progress: Callable[[str], None] | None = None
+    pool: ThreadPoolExecutor | None = None
+    ahead: Jobs | None = None
+    originals: Jobs | None = None
+    shared: PlanState | None = None
+
+
+def checked_plan(basis: PlanBasis, staged: Staged, settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
+                 underway: Underway = Underway()) -> Plan:
+    """The plan of the edits `staged.workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
-    left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
-    subset keeps, which the whole plan deletes). `findings` are the stages' own; `progress` is
-    told as each check starts; `pool` runs the formatter (one of its own when None), and
-    `ahead` holds the formatting jobs the planner started (`format_ahead`; `originals` those of
-    files as read); `shared` is the
-    plug-ins' state kept from the stages (see references.dangling_references)."""
+    left to what it deletes, and the dead-symbol mentions left (not of the names in `kept`: items
+    a subset keeps, which the whole plan deletes). Its findings are the stages' own."""
     root, recipe = basis.start.root, basis.recipe
-    findings = list(findings)
+    workspace, deleted = staged.workspace, staged.deleted
+    progress, pool, ahead, originals, shared = (underway.progress, underway.pool, underway.ahead, underway.originals,
+                                                underway.shared)
+    findings = list(staged.findings)
     kept = kept | _named_by_missing_targets(findings, deleted)
     say = progress or (lambda _message: None)
     say(f"checking that {len(workspace.edits)} edited file(s) still parse")
@@ -624,12 +645,13 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     formatted = start_formatting(root, written, pool, ahead, originals)
 
     say("looking for uses of what the plan deletes")
-    dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=settings.strict,
+    after = AfterPlan(workspace, written, refused)
+    dangling = dangling_references(after, deleted, _identifier_offsets, strict=settings.strict,
                                    referring=[basis.referring], shared=shared)
     dangling = linked_to_targets(dangling, recipe.deletions, [i for items in deleted.items.values() for i in items])
     findings += dangling
     say("looking for mentions of removed symbols")
-    findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused, kept)
+    findings += _surviving_mentions(after, recipe, dangling, basis.mentioning, kept)
     say("formatting the edited files")
     try:
         written, notes = formatted()

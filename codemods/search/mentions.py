@@ -31,6 +31,16 @@ STRING = "string"
 UNKNOWN = "unknown"
 
 @dataclass(frozen=True)
+class Spot:
+    """Where the pattern matched: bytes [start, end) of the file, at 1-based `line` and byte `col`."""
+
+    start: int
+    end: int
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
 class Mention:
     """One match of the pattern: 1-based line, 1-based byte column, the symbol and its kind.
 
@@ -74,12 +84,12 @@ def identifier_span(source: bytes, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def mention(path: str, source: bytes, start: int, end: int, line: int, col: int, kind: str) -> Mention:
-    """The mention of the match [start, end) at line:col: the identifier that holds it."""
-    wide_start, wide_end = identifier_span(source, start, end)
-    matched = source[start:end].decode("utf-8", "replace")
-    return Mention(path, line, col - (start - wide_start), source[wide_start:wide_end].decode("utf-8", "replace"),
-                   kind, wide_start, wide_end, matched)
+def mention(path: str, source: bytes, spot: Spot, kind: str) -> Mention:
+    """The mention of the match at `spot`: the identifier that holds it."""
+    wide_start, wide_end = identifier_span(source, spot.start, spot.end)
+    matched = source[spot.start:spot.end].decode("utf-8", "replace")
+    return Mention(path, spot.line, spot.col - (spot.start - wide_start),
+                   source[wide_start:wide_end].decode("utf-8", "replace"), kind, wide_start, wide_end, matched)
 
 
 def compile_pattern(pattern: str) -> re.Pattern[bytes]:
@@ -180,4 +190,4 @@ def mentions_in_source(path: str, source: bytes, pattern: re.Pattern[bytes]) -> 
     if not spots:
         return []
     kinds = classify_spans(path, source, [(start, end) for start, end, _, _ in spots])
-    return [mention(path, source, start, end, line, col, kind) for (start, end, line, col), kind in zip(spots, kinds)]
+    return [mention(path, source, Spot(*spot), kind) for spot, kind in zip(spots, kinds)]

@@ -22,7 +22,7 @@ from codemods.languages.cpp.includes import included_files, include_lines, resol
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.deleted import DeletedCppItem, deleted_cpp_items
 from codemods.languages.cpp.inherited import without_redeclarations
-from codemods.languages.cpp.resolve import cpp_references
+from codemods.languages.cpp.resolve import Includes, cpp_references
 from codemods.search.files import files_with_words
 from codemods.languages.cpp.format import clang_format, style_file
 
@@ -146,7 +146,8 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
 
     files = [i for i in deleted.of(CPP) if isinstance(i, DeletedFile)]
     includes = _include_references(path, text, files, lambda p: shared.read(p) is not None) if files else []
-    return References((*includes, *cpp_references(path, text, items, included, included_items, includes_of, items_of)))
+    seen = Includes(included, included_items, includes_of, items_of)
+    return References((*includes, *cpp_references(path, text, items, seen)))
 
 
 def _deleted_cpp(deleted: DeletedRecord) -> list[DeletedCppItem]:
