@@ -217,6 +217,7 @@ if TYPE_CHECKING:
 def _version() -> str:
     """The installed distribution's version, read on first use (importlib.metadata loads the
     email and socket modules, which `codemod check` and a recipe's imports should not pay for)."""
+    # here: importlib.metadata loads email and socket, which `codemod check` should not pay for
     from importlib.metadata import packages_distributions, version
 
     distributions = packages_distributions().get(__name__)

@@ -6,6 +6,7 @@ file is only ever decoded to be printed.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from functools import lru_cache, wraps
 from typing import TypeVar
@@ -25,8 +26,6 @@ __all__ = ["CPP", "PYTHON", "RUST", "captures", "enclosing", "error_count", "err
 def ts_language(name: str) -> tree_sitter.Language:
     """The tree-sitter Language of a registered language with a grammar (its package imported
     lazily: start-up time matters)."""
-    import importlib
-
     language = LANGUAGES.get(name)
     if language is None or language.grammar is None:
         raise LanguageError(f"no tree-sitter grammar for {name!r}")

@@ -42,6 +42,7 @@ from codemods.core.registry import LANGUAGES as REGISTERED
 from codemods.core.registry import parsed_languages
 from codemods.parse import query, ts_language
 from codemods.parse import parse as _parse
+from codemods.edit.splice import apply_edits
 
 # Metavariables are spelled with an identifier character so that the pattern
 # parses as ordinary code: `$X` becomes `µX`, `$$$XS` becomes `µµµXS`.
@@ -512,8 +513,6 @@ def replace_all(source: bytes, tree: tree_sitter.Tree | None, pattern: Pattern, 
 
     `tree` is a tree-sitter parse of `source`, or None to have it parsed here (as `find_all`
     and `Rewrite.edits` do)."""
-    from codemods.edit.splice import apply_edits
-
     return apply_edits(source, Rewrite(pattern, template).edits("", source, tree.root_node if tree else None))
 
 

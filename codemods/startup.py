@@ -25,6 +25,7 @@ from __future__ import annotations
 import atexit
 import builtins
 import dataclasses
+import importlib
 import marshal
 import os
 import sys
@@ -131,7 +132,7 @@ def prime() -> int:
     """Import every module of the codemods package (its bundled recipes included) and of interchange
     (whose decision schema a bundled recipe reads) that imports here, and write the
     table; how many texts it holds."""
-    import importlib
+    # here: only prime() walks the packages, and every start imports this module
     import pkgutil
 
     install()

@@ -20,6 +20,7 @@ import atexit
 import os
 import sys
 import threading
+from codemods.startup import install
 
 
 def _exit_code(code: str | int | None) -> int:
@@ -34,9 +35,8 @@ def _exit_code(code: str | int | None) -> int:
 
 def run() -> None:
     """The `codemod` command: `codemods.cli.main.main`, then the quick exit described above."""
-    from codemods.startup import install
-
     install()  # before the engine's modules define their dataclasses
+    # here: after install(), so that the engine's dataclasses come from the table
     from codemods.cli.main import main
 
     try:

@@ -28,6 +28,10 @@ from codemods.edit.splice import splice
 from codemods.plan.subset import Change, changes_of, plan_subset, select
 from codemods.edit.diff import changed_lines, render_text, unified_diff, with_runs
 from codemods.report.text import coloured
+from codemods.plan.planner import USAGE_ERROR
+from codemods.edit.codes import EXIT_FINDINGS
+from codemods.report.base import ApplyReport, reporter
+from codemods.write.subset import ApplyOptions, apply_selected
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -357,11 +361,6 @@ def apply_chosen(root: Path, recipe: Recipe, *, interactive: bool, accept: tuple
                  verify: Callable[[Plan], Verification] | None = None) -> int:
     """`codemod apply` with --interactive or --accept/--skip: choose, check, write, report; the
     exit code (130 when the walk is interrupted: nothing written)."""
-    from codemods.plan.planner import USAGE_ERROR
-    from codemods.edit.codes import EXIT_FINDINGS
-    from codemods.report.base import ApplyReport, reporter
-    from codemods.write.subset import apply_selected
-
     if interactive:
         if accept or skip:
             raise UsageLine("--interactive asks about every change; --accept/--skip choose without asking: give one")
@@ -373,8 +372,7 @@ def apply_chosen(root: Path, recipe: Recipe, *, interactive: bool, accept: tuple
     else:
         choose = selection(accept, skip)
     try:
-        run, subset = apply_selected(root, recipe, choose, dry_run=dry_run, settings=settings, options=options,
-                                     verify=verify)
+        run, subset = apply_selected(root, recipe, choose, ApplyOptions(dry_run, settings, options, verify))
     except KeyboardInterrupt:
         click.echo("\ncodemod: interrupted; nothing written", err=True)
         return EXIT_INTERRUPTED

@@ -25,7 +25,8 @@ import click
 
 from codemods.cli.style import EXIT_USAGE, HELP_OPTIONS, Group, UsageLine, report_error, wants_json
 from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK
-from codemods.report.base import FORMATS
+from codemods.report.base import ApplyReport, CheckReport, FORMATS, reporter, tool_version
+from codemods.edit.errors import RecipeError
 
 # A run is short and keeps most of what it allocates (sources, trees, the plan) to its end: the
 # cyclic collector, run every 700 allocations by default, spent about 35 ms of a dry run on the
@@ -48,6 +49,7 @@ EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or d
 
 
 def _load(recipe_spec: str) -> Recipe:
+    # here: `codemod check` and the CLI's start do not load the recipe loader
     from codemods.config.loader import RecipeError, load_recipe
 
     try:
@@ -69,8 +71,6 @@ def _output_format(output_format: str | None, as_json: bool) -> str:
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        from codemods.report.base import tool_version
-
         click.echo(f"codemod, version {tool_version()}")
         ctx.exit()
 
@@ -148,6 +148,7 @@ def main() -> None:
 def recipes(as_json: bool) -> None:
     """List the bundled recipes and the options (--param NAME=VALUE, or the flag a recipe declares
     for one) each takes."""
+    # here: `codemod check` and the CLI's start do not load the recipe loader
     from codemods.config.loader import bundled_recipes
 
     items = bundled_recipes()
@@ -184,8 +185,10 @@ def infer(trees: tuple[str, ...], rev: str | None, recipe_id: str | None, as_jso
     the engine does by itself (imports left unused, formatting, a module's file) is
     not repeated. What no rule can say is a `#` comment naming the file and line.
     """
+    # here: tempfile loads random and shutil, which the CLI's start does not need
     import tempfile
 
+    # here: inference loads the parsers (tree-sitter), which the CLI's start does not need
     from codemods.plan.infer import infer_recipe
     from codemods.plan.infer.commit import CommitError, commit_trees
 
@@ -212,6 +215,7 @@ def infer(trees: tuple[str, ...], rev: str | None, recipe_id: str | None, as_jso
 
 def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -> None:
     """A one-line usage error unless ROOT is a folder holding any of `expected`."""
+    # here: the CLI's start loads no command's modules (rg's search, the tree's config, the journal)
     from codemods.plan.root import root_problem
 
     problem = root_problem(root, expected, whose)
@@ -222,7 +226,7 @@ def _root_problem(root: Path, expected: tuple[str, ...] = (), whose: str = "") -
 def _recipe_spec(recipe_spec: str | None, root: Path) -> str:
     """The recipe to run: --recipe, else the one the tree's config names; a usage error saying how
     to name one when there is neither."""
-    from codemods.edit.errors import RecipeError
+    # here: the CLI's start loads no command's modules (rg's search, the tree's config, the journal)
     from codemods.config.tree_config import NO_RECIPE, configured_recipe
 
     if recipe_spec is not None:
@@ -406,8 +410,8 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
     build-error, at the compiler's place); progress on stderr. See
     docs/verify.md for the checks detected and the limits of --trust-build.
     """
+    # here: the planner loads the parsers (tree-sitter), which `codemod check` and the CLI's start do not need
     from codemods.plan.planner import USAGE_ERROR, PlanSettings
-    from codemods.report.base import ApplyReport, reporter
     from codemods.write.run import run_recipe, verifier
 
     output_format = _output_format(output_format, as_json)
@@ -426,6 +430,7 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
     settings = PlanSettings(allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
                             allow_unmatched=allow_unmatched, strict=strict)
     if interactive or accept or skip:
+        # here: the interactive walk loads the planner, the parsers and termios
         from codemods.cli.interactive import apply_chosen
 
         sys.exit(apply_chosen(root, recipe, interactive=interactive, accept=accept, skip=skip, dry_run=dry_run,
@@ -490,6 +495,7 @@ class _Progress:
 
 def _interrupted(root: Path) -> None:
     """Ctrl-C during `apply`: say what state the tree is in (never that files changed), exit 130."""
+    # here: the CLI's start loads no command's modules (rg's search, the tree's config, the journal)
     from codemods.write.journal import journal_path, journal_present
 
     if journal_present(root):
@@ -503,6 +509,7 @@ def _interrupted(root: Path) -> None:
 
 def _pending_journal(root: Path) -> str | None:
     """The warning `check` prints while an interrupted apply's journal waits in ROOT."""
+    # here: the CLI's start loads no command's modules (rg's search, the tree's config, the journal)
     from codemods.write.journal import journal_path, journal_present
 
     if not journal_present(root):
@@ -558,10 +565,9 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
     --format github  `::error file=...,line=...,col=...::` lines for GitHub
                      Actions
     """
-    from codemods.edit.errors import RecipeError
+    # here: the CLI's start loads no command's modules (rg's search, the tree's config, the journal)
     from codemods.config.catalog import recipe_files
     from codemods.config.settings import dead_symbol_settings
-    from codemods.report.base import CheckReport, reporter
     from codemods.search.check import check_files, check_tree, without_files
 
     output_format = _output_format(output_format, as_json)
@@ -587,6 +593,7 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
         _root_problem(root, scope, f"the scope recipe {recipe_id} checks")
         result = without_files(check_tree(root, pattern, scope), root, recipe_files(spec))
     else:
+        # here: the CLI's start loads no command's modules (rg's search, the tree's config, the journal)
         from codemods.search.files import in_scope as path_in_scope
 
         own = recipe_files(spec)

@@ -13,6 +13,7 @@ Standard library only: `codemod check` reads the catalog without the engine.
 from __future__ import annotations
 
 import functools
+import tomllib
 from pathlib import Path
 
 from codemods.edit.errors import RecipeError
@@ -39,8 +40,6 @@ def bundled_files() -> dict[str, Path]:
 
 
 def _declared_id(path: Path) -> str | None:
-    import tomllib
-
     try:
         value = tomllib.loads(path.read_text(encoding="utf-8")).get("id")
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):

@@ -15,17 +15,19 @@ import functools
 import importlib
 import importlib.util
 import re
+import tomllib
 import types
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from codemods.edit.errors import RecipeError, one_line
-from codemods.edit.values import ItemTarget
-from codemods.core.registry import FILE_KIND, LANGUAGES, parsed_languages
+from codemods.edit.values import ItemTarget, closest_names
+from codemods.core.registry import FILE_KIND, LANGUAGES, language_of, parsed_languages
 from codemods.config.builders import builder_for, forget
 from codemods.config.catalog import bundled_files, module_name, recipe_files
 from codemods.config.extends import extended
 from codemods.config.recipe import TEXT, Insertion, PatternRewrite, Recipe, Rewording
+from codemods.search.files import search_pattern_problem
 
 
 def bundled_recipes() -> list[Recipe]:
@@ -55,8 +57,6 @@ def _from_module_file(path: Path) -> Recipe:
 
 
 def _from_toml_file(path: Path) -> Recipe:
-    import tomllib
-
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -152,8 +152,6 @@ TOML_REQUIRED_KEYS = {"reword": ("path", "replace")}
 
 
 def _closest(word: str, valid: tuple[str, ...]) -> str:
-    from codemods.edit.values import closest_names
-
     close = closest_names(word, valid, count=1, cutoff=0.5)
     return f"did you mean {close[0]!r}?" if close else f"valid: {', '.join(valid)}"
 
@@ -266,8 +264,6 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
                 or rewording.sentences < 1:
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
     if recipe.dead_symbol_pattern is not None:
-        from codemods.search.files import search_pattern_problem
-
         if not isinstance(recipe.dead_symbol_pattern, str):
             raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
         problem = search_pattern_problem(recipe.dead_symbol_pattern)
@@ -283,7 +279,7 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
 def _validate_insertion(insertion: Insertion, origin: str) -> None:
     """RecipeError unless an insert rule names one file, one place (an item or a pattern that
     compiles) and a position, and has text."""
-    from codemods.parse import language_of
+    # here: patterns load the parsers (tree-sitter), which `codemod check` does not need
     from codemods.pattern import Pattern, PatternError
 
     where = f"{origin}: insert entry in {insertion.path}"
@@ -310,6 +306,7 @@ def _validate_insertion(insertion: Insertion, origin: str) -> None:
 def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     """RecipeError unless a rewrite rule names files patterns parse (Rust, C++, Python), its pattern compiles, and its
     replacement uses only metavariables the pattern captures."""
+    # here: patterns load the parsers (tree-sitter), which `codemod check` does not need
     from codemods.pattern import Pattern, PatternError, metavariables
 
     if not all(isinstance(v, str) for v in (rewrite.path, rewrite.pattern, rewrite.replace)) or \

@@ -11,7 +11,8 @@ from typing import Any, Callable, Mapping, Sequence, cast
 
 from codemods.edit.errors import RecipeError, RecipeInputError
 from codemods.edit.values import Edit, Finding, ItemTarget
-from codemods.core.registry import LANGUAGES
+from codemods.core.registry import LANGUAGES, language_of
+from codemods.search.files import SKIPPED_DIRS, walk_all
 
 @dataclass(frozen=True)
 class Rewording:
@@ -125,8 +126,6 @@ class PatternRewrite:
 
     def file_language(self) -> str | None:
         """The language the rule's pattern is written in: `language`, else the suffix's."""
-        from codemods.parse import language_of
-
         return self.language if self.language is not None else language_of(self.path)
 
     def anchor(self) -> str:
@@ -233,9 +232,6 @@ class Workspace:
         """The files (relative POSIX paths, sorted) that a rule's `path` names: itself if it is
         a file, else the files of `language` under the folder or matching the glob (hidden
         entries and build outputs left out, as `codemod check` leaves them)."""
-        from codemods.search.files import SKIPPED_DIRS, walk_all
-        from codemods.parse import language_of
-
         if is_glob(path):
             candidates = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(path) if p.is_file())
             candidates = [p for p in candidates

@@ -4,18 +4,21 @@ hook on every commit and must start fast. A recipe that is not a TOML file is lo
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from codemods.edit.errors import RecipeError
 from codemods.config.catalog import bundled_files
 from codemods.config.extends import extended
+from codemods.search.files import search_pattern_problem
 
 if TYPE_CHECKING:
     from codemods.config.recipe import Recipe
 
 
 def _load(spec: str) -> Recipe:
+    # here: `codemod check` reads its settings without loading the recipe loader
     from codemods.config.loader import load_recipe
 
     return load_recipe(spec)
@@ -38,8 +41,6 @@ def dead_symbol_settings(spec: str) -> DeadSymbolSettings:
     settings = _dead_symbol_settings(spec)
     pattern = settings.pattern
     if pattern is not None:
-        from codemods.search.files import search_pattern_problem
-
         problem = search_pattern_problem(pattern) if isinstance(pattern, str) else "not a string"
         if problem:
             raise RecipeError(f"{spec}: dead_symbol_pattern {pattern!r} is not a valid pattern: {problem}")
@@ -51,8 +52,6 @@ def _of_recipe(recipe: Recipe) -> DeadSymbolSettings:
 
 
 def _dead_symbol_settings(spec: str) -> DeadSymbolSettings:
-    import tomllib
-
     path = bundled_files().get(spec) or Path(spec)
     if path.suffix != ".toml":
         return _of_recipe(_load(spec))

@@ -5,9 +5,11 @@ the folder of the file that names it. Read without the engine (`codemod check` s
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from codemods.edit.errors import RecipeError
+from codemods.config.catalog import bundled_files
 
 # Where a tree names its recipe, in the order they are looked for in each folder.
 CONFIG_FILES = (".codemod.toml", "pyproject.toml")
@@ -16,8 +18,6 @@ CONFIG_FILES = (".codemod.toml", "pyproject.toml")
 def _declared(path: Path) -> str | None:
     """The recipe `path` names (None when it names none); RecipeError when it cannot be read or
     its `recipe` is not a non-empty string."""
-    import tomllib
-
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -39,8 +39,6 @@ def _declared(path: Path) -> str | None:
 def configured_recipe(root: Path) -> str | None:
     """The recipe (a bundled id, or a file path as the caller can open it) that ROOT's config names,
     or None when neither ROOT nor a folder above it has one."""
-    from codemods.config.catalog import bundled_files
-
     folder = Path(root).resolve()
     for candidate in (folder, *folder.parents):
         for name in CONFIG_FILES:

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
+import signal
+import threading
 import warnings
 from typing import Callable, Generic, TypeVar, cast
 
@@ -84,7 +87,6 @@ class Forked(Generic[_Result]):
         """The call's value; None when the process failed (the caller then does the work itself)."""
         if self._finished:
             return self._value
-        import pickle
 
         data = bytearray()
         try:
@@ -105,7 +107,6 @@ class Forked(Generic[_Result]):
         """Stop the process if its value was never asked for (the caller gave up on it)."""
         if self._finished:
             return
-        import signal
 
         self._finished = True
         try:
@@ -120,11 +121,8 @@ def forked_call(task: Callable[[], _Result]) -> Forked[_Result] | None:
     """`task()` started in a forked process, its value to be asked for with `.result()` while
     this process goes on; None where that is not possible or safe (no fork, one CPU or
     `CODEMOD_JOBS=1`, or other threads running here: a fork copies a lock another thread holds)."""
-    import threading
-
     if not hasattr(os, "fork") or jobs() < 2 or threading.active_count() > 1:
         return None
-    import pickle
 
     readable, writable = os.pipe()
     try:

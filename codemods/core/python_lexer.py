@@ -4,15 +4,15 @@ standard tokenizer's COMMENT and STRING tokens (see codemods/core/lexer.py): the
 
 from __future__ import annotations
 
+import io
+import tokenize
+
 from codemods.core.lexer import COMMENT, STRING, Spans
 
 
 def spans(source: bytes, stop: int) -> Spans | None:
     """The comment and string spans of the whole file (the tokenizer reads it all; `stop` is a
     bound it need not honour), or None where it does not tokenize."""
-    # Imported here: the registry imports this module, and `codemod check` starts with the registry.
-    import io
-    import tokenize
 
     line_starts = [0]
     position = source.find(b"\n")

@@ -12,14 +12,27 @@ settled together, so that deleting neighbours never leaves a double gap.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from codemods.edit.values import Edit
+from codemods.edit.values import Edit, Finding
 
 if TYPE_CHECKING:
     import tree_sitter
 
 _WS = b" \t\r\n\f\v"
+
+_Taken = TypeVar("_Taken")
+_Gone = TypeVar("_Gone")
+
+
+@dataclass(frozen=True)
+class ItemDeletions(Generic[_Taken, _Gone]):
+    """What a language deletes of one file's items: how (`taken`: deletions or edits), what
+    (`gone`: the items or names as its resolver sees them), and the findings for the rest."""
+
+    taken: list[_Taken]
+    gone: list[_Gone]
+    findings: list[Finding]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from codemods.edit.values import Edit, Finding, line_col
 
 
 def digest(data: bytes) -> str:
-    import hashlib  # here: a dry run imports this module but hashes nothing
+    import hashlib  # here: `codemod check` and a dry run import this module but hash nothing
 
     return hashlib.sha256(data).hexdigest()
 

@@ -101,8 +101,8 @@ def target_deletions(recipe: Recipe, start: Workspace) -> list[_TargetDeletion]:
         if source is None:
             continue
         for target in targets:
-            edits, deleted, _ = delete_in_file(recipe, path, source, [target])
-            found.append(_TargetDeletion(target, tuple(edits), tuple(deleted.all_names())))
+            deletions = delete_in_file(recipe, path, source, [target])
+            found.append(_TargetDeletion(target, tuple(deletions.edits), tuple(deletions.deleted.all_names())))
     return found
 
 

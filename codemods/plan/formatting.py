@@ -7,7 +7,7 @@ jobs into the plan's changes. A missing formatter is a note where the tree asks 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import cast
@@ -61,22 +61,23 @@ def format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, pat
                 continue
             ahead.pop(path)[1].cancel()
         if after.strip():
-            ahead[path] = (after, submit_formatting(pool, root, path, source, spliced, after, originals))
+            change = FileChange(path, source, after, tuple(spliced))
+            ahead[path] = (after, submit_formatting(pool, root, change, originals))
 
 
-def submit_formatting(pool: ThreadPoolExecutor, root: Path, path: str, before: bytes, edits: Sequence[Edit],
-                       after: bytes, originals: Jobs | None = None,
-                       ) -> Future[bytes | None]:
-    """Format `after` (`before` with `edits`) in `pool`: the future of the formatter's text. Where
+def submit_formatting(pool: ThreadPoolExecutor, root: Path, change: FileChange,
+                      originals: Jobs | None = None) -> Future[bytes | None]:
+    """Format `change.after` (`before` with `edits`) in `pool`: the future of the formatter's text. Where
     the plug-in makes an excerpt of the edited places (`format_excerpt`), the formatter runs
     on that first, and on the whole file only where it changes the excerpt: an excerpt left
     as it is stands for the file left as edited; where the whole file changes, formatting the
     file as read (what `start_formatting` asks next) starts at once, into `originals`. The
     excerpt is made here, in the planner's thread (it reads the file's tree)."""
+    path, before, after = change.path, change.before, change.after
     job = cast(FormatFile, format_job(path))
     language = language_for(path)
     make = language.operations.format_excerpt if language is not None else None
-    excerpt = make(before, [(e.start, e.end, e.replacement) for e in edits], after) if make is not None else None
+    excerpt = make(before, [(e.start, e.end, e.replacement) for e in change.edits], after) if make is not None else None
     if excerpt is None:
         return pool.submit(job, after, root, path)
 
@@ -123,7 +124,7 @@ def start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoo
     ahead = ahead or {}
     originals = {} if originals is None else originals
     jobs = {p: ahead[p][1] if p in ahead and ahead[p][0] == c.after
-            else submit_formatting(pool, root, p, c.before, c.edits, c.after, originals) for p, c in wanted.items()}
+            else submit_formatting(pool, root, c, originals) for p, c in wanted.items()}
 
     def finish() -> tuple[dict[str, FileChange], list[Finding]]:
         out = dict(changes)

@@ -29,7 +29,7 @@ from codemods.config.loader import validate_recipe
 from codemods.config.recipe import Recipe, Step, StepResult, Workspace
 from codemods.plan.linking import linked_to_targets
 from codemods.plan.root import root_problem
-from codemods.plan.references import DANGLING, DeletedNames, dangling_references, planned_file
+from codemods.plan.references import DANGLING, AfterPlan, DeletedNames, dangling_references, planned_file
 from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, DeletionsApart, FileDeletions, Insert, RemoveImports,
                                   Reword, Rewrite, delete_in_file, targets_by_file)
 from codemods.search.files import FileSearch, FoundFiles, rg_installed, start_files_matching, start_files_with_words
@@ -66,11 +66,10 @@ class PlanBasis:
         """The indices of the stages whose edits are a reviewer's choices (`changes.chosen_stages`)."""
         return chosen_stages(self.stages)
 
-    def recheck(self, workspace: Workspace, findings: list[Finding], deleted: DeletedNames, settings: PlanSettings,
-                *, kept: frozenset[str] = frozenset()) -> Plan:
-        """The plan of the edits `workspace` holds (a subset of this plan's, on its snapshot), after
-        every check a whole plan gets (see `checked_plan`)."""
-        return checked_plan(self, workspace, findings, deleted, settings, kept=kept)
+    def recheck(self, staged: Staged, settings: PlanSettings, *, kept: frozenset[str] = frozenset()) -> Plan:
+        """The plan of the edits `staged.workspace` holds (a subset of this plan's, on its snapshot),
+        after every check a whole plan gets (see `checked_plan`)."""
+        return checked_plan(self, staged, settings, kept=kept)
 
     def settle(self) -> None:
         """Wait for the searches, so that their files stay known once their processes are gone."""
@@ -229,14 +228,14 @@ def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | N
     return language.operations.parse_errors(source, tree)
 
 
-def _surviving_mentions(workspace: Workspace, recipe: Recipe, changes: dict[str, FileChange],
-                        dangling: list[Finding], mentioning: FoundFiles | None, refused: set[str],
+def _surviving_mentions(after: AfterPlan, recipe: Recipe, dangling: list[Finding], mentioning: FoundFiles | None,
                         kept: frozenset[str] = frozenset()) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
-    search for files in scope that match the pattern before the plan. A `refused` file is left
+    search for files in scope that match the pattern before the plan. A refused file is left
     out: its own finding says why nothing in it changes, and every mention it keeps would only
     repeat that. A name in `kept` names an item that is still there: its mentions are none."""
+    workspace, changes, refused = after.workspace, after.changes, after.refused
     if mentioning is None or recipe.dead_symbol_pattern is None:
         return []
     pattern = compile_pattern(recipe.dead_symbol_pattern)
@@ -293,25 +292,37 @@ def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
     return None
 
 
-def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> tuple[list[Finding],
-                                                                                     FileChange | None, bool]:
+@dataclass(frozen=True)
+class _FileCheck:
+    """Whether the planned edits of one file may be written (`_check_file`): the findings that say
+    why not, else the change (None also when the edits change nothing); and whether the edits
+    were converted to the file's CRLF line endings."""
+
+    findings: list[Finding] = field(default_factory=list)
+    change: FileChange | None = None
+    crlf: bool = False
+
+
+def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> _FileCheck:
     """Whether the planned edits of one file may be written: the findings that say why not,
     else the change (None also when the edits change nothing); and whether the edits were
     converted to the file's CRLF line endings."""
     edits = joined_deletions(list(workspace.edits[path]))
     source = workspace.read(path)
     if source is None or not edits:
-        return [], None, False
+        return _FileCheck()
     if recipe.protected and path_in_scope(path, recipe.protected):
-        return [Finding(path, 0, 0, Code.PROTECTED_PATH, f"{path} is protected; the recipe may not edit it")], None, False
+        return _FileCheck([Finding(path, 0, 0, Code.PROTECTED_PATH,
+                                   f"{path} is protected; the recipe may not edit it")])
     refusal = _unwritable_target(root, path, source)
     if refusal is not None:
-        return [refusal], None, False
+        return _FileCheck([refusal])
     if any(e.delete_file for e in edits):
-        return [], FileChange(path, source, b"", tuple(e for e in edits if e.delete_file)[:1], deleted=True), False
+        deletion = tuple(e for e in edits if e.delete_file)[:1]
+        return _FileCheck(change=FileChange(path, source, b"", deletion, deleted=True))
     overlaps = conflicts(edits, source)
     if overlaps:
-        return overlaps, None, False
+        return _FileCheck(overlaps)
     as_written = with_line_endings_of(source, edits)
     crlf = as_written != edits
     edits = as_written
@@ -329,19 +340,19 @@ def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> 
     broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi and (lo, hi) not in taken]
     if broken:
         line, col = line_col(source, errors_before[0][0])
-        return [Finding(path, line, col, Code.UNPARSEABLE_TARGET,
-                        "the file does not parse where the recipe edits it (parse error here); not edited")], None, crlf
+        return _FileCheck([Finding(path, line, col, Code.UNPARSEABLE_TARGET,
+                        "the file does not parse where the recipe edits it (parse error here); not edited")], crlf=crlf)
     result = splice(source, edits)
     errors_after = _parse_errors(path, result, (source, edits))
     # Each error a deletion took must be gone from the result, and no other one come.
     if len(errors_after) > len(errors_before) - len(set(taken)):
         original = map_offset(edits, errors_after[0][0])
         line, col = line_col(source, original)
-        return [Finding(path, line, col, Code.PARSE_REGRESSION,
-                        "the edited file would not parse (new syntax error near here); not edited")], None, crlf
+        return _FileCheck([Finding(path, line, col, Code.PARSE_REGRESSION,
+                        "the edited file would not parse (new syntax error near here); not edited")], crlf=crlf)
     if result == source:
-        return [], None, crlf
-    return [], FileChange(path, source, result, tuple(edits)), crlf
+        return _FileCheck(crlf=crlf)
+    return _FileCheck(change=FileChange(path, source, result, tuple(edits)), crlf=crlf)
 
 
 _OPENING = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
@@ -405,7 +416,7 @@ def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApa
             deletions[path] = delete_in_file(recipe, path, source, targets)
             name = cast(Language, language_for(path)).name
             errors[(name, digest(source))] = _parse_errors(path, source)
-            edits = deletions[path][0]
+            edits = deletions[path].edits
             if edits and not any(e.delete_file for e in edits) and not conflicts(edits, source):
                 written = with_line_endings_of(source, edits)
                 after = splice(source, written)
@@ -565,28 +576,48 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
                                     "not read .gitignore (ignored files were searched too)", severity="note"))
         basis = PlanBasis(recipe, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
                           SettledSearch(referring_search, *referring[len(referring_search.searches):]))
-        plan = checked_plan(basis, workspace, findings, deleted, settings, progress=progress,
-                            pool=pool, ahead=formatting, originals=originals, shared=shared)
+        plan = checked_plan(basis, Staged(workspace, deleted, findings), settings,
+                            underway=Underway(progress, pool, formatting, originals, shared))
         basis.settle()
     return plan
 
 
-def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding], deleted: DeletedNames,
-                 settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
-                 progress: Callable[[str], None] | None = None,
-                 pool: ThreadPoolExecutor | None = None,
-                 ahead: Jobs | None = None, shared: PlanState | None = None,
-                 originals: Jobs | None = None) -> Plan:
-    """The plan of the edits `workspace` holds, after the checks: each file's gate (protected,
+@dataclass(frozen=True)
+class Staged:
+    """What the stages leave to the checks: the snapshot holding their edits, what they delete,
+    and their own findings."""
+
+    workspace: Workspace
+    deleted: DeletedNames
+    findings: list[Finding]
+
+
+@dataclass(frozen=True)
+class Underway:
+    """What the planner started that the checks take over (`checked_plan`): `progress` is told
+    as each check starts; `pool` runs the formatter (one of its own when None), and `ahead`
+    holds the formatting jobs the planner started (`format_ahead`; `originals` those of files
+    as read); `shared` is the plug-ins' state kept from the stages (see
+    references.dangling_references)."""
+
+    progress: Callable[[str], None] | None = None
+    pool: ThreadPoolExecutor | None = None
+    ahead: Jobs | None = None
+    originals: Jobs | None = None
+    shared: PlanState | None = None
+
+
+def checked_plan(basis: PlanBasis, staged: Staged, settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
+                 underway: Underway = Underway()) -> Plan:
+    """The plan of the edits `staged.workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
-    left to `deleted`, and the dead-symbol mentions left (not of the names in `kept`: items a
-    subset keeps, which the whole plan deletes). `findings` are the stages' own; `progress` is
-    told as each check starts; `pool` runs the formatter (one of its own when None), and
-    `ahead` holds the formatting jobs the planner started (`format_ahead`; `originals` those of
-    files as read); `shared` is the
-    plug-ins' state kept from the stages (see references.dangling_references)."""
+    left to what it deletes, and the dead-symbol mentions left (not of the names in `kept`: items
+    a subset keeps, which the whole plan deletes). Its findings are the stages' own."""
     root, recipe = basis.start.root, basis.recipe
-    findings = list(findings)
+    workspace, deleted = staged.workspace, staged.deleted
+    progress, pool, ahead, originals, shared = (underway.progress, underway.pool, underway.ahead, underway.originals,
+                                                underway.shared)
+    findings = list(staged.findings)
     kept = kept | _named_by_missing_targets(findings, deleted)
     say = progress or (lambda _message: None)
     say(f"checking that {len(workspace.edits)} edited file(s) still parse")
@@ -599,14 +630,14 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     # check runs on them: an override lets that finding through, never what it would hide.
     refused: set[str] = set()
     for path in sorted(checks):
-        file_findings, change, converted = checks[path]
-        findings += file_findings
-        if any(f.blocking for f in file_findings):
+        check = checks[path]
+        findings += check.findings
+        if any(f.blocking for f in check.findings):
             refused.add(path)
-        if converted:
+        if check.crlf:
             crlf.append(path)
-        if change is not None:
-            written[path] = change
+        if check.change is not None:
+            written[path] = check.change
     # The formatter runs meanwhile (other processes): formatting moves no name, so the checks below
     # read the edited text, and their lines are those of the file as read either way.
     own_pool = pool is None
@@ -614,12 +645,13 @@ def checked_plan(basis: PlanBasis, workspace: Workspace, findings: list[Finding]
     formatted = start_formatting(root, written, pool, ahead, originals)
 
     say("looking for uses of what the plan deletes")
-    dangling = dangling_references(workspace, deleted, written, refused, _identifier_offsets, strict=settings.strict,
+    after = AfterPlan(workspace, written, refused)
+    dangling = dangling_references(after, deleted, _identifier_offsets, strict=settings.strict,
                                    referring=[basis.referring], shared=shared)
     dangling = linked_to_targets(dangling, recipe.deletions, [i for items in deleted.items.values() for i in items])
     findings += dangling
     say("looking for mentions of removed symbols")
-    findings += _surviving_mentions(workspace, recipe, written, dangling, basis.mentioning, refused, kept)
+    findings += _surviving_mentions(after, recipe, dangling, basis.mentioning, kept)
     say("formatting the edited files")
     try:
         written, notes = formatted()

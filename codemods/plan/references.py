@@ -27,6 +27,7 @@ from codemods.search.files import FoundFiles, files_with_words
 from codemods.core.registry import PlanState, language_for
 from codemods.config.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, DeletedItem, Reference
+from codemods.search.mentions import COMMENT, STRING, classify_spans
 
 DANGLING = Code.DANGLING_REFERENCE
 
@@ -94,12 +95,23 @@ class DeletedNames:
                                      for w in getattr(i, "search_words", (i.name,))), *self.spelled]))
 
 
-def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Mapping[str, FileChange], refused: set[str],
+@dataclass(frozen=True)
+class AfterPlan:
+    """The tree as the plan leaves it, for the checks that read it: the snapshot, the changes
+    that pass the gate (by path; their edits map offsets back to the file as read), and the
+    files whose edits the gate refused."""
+
+    workspace: Workspace
+    changes: Mapping[str, FileChange]
+    refused: set[str]
+
+
+def dangling_references(after: AfterPlan, deleted: DeletedNames,
                         spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
                         strict: bool = False, referring: Sequence[FoundFiles] | None = None,
                         shared: PlanState | None = None) -> list[Finding]:
     """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
-    after `changes` (by path; their edits map offsets back to the file as read).
+    after `after.changes`.
 
     `spelled(path, text, names)` gives (start, end, name) of code identifiers
     spelling `names` (the match used for Python names and for names a recipe
@@ -111,6 +123,7 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
     languages' state for the plan (see languages/registry.py), kept from the import
     stage, so that a use is resolved once per plan.
     """
+    workspace, changes, refused = after.workspace, after.changes, after.refused
     names = deleted.all_names()
     if not names:
         return []
@@ -151,8 +164,6 @@ def dangling_references(workspace: Workspace, deleted: DeletedNames, changes: Ma
 def _code_words(path: str, text: bytes, names: set[str]) -> list[tuple[int, str]]:
     """(start, name) of each whole-word occurrence of `names` in `text` that the lexical scan puts
     in code (or cannot place)."""
-    from codemods.search.mentions import COMMENT, STRING, classify_spans
-
     word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
                       + rb")\b")
     hits = [(m.start(), m.end()) for m in word.finditer(text)]

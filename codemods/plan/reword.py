@@ -360,17 +360,26 @@ class ProseEdit:
     text: str
 
 
-def _rewrite(block: CommentBlock, words: list[_Word], first: int, last: int, replacement: str,
-             head: str = "", tail: str = "") -> ProseEdit:
-    """Replace words [first, last] by `replacement` (keeping `head` of the first word and `tail` of
-    the last), and fill the paragraph again from the first line that changes."""
+@dataclass(frozen=True)
+class _Replacement:
+    """The text put in place of a run of words, with what stays of the first word before it
+    (`head`) and of the last after it (`tail`)."""
+
+    text: str
+    head: str = ""
+    tail: str = ""
+
+
+def _rewrite(block: CommentBlock, words: list[_Word], first: int, last: int, replacement: _Replacement) -> ProseEdit:
+    """Replace words [first, last] by `replacement` (keeping its `head` of the first word and
+    `tail` of the last), and fill the paragraph again from the first line that changes."""
     paragraph = words[last].paragraph
     start_line = words[first].line
     end_line = max(w.line for w in words if w.paragraph == paragraph)
     region = [i for i, w in enumerate(words) if start_line <= w.line <= end_line]
     before = [words[i].text for i in region if i < first]
     after = [words[i].text for i in region if i > last]
-    new_words = before + _normalised(f"{head}{replacement}{tail}") + after
+    new_words = before + _normalised(f"{replacement.head}{replacement.text}{replacement.tail}") + after
     line = block.lines[start_line]
     blank_before = start_line >= 2 and not block.lines[start_line - 1].content.strip()
     if not new_words and block.closed_at is None and blank_before \
@@ -398,7 +407,7 @@ def reword_sentences(block: CommentBlock, symbols: tuple[str, ...], replacement:
             chosen = spans[index : index + count]
             if len(chosen) < count or words[chosen[-1][1]].paragraph != words[first].paragraph:
                 return None
-            return _rewrite(block, words, first, chosen[-1][1], replacement)
+            return _rewrite(block, words, first, chosen[-1][1], _Replacement(replacement))
     return None
 
 
@@ -424,7 +433,7 @@ def reword_phrase(block: CommentBlock, find: str, replacement: str) -> ProseEdit
             head, tail = window[0][: len(window[0]) - len(wanted[0])], window[-1][len(wanted[-1]):]
         if any(words[i].paragraph != words[first].paragraph for i in range(first, last + 1)):
             continue
-        return _rewrite(block, words, first, last, replacement, head, tail)
+        return _rewrite(block, words, first, last, _Replacement(replacement, head, tail))
     return None
 
 

@@ -34,6 +34,7 @@ from codemods.plan.reword import (
     rule_blocks,
 )
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
+from codemods.search.files import files_with_words
 
 
 def already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
@@ -61,8 +62,16 @@ def targets_by_file(recipe: Recipe) -> dict[str, list[ItemTarget]]:
 
 
 
-def delete_in_file(recipe: Recipe, path: str, source: bytes,
-                   targets: list[ItemTarget]) -> tuple[list[Edit], DeletedNames, list[Finding]]:
+@dataclass(frozen=True)
+class FileDeletions:
+    """What `delete_in_file` gives for one file: the edits, what they delete, the findings."""
+
+    edits: list[Edit]
+    deleted: DeletedNames
+    findings: list[Finding]
+
+
+def delete_in_file(recipe: Recipe, path: str, source: bytes, targets: list[ItemTarget]) -> FileDeletions:
     """One file's `[[delete]]` targets, each by its language's `delete_items`: the edits, what
     they delete, and the findings."""
     absent = already_absent(recipe, path, source)
@@ -84,7 +93,7 @@ def delete_in_file(recipe: Recipe, path: str, source: bytes,
             deletions = language.operations.delete_items(path, source, wanted, recipe.id, absent, deleted)
             edits += deletions.edits
             findings += [_about_target(finding, wanted, source) for finding in deletions.findings]
-    return edits, deleted, findings
+    return FileDeletions(edits, deleted, findings)
 
 
 def _named_by(finding: Finding, target: ItemTarget) -> bool:
@@ -114,10 +123,6 @@ def _about_target(finding: Finding, targets: list[ItemTarget], source: bytes) ->
         linked = replace(linked, line=1, col=1)
     return linked
 
-
-
-# What delete_in_file gives for one file.
-FileDeletions = tuple[list[Edit], DeletedNames, list[Finding]]
 
 
 @dataclass(frozen=True)
@@ -160,11 +165,10 @@ class DeleteItems:
                                         f"file not found; {len(targets)} item(s) of the recipe not looked for",
                                         severity="note"))
                 continue
-            file_edits, file_deleted, notes = done[path] if path in done else \
-                delete_in_file(self.recipe, path, source, targets)
-            edits += file_edits
-            deleted.merge(file_deleted)
-            findings += notes
+            file_deletions = done[path] if path in done else delete_in_file(self.recipe, path, source, targets)
+            edits += file_deletions.edits
+            deleted.merge(file_deletions.deleted)
+            findings += file_deletions.findings
         return StepResult(tuple(edits), tuple(findings), removed_names=tuple(deleted.spelled),
                           deleted=MappingProxyType({k: tuple(v) for k, v in deleted.items.items()}))
 
@@ -408,8 +412,6 @@ class RemoveImports:
     on_file: Callable[[str, list[Edit]], None] | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
-        from codemods.search.files import files_with_words
-
         names = self.deleted.all_names()
         spelled = (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) \
             if names else []

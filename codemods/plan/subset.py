@@ -38,7 +38,7 @@ from codemods.edit.errors import SelectionError
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.config.recipe import StepResult, Workspace
 from codemods.plan.changes import Change, change_id, defined_names, item_changes, target_deletions
-from codemods.plan.planner import Plan, PlanBasis
+from codemods.plan.planner import Plan, PlanBasis, Staged
 from codemods.plan.references import DeletedNames
 from codemods.plan.stages import DeleteModuleFiles, RemoveImports, delete_in_file, targets_by_file
 from codemods.words import whole_word_hits
@@ -136,8 +136,7 @@ def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Cha
     return found
 
 
-def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
-                        skipped_ids: set[str]) -> tuple[Workspace, DeletedNames, list[Finding]]:
+def _accepted_workspace(plan: Plan, changes: tuple[Change, ...], skipped_ids: set[str]) -> Staged:
     """The plan's snapshot holding only the accepted edits, what they delete, and the stages' own
     findings: the kept deletions settled again (blank lines, containers they empty), what goes
     with them in other files and the imports left unused made again from what is kept (never
@@ -159,9 +158,9 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
         if source is None or not wanted:
             continue
         kept_targets += wanted
-        edits, file_deleted, _ = delete_in_file(recipe, path, source, wanted)
-        deletion_edits += edits
-        deleted.merge(file_deleted)
+        file_deletions = delete_in_file(recipe, path, source, wanted)
+        deletion_edits += file_deletions.edits
+        deleted.merge(file_deletions.deleted)
     workspace = workspace.with_edits(deletion_edits)
 
     def take(result: StepResult) -> None:
@@ -181,7 +180,7 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...],
         take(StepResult(tuple(kept), result.findings, result.removed_names if counted else (),
                         result.deleted if counted else MappingProxyType({})))
     take(RemoveImports(recipe, deleted, basis.referring.result)(workspace))
-    return workspace, deleted, findings
+    return Staged(workspace, deleted, findings)
 
 
 def _needers(workspace: Workspace, new: list[Finding], kept: list[Change],
@@ -211,10 +210,11 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
         raise SelectionError(f"no change of the plan has the id {sorted(unknown)[0]!r}")
     kept = [c for c in changes if c.id not in skipped_ids]
     skipped = [c for c in changes if c.id in skipped_ids]
-    workspace, deleted, findings = _accepted_workspace(plan, changes, skipped_ids)
+    accepted = _accepted_workspace(plan, changes, skipped_ids)
+    workspace = accepted.workspace
     # What only the skipped deletions remove is still there: naming it is no dangling use.
-    still_there = frozenset(plan.removed_names) - set(deleted.all_names())
-    checked = _basis(plan).recheck(workspace, findings, deleted, plan.settings, kept=still_there)
+    still_there = frozenset(plan.removed_names) - set(accepted.deleted.all_names())
+    checked = _basis(plan).recheck(accepted, plan.settings, kept=still_there)
     whole = {_finding_key(f) for f in plan.findings}
     new = [f for f in checked.findings if f.blocking and _finding_key(f) not in whole]
     needed_by = _needers(workspace, new, kept, skipped)

@@ -218,6 +218,7 @@ def finding_level(finding: Finding, overrides: frozenset[str]) -> str:
 
 def tool_version() -> str:
     """The version of the distribution that ships this package ("0+unknown" when not installed)."""
+    # here: importlib.metadata loads email and socket, which `codemod check` should not pay for
     from importlib.metadata import PackageNotFoundError, packages_distributions, version
 
     top = __package__.split(".")[0]

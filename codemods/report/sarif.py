@@ -8,6 +8,7 @@ columns, so each is converted from the bytes of its line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from urllib.parse import quote
@@ -58,8 +59,6 @@ def symbol_groups(pattern: str) -> list[str]:
 
 def _group_of(symbol: str, groups: Sequence[str]) -> int:
     """Index of the first alternative that matches the whole symbol (the last one if none does)."""
-    import re
-
     for index, group in enumerate(groups):
         try:
             if re.fullmatch(group, symbol):

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codemods.search.files import GrepResult, LineMatch, grep_matches, scope_targets
-from codemods.search.mentions import Mention, classify_spans, mention
+from codemods.search.mentions import Mention, Spot, classify_spans, mention
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def _classify(base: Path, path: str, hits: list[LineMatch]) -> tuple[list[Mentio
         start = offsets.get(hit.line, len(source)) + hit.col - 1
         spans.append((start, start + len(hit.text)))
     kinds = classify_spans(path, source, spans)
-    mentions = [mention(path, source, start, end, hit.line, hit.col, kind)
+    mentions = [mention(path, source, Spot(start, end, hit.line, hit.col), kind)
                 for hit, (start, end), kind in zip(hits, spans, kinds)]
     return mentions, None
 

@@ -19,6 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
+from codemods.core.registry import language_of, source_globs
+from codemods.search.mentions import compile_pattern, matches_by_line
+from codemods.words import word_in
+
 SKIPPED_DIRS = {"target", "node_modules", "__pycache__", "build"}
 
 # What rg prints instead of match lines for a binary file (no NUL after the path).
@@ -98,8 +102,6 @@ def _python_search(cwd: Path, pattern: str, targets: list[str], explicit: bool) 
     .gitignore is not read, and a file with a NUL byte is skipped in folders
     (rg searches it up to the NUL) and reported as binary when named.
     """
-    from codemods.search.mentions import compile_pattern, matches_by_line
-
     try:
         compiled = compile_pattern(pattern)
     except re.error as error:
@@ -202,7 +204,6 @@ def start_files_with_words(root: Path, words: list[str]) -> FileSearch:
     if not words:
         return FileSearch(None, list)
     args = ["--fixed-strings", "--word-regexp"]
-    from codemods.core.registry import source_globs
 
     for glob in source_globs():
         args += ["--glob", glob]
@@ -220,11 +221,7 @@ def files_with_words(root: Path, words: list[str]) -> list[str]:
 
 
 def _walk_for_words(root: Path, words: list[str]) -> list[str]:
-    from codemods.words import word_in
-
     hits = []
-    from codemods.core.registry import language_of
-
     for path in walk_all(root, SKIPPED_DIRS):
         if language_of(path) is None:
             continue
@@ -273,8 +270,6 @@ def walk_all(base: Path, skipped_dirs: frozenset[str] | set[str] = frozenset()) 
 
 def search_pattern_problem(pattern: str) -> str | None:
     """Why `pattern` is not a valid search pattern (rg syntax, as `codemod check` uses it); None if it is."""
-    from codemods.search.mentions import compile_pattern
-
     try:
         compile_pattern(pattern)
     except re.error as error:

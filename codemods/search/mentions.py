@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from codemods.core.registry import LANGUAGES, language_for
+
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -27,6 +29,16 @@ CODE = "code"
 COMMENT = "comment"
 STRING = "string"
 UNKNOWN = "unknown"
+
+@dataclass(frozen=True)
+class Spot:
+    """Where the pattern matched: bytes [start, end) of the file, at 1-based `line` and byte `col`."""
+
+    start: int
+    end: int
+    line: int
+    col: int
+
 
 @dataclass(frozen=True)
 class Mention:
@@ -72,12 +84,12 @@ def identifier_span(source: bytes, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def mention(path: str, source: bytes, start: int, end: int, line: int, col: int, kind: str) -> Mention:
-    """The mention of the match [start, end) at line:col: the identifier that holds it."""
-    wide_start, wide_end = identifier_span(source, start, end)
-    matched = source[start:end].decode("utf-8", "replace")
-    return Mention(path, line, col - (start - wide_start), source[wide_start:wide_end].decode("utf-8", "replace"),
-                   kind, wide_start, wide_end, matched)
+def mention(path: str, source: bytes, spot: Spot, kind: str) -> Mention:
+    """The mention of the match at `spot`: the identifier that holds it."""
+    wide_start, wide_end = identifier_span(source, spot.start, spot.end)
+    matched = source[spot.start:spot.end].decode("utf-8", "replace")
+    return Mention(path, spot.line, spot.col - (spot.start - wide_start),
+                   source[wide_start:wide_end].decode("utf-8", "replace"), kind, wide_start, wide_end, matched)
 
 
 def compile_pattern(pattern: str) -> re.Pattern[bytes]:
@@ -140,7 +152,7 @@ def _tree_sitter_kind(tree: tree_sitter.Tree, start: int, end: int, comments: fr
 
 
 def _tree_sitter_kinds(source: bytes, language: str, spans: list[tuple[int, int]]) -> list[str]:
-    from codemods.core.registry import LANGUAGES
+    # here: tree-sitter, which `codemod check` loads only for a file its lexer cannot place
     from codemods.parse import parse
 
     tree = parse(source, language)
@@ -159,7 +171,6 @@ def classify_spans(path: str, source: bytes, spans: list[tuple[int, int]]) -> li
     """
     if not spans:
         return []
-    from codemods.core.registry import language_for
 
     language = language_for(path)
     if language is None:
@@ -179,4 +190,4 @@ def mentions_in_source(path: str, source: bytes, pattern: re.Pattern[bytes]) -> 
     if not spots:
         return []
     kinds = classify_spans(path, source, [(start, end) for start, end, _, _ in spots])
-    return [mention(path, source, start, end, line, col, kind) for (start, end, line, col), kind in zip(spots, kinds)]
+    return [mention(path, source, Spot(*spot), kind) for spot, kind in zip(spots, kinds)]

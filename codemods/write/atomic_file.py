@@ -40,7 +40,7 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None, temporary_
         existing = None
     if mode is None:
         mode = existing.st_mode & 0o7777 if existing is not None else 0o666 & ~_umask()
-    import tempfile  # here: only a write needs it, and a dry run imports this module
+    import tempfile  # here: only a write needs it; `codemod check` and a dry run import this module
 
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=temporary_suffix, dir=path.parent)
     try:

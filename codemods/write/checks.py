@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
 from codemods.plan.planner import Plan
+from codemods.words import whole_word_hits
 
 @dataclass(frozen=True)
 class BuildError:
@@ -66,6 +67,15 @@ class Check(Protocol):
 
 # --- running processes: killable on Ctrl-C -------------------------------------
 
+@dataclass(frozen=True)
+class Ran:
+    """What one process gave (`Processes.run`): its exit status and what it printed."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
 class Processes:
     """The processes a verification started, each in a session of its own so that Ctrl-C ends it
     and its children (by its group id, which is its own pid)."""
@@ -76,14 +86,14 @@ class Processes:
         self._lock = threading.Lock()
 
     def run(self, argv: Sequence[str] | str, cwd: Path, stdin: bytes | None = None,
-            env: Mapping[str, str] | None = None) -> tuple[int, str, str]:
+            env: Mapping[str, str] | None = None) -> Ran:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             try:
                 process = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, shell=isinstance(argv, str),
                                            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                                            env={**self.env, **(env or {})}, start_new_session=True)
             except OSError as error:
-                return 127, "", f"{argv if isinstance(argv, str) else argv[0]}: {error.strerror or error}"
+                return Ran(127, "", f"{argv if isinstance(argv, str) else argv[0]}: {error.strerror or error}")
             with self._lock:
                 self._live.add(process)
             try:
@@ -93,8 +103,7 @@ class Processes:
                     self._live.discard(process)
             out.seek(0)
             err.seek(0)
-            return (process.returncode, out.read().decode("utf-8", "replace"),
-                    err.read().decode("utf-8", "replace"))
+            return Ran(process.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"))
 
     def kill_all(self) -> None:
         with self._lock:
@@ -237,16 +246,16 @@ class CargoCheck:
         env = {"CARGO_TARGET_DIR": str(self.target_dir), "CARGO_TERM_COLOR": "never"}
         if _truthy(os.environ.get("CARGO_NET_OFFLINE")) and "--offline" not in argv:
             argv = _with_cargo_flag(argv, "--offline")
-        code, stdout, stderr = processes.run(argv, tree, env=env)
-        errors, covered = _cargo_messages(stdout, tree)
-        if code != 0 and not errors and "--offline" not in argv and \
-                any(word in stderr for word in _NETWORK_TROUBLE):
+        ran = processes.run(argv, tree, env=env)
+        errors, covered = _cargo_messages(ran.stdout, tree)
+        if ran.code != 0 and not errors and "--offline" not in argv and \
+                any(word in ran.stderr for word in _NETWORK_TROUBLE):
             # No registry reachable: what the machine has vendored or cached may be enough.
             argv = _with_cargo_flag(argv, "--offline")
-            code, stdout, stderr = processes.run(argv, tree, env=env)
-            errors, covered = _cargo_messages(stdout, tree)
-        return Outcome(code, tuple(_failure(code, errors, self.label, stderr)), tuple(sorted(covered)),
-                        _tail(stderr))
+            ran = processes.run(argv, tree, env=env)
+            errors, covered = _cargo_messages(ran.stdout, tree)
+        return Outcome(ran.code, tuple(_failure(ran.code, errors, self.label, ran.stderr)), tuple(sorted(covered)),
+                       _tail(ran.stderr))
 
 
 def _truthy(value: str | None) -> bool:
@@ -273,6 +282,15 @@ class _Unit:
     file: Path
     directory: Path
     arguments: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _UnitOutcome:
+    """One unit's syntax check: the compiler's exit status, the errors, and its stderr."""
+
+    code: int
+    errors: list[BuildError]
+    stderr: str
 
 
 def _compile_units(database: Path) -> list[_Unit]:
@@ -437,22 +455,23 @@ class _CompileUnitsCheck:
     def run(self, tree: Path, processes: Processes) -> Outcome:
         json_diagnostics = bool(self.units) and _json_diagnostics_supported(self.units[0].arguments[0])
 
-        def one(unit: _Unit) -> tuple[int, list[BuildError], str]:
+        def one(unit: _Unit) -> _UnitOutcome:
             cwd = Path(str(unit.directory).replace(str(self.root), str(tree)))
-            code, stdout, stderr = processes.run(self._argv(unit, tree, json_diagnostics), cwd)
-            errors = _json_errors(stderr, tree, cwd) if json_diagnostics else None
+            ran = processes.run(self._argv(unit, tree, json_diagnostics), cwd)
+            errors = _json_errors(ran.stderr, tree, cwd) if json_diagnostics else None
             if errors is None:
-                errors = _text_errors(stderr, tree, cwd)
-            return code, _failure(code, errors, unit.file.name, stderr + stdout), stderr
+                errors = _text_errors(ran.stderr, tree, cwd)
+            failures = _failure(ran.code, errors, unit.file.name, ran.stderr + ran.stdout)
+            return _UnitOutcome(ran.code, failures, ran.stderr)
 
         with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
             results = list(pool.map(one, self.units))
         graph = _IncludeGraph(self.root)
         covered = {Path(p).relative_to(self.root).as_posix() for unit in self.units for p in graph.reaches(unit, set())
                    if p.startswith(f"{self.root}/")}
-        code = max((result[0] for result in results), default=0)
-        return Outcome(code, tuple(e for result in results for e in result[1]), tuple(sorted(covered)),
-                        _tail(*(result[2] for result in results if result[0])))
+        code = max((result.code for result in results), default=0)
+        return Outcome(code, tuple(e for result in results for e in result.errors), tuple(sorted(covered)),
+                       _tail(*(result.stderr for result in results if result.code)))
 
 
 # --- Python -------------------------------------------------------------------------------------
@@ -518,8 +537,8 @@ class _PythonCheck:
         request = {"root": str(tree), "files": [str(tree / p) for p in self.files if (tree / p).is_file()],
                    "modules": list(dict.fromkeys(name for name, _ in modules)),
                    "paths": list(dict.fromkeys(str(folder) for _, folder in modules))}
-        code, stdout, stderr = processes.run([sys.executable, "-I", "-B", "-c", _PYTHON_PROBE], tree,
-                                             stdin=json.dumps(request).encode())
+        ran = processes.run([sys.executable, "-I", "-B", "-c", _PYTHON_PROBE], tree, stdin=json.dumps(request).encode())
+        code, stdout, stderr = ran.code, ran.stdout, ran.stderr
         try:
             raw = json.loads(stdout.strip().splitlines()[-1]) if stdout.strip() else None
         except ValueError:
@@ -550,9 +569,10 @@ class CommandCheck:
         return self.command
 
     def run(self, tree: Path, processes: Processes) -> Outcome:
-        code, stdout, stderr = processes.run(self.command, tree, env={"CARGO_TARGET_DIR": str(self.target_dir)})
-        errors = _text_errors(stdout + "\n" + stderr, tree, tree)
-        return Outcome(code, tuple(_failure(code, errors, self.command, stderr + stdout)), (), _tail(stdout, stderr))
+        ran = processes.run(self.command, tree, env={"CARGO_TARGET_DIR": str(self.target_dir)})
+        errors = _text_errors(ran.stdout + "\n" + ran.stderr, tree, tree)
+        return Outcome(ran.code, tuple(_failure(ran.code, errors, self.command, ran.stderr + ran.stdout)), (),
+                       _tail(ran.stdout, ran.stderr))
 
 
 def cargo_command(command: str) -> tuple[str, ...] | None:
@@ -631,8 +651,6 @@ def _inside(path: Path, root: Path) -> str:
 
 
 def _names_any(path: Path, names: set[str]) -> bool:
-    from codemods.words import whole_word_hits
-
     try:
         return bool(names) and bool(whole_word_hits(path.read_bytes(), names))
     except OSError:

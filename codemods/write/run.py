@@ -21,6 +21,10 @@ from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
 from codemods.config.recipe import Recipe
 from codemods.plan.subset import Subset, plan_subset
 from codemods.edit.refusals import PlanRefused, WriteRefused
+from codemods.write.verify import verify_plan
+from codemods.edit.errors import TreeLocked, WriteFailed
+from codemods.write.atomic import write_changes
+from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
 
 if TYPE_CHECKING:
     from codemods.write.verify import Verification
@@ -112,10 +116,19 @@ def verifier(verify: bool | Sequence[str], trust_build: bool,
     detect them), or None when `verify` is False."""
     if verify is False:
         return None
-    from codemods.write.verify import verify_plan
 
     commands = () if verify is True else tuple(verify)
     return lambda plan: verify_plan(plan, commands, trust_build=trust_build, progress=progress)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """What `run_recipe` plans: the plan or the chosen subset's plan, the subset (None when none
+    was chosen), and whether anything is to be written."""
+
+    plan: Plan
+    subset: Subset | None
+    writable: bool
 
 
 def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: Mapping[str, object] | None = None,
@@ -133,28 +146,23 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
     the run (its plan is the subset's when one was chosen) and the subset (None when none was).
     A KeyboardInterrupt raised by `choose` propagates with nothing written.
     """
-    from codemods.edit.errors import TreeLocked, WriteFailed
-    from codemods.write.atomic import write_changes
-    from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
-
     root = Path(root)
     options = dict(options or {})
     verified: list[Verification] = []
 
-    def planned() -> tuple[Plan, Subset | None, bool]:
-        """The plan or the chosen subset's plan, the subset, and whether anything is to be written."""
+    def planned() -> _Planned:
         plan = plan_recipe(root, recipe, options=options, progress=progress, settings=settings)
         subset = None
         if choose is not None and plan.basis is not None:
             skipped = choose(plan)
             if skipped is None:
-                return plan, None, False
+                return _Planned(plan, None, False)
             subset = plan_subset(plan, skipped)
             plan = subset.plan
         if verify is not None and not any(f.code == Code.USAGE_ERROR for f in plan.findings):
             verified.append(verify(plan))
             plan = verified[-1].plan
-        return plan, subset, not plan.blocking and bool(plan.changes)
+        return _Planned(plan, subset, not plan.blocking and bool(plan.changes))
 
     def proven() -> Verification | None:
         return verified[-1] if verified else None
@@ -163,16 +171,17 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
         # Wrong input has nothing to lock or recover (the plan carries the usage-error finding).
         note = (f"note: {shown(root, journal_path(root))}/ is left from an interrupted run; `codemod apply {root}` "
                 f"recovers it before planning" if dry_run and journal_present(root) else None)
-        plan, subset, _ = planned()
-        return RunResult(root, dry_run, plan, recovery=note, verification=proven()), subset
+        dry = planned()
+        return RunResult(root, dry_run, dry.plan, recovery=note, verification=proven()), dry.subset
     try:
         with tree_lock(root) as held:
             recovery = recover(root)
             recovered = f"recovered: {recovery.message}" if recovery.action != "none" else None
             if recovery.refused:
                 return RunResult(root, False, None, error=f"recovery refused: {recovery.message}"), None
-            plan, subset, writable = planned()
-            if not writable:
+            chosen = planned()
+            plan, subset = chosen.plan, chosen.subset
+            if not chosen.writable:
                 return RunResult(root, False, plan, recovery=recovered, verification=proven()), subset
             try:
                 if progress is not None:
@@ -210,9 +219,6 @@ def write_plan(plan: Plan, *, allow_blocking: bool = False) -> None:
     with the reason (finding "recovery-refused"). `apply_recipe` recovers
     before planning, so it never meets either.
     """
-    from codemods.write.atomic import write_changes
-    from codemods.write.journal import recover, tree_lock
-
     if plan.blocking and not allow_blocking:
         raise PlanRefused(plan.blocking)
     with tree_lock(plan.root) as held:

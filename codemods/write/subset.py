@@ -10,6 +10,7 @@ settings) and written by the same all-or-nothing journaled writer.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Mapping
 
@@ -22,19 +23,29 @@ if TYPE_CHECKING:
     from codemods.write.verify import Verification
 
 
-def apply_selected(root: Path, recipe: Recipe, choose: Callable[[Plan], Collection[str] | None], *,
-                   dry_run: bool = False, settings: PlanSettings = PlanSettings(),
-                   options: Mapping[str, object] | None = None,
-                   verify: "Callable[[Plan], Verification] | None" = None) -> tuple[RunResult, Subset | None]:
-    """Plan `recipe` on `root` under `settings`, skip the changes `choose(plan)` names and,
-    unless `dry_run`, the subset is blocked or `choose` returned None, write the rest.
+@dataclass(frozen=True)
+class ApplyOptions:
+    """How `apply_selected` runs, as `run_recipe` takes it: a dry run or not, the plan's settings,
+    the recipe's options and the check proving what is kept (`verify`)."""
+
+    dry_run: bool = False
+    settings: PlanSettings = field(default_factory=PlanSettings)
+    options: Mapping[str, object] | None = None
+    verify: Callable[[Plan], Verification] | None = None
+
+
+def apply_selected(root: Path, recipe: Recipe, choose: Callable[[Plan], Collection[str] | None],
+                   how: ApplyOptions = ApplyOptions()) -> tuple[RunResult, Subset | None]:
+    """Plan `recipe` on `root` under `how.settings`, skip the changes `choose(plan)` names and,
+    unless `how.dry_run`, the subset is blocked or `choose` returned None, write the rest.
 
     Returns the run (its plan is the subset's, or the whole plan when nothing
     was chosen) and the subset. Never raises on user input or a failed write;
     a KeyboardInterrupt raised by `choose` propagates with nothing written. `verify`: as for
     `run_recipe`, on what is kept.
     """
-    return run_recipe(root, recipe, settings, options=options, dry_run=dry_run, choose=choose, verify=verify)
+    return run_recipe(root, recipe, how.settings, options=how.options, dry_run=how.dry_run, choose=choose,
+                      verify=how.verify)
 
 
-__all__ = ["apply_selected"]
+__all__ = ["ApplyOptions", "apply_selected"]

@@ -19,7 +19,7 @@ import tree_sitter
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding, closest_names, line_col, missing_target, shape_mismatch
 from codemods.parse import error_nodes
-from codemods.edit.item_spans import Deletion, starts_own_line, whole_lines
+from codemods.edit.item_spans import Deletion, ItemDeletions, starts_own_line, whole_lines
 from codemods.languages.cpp.items import (
     ALL_OVERLOADS, EVERY_BRANCH, CppItem, CppTarget, cpp_items, is_annotation_macro_semicolon, is_forward_declaration,
     leading_start, parsed, split_target_name,
@@ -265,7 +265,7 @@ def _in_class_body(node: tree_sitter.Node) -> bool:
 def delete_cpp_items(
     path: str, source: bytes, targets: list[CppTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None, namespace_macros: Iterable[tuple[str, str]] = (),
-) -> tuple[list[Deletion], list[CppItem], list[Finding]]:
+) -> ItemDeletions[Deletion, CppItem]:
     """Deletions for the requested items of one C++ file.
 
     Returns the deletions, the items deleted, and findings: a name found only
@@ -321,7 +321,7 @@ def delete_cpp_items(
     for chosen_items, item_origin in pending:
         deletions += _item_deletions(masked, chosen_items, item_origin,
                                      lambda i: _start_leaving_group_comment(masked, i, items, going))
-    return _settled(source, masked, macros, deletions, origin), deleted, findings
+    return ItemDeletions(_settled(source, masked, macros, deletions, origin), deleted, findings)
 
 
 def _start_leaving_group_comment(source: bytes, item: CppItem, items: list[CppItem], going: set[int]) -> int:

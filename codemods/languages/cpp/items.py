@@ -390,15 +390,28 @@ def _end_with_semicolon(node: tree_sitter.Node) -> int | None:
     return following.end_byte if following is not None and following.type == ";" else None
 
 
+@dataclass(frozen=True)
+class _Declared:
+    """An item as its declaration names it (`_cpp_items`): its kind, qualifier and name, its
+    parameter list and whether it is a function, and how many names the declaration declares."""
+
+    kind: str
+    qualifier: tuple[str, ...]
+    name: str
+    parameters: tree_sitter.Node | None = None
+    function: bool = False
+    names: int = 1
+
+
 def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRegion, ...]) -> tuple[CppItem, ...]:
     found: list[CppItem] = []
 
-    def add(kind: str, qualifier: tuple[str, ...], name: str, node: tree_sitter.Node, classes: tuple[str, ...],
-            parameters: tree_sitter.Node | None = None, function: bool = False, names: int = 1) -> None:
+    def add(item: _Declared, node: tree_sitter.Node, classes: tuple[str, ...]) -> None:
         namespace = tuple(n for n in enclosing_scopes(node, regions) if n)
         stop = _end_with_semicolon(node) if node.type in _TYPE_KINDS else None
-        found.append(CppItem(kind, name, namespace + classes + qualifier, node, leading_start(source, node), stop,
-                             branches(node), names, qualifier, parameters=parameters, function=function))
+        found.append(CppItem(item.kind, item.name, namespace + classes + item.qualifier, node,
+                             leading_start(source, node), stop, branches(node), item.names, item.qualifier,
+                             parameters=item.parameters, function=item.function))
 
     def visit_item(node: tree_sitter.Node, classes: tuple[str, ...]) -> None:
         inner = node
@@ -412,16 +425,16 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
             declared = _declared_name(inner)
             if declarator is not None and declared is not None:
                 kind = "function" if inner.type == "function_definition" else "declaration"
-                add(kind, declared[0], declared[1], node, classes,
-                    declarator.child_by_field_name("parameters"), function=True)
+                parameters = declarator.child_by_field_name("parameters")
+                add(_Declared(kind, declared[0], declared[1], parameters, function=True), node, classes)
             elif inner.type == "declaration" and not classes:
                 variables = _variable_names(inner)
                 for qualifier, name in variables:
-                    add("variable", qualifier, name, node, classes, names=len(variables))
+                    add(_Declared("variable", qualifier, name, names=len(variables)), node, classes)
             elif inner.type == "field_declaration" and classes:
                 members = _variable_names(inner)
                 for qualifier, name in members:
-                    add("field", qualifier, name, node, classes, names=len(members))
+                    add(_Declared("field", qualifier, name, names=len(members)), node, classes)
             if inner.type != "function_definition":
                 for child in inner.named_children:
                     if child.type in _TYPE_KINDS:
@@ -430,14 +443,14 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
             type_name = inner.child_by_field_name("name")
             if type_name is not None and type_name.type in ("type_identifier", "qualified_identifier", "template_type"):
                 split = _split_qualified(type_name) or ((), _scope_name(type_name))
-                add(_TYPE_KINDS[inner.type], split[0], split[1], node, classes)
+                add(_Declared(_TYPE_KINDS[inner.type], split[0], split[1]), node, classes)
                 body = inner.child_by_field_name("body")
                 if body is not None and inner.type != "enum_specifier":
                     visit(body, classes + split[0] + (split[1],))
         elif inner.type in ("alias_declaration", "type_definition"):
             alias = _type_alias_name(inner)
             if alias is not None:
-                add("type", (), alias, node, classes)
+                add(_Declared("type", (), alias), node, classes)
         elif inner.type == "namespace_definition":
             body = inner.child_by_field_name("body")
             if body is not None:

@@ -22,7 +22,9 @@ from codemods.languages.cpp.includes import included_files, include_lines, resol
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
 from codemods.languages.cpp.deleted import DeletedCppItem, deleted_cpp_items
 from codemods.languages.cpp.inherited import without_redeclarations
-from codemods.languages.cpp.resolve import cpp_references
+from codemods.languages.cpp.resolve import Includes, cpp_references
+from codemods.search.files import files_with_words
+from codemods.languages.cpp.format import clang_format, style_file
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
@@ -43,10 +45,10 @@ def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin
                  absent: Callable[[], bool] | None, deleted: DeletedRecord) -> Deletions:
     cpp_targets = [CppTarget(t.kind, t.name, t.branch) for t in targets]
     macros = next((tuple(t.namespace_macros) for t in targets if t.namespace_macros), ())
-    found, items, findings = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
-    kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in items]
-    deleted.add(CPP, deleted_cpp_items(path, items, macros, kept))
-    return Deletions(tuple(deletion_edits(path, source, found)), tuple(findings))
+    taken = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
+    kept = [i for i in cpp_items(source, namespace_macros=macros) if i not in taken.gone]
+    deleted.add(CPP, deleted_cpp_items(path, taken.gone, macros, kept))
+    return Deletions(tuple(deletion_edits(path, source, taken.taken)), tuple(taken.findings))
 
 
 def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | None], origin: str,
@@ -56,8 +58,6 @@ def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | Non
     the static data members it deletes (`int Klass::count = 0;`), with the namespaces and
     conditionals they leave empty. Returns the edits, no findings, and the items deleted with
     them (for the reference check)."""
-    from codemods.search.files import files_with_words
-
     owners = [i for i in _deleted_cpp(deleted) if i.kind in ("class", "struct", "union", "field") and not i.forward]
     if not owners or root is None:
         return DeletedWith()
@@ -146,7 +146,8 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
 
     files = [i for i in deleted.of(CPP) if isinstance(i, DeletedFile)]
     includes = _include_references(path, text, files, lambda p: shared.read(p) is not None) if files else []
-    return References((*includes, *cpp_references(path, text, items, included, included_items, includes_of, items_of)))
+    seen = Includes(included, included_items, includes_of, items_of)
+    return References((*includes, *cpp_references(path, text, items, seen)))
 
 
 def _deleted_cpp(deleted: DeletedRecord) -> list[DeletedCppItem]:
@@ -162,15 +163,11 @@ def format_item(text: str, indent: str, root: Path, path: str) -> None:
 def format_file(source: bytes, root: Path, path: str) -> bytes | None:
     """The whole file formatted by clang-format where the tree has a `.clang-format` (format.py);
     None without one, without clang-format, or when it fails."""
-    from codemods.languages.cpp.format import clang_format
-
     return clang_format(source, root, path)
 
 
 def formatting_applies(root: Path, path: str) -> bool:
     """Whether the tree asks for clang-format on `path` (a style file in its folder or above)."""
-    from codemods.languages.cpp.format import style_file
-
     return style_file(root, path) is not None
 
 

@@ -45,6 +45,7 @@ namespace macros (preprocessor.py) standing for the namespaces they open.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable, Collection, NamedTuple
 
 import tree_sitter
@@ -88,18 +89,27 @@ class _Using(NamedTuple):
     text: str
 
 
+@dataclass(frozen=True)
+class Includes:
+    """What a C++ file sees of the tree through its includes (see `cpp_references`); by default
+    nothing: the file alone."""
+
+    included: Callable[[], Collection[str]] = frozenset
+    included_items: Callable[[], list[CppItem]] = list
+    includes_of: Callable[[str], Collection[str]] = lambda _: frozenset()
+    items_of: Callable[[str], list[CppItem]] = lambda _: []
+
+
 def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
-                   included: Callable[[], Collection[str]] = frozenset,
-                   included_items: Callable[[], list[CppItem]] = list,
-                   includes_of: Callable[[str], Collection[str]] = lambda _: frozenset(),
-                   items_of: Callable[[str], list[CppItem]] = lambda _: []) -> list[Reference]:
+                   includes: Includes = Includes()) -> list[Reference]:
     """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
-    `included()` gives the files `path` includes (a `static` function of one of them is visible,
+    `includes.included()` gives the files `path` includes (a `static` function of one of them is visible,
     and a function of one it does not include is hidden by the file's own `static` one), and
     `included_items()` their items (the classes, data members and variables a member call's
     receiver may be typed by); `includes_of(p)` and `items_of(p)` give the files any file `p`
     includes and its items (to tell another copy of a deleted item, in files unrelated to its
     own by includes, from it)."""
+    included, includes_of, items_of = includes.included, includes.includes_of, includes.items_of
     reachable = [i for i in items if not i.translation_unit_local or i.path == path
                  or i.path in included()]
     operators = [i for i in reachable if i.operator is not None]
@@ -122,7 +132,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     def visible() -> list[CppItem]:
         """The file's items and those of the files it includes (read once, where asked)."""
         if not seen:
-            seen.append(file_items + included_items())
+            seen.append(file_items + includes.included_items())
         return seen[0]
 
     copies: dict[DeletedCppItem, bool] = {}
@@ -136,6 +146,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     for item in items:
         if item.kind == "function":
             deleted_definitions.setdefault((item.name, item.visible_namespace), set()).add(item.signature)
+    facts = _FileFacts(directives, deleted_definitions, declared, regions)
     for match in hits:
         name = match.group().decode()
         node = tree.root_node.descendant_for_byte_range(match.start(), match.end())
@@ -161,7 +172,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
         if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
             reference = _member_access(node, candidates, directives, visible, regions)
         else:
-            reference = _resolve(node, name, candidates, directives, deleted_definitions, declared, regions)
+            reference = _resolve(node, name, candidates, facts)
         if reference is not None:
             certainty, kind, resolution = reference
             kept = next((o for i in candidates for o in i.survivors if arguments is None or o.takes(arguments)), None)
@@ -241,16 +252,27 @@ def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:
     return [_argument_category(a) for a in passed]
 
 
-def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], directives: list[_Using],
-             deleted_definitions: _DeletedDefinitions, declared: set[tuple[str, tuple[str, ...]]],
-             regions: tuple[NamespaceRegion, ...] = ()) -> _Verdict | None:
+@dataclass(frozen=True)
+class _FileFacts:
+    """What `_resolve` knows of the file a use is in: its using-directives, the deleted functions'
+    signatures (`deleted_definitions`), the functions it declares (`declared`), its namespace regions."""
+
+    directives: list[_Using]
+    deleted_definitions: _DeletedDefinitions
+    declared: set[tuple[str, tuple[str, ...]]]
+    regions: tuple[NamespaceRegion, ...] = ()
+
+
+def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], facts: _FileFacts) -> _Verdict | None:
     """(certainty, kind, resolution) if the name at `node` may name one of `items`.
 
-    `declared` holds (name, namespace) of the functions the file declares after the plan:
+    `facts.declared` holds (name, namespace) of the functions the file declares after the plan:
     one in a namespace around an unqualified use hides the deleted one there.
-    `deleted_definitions` holds the signatures of the deleted functions by (name, namespace):
+    `facts.deleted_definitions` holds the signatures of the deleted functions by (name, namespace):
     a declaration is one item with its definition when its signature is one of them (a
     declaration of another overload is not a use)."""
+    directives, deleted_definitions, declared, regions = (facts.directives, facts.deleted_definitions,
+                                                          facts.declared, facts.regions)
     qualifier, absolute, outer = _qualifier(node)
     enclosing = enclosing_scopes(node, regions)
     declarator = _declared_function(outer)

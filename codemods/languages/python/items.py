@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from codemods.edit.codes import Code
+from codemods.edit.item_spans import ItemDeletions
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ class PythonTarget:
 def delete_python_items(
     path: str, source: bytes, targets: list[PythonTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
-) -> tuple[list[Edit], list[str], list[Finding]]:
+) -> ItemDeletions[Edit, str]:
     """Edits deleting the targets (one per definition); the qualified names deleted; findings for the rest.
 
     A target not found is a note when `already_absent()` says the file is
@@ -43,12 +44,13 @@ def delete_python_items(
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return [], [], [
+        return ItemDeletions([], [], [
             Finding(path, error.raw_line, error.raw_column + 1, Code.PARSE_ERROR,
                     f"cannot parse as Python: {error.message}; nothing deleted")
-        ]
+        ])
     except UnicodeDecodeError as error:
-        return [], [], [Finding(path, 0, 0, Code.PARSE_ERROR, f"cannot parse as Python: {error}; nothing deleted")]
+        return ItemDeletions([], [], [Finding(path, 0, 0, Code.PARSE_ERROR,
+                                              f"cannot parse as Python: {error}; nothing deleted")])
     from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
     wrapper = MetadataWrapper(module)
@@ -189,7 +191,7 @@ def delete_python_items(
         origins = {name: f"{origin}:{wanted[name].kind}:{name}" for name in removed}
         edits = [_changed_range(path, source, without({name}), spans[name], origins[name]) for name in removed]
     except Exception as error:  # libcst refuses e.g. a body left empty
-        return [], [], [Finding(path, 0, 0, Code.CANNOT_DELETE, f"libcst could not delete: {error}")]
+        return ItemDeletions([], [], [Finding(path, 0, 0, Code.CANNOT_DELETE, f"libcst could not delete: {error}")])
     ordered = sorted(edits, key=lambda e: e.start)
     if any(second.start < first.end for first, second in zip(ordered, ordered[1:])):
         edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),
@@ -202,7 +204,7 @@ def delete_python_items(
         for t in targets
         if t.name not in removed
     ]
-    return edits, removed, findings
+    return ItemDeletions(edits, removed, findings)
 
 
 def assigned_name(statement: cst.BaseStatement) -> cst.Name | None:

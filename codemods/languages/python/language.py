@@ -51,8 +51,8 @@ def identifiers(source: bytes, tree: None, hits: list[tuple[int, int, str]]) -> 
 
 def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin: str,
                  absent: Callable[[], bool] | None, deleted: DeletedRecord) -> Deletions:
-    edits, names, findings = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets],
-                                                 origin, absent)
+    taken = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets], origin, absent)
+    edits, names, findings = taken.taken, taken.gone, taken.findings
     kinds = {t.name: t.kind for t in targets}
     deleted.add(PYTHON, [DeletedPythonItem(name.rsplit(".", 1)[-1], path, name, kinds.get(name, ""), inherited, fixture)
                          for name, (inherited, fixture) in zip(names, definition_facts(source, names))])

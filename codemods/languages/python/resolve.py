@@ -27,6 +27,8 @@ is never used by name: the base class's one takes over.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -129,6 +131,16 @@ class _Scope:
     declared_global: set[str] = field(default_factory=set)
     first_parameter: str | None = None
     star_modules: list[tuple[str, ...]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """Where a name resolves (`_Resolver.lookup`): the scope (None: unbound), its bindings there
+    and the scope's index in the chain (-1: unbound)."""
+
+    scope: _Scope | None
+    bindings: list[Binding]
+    index: int
 
 
 class _Resolver:
@@ -264,7 +276,7 @@ class _Resolver:
         return scope
 
     # Resolution -----------------------------------------------------------------------------
-    def lookup(self, name: str, chain: list[_Scope]) -> tuple[_Scope | None, list[Binding], int]:
+    def lookup(self, name: str, chain: list[_Scope]) -> _Lookup:
         """The scope `name` resolves to from the innermost scope of `chain`, its bindings there and
         its index in `chain` (None, [], -1: unbound)."""
         for index in range(len(chain) - 1, -1, -1):
@@ -274,17 +286,17 @@ class _Resolver:
             if name in chain[-1].declared_global and index != 0:
                 continue
             if name in scope.bindings:
-                return scope, scope.bindings[name], index
-        return None, [], -1
+                return _Lookup(scope, scope.bindings[name], index)
+        return _Lookup(None, [], -1)
 
     def candidates(self, node: ast.expr, chain: list[_Scope], depth: int = 0) -> list[_Path | None] | None:
         """The dotted paths an expression (a name or attribute chain) may refer to; None when not a
         name or attribute chain."""
         if isinstance(node, ast.Name):
-            scope, bindings, index = self.lookup(node.id, chain)
-            if scope is None:
+            found = self.lookup(node.id, chain)
+            if found.scope is None:
                 return [None, *[_Path(m + (node.id,)) for m in chain[0].star_modules]]
-            return [path for b in bindings for path in self.instance_of(b, chain[: index + 1], depth)]
+            return [path for b in found.bindings for path in self.instance_of(b, chain[: found.index + 1], depth)]
         if isinstance(node, ast.Attribute):
             inner = self.candidates(node.value, chain, depth)
             if inner is None:
@@ -314,7 +326,8 @@ class _Resolver:
         return POSSIBLE
 
     def name_use(self, node: ast.Name, chain: list[_Scope]) -> None:
-        scope, bindings, _ = self.lookup(node.id, chain)
+        found = self.lookup(node.id, chain)
+        scope, bindings = found.scope, found.bindings
         start = self.offset(node.lineno, node.col_offset)
         for item in self.items:
             if item.name != node.id and scope is None:
@@ -363,7 +376,7 @@ class _Resolver:
             return False
         method, owner = chain[-1], chain[-2]
         return (owner.is_class and owner.qualified == item.parts[:-1] and method.first_parameter == value.id
-                and self.lookup(value.id, chain)[0] is method)
+                and self.lookup(value.id, chain).scope is method)
 
     def fixture_uses(self, args: ast.arguments) -> None:
         """Parameters naming a deleted pytest fixture that this file sees (its own, or its
@@ -504,9 +517,6 @@ def lexical_references(path: str, text: bytes, items: Sequence[DeletedPythonItem
     the file's scopes: a name a `def` or `class` defines, a keyword argument or parameter default
     (`name=` within brackets), a dunder method. An attribute (`x.name`), or a method's bare name, is
     a possible use; a module-level item's bare name a definite one. None: the file does not tokenize."""
-    import io
-    import tokenize
-
     wanted: dict[str, list[DeletedPythonItem]] = {}
     for item in items:
         if not (len(item.parts) > 1 and _dunder(item.name)):

@@ -25,8 +25,9 @@ def delete_items(path: str, source: bytes, targets: list[ItemTarget], origin: st
     what goes is added to `deleted` (the resolver's view of it, deleted fields, spelt names)."""
     targets = [_file_relative(path, source, t) for t in targets]
     items = [RustTarget(t.kind, t.name) for t in targets if t.kind not in MEMBER_KINDS]
-    found, resolved, findings = delete_rust_items(path, source, items, origin, absent)
-    deleted.add(RUST, deleted_rust_items(path, resolved))
+    rust = delete_rust_items(path, source, items, origin, absent)
+    found, findings = rust.taken, rust.findings
+    deleted.add(RUST, deleted_rust_items(path, rust.gone))
     members = [RustTarget(t.kind, t.name) for t in targets if t.kind in MEMBER_KINDS]
     reshaped: list[Edit] = []
     if members:

@@ -16,7 +16,7 @@ import tree_sitter
 from codemods.edit.codes import Code
 from codemods.edit.values import Finding, line_col, missing_target, shape_mismatch
 from codemods.parse import RUST, node_text, once_per_tree, parse
-from codemods.edit.item_spans import Deletion, last_row, starts_own_line, whole_lines
+from codemods.edit.item_spans import Deletion, ItemDeletions, last_row, starts_own_line, whole_lines
 
 # Node types that are items, mapped to the kind names recipes use.
 _ITEM_KINDS = {
@@ -557,7 +557,7 @@ class DeletedItem:
 def delete_rust_items(
     path: str, source: bytes, targets: list[RustTarget], origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
-) -> tuple[list[Deletion], list[DeletedItem], list[Finding]]:
+) -> ItemDeletions[Deletion, DeletedItem]:
     """Deletions for the requested items of one Rust file, each with its docs and attributes.
 
     A type target takes all its impl blocks in the file (inherent and trait).
@@ -647,4 +647,4 @@ def delete_rust_items(
             chosen += [i for i in items if i.kind != "impl" and i.impl_header is not None
                        and any(_inside(i, impl) for impl in chosen if impl.kind == "impl")]
         resolved.append(DeletedItem(target, tuple(chosen), visible))
-    return deletions, resolved, findings
+    return ItemDeletions(deletions, resolved, findings)

@@ -45,6 +45,7 @@ from codemods.languages.rust.format import crate_edition, format_statement_group
 from codemods.languages.rust.items import leading_trivia
 from codemods.languages.rust.statements import find_function, identifiers, let_binding, line_indent, statement_deletion
 from codemods.config.recipe import StepResult, Workspace
+from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
 
 # Forms of the oracle run's parts (FALLBACK and METADATA are filled in per recipe).
 _CALL_PATTERNS = ("$_::{fallback}($$$)", "{fallback}($$$)")
@@ -109,8 +110,6 @@ _FLOAT32_FROM_ARRAY = ("    // The float32 dtype tag, read off a float32 array.\
 def _code_mentions(source: bytes, text: str) -> int:
     """How often `text` (letters, digits, `_` and `:` only) occurs in the code of a Rust file
     (comments and strings left out)."""
-    from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
-
     return sum(1 for m in mentions_in_source("f.rs", source, compile_pattern(text)) if m.kind == CODE)
 
 

@@ -25,9 +25,17 @@ from codemods.languages.rust.statements import find_function, let_binding, names
 from codemods.config.recipe import StepResult, Workspace
 
 
-def split_statements(body: tree_sitter.Node, removed: set[str]
-                     ) -> tuple[list[tree_sitter.Node], list[tree_sitter.Node], list[tree_sitter.Node]]:
-    """(use declarations, statements kept, statements dropped) of a test body.
+@dataclass(frozen=True)
+class SplitBody:
+    """A test body's statements (`split_statements`): its `use` declarations, those kept and those dropped."""
+
+    uses: list[tree_sitter.Node]
+    kept: list[tree_sitter.Node]
+    dropped: list[tree_sitter.Node]
+
+
+def split_statements(body: tree_sitter.Node, removed: set[str]) -> SplitBody:
+    """The use declarations, statements kept and statements dropped of a test body.
 
     A statement is dropped when it names a removed item or a binding made by a
     dropped statement.
@@ -46,7 +54,7 @@ def split_statements(body: tree_sitter.Node, removed: set[str]
                 dead.add(binding)
         else:
             kept.append(statement)
-    return uses, kept, dropped
+    return SplitBody(uses, kept, dropped)
 
 
 def only_feeds_dropped(kept: list[tree_sitter.Node], dropped: list[tree_sitter.Node]) -> bool:
@@ -88,7 +96,8 @@ class TrimTest:
             return StepResult(findings=(Finding(self.path, line, col, Code.SHAPE_MISMATCH,
                                                 f"{self.name}: no body to trim"),))
         removed = set(self.removed_names)
-        uses, kept, dropped = split_statements(body, removed)
+        split = split_statements(body, removed)
+        uses, kept, dropped = split.uses, split.kept, split.dropped
         if not kept:
             line, col = line_col(source, function.start_byte)
             return StepResult(findings=(Finding(self.path, line, col, Code.NOTHING_SURVIVES,
@@ -155,8 +164,8 @@ class DeleteOrphanedTests:
                     continue
                 if any(e.start < item.end and item.start < e.end for e in planned):
                     continue
-                _, kept, dropped = split_statements(body, removed)
-                if kept and not only_feeds_dropped(kept, dropped):
+                split = split_statements(body, removed)
+                if split.kept and not only_feeds_dropped(split.kept, split.dropped):
                     continue
                 start, end = whole_lines(source, item.start, item.end, (b"//",))
                 deletions.append(Deletion(start, end, f"orphaned-test:{item.qualified_name}"))

@@ -439,17 +439,15 @@ def deletion_choice(draw, block: Block):
 
 
 def delete_rust(source: bytes, targets: list[tuple[str, str]], again: bool = False) -> bytes:
-    deletions, _, findings = delete_rust_items("t.rs", source, [RustTarget(k, n) for k, n in targets],
-                                               already_absent=lambda: again)
-    assert not [f for f in findings if f.blocking], findings
-    return splice(source, deletion_edits("t.rs", source, deletions))
+    taken = delete_rust_items("t.rs", source, [RustTarget(k, n) for k, n in targets], already_absent=lambda: again)
+    assert not [f for f in taken.findings if f.blocking], taken.findings
+    return splice(source, deletion_edits("t.rs", source, taken.taken))
 
 
 def delete_cpp(source: bytes, targets: list[tuple[str, str]], again: bool = False) -> bytes:
-    deletions, _, findings = delete_cpp_items("t.cpp", source, [CppTarget(k, n) for k, n in targets],
-                                              already_absent=lambda: again)
-    assert not [f for f in findings if f.blocking], findings
-    return splice(source, deletion_edits("t.cpp", source, deletions))
+    taken = delete_cpp_items("t.cpp", source, [CppTarget(k, n) for k, n in targets], already_absent=lambda: again)
+    assert not [f for f in taken.findings if f.blocking], taken.findings
+    return splice(source, deletion_edits("t.cpp", source, taken.taken))
 
 
 _RUST_ITEM_TYPES = {"function_item", "function_signature_item", "struct_item", "enum_item", "type_item",

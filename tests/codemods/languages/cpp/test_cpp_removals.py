@@ -71,7 +71,7 @@ def test_items_after_a_local_parse_error_are_indexed():
     """)
     found = {(i.kind, i.qualified_name) for i in cpp_items(source)}
     assert {("declaration", "orbit::before"), ("class", "orbit::Probe"), ("function", "orbit::after")} <= found
-    _, _, findings = delete_cpp_items("t.h", source, [CppTarget("class", "orbit::Probe")])
+    findings = delete_cpp_items("t.h", source, [CppTarget("class", "orbit::Probe")]).findings
     assert not findings
 
 
@@ -100,8 +100,8 @@ def test_operator_names_match_whatever_their_spacing():
     assert {"Span::operator+", "Span::operator()", "Span::operator==", "operator-"} <= names
     for target in ("Span::operator+", "Span::operator + (const Span&)", "Span::operator()(int)",
                    "Span::operator ()", "operator -(const Span&, const Span&)"):
-        _deletions, deleted, findings = delete_cpp_items("t.h", source, [CppTarget("declaration", target)])
-        assert len(deleted) == 1 and not findings, target
+        taken = delete_cpp_items("t.h", source, [CppTarget("declaration", target)])
+        assert len(taken.gone) == 1 and not taken.findings, target
 
 
 def test_a_data_member_is_a_kind():
@@ -311,8 +311,8 @@ def test_a_namespace_macro_opens_what_its_define_says_and_none_inside_its_own_na
     """)
     assert [i.qualified_name for i in cpp_items(source)] == ["tile::draw", "grid::detail::cell", "mesh::weave",
                                                              "mesh::knot"]
-    _, deleted, findings = delete_cpp_items("t.h", source, [CppTarget("declaration", "tile::draw")])
-    assert len(deleted) == 1 and not findings
+    taken = delete_cpp_items("t.h", source, [CppTarget("declaration", "tile::draw")])
+    assert len(taken.gone) == 1 and not taken.findings
 
 
 def test_a_static_data_member_goes_with_its_definitions():

@@ -118,8 +118,8 @@ def test_missing_function_blocks_with_the_closest_names():
 
 
 def test_missing_function_in_a_file_already_clean_is_a_note():
-    _, _, findings = delete_cpp_items("t.cpp", b"int keep();\n", [CppTarget("function", "absent")],
-                                      already_absent=lambda: True)
+    findings = delete_cpp_items("t.cpp", b"int keep();\n", [CppTarget("function", "absent")],
+                                already_absent=lambda: True).findings
     assert [(f.code, f.blocking) for f in findings] == [("not-found", False)]
 
 

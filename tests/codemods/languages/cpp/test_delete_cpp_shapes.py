@@ -21,8 +21,8 @@ from codemod_helpers import assert_deletes, dedent, dedent_text
 
 def _delete(before: str, targets: list[CppTarget], macros=()) -> tuple[str, list]:
     source = dedent(before)
-    deletions, _, findings = delete_cpp_items("t.h", source, targets, namespace_macros=macros)
-    return splice(source, deletion_edits("t.h", source, deletions)).decode(), findings
+    taken = delete_cpp_items("t.h", source, targets, namespace_macros=macros)
+    return splice(source, deletion_edits("t.h", source, taken.taken)).decode(), taken.findings
 
 
 def test_an_inline_function_inside_an_include_guard_is_found_in_its_namespace():

@@ -69,7 +69,8 @@ def _python_edits(source: str, targets: list[tuple[str, str]]):
     from codemods.languages.python.items import PythonTarget, delete_python_items
 
     before = dedent(source).lstrip("\n").encode()
-    edits, _, findings = delete_python_items("t.py", before, [PythonTarget(k, n) for k, n in targets])
+    taken = delete_python_items("t.py", before, [PythonTarget(k, n) for k, n in targets])
+    edits, findings = taken.taken, taken.findings
     assert not findings and not conflicts(edits, before)
     return before, edits, splice(before, edits).decode()
 

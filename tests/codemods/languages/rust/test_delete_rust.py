@@ -262,7 +262,7 @@ def test_bridge_entry_reports_its_rust_name_as_a_visible_name():
         }
         """
     )
-    _, resolved, _ = delete_rust_items("t.rs", source, [RustTarget("bridge_fn", "ffi::frob")])
+    resolved = delete_rust_items("t.rs", source, [RustTarget("bridge_fn", "ffi::frob")]).gone
     assert resolved[0].removed_names == ("frob", "frob_rs")
 
 
@@ -277,7 +277,7 @@ def test_a_rust_name_with_escapes_is_read_as_rustc_reads_it(literal: str, name: 
         "#[cxx::bridge]\nmod ffi {\n    unsafe extern \"C++\" {\n"
         f"        #[rust_name = {literal}]\n        fn frob(x: i32) -> i32;\n    }}\n}}\n"
     )
-    _, resolved, _ = delete_rust_items("t.rs", source.encode(), [RustTarget("bridge_fn", "ffi::frob")])
+    resolved = delete_rust_items("t.rs", source.encode(), [RustTarget("bridge_fn", "ffi::frob")]).gone
     assert resolved[0].removed_names == ("frob", name)
 
 
@@ -342,7 +342,7 @@ def test_missing_target_blocks_with_the_closest_names():
 
 def test_missing_target_in_a_file_already_clean_is_a_note():
     source = dedent("fn keep() {}\n")
-    _, _, findings = delete_rust_items("t.rs", source, [RustTarget("fn", "absent")], already_absent=lambda: True)
+    findings = delete_rust_items("t.rs", source, [RustTarget("fn", "absent")], already_absent=lambda: True).findings
     assert [(f.code, f.blocking, f.message) for f in findings] == [
         ("not-found", False, "fn absent already absent (no code in the file names the recipe's dead symbols)")
     ]
