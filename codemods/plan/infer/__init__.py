@@ -126,8 +126,9 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     # rule to keep: it is named instead.
     unplaced = [f for f in findings if f.code in (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND,
                                                   Code.INSERT_NOT_FOUND)]
-    # A prose file whose rewording finds no place (a paragraph the change reshapes) is said as text.
-    prose = {f.path for f in unplaced if f.code == Code.REWORDING_NOT_FOUND and is_prose(f.path)}
+    # A file whose inferred rule finds no place (a paragraph the change reshapes, code the engine's
+    # own edits reach first) is said as text, where that places.
+    prose = {f.path for f in unplaced if f.path in changed and (is_prose(f.path) or language_of(f.path) is not None)}
     if prose:
         text_notes = list(settled_notes)
         as_text = _rules_beyond(before, recipe_id, deletes, changed, old, new, text_notes, frozenset(prose))
@@ -215,8 +216,8 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
             continue
         residue = _residue(path, language, result[path] or b"", new[path])
         residue.infer()
-        if residue.notes and not residue.items_gone and all(any(why in n for why in _SAID_AS_TEXT)
-                                                            for n in residue.notes):
+        if not residue.items_gone and (path in as_text or residue.notes and all(
+                any(why in n for why in _SAID_AS_TEXT) for n in residue.notes)):
             # What no structural rule says (a preprocessor line, code inside a macro's arguments)
             # the file's literal lines say: the plan still parses and checks the result.
             literal = text_rules(path, result[path] or b"", new[path])
