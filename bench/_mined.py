@@ -17,7 +17,9 @@ One outcome per commit:
 
   token-equal      the same files, each token-equal to the child, no traceback
   wrong refusal    the plan blocks on a complete recipe, with a finding that is no documented limit
-  right refusal    the plan blocks only with findings of a documented limit (LIMIT_CODES, named)
+  right refusal    the plan blocks only with findings of a documented limit (LIMIT_CODES, named),
+                   or on what the commit itself keeps: with the check overridden (--allow-dangling,
+                   --allow-unreworded) the plan writes the child, token for token
   inference gap    the inferred recipe says it cannot express part of the commit, or names
                    something the plan cannot find (a recipe fault), or has no rule at all
   wrong result     the plan writes, from a complete recipe, a tree that is not the child
@@ -81,6 +83,9 @@ class CommitResult:
     # has the "use" the finding names and compiles: the finding is a false positive.
     findings: list[dict] = field(default_factory=list)
     probe_findings: list[dict] = field(default_factory=list)
+    # Where the plan blocks on a kept line: whether, with the checks overridden, it writes the
+    # child (the commit itself leaves the reference the plan names: the refusal is right).
+    child_keeps_it: bool = False
     differing: list[str] = field(default_factory=list)
     missing_files: list[str] = field(default_factory=list)
     extra_files: list[str] = field(default_factory=list)
@@ -318,6 +323,17 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                         "message": str(f.get("message", ""))[:200]})
         return out
     result.findings = facts(blocking)
+    if dry_code == 1 and any(f["code"] in CHECK_CODES and f["kept"] for f in result.findings):
+        # Does the commit itself keep what the plan objects to? The plan with the checks
+        # overridden, written on a copy, compared with the child.
+        allowed = scratch / "allowed"
+        shutil.copytree(before, allowed, symlinks=True)
+        _codemod(["apply", "--json", "--no-color", "--allow-dangling", "--allow-unreworded", "--recipe", str(recipe),
+                  str(allowed)], step_timeout)
+        allowed_files = files_of(allowed)
+        result.child_keeps_it = all(file_difference(rel, child.get(rel), allowed_files.get(rel)) is None
+                                    for rel in expected | changed(parent, allowed_files))
+        shutil.rmtree(allowed, ignore_errors=True)
     refused = [m for m in map(_REFUSED.match, result.unexpressed) if m]
     if refused and not result.crash:
         from codemods.core.registry import language_of
@@ -426,6 +442,12 @@ def classify(result: CommitResult) -> None:
         result.outcome, result.reason = "token-equal", f"{result.files} files"
         return
     false_positive = [f for f in (*result.findings, *result.probe_findings) if f["code"] in CHECK_CODES and f["kept"]]
+    if false_positive and result.child_keeps_it:
+        f = false_positive[0]
+        result.outcome = "right refusal"
+        result.reason = (f"the commit itself keeps it: {f['code']} at {f['path']}:{f['line']} (with the check "
+                         f"overridden the plan writes the child): {f['message'][:120]}")
+        return
     if false_positive:
         f = false_positive[0]
         result.outcome = "wrong refusal"
