@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
-import _mined  # noqa: E402
+import _mined
 
 
 def _blocked(child_keeps_it: bool) -> _mined.CommitResult:
