@@ -39,7 +39,7 @@ def delete_python_items(
     A target not found is a note when `already_absent()` says the file is
     already clean, and blocking otherwise (see `missing_target`).
     """
-    import libcst as cst
+    import libcst as cst  # lazy: libcst, a parser, only where Python is deleted
 
     try:
         module = cst.parse_module(source)
@@ -51,7 +51,7 @@ def delete_python_items(
     except UnicodeDecodeError as error:
         return ItemDeletions([], [], [Finding(path, 0, 0, Code.PARSE_ERROR,
                                               f"cannot parse as Python: {error}; nothing deleted")])
-    from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
+    from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper  # lazy: libcst, a parser, only where Python is deleted
 
     wrapper = MetadataWrapper(module)
     wanted = {t.name: t for t in targets}
@@ -210,7 +210,7 @@ def delete_python_items(
 def assigned_name(statement: cst.BaseStatement) -> cst.Name | None:
     """The name a statement line binds when it is one assignment of one plain name (`NAME = ...`,
     `NAME: T = ...`, `NAME: T`); None for anything else (`a = b = 1`, `a, b = ...`, `a.b = 1`)."""
-    import libcst as cst
+    import libcst as cst  # lazy: libcst, a parser, only where Python is deleted
 
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
