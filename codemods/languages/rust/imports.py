@@ -106,12 +106,14 @@ def use_entries(tree: tree_sitter.Tree) -> list[UseEntry]:
     return found
 
 
-def name_uses(tree: tree_sitter.Tree, names: set[str]) -> dict[str, int]:
+def name_uses(tree: tree_sitter.Tree, names: set[str], through_paths: bool = True) -> dict[str, int]:
     """How often each of `names` is spelt in the file's code outside `use` declarations
     (macro bodies included; field and method names are not uses).
 
     Only the places where a name is spelt as a whole word are looked at (the node there, and its
-    ancestors up to a `use` declaration), not every node of the tree."""
+    ancestors up to a `use` declaration), not every node of the tree. Without `through_paths`, a
+    name behind another path (`fmt::Result`) is no use: the question is this file's import's
+    uses, not a re-export's, which other crates reach by path."""
     counts = dict.fromkeys(names, 0)
     root = tree.root_node
     text = root.text or b""
@@ -128,10 +130,22 @@ def name_uses(tree: tree_sitter.Tree, names: set[str]) -> dict[str, int]:
         if node is None or node.type not in _NAME_NODES or node.child_count or \
                 (node.start_byte, node.end_byte) != (base + start, base + end):
             continue
+        if not through_paths and _qualified(node):
+            continue  # `other::Name` resolves through its path, not through this file's import of Name
         at = bisect_right(starts, node.start_byte) - 1
         if at < 0 or node.end_byte > declarations[at][1]:
             counts[name] += 1
     return counts
+
+
+def _qualified(node: tree_sitter.Node) -> bool:
+    """Whether `node` is the last name of a path with a prefix (`anyhow::Result`, `a::b::f`), not `self::`."""
+    parent = node.parent
+    if parent is None or parent.type not in ("scoped_identifier", "scoped_type_identifier"):
+        return False
+    path = parent.child_by_field_name("path")
+    # `self::Name` reaches the module's own names, imports among them.
+    return path is not None and path.text != b"self" and parent.child_by_field_name("name") == node
 
 
 # What may stand between a doc link's opening (`[`, `](`) and the name it resolves, and what may follow it.
@@ -178,9 +192,9 @@ def unused_entries(source: bytes, planned: list[Edit], dangling_starts: set[int]
     names = {e.binding for e in entries if e.binding and (e in dangling or whole_word_hits(removed_text, {e.binding}))}
     if not names:
         return []
-    before = name_uses(tree, names)
+    before = name_uses(tree, names, through_paths=False)
     after = name_uses(reparse(source, [(e.start, e.end, e.replacement) for e in sorted(planned, key=lambda e: e.start)],
-                              splice(source, planned), RUST), names) if planned else before
+                              splice(source, planned), RUST), names, through_paths=False) if planned else before
     removed = []
     for entry in entries:
         if entry.binding not in names or after[entry.binding]:

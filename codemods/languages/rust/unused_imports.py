@@ -131,7 +131,7 @@ def imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[
     if not bindings:
         return []
     after = parse(splice(source, sorted(edits, key=lambda e: (e.start, e.end))), RUST)
-    counts = name_uses(after, set(bindings.values()))
+    counts = name_uses(after, set(bindings.values()), through_paths=False)
     findings = []
     for name, binding in bindings.items():
         if counts[binding]:

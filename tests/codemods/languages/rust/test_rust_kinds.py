@@ -488,3 +488,19 @@ def test_a_member_sharing_its_line_keeps_one_separator_between_its_neighbours() 
         pub enum Tide { Neap, Spring }
         pub fn height(t: Tide) -> u8 { match t { Tide::Neap => 1, Tide::Spring => 2 } }
     """})
+
+
+def test_an_import_whose_name_is_spelt_only_behind_another_path_goes() -> None:
+    # `fmt::Result` is not a use of the `Result` this file imports: once `tally` goes, nothing is.
+    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+        use std::fmt;
+        use std::io::Result;
+
+        pub fn show(f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "abacus") }
+
+        pub fn tally() -> Result<u8> { Ok(1) }
+    """}, _recipe(("src/lib.rs", "fn", "crate::tally")), {"Cargo.toml": CARGO, "src/lib.rs": """
+        use std::fmt;
+
+        pub fn show(f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "abacus") }
+    """})
