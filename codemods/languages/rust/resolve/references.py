@@ -24,7 +24,7 @@ from codemods.languages.rust.resolve.values import (
     TYPE, UNKNOWN, AssociatedItem, Def, DeletedRustItem, Mod, ModuleKey, ModuleScope, Outcome, Place, SourceFile,
     Spelling,
 )
-from codemods.parse import RUST, parse
+from codemods.parse import RUST, forget, parse
 from codemods.words import word_matches
 
 # Fewer files than this that may use a deleted item are resolved in the plan's own process:
@@ -125,6 +125,11 @@ class RustResolver:
                     previous = found.get((match.start(), match.end()))
                     if previous is None or previous.certainty == POSSIBLE and reference.certainty == DEFINITE:
                         found[(match.start(), match.end())] = reference
+        # Done with the file: its trees (of this text and of the file as read) are let go, so that
+        # the next file's parse reuses their memory (keeping every tree of a workspace's files
+        # made the process fault in hundreds of MB afresh); the few asked again are parsed again.
+        self.scopes.release(path)
+        forget(source, RUST)
         return sorted(found.values(), key=lambda r: r.start)
 
     def trait_declarations(self, path: str, trait: tree_sitter.Node) -> list[tuple[str, int]] | None:
