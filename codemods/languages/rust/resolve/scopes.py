@@ -64,12 +64,15 @@ class ModuleScopes:
             self._trees[path] = (source, parse(source, RUST)) if source is not None else None
         return self._trees[path]
 
-    def release(self, path: str) -> None:
-        """Let go of the tree of the file at `path` (its module scopes and `mod` declarations, once
-        read, stay): a caller done with the file. Asked again, it is parsed again."""
-        parsed = self._trees.pop(path, None)
-        if parsed is not None:
-            forget(parsed[0], RUST)
+    def release(self, path: str, source: bytes) -> None:
+        """Let go of the trees of the file at `path` (its module scopes and `mod` declarations, once
+        read, stay), for a caller done with it whose text of it is `source`: unless the plan edits
+        it (`source` is not the file as read), whose trees the plan's checks read next. Asked
+        again, it is parsed again."""
+        parsed = self._trees.get(path)
+        if (parsed[0] if parsed is not None else self._read(path)) == source:
+            self._trees.pop(path, None)
+            forget(source, RUST)
 
     def mod_declarations(self, path: str) -> list[ModDeclaration]:
         """The out-of-line `mod` declarations of a file, read once per plan (every file of a folder
