@@ -18,8 +18,8 @@ import tree_sitter
 from codemods.core.registry import CPP, LANGUAGES, PYTHON, RUST, language_of
 from codemods.edit.errors import LanguageError
 
-__all__ = ["CPP", "PYTHON", "RUST", "captures", "enclosing", "error_count", "error_nodes", "identifier_hits",
-           "language_of", "once_per_tree", "parse", "query", "reparse", "ts_language"]
+__all__ = ["CPP", "PYTHON", "RUST", "captures", "enclosing", "error_count", "error_nodes", "forget",
+           "identifier_hits", "language_of", "once_per_tree", "parse", "query", "reparse", "ts_language"]
 
 
 @lru_cache(maxsize=None)
@@ -68,6 +68,15 @@ def parse(source: bytes, language: str) -> tree_sitter.Tree:
     if tree is None:
         tree = _remember(key, _parser(language).parse(source))
     return tree
+
+
+def forget(source: bytes, language: str) -> None:
+    """Drop the kept tree of `source` (if any), for a caller done with it: a tree takes about 25
+    times its source's size, and memory that is never handed back has to be faulted in afresh for
+    the next one (page faults, system time). A holder of the tree keeps it valid; parsing the same
+    bytes again gives a tree of the same shape."""
+    if _TREES.pop((language, source), None) is not None:
+        _kept_bytes[0] -= len(source)
 
 
 def parse_source(source: bytes, language: str) -> tree_sitter.Tree:

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from codemods.edit.splice import splice
 from codemods.edit.values import Edit
-from codemods.parse import RUST, _parser, parse, reparse
+from codemods.parse import RUST, _parser, forget, parse, reparse
 
 _ITEMS = [b"fn a() -> u32 {\n    1\n}\n", b"/// doc\nstruct S {\n    x: u8,\n}\n", b"\n", b"// note\n",
           b"impl S {\n    fn m(&self) {}\n}\n", b"const C: &str = \"\xc3\xa9\";\n", b"mod m {\n    fn b() {}\n}\n"]
@@ -38,3 +38,14 @@ def test_incremental_reparse_gives_the_tree_of_a_fresh_parse(case):
 def test_the_same_bytes_are_parsed_once():
     source = b"fn only_once() {}\n"
     assert parse(bytes(source), RUST) is parse(bytes(source), RUST)
+
+
+def test_forgotten_bytes_are_parsed_afresh_to_the_same_tree():
+    source = b"fn let_go(x: u32) -> u32 {\n    x\n}\n"
+    kept = parse(source, RUST)
+    forget(source, RUST)
+    forget(source, RUST)  # a second time: nothing kept, nothing to drop
+    again = parse(source, RUST)
+    assert again is not kept
+    assert str(again.root_node) == str(kept.root_node)
+    assert parse(source, RUST) is again

@@ -132,6 +132,7 @@ class CrateIndex:
         self._reachable: dict[str, frozenset[str]] = {}
         self._manifests: dict[str, dict[str, Any] | None] = {}
         self._spelled_mods: dict[str, frozenset[bytes]] = {}
+        self._folder_parents: dict[tuple[str, str | None, tuple[str, ...]], list[str]] = {}
         self._workspaces: dict[str, tuple[str, dict[str, Any]]] = {}
 
     # -- packages -----------------------------------------------------------
@@ -344,7 +345,14 @@ class CrateIndex:
         return _spelled_mod_pattern(encoded).search(self._read(parent) or b"") is not None
 
     def _parents_of_folder(self, folder: str, package: Package) -> list[str]:
-        """Files whose `mod x;` declarations load files from `folder`."""
+        """Files whose `mod x;` declarations load files from `folder` (found once per folder and
+        package roots: every file of the folder asks)."""
+        key = (folder, package.lib, tuple(package.roots))
+        if key not in self._folder_parents:
+            self._folder_parents[key] = self._find_parents_of_folder(folder, package)
+        return self._folder_parents[key]
+
+    def _find_parents_of_folder(self, folder: str, package: Package) -> list[str]:
         folder_path = PurePosixPath(folder)
         candidates = [join_path(str(folder_path.parent), folder_path.name + ".rs"), join_path(folder, "mod.rs")]
         # A crate root loads its modules from its own folder, as a mod.rs does.

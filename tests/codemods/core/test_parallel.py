@@ -71,6 +71,28 @@ def test_forked_processes_find_the_same_references(tmp_path, monkeypatch):
     assert len(definite) == len(possible) == resolve.PARALLEL_FILES + 6
 
 
+def test_a_share_lets_go_of_the_trees_of_the_files_it_resolved(tmp_path, monkeypatch):
+    """Each process keeps no tree of a file whose uses it has resolved (they are let go one by one,
+    so that the next parse reuses their memory)."""
+    import codemods.parse as parsing
+
+    _tree(tmp_path, resolve.PARALLEL_FILES + 2)
+    monkeypatch.setenv("CODEMOD_JOBS", "2")
+    seen = []
+
+    def in_process(task, count, processes):  # the shares run here, where their state can be seen
+        values = [task(index) for index in range(count)]
+        seen.append({source for (_, source) in parsing._TREES})
+        return values
+
+    monkeypatch.setattr(resolve, "forked_map", in_process)
+    findings = _findings(tmp_path)
+    assert len(seen) == 1
+    assert len([f for f in findings if f[4] == "definite"]) == resolve.PARALLEL_FILES + 2
+    for i in range(resolve.PARALLEL_FILES + 2):
+        assert (tmp_path / f"desk/src/clerk_{i}.rs").read_bytes() not in seen[0]
+
+
 def test_forked_map_keeps_the_order_and_jobs_reads_the_setting(monkeypatch):
     squares = forked_map(lambda index: index * index, 5, 3)
     assert squares == [0, 1, 4, 9, 16]

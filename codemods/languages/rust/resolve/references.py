@@ -79,11 +79,21 @@ class RustResolver:
         if len(pending) < PARALLEL_FILES or processes < 2:
             return
         shares = deal_shares(pending, self.crates.package_of, processes)
-        found = forked_map(lambda index: [tuple(self._references_in_text(path, source, targets))
-                                          for path, source in shares[index]], len(shares), processes)
+        found = forked_map(lambda index: self._resolve_share(shares[index], targets), len(shares), processes)
         for share, results in zip(shares, found or ()):
             for (path, source), references in zip(share, results):
                 self._references[(path, source, key)] = references
+
+    def _resolve_share(self, share: list[FileText], targets: list[DeletedRustItem]) -> list[tuple[Reference, ...]]:
+        """The uses in each file of `share`, in a forked process. Once a file the plan leaves as it
+        is has been resolved, its tree is let go, so that the next file's parse reuses its memory
+        (keeping every tree of a workspace's files made each process fault in hundreds of MB
+        afresh); the few that later lookups ask for again are parsed again."""
+        found = []
+        for path, source in share:
+            found.append(tuple(self._references_in_text(path, source, targets)))
+            self.scopes.release(path, source)
+        return found
 
     def _references_in_text(self, path: str, source: bytes, targets: list[DeletedRustItem]) -> list[Reference]:
         by_name: dict[str, list[DeletedRustItem]] = {}

@@ -19,7 +19,7 @@ from codemods.languages.rust.resolve.syntax import (
 from codemods.languages.rust.resolve.values import (
     ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope,
 )
-from codemods.parse import RUST, node_text, parse
+from codemods.parse import RUST, forget, node_text, parse
 
 # Pattern nodes whose identifier children bind names.
 _PATTERN_PARENTS = frozenset({
@@ -63,6 +63,16 @@ class ModuleScopes:
             source = self._read(path) if path.endswith(".rs") else None
             self._trees[path] = (source, parse(source, RUST)) if source is not None else None
         return self._trees[path]
+
+    def release(self, path: str, source: bytes) -> None:
+        """Let go of the trees of the file at `path` (its module scopes and `mod` declarations, once
+        read, stay), for a caller done with it whose text of it is `source`: unless the plan edits
+        it (`source` is not the file as read), whose trees the plan's checks read next. Asked
+        again, it is parsed again."""
+        parsed = self._trees.get(path)
+        if (parsed[0] if parsed is not None else self._read(path)) == source:
+            self._trees.pop(path, None)
+            forget(source, RUST)
 
     def mod_declarations(self, path: str) -> list[ModDeclaration]:
         """The out-of-line `mod` declarations of a file, read once per plan (every file of a folder
