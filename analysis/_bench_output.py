@@ -52,15 +52,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SUMMARY_COLUMNS = (
-    "conc",
-    "ok",
-    "fail",
-    "ttft_ms(mean)",
-    "ttft_ms(p95)",
-    "decode_tok_s(mean)",
-    "aggregate_tok_s",
-)
+SUMMARY_COLUMNS = ("conc", "ok", "fail", "ttft_ms(mean)", "ttft_ms(p95)", "decode_tok_s(mean)", "aggregate_tok_s")
 PAGED_LAUNCHES = "paged_decode_launches_total"
 _LEVEL_MARKER = re.compile(r">>> concurrency=(\d+) \.\.\.$")
 _BANNER_LINE = re.compile(r"([A-Z][A-Za-z ]*):\s+(.*)$")
@@ -180,9 +172,7 @@ class _Parser:
     def parse(self, text: str, source: str, expected: tuple[int, ...]) -> BenchTable:
         if text and not text.endswith("\n"):
             raise _Failure(len(self.lines), "output ends mid-line (truncated)", truncated=True)
-        header_at = next(
-            (i for i, line in enumerate(self.lines) if tuple(line.split()) == SUMMARY_COLUMNS), None
-        )
+        header_at = next((i for i, line in enumerate(self.lines) if tuple(line.split()) == SUMMARY_COLUMNS), None)
         preamble = self.lines if header_at is None else self.lines[:header_at]
         banner, levels = self.preamble(preamble)
         if header_at is None:
@@ -195,9 +185,7 @@ class _Parser:
         missing = [c for c in dict.fromkeys((*expected, *planned)) if c not in table_levels]
         if missing:
             raise _Failure(
-                None,
-                "summary table lacks concurrency " + ", ".join(map(str, missing)) + " (truncated)",
-                truncated=True,
+                None, "summary table lacks concurrency " + ", ".join(map(str, missing)) + " (truncated)", truncated=True
             )
         for level, (number, _) in levels.items():
             if level not in table_levels:
@@ -303,9 +291,7 @@ def _deltas(text: str) -> dict[str, float] | None:
     return values or None
 
 
-_BATCH_STEPS = re.compile(
-    r"occupancy=(\S+)\s+decode_step_ms=(\S+)\s+\(predicted_seconds/steps=(\S+) ms\)$"
-)
+_BATCH_STEPS = re.compile(r"occupancy=(\S+)\s+decode_step_ms=(\S+)\s+\(predicted_seconds/steps=(\S+) ms\)$")
 
 
 def _batch_steps(text: str) -> dict[str, float | None] | None:

@@ -94,9 +94,7 @@ def decide_run_folder(run_dir: Path) -> RunFolderDecision:
             if fam == family
         ]
         families.append(decide_family(family, model, cells))
-    return RunFolderDecision(
-        str(run_dir), rounds_planned, tuple(families), tuple(problems), tuple(observations)
-    )
+    return RunFolderDecision(str(run_dir), rounds_planned, tuple(families), tuple(problems), tuple(observations))
 
 
 def _located(key: RunKey) -> dict:
@@ -105,10 +103,7 @@ def _located(key: RunKey) -> dict:
 
 
 def _read_tables(
-    run_dir: Path,
-    latest: dict[RunKey, RecordedRun],
-    problems: list[Problem],
-    observations: list[LevelObservation],
+    run_dir: Path, latest: dict[RunKey, RecordedRun], problems: list[Problem], observations: list[LevelObservation]
 ) -> dict[RunKey, BenchTable]:
     tables = {}
     for key, run in latest.items():
@@ -154,17 +149,13 @@ def _backend_mismatch(record: dict, arm: str, table: BenchTable) -> str | None:
 
 
 def _measurements(
-    latest: dict[RunKey, RecordedRun],
-    tables: dict[RunKey, BenchTable],
-    problems: list[Problem],
+    latest: dict[RunKey, RecordedRun], tables: dict[RunKey, BenchTable], problems: list[Problem]
 ) -> dict[tuple[str, int, int], dict[int, dict[str, float]]]:
     """(family, prompt, conc) -> round -> arm -> aggregate tok/s, reporting gaps."""
     levels: dict[tuple[str, int], set[int]] = defaultdict(set)
     for key, table in tables.items():
         levels[(key.family, key.prompt_tokens)].update(r.concurrency for r in table.rows)
-    measured: dict[tuple[str, int, int], dict[int, dict[str, float]]] = defaultdict(
-        lambda: defaultdict(dict)
-    )
+    measured: dict[tuple[str, int, int], dict[int, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for key, table in tables.items():
         where = _located(key)
         ref = f"{RUNS_FILE}:{latest[key].line}: {table.source}"

@@ -74,9 +74,7 @@ def paired_delta(paged: float, dense: float) -> float:
     return dense / paged - 1.0
 
 
-def decide_cell(
-    family: str, prompt_tokens: int, concurrency: int, triples: list[RoundTriple]
-) -> CellDecision:
+def decide_cell(family: str, prompt_tokens: int, concurrency: int, triples: list[RoundTriple]) -> CellDecision:
     """Apply the rule and the statistics to one cell's complete rounds."""
     triples = sorted(triples, key=lambda t: t.round)
     d = tuple(paired_delta(t.paged, t.dense) for t in triples)
@@ -149,8 +147,7 @@ def decide_family(name: str, model: str, cells: list[CellDecision]) -> FamilyDec
     notes = []
     if stats_flag != flag:
         notes.append(
-            f"the rule gives {str(flag).lower()} but the 95% intervals alone would give "
-            f"{str(stats_flag).lower()}"
+            f"the rule gives {str(flag).lower()} but the 95% intervals alone would give {str(stats_flag).lower()}"
         )
     inconclusive = [c for c in cells if c.inconclusive]
     if inconclusive:

@@ -21,13 +21,20 @@ from importlib import metadata
 from pathlib import Path
 
 _VERSION_FILES = ("mlx.version", "MLX_VERSION", ".mlx-version")
-_CMAKE_MLX_TAG = re.compile(
-    r"FetchContent_Declare\(\s*mlx\b[^)]*?GIT_TAG\s+([^\s)]+)", re.IGNORECASE | re.DOTALL
-)
+_CMAKE_MLX_TAG = re.compile(r"FetchContent_Declare\(\s*mlx\b[^)]*?GIT_TAG\s+([^\s)]+)", re.IGNORECASE | re.DOTALL)
 _MLX_ASSIGNMENT = re.compile(
     r"\bMLX_(?:GIT_TAG|TAG|VERSION|REV|COMMIT)\b\s*(?:[:=]|\s)\s*(?:&?str\s*=\s*)?\"?([\w.+-]+)\"?"
 )
-_BUILD_FILE_PATTERNS = ("build.rs", "*/build.rs", "*CMakeLists.txt", "*.cmake", "Makefile", "*.mk", "Cargo.toml", "*/Cargo.toml")
+_BUILD_FILE_PATTERNS = (
+    "build.rs",
+    "*/build.rs",
+    "*CMakeLists.txt",
+    "*.cmake",
+    "Makefile",
+    "*.mk",
+    "Cargo.toml",
+    "*/Cargo.toml",
+)
 _CARGO_LOCK_PACKAGE = re.compile(
     r'\[\[package\]\]\s*name\s*=\s*"([^"]+)"\s*version\s*=\s*"([^"]+)"(?:\s*source\s*=\s*"([^"]+)")?'
 )
@@ -85,12 +92,7 @@ def find_mlx_pin(repo: Path) -> dict | None:
         path = repo / name
         if path.is_file():
             return {"source": name, "pin": path.read_text(errors="replace").strip()}
-    return (
-        _submodule_pin(repo)
-        or _cmake_pin(repo)
-        or _assignment_pin(repo)
-        or _cargo_lock_pin(repo)
-    )
+    return _submodule_pin(repo) or _cmake_pin(repo) or _assignment_pin(repo) or _cargo_lock_pin(repo)
 
 
 def _submodule_pin(repo: Path) -> dict | None:

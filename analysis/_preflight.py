@@ -147,8 +147,10 @@ def adapt_bench_template(bench_template: str, found: BenchScript) -> tuple[str, 
     refused = [option for option in unknown if option not in OPTIONAL_BENCH_OPTIONS]
     if refused:
         listed = ", ".join(sorted(found.options - {"--help"}))
-        raise PreflightError(f"--bench-cmd passes {', '.join(refused)}, which {found.script} does not take "
-                             f"(its options: {listed}); change --bench-cmd")
+        raise PreflightError(
+            f"--bench-cmd passes {', '.join(refused)}, which {found.script} does not take "
+            f"(its options: {listed}); change --bench-cmd"
+        )
     dropped = tuple(unknown)
     if not dropped:
         return bench_template, ()

@@ -39,9 +39,7 @@ class WrittenReport:
     results_document: str
 
 
-def write_report(
-    run_dir: Path, decision: RunFolderDecision, out: Path, repo_root: Path
-) -> WrittenReport:
+def write_report(run_dir: Path, decision: RunFolderDecision, out: Path, repo_root: Path) -> WrittenReport:
     """Write the document, plot, data folder and both copies of decision.json."""
     results_document = out.resolve().relative_to(repo_root.resolve()).as_posix()
     data_dir = out.parent / "data" / out.stem
@@ -115,9 +113,7 @@ def _pin_text(pin: object) -> str:
     return f"`{_plain(pin)}`"
 
 
-def render_document(
-    decision: RunFolderDecision, host: dict, title_stem: str, plot_name: str, data_link: str
-) -> str:
+def render_document(decision: RunFolderDecision, host: dict, title_stem: str, plot_name: str, data_link: str) -> str:
     """The markdown results document."""
     lines = [
         f"# Paged vs dense decode storage ({title_stem})",
@@ -127,7 +123,8 @@ def render_document(
         "## Setup",
         "",
         f"- Host: {_plain(host.get('hostname'))}; CPU: {_plain(host.get('cpu'))}; GPU: {_join(host.get('gpu'))}",
-        f"- Target commit: `{_plain(host.get('commit'))}`" + (" (working tree dirty)" if host.get("dirty") is True else ""),
+        f"- Target commit: `{_plain(host.get('commit'))}`"
+        + (" (working tree dirty)" if host.get("dirty") is True else ""),
         f"- MLX pin: {_pin_text(host.get('mlx_pin'))}",
         f"- Serve command: `{_plain(host.get('serve_template'))}`",
         f"- Bench command: `{_plain(host.get('bench_template'))}`",
@@ -191,8 +188,10 @@ def _paths_section(decision: RunFolderDecision) -> list[str]:
     summaries = summarise_levels(decision.observations)
     lines = ["", "## Decode paths and batch counters", ""]
     if all(s.paged_launches is None and s.decode_steps is None for s in summaries):
-        return lines + ["The bench ran without `--metrics` (or against a server without `/metrics`): "
-                        "which decode path ran is not recorded."]
+        return lines + [
+            "The bench ran without `--metrics` (or against a server without `/metrics`): "
+            "which decode path ran is not recorded."
+        ]
     lines += [
         "Medians over the accepted runs of each arm, from the bench's `decode paths:`, "
         "`batch counters:` and `batch steps:` lines. Paged-kernel launches count every "
@@ -223,9 +222,7 @@ class MissingPlotter(Exception):
 def render_plot(decision: RunFolderDecision) -> bytes:
     """PNG: per (family, prompt length) panel, per-round paired deltas and the null band."""
     panels = [
-        (family, prompt)
-        for family in decision.families
-        for prompt in sorted({c.prompt_tokens for c in family.cells})
+        (family, prompt) for family in decision.families for prompt in sorted({c.prompt_tokens for c in family.cells})
     ]
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -249,7 +246,7 @@ def render_plot(decision: RunFolderDecision) -> bytes:
         axis.set_xticks(range(len(cells)), [f"c{c.concurrency}" for c in cells])
         axis.set_title(f"{family.name}, {prompt}-token prompts", fontsize=9)
         axis.set_ylabel("dense / paged - 1 (%)")
-    for axis in axes[len(panels):]:
+    for axis in axes[len(panels) :]:
         axis.set_visible(False)
     figure.suptitle("Paired deltas (dots), median (red), null band ±max|z| (grey)", fontsize=9)
     buffer = BytesIO()

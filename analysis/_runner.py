@@ -129,9 +129,7 @@ def record_host(settings: RunnerSettings, command_line: list[str], bench_script:
 
 
 def run_schedule(
-    schedule: tuple[PlannedRun, ...],
-    settings: RunnerSettings,
-    progress: Callable[[str], None],
+    schedule: tuple[PlannedRun, ...], settings: RunnerSettings, progress: Callable[[str], None]
 ) -> ScheduleResult:
     """Do every unfinished run of ``schedule`` in order, stopping at a failure that repeats."""
     finished = finished_runs(settings.out)
@@ -152,9 +150,7 @@ def run_schedule(
         seconds_spent += elapsed
         ran = sum(1 for o in outcomes if not o.skipped) + 1
         remaining = (to_do - ran) * seconds_spent / ran
-        progress(
-            f"{label}: {outcome.status} {outcome.message} ({elapsed:.1f}s, about {remaining:.0f}s left)"
-        )
+        progress(f"{label}: {outcome.status} {outcome.message} ({elapsed:.1f}s, about {remaining:.0f}s left)")
         outcomes.append(outcome)
         failure = outcome.failure
         repeats = 0 if failure is None else repeats + 1 if failure == last_failure else 1
@@ -168,12 +164,8 @@ def run_one(run: PlannedRun, settings: RunnerSettings) -> RunOutcome:
     """Start a fresh server, bench it, stop it and append the run's record."""
     out = settings.out
     port = settings.port or pick_free_port()
-    serve_command = render_command(
-        settings.serve_template, model=run.model, port=port, backend=run.backend
-    )
-    bench_command = render_command(
-        settings.bench_template, port=port, prompt_tokens=run.prompt_tokens
-    )
+    serve_command = render_command(settings.serve_template, model=run.model, port=port, backend=run.backend)
+    bench_command = render_command(settings.bench_template, port=port, prompt_tokens=run.prompt_tokens)
     paths = run.key.output_paths()
     record = {
         **run.fields(),
@@ -200,9 +192,7 @@ def run_one(run: PlannedRun, settings: RunnerSettings) -> RunOutcome:
     return RunOutcome(run, status, False, message, port)
 
 
-def _serve_and_bench(
-    record: dict, settings: RunnerSettings, paths: dict[str, Path], port: int
-) -> tuple[str, str]:
+def _serve_and_bench(record: dict, settings: RunnerSettings, paths: dict[str, Path], port: int) -> tuple[str, str]:
     out = settings.out
     if not wait_port_free(port, settings.stop_timeout_s, settings.poll_interval_s):
         _store.open_output(out / paths["server_log"]).close()
@@ -228,9 +218,7 @@ def _serve_and_bench(
         status, message = _bench(record, settings, paths)
     finally:
         record["server_exit_code"] = stop_process(server, settings.stop_timeout_s)
-        record["port_freed"] = wait_port_free(
-            port, settings.stop_timeout_s, settings.poll_interval_s
-        )
+        record["port_freed"] = wait_port_free(port, settings.stop_timeout_s, settings.poll_interval_s)
     if not record["port_freed"]:
         message += f"; port {port} still in use after the server stopped"
     return status, message
@@ -238,10 +226,7 @@ def _serve_and_bench(
 
 def _bench(record: dict, settings: RunnerSettings, paths: dict[str, Path]) -> tuple[str, str]:
     out = settings.out
-    with (
-        _store.open_output(out / paths["stdout"]) as stdout,
-        _store.open_output(out / paths["stderr"]) as stderr,
-    ):
+    with _store.open_output(out / paths["stdout"]) as stdout, _store.open_output(out / paths["stderr"]) as stderr:
         try:
             bench = subprocess.Popen(
                 shlex.split(record["command"]),

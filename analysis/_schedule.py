@@ -17,8 +17,7 @@ from analysis._run_folder import ARMS, RunKey
 BACKEND_OF_ARM = {"paged": "paged", "dense": "dense", "paged-null": "paged"}
 
 DEFAULT_SERVE_TEMPLATE = (
-    "mlxcel serve -m {model} --port {port} --metrics --parallel 8 "
-    "--decode-storage-backend {backend}"
+    "mlxcel serve -m {model} --port {port} --metrics --parallel 8 --decode-storage-backend {backend}"
 )
 DEFAULT_BENCH_TEMPLATE = (
     "python3 scripts/bench_serving_concurrency.py --port {port} --concurrency 1,4,8 "
@@ -77,9 +76,7 @@ def arm_order(round_number: int) -> tuple[str, ...]:
     return ARMS[start:] + ARMS[:start]
 
 
-def build_schedule(
-    families: tuple[Family, ...], prompt_tokens: tuple[int, ...], rounds: int
-) -> tuple[PlannedRun, ...]:
+def build_schedule(families: tuple[Family, ...], prompt_tokens: tuple[int, ...], rounds: int) -> tuple[PlannedRun, ...]:
     """Every run, family by family, prompt length by prompt length, round by round."""
     return tuple(
         PlannedRun(family.name, family.model, tokens, round_number, position, arm)

@@ -23,19 +23,15 @@ from analysis._report import MissingPlotter, write_report
 from analysis._run_folder import RUNS_FILE, STATUS_OK, STATUS_SERVER_FAILED
 from analysis._preflight import PreflightError, adapt_bench_template, check_programs, read_bench_options
 from analysis._runner import REPEATS_TO_STOP, RunnerSettings, record_host, run_schedule
-from analysis._schedule import (
-    DEFAULT_BENCH_TEMPLATE,
-    DEFAULT_SERVE_TEMPLATE,
-    Family,
-    build_schedule,
-    render_command,
-)
+from analysis._schedule import DEFAULT_BENCH_TEMPLATE, DEFAULT_SERVE_TEMPLATE, Family, build_schedule, render_command
 from interchange.decision import KNOWN_FAMILIES
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_CODES = ("Exit codes: 0 success, nothing to report; 1 done, but problems were recorded (failed servers, "
-              "failed requests, unparsable output, missing rounds); 2 usage error (one line, "
-              "`paged-bench: error: ...`); 130 interrupted (run the same command to resume).")
+EXIT_CODES = (
+    "Exit codes: 0 success, nothing to report; 1 done, but problems were recorded (failed servers, "
+    "failed requests, unparsable output, missing rounds); 2 usage error (one line, "
+    "`paged-bench: error: ...`); 130 interrupted (run the same command to resume)."
+)
 # Placeholders a template must hold, with what goes wrong without them (see _check_templates).
 WHY_NEEDED = {
     "backend": "the paged, dense and null arms would start the same server",
@@ -55,8 +51,10 @@ def _parse_family(ctx, param, values: tuple[str, ...]) -> tuple[Family, ...]:
         if not sep or not _FAMILY_NAME.match(name) or not model:
             raise click.BadParameter(f"{value!r}: expected NAME=MODEL_PATH, e.g. gemma3=models/mlx/gemma-3-1b-it-4bit")
         if name not in KNOWN_FAMILIES:
-            raise click.BadParameter(f"{value!r}: unknown family {name!r} (known: {', '.join(KNOWN_FAMILIES)}; "
-                                     "the paged-flag recipe sets the flag of these only)")
+            raise click.BadParameter(
+                f"{value!r}: unknown family {name!r} (known: {', '.join(KNOWN_FAMILIES)}; "
+                "the paged-flag recipe sets the flag of these only)"
+            )
         if name in (f.name for f in families):
             raise click.BadParameter(f"family {name!r} given twice")
         families.append(Family(name, model))
@@ -80,8 +78,9 @@ def _check_template(option: str, template: str, needed: tuple[str, ...], **value
         render_command(template, **values)
         used = {field for _, field, _, _ in string.Formatter().parse(template) if field}
     except (KeyError, IndexError, ValueError) as error:
-        raise UsageLine(f"{option} {template!r}: bad placeholder {error} "
-                        f"(placeholders: {', '.join('{' + k + '}' for k in values)})") from None
+        raise UsageLine(
+            f"{option} {template!r}: bad placeholder {error} (placeholders: {', '.join('{' + k + '}' for k in values)})"
+        ) from None
     missing = [name for name in needed if name not in used]
     if missing:
         raise UsageLine(f"{option} {template!r} lacks {{{missing[0]}}}: without it {WHY_NEEDED[missing[0]]}")
@@ -118,10 +117,14 @@ def main() -> None:
 @main.command(epilog=EXIT_CODES)
 @schedule_options
 @click.option("--json", "as_json", is_flag=True, help="Print the schedule as JSON.")
-@click.option("--seconds-per-run", default=DEFAULT_SECONDS_PER_RUN, show_default=True,
-              type=click.FloatRange(min=0, min_open=True),
-              help="Seconds one run takes (server start, bench, stop), for the time estimate; "
-                   "`run` re-estimates from the runs it has done.")
+@click.option(
+    "--seconds-per-run",
+    default=DEFAULT_SECONDS_PER_RUN,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds one run takes (server start, bench, stop), for the time estimate; "
+    "`run` re-estimates from the runs it has done.",
+)
 def plan(families, prompt_tokens, rounds, serve_template, bench_template, port, as_json, seconds_per_run) -> None:
     """Print the run schedule and its time estimate without running anything."""
     _check_templates(serve_template, bench_template, port, prompt_tokens)
@@ -145,8 +148,11 @@ def plan(families, prompt_tokens, rounds, serve_template, bench_template, port, 
             f"pos {row['position']} {row['arm']}\n      serve: {row['serve_command']}\n"
             f"      bench: {row['command']}"
         )
-    click.echo(f"{len(rows)} runs, each on a fresh server; about {_duration(len(rows) * seconds_per_run)} "
-               f"at {seconds_per_run:g}s per run (--seconds-per-run)", err=True)
+    click.echo(
+        f"{len(rows)} runs, each on a fresh server; about {_duration(len(rows) * seconds_per_run)} "
+        f"at {seconds_per_run:g}s per run (--seconds-per-run)",
+        err=True,
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -159,23 +165,58 @@ def _duration(seconds: float) -> str:
 
 @main.command(epilog=EXIT_CODES)
 @schedule_options
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Run folder; created if needed, resumed if it holds runs.jsonl.")
-@click.option("--repo", "--cwd", "repo", default=".", show_default=True,
-              type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Target repository: commands run here; host.json records its commit and MLX pin.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run folder; created if needed, resumed if it holds runs.jsonl.",
+)
+@click.option(
+    "--repo",
+    "--cwd",
+    "repo",
+    default=".",
+    show_default=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Target repository: commands run here; host.json records its commit and MLX pin.",
+)
 @click.option("--no-resume", is_flag=True, help="Refuse to run into a folder that already holds runs.jsonl.")
-@click.option("--health-path", default="/health", show_default=True,
-              help="HTTP path polled until the server answers it (any status below 500): then it is up.")
-@click.option("--startup-timeout", default=900.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Seconds to wait for the server to answer on --health-path (model loading included).")
-@click.option("--poll-interval", default=0.02, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Seconds between two probes (health while the server starts, the port while it stops).")
-@click.option("--bench-timeout", default=3600.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Seconds one bench command may run before it is stopped and the run recorded as failed.")
-@click.option("--stop-timeout", default=30.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="Seconds to wait for the server (or a timed-out bench) to exit after SIGTERM before "
-                   "SIGKILL, and for the port to be free again.")
+@click.option(
+    "--health-path",
+    default="/health",
+    show_default=True,
+    help="HTTP path polled until the server answers it (any status below 500): then it is up.",
+)
+@click.option(
+    "--startup-timeout",
+    default=900.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds to wait for the server to answer on --health-path (model loading included).",
+)
+@click.option(
+    "--poll-interval",
+    default=0.02,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds between two probes (health while the server starts, the port while it stops).",
+)
+@click.option(
+    "--bench-timeout",
+    default=3600.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds one bench command may run before it is stopped and the run recorded as failed.",
+)
+@click.option(
+    "--stop-timeout",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds to wait for the server (or a timed-out bench) to exit after SIGTERM before "
+    "SIGKILL, and for the port to be free again.",
+)
 def run(families, prompt_tokens, rounds, serve_template, bench_template, port, out, repo,
         no_resume, health_path, startup_timeout, poll_interval, bench_timeout, stop_timeout) -> None:  # fmt: skip
     """Run every arm of every round on a fresh server and record it under --out.
@@ -210,11 +251,15 @@ def run(families, prompt_tokens, rounds, serve_template, bench_template, port, o
         "--startup-timeout", f"{startup_timeout:g}", "--poll-interval", f"{poll_interval:g}",
         "--bench-timeout", f"{bench_timeout:g}", "--stop-timeout", f"{stop_timeout:g}",
     ]  # fmt: skip
-    record_host(settings, command_line, {
-        "script": bench_script.script,
-        "options": None if bench_script.options is None else sorted(bench_script.options),
-        "dropped": list(dropped),
-    })
+    record_host(
+        settings,
+        command_line,
+        {
+            "script": bench_script.script,
+            "options": None if bench_script.options is None else sorted(bench_script.options),
+            "dropped": list(dropped),
+        },
+    )
     schedule = build_schedule(families, prompt_tokens, rounds)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -240,14 +285,15 @@ def _repeated_failure_lines(result, out: Path) -> list[str]:
     stopped = result.stopped_by
     paths = stopped.run.key.output_paths()
     if stopped.status == STATUS_SERVER_FAILED:
-        fix = (f"see {out / paths['server_log']}; check --serve-cmd, the model path and --startup-timeout "
-               "(`paged-bench plan` prints every command)")
+        fix = (
+            f"see {out / paths['server_log']}; check --serve-cmd, the model path and --startup-timeout "
+            "(`paged-bench plan` prints every command)"
+        )
     elif "unrecognized arguments" in stopped.message or "unrecognised arguments" in stopped.message:
         fix = "the bench script rejects an argument of --bench-cmd: remove it (the script's --help lists what it takes)"
     else:
         fix = f"see {out / paths['stderr']} and {out / paths['server_log']}; check --bench-cmd"
-    lines = [f"stopped: {REPEATS_TO_STOP} runs in a row failed the same way: {stopped.failure}",
-             f"fix: {fix}"]
+    lines = [f"stopped: {REPEATS_TO_STOP} runs in a row failed the same way: {stopped.failure}", f"fix: {fix}"]
     if result.not_done:
         lines.append(f"{result.not_done} run(s) not started; after the fix, run the same command to resume")
     return lines
@@ -268,8 +314,13 @@ def decide(run_dir: Path, as_json: bool) -> None:
 
 @main.command(epilog=EXIT_CODES)
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The document, e.g. docs/benchmark_results/paged-vs-dense-gb10-2026-11-30.md.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The document, e.g. docs/benchmark_results/paged-vs-dense-gb10-2026-11-30.md.",
+)
 @click.option("--repo", "repo", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Repository root the document's path is recorded against "
                    "(default: the folder above docs/ in --out, else the current folder).")  # fmt: skip
@@ -358,8 +409,9 @@ def _check_templates(serve_template: str, bench_template: str, port: int, prompt
     """Usage errors for templates that do not render, or that leave out what varies between runs:
     {port} in both when --port 0 picks a new port per run, {prompt_tokens} when there are several."""
     port_needed = ("port",) if port == 0 else ()
-    _check_template("--serve-cmd", serve_template, ("model", "backend", *port_needed),
-                    model="m", port=1, backend="paged")
+    _check_template(
+        "--serve-cmd", serve_template, ("model", "backend", *port_needed), model="m", port=1, backend="paged"
+    )
     lengths_needed = ("prompt_tokens",) if len(prompt_tokens) > 1 else ()
     _check_template("--bench-cmd", bench_template, port_needed + lengths_needed, port=1, prompt_tokens=1)
 

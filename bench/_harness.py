@@ -35,9 +35,14 @@ def tool(name: str) -> str:
 
 
 # Beside the project, or beside the folder of worktrees that holds it.
-DEFAULT_CORPUS = next((base / "shared" / "corpora" / "mlxcel-2026-07.tar.xz" for base in (REPO.parent, REPO.parent.parent)
-                       if (base / "shared" / "corpora" / "mlxcel-2026-07.tar.xz").is_file()),
-                      REPO.parent / "shared" / "corpora" / "mlxcel-2026-07.tar.xz")
+DEFAULT_CORPUS = next(
+    (
+        base / "shared" / "corpora" / "mlxcel-2026-07.tar.xz"
+        for base in (REPO.parent, REPO.parent.parent)
+        if (base / "shared" / "corpora" / "mlxcel-2026-07.tar.xz").is_file()
+    ),
+    REPO.parent / "shared" / "corpora" / "mlxcel-2026-07.tar.xz",
+)
 
 # The packages `codemod` imports from this checkout.
 PACKAGES = (REPO / "codemods", REPO / "interchange")
@@ -46,11 +51,15 @@ _bytecode = "bytecode as found"
 
 
 def add_bytecode_option(parser) -> None:
-    parser.add_argument("--bytecode", choices=("compiled", "source"), default="compiled",
-                        help="compiled (default): byte-compile the project's packages first, as `pip install` "
-                             "does (and their dataclasses' methods, as the first run does); source: remove "
-                             "their bytecode and run with PYTHONDONTWRITEBYTECODE=1, so "
-                             "that every run compiles the modules it imports")
+    parser.add_argument(
+        "--bytecode",
+        choices=("compiled", "source"),
+        default="compiled",
+        help="compiled (default): byte-compile the project's packages first, as `pip install` "
+        "does (and their dataclasses' methods, as the first run does); source: remove "
+        "their bytecode and run with PYTHONDONTWRITEBYTECODE=1, so "
+        "that every run compiles the modules it imports",
+    )
 
 
 def prepare_bytecode(mode: str, baseline: Path | None = None) -> None:
@@ -60,16 +69,18 @@ def prepare_bytecode(mode: str, baseline: Path | None = None) -> None:
     0.1-0.5 s of each run to that alone."""
     global _bytecode
     if mode == "compiled":
-        for top in ([REPO] if baseline is None else [REPO, baseline]):
+        for top in [REPO] if baseline is None else [REPO, baseline]:
             packages = [str(top / package.name) for package in PACKAGES if (top / package.name).is_dir()]
             env = {**os.environ, "PYTHONPATH": str(top)}
-            subprocess.run([tool("python"), "-m", "compileall", "-q", *packages], check=True,
-                           stdout=subprocess.DEVNULL, env=env)
+            subprocess.run(
+                [tool("python"), "-m", "compileall", "-q", *packages], check=True, stdout=subprocess.DEVNULL, env=env
+            )
             # The dataclasses' generated methods, compiled beside the bytecode (codemods/startup.py;
             # a checkout from before it has none).
             if (top / "codemods" / "startup.py").is_file():
-                subprocess.run([tool("python"), "-m", "codemods.startup"], check=True, stdout=subprocess.DEVNULL,
-                               env=env, cwd=top)
+                subprocess.run(
+                    [tool("python"), "-m", "codemods.startup"], check=True, stdout=subprocess.DEVNULL, env=env, cwd=top
+                )
         _bytecode = "packages byte-compiled, dataclass methods compiled" + (" (the baseline's too)" if baseline else "")
         return
     for package in PACKAGES:
@@ -130,8 +141,12 @@ def trees(corpus: str | None) -> list[Tree]:
 
 
 def add_corpus_option(parser) -> None:
-    parser.add_argument("--corpus", metavar="ARCHIVE", default=None,
-                        help=f"the real tree's .tar.xz (default: {DEFAULT_CORPUS} when present)")
+    parser.add_argument(
+        "--corpus",
+        metavar="ARCHIVE",
+        default=None,
+        help=f"the real tree's .tar.xz (default: {DEFAULT_CORPUS} when present)",
+    )
 
 
 @dataclass
@@ -148,8 +163,9 @@ class Timed:
 
 def _run_once(argv: list[str] | str, cwd: Path) -> tuple[float, int]:
     start = time.perf_counter()
-    result = subprocess.run(argv, cwd=cwd, shell=isinstance(argv, str), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    result = subprocess.run(
+        argv, cwd=cwd, shell=isinstance(argv, str), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     return time.perf_counter() - start, result.returncode
 
 
@@ -170,11 +186,13 @@ def race(commands: list[tuple[str, list[str] | str]], cwd: Path, runs: int) -> l
 def _short(arg: str) -> str:
     for prefix, name in ((str(VENV_BIN) + os.sep, ""), (str(REPO) + os.sep, "")):
         if arg.startswith(prefix):
-            return name + arg[len(prefix):]
+            return name + arg[len(prefix) :]
     return arg
 
 
 def machine() -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return (f"{os.cpu_count()} CPUs, load average {_LOAD_AT_START:.2f} before / {load:.2f} after (the bench's "
-            f"own runs included), Python {sys.version.split()[0]}, {_bytecode}")
+    return (
+        f"{os.cpu_count()} CPUs, load average {_LOAD_AT_START:.2f} before / {load:.2f} after (the bench's "
+        f"own runs included), Python {sys.version.split()[0]}, {_bytecode}"
+    )

@@ -49,12 +49,30 @@ MIRRORS = Path(os.environ.get("CODEMOD_MIRRORS", "/work/.mirror"))
 OUTCOMES = ("token-equal", "wrong refusal", "right refusal", "inference gap", "wrong result", "crash")
 # Blocking finding codes that are documented limits (docs/findings.md): the engine says why it
 # does not go on, and the reason is a property of the code, not a mistake of the check.
-LIMIT_CODES = {"parse-error", "unparseable-target", "parse-regression", "shape-mismatch", "cannot-delete",
-               "binary-file", "required-method", "non-exhaustive-match"}
+LIMIT_CODES = {
+    "parse-error",
+    "unparseable-target",
+    "parse-regression",
+    "shape-mismatch",
+    "cannot-delete",
+    "binary-file",
+    "required-method",
+    "non-exhaustive-match",
+}
 # Blocking codes that say the recipe itself is wrong: the inference is at fault.
-RECIPE_CODES = {"no-such-item", "ambiguous", "ambiguous-target", "bad-pattern", "rewrite-not-found",
-                "rewording-not-found", "insert-not-found", "reword-clash", "overlapping-edits", "usage-error",
-                "missing-file"}
+RECIPE_CODES = {
+    "no-such-item",
+    "ambiguous",
+    "ambiguous-target",
+    "bad-pattern",
+    "rewrite-not-found",
+    "rewording-not-found",
+    "insert-not-found",
+    "reword-clash",
+    "overlapping-edits",
+    "usage-error",
+    "missing-file",
+}
 SMALL_TREE_LINES = 100_000
 
 
@@ -73,11 +91,11 @@ class CommitResult:
     deletes: int = 0
     rewrites: int = 0
     unexpressed: list[str] = field(default_factory=list)
-    blocking: list[str] = field(default_factory=list)           # "code path:line message"
-    exit_codes: list[int] = field(default_factory=list)          # dry run, real run
+    blocking: list[str] = field(default_factory=list)  # "code path:line message"
+    exit_codes: list[int] = field(default_factory=list)  # dry run, real run
     traceback: bool = False
     wrote: bool = False
-    crash: str = ""                                              # why the run could not finish
+    crash: str = ""  # why the run could not finish
     # Blocking findings of the plan, and of the probe (the recipe plus the deletions infer says a
     # plan refuses), each with `kept`: the commit leaves that line as it is, so the child still
     # has the "use" the finding names and compiles: the finding is a false positive.
@@ -89,7 +107,7 @@ class CommitResult:
     differing: list[str] = field(default_factory=list)
     missing_files: list[str] = field(default_factory=list)
     extra_files: list[str] = field(default_factory=list)
-    ablation: str = "n/a"                                        # n/a | measured | not separable | error
+    ablation: str = "n/a"  # n/a | measured | not separable | error
     ablation_expected: list[str] = field(default_factory=list)  # "path:line name"
     ablation_found: int = 0
     recipe: str = ""
@@ -121,12 +139,17 @@ def materialise(mirror: Path, rev: str, into: Path) -> None:
     env = dict(os.environ, GIT_INDEX_FILE=str(into.parent / f".index-{into.name}"))
     base = ["git", f"--git-dir={mirror}", f"--work-tree={into}"]
     read = subprocess.run([*base, "read-tree", rev], capture_output=True, env=env)
-    done = subprocess.run([*base, "checkout-index", "-a", "-f"], capture_output=True, env=env) if read.returncode == 0 else read
+    done = (
+        subprocess.run([*base, "checkout-index", "-a", "-f"], capture_output=True, env=env)
+        if read.returncode == 0
+        else read
+    )
     Path(env["GIT_INDEX_FILE"]).unlink(missing_ok=True)
     if done.returncode == 0:
         return
-    listing = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "-z", rev], capture_output=True,
-                             check=True).stdout.split(b"\0")
+    listing = subprocess.run(
+        ["git", "-C", str(mirror), "ls-tree", "-r", "-z", rev], capture_output=True, check=True
+    ).stdout.split(b"\0")
     for entry in listing:
         if not entry:
             continue
@@ -144,7 +167,12 @@ def materialise(mirror: Path, rev: str, into: Path) -> None:
 def _codemod(args: list[str], timeout: float) -> tuple[int, dict | None, str, float]:
     python = REPO / ".venv" / "bin" / "python"
     python_exe = str(python) if python.exists() else sys.executable
-    command = [python_exe, "-c", "import sys; from codemods.cli.main import main; sys.argv[0] = 'codemod'; main()", *args]
+    command = [
+        python_exe,
+        "-c",
+        "import sys; from codemods.cli.main import main; sys.argv[0] = 'codemod'; main()",
+        *args,
+    ]
     env = dict(os.environ, PYTHONPATH=str(REPO))
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
@@ -185,8 +213,12 @@ def _ablated(toml_text: str) -> str | None:
 
 def _removed_lines(mirror: Path, sha: str, path: str) -> set[int]:
     """Parent line numbers (1-based) the commit removes or changes in `path`."""
-    diff = subprocess.run(["git", "-C", str(mirror), "diff", "-U0", "--no-renames", f"{sha}^", sha, "--", path],
-                          capture_output=True, text=True, errors="replace").stdout
+    diff = subprocess.run(
+        ["git", "-C", str(mirror), "diff", "-U0", "--no-renames", f"{sha}^", sha, "--", path],
+        capture_output=True,
+        text=True,
+        errors="replace",
+    ).stdout
     lines: set[int] = set()
     for match in re.finditer(r"^@@ -(\d+)(?:,(\d+))? \+", diff, re.MULTILINE):
         start, count = int(match.group(1)), int(match.group(2) or 1)
@@ -221,6 +253,7 @@ def _uses(source: bytes, language: str, names: set[str], lines: set[int]) -> lis
     """(line, name) of each code identifier spelling one of `names` on one of `lines`."""
     from codemods.core.registry import lex_spans
     from codemods.words import whole_word_hits
+
     hits = whole_word_hits(source, names)
     if not hits:
         return []
@@ -240,6 +273,7 @@ def _uses(source: bytes, language: str, names: set[str], lines: set[int]) -> lis
 
 def _source_lines(files: dict[str, bytes]) -> int:
     from codemods.core.registry import language_of
+
     return sum(content.count(b"\n") for path, content in files.items() if language_of(path) is not None)
 
 
@@ -262,9 +296,11 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     start = time.perf_counter()
     try:
         from codemods import infer_recipe
+
         inferred = infer_recipe(before, after)
     except Exception as error:  # a crash of the inference
         import traceback
+
         result.crash = f"infer_recipe raised {type(error).__name__}: {str(error)[:200]}"
         result.recipe = traceback.format_exc()[-2000:]
         return result
@@ -285,12 +321,14 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     work = scratch / "work"
     shutil.copytree(before, work, symlinks=True)
 
-    dry_code, dry_doc, dry_err, dry_s = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe),
-                                                  str(work)], step_timeout)
+    dry_code, dry_doc, dry_err, dry_s = _codemod(
+        ["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe), str(work)], step_timeout
+    )
     result.dry_run_s = round(dry_s, 3)
     if dry_code == 0:
-        real_code, real_doc, real_err, _ = _codemod(["apply", "--json", "--no-color", "--recipe", str(recipe), str(work)],
-                                                    step_timeout)
+        real_code, real_doc, real_err, _ = _codemod(
+            ["apply", "--json", "--no-color", "--recipe", str(recipe), str(work)], step_timeout
+        )
     else:  # a plan that blocks (or fails) writes nothing: the real run would say the same
         real_code, real_doc, real_err = dry_code, dry_doc, ""
     traceback_seen = any("Traceback (most recent call last)" in text for text in (dry_err, real_err))
@@ -299,9 +337,13 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
     got_files = files_of(work)
     got = changed(parent, got_files)
     # A file the commit changes only in layout (the parent's tokens) needs no edit of the recipe's.
-    result.missing_files = sorted(rel for rel in expected - got if rel not in parent or rel not in child
-                                  or tokens(parent[rel].decode("utf-8", "replace"))
-                                  != tokens(child[rel].decode("utf-8", "replace")))
+    result.missing_files = sorted(
+        rel
+        for rel in expected - got
+        if rel not in parent
+        or rel not in child
+        or tokens(parent[rel].decode("utf-8", "replace")) != tokens(child[rel].decode("utf-8", "replace"))
+    )
     result.extra_files = sorted(got - expected)
     for rel in sorted(expected | got):
         difference = file_difference(rel, child.get(rel), got_files.get(rel))
@@ -319,32 +361,58 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
             if path not in removed:
                 removed[path] = _removed_lines(mirror, sha, path) if path in child else set()
             kept = path in child and path in parent and line > 0 and line not in removed[path]
-            out.append({"code": f.get("code"), "path": path, "line": line, "kept": kept,
-                        "message": str(f.get("message", ""))[:200]})
+            out.append(
+                {
+                    "code": f.get("code"),
+                    "path": path,
+                    "line": line,
+                    "kept": kept,
+                    "message": str(f.get("message", ""))[:200],
+                }
+            )
         return out
+
     result.findings = facts(blocking)
     if dry_code == 1 and any(f["code"] in CHECK_CODES and f["kept"] for f in result.findings):
         # Does the commit itself keep what the plan objects to? The plan with the checks
         # overridden, written on a copy, compared with the child.
         allowed = scratch / "allowed"
         shutil.copytree(before, allowed, symlinks=True)
-        _codemod(["apply", "--json", "--no-color", "--allow-dangling", "--allow-unreworded", "--recipe", str(recipe),
-                  str(allowed)], step_timeout)
+        _codemod(
+            [
+                "apply",
+                "--json",
+                "--no-color",
+                "--allow-dangling",
+                "--allow-unreworded",
+                "--recipe",
+                str(recipe),
+                str(allowed),
+            ],
+            step_timeout,
+        )
         allowed_files = files_of(allowed)
-        result.child_keeps_it = all(file_difference(rel, child.get(rel), allowed_files.get(rel)) is None
-                                    for rel in expected | changed(parent, allowed_files))
+        result.child_keeps_it = all(
+            file_difference(rel, child.get(rel), allowed_files.get(rel)) is None
+            for rel in expected | changed(parent, allowed_files)
+        )
         shutil.rmtree(allowed, ignore_errors=True)
     refused = [m for m in map(_REFUSED.match, result.unexpressed) if m]
     if refused and not result.crash:
         from codemods.core.registry import language_of
-        tables = "".join(f'\n[[delete]]\npath = {json.dumps(m["path"])}\nlanguage = {json.dumps(language_of(m["path"]) or "")}\n'
-                         f'kind = {json.dumps(m["kind"])}\nname = {json.dumps(m["name"])}\n' for m in refused)
+
+        tables = "".join(
+            f"\n[[delete]]\npath = {json.dumps(m['path'])}\nlanguage = {json.dumps(language_of(m['path']) or '')}\n"
+            f"kind = {json.dumps(m['kind'])}\nname = {json.dumps(m['name'])}\n"
+            for m in refused
+        )
         probe = scratch / "probe.toml"
         probe.write_text(toml_text + tables, encoding="utf-8")
         probe_root = scratch / "probe"
         shutil.copytree(before, probe_root, symlinks=True)
-        _, probe_doc, _, _ = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(probe),
-                                       str(probe_root)], step_timeout)
+        _, probe_doc, _, _ = _codemod(
+            ["apply", "--dry-run", "--json", "--no-color", "--recipe", str(probe), str(probe_root)], step_timeout
+        )
         shutil.rmtree(probe_root, ignore_errors=True)
         result.probe_findings = facts(_blocking(probe_doc))
     if traceback_seen or 3 in (dry_code, real_code) or dry_doc is None or real_doc is None:
@@ -364,17 +432,20 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
             recipe.write_text(ablated, encoding="utf-8")
             fresh = scratch / "ablated"
             shutil.copytree(before, fresh, symlinks=True)
-            code, doc, _, _ = _codemod(["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe),
-                                          str(fresh)], step_timeout)
+            code, doc, _, _ = _codemod(
+                ["apply", "--dry-run", "--json", "--no-color", "--recipe", str(recipe), str(fresh)], step_timeout
+            )
             if doc is None or code == 3:
                 result.ablation = "error"
             else:
-                names = set(doc.get("removed_names", [])) | {str(d.get("name", "")).split("::")[-1].split("(")[0]
-                                                             for d in data.get("delete", [])}
+                names = set(doc.get("removed_names", [])) | {
+                    str(d.get("name", "")).split("::")[-1].split("(")[0] for d in data.get("delete", [])
+                }
                 names = {n for n in names if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)}
                 kept_by_ablated = _plan_lines(doc)
                 findings = {(f["path"], f["line"]) for f in _blocking(doc)}
                 from codemods.core.registry import language_of
+
                 for rel, hunks in sorted(_plan_hunks(dry_doc).items()):
                     lang = language_of(rel)
                     if lang is None or rel not in parent:
@@ -385,8 +456,13 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                         dropped = set(minus) - kept_by_ablated.get(rel, set())
                         for line, name in _uses(parent[rel], lang, names, dropped):
                             if len(re.findall(rf"\b{re.escape(name)}\b", plus_text.decode())) < sum(
-                                    1 for ln in minus if re.search(rf"\b{re.escape(name)}\b",
-                                                                    parent[rel].split(b"\n")[ln - 1].decode("utf-8", "replace"))):
+                                1
+                                for ln in minus
+                                if re.search(
+                                    rf"\b{re.escape(name)}\b",
+                                    parent[rel].split(b"\n")[ln - 1].decode("utf-8", "replace"),
+                                )
+                            ):
                                 result.ablation_expected.append(f"{rel}:{line} {name}")
                                 result.ablation_found += (rel, line) in findings
                 result.ablation = "measured" if result.ablation_expected else "n/a"
@@ -418,8 +494,10 @@ def _plan_hunks(document: dict | None) -> dict[str, list[tuple[list[int], list[s
     return out
 
 
-_REFUSED = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): the (?P<kind>\S+) (?P<name>.+?) is gone, but a plan refuses "
-                      r"to delete it: (?P<why>.*)$")
+_REFUSED = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+): the (?P<kind>\S+) (?P<name>.+?) is gone, but a plan refuses "
+    r"to delete it: (?P<why>.*)$"
+)
 # Codes of a check that a real commit can contradict (its child keeps the line the finding names).
 CHECK_CODES = {"dangling-reference", "import-still-used", "unreworded-mention", "needs-skipped-change"}
 
@@ -432,6 +510,7 @@ def classify(result: CommitResult) -> None:
     """Set `outcome` and `reason` from the facts the run recorded (a pure function of them, so a
     results folder can be tabled again)."""
     from codemods.core.registry import language_of
+
     if result.crash or result.infer_s is None:
         result.outcome, result.reason = "crash", result.crash or result.reason
         return
@@ -445,8 +524,10 @@ def classify(result: CommitResult) -> None:
     if false_positive and result.child_keeps_it:
         f = false_positive[0]
         result.outcome = "right refusal"
-        result.reason = (f"the commit itself keeps it: {f['code']} at {f['path']}:{f['line']} (with the check "
-                         f"overridden the plan writes the child): {f['message'][:120]}")
+        result.reason = (
+            f"the commit itself keeps it: {f['code']} at {f['path']}:{f['line']} (with the check "
+            f"overridden the plan writes the child): {f['message'][:120]}"
+        )
         return
     if false_positive:
         f = false_positive[0]
@@ -479,8 +560,10 @@ def classify(result: CommitResult) -> None:
         return
     differing = {d.split(":", 1)[0] for d in result.differing} | set(result.missing_files) | set(result.extra_files)
     unexplained = sorted(differing - noted)
-    first = next((d for d in result.differing if d.split(":", 1)[0] in unexplained),
-                 (result.differing or [f"files: missing {result.missing_files} extra {result.extra_files}"])[0])
+    first = next(
+        (d for d in result.differing if d.split(":", 1)[0] in unexplained),
+        (result.differing or [f"files: missing {result.missing_files} extra {result.extra_files}"])[0],
+    )
     if not unexplained and result.unexpressed:
         note = next((n for n in relevant if _note_path(n) in differing), result.unexpressed[0])
         result.outcome, result.reason = "inference gap", f"{note[:200]} (result differs there)"
@@ -499,8 +582,14 @@ def _one_main(repo: str, sha: str, language: str, out: Path, step_timeout: float
             result = CommitResult(repo, sha, language, crash=f"timeout: {' '.join(map(str, error.cmd[-4:]))[:120]}")
         except Exception as error:
             import traceback
-            result = CommitResult(repo, sha, language, crash=f"harness: {type(error).__name__}: {str(error)[:200]}",
-                                  recipe=traceback.format_exc()[-2000:])
+
+            result = CommitResult(
+                repo,
+                sha,
+                language,
+                crash=f"harness: {type(error).__name__}: {str(error)[:200]}",
+                recipe=traceback.format_exc()[-2000:],
+            )
     out.write_text(json.dumps(asdict(result), indent=1), encoding="utf-8")
     return 0
 
@@ -510,18 +599,39 @@ def _run_subprocess(entry: dict[str, str], results: Path, timeout: float, reuse:
     if reuse and out.is_file():
         return _load(out)
     python = REPO / ".venv" / "bin" / "python"
-    command = [str(python) if python.exists() else sys.executable, str(HERE / "replay.py"), "--one", entry["repo"], entry["sha"], entry["language"],
-               str(out), "--step-timeout", str(timeout / 3)]
+    command = [
+        str(python) if python.exists() else sys.executable,
+        str(HERE / "replay.py"),
+        "--one",
+        entry["repo"],
+        entry["sha"],
+        entry["language"],
+        str(out),
+        "--step-timeout",
+        str(timeout / 3),
+    ]
     try:
         subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        result = CommitResult(entry["repo"], entry["sha"], entry["language"], crash=f"timeout after {timeout:.0f} s",
-                              outcome="crash", reason=f"timeout after {timeout:.0f} s")
+        result = CommitResult(
+            entry["repo"],
+            entry["sha"],
+            entry["language"],
+            crash=f"timeout after {timeout:.0f} s",
+            outcome="crash",
+            reason=f"timeout after {timeout:.0f} s",
+        )
         out.write_text(json.dumps(asdict(result), indent=1), encoding="utf-8")
         return result
     if not out.is_file():
-        return CommitResult(entry["repo"], entry["sha"], entry["language"], crash="the worker wrote no result",
-                            outcome="crash", reason="the worker wrote no result")
+        return CommitResult(
+            entry["repo"],
+            entry["sha"],
+            entry["language"],
+            crash="the worker wrote no result",
+            outcome="crash",
+            reason="the worker wrote no result",
+        )
     return _load(out)
 
 
@@ -545,19 +655,28 @@ def table(results: list[CommitResult]) -> str:
     found = sum(r.ablation_found for r in measured)
     recall = f"{100 * found / expected:.1f}%" if expected else "n/a"
     other = {k: sum(r.ablation == k for r in results) for k in ("not separable", "error")}
-    lines.append(f"ablation recall: {found}/{expected} uses ({recall}) over {len(measured)} commits"
-                 f" ({other['not separable']} not separable, {other['error']} failed)")
+    lines.append(
+        f"ablation recall: {found}/{expected} uses ({recall}) over {len(measured)} commits"
+        f" ({other['not separable']} not separable, {other['error']} failed)"
+    )
     small = [r.dry_run_s for r in results if r.dry_run_s is not None and r.source_lines < SMALL_TREE_LINES]
     large = [r.dry_run_s for r in results if r.dry_run_s is not None and r.source_lines >= SMALL_TREE_LINES]
-    lines.append(f"median dry run: {statistics.median(small):.2f} s over {len(small)} trees under 100k lines"
-                 if small else "median dry run: n/a")
+    lines.append(
+        f"median dry run: {statistics.median(small):.2f} s over {len(small)} trees under 100k lines"
+        if small
+        else "median dry run: n/a"
+    )
     if large:
         lines.append(f"                {statistics.median(large):.2f} s over {len(large)} larger trees")
     by_language: dict[str, list[CommitResult]] = {}
     for r in results:
         by_language.setdefault(r.language, []).append(r)
-    lines.append("by language: " + ", ".join(
-        f"{k} {sum(r.outcome == 'token-equal' for r in v)}/{len(v)}" for k, v in sorted(by_language.items())))
+    lines.append(
+        "by language: "
+        + ", ".join(
+            f"{k} {sum(r.outcome == 'token-equal' for r in v)}/{len(v)}" for k, v in sorted(by_language.items())
+        )
+    )
     return "\n".join(lines)
 
 
@@ -583,9 +702,18 @@ def interleaved(entries: list[dict[str, str]]) -> list[dict[str, str]]:
     return [entry for _, _, entry in sorted(keyed, key=lambda k: (k[0], k[1]))]
 
 
-def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], results_dir: Path | None,
-                as_json: bool, reuse: bool = False, per_project: int | None = None,
-                write: Path | None = None, command: str = "") -> int:
+def main_corpus(
+    corpus: Path,
+    jobs: int,
+    timeout: float,
+    only: list[str],
+    results_dir: Path | None,
+    as_json: bool,
+    reuse: bool = False,
+    per_project: int | None = None,
+    write: Path | None = None,
+    command: str = "",
+) -> int:
     entries = load_corpus(corpus)
     if per_project:
         entries = sample(entries, per_project)
@@ -599,9 +727,11 @@ def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], result
         for result in pool.map(lambda e: _run_subprocess(e, folder, timeout, reuse), entries):
             results.append(result)
             if not as_json:
-                print(f"{result.short:<40} {result.language:<6} {result.outcome:<14} "
-                      f"{'' if result.dry_run_s is None else f'{result.dry_run_s:.2f}s'} {result.reason[:160]}",
-                      flush=True)
+                print(
+                    f"{result.short:<40} {result.language:<6} {result.outcome:<14} "
+                    f"{'' if result.dry_run_s is None else f'{result.dry_run_s:.2f}s'} {result.reason[:160]}",
+                    flush=True,
+                )
     if as_json:
         print(json.dumps({"commits": [asdict(r) for r in results]}, indent=1))
     else:
@@ -609,8 +739,9 @@ def main_corpus(corpus: Path, jobs: int, timeout: float, only: list[str], result
         print(table(results))
         print(f"(per-commit results: {folder})")
     if write is not None:
-        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
         write.write_text(markdown(results, head, command), encoding="utf-8")
     return 0 if all(r.outcome == "token-equal" for r in results) else 1
 
@@ -627,10 +758,17 @@ def failure_class(result: CommitResult) -> str:
     if result.outcome == "wrong result":
         return "written tree differs from the child"
     note = re.sub(r"^[^\s:]+:\d+: ", "", reason)
-    for known in ("a plan refuses to delete it", "not a source file of a supported language",
-                  "code changed where no pattern finds it alone", "the recipe does not reproduce this file",
-                  "Python code changed beyond deleted items", "a file the change deletes",
-                  "a file the change adds", "the recipe has no rule", "the recipe leaves a use the commit edits"):
+    for known in (
+        "a plan refuses to delete it",
+        "not a source file of a supported language",
+        "code changed where no pattern finds it alone",
+        "the recipe does not reproduce this file",
+        "Python code changed beyond deleted items",
+        "a file the change deletes",
+        "a file the change adds",
+        "the recipe has no rule",
+        "the recipe leaves a use the commit edits",
+    ):
         if known in note:
             return known
     if note.startswith("the recipe fails: "):
@@ -640,11 +778,19 @@ def failure_class(result: CommitResult) -> str:
 
 def markdown(results: list[CommitResult], measured_at: str, command: str) -> str:
     """docs/replay-results.md: the table, the commit it was measured at, per class a count and an example."""
-    lines = ["# Replay of the mined corpus: the latest table", "",
-             f"Measured at commit `{measured_at}` of this project with `{command}` "
-             "(bench/corpus/README.md: the corpus and its rule; bench/_mined.py: what each outcome means).", "",
-             "```", table(results), "```", "",
-             "## By class (count, one example: commit and one line)", ""]
+    lines = [
+        "# Replay of the mined corpus: the latest table",
+        "",
+        f"Measured at commit `{measured_at}` of this project with `{command}` "
+        "(bench/corpus/README.md: the corpus and its rule; bench/_mined.py: what each outcome means).",
+        "",
+        "```",
+        table(results),
+        "```",
+        "",
+        "## By class (count, one example: commit and one line)",
+        "",
+    ]
     for outcome in OUTCOMES[1:]:
         chosen = [r for r in results if r.outcome == outcome]
         if not chosen:

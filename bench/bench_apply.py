@@ -69,16 +69,25 @@ def time_tree(tree: Tree, runs: int) -> dict | str:
         return f"codemod's dry run did not delete {FUNCTION}:\n{ours_diff.stderr}"
     if f"pub fn {FUNCTION}(" not in peer_diff.stdout:
         return f"ast-grep's dry run did not delete {FUNCTION}:\n{peer_diff.stderr}"
-    ours, peer = race([("codemod apply --dry-run", ours_cmd), ("ast-grep run --rewrite ''", peer_cmd)],
-                      tree.root, runs)
+    ours, peer = race([("codemod apply --dry-run", ours_cmd), ("ast-grep run --rewrite ''", peer_cmd)], tree.root, runs)
     ratio = ours.median / peer.median
     target = TARGETS[tree.name]
     return {
-        "tree": tree.name, "root": str(tree.root), "files": tree.files, "lines": tree.lines,
-        "codemod": {"command": ours.command, "median_s": ours.median, "runs_s": ours.seconds,
-                    "diff_files": ours_diff.stdout.count("\n+++ "), "exit_code": ours_diff.returncode},
+        "tree": tree.name,
+        "root": str(tree.root),
+        "files": tree.files,
+        "lines": tree.lines,
+        "codemod": {
+            "command": ours.command,
+            "median_s": ours.median,
+            "runs_s": ours.seconds,
+            "diff_files": ours_diff.stdout.count("\n+++ "),
+            "exit_code": ours_diff.returncode,
+        },
         "ast_grep": {"command": peer.command, "median_s": peer.median, "runs_s": peer.seconds},
-        "ratio": ratio, "target": f"ratio <= {target}", "met": ratio <= target,
+        "ratio": ratio,
+        "target": f"ratio <= {target}",
+        "met": ratio <= target,
     }
 
 
@@ -107,10 +116,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{machine()}; median of {args.runs} interleaved runs")
         print(f"{'tree':15} {'files':>6} {'lines':>8} {'codemod':>9} {'ast-grep':>9} {'ratio':>7}  {'target':12} met")
         for r in rows:
-            print(f"{r['tree']:15} {r['files']:6} {r['lines']:8} {r['codemod']['median_s']:8.3f}s "
-                  f"{r['ast_grep']['median_s']:8.3f}s {r['ratio']:7.3f}  {r['target']:12} {'yes' if r['met'] else 'NO'}")
-        print("codemod:", rows[0]["codemod"]["command"], "  (ROOT per tree; diff files:",
-              ", ".join(f"{r['tree']} {r['codemod']['diff_files']}" for r in rows) + ")")
+            print(
+                f"{r['tree']:15} {r['files']:6} {r['lines']:8} {r['codemod']['median_s']:8.3f}s "
+                f"{r['ast_grep']['median_s']:8.3f}s {r['ratio']:7.3f}  {r['target']:12} {'yes' if r['met'] else 'NO'}"
+            )
+        print(
+            "codemod:",
+            rows[0]["codemod"]["command"],
+            "  (ROOT per tree; diff files:",
+            ", ".join(f"{r['tree']} {r['codemod']['diff_files']}" for r in rows) + ")",
+        )
         print("peer (run in ROOT):", rows[0]["ast_grep"]["command"])
     if args.profile:
         print(profile(timed[0].root), file=sys.stderr)

@@ -32,8 +32,18 @@ import shlex
 import subprocess
 import sys
 
-from _harness import (OUT, Tree, VENV_BIN, add_bytecode_option, add_corpus_option, machine, prepare_bytecode, race,
-                      tool, trees)
+from _harness import (
+    OUT,
+    Tree,
+    VENV_BIN,
+    add_bytecode_option,
+    add_corpus_option,
+    machine,
+    prepare_bytecode,
+    race,
+    tool,
+    trees,
+)
 
 RECIPE = "paged-compat-removal"
 IDENTIFIER_KINDS = ("identifier", "type_identifier", "field_identifier")
@@ -47,8 +57,10 @@ def write_rules(pattern: str) -> str:
     documents = []
     for language in ("Rust", "Cpp"):
         kinds = "\n".join(f"    - kind: {kind}\n      regex: {json.dumps(anchored)}" for kind in IDENTIFIER_KINDS)
-        documents.append(f"id: dead-symbol-{language.lower()}\nlanguage: {language}\nseverity: error\n"
-                         f"message: a removed symbol is named again\nrule:\n  any:\n{kinds}\n")
+        documents.append(
+            f"id: dead-symbol-{language.lower()}\nlanguage: {language}\nseverity: error\n"
+            f"message: a removed symbol is named again\nrule:\n  any:\n{kinds}\n"
+        )
     path = OUT / "rules" / "dead-symbols.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("---\n".join(documents))
@@ -65,7 +77,9 @@ def rg_lines(root, pattern: str) -> set[tuple[str, int]]:
 
 
 def check_lines(root) -> tuple[set[tuple[str, int]], int]:
-    out = subprocess.run([tool("codemod"), "check", "--recipe", RECIPE, "--json", str(root)], capture_output=True).stdout
+    out = subprocess.run(
+        [tool("codemod"), "check", "--recipe", RECIPE, "--json", str(root)], capture_output=True
+    ).stdout
     mentions = json.loads(out)["mentions"]
     return {(m["path"], m["line"]) for m in mentions}, len(mentions)
 
@@ -73,8 +87,9 @@ def check_lines(root) -> tuple[set[tuple[str, int]], int]:
 def pick_files(root, pattern: str) -> tuple[list[str], list[str]]:
     """Ten files of a clean commit (Rust, C++, a header), and the same with one mentioning file."""
     listed = subprocess.run([tool("rg"), "--files", "src/"], cwd=root, capture_output=True, text=True).stdout.split()
-    mentioning = set(subprocess.run([tool("rg"), "-l", pattern, "src/"], cwd=root, capture_output=True,
-                                    text=True).stdout.split())
+    mentioning = set(
+        subprocess.run([tool("rg"), "-l", pattern, "src/"], cwd=root, capture_output=True, text=True).stdout.split()
+    )
     clean = sorted(p for p in listed if p not in mentioning)
     rust = [p for p in clean if p.endswith(".rs")][:7]
     cpp = [p for p in clean if p.endswith(".cpp")][:2]
@@ -94,35 +109,68 @@ def time_tree(tree: Tree, pattern: str, rules: str, runs: int) -> dict | str:
     if found != expected:
         return f"codemod check and rg -n disagree: {sorted(found ^ expected)[:5]}"
     clean, with_mention = pick_files(root, pattern)
-    pipeline = (f"{shlex.quote(rg)} -l {shlex.quote(pattern)} src/ | "
-                f"xargs {shlex.quote(sg)} scan --rule {shlex.quote(rules)}")
+    pipeline = (
+        f"{shlex.quote(rg)} -l {shlex.quote(pattern)} src/ | xargs {shlex.quote(sg)} scan --rule {shlex.quote(rules)}"
+    )
     scan_target, pipe_target = TARGETS[tree.name]
     rows = []
 
     def row(name: str, target: str, ours, peer, limit: float | None, kind: str) -> None:
         value = ours.median / peer.median if kind == "ratio" else ours.median - peer.median
         met = None if limit is None else value <= limit
-        rows.append({"row": name, "target": target, "ours": ours.command, "ours_s": ours.median,
-                     "ours_runs": ours.seconds, "peer": peer.command, "peer_s": peer.median,
-                     "peer_runs": peer.seconds, kind: value, "met": met})
+        rows.append(
+            {
+                "row": name,
+                "target": target,
+                "ours": ours.command,
+                "ours_s": ours.median,
+                "ours_runs": ours.seconds,
+                "peer": peer.command,
+                "peer_s": peer.median,
+                "peer_runs": peer.seconds,
+                kind: value,
+                "met": met,
+            }
+        )
 
     check_tree_cmd = ("codemod check ROOT", [codemod, "check", "--recipe", RECIPE, str(root)])
     full = race([check_tree_cmd, ("ast-grep scan", [sg, "scan", "--rule", rules, "src/"])], root, runs)
     row("whole tree vs ast-grep scan", f"ratio <= {scan_target}", full[0], full[1], scan_target, "ratio")
     piped = race([check_tree_cmd, ("rg -l | xargs ast-grep scan", pipeline)], root, runs)
-    row("whole tree vs rg -l | xargs ast-grep scan", f"ratio <= {pipe_target}", piped[0], piped[1], pipe_target,
-        "ratio")
-    ten = race([("codemod check 10 files", [codemod, "check", "--recipe", RECIPE, *clean]),
-                ("python3 -c pass", [python, "-c", "pass"])], root, runs)
+    row(
+        "whole tree vs rg -l | xargs ast-grep scan", f"ratio <= {pipe_target}", piped[0], piped[1], pipe_target, "ratio"
+    )
+    ten = race(
+        [
+            ("codemod check 10 files", [codemod, "check", "--recipe", RECIPE, *clean]),
+            ("python3 -c pass", [python, "-c", "pass"]),
+        ],
+        root,
+        runs,
+    )
     for timed in (*full[:1], *ten[:1]):
         if timed.returncode not in (0, 1):
             sys.exit(f"bench_check: `{timed.command}` exited with {timed.returncode} (a usage error is not a check)")
     row("10 files (clean commit) vs python3 -c pass", "delta <= 0.100 s", ten[0], ten[1], 0.100, "delta")
-    ten_hit = race([("codemod check 10 files, 1 with a mention", [codemod, "check", "--recipe", RECIPE, *with_mention]),
-                    ("python3 -c pass", [python, "-c", "pass"])], root, runs)
+    ten_hit = race(
+        [
+            ("codemod check 10 files, 1 with a mention", [codemod, "check", "--recipe", RECIPE, *with_mention]),
+            ("python3 -c pass", [python, "-c", "pass"]),
+        ],
+        root,
+        runs,
+    )
     row("10 files, one with a mention (information)", "-", ten_hit[0], ten_hit[1], None, "delta")
-    return {"tree": tree.name, "root": str(root), "files": tree.files, "lines": tree.lines,
-            "mentions": mention_count, "rg_equal": True, "rows": rows, "clean_files": clean}
+    return {
+        "tree": tree.name,
+        "root": str(root),
+        "files": tree.files,
+        "lines": tree.lines,
+        "mentions": mention_count,
+        "rg_equal": True,
+        "rows": rows,
+        "clean_files": clean,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,13 +201,17 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"{machine()}; median of {args.runs} interleaved runs")
         for result in results:
-            print(f"\ntree: {result['tree']}, {result['files']} files, {result['lines']} lines of Rust and C++; "
-                  f"{result['mentions']} mentions (path:line set equal to rg -n's)")
+            print(
+                f"\ntree: {result['tree']}, {result['files']} files, {result['lines']} lines of Rust and C++; "
+                f"{result['mentions']} mentions (path:line set equal to rg -n's)"
+            )
             print(f"{'row':48} {'codemod':>9} {'peer':>9} {'figure':>10}  {'target':18} met")
             for r in result["rows"]:
                 figure = f"{r['ratio']:.3f}x" if "ratio" in r else f"{r['delta'] * 1000:+.0f} ms"
-                print(f"{r['row']:48} {r['ours_s']:8.3f}s {r['peer_s']:8.3f}s {figure:>10}  {r['target']:18} "
-                      f"{'-' if r['met'] is None else 'yes' if r['met'] else 'NO'}")
+                print(
+                    f"{r['row']:48} {r['ours_s']:8.3f}s {r['peer_s']:8.3f}s {figure:>10}  {r['target']:18} "
+                    f"{'-' if r['met'] is None else 'yes' if r['met'] else 'NO'}"
+                )
         print("\npeers (run in ROOT):", "; ".join(sorted({r["peer"] for r in results[0]["rows"]})))
     met = all(r["met"] is not False for result in results for r in result["rows"])
     return 0 if met else 1

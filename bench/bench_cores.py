@@ -45,14 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_scale
 import registry_workspace
-from _harness import (
-    OUT,
-    add_bytecode_option,
-    add_corpus_option,
-    machine,
-    prepare_bytecode,
-    tool,
-)
+from _harness import OUT, add_bytecode_option, add_corpus_option, machine, prepare_bytecode, tool
 
 CORES = (2, 4, 8, 16)
 
@@ -67,8 +60,15 @@ def pinned(cpus: list[int], n: int) -> list[str]:
     chosen = ",".join(map(str, cpus[:n]))
     if shutil.which("taskset"):
         return ["taskset", "-c", chosen]
-    return [sys.executable, "-c", ("import os, sys; os.sched_setaffinity(0, [int(c) for c in sys.argv[1].split(',')]); "
-            "os.execvp(sys.argv[2], sys.argv[2:])"), chosen]
+    return [
+        sys.executable,
+        "-c",
+        (
+            "import os, sys; os.sched_setaffinity(0, [int(c) for c in sys.argv[1].split(',')]); "
+            "os.execvp(sys.argv[2], sys.argv[2:])"
+        ),
+        chosen,
+    ]
 
 
 def peer_with_threads(peer: list[str], n: int) -> list[str]:
@@ -123,29 +123,47 @@ def time_tree(tree: bench_scale.Workspace, cores: list[int], cpus: list[int], ru
                 cpu[n, side].append(seconds)
     for (n, side), code in codes.items():
         if side == "codemod" and code not in (0, 1):
-            sys.exit(f"bench_cores: {tree.name}: the dry run exits {code} at N={n} (not a plan): "
-                     f"{' '.join(tree.dry_run)} in {tree.root}")
+            sys.exit(
+                f"bench_cores: {tree.name}: the dry run exits {code} at N={n} (not a plan): "
+                f"{' '.join(tree.dry_run)} in {tree.root}"
+            )
     rows = []
     for n in cores:
         ours, peer = statistics.median(walls[n, "codemod"]), statistics.median(walls[n, "ast-grep"])
         memory, _, _ = bench_scale.peak_rss([*pinned(cpus, n), "env", f"CODEMOD_JOBS={n}", *tree.dry_run], tree.root)
         peer_memory, _, _ = bench_scale.peak_rss([*pinned(cpus, n), *peer_with_threads(tree.peer, n)], tree.root)
-        rows.append({"cores": n, "codemod_s": ours, "ast_grep_s": peer, "ratio": ours / peer,
-                     "codemod_cpu_s": statistics.median(cpu[n, "codemod"]),
-                     "ast_grep_cpu_s": statistics.median(cpu[n, "ast-grep"]),
-                     "codemod_runs": walls[n, "codemod"], "ast_grep_runs": walls[n, "ast-grep"],
-                     "codemod_peak_mib": memory / 2**20, "ast_grep_peak_mib": peer_memory / 2**20})
+        rows.append(
+            {
+                "cores": n,
+                "codemod_s": ours,
+                "ast_grep_s": peer,
+                "ratio": ours / peer,
+                "codemod_cpu_s": statistics.median(cpu[n, "codemod"]),
+                "ast_grep_cpu_s": statistics.median(cpu[n, "ast-grep"]),
+                "codemod_runs": walls[n, "codemod"],
+                "ast_grep_runs": walls[n, "ast-grep"],
+                "codemod_peak_mib": memory / 2**20,
+                "ast_grep_peak_mib": peer_memory / 2**20,
+            }
+        )
     first = rows[0]
     for row in rows:
         row["codemod_speedup"] = first["codemod_s"] / row["codemod_s"]
         row["ast_grep_speedup"] = first["ast_grep_s"] / row["ast_grep_s"]
     fit = amdahl([(row["cores"], row["codemod_s"]) for row in rows])
     peer_fit = amdahl([(row["cores"], row["ast_grep_s"]) for row in rows])
-    return {"name": tree.name, "root": str(tree.root), "files": tree.files, "lines": tree.lines,
-            "dry_run_exit": codes[cores[0], "codemod"], "dry_run": " ".join(tree.dry_run[1:]),
-            "peer": " ".join(tree.peer[1:]), "rows": rows,
-            "fit": None if fit is None else {"serial_s": fit[0], "parallel_s": fit[1]},
-            "peer_fit": None if peer_fit is None else {"serial_s": peer_fit[0], "parallel_s": peer_fit[1]}}
+    return {
+        "name": tree.name,
+        "root": str(tree.root),
+        "files": tree.files,
+        "lines": tree.lines,
+        "dry_run_exit": codes[cores[0], "codemod"],
+        "dry_run": " ".join(tree.dry_run[1:]),
+        "peer": " ".join(tree.peer[1:]),
+        "rows": rows,
+        "fit": None if fit is None else {"serial_s": fit[0], "parallel_s": fit[1]},
+        "peer_fit": None if peer_fit is None else {"serial_s": peer_fit[0], "parallel_s": peer_fit[1]},
+    }
 
 
 # `codemod ARGS` under cProfile, its imports included (`python -m cProfile -m codemods` writes
@@ -170,8 +188,16 @@ def profile_tree(tree: bench_scale.Workspace, n: int, cpus: list[int], folder: P
     """One dry run under cProfile at `n` cores: where the parent process's time goes."""
     folder.mkdir(parents=True, exist_ok=True)
     stats_file = folder / f"{tree.name.split()[0]}-{n}.prof"
-    argv = [*pinned(cpus, n), "env", f"CODEMOD_JOBS={n}", tool("python"), "-c", PROFILED, str(stats_file),
-            *tree.dry_run[1:]]
+    argv = [
+        *pinned(cpus, n),
+        "env",
+        f"CODEMOD_JOBS={n}",
+        tool("python"),
+        "-c",
+        PROFILED,
+        str(stats_file),
+        *tree.dry_run[1:],
+    ]
     wall, _, _ = run_once(argv, tree.root)
     stats = pstats.Stats(str(stats_file))
     entries = stats.stats  # type: ignore[attr-defined]
@@ -188,10 +214,14 @@ def profile_tree(tree: bench_scale.Workspace, n: int, cpus: list[int], folder: P
     waiting = cumulative("forked_map")
     own = sorted(entries.items(), key=lambda item: -item[1][2])[:15]
     ours = sorted(((k, v) for k, v in entries.items() if "/codemods/" in k[0]), key=lambda item: -item[1][3])[:25]
-    lines = [(f"== {tree.name} at N={n} (CODEMOD_JOBS={n}): wall {wall:.2f} s under cProfile, "
-             f"parent's profiled time {total:.2f} s, of which waiting on the forked workers (forked_map) "
-             f"{waiting:.2f} s, so {total - waiting:.2f} s serial in the parent"),
-             "-- functions by own time (tottime, ncalls)"]
+    lines = [
+        (
+            f"== {tree.name} at N={n} (CODEMOD_JOBS={n}): wall {wall:.2f} s under cProfile, "
+            f"parent's profiled time {total:.2f} s, of which waiting on the forked workers (forked_map) "
+            f"{waiting:.2f} s, so {total - waiting:.2f} s serial in the parent"
+        ),
+        "-- functions by own time (tottime, ncalls)",
+    ]
     lines += [f"  {v[2]:7.3f} s  {v[1]:>9}  {where(k)}" for k, v in own]
     lines.append("-- the project's functions by cumulative time")
     lines += [f"  {v[3]:7.3f} s  {v[1]:>9}  {where(k)}" for k, v in ours]
@@ -202,14 +232,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--cores", default=",".join(map(str, CORES)), help="core counts (capped at the usable CPUs)")
-    parser.add_argument("--only", default="generated,registry,databend,real",
-                        help="comma-separated trees (generated, registry, databend, real)")
-    parser.add_argument("--profile", type=int, default=0, metavar="N",
-                        help="also profile each tree's dry run once at N cores (0: no profile)")
+    parser.add_argument(
+        "--only",
+        default="generated,registry,databend,real",
+        help="comma-separated trees (generated, registry, databend, real)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also profile each tree's dry run once at N cores (0: no profile)",
+    )
     parser.add_argument("--profile-dir", type=Path, default=OUT / "cores-profile")
     parser.add_argument("--json", action="store_true", help="print the results as JSON (the table goes to stderr)")
-    parser.add_argument("--save", type=Path, metavar="FILE",
-                        help="also write the results as JSON to FILE, after each tree")
+    parser.add_argument(
+        "--save", type=Path, metavar="FILE", help="also write the results as JSON to FILE, after each tree"
+    )
     add_corpus_option(parser)
     add_bytecode_option(parser)
     args = parser.parse_args()
@@ -220,6 +259,7 @@ def main() -> None:
 
     use_carried_registry()
     trees, skipped, _ = bench_scale.workspaces(set(args.only.split(",")), args.corpus)
+
     def say(text: str) -> None:
         print(text, file=sys.stderr if args.json else sys.stdout, flush=True)
 
@@ -229,26 +269,36 @@ def main() -> None:
     for reason in skipped:
         say(f"skipped: {reason}")
     results, profiles = [], []
-    header = (f"{'tree':14} {'N':>3} {'codemod':>9} {'ast-grep':>9} {'ratio':>7} {'x vs 2':>7} {'ag x':>6} "
-              f"{'cm CPU':>8} {'ag CPU':>8} {'cm MiB':>7} {'ag MiB':>7}")
+    header = (
+        f"{'tree':14} {'N':>3} {'codemod':>9} {'ast-grep':>9} {'ratio':>7} {'x vs 2':>7} {'ag x':>6} "
+        f"{'cm CPU':>8} {'ag CPU':>8} {'cm MiB':>7} {'ag MiB':>7}"
+    )
     for tree in trees:
         result = time_tree(tree, cores, cpus, args.runs)
         results.append(result)
         say(f"\n{tree.name}: {tree.files} files, {tree.lines} lines; the dry run exits {result['dry_run_exit']}")
         say(header)
         for row in result["rows"]:
-            say(f"{tree.name.split()[0]:14} {row['cores']:>3} {row['codemod_s']:8.3f}s {row['ast_grep_s']:8.3f}s "
+            say(
+                f"{tree.name.split()[0]:14} {row['cores']:>3} {row['codemod_s']:8.3f}s {row['ast_grep_s']:8.3f}s "
                 f"{row['ratio']:6.2f}x {row['codemod_speedup']:6.2f}x {row['ast_grep_speedup']:5.2f}x "
                 f"{row['codemod_cpu_s']:7.2f}s {row['ast_grep_cpu_s']:7.2f}s {row['codemod_peak_mib']:7.0f} "
-                f"{row['ast_grep_peak_mib']:7.0f}")
+                f"{row['ast_grep_peak_mib']:7.0f}"
+            )
         if result["fit"]:
             serial, parallel = result["fit"]["serial_s"], result["fit"]["parallel_s"]
-            say(f"fit T(N) = S + P/N: codemod S = {serial:.2f} s serial, P = {parallel:.2f} s parallel "
+            say(
+                f"fit T(N) = S + P/N: codemod S = {serial:.2f} s serial, P = {parallel:.2f} s parallel "
                 f"(at most {(serial + parallel) / (serial + parallel / 16):.1f}x from 1 to 16 cores); ast-grep "
-                f"S = {result['peer_fit']['serial_s']:.2f} s, P = {result['peer_fit']['parallel_s']:.2f} s")
+                f"S = {result['peer_fit']['serial_s']:.2f} s, P = {result['peer_fit']['parallel_s']:.2f} s"
+            )
         if args.save:
-            args.save.write_text(json.dumps({"machine": machine(), "cpus": len(cpus), "runs": args.runs,
-                                             "skipped": skipped, "trees": results}, indent=2))
+            args.save.write_text(
+                json.dumps(
+                    {"machine": machine(), "cpus": len(cpus), "runs": args.runs, "skipped": skipped, "trees": results},
+                    indent=2,
+                )
+            )
         if args.profile:
             profiles.append(profile_tree(tree, min(args.profile, len(cpus)), cpus, args.profile_dir))
             (args.profile_dir / "profile.txt").write_text("".join(profiles))

@@ -55,8 +55,18 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from _harness import (DEFAULT_CORPUS, OUT, REPO, add_bytecode_option, add_corpus_option, corpus_tree, machine,
-                      prepare_bytecode, race, tool)
+from _harness import (
+    DEFAULT_CORPUS,
+    OUT,
+    REPO,
+    add_bytecode_option,
+    add_corpus_option,
+    corpus_tree,
+    machine,
+    prepare_bytecode,
+    race,
+    tool,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_workspace import DEFAULT_OUT, generate
@@ -80,9 +90,11 @@ BIG_MB = 100
 
 def peak_rss(argv: list[str], cwd: Path) -> tuple[int, float, int]:
     """(max RSS in bytes, seconds, exit code) of one run of `argv`, measured in a fresh child."""
-    probe = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-             "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.perf_counter() - t, r.returncode)")
+    probe = (
+        "import resource, subprocess, sys, time; t = time.perf_counter(); "
+        "r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.perf_counter() - t, r.returncode)"
+    )
     out = subprocess.run([sys.executable, "-c", probe, *argv], cwd=cwd, capture_output=True, text=True).stdout.split()
     return int(out[0]) * 1024, float(out[1]), int(out[2])
 
@@ -94,19 +106,25 @@ def big_file_tree(size_mb: int) -> Path:
     if big.is_file() and big.stat().st_size >= size_mb * 1_000_000:
         return root
     (root / "src").mkdir(parents=True, exist_ok=True)
-    (root / "src" / "lib.rs").write_text("mod big;\n\npub fn gone_helper(x: usize) -> usize {\n    x\n}\n\n"
-                                         "pub fn kept(x: usize) -> usize {\n    x + 1\n}\n")
-    chunk = "".join(f"pub fn filler_{i}(x: usize) -> usize {{\n    // a comment about item {i}\n    x * {i % 7 + 1}\n}}\n\n"
-                    for i in range(2000))
+    (root / "src" / "lib.rs").write_text(
+        "mod big;\n\npub fn gone_helper(x: usize) -> usize {\n    x\n}\n\n"
+        "pub fn kept(x: usize) -> usize {\n    x + 1\n}\n"
+    )
+    chunk = "".join(
+        f"pub fn filler_{i}(x: usize) -> usize {{\n    // a comment about item {i}\n    x * {i % 7 + 1}\n}}\n\n"
+        for i in range(2000)
+    )
     with big.open("w") as out:
         written = 0
         out.write("use crate::gone_helper;\n\npub fn user(x: usize) -> usize {\n    gone_helper(x)\n}\n\n")
         while written < size_mb * 1_000_000:
             out.write(chunk)
             written += len(chunk)
-    (root / "recipe.toml").write_text('id = "big"\nsummary = "delete one fn a 100 MB file names"\n'
-                                      'dead_symbol_pattern = "gone_helper"\n\n[[delete]]\npath = "src/lib.rs"\n'
-                                      'language = "rust"\nkind = "fn"\nname = "crate::gone_helper"\n')
+    (root / "recipe.toml").write_text(
+        'id = "big"\nsummary = "delete one fn a 100 MB file names"\n'
+        'dead_symbol_pattern = "gone_helper"\n\n[[delete]]\npath = "src/lib.rs"\n'
+        'language = "rust"\nkind = "fn"\nname = "crate::gone_helper"\n'
+    )
     return root
 
 
@@ -135,33 +153,63 @@ def workspaces(only: set[str], corpus: str | None) -> tuple[list[Workspace], lis
     found, skipped, generated = [], [], None
     if "generated" in only:
         generated = generate(DEFAULT_OUT, 2_100_000, 40, 2230)
-        found.append(Workspace("generated", DEFAULT_OUT, generated["files"], generated["lines"],
-                               [codemod, "apply", "--dry-run", "--recipe", "delete-six.toml", "."],
-                               [sg, "run", "--lang", "rust", "-p", PATTERN, "--rewrite", "", "crates/"], 1.0))
+        found.append(
+            Workspace(
+                "generated",
+                DEFAULT_OUT,
+                generated["files"],
+                generated["lines"],
+                [codemod, "apply", "--dry-run", "--recipe", "delete-six.toml", "."],
+                [sg, "run", "--lang", "rust", "-p", PATTERN, "--rewrite", "", "crates/"],
+                1.0,
+            )
+        )
     if "registry" in only:
         registry = OUT / "registry-workspace"
         manifest = build_registry(registry)
-        found.append(Workspace("registry", registry, manifest["files"], manifest["lines"],
-                               [codemod, "apply", "--dry-run", "--recipe", "delete-methods.toml", "."],
-                               [sg, "run", "--lang", "rust", "-p", REGISTRY_PATTERN, "--rewrite", "", "crates/"],
-                               1.0))
+        found.append(
+            Workspace(
+                "registry",
+                registry,
+                manifest["files"],
+                manifest["lines"],
+                [codemod, "apply", "--dry-run", "--recipe", "delete-methods.toml", "."],
+                [sg, "run", "--lang", "rust", "-p", REGISTRY_PATTERN, "--rewrite", "", "crates/"],
+                1.0,
+            )
+        )
     if "databend" in only:
         try:
             databend = build_databend(OUT / "databend")
         except FileNotFoundError as missing:
             skipped.append(f"databend: {missing}")
         else:
-            found.append(Workspace("databend", OUT / "databend", databend["files"], databend["lines"],
-                                   [codemod, "apply", "--dry-run", "--recipe", "delete-methods.toml", "."],
-                                   [sg, "run", "--lang", "rust", "-p", DATABEND_PATTERN, "--rewrite", "", "src/"],
-                                   1.0))
+            found.append(
+                Workspace(
+                    "databend",
+                    OUT / "databend",
+                    databend["files"],
+                    databend["lines"],
+                    [codemod, "apply", "--dry-run", "--recipe", "delete-methods.toml", "."],
+                    [sg, "run", "--lang", "rust", "-p", DATABEND_PATTERN, "--rewrite", "", "src/"],
+                    1.0,
+                )
+            )
     if "real" in only:
         archive = Path(corpus) if corpus else DEFAULT_CORPUS
         if archive.is_file():
             tree = corpus_tree(archive)
-            found.append(Workspace("real (mlxcel)", tree.root, tree.files, tree.lines,
-                                   [codemod, "apply", "--dry-run", "--recipe", "paged-compat-removal", "."],
-                                   [sg, "run", "--lang", "rust", "-p", MLXCEL_PATTERN, "--rewrite", "", "src/"], 0.5))
+            found.append(
+                Workspace(
+                    "real (mlxcel)",
+                    tree.root,
+                    tree.files,
+                    tree.lines,
+                    [codemod, "apply", "--dry-run", "--recipe", "paged-compat-removal", "."],
+                    [sg, "run", "--lang", "rust", "-p", MLXCEL_PATTERN, "--rewrite", "", "src/"],
+                    0.5,
+                )
+            )
         else:
             skipped.append(f"real (mlxcel): no archive at {archive}")
     return found, skipped, generated
@@ -188,8 +236,14 @@ def growth_trees() -> list[tuple[int, Path, int]]:
             for index in range(copies):
                 shared = () if index == 0 else SHARED_CRATES
                 copy = root / f"copy{index}" / "crates"
-                shutil.copytree(base / "crates", copy, copy_function=os.link, ignore=lambda folder, names, shared=shared:
-                                [name for name in names if Path(folder).name == "crates" and name in shared])
+                shutil.copytree(
+                    base / "crates",
+                    copy,
+                    copy_function=os.link,
+                    ignore=lambda folder, names, shared=shared: [
+                        name for name in names if Path(folder).name == "crates" and name in shared
+                    ],
+                )
                 for cargo in copy.glob("*/Cargo.toml") if index else ():
                     text = cargo.read_text()
                     cargo.unlink()
@@ -209,13 +263,26 @@ def growth_rows(runs: int) -> list[tuple]:
     rows = []
     for copies, root, lines in growth_trees():
         dry_run = [codemod, "apply", "--dry-run", "--recipe", "delete-six.toml", "."]
-        ours, peer = race([("codemod", dry_run), ("ast-grep run", [sg, "run", "--lang", "rust", "-p", PATTERN,
-                                                                    "--rewrite", "", "."])], root, runs)
+        ours, peer = race(
+            [
+                ("codemod", dry_run),
+                ("ast-grep run", [sg, "run", "--lang", "rust", "-p", PATTERN, "--rewrite", "", "."]),
+            ],
+            root,
+            runs,
+        )
         memory, _, _ = peak_rss(dry_run, root)
         per_million = ours.median / (lines / 1e6)
-        rows.append((f"growth {copies}x ({lines / 1e6:.2f}M lines): dry run, {memory / 2**20:.0f} MiB",
-                     ours.median, peer.median, f"{per_million:.2f} s/Mline", f"ag {peer.median / (lines / 1e6):.2f}",
-                     None))
+        rows.append(
+            (
+                f"growth {copies}x ({lines / 1e6:.2f}M lines): dry run, {memory / 2**20:.0f} MiB",
+                ours.median,
+                peer.median,
+                f"{per_million:.2f} s/Mline",
+                f"ag {peer.median / (lines / 1e6):.2f}",
+                None,
+            )
+        )
     return rows
 
 
@@ -224,11 +291,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--skip-big-file", action="store_true")
-    parser.add_argument("--only", default="generated,registry,databend,real,growth",
-                        help="comma-separated trees to time (generated, registry, databend, real) and the growth "
-                             "curve (growth); the rows of the generated workspace beyond its dry run need it")
-    parser.add_argument("--baseline", metavar="DIR",
-                        help="a checkout of an earlier commit: its dry runs are timed too (PYTHONPATH=DIR)")
+    parser.add_argument(
+        "--only",
+        default="generated,registry,databend,real,growth",
+        help="comma-separated trees to time (generated, registry, databend, real) and the growth "
+        "curve (growth); the rows of the generated workspace beyond its dry run need it",
+    )
+    parser.add_argument(
+        "--baseline", metavar="DIR", help="a checkout of an earlier commit: its dry runs are timed too (PYTHONPATH=DIR)"
+    )
     add_corpus_option(parser)
     add_bytecode_option(parser)
     args = parser.parse_args()
@@ -247,18 +318,43 @@ def main() -> None:
             # The same command line, the earlier checkout's package first on the path.
             arms.append(("baseline", ["env", f"PYTHONPATH={baseline}", python, "-m", "codemods", *tree.dry_run[1:]]))
         ours, peer, *before = race(arms, tree.root, args.runs)
-        rows.append((f"{tree.name}: dry run vs ast-grep run -p", ours.median, peer.median,
-                     f"{ours.median / peer.median:.3f}x", f"ratio <= {tree.target}",
-                     ours.median <= tree.target * peer.median))
+        rows.append(
+            (
+                f"{tree.name}: dry run vs ast-grep run -p",
+                ours.median,
+                peer.median,
+                f"{ours.median / peer.median:.3f}x",
+                f"ratio <= {tree.target}",
+                ours.median <= tree.target * peer.median,
+            )
+        )
         if before:
-            rows.append((f"{tree.name}: baseline's dry run vs ast-grep run -p", before[0].median, peer.median,
-                         f"{before[0].median / peer.median:.3f}x", "(information)", None))
+            rows.append(
+                (
+                    f"{tree.name}: baseline's dry run vs ast-grep run -p",
+                    before[0].median,
+                    peer.median,
+                    f"{before[0].median / peer.median:.3f}x",
+                    "(information)",
+                    None,
+                )
+            )
         memory, _, exits[tree.name] = peak_rss(tree.dry_run, tree.root)
         if exits[tree.name] not in (0, 1):
-            sys.exit(f"bench_scale: {tree.name}: the dry run exits {exits[tree.name]} (not a plan): "
-                     f"{' '.join(tree.dry_run)} in {tree.root}")
-        rows.append((f"{tree.name}: dry run peak memory (max RSS)", memory / 2**20, None, f"{memory / 2**20:.0f} MiB",
-                     "< 1024 MiB", memory < 2**30))
+            sys.exit(
+                f"bench_scale: {tree.name}: the dry run exits {exits[tree.name]} (not a plan): "
+                f"{' '.join(tree.dry_run)} in {tree.root}"
+            )
+        rows.append(
+            (
+                f"{tree.name}: dry run peak memory (max RSS)",
+                memory / 2**20,
+                None,
+                f"{memory / 2**20:.0f} MiB",
+                "< 1024 MiB",
+                memory < 2**30,
+            )
+        )
         peers.append(f"{tree.name}: {peer.command}")
 
     if manifest is not None:
@@ -266,19 +362,44 @@ def main() -> None:
         rule = OUT / "rules" / "deleted-items.yml"
         rule.parent.mkdir(parents=True, exist_ok=True)
         rule.write_text(RULE)
-        ours, scan_peer = race([("codemod", trees[0].dry_run), ("ast-grep scan", [sg, "scan", "--rule", str(rule),
-                                                                                     "crates/"])], root, args.runs)
-        rows.append(("generated: dry run vs ast-grep scan, one rule (information)", ours.median, scan_peer.median,
-                     f"{ours.median / scan_peer.median:.3f}x", "-", None))
+        ours, scan_peer = race(
+            [("codemod", trees[0].dry_run), ("ast-grep scan", [sg, "scan", "--rule", str(rule), "crates/"])],
+            root,
+            args.runs,
+        )
+        rows.append(
+            (
+                "generated: dry run vs ast-grep scan, one rule (information)",
+                ours.median,
+                scan_peer.median,
+                f"{ours.median / scan_peer.median:.3f}x",
+                "-",
+                None,
+            )
+        )
         peers.append(f"generated: {scan_peer.command}")
         files = ten_files(root)
-        check, bare = race([("check", [codemod, "check", "--recipe", "paged-compat-removal", *files]),
-                            ("python", [python, "-c", "pass"])], root, args.runs)
+        check, bare = race(
+            [
+                ("check", [codemod, "check", "--recipe", "paged-compat-removal", *files]),
+                ("python", [python, "-c", "pass"]),
+            ],
+            root,
+            args.runs,
+        )
         if check.returncode not in (0, 1):
             sys.exit(f"bench_scale: `{check.command}` exited with {check.returncode} (a usage error is not a check)")
         delta = check.median - bare.median
-        rows.append(("generated: check on 10 files vs python3 -c pass", check.median, bare.median,
-                     f"+{delta * 1000:.0f} ms", "delta <= 0.060 s", delta <= 0.060))
+        rows.append(
+            (
+                "generated: check on 10 files vs python3 -c pass",
+                check.median,
+                bare.median,
+                f"+{delta * 1000:.0f} ms",
+                "delta <= 0.060 s",
+                delta <= 0.060,
+            )
+        )
 
     if "growth" in only:
         rows += growth_rows(args.runs)
@@ -287,30 +408,58 @@ def main() -> None:
         big = big_file_tree(BIG_MB)
         size = (big / "src" / "big.rs").stat().st_size
         memory, seconds, _big_code = peak_rss([codemod, "apply", "--dry-run", "--recipe", "recipe.toml", "."], big)
-        rows.append((f"{size / 1e6:.0f} MB file naming a removed symbol: dry run", seconds, None, f"{seconds:.1f} s",
-                     "< 10 s", seconds < 10))
-        rows.append(("  its peak memory (max RSS)", memory / 2**20, None, f"{memory / size:.1f}x the file",
-                     "< 5x", memory < 5 * size))
+        rows.append(
+            (
+                f"{size / 1e6:.0f} MB file naming a removed symbol: dry run",
+                seconds,
+                None,
+                f"{seconds:.1f} s",
+                "< 10 s",
+                seconds < 10,
+            )
+        )
+        rows.append(
+            (
+                "  its peak memory (max RSS)",
+                memory / 2**20,
+                None,
+                f"{memory / size:.1f}x the file",
+                "< 5x",
+                memory < 5 * size,
+            )
+        )
 
     if args.json:
-        print(json.dumps({"machine": machine(), "workspace": manifest, "skipped": skipped, "dry_run_exits": exits,
-                          "trees": [{"name": t.name, "root": str(t.root), "files": t.files, "lines": t.lines}
-                                    for t in trees],
-                          "rows": [dict(zip(("row", "codemod", "peer", "figure", "target", "met"), r)) for r in rows]},
-                         indent=2))
+        print(
+            json.dumps(
+                {
+                    "machine": machine(),
+                    "workspace": manifest,
+                    "skipped": skipped,
+                    "dry_run_exits": exits,
+                    "trees": [{"name": t.name, "root": str(t.root), "files": t.files, "lines": t.lines} for t in trees],
+                    "rows": [dict(zip(("row", "codemod", "peer", "figure", "target", "met"), r)) for r in rows],
+                },
+                indent=2,
+            )
+        )
         return
     print(machine() + f"; median of {args.runs} interleaved runs")
     for tree in trees:
-        print(f"{tree.name}: {tree.files} files, {tree.lines} lines ({tree.root.relative_to(REPO)}); "
-              f"the dry run exits {exits[tree.name]}")
+        print(
+            f"{tree.name}: {tree.files} files, {tree.lines} lines ({tree.root.relative_to(REPO)}); "
+            f"the dry run exits {exits[tree.name]}"
+        )
     for reason in skipped:
         print(f"skipped: {reason}")
     print(f"{'row':62} {'codemod':>9} {'peer':>9} {'figure':>14}  {'target':18} met")
     for name, ours_s, peer_s, figure, target, met in rows:
         ours_txt = f"{ours_s:.3f}s" if peer_s is not None else ""
         peer_txt = f"{peer_s:.3f}s" if peer_s is not None else ""
-        print(f"{name:62} {ours_txt:>9} {peer_txt:>9} {figure:>14}  {target:18} "
-              f"{'-' if met is None else 'yes' if met else 'NO'}")
+        print(
+            f"{name:62} {ours_txt:>9} {peer_txt:>9} {figure:>14}  {target:18} "
+            f"{'-' if met is None else 'yes' if met else 'NO'}"
+        )
     print("peers (run in each ROOT): " + "; ".join(peers))
     if baseline is not None:
         print(f"baseline: {baseline} (PYTHONPATH), run interleaved with the dry run and its peer")

@@ -45,8 +45,11 @@ SOURCES = (".rs", ".cpp", ".cc", ".h", ".hpp", ".py")
 
 
 def _lines(root: Path) -> int:
-    return sum(path.read_bytes().count(b"\n") for path in root.rglob("*")
-               if path.suffix in SOURCES and path.is_file() and "target" not in path.parts)
+    return sum(
+        path.read_bytes().count(b"\n")
+        for path in root.rglob("*")
+        if path.suffix in SOURCES and path.is_file() and "target" not in path.parts
+    )
 
 
 def _fresh_target(folder: Path, seed: Path | None) -> Path:
@@ -96,9 +99,18 @@ def _case(name: str, root: Path, recipe: Recipe, seed: Path | None) -> dict[str,
     _fresh_target(cache / "target", seed)
     first = verify_plan(plan, cache=cache)
     second = verify_plan(plan, cache=cache)
-    return {"tree": name, "lines": _lines(root), "files changed": len(plan.changes), "check": label,
-            "alone cold": cold, "alone warm": warm, "verify 1st": first.seconds, "verify 2nd": second.seconds,
-            "new errors": len(first.new_errors), "baseline cached (2nd)": all(c.baseline_cached for c in second.checks)}
+    return {
+        "tree": name,
+        "lines": _lines(root),
+        "files changed": len(plan.changes),
+        "check": label,
+        "alone cold": cold,
+        "alone warm": warm,
+        "verify 1st": first.seconds,
+        "verify 2nd": second.seconds,
+        "new errors": len(first.new_errors),
+        "baseline cached (2nd)": all(c.baseline_cached for c in second.checks),
+    }
 
 
 def _fixture() -> tuple[Path, Recipe, Path]:
@@ -106,15 +118,30 @@ def _fixture() -> tuple[Path, Recipe, Path]:
     shutil.rmtree(root, ignore_errors=True)
     copy_fixture(root)
     write_offline_cargo_config(root)
-    recipe = Recipe(id="drop-chunk-size", summary="", deletions=(
-        ItemTarget("src/models/llama4.rs", "rust", "fn", "Llama4Wrapper::attention_chunk_size"),))
+    recipe = Recipe(
+        id="drop-chunk-size",
+        summary="",
+        deletions=(ItemTarget("src/models/llama4.rs", "rust", "fn", "Llama4Wrapper::attention_chunk_size"),),
+    )
     return root, recipe, seed_target_dir()
 
 
 def _generated(lines: int) -> tuple[Path, Recipe, None]:
     root = HERE / "generated"
-    subprocess.run([sys.executable, str(REPO / "bench" / "gen_workspace.py"), "--out", str(root), "--lines",
-                    str(lines), "--crates", "12"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "gen_workspace.py"),
+            "--out",
+            str(root),
+            "--lines",
+            str(lines),
+            "--crates",
+            "12",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return root, load_recipe(str(root / "delete-six.toml")), None
 
 
@@ -136,13 +163,19 @@ def main() -> None:
     print(f"# bench_verify on {machine()}")
     for name, root, recipe, seed in cases:
         row = _case(name, root, recipe, seed)
-        print(f"\n{row['tree']}: {row['lines']} lines, {row['files changed']} file(s) changed, "
-              f"{row['new errors']} new error(s); check: {row['check']}")
+        print(
+            f"\n{row['tree']}: {row['lines']} lines, {row['files changed']} file(s) changed, "
+            f"{row['new errors']} new error(s); check: {row['check']}"
+        )
         print(f"  check alone: cold {row['alone cold']:.1f} s, warm (after the plan's edit) {row['alone warm']:.1f} s")
-        print(f"  verify:      1st run {row['verify 1st']:.1f} s, 2nd run {row['verify 2nd']:.1f} s "
-              f"(baseline from the cache: {row['baseline cached (2nd)']})")
-        print(f"  ratio:       1st / cold {row['verify 1st'] / max(row['alone cold'], 1e-3):.2f}, "
-              f"2nd / warm {row['verify 2nd'] / max(row['alone warm'], 1e-3):.2f}")
+        print(
+            f"  verify:      1st run {row['verify 1st']:.1f} s, 2nd run {row['verify 2nd']:.1f} s "
+            f"(baseline from the cache: {row['baseline cached (2nd)']})"
+        )
+        print(
+            f"  ratio:       1st / cold {row['verify 1st'] / max(row['alone cold'], 1e-3):.2f}, "
+            f"2nd / warm {row['verify 2nd'] / max(row['alone warm'], 1e-3):.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -29,13 +29,27 @@ sys.path.insert(0, str(HERE.parent))
 from codemods.languages.rust.excerpt import excerpt  # noqa: E402
 from codemods.parse import RUST, parse  # noqa: E402
 
-ITEMS = {"function_item", "struct_item", "enum_item", "impl_item", "trait_item", "const_item", "static_item",
-         "type_item", "mod_item", "use_declaration", "macro_definition", "union_item", "function_signature_item"}
+ITEMS = {
+    "function_item",
+    "struct_item",
+    "enum_item",
+    "impl_item",
+    "trait_item",
+    "const_item",
+    "static_item",
+    "type_item",
+    "mod_item",
+    "use_declaration",
+    "macro_definition",
+    "union_item",
+    "function_signature_item",
+}
 
 
 def rustfmt(text: bytes, edition: str) -> bytes | None:
-    result = subprocess.run(["rustfmt", "--edition", edition, "--emit", "stdout"], input=text, capture_output=True,
-                            timeout=60)
+    result = subprocess.run(
+        ["rustfmt", "--edition", edition, "--emit", "stdout"], input=text, capture_output=True, timeout=60
+    )
     return result.stdout if result.returncode == 0 else None
 
 
@@ -53,8 +67,11 @@ def whole_lines(text: bytes, node) -> tuple[int, int]:
     """The item's lines with the comments and attributes right above it, as a plan cuts them."""
     start = node.start_byte
     sibling = node.prev_named_sibling
-    while sibling is not None and sibling.type in ("line_comment", "block_comment", "attribute_item") \
-            and text.count(b"\n", sibling.end_byte, start) <= 1:
+    while (
+        sibling is not None
+        and sibling.type in ("line_comment", "block_comment", "attribute_item")
+        and text.count(b"\n", sibling.end_byte, start) <= 1
+    ):
         start = sibling.start_byte
         sibling = sibling.prev_named_sibling
     start = text.rfind(b"\n", 0, start) + 1
@@ -88,10 +105,10 @@ def cuts(text: bytes, rng: random.Random, count: int) -> list[list[tuple[int, in
                 if comma > 0:
                     edits.append((inner + 1, comma + 1, b""))
                     continue
-            if way < 0.2 and text[end:end + 1] == b"\n":
+            if way < 0.2 and text[end : end + 1] == b"\n":
                 end += 1  # the blank line after it too
             elif way > 0.85:
-                start = max(0, start - 1) if text[start - 2:start] == b"\n\n" else start  # a blank line before
+                start = max(0, start - 1) if text[start - 2 : start] == b"\n\n" else start  # a blank line before
             edits.append((start, end, b""))
         edits.sort()
         if any(a[1] > b[0] or a[0] == b[0] for a, b in zip(edits, edits[1:])):
@@ -122,8 +139,13 @@ def main() -> int:
     rng = random.Random(args.seed)
     files = sorted(p for root in args.roots for p in Path(root).rglob("*.rs") if "/target/" not in str(p))
     rng.shuffle(files)
-    tally = {"excerpt and file clean": 0, "excerpt and file changed": 0, "excerpt changed, file clean": 0,
-             "no excerpt": 0, "excerpt clean, file changed (WRONG)": 0}
+    tally = {
+        "excerpt and file clean": 0,
+        "excerpt and file changed": 0,
+        "excerpt changed, file clean": 0,
+        "no excerpt": 0,
+        "excerpt clean, file changed (WRONG)": 0,
+    }
     clean_files = 0
     for path in files:
         if clean_files >= args.files:

@@ -44,18 +44,103 @@ PADDED = {
 CPP_SHARE = 0.06
 CUDA_FILES = 6
 
-NOUNS = ["tensor", "block", "token", "head", "layer", "window", "expert", "router", "rope", "norm",
-         "weight", "scale", "batch", "prompt", "sampler", "logit", "vocab", "shard", "stream", "queue",
-         "slot", "page", "lane", "grid", "tile", "chunk", "span", "state", "gate", "mask", "kernel",
-         "bias", "delta", "offset", "stride", "shape", "axis", "group", "session", "request"]
-VERBS = ["build", "apply", "split", "merge", "resolve", "prepare", "update", "compute", "collect", "reduce",
-         "rotate", "align", "pack", "unpack", "encode", "decode", "filter", "route", "clamp", "scatter",
-         "gather", "project", "normalize", "quantize", "dequantize", "warm", "drain", "evict", "load", "store"]
-AREAS = ["models", "server", "engine", "sampling", "tokenizer", "quant", "loader", "metrics", "vision",
-         "speculative", "lora", "config", "kv", "moe", "audio", "cli"]
+NOUNS = [
+    "tensor",
+    "block",
+    "token",
+    "head",
+    "layer",
+    "window",
+    "expert",
+    "router",
+    "rope",
+    "norm",
+    "weight",
+    "scale",
+    "batch",
+    "prompt",
+    "sampler",
+    "logit",
+    "vocab",
+    "shard",
+    "stream",
+    "queue",
+    "slot",
+    "page",
+    "lane",
+    "grid",
+    "tile",
+    "chunk",
+    "span",
+    "state",
+    "gate",
+    "mask",
+    "kernel",
+    "bias",
+    "delta",
+    "offset",
+    "stride",
+    "shape",
+    "axis",
+    "group",
+    "session",
+    "request",
+]
+VERBS = [
+    "build",
+    "apply",
+    "split",
+    "merge",
+    "resolve",
+    "prepare",
+    "update",
+    "compute",
+    "collect",
+    "reduce",
+    "rotate",
+    "align",
+    "pack",
+    "unpack",
+    "encode",
+    "decode",
+    "filter",
+    "route",
+    "clamp",
+    "scatter",
+    "gather",
+    "project",
+    "normalize",
+    "quantize",
+    "dequantize",
+    "warm",
+    "drain",
+    "evict",
+    "load",
+    "store",
+]
+AREAS = [
+    "models",
+    "server",
+    "engine",
+    "sampling",
+    "tokenizer",
+    "quant",
+    "loader",
+    "metrics",
+    "vision",
+    "speculative",
+    "lora",
+    "config",
+    "kv",
+    "moe",
+    "audio",
+    "cli",
+]
 RUST_TYPES = ["usize", "i32", "u32", "f32", "f64", "bool", "u64", "i64"]
-WORDS = ("the of each per when only after before stays keeps returns holds every shared current "
-         "step size request limit budget cached pending ready layout contiguous").split()
+WORDS = (
+    "the of each per when only after before stays keeps returns holds every shared current "
+    "step size request limit budget cached pending ready layout contiguous"
+).split()
 
 
 def camel(*parts: str) -> str:
@@ -89,7 +174,9 @@ class Writer:
             lines.append(f"{indent}{marker}")
             lines += [f"{indent}{marker} {self.sentence()}" for _ in range(self.rng.randint(1, 4))]
         if self.rng.random() < 0.2:
-            lines.append(f"{indent}{marker} See [`{self.fn_name()}`] and [`crate::{self.rng.choice(AREAS)}::{self.type_name()}`].")
+            lines.append(
+                f"{indent}{marker} See [`{self.fn_name()}`] and [`crate::{self.rng.choice(AREAS)}::{self.type_name()}`]."
+            )
         return lines
 
     # Rust
@@ -101,17 +188,21 @@ class Writer:
             var = f"{rng.choice(NOUNS)}_{rng.randint(0, 99)}"
             roll = rng.random()
             if roll < 0.3:
-                out.append(f"{indent}let {var}: {rng.choice(RUST_TYPES[:5])} = {rng.choice(NOUNS)}_count(&{rng.choice(NOUNS)}s, {rng.randint(1, 64)});")
+                out.append(
+                    f"{indent}let {var}: {rng.choice(RUST_TYPES[:5])} = {rng.choice(NOUNS)}_count(&{rng.choice(NOUNS)}s, {rng.randint(1, 64)});"
+                )
             elif roll < 0.45 and depth < 2:
                 out.append(f"{indent}for {var} in 0..{rng.choice(['len', 'limit', 'heads', 'tokens'])} {{")
                 out += self.rust_statements(indent + "    ", depth + 1)
                 out.append(f"{indent}}}")
             elif roll < 0.6 and depth < 2:
-                out.append(f"{indent}if {var} > {rng.randint(0, 512)} && let Some(found) = lookup_{rng.choice(NOUNS)}({var}) {{")
+                out.append(
+                    f"{indent}if {var} > {rng.randint(0, 512)} && let Some(found) = lookup_{rng.choice(NOUNS)}({var}) {{"
+                )
                 out.append(f"{indent}    // {self.sentence()}")
                 out += self.rust_statements(indent + "    ", depth + 1)
                 out.append(f"{indent}}} else {{")
-                out.append(f"{indent}    return Err(Error::msg(\"{rng.choice(VERBS)}: {self.sentence(3, 6)}\"));")
+                out.append(f'{indent}    return Err(Error::msg("{rng.choice(VERBS)}: {self.sentence(3, 6)}"));')
                 out.append(f"{indent}}}")
             elif roll < 0.72 and depth < 2:
                 out.append(f"{indent}match {var} {{")
@@ -120,7 +211,9 @@ class Writer:
                 out.append(f"{indent}    _ => {{}}")
                 out.append(f"{indent}}}")
             elif roll < 0.85:
-                out.append(f"{indent}let {var} = self.{rng.choice(NOUNS)}s.iter().map(|x| x * {rng.randint(2, 9)}).sum::<usize>();")
+                out.append(
+                    f"{indent}let {var} = self.{rng.choice(NOUNS)}s.iter().map(|x| x * {rng.randint(2, 9)}).sum::<usize>();"
+                )
             else:
                 out.append(f"{indent}// {self.sentence()}")
         return out
@@ -149,7 +242,9 @@ class Writer:
         lines.append(f"pub struct {name} {{")
         for i in range(rng.randint(2, 8)):
             lines.append(f"    /// {self.sentence(3, 8)}")
-            lines.append(f"    pub {rng.choice(NOUNS)}_{i}: {rng.choice(['Vec<i32>', 'usize', 'f32', 'Option<u64>', 'String'])},")
+            lines.append(
+                f"    pub {rng.choice(NOUNS)}_{i}: {rng.choice(['Vec<i32>', 'usize', 'f32', 'Option<u64>', 'String'])},"
+            )
         lines.append("}")
         lines.append("")
         lines.append(f"impl {name} {{")
@@ -172,7 +267,7 @@ class Writer:
         lines.append("")
         lines.append(f"impl std::fmt::Display for {name} {{")
         lines.append("    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {")
-        lines.append("        write!(f, \"{self:?}\")")
+        lines.append('        write!(f, "{self:?}")')
         lines.append("    }")
         lines.append("}")
         return lines
@@ -185,7 +280,9 @@ class Writer:
             lines.append("    #[test]")
             lines.append(f"    fn {self.fn_name()}() {{")
             lines += self.rust_statements("        ")
-            lines.append(f"        assert_eq!({self.rng.randint(0, 9)}, {self.rng.randint(0, 9)} - 0, \"{self.sentence(3, 6)}\");")
+            lines.append(
+                f'        assert_eq!({self.rng.randint(0, 9)}, {self.rng.randint(0, 9)} - 0, "{self.sentence(3, 6)}");'
+            )
             lines.append("    }")
         lines.append("}")
         return lines
@@ -274,8 +371,16 @@ class Writer:
         return out
 
     def cpp_source(self, lines: int) -> str:
-        head = ["#include <memory>", "#include <stdexcept>", "#include <vector>", "", '#include "array.h"', "",
-                f"namespace mlxcel_{self.rng.choice(AREAS)} {{", ""]
+        head = [
+            "#include <memory>",
+            "#include <stdexcept>",
+            "#include <vector>",
+            "",
+            '#include "array.h"',
+            "",
+            f"namespace mlxcel_{self.rng.choice(AREAS)} {{",
+            "",
+        ]
         body = self.cpp_items(lines - len(head) - 2)
         return "\n".join(head + body + ["}  // namespace"]) + "\n"
 
@@ -287,17 +392,19 @@ class Writer:
         out = ["#include <cuda_runtime.h>", ""]
         while len(out) < lines:
             name = self.fn_name()
-            out += [f"// {self.sentence()}",
-                    f"__global__ void {name}_kernel(const float* in, float* out, int n) {{",
-                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;",
-                    f"  if (i < n) out[i] = in[i] * {self.rng.randint(2, 9)}.0f;",
-                    "}",
-                    "",
-                    f"void launch_{name}(const float* in, float* out, int n, cudaStream_t stream) {{",
-                    "  int threads = 256;",
-                    f"  {name}_kernel<<<(n + threads - 1) / threads, threads, 0, stream>>>(in, out, n);",
-                    "}",
-                    ""]
+            out += [
+                f"// {self.sentence()}",
+                f"__global__ void {name}_kernel(const float* in, float* out, int n) {{",
+                "  int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                f"  if (i < n) out[i] = in[i] * {self.rng.randint(2, 9)}.0f;",
+                "}",
+                "",
+                f"void launch_{name}(const float* in, float* out, int n, cudaStream_t stream) {{",
+                "  int threads = 256;",
+                f"  {name}_kernel<<<(n + threads - 1) / threads, threads, 0, stream>>>(in, out, n);",
+                "}",
+                "",
+            ]
         return "\n".join(out) + "\n"
 
 
@@ -410,8 +517,13 @@ def generate(out: Path, lines: int, seed: int) -> dict:
         target = out / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content if isinstance(content, bytes) else content.encode())
-    manifest = {"fingerprint": fingerprint, "seed": seed, "files": len(files), "lines": counts,
-                "padded": {p: (out / p).read_bytes().count(b"\n") for p in PADDED if p in files}}
+    manifest = {
+        "fingerprint": fingerprint,
+        "seed": seed,
+        "files": len(files),
+        "lines": counts,
+        "padded": {p: (out / p).read_bytes().count(b"\n") for p in PADDED if p in files},
+    }
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
 
@@ -427,8 +539,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     manifest = generate(args.out, args.lines, args.seed)
     total = manifest["lines"]["rust"] + manifest["lines"]["cpp"]
-    print(f"{args.out}: {manifest['files']} files, {total} lines "
-          f"(Rust {manifest['lines']['rust']}, C++/CUDA {manifest['lines']['cpp']})")
+    print(
+        f"{args.out}: {manifest['files']} files, {total} lines "
+        f"(Rust {manifest['lines']['rust']}, C++/CUDA {manifest['lines']['cpp']})"
+    )
     return 0
 
 

@@ -35,11 +35,60 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "bench" / "out" / "workspace"
 VERSION = 2  # bump when the generator's output changes
 
-NOUNS = ["tensor", "block", "token", "head", "layer", "window", "expert", "router", "rope", "norm",
-         "weight", "scale", "batch", "prompt", "sampler", "logit", "vocab", "shard", "stream", "queue",
-         "slot", "page", "lane", "grid", "tile", "chunk", "span", "state", "gate", "mask"]
-VERBS = ["build", "apply", "split", "merge", "resolve", "prepare", "update", "compute", "collect", "reduce",
-         "rotate", "align", "pack", "unpack", "encode", "decode", "filter", "route", "clamp", "scatter"]
+NOUNS = [
+    "tensor",
+    "block",
+    "token",
+    "head",
+    "layer",
+    "window",
+    "expert",
+    "router",
+    "rope",
+    "norm",
+    "weight",
+    "scale",
+    "batch",
+    "prompt",
+    "sampler",
+    "logit",
+    "vocab",
+    "shard",
+    "stream",
+    "queue",
+    "slot",
+    "page",
+    "lane",
+    "grid",
+    "tile",
+    "chunk",
+    "span",
+    "state",
+    "gate",
+    "mask",
+]
+VERBS = [
+    "build",
+    "apply",
+    "split",
+    "merge",
+    "resolve",
+    "prepare",
+    "update",
+    "compute",
+    "collect",
+    "reduce",
+    "rotate",
+    "align",
+    "pack",
+    "unpack",
+    "encode",
+    "decode",
+    "filter",
+    "route",
+    "clamp",
+    "scatter",
+]
 MODULES = ["kv", "attention", "sampling", "loader", "metrics", "config", "router", "quant", "vision", "audio"]
 # Names every crate defines again (same spelling, other items).
 SHARED_NAMES = ("block_count", "evict_stale", "Config", "reset_pages")
@@ -91,7 +140,9 @@ class Gen:
             elif roll < 0.7 and calls:
                 out.append(f"{indent}total += {rng.choice(calls)}({rng.randint(0, 9)});")
             elif roll < 0.85:
-                out.append(f"{indent}let {var} = [{rng.randint(0, 9)}usize, {rng.randint(0, 9)}].iter().sum::<usize>();")
+                out.append(
+                    f"{indent}let {var} = [{rng.randint(0, 9)}usize, {rng.randint(0, 9)}].iter().sum::<usize>();"
+                )
                 out.append(f"{indent}total += {var};")
             else:
                 out.append(f"{indent}// {rng.choice(VERBS)} the {rng.choice(NOUNS)} before the {rng.choice(NOUNS)}.")
@@ -109,8 +160,20 @@ class Gen:
 
     def structure(self, name: str) -> list[str]:
         fields = [f"    pub {self.rng.choice(NOUNS)}_{i}: usize," for i in range(self.rng.randint(2, 6))]
-        return [*self.doc(""), "#[derive(Debug, Clone, Default)]", f"pub struct {name} {{", *fields, "}", "",
-                f"impl {name} {{", "    pub fn size(&self) -> usize {", "        0", "    }", "}", ""]
+        return [
+            *self.doc(""),
+            "#[derive(Debug, Clone, Default)]",
+            f"pub struct {name} {{",
+            *fields,
+            "}",
+            "",
+            f"impl {name} {{",
+            "    pub fn size(&self) -> usize {",
+            "        0",
+            "    }",
+            "}",
+            "",
+        ]
 
 
 def module_text(gen: Gen, crate: str, module: str, lines: int, extra: list[str], calls: list[str]) -> str:
@@ -143,22 +206,51 @@ def uses_of_deleted(crate: str, module: str, index: int) -> list[str]:
     """Code in another crate that names the deleted items, in the ways real code does."""
     roll = index % 5
     if roll == 0:
-        return ["use base::kv::{evict_stale_pages, legacy_block_count};", "",
-                "pub fn uses_core_kv(pages: usize) -> usize {",
-                "    evict_stale_pages(pages) + legacy_block_count(pages)", "}", ""]
+        return [
+            "use base::kv::{evict_stale_pages, legacy_block_count};",
+            "",
+            "pub fn uses_core_kv(pages: usize) -> usize {",
+            "    evict_stale_pages(pages) + legacy_block_count(pages)",
+            "}",
+            "",
+        ]
     if roll == 1:
-        return ["use base::kv::*;", "",
-                "pub fn uses_glob(pages: usize) -> usize {", "    let table = LegacyPageTable::default();",
-                "    table.size() + legacy_block_count(pages)", "}", ""]
+        return [
+            "use base::kv::*;",
+            "",
+            "pub fn uses_glob(pages: usize) -> usize {",
+            "    let table = LegacyPageTable::default();",
+            "    table.size() + legacy_block_count(pages)",
+            "}",
+            "",
+        ]
     if roll == 2:
-        return ["use base::attention::dense_compat_attend as attend_old;", "",
-                "pub fn uses_renamed(q: usize) -> usize {", "    attend_old(q)", "}", ""]
+        return [
+            "use base::attention::dense_compat_attend as attend_old;",
+            "",
+            "pub fn uses_renamed(q: usize) -> usize {",
+            "    attend_old(q)",
+            "}",
+            "",
+        ]
     if roll == 3:
-        return ["pub fn uses_qualified(q: usize) -> usize {",
-                "    sched::kv::drain_legacy_queue(q) + base::prelude::evict_stale_pages(q)", "}", ""]
+        return [
+            "pub fn uses_qualified(q: usize) -> usize {",
+            "    sched::kv::drain_legacy_queue(q) + base::prelude::evict_stale_pages(q)",
+            "}",
+            "",
+        ]
     # A same-name function that is not the deleted one: not a reference.
-    return ["fn legacy_block_count(pages: usize) -> usize {", "    pages", "}", "",
-            "pub fn uses_own_same_name(pages: usize) -> usize {", "    legacy_block_count(pages)", "}", ""]
+    return [
+        "fn legacy_block_count(pages: usize) -> usize {",
+        "    pages",
+        "}",
+        "",
+        "pub fn uses_own_same_name(pages: usize) -> usize {",
+        "    legacy_block_count(pages)",
+        "}",
+        "",
+    ]
 
 
 def generate(out: Path, lines: int, crates: int, seed: int) -> dict:
@@ -209,12 +301,22 @@ def generate(out: Path, lines: int, crates: int, seed: int) -> dict:
             total += text.count("\n")
     members = ",\n".join(f'    "crates/{c}"' for c in names)
     (out / "Cargo.toml").write_text(f'[workspace]\nresolver = "2"\nmembers = [\n{members},\n]\n')
-    recipe = ['id = "delete-six"', 'summary = "delete six items of two crates that other crates use"',
-              'dead_symbol_pattern = "' + "|".join(name for *_, name in DELETED) + '"',
-              'check_scope = ["crates"]', ""]
+    recipe = [
+        'id = "delete-six"',
+        'summary = "delete six items of two crates that other crates use"',
+        'dead_symbol_pattern = "' + "|".join(name for *_, name in DELETED) + '"',
+        'check_scope = ["crates"]',
+        "",
+    ]
     for crate, module, kind, name in DELETED:
-        recipe += ["[[delete]]", f'path = "crates/{crate}/src/{module}.rs"', 'language = "rust"',
-                   f'kind = "{kind}"', f'name = "crate::{name}"', ""]
+        recipe += [
+            "[[delete]]",
+            f'path = "crates/{crate}/src/{module}.rs"',
+            'language = "rust"',
+            f'kind = "{kind}"',
+            f'name = "crate::{name}"',
+            "",
+        ]
     (out / "delete-six.toml").write_text("\n".join(recipe))
     digest = hashlib.sha256()
     for path in sorted((out / "crates").rglob("*.rs"))[:50]:

@@ -39,37 +39,121 @@ from codemods.core.registry import language_of  # noqa: E402
 
 # --- the rule's constants -------------------------------------------------------------------
 VERB = re.compile(r"\b(remov\w*|delet\w*|drop\w*)", re.IGNORECASE)
-REASON = re.compile(r"\b(unused|dead|obsolete|deprecated|legacy|unnecessary|unneeded|redundant|superfluous"
-                    r"|stale|outdated|orphaned|no longer used|not used|never used)\b", re.IGNORECASE)
+REASON = re.compile(
+    r"\b(unused|dead|obsolete|deprecated|legacy|unnecessary|unneeded|redundant|superfluous"
+    r"|stale|outdated|orphaned|no longer used|not used|never used)\b",
+    re.IGNORECASE,
+)
 DOC_OR_MANIFEST = re.compile(
     r"(^|/)(Cargo\.toml|Cargo\.lock|pyproject\.toml|setup\.cfg|CMakeLists\.txt|BUILD|BUILD\.bazel|Makefile"
-    r"|meson\.build|CHANGELOG[^/]*)$|\.(md|rst|txt|adoc|cmake|bzl|mk|gn|gni)$")
+    r"|meson\.build|CHANGELOG[^/]*)$|\.(md|rst|txt|adoc|cmake|bzl|mk|gn|gni)$"
+)
 MAX_FILES = 10
 MIN_DELETED, MAX_DELETED = 3, 400
 MIN_RATIO = 0.8
 CAP = 8
-RESERVED_NAMES = {"ripgrep", "uv", "wasmtime", "hyper", "coreutils", "re2", "rocksdb", "duckdb", "flask", "click",
-                  "clap", "nushell", "crossbeam", "tokio", "rayon", "cxx", "abseil-cpp", "catch2", "spdlog",
-                  "googletest", "ruff", "alacritty", "helix", "regex", "bat", "leveldb", "fmt", "mio"}
+RESERVED_NAMES = {
+    "ripgrep",
+    "uv",
+    "wasmtime",
+    "hyper",
+    "coreutils",
+    "re2",
+    "rocksdb",
+    "duckdb",
+    "flask",
+    "click",
+    "clap",
+    "nushell",
+    "crossbeam",
+    "tokio",
+    "rayon",
+    "cxx",
+    "abseil-cpp",
+    "catch2",
+    "spdlog",
+    "googletest",
+    "ruff",
+    "alacritty",
+    "helix",
+    "regex",
+    "bat",
+    "leveldb",
+    "fmt",
+    "mio",
+}
 RESERVED_REPOS = {"nlohmann/json", "serde-rs/json"}
 # ---------------------------------------------------------------------------------------------
 
 # The projects mined (their mirrors: /work/.mirror/OWNER+NAME/repo, made with `fetch github:OWNER/NAME`).
 PROJECTS = [
-    "BurntSushi/xsv", "Byron/gitoxide", "CLIUtils/CLI11", "Kitware/CMake", "SerenityOS/serenity",
-    "Tencent/rapidjson", "Textualize/rich", "Textualize/textual", "Wilfred/difftastic", "aria2/aria2",
-    "bevyengine/bevy", "ccache/ccache", "dandavison/delta", "databendlabs/databend", "doctest/doctest",
-    "dtolnay/syn", "emilk/egui", "encode/httpx", "eza-community/eza", "facebook/folly", "facebook/watchman",
-    "fish-shell/fish-shell", "gfx-rs/wgpu", "ggerganov/llama.cpp", "google/benchmark", "google/flatbuffers",
-    "google/snappy", "iced-rs/iced", "image-rs/image", "jbeder/yaml-cpp", "keepassxreboot/keepassxc",
-    "lapce/lapce", "mamba-org/mamba", "meilisearch/meilisearch", "microsoft/GSL", "microsoft/terminal",
-    "mitmproxy/mitmproxy", "ml-explore/mlx", "ninja-build/ninja", "pallets/jinja", "paradigmxyz/reth",
-    "protocolbuffers/protobuf", "psf/black", "psf/requests", "pybind/pybind11", "pydantic/pydantic",
-    "pytest-dev/pytest", "python-poetry/poetry", "qbittorrent/qBittorrent", "rust-lang/cargo",
-    "rust-lang/rustlings", "rustls/rustls", "scrapy/scrapy", "serde-rs/serde", "servo/rust-url", "sharkdp/fd",
-    "sharkdp/hyperfine", "simdjson/simdjson", "sqlalchemy/sqlalchemy", "starship/starship",
-    "taskflow/taskflow", "tesseract-ocr/tesseract", "tiangolo/fastapi", "tikv/tikv", "tokio-rs/tracing",
-    "yhirose/cpp-httplib", "zellij-org/zellij",
+    "BurntSushi/xsv",
+    "Byron/gitoxide",
+    "CLIUtils/CLI11",
+    "Kitware/CMake",
+    "SerenityOS/serenity",
+    "Tencent/rapidjson",
+    "Textualize/rich",
+    "Textualize/textual",
+    "Wilfred/difftastic",
+    "aria2/aria2",
+    "bevyengine/bevy",
+    "ccache/ccache",
+    "dandavison/delta",
+    "databendlabs/databend",
+    "doctest/doctest",
+    "dtolnay/syn",
+    "emilk/egui",
+    "encode/httpx",
+    "eza-community/eza",
+    "facebook/folly",
+    "facebook/watchman",
+    "fish-shell/fish-shell",
+    "gfx-rs/wgpu",
+    "ggerganov/llama.cpp",
+    "google/benchmark",
+    "google/flatbuffers",
+    "google/snappy",
+    "iced-rs/iced",
+    "image-rs/image",
+    "jbeder/yaml-cpp",
+    "keepassxreboot/keepassxc",
+    "lapce/lapce",
+    "mamba-org/mamba",
+    "meilisearch/meilisearch",
+    "microsoft/GSL",
+    "microsoft/terminal",
+    "mitmproxy/mitmproxy",
+    "ml-explore/mlx",
+    "ninja-build/ninja",
+    "pallets/jinja",
+    "paradigmxyz/reth",
+    "protocolbuffers/protobuf",
+    "psf/black",
+    "psf/requests",
+    "pybind/pybind11",
+    "pydantic/pydantic",
+    "pytest-dev/pytest",
+    "python-poetry/poetry",
+    "qbittorrent/qBittorrent",
+    "rust-lang/cargo",
+    "rust-lang/rustlings",
+    "rustls/rustls",
+    "scrapy/scrapy",
+    "serde-rs/serde",
+    "servo/rust-url",
+    "sharkdp/fd",
+    "sharkdp/hyperfine",
+    "simdjson/simdjson",
+    "sqlalchemy/sqlalchemy",
+    "starship/starship",
+    "taskflow/taskflow",
+    "tesseract-ocr/tesseract",
+    "tiangolo/fastapi",
+    "tikv/tikv",
+    "tokio-rs/tracing",
+    "yhirose/cpp-httplib",
+    "zellij-org/zellij",
 ]
 
 
@@ -78,8 +162,9 @@ def reserved(repo: str) -> bool:
 
 
 def git(mirror: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(mirror), *args], capture_output=True, text=True,
-                          errors="replace", check=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(mirror), *args], capture_output=True, text=True, errors="replace", check=True
+    ).stdout
 
 
 def blob(mirror: Path, rev: str, path: str) -> bytes | None:
@@ -98,9 +183,11 @@ def item_keys(source: bytes | None, language: str) -> set[tuple]:
     try:
         if language == "rust":
             from codemods.languages.rust.items import rust_items
+
             return {(i.kind, i.qualified_name, i.impl_header) for i in rust_items(source)}
         if language == "cpp":
             from codemods.languages.cpp.items import cpp_items
+
             return {(i.kind, i.scope, i.name, getattr(i, "signature", None)) for i in cpp_items(source)}
         if language == "python":
             return _python_items(source)
@@ -124,6 +211,7 @@ def _python_items(source: bytes) -> set[tuple]:
                 walk(child, (*prefix, child.name))
             else:
                 walk(child, prefix)
+
     walk(tree, ())
     return keys
 
@@ -199,11 +287,19 @@ def write_lists(out: Path, entries: list[dict[str, str]]) -> None:
         by_language[entry["language"]].append(entry)
     out.mkdir(parents=True, exist_ok=True)
     for language, listed in sorted(by_language.items()):
-        lines = [f"# Mined by bench/mine.py (rule version 1, bench/corpus/README.md): {len(listed)} {language} commits "
-                 f"from {len({e['repo'] for e in listed})} projects.", ""]
+        lines = [
+            f"# Mined by bench/mine.py (rule version 1, bench/corpus/README.md): {len(listed)} {language} commits "
+            f"from {len({e['repo'] for e in listed})} projects.",
+            "",
+        ]
         for entry in sorted(listed, key=lambda e: (e["repo"].lower(), e["sha"])):
-            lines += ["[[commit]]", f'repo = "{entry["repo"]}"', f'sha = "{entry["sha"]}"',
-                      f'language = "{entry["language"]}"', ""]
+            lines += [
+                "[[commit]]",
+                f'repo = "{entry["repo"]}"',
+                f'sha = "{entry["sha"]}"',
+                f'language = "{entry["language"]}"',
+                "",
+            ]
         (out / f"{language}.toml").write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -233,8 +329,10 @@ def main(argv: list[str] | None = None) -> int:
     by_language: dict[str, int] = defaultdict(int)
     for entry in entries:
         by_language[entry["language"]] += 1
-    print(f"{len(entries)} commits from {len({e['repo'] for e in entries})} projects: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(by_language.items())))
+    print(
+        f"{len(entries)} commits from {len({e['repo'] for e in entries})} projects: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(by_language.items()))
+    )
     return 0
 
 

@@ -50,16 +50,22 @@ def build(out: Path = DEFAULT_OUT, mirror: Path = DEFAULT_MIRROR) -> dict:
             return manifest
     if not (mirror / "HEAD").is_file():
         raise FileNotFoundError(f"no mirror of databend at {mirror} (fetch github:databendlabs/databend)")
-    listing = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "--name-only", COMMIT],
-                             capture_output=True, text=True, check=True).stdout.split("\n")
+    listing = subprocess.run(
+        ["git", "-C", str(mirror), "ls-tree", "-r", "--name-only", COMMIT], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
     wanted = [path for path in listing if path.endswith((".rs", ".toml"))]
-    archive = subprocess.run(["git", "-C", str(mirror), "archive", COMMIT, "--", *wanted],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(mirror), "archive", COMMIT, "--", *wanted], capture_output=True, check=True
+    ).stdout
     out.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(out, filter="data")
-    recipe = ['id = "delete-methods"', 'summary = "delete methods with common names of three databend crates"',
-              'check_scope = ["src"]', ""]
+    recipe = [
+        'id = "delete-methods"',
+        'summary = "delete methods with common names of three databend crates"',
+        'check_scope = ["src"]',
+        "",
+    ]
     for path, name in DELETED:
         recipe += ["[[delete]]", f'path = "{path}"', 'language = "rust"', 'kind = "fn"', f'name = "{name}"', ""]
     (out / "delete-methods.toml").write_text("\n".join(recipe))
@@ -67,8 +73,14 @@ def build(out: Path = DEFAULT_OUT, mirror: Path = DEFAULT_MIRROR) -> dict:
     lines = sum((out / path).read_bytes().count(b"\n") for path in sources)
     manifests = [path for path in wanted if path.endswith("Cargo.toml")]
     inheriting = sum(b"workspace = true" in (out / path).read_bytes() for path in manifests)
-    manifest = {"version": VERSION, "commit": COMMIT, "files": len(sources), "lines": lines,
-                "manifests": len(manifests), "inheriting": inheriting}
+    manifest = {
+        "version": VERSION,
+        "commit": COMMIT,
+        "files": len(sources),
+        "lines": lines,
+        "manifests": len(manifests),
+        "inheriting": inheriting,
+    }
     manifest_path.write_text(json.dumps(manifest, indent=2))
     return manifest
 
@@ -79,8 +91,10 @@ def main() -> None:
     parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
     args = parser.parse_args()
     manifest = build(args.out, args.mirror)
-    print(f"{args.out}: {manifest['files']} files, {manifest['lines']} lines of Rust, {manifest['manifests']} "
-          f"manifests ({manifest['inheriting']} inherit workspace dependencies), databend {COMMIT[:12]}")
+    print(
+        f"{args.out}: {manifest['files']} files, {manifest['lines']} lines of Rust, {manifest['manifests']} "
+        f"manifests ({manifest['inheriting']} inherit workspace dependencies), databend {COMMIT[:12]}"
+    )
 
 
 if __name__ == "__main__":

@@ -104,19 +104,34 @@ def build(out: Path = DEFAULT_OUT) -> dict:
         shutil.copytree(crate, target, symlinks=False, ignore=shutil.ignore_patterns(".cargo-checksum.json"))
         text = (target / "Cargo.toml").read_text()
         (target / "Cargo.toml").write_text(with_member_paths(text, members))
-    (out / "Cargo.toml").write_text('[workspace]\nresolver = "2"\nmembers = [\n'
-                                    + "".join(f'    "crates/{c.name}",\n' for c in crates) + "]\n")
-    recipe = ['id = "delete-methods"', 'summary = "delete methods with common names of six registry crates"',
-              'check_scope = ["crates"]', ""]
+    (out / "Cargo.toml").write_text(
+        '[workspace]\nresolver = "2"\nmembers = [\n' + "".join(f'    "crates/{c.name}",\n' for c in crates) + "]\n"
+    )
+    recipe = [
+        'id = "delete-methods"',
+        'summary = "delete methods with common names of six registry crates"',
+        'check_scope = ["crates"]',
+        "",
+    ]
     for prefix, path, name in DELETED:
         folder = next(c.name for c in crates if c.name.startswith(prefix) and c.name[len(prefix)].isdigit())
-        recipe += ["[[delete]]", f'path = "crates/{folder}/{path}"', 'language = "rust"', 'kind = "fn"',
-                   f'name = "{name}"', ""]
+        recipe += [
+            "[[delete]]",
+            f'path = "crates/{folder}/{path}"',
+            'language = "rust"',
+            'kind = "fn"',
+            f'name = "{name}"',
+            "",
+        ]
     (out / "delete-methods.toml").write_text("\n".join(recipe))
     sources = sorted((out / "crates").rglob("*.rs"))
-    manifest = {"key": key, "crates": len(crates), "files": len(sources),
-                "lines": sum(p.read_bytes().count(b"\n") for p in sources),
-                "registries": [str(r) for r in REGISTRIES if r.is_dir()]}
+    manifest = {
+        "key": key,
+        "crates": len(crates),
+        "files": len(sources),
+        "lines": sum(p.read_bytes().count(b"\n") for p in sources),
+        "registries": [str(r) for r in REGISTRIES if r.is_dir()],
+    }
     manifest_path.write_text(json.dumps(manifest, indent=2))
     return manifest
 

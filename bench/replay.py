@@ -99,14 +99,14 @@ class CaseResult:
     language: str
     recipe: str | None = None
     recipe_lines: int = 0
-    status: str = "no recipe"      # no recipe | token-equal | differs | error
+    status: str = "no recipe"  # no recipe | token-equal | differs | error
     same_files: bool = False
     token_equal_files: int = 0
     expected_files: list[str] = field(default_factory=list)
-    missing_files: list[str] = field(default_factory=list)   # changed by the commit, not by the recipe
-    extra_files: list[str] = field(default_factory=list)     # changed by the recipe, not by the commit
-    differing: list[str] = field(default_factory=list)       # "path: first difference ..."
-    unformatted: list[str] = field(default_factory=list)     # rustfmt/clang-format clean in the child, not here
+    missing_files: list[str] = field(default_factory=list)  # changed by the commit, not by the recipe
+    extra_files: list[str] = field(default_factory=list)  # changed by the recipe, not by the commit
+    differing: list[str] = field(default_factory=list)  # "path: first difference ..."
+    unformatted: list[str] = field(default_factory=list)  # rustfmt/clang-format clean in the child, not here
     traceback: bool = False
     exit_codes: list[int] = field(default_factory=list)
     dry_run_s: float | None = None
@@ -181,8 +181,10 @@ def file_difference(rel: str, want: bytes | None, have: bytes | None) -> str | N
     if want is None or have is None:
         if (want is None) == (have is None):
             return None
-        return (f"{rel}: {'deleted' if want is None else 'kept'} by the commit, "
-                f"{'kept' if have is not None else 'deleted'} by the recipe")
+        return (
+            f"{rel}: {'deleted' if want is None else 'kept'} by the commit, "
+            f"{'kept' if have is not None else 'deleted'} by the recipe"
+        )
     want_text, have_text = want.decode("utf-8", "replace"), have.decode("utf-8", "replace")
     if tokens(want_text) == tokens(have_text):
         return None
@@ -240,8 +242,9 @@ def clang_format_clean(root: Path, rel: str) -> bool | None:
     if clang_format is None:
         return None
     path = root / rel
-    done = subprocess.run([clang_format, "--style=file", f"--assume-filename={path}"], input=path.read_bytes(),
-                          capture_output=True)
+    done = subprocess.run(
+        [clang_format, "--style=file", f"--assume-filename={path}"], input=path.read_bytes(), capture_output=True
+    )
     if done.returncode != 0:
         return None
     return done.stdout == path.read_bytes()
@@ -261,8 +264,17 @@ def run_recipe(recipe: Path, root: Path, dry_run: bool) -> subprocess.CompletedP
     if recipe.suffix == ".py":
         command = [python_exe, str(recipe), *(["--dry-run"] if dry_run else []), str(root)]
     else:
-        command = [python_exe, "-c", "import sys; from codemods.cli.main import main; sys.argv[0] = 'codemod'; main()", "apply", *(["--dry-run"] if dry_run else []),
-                   "--no-color", "--recipe", str(recipe), str(root)]
+        command = [
+            python_exe,
+            "-c",
+            "import sys; from codemods.cli.main import main; sys.argv[0] = 'codemod'; main()",
+            "apply",
+            *(["--dry-run"] if dry_run else []),
+            "--no-color",
+            "--recipe",
+            str(recipe),
+            str(root),
+        ]
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.run(command, capture_output=True, text=True, env=env)
 
@@ -353,33 +365,56 @@ def describe(result: CaseResult) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the replay corpus (default: %(default)s)")
-    parser.add_argument("--case", action="append", default=[], help="only this case (repeatable; a prefix such as 07 will do)")
+    parser.add_argument(
+        "--case", action="append", default=[], help="only this case (repeatable; a prefix such as 07 will do)"
+    )
     parser.add_argument("--keep", type=Path, help="unpack into this folder and keep it (e.g. bench/out/replay)")
     parser.add_argument("--json", action="store_true", help="one JSON document instead of the table")
-    parser.add_argument("--infer", action="store_true",
-                        help="infer each recipe from the parent and the child instead of reading bench/replay/")
+    parser.add_argument(
+        "--infer",
+        action="store_true",
+        help="infer each recipe from the parent and the child instead of reading bench/replay/",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="mined corpus: commits at once (at most 2)")
     parser.add_argument("--timeout", type=float, default=600, help="mined corpus: seconds per commit")
     parser.add_argument("--step-timeout", type=float, default=200, help=argparse.SUPPRESS)
     parser.add_argument("--results", type=Path, help="mined corpus: keep each commit's result (JSON) here")
-    parser.add_argument("--per-project", type=int, help="mined corpus: only the first N commits of each project "
-                        "(by sha; a fixed sample where time is short)")
-    parser.add_argument("--write", type=Path, help="mined corpus: write the table, by class, to this file "
-                        "(docs/replay-results.md)")
-    parser.add_argument("--reuse", action="store_true", help="mined corpus: table the results --results holds "
-                        "already instead of running those commits again")
+    parser.add_argument(
+        "--per-project",
+        type=int,
+        help="mined corpus: only the first N commits of each project (by sha; a fixed sample where time is short)",
+    )
+    parser.add_argument(
+        "--write", type=Path, help="mined corpus: write the table, by class, to this file (docs/replay-results.md)"
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="mined corpus: table the results --results holds already instead of running those commits again",
+    )
     parser.add_argument("--one", nargs=4, metavar=("REPO", "SHA", "LANGUAGE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE))
     import _mined
+
     if args.one:
         repo, sha, language, out = args.one
         return _mined._one_main(repo, sha, language, Path(out), args.step_timeout)
     if not args.corpus.is_dir():
         parser.error(f"no replay corpus at {args.corpus}")
     if _mined.is_mined(args.corpus):
-        return _mined.main_corpus(args.corpus, args.jobs, args.timeout, args.case, args.results, args.json, args.reuse,
-                                   args.per_project, args.write, " ".join(["python bench/replay.py", *(argv or sys.argv[1:])]))
+        return _mined.main_corpus(
+            args.corpus,
+            args.jobs,
+            args.timeout,
+            args.case,
+            args.results,
+            args.json,
+            args.reuse,
+            args.per_project,
+            args.write,
+            " ".join(["python bench/replay.py", *(argv or sys.argv[1:])]),
+        )
     cases = sorted(p for p in args.corpus.iterdir() if (p / "commit.diff").is_file())
     if args.case:
         cases = [c for c in cases if any(c.name.startswith(want) for want in args.case)]
@@ -397,8 +432,16 @@ def main(argv: list[str] | None = None) -> int:
             print(describe(results[-1]), flush=True)
     passed = sum(r.passed for r in results)
     if args.json:
-        print(json.dumps({"cases": [asdict(r) | {"passed": r.passed} for r in results],
-                          "token_equal": passed, "total": len(results)}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "cases": [asdict(r) | {"passed": r.passed} for r in results],
+                    "token_equal": passed,
+                    "total": len(results),
+                },
+                indent=2,
+            )
+        )
     else:
         print(f"{passed}/{len(results)} token-equal")
     with_recipe = [r for r in results if r.recipe is not None]

@@ -191,8 +191,17 @@ _EXPORTS = {
 if TYPE_CHECKING:
     from codemods.edit.codes import CATALOGUE, Code, CodeInfo
     from codemods.edit.diff import render_diff, unified_diff
-    from codemods.edit.errors import (CodemodError, EditError, LanguageError, PatternError, RecipeError,
-                                      RecipeInputError, SelectionError, TreeLocked, WriteFailed)
+    from codemods.edit.errors import (
+        CodemodError,
+        EditError,
+        LanguageError,
+        PatternError,
+        RecipeError,
+        RecipeInputError,
+        SelectionError,
+        TreeLocked,
+        WriteFailed,
+    )
     from codemods.edit.refusals import PlanRefused, WriteRefused
     from codemods.edit.splice import FileChange, apply_edits
     from codemods.edit.values import Edit, Finding, ItemTarget
@@ -203,8 +212,18 @@ if TYPE_CHECKING:
     from codemods.plan.infer import InferredRecipe, infer_recipe
     from codemods.config.loader import load_recipe
     from codemods.plan.planner import USAGE_ERROR, Plan, PlanBasis, PlanSettings, plan_recipe
-    from codemods.config.recipe import (Insertion, Parameter, PatternRewrite, Recipe, Rewording, RewordingSelector, Step,
-                                      StepResult, TreeReads, Workspace)
+    from codemods.config.recipe import (
+        Insertion,
+        Parameter,
+        PatternRewrite,
+        Recipe,
+        Rewording,
+        RewordingSelector,
+        Step,
+        StepResult,
+        TreeReads,
+        Workspace,
+    )
     from codemods.plan.changes import Change
     from codemods.plan.subset import Subset, changes_of, plan_subset
     from codemods.write.run import RunResult, apply_recipe, write_plan

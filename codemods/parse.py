@@ -18,8 +18,23 @@ import tree_sitter
 from codemods.core.registry import CPP, LANGUAGES, PYTHON, RUST, language_of
 from codemods.edit.errors import LanguageError
 
-__all__ = ["CPP", "PYTHON", "RUST", "captures", "enclosing", "error_count", "error_nodes", "forget",
-           "identifier_hits", "language_of", "once_per_tree", "parse", "query", "reparse", "ts_language"]
+__all__ = [
+    "CPP",
+    "PYTHON",
+    "RUST",
+    "captures",
+    "enclosing",
+    "error_count",
+    "error_nodes",
+    "forget",
+    "identifier_hits",
+    "language_of",
+    "once_per_tree",
+    "parse",
+    "query",
+    "reparse",
+    "ts_language",
+]
 
 
 @lru_cache(maxsize=None)
@@ -213,8 +228,9 @@ def captures(language: str, query_source: str, node: tree_sitter.Node) -> dict[s
     return tree_sitter.QueryCursor(query(language, query_source)).captures(node)
 
 
-def identifier_hits(tree: tree_sitter.Tree, hits: list[tuple[int, int, str]],
-                    kinds: frozenset[str]) -> list[tuple[int, int, str]]:
+def identifier_hits(
+    tree: tree_sitter.Tree, hits: list[tuple[int, int, str]], kinds: frozenset[str]
+) -> list[tuple[int, int, str]]:
     """Of (start, end, name) hits, those that span exactly one node of `kinds` (identifiers)."""
     found = []
     for start, end, name in hits:

@@ -52,7 +52,6 @@ _COMMENT_TYPES = {kind for language in REGISTERED.values() for kind in language.
 _CLOSERS = {")", "]", "}", ">"}
 
 
-
 @dataclass(frozen=True)
 class _Metavariable:
     name: str
@@ -81,8 +80,9 @@ def _require_bytes(source: object) -> None:
 
 def metavariables(text: str) -> set[str]:
     """The names of the capturing metavariables in a pattern or replacement text."""
-    return {name for m in _METAVARIABLE.finditer(text) if (name := m.group(1) or m.group(2))
-            and not name.startswith("_")}
+    return {
+        name for m in _METAVARIABLE.finditer(text) if (name := m.group(1) or m.group(2)) and not name.startswith("_")
+    }
 
 
 def _encode(pattern: str) -> str:
@@ -166,14 +166,19 @@ def _range_parser(language: str) -> tree_sitter.Parser:
 def _macro_arguments(source: bytes, token_tree: tree_sitter.Node, language: str) -> tree_sitter.Node | None:
     """A macro's token tree parsed in place as an expression (same byte offsets), or None."""
     parser = _range_parser(language)
-    parser.included_ranges = [tree_sitter.Range(token_tree.start_point, token_tree.end_point,
-                                                 token_tree.start_byte, token_tree.end_byte)]
+    parser.included_ranges = [
+        tree_sitter.Range(token_tree.start_point, token_tree.end_point, token_tree.start_byte, token_tree.end_byte)
+    ]
     try:
         tree = parser.parse(source)
     finally:
         parser.included_ranges = []
     node = tree.root_node.descendant_for_byte_range(token_tree.start_byte, token_tree.end_byte)
-    if node is None or node.has_error or (node.start_byte, node.end_byte) != (token_tree.start_byte, token_tree.end_byte):
+    if (
+        node is None
+        or node.has_error
+        or (node.start_byte, node.end_byte) != (token_tree.start_byte, token_tree.end_byte)
+    ):
         return None
     return node
 
@@ -238,15 +243,17 @@ class Match:
             name = m.group(1) or m.group(2)
             if name is None or name not in self.captures:
                 raise PatternError(f"the replacement names {m.group(0)}, which the pattern does not capture")
-            out.append(template[at:m.start()])
+            out.append(template[at : m.start()])
             text = self.text(name)
             if self.indented and "\n" in text:
                 so_far = "".join(out)
                 if "\n" in so_far:
-                    line = so_far[so_far.rfind("\n") + 1:]
+                    line = so_far[so_far.rfind("\n") + 1 :]
                 else:  # the template's first line: at the match's place in its line
-                    line = self.source[self.source.rfind(b"\n", 0, self.start) + 1:self.start].decode("utf-8", "replace")
-                text = self._reindented(name, line[:len(line) - len(line.lstrip())])
+                    line = self.source[self.source.rfind(b"\n", 0, self.start) + 1 : self.start].decode(
+                        "utf-8", "replace"
+                    )
+                text = self._reindented(name, line[: len(line) - len(line.lstrip())])
             out.append(text)
             at = m.end()
         out.append(template[at:])
@@ -260,18 +267,22 @@ class Match:
         start, end = nodes[0].start_byte, nodes[-1].end_byte
         line_start = self.source.rfind(b"\n", 0, start) + 1
         line = self.source[line_start:start]
-        was = line[:len(line) - len(line.lstrip())]
+        was = line[: len(line) - len(line.lstrip())]
         now = indent.encode("utf-8")
         if was == now:
             return self.text(name)
-        strings = [(d.start_byte, d.end_byte) for n in nodes for d in _descendants(n)
-                   if d.type == "string" and d.start_byte < d.end_byte]
+        strings = [
+            (d.start_byte, d.end_byte)
+            for n in nodes
+            for d in _descendants(n)
+            if d.type == "string" and d.start_byte < d.end_byte
+        ]
         pieces = self.source[start:end].split(b"\n")
         offset = start + len(pieces[0]) + 1
         out = [pieces[0]]
         for piece in pieces[1:]:
             inside = any(s < offset < e for s, e in strings)
-            out.append(now + piece[len(was):] if not inside and piece.startswith(was) and piece.strip() else piece)
+            out.append(now + piece[len(was) :] if not inside and piece.startswith(was) and piece.strip() else piece)
             offset += len(piece) + 1
         return b"\n".join(out).decode("utf-8", "replace")
 
@@ -307,8 +318,7 @@ class Pattern:
             if tree.root_node.has_error:
                 continue
             node = tree.root_node.descendant_for_byte_range(0, len(body))
-            while node is not None and (node.start_byte, node.end_byte) != (0, len(body)) \
-                    and node.parent is not None:
+            while node is not None and (node.start_byte, node.end_byte) != (0, len(body)) and node.parent is not None:
                 node = node.parent
             if node is None or node.type in ("source_file", "translation_unit", "module"):
                 named = [c for c in tree.root_node.named_children if c.type not in _COMMENT_TYPES]
@@ -429,7 +439,7 @@ class _Matcher:
         while i < len(ps):
             variable = self._variable(ps[i])
             if variable is not None and variable.sequence:
-                rest = ps[i + 1:]
+                rest = ps[i + 1 :]
                 for stop in range(j, len(ts) + 1):
                     bound = self._bind(env, variable, tuple(ts[j:stop]))
                     if bound is None:
@@ -460,11 +470,14 @@ class Rewrite:
     where: Mapping[str, frozenset[str]] = field(default_factory=lambda: MappingProxyType({}))
 
     def accepts(self, match: Match) -> bool:
-        return all(b"".join(_tokens(match.nodes(name))).decode("utf-8", "replace") in
-                   {"".join(t.split()) for t in texts} for name, texts in self.where.items())
+        return all(
+            b"".join(_tokens(match.nodes(name))).decode("utf-8", "replace") in {"".join(t.split()) for t in texts}
+            for name, texts in self.where.items()
+        )
 
-    def edits(self, path: str, source: bytes, node: tree_sitter.Node | None = None,
-              origin: str = "rewrite") -> list[Edit]:
+    def edits(
+        self, path: str, source: bytes, node: tree_sitter.Node | None = None, origin: str = "rewrite"
+    ) -> list[Edit]:
         """One edit per outermost match inside `node` (the whole file when None; a match inside
         another is left to it). PatternError for a source that is not bytes, or for a
         replacement naming a metavariable the pattern does not capture."""
@@ -501,7 +514,7 @@ def _indented_to(template: str, source: bytes, start: int, indented: bool = Fals
         return template
     line_start = source.rfind(b"\n", 0, start) + 1
     line = source[line_start:start]
-    indent = line[:len(line) - len(line.lstrip())].decode("utf-8", "replace")
+    indent = line[: len(line) - len(line.lstrip())].decode("utf-8", "replace")
     first, *rest = template.split("\n")
     if not indent or not indented and all(r.startswith(indent) or not r.strip() for r in rest):
         return template

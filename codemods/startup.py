@@ -60,11 +60,10 @@ def _load() -> dict[str, CodeType]:
     if not data.startswith(MAGIC_NUMBER):
         return {}
     try:
-        table = marshal.loads(data[len(MAGIC_NUMBER):])
+        table = marshal.loads(data[len(MAGIC_NUMBER) :])
     except (EOFError, ValueError, TypeError):
         return {}
-    if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, CodeType)
-                                              for k, v in table.items()):
+    if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, CodeType) for k, v in table.items()):
         return {}
     return table
 
@@ -74,8 +73,13 @@ def _ours(namespace: object) -> bool:
     return isinstance(name, str) and name.split(".")[0] in HOUSE
 
 
-def _exec(source: str | bytes | CodeType, globals: dict[str, Any] | None = None, locals: Mapping[str, object] | None = None, /,
-          **kwargs: Any) -> None:
+def _exec(
+    source: str | bytes | CodeType,
+    globals: dict[str, Any] | None = None,
+    locals: Mapping[str, object] | None = None,
+    /,
+    **kwargs: Any,
+) -> None:
     """`exec` as `dataclasses` calls it: a generated text of the house's compiled once."""
     global _added
     if kwargs or not isinstance(source, str) or not _ours(globals):

@@ -96,8 +96,13 @@ def _tree_diff(expected: Mapping[str, bytes], actual: Mapping[str, bytes]) -> st
         elif path not in expected:
             parts.append(f"{path}: not expected, but in the tree after the recipe\n")
         else:
-            parts.append("".join(difflib.unified_diff(_shown(expected[path]), _shown(actual[path]),
-                                                      f"expected/{path}", f"actual/{path}")))
+            parts.append(
+                "".join(
+                    difflib.unified_diff(
+                        _shown(expected[path]), _shown(actual[path]), f"expected/{path}", f"actual/{path}"
+                    )
+                )
+            )
     return "".join(parts)
 
 
@@ -131,8 +136,9 @@ def _formatting_check(root: Path, plan: Plan) -> tuple[list[str], list[str]]:
             continue
         if formatter_missing(language):
             unchecked.append(change.path)
-        elif _lf(format_file(change.before, root, change.path)) == _lf(change.before) \
-                and _lf(format_file(change.after, root, change.path)) != _lf(change.after):
+        elif _lf(format_file(change.before, root, change.path)) == _lf(change.before) and _lf(
+            format_file(change.after, root, change.path)
+        ) != _lf(change.after):
             unformatted.append(change.path)
     return unformatted, unchecked
 
@@ -155,9 +161,16 @@ def _blocking_codes_check(plan: Plan, expected: set[str]) -> str | None:
     return None
 
 
-def assert_recipe(before: str | bytes | Tree | Path, recipe: Recipe | str | Path,
-                  after: str | bytes | Tree | Path, *, path: str | None = None, blocking: Iterable[str] = (),
-                  formatted: bool = True, **plan_options: Any) -> Plan:
+def assert_recipe(
+    before: str | bytes | Tree | Path,
+    recipe: Recipe | str | Path,
+    after: str | bytes | Tree | Path,
+    *,
+    path: str | None = None,
+    blocking: Iterable[str] = (),
+    formatted: bool = True,
+    **plan_options: Any,
+) -> Plan:
     """Plan `recipe` on a fresh tree holding `before` and assert that it gives `after` (see the
     module's docstring). `plan_options` are `plan_recipe`'s (`allow_dangling=True`,
     `options={...}`); `blocking` the codes of the blocking findings the plan must have and may
@@ -180,8 +193,9 @@ def assert_recipe(before: str | bytes | Tree | Path, recipe: Recipe | str | Path
             else:
                 result[change.path] = change.after
         if result != expected:
-            raise AssertionError(f"{loaded.id}: the tree after the recipe is not the expected one:\n"
-                                 f"{_tree_diff(expected, result)}")
+            raise AssertionError(
+                f"{loaded.id}: the tree after the recipe is not the expected one:\n{_tree_diff(expected, result)}"
+            )
         worse = _parse_regressions(files, result)
         if worse:
             raise AssertionError(f"{loaded.id}: more parse errors than before in {', '.join(worse)}")
@@ -197,11 +211,15 @@ def assert_recipe(before: str | bytes | Tree | Path, recipe: Recipe | str | Path
             again = plan_recipe(root, loaded, **plan_options)
             if again.changes:
                 changed = {c.path: c.after for c in again.changes}
-                raise AssertionError(f"{loaded.id}: planning again on the result changes it (not idempotent):\n"
-                                     f"{_tree_diff({p: result[p] for p in changed if p in result}, changed)}")
+                raise AssertionError(
+                    f"{loaded.id}: planning again on the result changes it (not idempotent):\n"
+                    f"{_tree_diff({p: result[p] for p in changed if p in result}, changed)}"
+                )
     if unchecked:
-        raise unittest.SkipTest(f"{loaded.id}: the formatter is not installed: the rest held, but whether "
-                                f"{', '.join(unchecked)} is as the formatter leaves it was not checked")
+        raise unittest.SkipTest(
+            f"{loaded.id}: the formatter is not installed: the rest held, but whether "
+            f"{', '.join(unchecked)} is as the formatter leaves it was not checked"
+        )
     return plan
 
 

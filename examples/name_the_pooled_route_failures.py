@@ -52,8 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     calls = POOLED_CALL.find_all(source)
     for match in calls:
         line = source.count(b"\n", 0, match.start) + 1
-        print(f"{FFI_TESTS}:{line}: sequences {match.text('SEQUENCES')}, logical starts {match.text('STARTS')}",
-              file=sys.stderr)
+        print(
+            f"{FFI_TESTS}:{line}: sequences {match.text('SEQUENCES')}, logical starts {match.text('STARTS')}",
+            file=sys.stderr,
+        )
     if not calls:
         print(f"{FFI_TESTS}: no call of paged_decode_attention_pooled (note)", file=sys.stderr)
 

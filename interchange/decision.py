@@ -294,13 +294,9 @@ class _Reader:
         families = self.mapping(fields, "families", "$")
         if not families:
             self.fail("$.families", "has no family")
-        typed_families = tuple(
-            self.family(name, family, f"$.families.{name}") for name, family in families.items()
-        )
+        typed_families = tuple(self.family(name, family, f"$.families.{name}") for name, family in families.items())
         problems = self.array(fields, "problems", "$")
-        typed_problems = tuple(
-            self.problem(problem, f"$.problems[{index}]") for index, problem in enumerate(problems)
-        )
+        typed_problems = tuple(self.problem(problem, f"$.problems[{index}]") for index, problem in enumerate(problems))
         return DecisionDocument(run_dir, rounds_planned, rule, results, typed_families, typed_problems)
 
     def family(self, name: str, family: object, where: str) -> FamilyDecision:
@@ -311,9 +307,7 @@ class _Reader:
         statistics_flag = self.field(fields, "statistics_flag", bool, where)
         notes = self.items(fields, "notes", str, where)
         cells = self.array(fields, "cells", where)
-        typed_cells = tuple(
-            self.cell(name, cell, f"{where}.cells[{index}]") for index, cell in enumerate(cells)
-        )
+        typed_cells = tuple(self.cell(name, cell, f"{where}.cells[{index}]") for index, cell in enumerate(cells))
         expected = flag_from_verdicts([cell.verdict for cell in typed_cells])
         if flag != expected:
             self.fail(
@@ -344,8 +338,10 @@ class _Reader:
             deltas[key] = self.numbers(fields, key, where)
             if len(deltas[key]) != len(rounds):
                 self.fail(f"{where}.{key}", f"has {len(deltas[key])} values for {len(rounds)} rounds")
-        paged, dense, mean = (self.optional_number(fields, key, where)
-                              for key in ("median_paged_tok_s", "median_dense_tok_s", "mean_paired_delta"))
+        paged, dense, mean = (
+            self.optional_number(fields, key, where)
+            for key in ("median_paged_tok_s", "median_dense_tok_s", "mean_paired_delta")
+        )
         ci95: tuple[float, float] | None = None
         written_ci = self.optional(fields, "ci95", list, where)
         if written_ci is not None:
@@ -361,11 +357,24 @@ class _Reader:
         inconclusive = self.field(fields, "inconclusive", bool, where)
         notes = self.items(fields, "notes", str, where)
         return CellDecision(
-            family=family, prompt_tokens=counts["prompt_tokens"], concurrency=counts["concurrency"], rounds=rounds,
-            paired_deltas=deltas["paired_deltas"], null_deltas=deltas["null_deltas"], median_paired_delta=median,
-            null_spread=spread, verdict=verdict, median_paged_tok_s=paged, median_dense_tok_s=dense,
-            mean_paired_delta=mean, ci95=ci95, rounds_favouring_dense=favouring_dense, rounds_to_resolve=to_resolve,
-            statistics_verdict=statistics_verdict, inconclusive=inconclusive, notes=notes,
+            family=family,
+            prompt_tokens=counts["prompt_tokens"],
+            concurrency=counts["concurrency"],
+            rounds=rounds,
+            paired_deltas=deltas["paired_deltas"],
+            null_deltas=deltas["null_deltas"],
+            median_paired_delta=median,
+            null_spread=spread,
+            verdict=verdict,
+            median_paged_tok_s=paged,
+            median_dense_tok_s=dense,
+            mean_paired_delta=mean,
+            ci95=ci95,
+            rounds_favouring_dense=favouring_dense,
+            rounds_to_resolve=to_resolve,
+            statistics_verdict=statistics_verdict,
+            inconclusive=inconclusive,
+            notes=notes,
         )
 
     def problem(self, problem: object, where: str) -> Problem:

@@ -62,12 +62,20 @@ class TorchOps:
     """torch tensors; a compiled lambda runs op by op (torch has no mx.compile)."""
 
     _unary: ClassVar[dict[str, Callable]] = {
-        "exp": torch.exp, "log1p": torch.log1p, "log": torch.log, "negative": torch.neg,
-        "sigmoid": torch.sigmoid, "abs": torch.abs,
+        "exp": torch.exp,
+        "log1p": torch.log1p,
+        "log": torch.log,
+        "negative": torch.neg,
+        "sigmoid": torch.sigmoid,
+        "abs": torch.abs,
     }
     _binary: ClassVar[dict[str, Callable]] = {
-        "add": torch.add, "subtract": torch.sub, "multiply": torch.mul, "divide": torch.div,
-        "maximum": torch.maximum, "minimum": torch.minimum,
+        "add": torch.add,
+        "subtract": torch.sub,
+        "multiply": torch.mul,
+        "divide": torch.div,
+        "maximum": torch.maximum,
+        "minimum": torch.minimum,
     }
 
     def is_array(self, value):
@@ -83,7 +91,12 @@ class TorchOps:
         return TYPE_STRING.get(dtype, str(dtype))
 
     def query(self, array, method):
-        return {"shape": lambda: tuple(array.shape), "dtype": lambda: array.dtype, "ndim": array.dim, "size": array.numel}[method]()
+        return {
+            "shape": lambda: tuple(array.shape),
+            "dtype": lambda: array.dtype,
+            "ndim": array.dim,
+            "size": array.numel,
+        }[method]()
 
     def scalar(self, value):
         return torch.tensor(float(value), dtype=torch.float32)
@@ -127,7 +140,9 @@ def bind_launch(kernel: KernelSite, args: dict[str, object]) -> BoundLaunch:
     """The kernel's launch for the launcher's arguments (torch tensors and floats, by parameter name)."""
     site = evaluate_launch(kernel, args, TORCH_OPS)
     device = site.inputs[0].device
-    outputs = tuple(torch.empty(s, dtype=d, device=device) for s, d in zip(site.output_shapes, site.output_dtypes, strict=True))
+    outputs = tuple(
+        torch.empty(s, dtype=d, device=device) for s, d in zip(site.output_shapes, site.output_dtypes, strict=True)
+    )
     return BoundLaunch(kernel, site.inputs, outputs, site.template_values, site.grid, site.threadgroup, site.dt_chain)
 
 
@@ -165,9 +180,16 @@ class _Interpreter:
 
     def bind(self) -> EvaluatedLaunch:
         site = self.site
-        reads = [f"{n}_{k}" for n in self.kernel.input_names for k in ("shape", "strides", "ndim") if f"{n}_{k}" in self.kernel.source]
+        reads = [
+            f"{n}_{k}"
+            for n in self.kernel.input_names
+            for k in ("shape", "strides", "ndim")
+            if f"{n}_{k}" in self.kernel.source
+        ]
         if reads:
-            raise TreeKernelError(f"{self.kernel.source_where}: the kernel reads {', '.join(reads)}, which this wrapper does not pass")
+            raise TreeKernelError(
+                f"{self.kernel.source_where}: the kernel reads {', '.join(reads)}, which this wrapper does not pass"
+            )
         try:
             inputs, chain = [], ()
             for name, node in zip(self.kernel.input_names, site.inputs, strict=True):
@@ -182,7 +204,9 @@ class _Interpreter:
             block = tuple(int(self.eval(n, self.frame)) for n in site.threadgroup)
         except _Unreadable as error:
             where = where_of(self.site.function.where.path, error.node)
-            raise TreeKernelError(f"cannot read the call site at {where}: {error} in `{node_text(error.node)}`") from None
+            raise TreeKernelError(
+                f"cannot read the call site at {where}: {error} in `{node_text(error.node)}`"
+            ) from None
         for name, dtype in zip(self.kernel.output_names, dtypes, strict=True):
             if not self.array_ops.is_dtype(dtype):
                 raise TreeKernelError(f"cannot read the call site at {site.where}: output {name} has no dtype")
@@ -249,7 +273,13 @@ class _Interpreter:
         operator = node_text(node.child_by_field_name("operator"))
         if operator == "/" and isinstance(left, int) and isinstance(right, int):
             return int(left / right)
-        table = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b, "%": lambda a, b: a % b}
+        table = {
+            "+": lambda a, b: a + b,
+            "-": lambda a, b: a - b,
+            "*": lambda a, b: a * b,
+            "/": lambda a, b: a / b,
+            "%": lambda a, b: a % b,
+        }
         if operator not in table:
             raise _Unreadable(node, f"unsupported operator {operator}")
         return table[operator](left, right)
@@ -315,14 +345,20 @@ class _Interpreter:
             if statement.type == "declaration":
                 for declarator in statement.children_by_field_name("declarator"):
                     value = declarator.child_by_field_name("value")
-                    names = [n for n in descendants(declarator.child_by_field_name("declarator") or declarator) if n.type == "identifier"]
+                    names = [
+                        n
+                        for n in descendants(declarator.child_by_field_name("declarator") or declarator)
+                        if n.type == "identifier"
+                    ]
                     if value is not None and names:
                         frame.values[node_text(names[-1])] = self.eval(value, frame)
             elif statement.type == "expression_statement":
                 expression = statement.named_children[0]
                 if expression.type != "assignment_expression":
                     raise _Unreadable(expression, "unsupported statement")
-                frame.values[node_text(expression.child_by_field_name("left"))] = self.eval(expression.child_by_field_name("right"), frame)
+                frame.values[node_text(expression.child_by_field_name("left"))] = self.eval(
+                    expression.child_by_field_name("right"), frame
+                )
             elif statement.type == "return_statement":
                 return self.eval(statement.named_children[0], frame)
             else:

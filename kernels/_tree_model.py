@@ -21,6 +21,7 @@ TYPE_STRING = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float
 """MLX's get_type_string, which names a module in template_arguments_hash."""
 MLX_DTYPES = {name: dtype for dtype, name in TYPE_STRING.items()}
 
+
 class TreeKernelError(Exception):
     """The tree has no SSM kernel we can find, or its call site cannot be read; one line."""
 
@@ -104,8 +105,12 @@ class BoundLaunch:
         """The kernel as MLX's cuda_kernel builds it, without the JIT header (see WRAPPER_PRELUDE)."""
         lines = ["namespace mlx::core::cu {", "", "namespace cg = cooperative_groups;", ""]
         lines.append(f"__global__ void {self.module_name}(")
-        params = [f"    const {CUDA_TYPE[t.dtype]}* {n}" for n, t in zip(self.kernel.input_names, self.inputs, strict=True)]
-        params += [f"    {CUDA_TYPE[t.dtype]}* {n}" for n, t in zip(self.kernel.output_names, self.outputs, strict=True)]
+        params = [
+            f"    const {CUDA_TYPE[t.dtype]}* {n}" for n, t in zip(self.kernel.input_names, self.inputs, strict=True)
+        ]
+        params += [
+            f"    {CUDA_TYPE[t.dtype]}* {n}" for n, t in zip(self.kernel.output_names, self.outputs, strict=True)
+        ]
         lines.append(",\n".join(params) + ") {")
         for name, value in self.template_values:
             if isinstance(value, torch.dtype):

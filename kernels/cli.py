@@ -29,10 +29,14 @@ from kernels.generations import GenerationComparison, GenerationFileError, compa
 from kernels.tree_cli import run_tree
 
 __all__ = ["EXIT_DIFFERS", "EXIT_OK", "render_comparison", "render_report", "ssm_diff_main", "ssm_generations_main"]
-DIFF_EXIT_CODES = ("Exit codes: 0 every stage within budget; 1 a stage over budget; 2 usage error (one line, "
-                   "`ssm-diff: error: ...`: bad flags, CUDA where torch has none, a batch that does not fit).")
-GENERATIONS_EXIT_CODES = ("Exit codes: 0 identical over the compared tokens; 1 they diverge; 2 usage error (one "
-                          "line, `ssm-generations: error: ...`: bad flags, a file that cannot be read).")
+DIFF_EXIT_CODES = (
+    "Exit codes: 0 every stage within budget; 1 a stage over budget; 2 usage error (one line, "
+    "`ssm-diff: error: ...`: bad flags, CUDA where torch has none, a batch that does not fit)."
+)
+GENERATIONS_EXIT_CODES = (
+    "Exit codes: 0 identical over the compared tokens; 1 they diverge; 2 usage error (one "
+    "line, `ssm-generations: error: ...`: bad flags, a file that cannot be read)."
+)
 
 
 def render_report(report: DiffReport) -> str:
@@ -53,20 +57,45 @@ def render_report(report: DiffReport) -> str:
 
 
 @click.command(name="ssm-diff", cls=Command, context_settings=HELP_OPTIONS, epilog=DIFF_EXIT_CODES)
-@click.option("--shape", type=click.Choice(sorted(SHAPES)), default="granite-4.0-h-tiny", show_default=True,
-              help="Model whose SSM head layout (heads, head and state sizes, groups, dt clip) is reproduced.")
-@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Sequences N in the decode step (memory grows with it: about 20 MB per sequence for "
-                   "granite-4.0-h-tiny).")
-@click.option("--act-dtype", type=click.Choice(["bf16", "f32"]), default="bf16", show_default=True,
-              help="Dtype T of the activations x, dt, B, C, D and dt_bias.")
-@click.option("--a-log-dtype", type=click.Choice(["bf16", "f32"]), default="bf16", show_default=True,
-              help="Dtype of A_log.")
-@click.option("--state-dtype", type=click.Choice(["f32", "bf16"]), default="f32", show_default=True,
-              help="Dtype U of the SSM state.")
+@click.option(
+    "--shape",
+    type=click.Choice(sorted(SHAPES)),
+    default="granite-4.0-h-tiny",
+    show_default=True,
+    help="Model whose SSM head layout (heads, head and state sizes, groups, dt clip) is reproduced.",
+)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Sequences N in the decode step (memory grows with it: about 20 MB per sequence for granite-4.0-h-tiny).",
+)
+@click.option(
+    "--act-dtype",
+    type=click.Choice(["bf16", "f32"]),
+    default="bf16",
+    show_default=True,
+    help="Dtype T of the activations x, dt, B, C, D and dt_bias.",
+)
+@click.option(
+    "--a-log-dtype", type=click.Choice(["bf16", "f32"]), default="bf16", show_default=True, help="Dtype of A_log."
+)
+@click.option(
+    "--state-dtype",
+    type=click.Choice(["f32", "bf16"]),
+    default="f32",
+    show_default=True,
+    help="Dtype U of the SSM state.",
+)
 @click.option("--seed", type=int, default=2069, show_default=True, help="Seed of the N(0, 1) inputs.")
-@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
-              help="cpu: the CPU emulation of the kernel; cuda: the kernel itself (needs a CUDA build of torch).")
+@click.option(
+    "--device",
+    type=click.Choice(["cpu", "cuda"]),
+    default="cpu",
+    show_default=True,
+    help="cpu: the CPU emulation of the kernel; cuda: the kernel itself (needs a CUDA build of torch).",
+)
 @click.option(
     "--inject",
     type=click.Choice([i.value for i in Injection]),
@@ -79,15 +108,34 @@ def render_report(report: DiffReport) -> str:
     type=click.Path(path_type=Path),
     help="Run the SSM kernel this mlxcel tree ships (read from its source) instead of our port; needs --device cuda.",
 )
-@click.option("--show-kernel", is_flag=True, help="With --tree: print the extracted kernel and its generated wrapper (no CUDA needed).")
+@click.option(
+    "--show-kernel",
+    is_flag=True,
+    help="With --tree: print the extracted kernel and its generated wrapper (no CUDA needed).",
+)
 @click.option("--instance", help="With --tree: only the SSM kernel instance of this cuda_kernel name (default: all).")
-@click.option("--engine", type=click.Choice(["torch", "mlx"]), default="torch", show_default=True,
-              help="torch: our port or, with --tree, the tree's kernel in a torch extension; mlx: replay mlxcel's seven "
-                   "SSM parity checks through MLX's CUDA back-end (needs --tree and '.[kernels-mlx]').")
-@click.option("--check", "checks", type=int, multiple=True,
-              help="With --engine mlx: only the parity check with this seed (repeat; default: all seven).")
-@click.option("--order", type=click.Choice(["suite", "file"]), default="suite", show_default=True,
-              help="With --engine mlx: the one-process run's order: suite (cargo test's, tests by name) or file.")
+@click.option(
+    "--engine",
+    type=click.Choice(["torch", "mlx"]),
+    default="torch",
+    show_default=True,
+    help="torch: our port or, with --tree, the tree's kernel in a torch extension; mlx: replay mlxcel's seven "
+    "SSM parity checks through MLX's CUDA back-end (needs --tree and '.[kernels-mlx]').",
+)
+@click.option(
+    "--check",
+    "checks",
+    type=int,
+    multiple=True,
+    help="With --engine mlx: only the parity check with this seed (repeat; default: all seven).",
+)
+@click.option(
+    "--order",
+    type=click.Choice(["suite", "file"]),
+    default="suite",
+    show_default=True,
+    help="With --engine mlx: the one-process run's order: suite (cargo test's, tests by name) or file.",
+)
 def ssm_diff_main(
     shape: str,
     batch: int,
@@ -138,8 +186,9 @@ def ssm_diff_main(
             raise SystemExit(run_tree(config, tree, device, inject, as_json, show_kernel, instance))
         report = run_diff(config, device, frozenset(Injection(name) for name in inject))
     except (MemoryError, torch.OutOfMemoryError) as error:
-        raise UsageLine(f"--batch {batch}: out of memory on {device} ({_one_line(error)}); use a smaller --batch") \
-            from None
+        raise UsageLine(
+            f"--batch {batch}: out of memory on {device} ({_one_line(error)}); use a smaller --batch"
+        ) from None
     click.echo(json.dumps(report.to_json(), indent=2) if as_json else render_report(report))
     raise SystemExit(EXIT_OK if report.first_failing_stage is None else EXIT_DIFFERS)
 
@@ -153,8 +202,10 @@ def _run_mlx_engine(tree: Path | None, instance: str | None, checks: tuple[int, 
     given = [name for name in MLX_FIXED if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE]
     if given:
         flag = "--" + given[0].replace("_", "-")
-        raise UsageLine(f"{flag} does not apply to --engine mlx: the parity checks fix shapes, dtypes and seeds "
-                        f"(choose checks with --check SEED)")
+        raise UsageLine(
+            f"{flag} does not apply to --engine mlx: the parity checks fix shapes, dtypes and seeds "
+            f"(choose checks with --check SEED)"
+        )
     if tree is None:
         raise UsageLine("--engine mlx runs the kernel a tree ships: give --tree ROOT (an mlxcel checkout)")
     try:
@@ -178,8 +229,10 @@ def _check_device(device: str) -> None:
     if device != "cuda" or torch.cuda.is_available():
         return
     why = "is a CPU-only build" if torch.version.cuda is None else "sees no CUDA device"
-    raise UsageLine(f"--device cuda: this torch ({torch.__version__}) {why}; use --device cpu, or a CUDA build "
-                    f"of torch on a machine with a GPU")
+    raise UsageLine(
+        f"--device cuda: this torch ({torch.__version__}) {why}; use --device cpu, or a CUDA build "
+        f"of torch on a machine with a GPU"
+    )
 
 
 def _host_available_bytes() -> int | None:
@@ -204,8 +257,10 @@ def _check_fits(config: UpdateConfig, device: str) -> None:
     for where, needed, available in needs:
         if available is not None and needed > available:
             fits = max(1, config.batch * available // needed)
-            raise UsageLine(f"--batch {config.batch}: needs about {_size(needed)} of {where}, "
-                            f"{_size(available)} is available; at most about --batch {fits} fits")
+            raise UsageLine(
+                f"--batch {config.batch}: needs about {_size(needed)} of {where}, "
+                f"{_size(available)} is available; at most about --batch {fits} fits"
+            )
 
 
 def _size(count: int) -> str:
@@ -230,8 +285,13 @@ def render_comparison(comparison: GenerationComparison) -> str:
 @click.command(name="ssm-generations", cls=Command, context_settings=HELP_OPTIONS, epilog=GENERATIONS_EXIT_CODES)
 @click.argument("generation_a", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("generation_b", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--tokens", type=click.IntRange(min=1), default=64, show_default=True,
-              help="How many tokens from the start to compare.")
+@click.option(
+    "--tokens",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="How many tokens from the start to compare.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 def ssm_generations_main(generation_a: Path, generation_b: Path, tokens: int, as_json: bool) -> None:
     """Compare two saved greedy generations token by token and report the first divergence.

@@ -36,7 +36,9 @@ def emulate_compute_dt(inputs: UpdateInputs, inject: frozenset[Injection] = froz
     return round_to_bf16(dt_prime) if Injection.DT_BF16 in inject else dt_prime
 
 
-def emulate_decay(inputs: UpdateInputs, dt_prime: torch.Tensor, inject: frozenset[Injection] = frozenset()) -> torch.Tensor:
+def emulate_decay(
+    inputs: UpdateInputs, dt_prime: torch.Tensor, inject: frozenset[Injection] = frozenset()
+) -> torch.Tensor:
     """dA = exp(A * dt') with A = -exp(f32(A_log[h])), float32 [N, H]."""
     A = -torch.exp(inputs.a_log.float())
     dA = torch.exp(A * dt_prime)

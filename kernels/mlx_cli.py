@@ -112,8 +112,16 @@ def _child_main(argv: list[str]) -> int:
 
 
 def _spawn(root: Path, instance: str | None, seeds, cache: Path, **flags: bool) -> dict:
-    command = [sys.executable, "-m", "kernels.mlx_cli", "--child", "--tree", str(root),
-               "--seeds", ",".join(str(s) for s in seeds)]
+    command = [
+        sys.executable,
+        "-m",
+        "kernels.mlx_cli",
+        "--child",
+        "--tree",
+        str(root),
+        "--seeds",
+        ",".join(str(s) for s in seeds),
+    ]
     if instance:
         command += ["--instance", instance]
     command += [f"--{name}" for name, on in flags.items() if on]
@@ -133,15 +141,23 @@ def cache_files(folder: Path) -> list[str]:
 def run_engine(root: Path, instance: str | None, seeds: tuple[int, ...], order: str) -> dict[str, object]:
     """Every mode on the chosen checks; the report as JSON-ready values."""
     if not mx.cuda.is_available():
-        raise EngineError(f"this MLX ({mx.__version__}) has no CUDA back-end here (mx.cuda.is_available() is false): "
-                          f"--engine mlx runs the tree's kernel through mx.fast.cuda_kernel; install "
-                          f"'.[kernels-mlx]' (mlx[cuda13]) on a machine with an NVIDIA GPU")
+        raise EngineError(
+            f"this MLX ({mx.__version__}) has no CUDA back-end here (mx.cuda.is_available() is false): "
+            f"--engine mlx runs the tree's kernel through mx.fast.cuda_kernel; install "
+            f"'.[kernels-mlx]' (mlx[cuda13]) on a machine with an NVIDIA GPU"
+        )
     checks = ordered_checks(seeds, order)
     kernel = pick_kernel(root, instance)
     report: dict[str, object] = {
-        "tree": str(root), "instance": kernel.name, "registered_at": str(kernel.where),
-        "source_at": str(kernel.source_where), "launched_at": str(kernel.launch.where),
-        "order": order, "checks": [c.seed for c in checks], "versions": versions(root), "modes": {},
+        "tree": str(root),
+        "instance": kernel.name,
+        "registered_at": str(kernel.where),
+        "source_at": str(kernel.source_where),
+        "launched_at": str(kernel.launch.where),
+        "order": order,
+        "checks": [c.seed for c in checks],
+        "versions": versions(root),
+        "modes": {},
     }
     seeds_in_order = [c.seed for c in checks]
     with tempfile.TemporaryDirectory(prefix="ssm-mlx-") as scratch:
@@ -155,13 +171,15 @@ def run_engine(root: Path, instance: str | None, seeds: tuple[int, ...], order: 
         one = _spawn(root, kernel.name, seeds_in_order, fresh_cache("one"), stages=True, search=True)
         report["modes"]["one process"] = one["results"]
         report["search"] = one["search"]
-        report["modes"]["fresh"] = [_spawn(root, kernel.name, [s], fresh_cache(f"fresh-{s}"))["results"][0]
-                                    for s in seeds_in_order]
+        report["modes"]["fresh"] = [
+            _spawn(root, kernel.name, [s], fresh_cache(f"fresh-{s}"))["results"][0] for s in seeds_in_order
+        ]
         shared = fresh_cache("shared")
         report["modes"]["shared cache"] = [_spawn(root, kernel.name, [s], shared)["results"][0] for s in seeds_in_order]
         report["shared_cache_files"] = cache_files(shared)
-        report["modes"]["module reuse"] = [_spawn(root, kernel.name, [s], fresh_cache(f"reuse-{s}"), prime=True)
-                                           ["results"][0] for s in seeds_in_order]
+        report["modes"]["module reuse"] = [
+            _spawn(root, kernel.name, [s], fresh_cache(f"reuse-{s}"), prime=True)["results"][0] for s in seeds_in_order
+        ]
     report["differences"] = differences(report["modes"])
     report["passes"] = all(r["passes"] for mode in ("one process", "fresh") for r in report["modes"][mode])
     return report
@@ -178,8 +196,10 @@ def differences(modes: dict[str, list[dict]]) -> list[str]:
                 continue
             moved = [k for k in ("y", "state") if result["digest"][k] != first["digest"][k]]
             if moved:
-                lines.append(f"{result['seed']}: {mode} differs from one process in {' and '.join(moved)} "
-                             f"(state nrms {result['state']['nrms']:.3e} vs {first['state']['nrms']:.3e})")
+                lines.append(
+                    f"{result['seed']}: {mode} differs from one process in {' and '.join(moved)} "
+                    f"(state nrms {result['state']['nrms']:.3e} vs {first['state']['nrms']:.3e})"
+                )
     return lines
 
 
@@ -199,28 +219,46 @@ def render(report: dict) -> str:
         f"order: {report['order']} ({', '.join(map(str, report['checks']))})",
     ]
     for mode in MODES:
-        lines += ["", f"[{mode}]", f"{'seed':<5} {'shape':<19} {'act':<4} {'A_log':<5} {'y nrms':>10} {'state nrms':>11} "
-                  f"{'state nmax':>11} {'state f64':>10}  result  module"]
+        lines += [
+            "",
+            f"[{mode}]",
+            f"{'seed':<5} {'shape':<19} {'act':<4} {'A_log':<5} {'y nrms':>10} {'state nrms':>11} "
+            f"{'state nmax':>11} {'state f64':>10}  result  module",
+        ]
         for r in report["modes"][mode]:
-            lines.append(f"{r['seed']:<5} {r['shape']:<19} {r['act_dtype']:<4} {r['a_log_dtype']:<5} "
-                         f"{r['y']['nrms']:>10.3e} {r['state']['nrms']:>11.3e} {r['state']['nmax']:>11.3e} "
-                         f"{r['state']['nrms_f64']:>10.3e}  {_verdict(r):<6}  {r['module']}"
-                         + (f" (primed with A_log {r['primed']['primed_with_a_log']})" if "primed" in r else ""))
-    lines += ["", "differences between modes: " + ("none (same y and state bytes)" if not report["differences"] else "")]
+            lines.append(
+                f"{r['seed']:<5} {r['shape']:<19} {r['act_dtype']:<4} {r['a_log_dtype']:<5} "
+                f"{r['y']['nrms']:>10.3e} {r['state']['nrms']:>11.3e} {r['state']['nmax']:>11.3e} "
+                f"{r['state']['nrms_f64']:>10.3e}  {_verdict(r):<6}  {r['module']}"
+                + (f" (primed with A_log {r['primed']['primed_with_a_log']})" if "primed" in r else "")
+            )
+    lines += [
+        "",
+        "differences between modes: " + ("none (same y and state bytes)" if not report["differences"] else ""),
+    ]
     lines += [f"  {line}" for line in report["differences"]]
     files = report["shared_cache_files"]
     custom = [f for f in files if "custom_kernel" in f]
-    lines += [f"PTX cache folder after the shared-cache runs: {len(files)} files, {len(custom)} of custom kernels"
-              + (f" ({', '.join(custom)})" if custom else "")]
+    lines += [
+        f"PTX cache folder after the shared-cache runs: {len(files)} files, {len(custom)} of custom kernels"
+        + (f" ({', '.join(custom)})" if custom else "")
+    ]
     lines += ["", "[stages, one process] nrms against the test's reference (nrms against float64)"]
-    lines.append(f"{'seed':<5} " + " ".join(f"{s:>21}" for s in ("dt'", "A", "decay", "state", "y")) + "  first deviating")
+    lines.append(
+        f"{'seed':<5} " + " ".join(f"{s:>21}" for s in ("dt'", "A", "decay", "state", "y")) + "  first deviating"
+    )
     for r in report["modes"]["one process"]:
-        cells = " ".join(f"{row['nrms']:>9.2e} ({row['nrms_f64']:.1e})" if row["exposed"] else f"{'not exposed':>21}"
-                         for row in r["stages"])
+        cells = " ".join(
+            f"{row['nrms']:>9.2e} ({row['nrms_f64']:.1e})" if row["exposed"] else f"{'not exposed':>21}"
+            for row in r["stages"]
+        )
         probe = "" if r["probe_matches_kernel"] else "  (probe's state/y differ from the kernel's)"
         lines.append(f"{r['seed']:<5} {cells}  {r['first_deviating_stage'] or 'none'}{probe}")
-    lines += ["", "[injection search] state nrms against the test's reference, per seed; * = reproduces the seed's "
-              "pattern (2069, 2071 in 1.8e-3..2.5e-3; 2067, 2068, 2070, 2073 under 1e-5)"]
+    lines += [
+        "",
+        "[injection search] state nrms against the test's reference, per seed; * = reproduces the seed's "
+        "pattern (2069, 2071 in 1.8e-3..2.5e-3; 2067, 2068, 2070, 2073 under 1e-5)",
+    ]
     seeds = report["checks"]
     lines.append(f"{'injection':<52} " + " ".join(f"{s:>9}" for s in seeds))
     for row in report["search"]:
@@ -229,8 +267,11 @@ def render(report: dict) -> str:
         lines.append(f"{mark}{name:<51} " + " ".join(f"{row['state_nrms'][str(s)]:>9.2e}" for s in seeds))
     reuse = report["modes"]["module reuse"]
     hits = [r for r in reuse if r["module"] == r["primed"]["module"]]
-    lines.append(" module reuse (GPU, A_log's other dtype first)  " + " ".join(f"{r['state']['nrms']:>9.2e}" for r in reuse)
-                 + f"   ({len(hits)} of {len(reuse)} checks share a module name with the primer)")
+    lines.append(
+        " module reuse (GPU, A_log's other dtype first)  "
+        + " ".join(f"{r['state']['nrms']:>9.2e}" for r in reuse)
+        + f"   ({len(hits)} of {len(reuse)} checks share a module name with the primer)"
+    )
     lines.append("injections: " + "; ".join(f"{k}: {v}" for k, v in INJECTIONS.items()))
     reproducing = [" + ".join(r["inject"]) for r in report["search"] if r["reproduces_seed_pattern"]]
     lines.append("reproduce the seed's pattern: " + (", ".join(reproducing) if reproducing else "none"))

@@ -130,8 +130,12 @@ class MlxOps:
         return MLX_TYPE_STRING.get(dtype, str(dtype))
 
     def query(self, array, method):
-        return {"shape": lambda: tuple(array.shape), "dtype": lambda: array.dtype, "ndim": lambda: array.ndim,
-                "size": lambda: array.size}[method]()
+        return {
+            "shape": lambda: tuple(array.shape),
+            "dtype": lambda: array.dtype,
+            "ndim": lambda: array.ndim,
+            "size": lambda: array.size,
+        }[method]()
 
     def scalar(self, value):
         return mx.array(float(value), dtype=mx.float32)
@@ -235,8 +239,9 @@ def parity_reference(check: ParityCheck, case: dict[str, mx.array]) -> Reference
     y = mx.reshape(y, [b, 1, h, dh])
     a_n = mx.broadcast_to(mx.reshape(a, [1, h]), [b, h])
     mx.eval(y, state, dt, a_n, decay)
-    return Reference(to_numpy(dt).reshape(-1), to_numpy(a_n).reshape(-1), to_numpy(decay).reshape(-1),
-                     to_numpy(state), to_numpy(y))
+    return Reference(
+        to_numpy(dt).reshape(-1), to_numpy(a_n).reshape(-1), to_numpy(decay).reshape(-1), to_numpy(state), to_numpy(y)
+    )
 
 
 def float64_reference(check: ParityCheck, case: dict[str, mx.array]) -> Reference:
@@ -275,9 +280,16 @@ def tolerance_for(dtype: str) -> tuple[float, float]:
 def launcher_arguments(kernel: TreeKernel, check: ParityCheck, case: dict[str, mx.array]) -> dict[str, object]:
     """ssm_update_kernel's arguments by the tree's parameter names, in the test's layout."""
     by_role = {
-        "X": case["x"], "A_log": case["A_log"], "B": case["B"], "C": case["C"], "D": case["D"],
-        "state_in": case["state"], "dt": case["dt"], "dt_bias": case["dt_bias"],
-        "dt_min": float(check.shape.dt_limits[0]), "dt_max": float(check.shape.dt_limits[1]),
+        "X": case["x"],
+        "A_log": case["A_log"],
+        "B": case["B"],
+        "C": case["C"],
+        "D": case["D"],
+        "state_in": case["state"],
+        "dt": case["dt"],
+        "dt_bias": case["dt_bias"],
+        "dt_min": float(check.shape.dt_limits[0]),
+        "dt_max": float(check.shape.dt_limits[1]),
     }
     return {param: by_role[role] for param, role in kernel.parameter_roles().items()}
 
@@ -312,8 +324,9 @@ _KERNELS: dict[tuple, object] = {}
 def cuda_kernel(name: str, input_names, output_names, source: str):
     key = (name, tuple(input_names), tuple(output_names), source)
     if key not in _KERNELS:
-        _KERNELS[key] = mx.fast.cuda_kernel(name=name, input_names=list(input_names),
-                                            output_names=list(output_names), source=source)
+        _KERNELS[key] = mx.fast.cuda_kernel(
+            name=name, input_names=list(input_names), output_names=list(output_names), source=source
+        )
     return _KERNELS[key]
 
 
@@ -327,9 +340,16 @@ def launch(kernel: TreeKernel, site: EvaluatedLaunch, probe: Instrumented | None
         count = site.inputs[kernel.input_names.index("dt")].size
         shapes = list(site.output_shapes) + [(count,)] * len(probe.extra_outputs)
         dtypes = list(site.output_dtypes) + [mx.float32] * len(probe.extra_outputs)
-    outputs = fn(inputs=list(site.inputs), template=list(site.template_values), grid=site.grid,
-                 threadgroup=site.threadgroup, output_shapes=shapes, output_dtypes=dtypes,
-                 init_value=None, verbose=False)
+    outputs = fn(
+        inputs=list(site.inputs),
+        template=list(site.template_values),
+        grid=site.grid,
+        threadgroup=site.threadgroup,
+        output_shapes=shapes,
+        output_dtypes=dtypes,
+        init_value=None,
+        verbose=False,
+    )
     mx.eval(*outputs)
     return list(outputs)
 
@@ -384,16 +404,22 @@ def instrument(kernel: TreeKernel) -> Instrumented:
                 index = subscripts[0].child_by_field_name("indices")
                 index = index.named_children[0] if index is not None and index.named_children else None
                 found["dt"] = (name, statement, node_text(index) if index is not None else None)
-            elif uses_dt and "decay" not in found and reads <= {"A_log"} \
-                    and (reads == {"A_log"} or ("A" in found and found["A"][0] in used)):
+            elif (
+                uses_dt
+                and "decay" not in found
+                and reads <= {"A_log"}
+                and (reads == {"A_log"} or ("A" in found and found["A"][0] in used))
+            ):
                 found["decay"] = (name, statement, None)
             elif reads == {"A_log"} and not uses_dt and "A" not in found:
                 found["A"] = (name, statement, None)
     missing = [role for role in ("dt", "decay") if role not in found]
     if missing or found["dt"][2] is None:
-        raise TreeKernelError(f"{kernel.source_where}: cannot find where the kernel computes "
-                              f"{', '.join(missing) or 'the index of dt'} (a declaration reading dt[...], and one "
-                              f"using it with A_log[...] or A)")
+        raise TreeKernelError(
+            f"{kernel.source_where}: cannot find where the kernel computes "
+            f"{', '.join(missing) or 'the index of dt'} (a declaration reading dt[...], and one "
+            f"using it with A_log[...] or A)"
+        )
     roles = [role for role in STAGE_OUTPUTS if role in found]
     index = found["dt"][2]
     last = max((found[role][1] for role in roles), key=lambda n: n.end_byte)
@@ -402,8 +428,9 @@ def instrument(kernel: TreeKernel) -> Instrumented:
     cut = last.end_byte - len(prefix.encode())
     raw = kernel.source.encode()
     source = (raw[:cut] + line.encode() + raw[cut:]).decode()
-    return Instrumented(kernel.name + "_stages", source, tuple(STAGE_OUTPUTS[role] for role in roles), line,
-                        last.end_point.row)
+    return Instrumented(
+        kernel.name + "_stages", source, tuple(STAGE_OUTPUTS[role] for role in roles), line, last.end_point.row
+    )
 
 
 # ---------------------------------------------------------------- one check
@@ -425,15 +452,30 @@ def run_check(kernel: TreeKernel, check: ParityCheck, stages: bool = True) -> di
     y_tol, state_tol = tolerance_for(check.act_dtype), F32_TOLERANCE
     y_dev, state_dev = normalized_deviation(out, ref.y), normalized_deviation(state, ref.state)
     result: dict[str, object] = {
-        "seed": check.seed, "test": check.test, "shape": check.shape.name,
-        "act_dtype": check.act_dtype, "a_log_dtype": check.a_log_dtype,
-        "module": module_name(kernel.name, site.template_values), "signature": list(signature(site)),
-        "grid": list(site.grid), "threadgroup": list(site.threadgroup), "dt_chain": list(site.dt_chain),
-        "y": {"nrms": y_dev[0], "nmax": y_dev[1], "tolerance": list(y_tol),
-              "ok": y_dev[0] < y_tol[0] and y_dev[1] < y_tol[1], "nrms_f64": normalized_deviation(out, ref64.y)[0]},
-        "state": {"nrms": state_dev[0], "nmax": state_dev[1], "tolerance": list(state_tol),
-                  "ok": state_dev[0] < state_tol[0] and state_dev[1] < state_tol[1],
-                  "nrms_f64": normalized_deviation(state, ref64.state)[0]},
+        "seed": check.seed,
+        "test": check.test,
+        "shape": check.shape.name,
+        "act_dtype": check.act_dtype,
+        "a_log_dtype": check.a_log_dtype,
+        "module": module_name(kernel.name, site.template_values),
+        "signature": list(signature(site)),
+        "grid": list(site.grid),
+        "threadgroup": list(site.threadgroup),
+        "dt_chain": list(site.dt_chain),
+        "y": {
+            "nrms": y_dev[0],
+            "nmax": y_dev[1],
+            "tolerance": list(y_tol),
+            "ok": y_dev[0] < y_tol[0] and y_dev[1] < y_tol[1],
+            "nrms_f64": normalized_deviation(out, ref64.y)[0],
+        },
+        "state": {
+            "nrms": state_dev[0],
+            "nmax": state_dev[1],
+            "tolerance": list(state_tol),
+            "ok": state_dev[0] < state_tol[0] and state_dev[1] < state_tol[1],
+            "nrms_f64": normalized_deviation(state, ref64.state)[0],
+        },
         "digest": {"y": digest(out), "state": digest(state)},
     }
     result["passes"] = result["y"]["ok"] and result["state"]["ok"]
@@ -450,9 +492,17 @@ def run_check(kernel: TreeKernel, check: ParityCheck, stages: bool = True) -> di
                 continue
             budget = y_tol if name == "y" else F32_TOLERANCE
             nrms, nmax = normalized_deviation(got[name], getattr(ref, name))
-            table.append({"stage": name, "nrms": nrms, "nmax": nmax, "budget": budget[0],
-                          "nrms_f64": normalized_deviation(got[name], getattr(ref64, name))[0],
-                          "deviates": not (nrms < budget[0] and nmax < budget[1]), "exposed": True})
+            table.append(
+                {
+                    "stage": name,
+                    "nrms": nrms,
+                    "nmax": nmax,
+                    "budget": budget[0],
+                    "nrms_f64": normalized_deviation(got[name], getattr(ref64, name))[0],
+                    "deviates": not (nrms < budget[0] and nmax < budget[1]),
+                    "exposed": True,
+                }
+            )
         result["stages"] = table
         result["first_deviating_stage"] = next((row["stage"] for row in table if row.get("deviates")), None)
         result["probe_matches_kernel"] = bool(np.array_equal(got["state"], state) and np.array_equal(got["y"], out))
@@ -467,8 +517,11 @@ def prime_other_a_log(kernel: TreeKernel, check: ParityCheck) -> dict[str, objec
     case = make_case(primer)
     site = bind(kernel, primer, case)
     launch(kernel, site)
-    return {"primed_with_a_log": other, "module": module_name(kernel.name, site.template_values),
-            "signature": list(signature(site))}
+    return {
+        "primed_with_a_log": other,
+        "module": module_name(kernel.name, site.template_values),
+        "signature": list(signature(site)),
+    }
 
 
 # ---------------------------------------------------------------- versions
@@ -487,12 +540,19 @@ def gpu_description() -> dict[str, object]:
     """MLX's device_info on the default device, and nvidia-smi's name, compute capability and driver."""
     found: dict[str, object] = {"default_device": str(mx.default_device())}
     try:
-        found["mlx_device_info"] = {k: (v if isinstance(v, (int, str)) else str(v)) for k, v in mx.device_info().items()}
+        found["mlx_device_info"] = {
+            k: (v if isinstance(v, (int, str)) else str(v)) for k, v in mx.device_info().items()
+        }
     except (RuntimeError, AttributeError) as error:
         found["mlx_device_info"] = f"unavailable: {error}"
     try:
-        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=30, check=True)
+        smi = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
         name, cap, driver = (part.strip() for part in smi.stdout.splitlines()[0].split(","))
         found.update(gpu=name, compute_capability=cap, driver=driver)
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
@@ -509,6 +569,8 @@ def versions(root: Path) -> dict[str, object]:
     elif re.fullmatch(r"v?" + re.escape(version), pin):
         note = "the same release"
     else:
-        note = (f"differ: this is MLX {version} (a release), the tree builds MLX at {pin}; "
-                f"kernels compiled by MLX's JIT may differ between them")
+        note = (
+            f"differ: this is MLX {version} (a release), the tree builds MLX at {pin}; "
+            f"kernels compiled by MLX's JIT may differ between them"
+        )
     return {"mlx": version, "tree_pin": pin, "pin_file": PIN_FILE, "mlx_vs_pin": note, **gpu_description()}

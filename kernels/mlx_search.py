@@ -57,8 +57,11 @@ def update_f32(check: ParityCheck, case: dict, inject: frozenset[str]) -> tuple[
     s = check.shape
     b, h, dh, g, ds = s.batch, s.heads, s.head_dim, s.groups, s.state_dim
     v = {name: to_numpy(array).astype(np.float32) for name, array in case.items()}
-    inject = frozenset(name.removesuffix(ONLY_BF16_A_LOG) for name in inject
-                       if not name.endswith(ONLY_BF16_A_LOG) or check.a_log_dtype == "bf16")
+    inject = frozenset(
+        name.removesuffix(ONLY_BF16_A_LOG)
+        for name in inject
+        if not name.endswith(ONLY_BF16_A_LOG) or check.a_log_dtype == "bf16"
+    )
     z = v["dt"].reshape(b, h) + v["dt_bias"][None, :]
     if "dt-sum-bf16" in inject:
         z = round_bf16(z)
@@ -85,8 +88,11 @@ def update_f32(check: ParityCheck, case: dict, inject: frozenset[str]) -> tuple[
 def injection_sets() -> list[frozenset[str]]:
     """None, every single injection and every pair."""
     names = sorted(INJECTIONS)
-    pairs = [frozenset(p) for p in itertools.combinations(names, 2)
-             if p[0].removesuffix(ONLY_BF16_A_LOG) != p[1].removesuffix(ONLY_BF16_A_LOG)]
+    pairs = [
+        frozenset(p)
+        for p in itertools.combinations(names, 2)
+        if p[0].removesuffix(ONLY_BF16_A_LOG) != p[1].removesuffix(ONLY_BF16_A_LOG)
+    ]
     return [frozenset()] + [frozenset([n]) for n in names] + pairs
 
 
@@ -111,6 +117,12 @@ def search(cases: list[tuple[ParityCheck, dict, object]]) -> list[dict[str, obje
             y, state = update_f32(check, case, inject)
             state_nrms[str(check.seed)] = normalized_deviation(state, reference.state)[0]
             y_nrms[str(check.seed)] = normalized_deviation(y, reference.y)[0]
-        rows.append({"inject": sorted(inject), "state_nrms": state_nrms, "y_nrms": y_nrms,
-                     "reproduces_seed_pattern": reproduces(state_nrms)})
+        rows.append(
+            {
+                "inject": sorted(inject),
+                "state_nrms": state_nrms,
+                "y_nrms": y_nrms,
+                "reproduces_seed_pattern": reproduces(state_nrms),
+            }
+        )
     return rows

@@ -136,11 +136,15 @@ class TreeKernel:
             local = next((n for n in used if n in declared), None)
             call = declared.get(local) if local else None
             if name != "dt" or call is None or call.type != "call_expression" or len(call_args(call)) != 4:
-                raise TreeKernelError(f"cannot read the call site at {self.launch.where}: which parameter feeds input {name}")
+                raise TreeKernelError(
+                    f"cannot read the call site at {self.launch.where}: which parameter feeds input {name}"
+                )
             for role, arg in zip(("dt", "dt_bias", "dt_min", "dt_max"), call_args(call), strict=True):
                 fed = [n for n in _ordered_names(arg) if n in params]
                 if not fed:
-                    raise TreeKernelError(f"cannot read the compute_dt call at {where_of(self.launch.where.path, call)}: {role}")
+                    raise TreeKernelError(
+                        f"cannot read the compute_dt call at {where_of(self.launch.where.path, call)}: {role}"
+                    )
                 roles[fed[0]] = role
         return roles
 
@@ -206,7 +210,9 @@ def _functions(tree: tree_sitter.Node, rel: str) -> Iterator[Function]:
             names = [n for n in descendants(param) if n.type == "identifier"]
             if names:
                 params.append(node_text(names[-1]))
-        yield Function(last_name(declarator.child_by_field_name("declarator")), tuple(params), body, where_of(rel, node))
+        yield Function(
+            last_name(declarator.child_by_field_name("declarator")), tuple(params), body, where_of(rel, node)
+        )
 
 
 def _function_declarator(definition: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -237,7 +243,9 @@ def _read_registration(rel, call, parsed, functions) -> TreeKernel | None:
     where = where_of(rel, call)
     source_name, source_node, source_rel = _source_of(args[3], rel, parsed)
     if source_node is None:
-        raise TreeKernelError(f"{where}: cuda_kernel {name!r} takes source {source_name}, whose raw string was not found")
+        raise TreeKernelError(
+            f"{where}: cuda_kernel {name!r} takes source {source_name}, whose raw string was not found"
+        )
     content = next(c for c in source_node.named_children if c.type == "raw_string_content")
     launch = _find_launch(call, inputs, outputs, functions, rel)
     if launch is None:
@@ -336,7 +344,10 @@ def _launch_in(function: Function, n_inputs: int, n_outputs: int) -> LaunchSite 
         if node.type != "call_expression":
             continue
         args = call_args(node)
-        if len(args) < 6 or not all(a.type == "call_expression" and last_name(a.child_by_field_name("function")) == "make_tuple" for a in args[3:5]):
+        if len(args) < 6 or not all(
+            a.type == "call_expression" and last_name(a.child_by_field_name("function")) == "make_tuple"
+            for a in args[3:5]
+        ):
             continue
         ins, shapes, dtypes = (_list_items(a, declared) for a in args[:3])
         if ins is None or len(ins) != n_inputs or shapes is None or dtypes is None or len(dtypes) != n_outputs:
@@ -374,7 +385,9 @@ def _template_args(node, declared, function: Function) -> tuple[tuple[str, tree_
             if node_text(target.child_by_field_name("field")) not in ("push_back", "emplace_back"):
                 continue
             args = call_args(call)
-            parts = [c for c in args[0].named_children] if len(args) == 1 and args[0].type == "initializer_list" else args
+            parts = (
+                [c for c in args[0].named_children] if len(args) == 1 and args[0].type == "initializer_list" else args
+            )
             if len(parts) == 2 and parts[0].type == "string_literal":
                 pairs.append((_string_value(parts[0]), parts[1]))
     return tuple(pairs)
@@ -388,7 +401,11 @@ def compile_unit(launches: tuple[BoundLaunch, ...]) -> str:
     symbols = {}
     parts = [WRAPPER_PRELUDE]
     for key, launch in modules.items():
-        symbol = launch.module_name if launch.module_name not in symbols.values() else f"{launch.module_name}_as_{len(symbols)}"
+        symbol = (
+            launch.module_name
+            if launch.module_name not in symbols.values()
+            else f"{launch.module_name}_as_{len(symbols)}"
+        )
         symbols[key] = symbol
         parts.append(launch.wrapper().replace(f"void {launch.module_name}(", f"void {symbol}(", 1))
     table = ",\n".join(

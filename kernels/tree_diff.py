@@ -44,7 +44,13 @@ class UlpDiff:
         return f"max {self.max_ulp} ulp ({self.differing} of {self.total} differ, nrms {self.nrms:.1e})"
 
     def to_json(self) -> dict[str, object]:
-        return {"bitwise": self.bitwise, "max_ulp": self.max_ulp, "differing": self.differing, "total": self.total, "nrms": self.nrms}
+        return {
+            "bitwise": self.bitwise,
+            "max_ulp": self.max_ulp,
+            "differing": self.differing,
+            "total": self.total,
+            "nrms": self.nrms,
+        }
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,9 @@ def bind_update(kernel: TreeKernel, inputs: UpdateInputs) -> BoundLaunch:
     return kernel.bind(tree_arguments(kernel, inputs))
 
 
-def run_launch(launch: BoundLaunch, module, dt_prime: torch.Tensor | None = None, as_compiled: BoundLaunch | None = None):
+def run_launch(
+    launch: BoundLaunch, module, dt_prime: torch.Tensor | None = None, as_compiled: BoundLaunch | None = None
+):
     """Launch once; returns the outputs.  dt_prime replaces the dt input; as_compiled runs another launch's module."""
     inputs = list(launch.inputs)
     if dt_prime is not None:
@@ -142,14 +150,18 @@ def ulp_diff(value: torch.Tensor, reference: torch.Tensor) -> UlpDiff:
     b = torch.where(b < 0, -(b & sign), b)
     gap = (a - b).abs()
     differing = int((gap != 0).sum())
-    return UlpDiff(differing == 0, int(gap.max()) if gap.numel() else 0, differing, gap.numel(), normalized_rms(value, reference))
+    return UlpDiff(
+        differing == 0, int(gap.max()) if gap.numel() else 0, differing, gap.numel(), normalized_rms(value, reference)
+    )
 
 
 def _output(outputs: dict[str, torch.Tensor], prefix: str) -> torch.Tensor:
     return next(t for name, t in outputs.items() if name.startswith(prefix))
 
 
-def tree_reports(kernels: tuple[TreeKernel, ...], configs: tuple[UpdateConfig, ...], contract: bool = True) -> tuple[TreeReport, ...]:
+def tree_reports(
+    kernels: tuple[TreeKernel, ...], configs: tuple[UpdateConfig, ...], contract: bool = True
+) -> tuple[TreeReport, ...]:
     """Each instance on each configuration, against float64 and the faithful kernel, on CUDA (one build).
 
     contract=False builds the tree kernel without FMA contraction (see ops.tree_extension).

@@ -30,8 +30,10 @@ this page. What each kind takes with it, and how a name selects one item:
 
 def render() -> str:
     """The page: one row per registered language, its suffixes, parser, formatter and kinds."""
-    rows = ["| language (`language =`) | files | parsed by | formatter | kinds a `[[delete]]` may name |",
-            "| --- | --- | --- | --- | --- |"]
+    rows = [
+        "| language (`language =`) | files | parsed by | formatter | kinds a `[[delete]]` may name |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for name, language in LANGUAGES.items():
         parser = f"tree-sitter (`{language.grammar}`)" if language.grammar else "-"
         if language.deleter:
@@ -53,8 +55,11 @@ def main() -> int:
         KINDS_PAGE.write_text(page, encoding="utf-8")
     elif args.check:
         if not KINDS_PAGE.is_file() or KINDS_PAGE.read_text(encoding="utf-8") != page:
-            print(f"docs_tables: {KINDS_PAGE.relative_to(HOUSE)} differs from the code: "
-                  f"run python scripts/docs_tables.py --write", file=sys.stderr)
+            print(
+                f"docs_tables: {KINDS_PAGE.relative_to(HOUSE)} differs from the code: "
+                f"run python scripts/docs_tables.py --write",
+                file=sys.stderr,
+            )
             return 1
     else:
         sys.stdout.write(page)

@@ -49,8 +49,9 @@ def run_deletion(language: str, before: bytes, targets: list[tuple[str, str]]):
     return (plan.changes[0].after if plan.changes else before), findings
 
 
-def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], after: str,
-                   planned: bool = True) -> None:
+def assert_deletes(
+    language: str, before: str, targets: list[tuple[str, str]], after: str, planned: bool = True
+) -> None:
     """Deleting `targets` from the one file dedented `before` gives exactly dedented `after` (see
     codemods.testing.assert_recipe; uses of the deleted items left in the file are allowed). With `planned`
     False, only the language plug-in's `delete_items` runs, without the planner's gate (for a
@@ -59,16 +60,18 @@ def assert_deletes(language: str, before: str, targets: list[tuple[str, str]], a
     targets_ = tuple(ItemTarget(path, language, k, n) for k, n in targets)
     if planned:
         recipe = Recipe(id="delete", summary="", deletions=targets_)
-        testing.assert_recipe({path: dedent(before)}, recipe, {path: dedent(after)}, allow_dangling=True,
-                              allow_unreworded=True)
+        testing.assert_recipe(
+            {path: dedent(before)}, recipe, {path: dedent(after)}, allow_dangling=True, allow_unreworded=True
+        )
         return
     from codemods.edit.splice import splice
     from codemods.core.registry import LANGUAGES
     from codemods.plan.references import DeletedNames
 
     source = dedent(before)
-    deletions = LANGUAGES[language].operations.delete_items(path, source, list(targets_), "delete", None,
-                                                            DeletedNames())
+    deletions = LANGUAGES[language].operations.delete_items(
+        path, source, list(targets_), "delete", None, DeletedNames()
+    )
     assert not [f for f in deletions.findings if f.blocking], deletions.findings
     assert splice(source, list(deletions.edits)).decode() == dedent_text(after)
 
@@ -77,8 +80,12 @@ def rustfmt_clean(source: bytes) -> bool:
     """Whether rustfmt (edition 2024) leaves `source` exactly as it is."""
     # On stdin rustfmt's "Auto" newline style writes LF: name the file's style.
     style = "Windows" if b"\r\n" in source else "Unix"
-    result = subprocess.run(["rustfmt", "--edition", "2024", "--config", f"newline_style={style}", "--emit", "stdout"],
-                            input=source, capture_output=True, env={"RUSTUP_TOOLCHAIN": "stable", **os.environ})
+    result = subprocess.run(
+        ["rustfmt", "--edition", "2024", "--config", f"newline_style={style}", "--emit", "stdout"],
+        input=source,
+        capture_output=True,
+        env={"RUSTUP_TOOLCHAIN": "stable", **os.environ},
+    )
     return result.returncode == 0 and result.stdout == source
 
 

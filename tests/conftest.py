@@ -19,8 +19,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real mlxcel tree, unpacked once per session and shared by every test that
     needs it: read it, never edit it; copy it (shutil.copytree) and edit the copy."""
     if not CORPUS.is_file():
-        pytest.skip(f"the real mlxcel tree is not here ({CORPUS} is absent); "
-                    "a clone without ../shared has no corpus")
+        pytest.skip(f"the real mlxcel tree is not here ({CORPUS} is absent); a clone without ../shared has no corpus")
     target = tmp_path_factory.mktemp("corpus")
     with tarfile.open(CORPUS) as archive:
         archive.extractall(target, filter="data")

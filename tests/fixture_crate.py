@@ -88,12 +88,7 @@ def cargo_env(target_dir: Path) -> dict[str, str]:
 
 def _run_cargo(crate_root: Path, target_dir: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["cargo", *args],
-        cwd=crate_root,
-        env=cargo_env(target_dir),
-        capture_output=True,
-        text=True,
-        check=False,
+        ["cargo", *args], cwd=crate_root, env=cargo_env(target_dir), capture_output=True, text=True, check=False
     )
 
 
@@ -129,12 +124,7 @@ def copy_target_dir(crate_root: Path) -> Path:
     """``crate_root/target``, cloned from the seed the first time it is needed."""
     target = crate_root / "target"
     if not target.exists():
-        shutil.copytree(
-            seed_target_dir(),
-            target,
-            symlinks=True,
-            ignore=shutil.ignore_patterns(SEED_STAMP.name),
-        )
+        shutil.copytree(seed_target_dir(), target, symlinks=True, ignore=shutil.ignore_patterns(SEED_STAMP.name))
     return target
 
 

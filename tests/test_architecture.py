@@ -27,8 +27,11 @@ def _modules() -> dict[str, Path]:
 
 def _type_checking_only(tree: ast.AST) -> set[int]:
     """The ids of the nodes under `if TYPE_CHECKING:`: imports for annotations, never run."""
-    guarded = [node for node in ast.walk(tree) if isinstance(node, ast.If)
-               and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")]
+    guarded = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+    ]
     return {id(inner) for node in guarded for statement in node.body for inner in ast.walk(statement)}
 
 
@@ -105,15 +108,15 @@ def test_no_import_circles_anywhere_in_the_house() -> None:
 
 # The folders of the engine, bottom first: a module imports only folders of its rank or below.
 LAYERS = (
-    ("codemods.edit", "codemods.startup"),                # Edit, Finding, ItemTarget, codes, errors, diff;
-                                                          # the dataclasses' compiled methods
+    ("codemods.edit", "codemods.startup"),  # Edit, Finding, ItemTarget, codes, errors, diff;
+    # the dataclasses' compiled methods
     ("codemods.core", "codemods.words"),  # the language registry and contracts, the lexers;
-                                                          # words; forked work
-    ("codemods.parse",),                                  # tree-sitter, once per file
-    ("codemods.pattern", "codemods.search"),              # structural patterns; rg and mentions
-    ("codemods.languages",),                              # the plug-ins: rust/ cpp/ python/
-    ("codemods.config",),                                 # recipes as data: the schema, the loader, the catalog
-    ("codemods.plan", "codemods.testing"),                # the planner, the harness
+    # words; forked work
+    ("codemods.parse",),  # tree-sitter, once per file
+    ("codemods.pattern", "codemods.search"),  # structural patterns; rg and mentions
+    ("codemods.languages",),  # the plug-ins: rust/ cpp/ python/
+    ("codemods.config",),  # recipes as data: the schema, the loader, the catalog
+    ("codemods.plan", "codemods.testing"),  # the planner, the harness
     ("codemods.write", "codemods.report", "codemods.recipes"),  # the writer; reporters; bundled recipes
     ("codemods.cli", "codemods.__main__"),
 )
@@ -137,16 +140,31 @@ def test_the_layers_point_one_way() -> None:
     recipe (the catalog finds them as files); the package root imports nothing at run time."""
     rank = {folder: number for number, layer in enumerate(LAYERS) for folder in layer}
     graph = _import_graph()
-    upward = sorted((module, target) for module, targets in graph.items() if _folder(module) in rank
-                    for target in targets if _folder(target) in rank and rank[_folder(target)] > rank[_folder(module)])
+    upward = sorted(
+        (module, target)
+        for module, targets in graph.items()
+        if _folder(module) in rank
+        for target in targets
+        if _folder(target) in rank and rank[_folder(target)] > rank[_folder(module)]
+    )
     assert upward == []
-    into_recipes = sorted((module, target) for module, targets in graph.items()
-                          if not module.startswith("codemods.recipes")
-                          for target in targets if target.startswith("codemods.recipes"))
+    into_recipes = sorted(
+        (module, target)
+        for module, targets in graph.items()
+        if not module.startswith("codemods.recipes")
+        for target in targets
+        if target.startswith("codemods.recipes")
+    )
     assert into_recipes == []
     readers = {"codemods.report": {"codemods.plan", "codemods.write"}}
-    reading = sorted((module, target) for module, targets in graph.items() for folder, banned in readers.items()
-                     if _folder(module) == folder for target in targets if _folder(target) in banned)
+    reading = sorted(
+        (module, target)
+        for module, targets in graph.items()
+        for folder, banned in readers.items()
+        if _folder(module) == folder
+        for target in targets
+        if _folder(target) in banned
+    )
     assert reading == []
     assert graph["codemods"] == set()
 
@@ -173,10 +191,18 @@ def test_kernels_and_analysis_use_only_the_public_surface() -> None:
         for path in sorted((HOUSE / package).rglob("*.py")):
             shared = SHARED.get(path.relative_to(HOUSE).as_posix())
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
-                    [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-                inside += [f"{path.relative_to(HOUSE)}:{node.lineno}: {name}" for name in names
-                           if name.startswith("codemods.") and name != shared]
+                names = (
+                    [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else [alias.name for alias in node.names]
+                    if isinstance(node, ast.Import)
+                    else []
+                )
+                inside += [
+                    f"{path.relative_to(HOUSE)}:{node.lineno}: {name}"
+                    for name in names
+                    if name.startswith("codemods.") and name != shared
+                ]
     assert inside == []
 
 
@@ -185,9 +211,13 @@ def test_the_engine_imports_no_sibling_package() -> None:
     Only the bundled recipes may (the first user's paged-flag recipe reads interchange's
     decision.json schema): they are the engine's users, not the engine."""
     siblings = tuple(f"{package}." for package in PACKAGES if package != "codemods")
-    outside = sorted((module, target) for module, targets in _import_graph().items()
-                     if module.startswith("codemods") and not module.startswith("codemods.recipes")
-                     for target in targets if target.startswith(siblings) or target in PACKAGES[1:])
+    outside = sorted(
+        (module, target)
+        for module, targets in _import_graph().items()
+        if module.startswith("codemods") and not module.startswith("codemods.recipes")
+        for target in targets
+        if target.startswith(siblings) or target in PACKAGES[1:]
+    )
     assert outside == []
 
 
@@ -231,12 +261,18 @@ def test_a_bundled_recipe_is_added_by_dropping_a_toml_file(tmp_path: Path) -> No
         (folder / "toy.toml").write_text(TOY_RECIPE)
         listed = subprocess.run([sys.executable, "-m", "codemods", "recipes"], capture_output=True, text=True)
         assert "toy-drop-in" in listed.stdout, listed.stderr
-        applied = subprocess.run([sys.executable, "-m", "codemods", "apply", "--recipe", "toy-drop-in", str(tree)],
-                                 capture_output=True, text=True)
+        applied = subprocess.run(
+            [sys.executable, "-m", "codemods", "apply", "--recipe", "toy-drop-in", str(tree)],
+            capture_output=True,
+            text=True,
+        )
         assert applied.returncode == 0, applied.stderr
         assert (tree / "src/a.rs").read_text() == "fn keep() {}\n"
-        checked = subprocess.run([sys.executable, "-m", "codemods", "check", "--recipe", "toy-drop-in", str(tree)],
-                                 capture_output=True, text=True)
+        checked = subprocess.run(
+            [sys.executable, "-m", "codemods", "check", "--recipe", "toy-drop-in", str(tree)],
+            capture_output=True,
+            text=True,
+        )
         assert checked.returncode == 0, checked.stderr
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -309,17 +345,32 @@ def test_the_registry_holds_typed_values_and_loads_no_parser() -> None:
 
     from codemods.core.registry import LANGUAGES
 
-    named = [(language.name, field.name) for language in LANGUAGES.values() for field in dataclasses.fields(language)
-             if field.name != "operations_module" and isinstance(getattr(language, field.name), str)
-             and ":" in getattr(language, field.name)]
+    named = [
+        (language.name, field.name)
+        for language in LANGUAGES.values()
+        for field in dataclasses.fields(language)
+        if field.name != "operations_module"
+        and isinstance(getattr(language, field.name), str)
+        and ":" in getattr(language, field.name)
+    ]
     assert named == []
-    assert all(callable(language.lexer) and language.lexer.__module__.startswith("codemods.core.")
-               for language in LANGUAGES.values())
+    assert all(
+        callable(language.lexer) and language.lexer.__module__.startswith("codemods.core.")
+        for language in LANGUAGES.values()
+    )
     loaded = subprocess.run(
-        [sys.executable, "-c", "import sys, codemods.core.registry; "
-         "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'codemods.parse', 'codemods.languages', "
-         "'codemods.plan'))))"],
-        capture_output=True, text=True, check=True, cwd=HOUSE)
+        [
+            sys.executable,
+            "-c",
+            "import sys, codemods.core.registry; "
+            "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'codemods.parse', 'codemods.languages', "
+            "'codemods.plan'))))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=HOUSE,
+    )
     assert loaded.stdout.strip() == "[]"
 
 

@@ -27,40 +27,50 @@ def _run(body: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_all_output_arrives_through_a_pipe_and_the_status_is_kept(tmp_path: Path) -> None:
-    done = _run("""\
+    done = _run(
+        """\
         sys.stdout.write("line of a long diff\\n" * 20000)
         print("the last line", file=sys.stderr)
         sys.exit(1)
-        """, tmp_path)
+        """,
+        tmp_path,
+    )
     assert done.returncode == 1
     assert done.stdout == "line of a long diff\n" * 20000
     assert done.stderr == "the last line\n"
 
 
-@pytest.mark.parametrize(("code", "status", "stderr"), [(None, 0, ""), (0, 0, ""), (3, 3, ""),
-                                                         ("'bad recipe'", 1, "bad recipe\n")])
+@pytest.mark.parametrize(
+    ("code", "status", "stderr"), [(None, 0, ""), (0, 0, ""), (3, 3, ""), ("'bad recipe'", 1, "bad recipe\n")]
+)
 def test_the_status_is_the_one_sys_exit_would_give(tmp_path: Path, code: object, status: int, stderr: str) -> None:
     done = _run(f"sys.exit({code})", tmp_path)
     assert (done.returncode, done.stderr) == (status, stderr)
 
 
 def test_a_main_that_returns_exits_0_and_atexit_handlers_run(tmp_path: Path) -> None:
-    done = _run("""\
+    done = _run(
+        """\
         atexit.register(lambda: (OUT / "saved").write_text("yes"))
         print("planned")
-        """, tmp_path)
+        """,
+        tmp_path,
+    )
     assert (done.returncode, done.stdout) == (0, "planned\n")
     assert (tmp_path / "saved").read_text() == "yes"
 
 
 def test_a_thread_still_working_is_waited_for(tmp_path: Path) -> None:
-    done = _run("""\
+    done = _run(
+        """\
         def later():
             time.sleep(0.3)
             (OUT / "written").write_text("whole")
         threading.Thread(target=later).start()
         sys.exit(2)
-        """, tmp_path)
+        """,
+        tmp_path,
+    )
     assert done.returncode == 2
     assert (tmp_path / "written").read_text() == "whole"
 

@@ -21,8 +21,9 @@ import pytest
 BIN = Path(sys.executable).parent
 SCRIPTS = ("codemod", "paged-bench", "ssm-diff", "ssm-generations")
 
-pytestmark = pytest.mark.skipif(not all((BIN / s).exists() for s in SCRIPTS),
-                                reason="needs the console scripts installed in the running venv")
+pytestmark = pytest.mark.skipif(
+    not all((BIN / s).exists() for s in SCRIPTS), reason="needs the console scripts installed in the running venv"
+)
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ INPUTS = {
     "bad_kind.toml": 'id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
     "id_number.toml": "id = 5\n",
     "no_replace.toml": 'extends = "paged-compat-removal"\n[[reword]]\npath = "src/lib/mlxcel-core/src/layers.rs"\n'
-                       'item = "paged_decode_attention_pooled"\nsymbols = ["paged_decode_attention_dense_compat"]\n',
+    'item = "paged_decode_attention_pooled"\nsymbols = ["paged_decode_attention_dense_compat"]\n',
     "bad.json": "{not json",
     "object.json": '{"ids": [1, 2]}',
     "tokens.txt": "1 2 3\n",
@@ -69,68 +70,105 @@ PLAN = "paged-bench plan --family gemma3=models/gemma-3-1b-it-4bit"
 
 CASES = {
     # ---- the cases of issue 15, as written there (with the recipe named: the tree names none)
-    "check-subfolder-of-tree": case("codemod check --recipe paged-compat-removal src/models", "ROOT src/models holds no src/", cwd="{tree}"),
-    "check-from-inside-src": case("codemod check --recipe paged-compat-removal", "ROOT . holds no src/", cwd="{tree}/src"),
-    "check-empty-folder": case("codemod check --recipe paged-compat-removal {inputs}/empty-folder", "holds no src/ (the scope recipe"),
-    "apply-dry-run-on-parent": case("codemod apply --recipe paged-compat-removal --dry-run {parent}", "give the repository root, probably"),
-    "recipe-misspelt-table": case("codemod apply --dry-run --recipe deletions.toml {tree}",
-                                  "unknown key [[deletions]] (did you mean 'delete'?)"),
-    "recipe-unknown-key": case("codemod apply --dry-run --recipe unknown_key.toml {tree}",
-                               "unknown key 'sumary' (did you mean 'summary'?)"),
-    "decision-to-recipe-taking-none": case("codemod apply --recipe paged-compat-removal --dry-run --decision decision.json {tree}",
-                                           "No such option: --decision"),
+    "check-subfolder-of-tree": case(
+        "codemod check --recipe paged-compat-removal src/models", "ROOT src/models holds no src/", cwd="{tree}"
+    ),
+    "check-from-inside-src": case(
+        "codemod check --recipe paged-compat-removal", "ROOT . holds no src/", cwd="{tree}/src"
+    ),
+    "check-empty-folder": case(
+        "codemod check --recipe paged-compat-removal {inputs}/empty-folder", "holds no src/ (the scope recipe"
+    ),
+    "apply-dry-run-on-parent": case(
+        "codemod apply --recipe paged-compat-removal --dry-run {parent}", "give the repository root, probably"
+    ),
+    "recipe-misspelt-table": case(
+        "codemod apply --dry-run --recipe deletions.toml {tree}", "unknown key [[deletions]] (did you mean 'delete'?)"
+    ),
+    "recipe-unknown-key": case(
+        "codemod apply --dry-run --recipe unknown_key.toml {tree}", "unknown key 'sumary' (did you mean 'summary'?)"
+    ),
+    "decision-to-recipe-taking-none": case(
+        "codemod apply --recipe paged-compat-removal --dry-run --decision decision.json {tree}",
+        "No such option: --decision",
+    ),
     "decide-empty-runs": case("paged-bench decide empty-runs", "empty-runs/runs.jsonl holds no runs"),
-    "report-empty-runs": case("paged-bench report empty-runs --out {inputs}/docs/results.md",
-                              "empty-runs/runs.jsonl holds no runs"),
-    "serve-cmd-without-backend": case(PLAN + " --serve-cmd 'srv {{model}} {{port}}'",
-                                      "lacks {backend}: without it the paged, dense and null arms"),
-    "apply-invalid-pattern": case("codemod apply --recipe bad_regex.toml {tree}",
-                                  "is not a valid pattern: missing ), unterminated subpattern"),
+    "report-empty-runs": case(
+        "paged-bench report empty-runs --out {inputs}/docs/results.md", "empty-runs/runs.jsonl holds no runs"
+    ),
+    "serve-cmd-without-backend": case(
+        PLAN + " --serve-cmd 'srv {{model}} {{port}}'", "lacks {backend}: without it the paged, dense and null arms"
+    ),
+    "apply-invalid-pattern": case(
+        "codemod apply --recipe bad_regex.toml {tree}", "is not a valid pattern: missing ), unterminated subpattern"
+    ),
     "ssm-diff-cuda-without-cuda": case("ssm-diff --device cuda", "--device cuda: this torch"),
     "ssm-diff-batch-too-big": case("ssm-diff --batch 1000000", "--batch 1000000: needs about"),
     "check-json-missing-path": case("codemod check --json {inputs}/nowhere", "no such file or folder"),
     "ssm-generations-bad-json-named": case("ssm-generations bad.json tokens.txt", "bad.json: not valid JSON"),
     "paged-bench-unknown-option": case("paged-bench decide --frob .", "No such option '--frob'"),
     "check-unknown-option": case("codemod check --frob", "No such option '--frob'"),
-    "infer-one-tree": case("codemod infer {inputs}/empty-folder", "give two trees, BEFORE AFTER, or --commit REV [ROOT]"),
+    "infer-one-tree": case(
+        "codemod infer {inputs}/empty-folder", "give two trees, BEFORE AFTER, or --commit REV [ROOT]"
+    ),
     "infer-commit-not-a-repository": case("codemod infer --commit HEAD {inputs}/empty-folder", "--commit HEAD: "),
     # ---- issue 23: what a new user hit on the real tree
-    "codemod-without-command": case("codemod", "no command given (one of: apply, check, infer, recipes; "
-                                               "see `codemod --help`)"),
+    "codemod-without-command": case(
+        "codemod", "no command given (one of: apply, check, infer, recipes; see `codemod --help`)"
+    ),
     "paged-bench-without-command": case("paged-bench", "no command given (one of: decide, plan, report, run"),
-    "recipe-id-not-a-string": case("codemod apply --dry-run --recipe id_number.toml {tree}",
-                                   "id must be a string, not 5"),
-    "reword-without-replace": case("codemod apply --dry-run --recipe no_replace.toml {tree}",
-                                   "[[reword]] entry 1: missing key 'replace'"),
-    "perturb-unknown-function": case("codemod apply --recipe perturb-pooled-output --param function=nope "
-                                     "--dry-run {tree}", "--param function=nope: no function nope in "
-                                                         "src/lib/mlxcel-core/src/layers.rs"),
+    "recipe-id-not-a-string": case(
+        "codemod apply --dry-run --recipe id_number.toml {tree}", "id must be a string, not 5"
+    ),
+    "reword-without-replace": case(
+        "codemod apply --dry-run --recipe no_replace.toml {tree}", "[[reword]] entry 1: missing key 'replace'"
+    ),
+    "perturb-unknown-function": case(
+        "codemod apply --recipe perturb-pooled-output --param function=nope --dry-run {tree}",
+        "--param function=nope: no function nope in src/lib/mlxcel-core/src/layers.rs",
+    ),
     # ---- more
-    "apply-subfolder-of-tree": case("codemod apply --recipe paged-compat-removal --dry-run src/models", "probably", cwd="{tree}"),
-    "apply-empty-folder": case("codemod apply --recipe paged-compat-removal empty-folder", "holds none of src/lib/mlxcel-core"),
-    "apply-json-on-parent": case("codemod apply --recipe paged-compat-removal --json --dry-run {parent}", "give the repository root"),
+    "apply-subfolder-of-tree": case(
+        "codemod apply --recipe paged-compat-removal --dry-run src/models", "probably", cwd="{tree}"
+    ),
+    "apply-empty-folder": case(
+        "codemod apply --recipe paged-compat-removal empty-folder", "holds none of src/lib/mlxcel-core"
+    ),
+    "apply-json-on-parent": case(
+        "codemod apply --recipe paged-compat-removal --json --dry-run {parent}", "give the repository root"
+    ),
     "apply-no-recipe-named": case("codemod apply --dry-run {tree}", "no recipe given: pass --recipe ID|PATH"),
-    "check-no-recipe-named": case("codemod check {tree}", "or [tool.codemod] recipe = \"ID\" in pyproject.toml"),
+    "check-no-recipe-named": case("codemod check {tree}", 'or [tool.codemod] recipe = "ID" in pyproject.toml'),
     "apply-missing-root": case("codemod apply {inputs}/nowhere", "does not exist"),
     "apply-unknown-recipe": case("codemod apply --recipe frob {tree}", "unknown recipe 'frob'"),
-    "apply-unknown-delete-key": case("codemod apply --recipe delete_key.toml {tree}",
-                                     "[[delete]] entry 1: unknown key 'nmae' (did you mean 'name'?)"),
+    "apply-unknown-delete-key": case(
+        "codemod apply --recipe delete_key.toml {tree}", "[[delete]] entry 1: unknown key 'nmae' (did you mean 'name'?)"
+    ),
     "apply-unknown-kind": case("codemod apply --recipe bad_kind.toml {tree}", "unknown rust kind 'function'"),
     "check-invalid-pattern": case("codemod check --recipe bad_regex.toml {tree}", "is not a valid pattern"),
     "check-folder-and-file": case("codemod check {tree} {tree}/Cargo.toml", "give one ROOT folder"),
-    "paged-flag-decision-missing": case("codemod apply --recipe paged-flag --decision nowhere.json {tree}",
-                                        "decision file nowhere.json not found"),
-    "paged-flag-decision-bad": case("codemod apply --recipe paged-flag --decision decision.json {tree}",
-                                    "decision file does not match its schema"),
-    "perturb-on-parent": case("codemod apply --recipe perturb-pooled-output --dry-run {parent}",
-                              "holds no src/lib/mlxcel-core/src/layers.rs"),
-    "perturb-factor-nan": case("codemod apply --recipe perturb-pooled-output --param factor=nan --dry-run {tree}",
-                               "factor must be a finite number"),
-    "perturb-factor-one": case("codemod apply --recipe perturb-pooled-output --param factor=1.0 --dry-run {tree}",
-                               "factor 1 changes nothing"),
-    "param-not-taken": case("codemod apply --recipe paged-compat-removal --param frob=1 --dry-run {tree}",
-                            "takes no option 'frob'"),
-    "param-without-value": case("codemod apply --recipe paged-compat-removal --param frob --dry-run {tree}", "give NAME=VALUE"),
+    "paged-flag-decision-missing": case(
+        "codemod apply --recipe paged-flag --decision nowhere.json {tree}", "decision file nowhere.json not found"
+    ),
+    "paged-flag-decision-bad": case(
+        "codemod apply --recipe paged-flag --decision decision.json {tree}", "decision file does not match its schema"
+    ),
+    "perturb-on-parent": case(
+        "codemod apply --recipe perturb-pooled-output --dry-run {parent}", "holds no src/lib/mlxcel-core/src/layers.rs"
+    ),
+    "perturb-factor-nan": case(
+        "codemod apply --recipe perturb-pooled-output --param factor=nan --dry-run {tree}",
+        "factor must be a finite number",
+    ),
+    "perturb-factor-one": case(
+        "codemod apply --recipe perturb-pooled-output --param factor=1.0 --dry-run {tree}", "factor 1 changes nothing"
+    ),
+    "param-not-taken": case(
+        "codemod apply --recipe paged-compat-removal --param frob=1 --dry-run {tree}", "takes no option 'frob'"
+    ),
+    "param-without-value": case(
+        "codemod apply --recipe paged-compat-removal --param frob --dry-run {tree}", "give NAME=VALUE"
+    ),
     "stat-with-sarif": case("codemod apply --stat --format sarif --dry-run {tree}", "--stat shows the text diff"),
     "recipes-unknown-option": case("codemod recipes --frob", "No such option '--frob'"),
     "decide-blank-runs": case("paged-bench decide --json blank-runs", "holds no runs"),
@@ -140,34 +178,47 @@ CASES = {
     "port-0-without-port": case(PLAN + " --port 0 --serve-cmd 'srv {{model}} {{backend}}'", "lacks {port}"),
     "bench-cmd-without-lengths": case(PLAN + " --bench-cmd 'bench {{port}}'", "lacks {prompt_tokens}"),
     "family-without-model": case("paged-bench plan --family gemma3", "expected NAME=MODEL_PATH"),
-    "run-negative-timeout": case("paged-bench run --family gemma3=m --out o --startup-timeout -1",
-                                 "Invalid value for '--startup-timeout'"),
-    "run-no-resume-with-runs": case("paged-bench run --family gemma3=m --out resumable --no-resume",
-                                    "resumable/runs.jsonl exists and --no-resume was given"),
+    "run-negative-timeout": case(
+        "paged-bench run --family gemma3=m --out o --startup-timeout -1", "Invalid value for '--startup-timeout'"
+    ),
+    "run-no-resume-with-runs": case(
+        "paged-bench run --family gemma3=m --out resumable --no-resume",
+        "resumable/runs.jsonl exists and --no-resume was given",
+    ),
     "report-not-markdown": case("paged-bench report resumable --out results.txt", "expected a .md path"),
     # ---- issue 24: what a run needs is checked before the first server starts
-    "run-server-not-on-path": case("paged-bench run --family gemma3=models/x --out D --rounds 1 --prompt-tokens 64",
-                                   "cannot start the server: mlxcel not found on PATH; give --serve-cmd"),
-    "run-bench-program-missing": case("paged-bench run --family gemma3=m --out D --prompt-tokens 64 "
-                                      "--serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}' "
-                                      "--bench-cmd 'no-such-bench --port {{port}}'",
-                                      "cannot run the bench: no-such-bench not found on PATH; give --bench-cmd"),
-    "run-bench-script-missing": case("paged-bench run --family gemma3=m --out D "
-                                     "--serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}'",
-                                     "cannot run the bench: scripts/bench_serving_concurrency.py not found in "),
-    "run-bench-option-unknown": case("paged-bench run --family gemma3=m --out D --repo {tree} --prompt-tokens 64 "
-                                     "--serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}' "
-                                     "--bench-cmd 'python3 scripts/bench_serving_concurrency.py --port {{port}} --frob'",
-                                     "--bench-cmd passes --frob, which scripts/bench_serving_concurrency.py does not take"),
-    "plan-unknown-family": case("paged-bench plan --family mistral=/x",
-                                "unknown family 'mistral' (known: gemma3, llama4"),
+    "run-server-not-on-path": case(
+        "paged-bench run --family gemma3=models/x --out D --rounds 1 --prompt-tokens 64",
+        "cannot start the server: mlxcel not found on PATH; give --serve-cmd",
+    ),
+    "run-bench-program-missing": case(
+        "paged-bench run --family gemma3=m --out D --prompt-tokens 64 "
+        "--serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}' "
+        "--bench-cmd 'no-such-bench --port {{port}}'",
+        "cannot run the bench: no-such-bench not found on PATH; give --bench-cmd",
+    ),
+    "run-bench-script-missing": case(
+        "paged-bench run --family gemma3=m --out D --serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}'",
+        "cannot run the bench: scripts/bench_serving_concurrency.py not found in ",
+    ),
+    "run-bench-option-unknown": case(
+        "paged-bench run --family gemma3=m --out D --repo {tree} --prompt-tokens 64 "
+        "--serve-cmd 'python3 -m http.server {{port}} {{model}} {{backend}}' "
+        "--bench-cmd 'python3 scripts/bench_serving_concurrency.py --port {{port}} --frob'",
+        "--bench-cmd passes --frob, which scripts/bench_serving_concurrency.py does not take",
+    ),
+    "plan-unknown-family": case(
+        "paged-bench plan --family mistral=/x", "unknown family 'mistral' (known: gemma3, llama4"
+    ),
     "ssm-diff-batch-zero": case("ssm-diff --batch 0", "Invalid value for '--batch'"),
     "ssm-diff-unknown-shape": case("ssm-diff --json --shape frob", "Invalid value for '--shape'"),
-    "ssm-diff-tree-not-mlxcel-json": case("ssm-diff --json --show-kernel --tree {inputs}",
-                                          "has no src/lib/mlxcel-core/cpp/"),
+    "ssm-diff-tree-not-mlxcel-json": case(
+        "ssm-diff --json --show-kernel --tree {inputs}", "has no src/lib/mlxcel-core/cpp/"
+    ),
     "ssm-generations-missing-file": case("ssm-generations nowhere.txt tokens.txt", "'nowhere.txt' does not exist"),
-    "ssm-generations-wrong-shape": case("ssm-generations object.json tokens.txt",
-                                        "object.json: expected a list of tokens"),
+    "ssm-generations-wrong-shape": case(
+        "ssm-generations object.json tokens.txt", "object.json: expected a list of tokens"
+    ),
 }
 
 
@@ -198,8 +249,14 @@ def test_wrong_input_is_one_line_and_exit_2(name: str, inputs: Path, request: py
         places.update(tree=str(tree), parent=str(tree.parent))
     args = [a.format(**places) for a in row.args]
     env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
-    result = subprocess.run([str(BIN / args[0]), *args[1:]], cwd=row.cwd.format(**places), env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(BIN / args[0]), *args[1:]],
+        cwd=row.cwd.format(**places),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     lines = result.stderr.splitlines()
     assert "Traceback" not in result.stdout + result.stderr, result.stderr
     assert (result.returncode, len(lines)) == (row.exit_code, 1), result.stdout + result.stderr
@@ -221,8 +278,12 @@ def _commands():
     from codemods.cli.main import main as codemod
     from kernels.cli import ssm_diff_main, ssm_generations_main
 
-    for name, command in (("codemod", codemod), ("paged-bench", paged_bench), ("ssm-diff", ssm_diff_main),
-                          ("ssm-generations", ssm_generations_main)):
+    for name, command in (
+        ("codemod", codemod),
+        ("paged-bench", paged_bench),
+        ("ssm-diff", ssm_diff_main),
+        ("ssm-generations", ssm_generations_main),
+    ):
         yield name, command
         if isinstance(command, click.Group):
             yield from ((f"{name} {sub}", command.commands[sub]) for sub in sorted(command.commands))
@@ -243,6 +304,10 @@ def test_every_command_takes_h_and_lists_its_exit_codes(command: str) -> None:
 def test_every_option_has_help_text() -> None:
     import click
 
-    missing = [f"{name} {param.opts[0]}" for name, command in _commands() for param in command.params
-               if isinstance(param, click.Option) and not (param.help or "").strip()]
+    missing = [
+        f"{name} {param.opts[0]}"
+        for name, command in _commands()
+        for param in command.params
+        if isinstance(param, click.Option) and not (param.help or "").strip()
+    ]
     assert missing == []

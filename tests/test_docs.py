@@ -17,8 +17,9 @@ README = HOUSE / "README.md"
 
 
 def test_the_generated_kinds_table_matches_the_code() -> None:
-    done = subprocess.run([sys.executable, str(HOUSE / "scripts" / "docs_tables.py"), "--check"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(HOUSE / "scripts" / "docs_tables.py"), "--check"], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -57,8 +58,9 @@ def test_the_readme_first_recipe_runs_as_shown(tmp_path: Path) -> None:
     recipe = HOUSE / "examples" / "first_recipe" / "drop_count_jars_slowly.toml"
     assert "examples/first_recipe/drop_count_jars_slowly.toml" in text
     codemod = [sys.executable, "-m", "codemods"]
-    dry = subprocess.run([*codemod, "apply", "--dry-run", "--recipe", str(recipe), str(tree)],
-                         capture_output=True, text=True)
+    dry = subprocess.run(
+        [*codemod, "apply", "--dry-run", "--recipe", str(recipe), str(tree)], capture_output=True, text=True
+    )
     assert dry.returncode == 0, dry.stderr
     assert "-pub fn count_jars_slowly(shelf: &[u32]) -> usize {" in dry.stdout
     assert "+pub use shelf::count_jars;" in dry.stdout

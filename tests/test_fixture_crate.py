@@ -9,10 +9,7 @@ import pytest
 
 from fixture_crate import cargo, copy_fixture, write_offline_cargo_config
 
-pytestmark = [
-    pytest.mark.cargo,
-    pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed"),
-]
+pytestmark = [pytest.mark.cargo, pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")]
 
 GATE = {
     "build": ("build", "--workspace", "--all-targets"),
@@ -45,10 +42,17 @@ def test_fixture_passes_the_gate(crate_copy: Path, args: tuple[str, ...]) -> Non
 def test_serve_logs_the_resolved_backend(crate_copy: Path) -> None:
     result = cargo(
         crate_copy,
-        "run", "-q", "--bin", "mlxcel", "--",
-        "serve", "--parallel", "8", "-m", "models/mlx/gemma-3-1b-it-4bit",
+        "run",
+        "-q",
+        "--bin",
+        "mlxcel",
+        "--",
+        "serve",
+        "--parallel",
+        "8",
+        "-m",
+        "models/mlx/gemma-3-1b-it-4bit",
     )
     assert (
-        "INFO mlxcel::server: decode storage backend: paged "
-        "(requested auto, parallel 8, model gemma-3-1b-it-4bit)"
+        "INFO mlxcel::server: decode storage backend: paged (requested auto, parallel 8, model gemma-3-1b-it-4bit)"
     ) in result.stderr

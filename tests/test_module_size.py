@@ -9,6 +9,9 @@ MOST = 800
 
 
 def test_no_module_of_the_package_is_over_800_lines() -> None:
-    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MOST}
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MOST
+    }
     assert long == {}, f"split these by concern: {long}"

@@ -26,9 +26,12 @@ def test_the_subset_workflow_is_public() -> None:
 
 
 def test_every_class_and_function_of_the_surface_says_what_it_is() -> None:
-    undocumented = [name for name in codemods.__all__
-                    if (inspect.isclass(value := getattr(codemods, name)) or inspect.isfunction(value))
-                    and not inspect.getdoc(value)]
+    undocumented = [
+        name
+        for name in codemods.__all__
+        if (inspect.isclass(value := getattr(codemods, name)) or inspect.isfunction(value))
+        and not inspect.getdoc(value)
+    ]
     assert undocumented == []
 
 
@@ -41,8 +44,12 @@ def test_help_and_dir_list_every_public_name() -> None:
     list them all the same (issue 37, point 15)."""
     assert set(codemods.__all__) <= set(dir(codemods))
     shown = pydoc.render_doc(codemods, renderer=pydoc.plaintext)
-    listed = {name for name in codemods.__all__ if name != "__version__"
-              if re.search(rf"^ {{4}}(class )?{re.escape(name)}\b", shown, re.MULTILINE)}
+    listed = {
+        name
+        for name in codemods.__all__
+        if name != "__version__"
+        if re.search(rf"^ {{4}}(class )?{re.escape(name)}\b", shown, re.MULTILINE)
+    }
     assert listed == set(codemods.__all__) - {"__version__"}
 
 
@@ -51,8 +58,9 @@ def test_the_type_checkers_see_every_public_name() -> None:
     is among them, from the module `_EXPORTS` names."""
     tree = ast.parse(inspect.getsource(codemods))
     guarded = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
-    imported = {alias.name: node.module for node in guarded.body if isinstance(node, ast.ImportFrom)
-                for alias in node.names}
+    imported = {
+        alias.name: node.module for node in guarded.body if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
     assert imported == codemods._EXPORTS
 
 
@@ -76,8 +84,11 @@ def _annotated_names(obj: object) -> set[str]:
         for klass in obj.__mro__:
             if not klass.__module__.startswith("codemods"):
                 continue
-            annotations += [a for name, a in vars(klass).get("__annotations__", {}).items()
-                            if not name.startswith("_") and name not in own]
+            annotations += [
+                a
+                for name, a in vars(klass).get("__annotations__", {}).items()
+                if not name.startswith("_") and name not in own
+            ]
             for name, member in vars(klass).items():
                 if (name.startswith("_") and name != "__init__") or name in own:
                     continue
@@ -90,9 +101,13 @@ def _annotated_names(obj: object) -> set[str]:
 def _aliases_of(module: types.ModuleType) -> set[str]:
     """The names a module of the package assigns at its top level (its type aliases among them)."""
     tree = ast.parse(inspect.getsource(module))
-    return {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(target, ast.Name)}
+    return {
+        target.id
+        for node in tree.body
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
+    }
 
 
 def test_public_signatures_name_only_public_types() -> None:
@@ -111,10 +126,16 @@ def test_public_signatures_name_only_public_types() -> None:
             named = getattr(module, name, None)
             if name.startswith("_") or named is None or inspect.ismodule(named):
                 continue
-            defined_here = inspect.isclass(named) and named.__module__.startswith("codemods") or \
-                not inspect.isclass(named) and any(name in _aliases_of(m) for m in list(sys.modules.values())
-                                                   if m.__name__.startswith("codemods.") and
-                                                   getattr(m, name, None) is named)
+            defined_here = (
+                inspect.isclass(named)
+                and named.__module__.startswith("codemods")
+                or not inspect.isclass(named)
+                and any(
+                    name in _aliases_of(m)
+                    for m in list(sys.modules.values())
+                    if m.__name__.startswith("codemods.") and getattr(m, name, None) is named
+                )
+            )
             if defined_here:
                 private.setdefault(name, set()).add(export)
     assert private == {}

@@ -15,6 +15,7 @@ import pytest
 
 HOUSE = Path(__file__).resolve().parents[1]
 
+
 def _mypy() -> dict[str, Any]:
     config: dict[str, Any] = tomllib.loads((HOUSE / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
     return config
@@ -43,9 +44,10 @@ def test_the_package_ships_its_types() -> None:
 
 
 def test_mypy_passes() -> None:
-    if shutil.which("mypy", path=str(Path(sys.executable).parent)) is None and \
-            subprocess.run([sys.executable, "-c", "import mypy"], capture_output=True).returncode != 0:
+    if (
+        shutil.which("mypy", path=str(Path(sys.executable).parent)) is None
+        and subprocess.run([sys.executable, "-c", "import mypy"], capture_output=True).returncode != 0
+    ):
         pytest.fail("mypy is not installed: `make test` installs the test extra (scripts/bootstrap.sh)")
-    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], cwd=HOUSE, capture_output=True,
-                          text=True)
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], cwd=HOUSE, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -77,7 +77,9 @@ def cache_section(root: Path) -> list[dict]:
             launch_b = bind_update(kernel, inputs_b.to("cuda"))
             pairs.append((kernel.name, label_a, label_b, inputs_b, launch_a, launch_b))
     colliding = [p for p in pairs if p[4].module_name == p[5].module_name and p[4].signature != p[5].signature]
-    module = ops.tree_extension(compile_unit(tuple(launch for p in colliding for launch in p[4:]))) if colliding else None
+    module = (
+        ops.tree_extension(compile_unit(tuple(launch for p in colliding for launch in p[4:]))) if colliding else None
+    )
     rows = []
     for name, label_a, label_b, inputs_b, launch_a, launch_b in pairs:
         row = {
@@ -101,7 +103,11 @@ def nvrtc_section(root: Path) -> list[dict]:
     """Each wrapper compiled by NVRTC (MLX's compiler; cupy picks the arch) against the nvcc build."""
     import cupy
 
-    pairs = [(label, bind_update(kernel, make_inputs(config).to("cuda"))) for kernel in find_tree_kernels(root) for label, config in configs()[: len(CASES)]]
+    pairs = [
+        (label, bind_update(kernel, make_inputs(config).to("cuda")))
+        for kernel in find_tree_kernels(root)
+        for label, config in configs()[: len(CASES)]
+    ]
     nvcc = ops.tree_extension(compile_unit(tuple(launch for _, launch in pairs)))
     rows = []
     for label, launch in pairs:
@@ -111,7 +117,10 @@ def nvrtc_section(root: Path) -> list[dict]:
             name_expressions=[f"mlx::core::cu::{launch.module_name}"],
         )
         outputs = [torch.empty_like(t) for t in launch.outputs]
-        buffers = [cupy.from_dlpack(t.view(torch.int16) if t.dtype == torch.bfloat16 else t) for t in list(launch.inputs) + outputs]
+        buffers = [
+            cupy.from_dlpack(t.view(torch.int16) if t.dtype == torch.bfloat16 else t)
+            for t in list(launch.inputs) + outputs
+        ]
         module.get_function(f"mlx::core::cu::{launch.module_name}")(launch.blocks, launch.threadgroup, tuple(buffers))
         torch.cuda.synchronize()
         built = run_launch(launch, nvcc)
@@ -146,7 +155,9 @@ def render(results: dict) -> str:
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
     out += ["## One module name, two signatures: a case run through the module compiled for another", ""]
-    out.append("| tree | instance | compiled for | run | same module name | signatures differ | state nrms vs f64 | vs f32 reference |")
+    out.append(
+        "| tree | instance | compiled for | run | same module name | signatures differ | state nrms vs f64 | vs f32 reference |"
+    )
     out.append("| --- " * 8 + "|")
     for tree in ("corpus", "upstream_shaped"):
         for r in results.get(f"{tree}_cache") or []:
@@ -178,7 +189,11 @@ def main() -> None:
     results: dict = {
         "device": torch.cuda.get_device_name(0),
         "torch": torch.__version__,
-        "roots": {"corpus": str(args.tree), "corpus_no_fma": f"{args.tree}, built with --fmad=false", "upstream_shaped": str(args.upstream)},
+        "roots": {
+            "corpus": str(args.tree),
+            "corpus_no_fma": f"{args.tree}, built with --fmad=false",
+            "upstream_shaped": str(args.upstream),
+        },
     }
     started = time.time()
     ops.extension()

@@ -109,9 +109,7 @@ def injection_matrix(batches: tuple[int, ...]) -> list[dict]:
                 state = run_diff(config, "cuda", inject).stages[STAGE_NAMES.index("state")]
                 row["cases"][f"{label} b{batch}"] = state.nrms_f32_reference
         failing = [v for k, v in row["cases"].items() if k.startswith("granite bf16/A_log bf16")]
-        passing = [
-            v for k, v in row["cases"].items() if k.startswith(("nemotron", "granite f32"))
-        ]
+        passing = [v for k, v in row["cases"].items() if k.startswith(("nemotron", "granite f32"))]
         row["failing_cases_in_seed_range"] = all(SEED_RANGE[0] <= v <= SEED_RANGE[1] for v in failing)
         row["passing_cases_within_1e-5"] = all(v <= 1e-5 for v in passing)
         row["reproduces_seed"] = row["failing_cases_in_seed_range"] and row["passing_cases_within_1e-5"]
@@ -188,7 +186,10 @@ def bench(copy_gbps: float) -> list[dict]:
             config = UpdateConfig(shape, batch, "bf16", a_log, "f32", 7)
             nbytes = minimum_bytes(config)
             sets = max(2, math.ceil(4 * l2 / nbytes))
-            inputs = [make_inputs(UpdateConfig(shape, batch, "bf16", a_log, "f32", 7 + k)).to("cuda") for k in range(min(sets, 4))]
+            inputs = [
+                make_inputs(UpdateConfig(shape, batch, "bf16", a_log, "f32", 7 + k)).to("cuda")
+                for k in range(min(sets, 4))
+            ]
             while len(inputs) < sets:  # same values, distinct buffers: only the addresses must rotate
                 inputs.append(_clone(inputs[len(inputs) % 4]))
             launches = max(sets, 20)
@@ -221,7 +222,10 @@ def bench(copy_gbps: float) -> list[dict]:
             rows.append(row)
             print(
                 f"{shape.name:<19} b{batch:<4} {nbytes / 1e6:9.1f} MB  "
-                + "  ".join(f"{k} {row[k]['us']:8.1f}us {row[k]['fraction_of_copy']:5.1%}" for k in ("faithful", "fast", "torch", "copy_state")),
+                + "  ".join(
+                    f"{k} {row[k]['us']:8.1f}us {row[k]['fraction_of_copy']:5.1%}"
+                    for k in ("faithful", "fast", "torch", "copy_state")
+                ),
                 flush=True,
             )
             del inputs, states
@@ -233,13 +237,23 @@ def _clone(inputs):
     import dataclasses
 
     return dataclasses.replace(
-        inputs, **{f.name: getattr(inputs, f.name).clone() for f in dataclasses.fields(inputs) if isinstance(getattr(inputs, f.name), torch.Tensor)}
+        inputs,
+        **{
+            f.name: getattr(inputs, f.name).clone()
+            for f in dataclasses.fields(inputs)
+            if isinstance(getattr(inputs, f.name), torch.Tensor)
+        },
     )
 
 
 def render(results: dict) -> str:
     """results.md: the tables in Markdown."""
-    out = [f"# SSM update on {results['device']}", "", f"torch {results['torch']}, build {results['build_s']:.0f} s", ""]
+    out = [
+        f"# SSM update on {results['device']}",
+        "",
+        f"torch {results['torch']}, build {results['build_s']:.0f} s",
+        "",
+    ]
     checks = results["faithful_check"]
     out.append("## Faithful kernel vs CPU emulation")
     out.append(
@@ -253,11 +267,15 @@ def render(results: dict) -> str:
     )
     out += ["", "## Stage tables (nrms vs f64 / vs f32-upcast, budget)", ""]
     for t in results["stage_tables"]:
-        out.append(f"**{t['case']}**, batch {t['config']['batch']}, device {t['device']}, mlxcel fails: {t['mlxcel_fails']}, first failing: {t['first_failing_stage']}")
+        out.append(
+            f"**{t['case']}**, batch {t['config']['batch']}, device {t['device']}, mlxcel fails: {t['mlxcel_fails']}, first failing: {t['first_failing_stage']}"
+        )
         out.append("")
         out.append("| stage | nrms vs f64 | nrms vs f32 | budget | ok |\n| --- | --- | --- | --- | --- |")
         for s in t["stages"]:
-            out.append(f"| {s['name']} | {s['nrms']:.3e} | {s['nrms_f32_reference']:.3e} | {s['budget']:.0e} | {s['ok']} |")
+            out.append(
+                f"| {s['name']} | {s['nrms']:.3e} | {s['nrms_f32_reference']:.3e} | {s['budget']:.0e} | {s['ok']} |"
+            )
         out.append("")
     out += ["## Injections: new-state nrms vs the parity test's f32 reference", ""]
     cases = list(results["injection_matrix"][0]["cases"])
@@ -265,16 +283,22 @@ def render(results: dict) -> str:
     out.append("| --- " * (len(cases) + 4) + "|")
     for r in results["injection_matrix"]:
         out.append(
-            f"| {r['inject']} | " + " | ".join(f"{r['cases'][c]:.2e}" for c in cases)
+            f"| {r['inject']} | "
+            + " | ".join(f"{r['cases'][c]:.2e}" for c in cases)
             + f" | {r['failing_cases_in_seed_range']} | {r['passing_cases_within_1e-5']} | {r['reproduces_seed']} |"
         )
     out += ["", f"## Timing (copy bandwidth {results['copy']['GBps']:.0f} GB/s, 2 GiB device copy)", ""]
-    out.append("| shape | batch | MB moved | sets | faithful us (frac) | fast us (frac) | torch us (frac) | state copy us (frac) |")
+    out.append(
+        "| shape | batch | MB moved | sets | faithful us (frac) | fast us (frac) | torch us (frac) | state copy us (frac) |"
+    )
     out.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results["bench"]:
         out.append(
             f"| {r['shape']} | {r['batch']} | {r['bytes'] / 1e6:.1f} | {r['rotated_sets']} | "
-            + " | ".join(f"{r[k]['us']:.1f} ({r[k]['fraction_of_copy']:.1%})" for k in ("faithful", "fast", "torch", "copy_state"))
+            + " | ".join(
+                f"{r[k]['us']:.1f} ({r[k]['fraction_of_copy']:.1%})"
+                for k in ("faithful", "fast", "torch", "copy_state")
+            )
             + " |"
         )
     return "\n".join(out) + "\n"

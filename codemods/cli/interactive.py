@@ -98,12 +98,16 @@ def selection(accept: tuple[str, ...], skip: tuple[str, ...]) -> Callable[[Plan]
 
 def _edit_lines(source: bytes, change: Change, path: str) -> list[tuple[int, int]]:
     """The (first, last) 0-based lines of `source` that `change`'s edits in `path` touch."""
-    return [(source.count(b"\n", 0, e.start), source.count(b"\n", 0, max(e.start, e.end - 1)))
-            for e in change.edits if e.path == path]
+    return [
+        (source.count(b"\n", 0, e.start), source.count(b"\n", 0, max(e.start, e.end - 1)))
+        for e in change.edits
+        if e.path == path
+    ]
 
 
-def _split_deletions(before: bytes, run: tuple[int, int, int, int],
-                     owned: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+def _split_deletions(
+    before: bytes, run: tuple[int, int, int, int], owned: list[tuple[int, int]]
+) -> list[tuple[int, int, int, int]]:
     """A run that only removes lines, split where the lines `owned` (edited by some change) start
     or stop: an import left unused beside a deleted item is a run of its own."""
     i1, i2, j1, j2 = run
@@ -141,10 +145,11 @@ def change_diffs(plan: Plan, changes: tuple[Change, ...]) -> dict[str, str]:
         for run in [part for whole in changed_lines(before, after) for part in _split_deletions(before, whole, every)]:
             i1, i2 = run[0], max(run[1] - 1, run[0])
             owners = [c.id for c in here if any(first <= i2 and i1 - 1 <= last for first, last in spans[c.id])]
-            removed = b"\n".join(lines[run[0]:run[1]]).decode("utf-8", "replace")
+            removed = b"\n".join(lines[run[0] : run[1]]).decode("utf-8", "replace")
             if not owners:
-                owners = [c.id for c in deletions if any(re.search(rf"\b{re.escape(n)}\b", removed)
-                                                         for n in c.removes)][:1]
+                owners = [
+                    c.id for c in deletions if any(re.search(rf"\b{re.escape(n)}\b", removed) for n in c.removes)
+                ][:1]
             if not owners and here:
                 distance = {c.id: min(abs(first - i1) for first, _ in spans[c.id]) for c in here}
                 owners = [min(distance, key=lambda key: distance[key])]
@@ -195,8 +200,7 @@ class Walk:
         self.accepted: set[str] = set()
         self.skipped: set[str] = set()
 
-    def echo(self, text: str = "", *, fg: str | None = None, bold: bool | None = None,
-             dim: bool | None = None) -> None:
+    def echo(self, text: str = "", *, fg: str | None = None, bold: bool | None = None, dim: bool | None = None) -> None:
         styled = fg is not None or bold is not None or dim is not None
         click.echo(click.style(text, fg=fg, bold=bold, dim=dim) if styled else text, color=self.colour)
 
@@ -213,8 +217,9 @@ class Walk:
         """Walk every change; the ids to skip (every change not accepted), or None to write nothing."""
         editor = os.environ.get("EDITOR") or os.environ.get("VISUAL")
         keys = "ynaq?" + ("e" if editor else "")
-        prompt = ("Apply this change? [y]es / [n]o / [a]ll remaining / [q]uit" + (" / [e]dit" if editor else "")
-                  + " / [?] ")
+        prompt = (
+            "Apply this change? [y]es / [n]o / [a]ll remaining / [q]uit" + (" / [e]dit" if editor else "") + " / [?] "
+        )
         total = len(self.changes)
         if self.plan.blocking and not self.blocked_first():
             return None
@@ -243,7 +248,7 @@ class Walk:
             elif key == "n":
                 self.skip(change)
             elif key == "a":
-                self.accepted |= {c.id for c in self.changes[number - 1:] if c.id not in self.skipped}
+                self.accepted |= {c.id for c in self.changes[number - 1 :] if c.id not in self.skipped}
                 return self.not_accepted()
         return self.not_accepted()
 
@@ -256,8 +261,10 @@ class Walk:
             self.echo(f"  {finding.render()}")
         if len(blocking) > _SHOWN_FINDINGS:
             self.echo(f"  ... and {len(blocking) - _SHOWN_FINDINGS} more")
-        self.echo("What you accept is checked again before it is written, and refused while any is left "
-                  "(skipping the changes they come from may clear them).")
+        self.echo(
+            "What you accept is checked again before it is written, and refused while any is left "
+            "(skipping the changes they come from may clear them)."
+        )
         return self.ask("[r]eview the changes anyway / [q]uit, writing nothing ", "rq") == "r"
 
     def not_accepted(self) -> set[str]:
@@ -269,22 +276,32 @@ class Walk:
         first; "y" to write them, "n" to write nothing, "b" to go back to the change."""
         skipped = self.not_accepted()
         if not self.accepted:
-            return self.ask(f"No change is accepted: [n] quit, writing nothing (the other {len(skipped)} skipped) / "
-                            f"[b]ack to this change ", "nb")
+            return self.ask(
+                f"No change is accepted: [n] quit, writing nothing (the other {len(skipped)} skipped) / "
+                f"[b]ack to this change ",
+                "nb",
+            )
         subset = plan_subset(self.plan, skipped)
         accepted, left = len(self.accepted), len(skipped)
         if not subset.plan.blocking:
-            return self.ask(f"Write the {accepted} accepted change(s) and skip the other {left}? [y]es / "
-                            f"[n]o, write nothing / [b]ack to this change ", "ynb")
-        self.echo(f"Writing the {accepted} accepted change(s) and skipping the other {left} would be refused "
-                  f"({len(subset.plan.blocking)} blocking finding(s)):", fg="yellow")
+            return self.ask(
+                f"Write the {accepted} accepted change(s) and skip the other {left}? [y]es / "
+                f"[n]o, write nothing / [b]ack to this change ",
+                "ynb",
+            )
+        self.echo(
+            f"Writing the {accepted} accepted change(s) and skipping the other {left} would be refused "
+            f"({len(subset.plan.blocking)} blocking finding(s)):",
+            fg="yellow",
+        )
         for finding in subset.plan.blocking[:_SHOWN_FINDINGS]:
             self.echo(f"  {finding.render()}")
         if len(subset.plan.blocking) > _SHOWN_FINDINGS:
             self.echo(f"  ... and {len(subset.plan.blocking) - _SHOWN_FINDINGS} more")
         undecided = [c.id for c in self.changes[at:] if c.id not in self.accepted | self.skipped]
-        needed = list(dict.fromkeys(n for gone, needers in subset.needed_by.items() if gone in undecided
-                                    for n in needers))
+        needed = list(
+            dict.fromkeys(n for gone, needers in subset.needed_by.items() if gone in undecided for n in needers)
+        )
         if needed:
             self.echo("Accepted changes that need one you have not accepted yet: " + ", ".join(needed), fg="yellow")
         return self.ask("[b]ack to this change / [n]o, write nothing ", "bn")
@@ -317,11 +334,14 @@ class Walk:
             subset = plan_subset(self.plan, self.skipped)
             if not subset.new_findings:
                 return
-            needers = list(dict.fromkeys(n for gone in asked for n in subset.needed_by.get(gone, ())
-                                         if n not in self.skipped))
+            needers = list(
+                dict.fromkeys(n for gone in asked for n in subset.needed_by.get(gone, ()) if n not in self.skipped)
+            )
             what = asked[0] if len(asked) == 1 else f"{len(asked)} changes"
-            self.echo(f"Skipping {what} leaves {len(subset.new_findings)} finding(s) the whole plan does not have:",
-                      fg="yellow")
+            self.echo(
+                f"Skipping {what} leaves {len(subset.new_findings)} finding(s) the whole plan does not have:",
+                fg="yellow",
+            )
             for finding in subset.new_findings[:_SHOWN_FINDINGS]:
                 self.echo(f"  {finding.render()}")
             if len(subset.new_findings) > _SHOWN_FINDINGS:
@@ -332,8 +352,7 @@ class Walk:
                 self.echo(f"Accepted changes that need {'it' if len(asked) == 1 else 'them'}:", fg="yellow")
                 for needer in needers:
                     self.echo(f"  {needer}")
-                key = self.ask("[s]kip them too / [k]eep this change / [c]ontinue (the write may be refused) ",
-                               "skc")
+                key = self.ask("[s]kip them too / [k]eep this change / [c]ontinue (the write may be refused) ", "skc")
             if key == "k":
                 self.skipped = before
                 self.accepted = accepted | {change.id}
@@ -355,18 +374,32 @@ def interactive_choice(colour: bool | None) -> Callable[[Plan], set[str] | None]
     return choose
 
 
-def apply_chosen(root: Path, recipe: Recipe, *, interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...],
-                 dry_run: bool, output_format: str, colour: bool | None, verbose: bool, stat: bool,
-                 settings: PlanSettings, options: Mapping[str, object] | None,
-                 verify: Callable[[Plan], Verification] | None = None) -> int:
+def apply_chosen(
+    root: Path,
+    recipe: Recipe,
+    *,
+    interactive: bool,
+    accept: tuple[str, ...],
+    skip: tuple[str, ...],
+    dry_run: bool,
+    output_format: str,
+    colour: bool | None,
+    verbose: bool,
+    stat: bool,
+    settings: PlanSettings,
+    options: Mapping[str, object] | None,
+    verify: Callable[[Plan], Verification] | None = None,
+) -> int:
     """`codemod apply` with --interactive or --accept/--skip: choose, check, write, report; the
     exit code (130 when the walk is interrupted: nothing written)."""
     if interactive:
         if accept or skip:
             raise UsageLine("--interactive asks about every change; --accept/--skip choose without asking: give one")
         if dry_run or output_format != "text" or stat:
-            raise UsageLine("--interactive writes what you accept and reports as text; it does not go with "
-                            "--dry-run, --stat or --format")
+            raise UsageLine(
+                "--interactive writes what you accept and reports as text; it does not go with "
+                "--dry-run, --stat or --format"
+            )
         needs_terminal()
         choose = interactive_choice(colour)
     else:
@@ -388,10 +421,15 @@ def apply_chosen(root: Path, recipe: Recipe, *, interactive: bool, accept: tuple
         click.echo("codemod: quit without writing; nothing written", err=True)
         return EXIT_QUIT
     if subset is not None:
-        click.echo(f"codemod: {len(subset.accepted)} of {len(subset.accepted) + len(subset.skipped)} change(s) "
-                   f"accepted", err=True)
-        click.echo(f"codemod: {len(subset.skipped)} change(s) skipped" +
-                   (f": {', '.join(subset.skipped)}" if subset.skipped else ""), err=True)
+        click.echo(
+            f"codemod: {len(subset.accepted)} of {len(subset.accepted) + len(subset.skipped)} change(s) accepted",
+            err=True,
+        )
+        click.echo(
+            f"codemod: {len(subset.skipped)} change(s) skipped"
+            + (f": {', '.join(subset.skipped)}" if subset.skipped else ""),
+            err=True,
+        )
         if subset.new_findings and plan.blocking:
             needs = sorted({n for needers in subset.needed_by.values() for n in needers})
             if needs:

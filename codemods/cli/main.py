@@ -42,10 +42,12 @@ EXIT_INTERNAL = 3
 
 EXIT_INTERRUPTED = 130
 USAGE_ERROR_TEXT = "2 usage error (one line, `codemod: error: ...`"
-EXIT_CODES = (f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
-              f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
-              f"recipe, a recipe input such as an option's file); 3 internal error (one line naming the file being read: "
-              f"please report it).")
+EXIT_CODES = (
+    f"Exit codes: 0 success or clean; 1 findings (a refused plan, or dead symbols found); "
+    f"{USAGE_ERROR_TEXT}: bad flags, a ROOT that is not the recipe's tree, an unknown or invalid "
+    f"recipe, a recipe input such as an option's file); 3 internal error (one line naming the file being read: "
+    f"please report it)."
+)
 
 
 def _load(recipe_spec: str) -> Recipe:
@@ -109,8 +111,14 @@ class _CodemodGroup(Group):
     """The `codemod` group: an exception that escapes a command is a bug of codemod, reported as
     one line (exit 3) that names the file being read, never as a traceback or a refused plan's 1."""
 
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         argv = list(sys.argv[1:] if args is None else args)
@@ -119,16 +127,19 @@ class _CodemodGroup(Group):
         except Exception as error:
             where = _file_being_read(error)
             detail = " ".join(f"{type(error).__name__}: {error}".split())[:300]
-            message = (f"internal error{f' while reading {where}' if where else ''}: {detail}; "
-                       f"this is a bug of codemod, not of your tree: please report it with this line "
-                       f"and the command that gave it")
+            message = (
+                f"internal error{f' while reading {where}' if where else ''}: {detail}; "
+                f"this is a bug of codemod, not of your tree: please report it with this line "
+                f"and the command that gave it"
+            )
             report_error(prog_name or self.name or "codemod", message, wants_json(argv), EXIT_INTERNAL)
             sys.exit(EXIT_INTERNAL)
 
 
 @click.group(name="codemod", cls=_CodemodGroup, context_settings=HELP_OPTIONS, epilog=EXIT_CODES)
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
-              help="Show the version and exit.")
+@click.option(
+    "--version", is_flag=True, expose_value=False, is_eager=True, callback=_version, help="Show the version and exit."
+)
 def main() -> None:
     """Reviewable, provable codemods: delete items with everything attached to them, rewrite
     code by structural pattern, reword prose, and check that removed symbols stay removed.
@@ -153,28 +164,58 @@ def recipes(as_json: bool) -> None:
 
     items = bundled_recipes()
     if as_json:
-        click.echo(json.dumps([{"id": r.id, "summary": r.summary,
-                                "parameters": [{"name": p.name, "default": p.default, "help": p.help,
-                                                "flag": p.flag, "file": p.file,
-                                                "required": p.default is None and p.missing is not None}
-                                               for p in r.parameters]} for r in items], indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "summary": r.summary,
+                        "parameters": [
+                            {
+                                "name": p.name,
+                                "default": p.default,
+                                "help": p.help,
+                                "flag": p.flag,
+                                "file": p.file,
+                                "required": p.default is None and p.missing is not None,
+                            }
+                            for p in r.parameters
+                        ],
+                    }
+                    for r in items
+                ],
+                indent=2,
+            )
+        )
         return
     for recipe in items:
         click.echo(f"{recipe.id:24} {recipe.summary}")
         for parameter in recipe.parameters:
-            default = f" (default {parameter.default})" if parameter.default is not None else \
-                (" (required)" if parameter.missing else "")
-            given = (f"{parameter.flag} {'FILE' if parameter.file else 'VALUE'}" if parameter.flag else
-                     f"--param{'-file' if parameter.file else ''} {parameter.name}=...")
-            click.echo(f"{'':24}   {given}{default}" +
-                       (f": {parameter.help}" if parameter.help else ""))
+            default = (
+                f" (default {parameter.default})"
+                if parameter.default is not None
+                else (" (required)" if parameter.missing else "")
+            )
+            given = (
+                f"{parameter.flag} {'FILE' if parameter.file else 'VALUE'}"
+                if parameter.flag
+                else f"--param{'-file' if parameter.file else ''} {parameter.name}=..."
+            )
+            click.echo(f"{'':24}   {given}{default}" + (f": {parameter.help}" if parameter.help else ""))
 
 
-@main.command(epilog=f"Exit codes: 0 inferred, every change expressed; 1 inferred, with what it cannot express "
-                     f"named in comments; {USAGE_ERROR_TEXT}: bad arguments, not a git work tree, an unknown REV).")
+@main.command(
+    epilog=f"Exit codes: 0 inferred, every change expressed; 1 inferred, with what it cannot express "
+    f"named in comments; {USAGE_ERROR_TEXT}: bad arguments, not a git work tree, an unknown REV)."
+)
 @click.argument("trees", nargs=-1, type=click.Path(exists=True, file_okay=False), metavar="BEFORE AFTER | [ROOT]")
-@click.option("--commit", "rev", metavar="REV", help="Infer from this commit of the git work tree ROOT (default: "
-              "the working directory): its parent's files against its own, for the files it changes.")
+@click.option(
+    "--commit",
+    "rev",
+    metavar="REV",
+    help="Infer from this commit of the git work tree ROOT (default: "
+    "the working directory): its parent's files against its own, for the files it changes.",
+)
 @click.option("--id", "recipe_id", default=None, help="The recipe's id (default: inferred, or commit-SHA).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document: the recipe and what it cannot express.")
 def infer(trees: tuple[str, ...], rev: str | None, recipe_id: str | None, as_json: bool) -> None:
@@ -272,8 +313,9 @@ def _root_and_recipe_flags(tokens: tuple[str, ...]) -> tuple[Path, list[tuple[st
     return Path(positional[0]), flags
 
 
-def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe: Recipe,
-             flags: Sequence[tuple[str, str | None]] = ()) -> dict[str, object]:
+def _options(
+    params: tuple[str, ...], param_files: tuple[str, ...], recipe: Recipe, flags: Sequence[tuple[str, str | None]] = ()
+) -> dict[str, object]:
     """The recipe options given on the command line: --param NAME=VALUE (a string),
     --param-file NAME=PATH (a path that must exist), and the flags `recipe` declares for its
     parameters (`Parameter.flag`: its value a string, or a path that must exist for a `file` one)."""
@@ -315,58 +357,132 @@ def _options(params: tuple[str, ...], param_files: tuple[str, ...], recipe: Reci
 
 
 # Options click does not know are left to the recipe, which may declare its own (Parameter.flag).
-@main.command(context_settings={"ignore_unknown_options": True}, epilog=(f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
-                      f"1 refused, failed or an --interactive review quit without writing (nothing changed); "
-                      f"{USAGE_ERROR_TEXT}: ROOT is not the recipe's "
-                      f"tree, an unknown or invalid recipe, an option it does not take or rejects, --verify "
-                      f"without a check to run); "
-                      f"130 interrupted (Ctrl-C)."))
+@main.command(
+    context_settings={"ignore_unknown_options": True},
+    epilog=(
+        f"Exit codes: 0 written (or nothing to do; with --dry-run: the plan is clean); "
+        f"1 refused, failed or an --interactive review quit without writing (nothing changed); "
+        f"{USAGE_ERROR_TEXT}: ROOT is not the recipe's "
+        f"tree, an unknown or invalid recipe, an option it does not take or rejects, --verify "
+        f"without a check to run); "
+        f"130 interrupted (Ctrl-C)."
+    ),
+)
 @click.argument("tokens", nargs=-1, type=click.UNPROCESSED, metavar="ROOT")
 @click.option("--dry-run", is_flag=True, help="Print the unified diff; write nothing.")
-@click.option("--recipe", "recipe_spec", default=None,
-              metavar="ID|PATH", help="A bundled recipe id (`codemod recipes`), or a .py/.toml recipe file "
-                                      "(docs/recipes.md). Default: the recipe ROOT's .codemod.toml or "
-                                      "pyproject.toml [tool.codemod] names.")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
-              help="An option the recipe declares (`codemod recipes` lists them); repeatable.")
-@click.option("--param-file", "param_files", multiple=True, metavar="NAME=PATH",
-              help="An option the recipe declares whose value is a file; repeatable.")
-@click.option("--allow-dangling", is_flag=True,
-              help="Apply even though code still refers to deleted items (fix them by hand from the report).")
-@click.option("--allow-unreworded", is_flag=True,
-              help="Apply even though comments or strings still name removed symbols.")
-@click.option("--allow-unmatched", is_flag=True,
-              help="Apply even though a rewrite or reword rule of the recipe matches nothing.")
-@click.option("--strict", is_flag=True,
-              help="Also refuse on possible references (method calls on receivers of unknown type, "
-                   "names inside macros whose arguments are not known to be expressions).")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
-              help="text (default): the diff, findings on stderr; json: one document; sarif: the findings "
-                   "as a SARIF 2.1.0 log; github: the findings as workflow-command annotations.")
+@click.option(
+    "--recipe",
+    "recipe_spec",
+    default=None,
+    metavar="ID|PATH",
+    help="A bundled recipe id (`codemod recipes`), or a .py/.toml recipe file "
+    "(docs/recipes.md). Default: the recipe ROOT's .codemod.toml or "
+    "pyproject.toml [tool.codemod] names.",
+)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="An option the recipe declares (`codemod recipes` lists them); repeatable.",
+)
+@click.option(
+    "--param-file",
+    "param_files",
+    multiple=True,
+    metavar="NAME=PATH",
+    help="An option the recipe declares whose value is a file; repeatable.",
+)
+@click.option(
+    "--allow-dangling",
+    is_flag=True,
+    help="Apply even though code still refers to deleted items (fix them by hand from the report).",
+)
+@click.option(
+    "--allow-unreworded", is_flag=True, help="Apply even though comments or strings still name removed symbols."
+)
+@click.option(
+    "--allow-unmatched", is_flag=True, help="Apply even though a rewrite or reword rule of the recipe matches nothing."
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Also refuse on possible references (method calls on receivers of unknown type, "
+    "names inside macros whose arguments are not known to be expressions).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="text (default): the diff, findings on stderr; json: one document; sarif: the findings "
+    "as a SARIF 2.1.0 log; github: the findings as workflow-command annotations.",
+)
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
-@click.option("-v", "--verbose", is_flag=True,
-              help="Also list each target already absent, and each possible use of a name that has several.")
-@click.option("--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff "
-                                           "(text format only).")
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also list each target already absent, and each possible use of a name that has several.",
+)
+@click.option(
+    "--stat", is_flag=True, help="A per-file summary of added and removed lines instead of the diff (text format only)."
+)
 @click.option("--no-color", is_flag=True, help="Never colour the diff (it is coloured only on a terminal).")
-@click.option("-i", "--interactive", is_flag=True,
-              help="Review the plan change by change on the terminal and write only what you accept.")
-@click.option("--accept", "accept", multiple=True, metavar="ORIGIN",
-              help="Write only the changes this names (an id or origin as --json lists them); repeatable.")
-@click.option("--skip", "skip", multiple=True, metavar="ORIGIN",
-              help="Write the plan without the changes this names; repeatable.")
-@click.option("--verify", "verify", multiple=True, is_flag=False, flag_value="", metavar="[CMD]",
-              help="Build the planned tree in a scratch copy first and refuse it on a new error: with CMD "
-                   "(--verify=CMD; repeatable) that shell command, else the recipe's `verify`, else the "
-                   "check detected (cargo check, compile_commands.json, Python). docs/verify.md.")
-@click.option("--trust-build", is_flag=True,
-              help="With --verify: a dangling reference in a file the clean build compiled is a note, not a "
-                   "refusal (true only for the configurations built).")
-def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, params: tuple[str, ...],
-          param_files: tuple[str, ...], allow_dangling: bool, allow_unreworded: bool, allow_unmatched: bool, strict: bool,
-          output_format: str | None, as_json: bool, verbose: bool, stat: bool, no_color: bool,
-          interactive: bool, accept: tuple[str, ...], skip: tuple[str, ...], verify: tuple[str, ...],
-          trust_build: bool) -> None:
+@click.option(
+    "-i",
+    "--interactive",
+    is_flag=True,
+    help="Review the plan change by change on the terminal and write only what you accept.",
+)
+@click.option(
+    "--accept",
+    "accept",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Write only the changes this names (an id or origin as --json lists them); repeatable.",
+)
+@click.option(
+    "--skip", "skip", multiple=True, metavar="ORIGIN", help="Write the plan without the changes this names; repeatable."
+)
+@click.option(
+    "--verify",
+    "verify",
+    multiple=True,
+    is_flag=False,
+    flag_value="",
+    metavar="[CMD]",
+    help="Build the planned tree in a scratch copy first and refuse it on a new error: with CMD "
+    "(--verify=CMD; repeatable) that shell command, else the recipe's `verify`, else the "
+    "check detected (cargo check, compile_commands.json, Python). docs/verify.md.",
+)
+@click.option(
+    "--trust-build",
+    is_flag=True,
+    help="With --verify: a dangling reference in a file the clean build compiled is a note, not a "
+    "refusal (true only for the configurations built).",
+)
+def apply(
+    tokens: tuple[str, ...],
+    dry_run: bool,
+    recipe_spec: str | None,
+    params: tuple[str, ...],
+    param_files: tuple[str, ...],
+    allow_dangling: bool,
+    allow_unreworded: bool,
+    allow_unmatched: bool,
+    strict: bool,
+    output_format: str | None,
+    as_json: bool,
+    verbose: bool,
+    stat: bool,
+    no_color: bool,
+    interactive: bool,
+    accept: tuple[str, ...],
+    skip: tuple[str, ...],
+    verify: tuple[str, ...],
+    trust_build: bool,
+) -> None:
     """Plan a recipe on ROOT and write it, or with --dry-run only show it.
 
     The plan is checked before anything is written: code that would still
@@ -427,16 +543,30 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
     recipe = _load(_recipe_spec(recipe_spec, root))
     options = _options(params, param_files, recipe, flags)
     # The overrides, made once: the whole plan, a chosen subset and the write all use these.
-    settings = PlanSettings(allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
-                            allow_unmatched=allow_unmatched, strict=strict)
+    settings = PlanSettings(
+        allow_dangling=allow_dangling, allow_unreworded=allow_unreworded, allow_unmatched=allow_unmatched, strict=strict
+    )
     if interactive or accept or skip:
         # here: the interactive walk loads the planner, the parsers and termios
         from codemods.cli.interactive import apply_chosen
 
-        sys.exit(apply_chosen(root, recipe, interactive=interactive, accept=accept, skip=skip, dry_run=dry_run,
-                              output_format=output_format, colour=False if no_color else None, verbose=verbose,
-                              stat=stat, settings=settings, options=options,
-                              verify=verifier(tuple(filter(None, verify)) or bool(verify), trust_build, _echo_verify)))
+        sys.exit(
+            apply_chosen(
+                root,
+                recipe,
+                interactive=interactive,
+                accept=accept,
+                skip=skip,
+                dry_run=dry_run,
+                output_format=output_format,
+                colour=False if no_color else None,
+                verbose=verbose,
+                stat=stat,
+                settings=settings,
+                options=options,
+                verify=verifier(tuple(filter(None, verify)) or bool(verify), trust_build, _echo_verify),
+            )
+        )
     progress = _Progress() if sys.stderr.isatty() else None
 
     def say_verify(message: str) -> None:
@@ -445,8 +575,15 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
         _echo_verify(message)
 
     try:
-        run, _ = run_recipe(root, recipe, settings, dry_run=dry_run, options=options, progress=progress,
-                            verify=verifier(tuple(filter(None, verify)) or bool(verify), trust_build, say_verify))
+        run, _ = run_recipe(
+            root,
+            recipe,
+            settings,
+            dry_run=dry_run,
+            options=options,
+            progress=progress,
+            verify=verifier(tuple(filter(None, verify)) or bool(verify), trust_build, say_verify),
+        )
     except KeyboardInterrupt:
         if progress is not None:
             progress.clear()
@@ -463,8 +600,7 @@ def apply(tokens: tuple[str, ...], dry_run: bool, recipe_spec: str | None, param
             _echo_err(f"codemod: {run.recovery}")
         _echo_err(f"codemod: error: {run.error}")
         sys.exit(EXIT_FINDINGS)
-    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat,
-                         colour=False if no_color else None)
+    report = ApplyReport(root, recipe.id, run, dry_run, verbose=verbose, stat=stat, colour=False if no_color else None)
     _echo(reporter(output_format).render_apply(report), report.colour)
     sys.exit(report.exit_code)
 
@@ -499,8 +635,7 @@ def _interrupted(root: Path) -> None:
     from codemods.write.journal import journal_path, journal_present
 
     if journal_present(root):
-        state = (f"the write stopped part way; `codemod apply {root}` puts the files back from "
-                 f"{journal_path(root)}/")
+        state = f"the write stopped part way; `codemod apply {root}` puts the files back from {journal_path(root)}/"
     else:
         state = "no file is half written (a write in progress was put back)"
     _echo_err(f"codemod: interrupted (Ctrl-C); {state}")
@@ -514,27 +649,48 @@ def _pending_journal(root: Path) -> str | None:
 
     if not journal_present(root):
         return None
-    return (f"codemod check: warning: {journal_path(root)}/ is left from an interrupted `codemod apply`: "
-            f"files may be half written; `codemod apply {root}` recovers them")
+    return (
+        f"codemod check: warning: {journal_path(root)}/ is left from an interrupted `codemod apply`: "
+        f"files may be half written; `codemod apply {root}` recovers them"
+    )
 
 
-@main.command(epilog=(f"Exit codes: 0 clean; 1 mentions found; {USAGE_ERROR_TEXT}: bad arguments, a ROOT that "
-                      f"does not hold the recipe's scope, an unknown recipe, an invalid pattern) or a file that "
-                      f"could not be read."))
+@main.command(
+    epilog=(
+        f"Exit codes: 0 clean; 1 mentions found; {USAGE_ERROR_TEXT}: bad arguments, a ROOT that "
+        f"does not hold the recipe's scope, an unknown recipe, an invalid pattern) or a file that "
+        f"could not be read."
+    )
+)
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--recipe", "recipe_spec", default=None, metavar="ID|PATH",
-              help="Whose dead-symbol pattern to look for. Default: the recipe the tree's .codemod.toml or "
-                   "pyproject.toml [tool.codemod] names (the tree: ROOT, or with FILE... the working "
-                   "directory).")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
-              help="text (default): one line per mention; json: one document; sarif: a SARIF 2.1.0 log; "
-                   "github: workflow-command annotations.")
+@click.option(
+    "--recipe",
+    "recipe_spec",
+    default=None,
+    metavar="ID|PATH",
+    help="Whose dead-symbol pattern to look for. Default: the recipe the tree's .codemod.toml or "
+    "pyproject.toml [tool.codemod] names (the tree: ROOT, or with FILE... the working "
+    "directory).",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="text (default): one line per mention; json: one document; sarif: a SARIF 2.1.0 log; "
+    "github: workflow-command annotations.",
+)
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
-@click.option("--in-scope", "in_scope", is_flag=True,
-              help="With FILE...: check only those in the recipe's check_scope (the pre-commit hook passes "
-                   "every file and this, so that the recipe sets the hook's scope).")
-def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | None, as_json: bool,
-          in_scope: bool) -> None:
+@click.option(
+    "--in-scope",
+    "in_scope",
+    is_flag=True,
+    help="With FILE...: check only those in the recipe's check_scope (the pre-commit hook passes "
+    "every file and this, so that the recipe sets the hook's scope).",
+)
+def check(
+    paths: tuple[str, ...], recipe_spec: str | None, output_format: str | None, as_json: bool, in_scope: bool
+) -> None:
     """Fail (exit 1) if any removed symbol is mentioned again.
 
     \b
@@ -597,8 +753,12 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
         from codemods.search.files import in_scope as path_in_scope
 
         own = recipe_files(spec)
-        files = [p for p in paths if (not in_scope or path_in_scope(Path(p).as_posix().removeprefix("./"), scope))
-                 and Path(p).resolve() not in own]
+        files = [
+            p
+            for p in paths
+            if (not in_scope or path_in_scope(Path(p).as_posix().removeprefix("./"), scope))
+            and Path(p).resolve() not in own
+        ]
         result = check_files(files, pattern)
     if result.bad_pattern:
         raise UsageLine(f"recipe {recipe_id}: rg rejects the pattern: {' '.join(' '.join(result.errors).split())}")
@@ -606,8 +766,9 @@ def check(paths: tuple[str, ...], recipe_spec: str | None, output_format: str | 
         exit_code = EXIT_FINDINGS
     else:
         exit_code = EXIT_USAGE if result.errors else EXIT_OK
-    report = CheckReport(root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code,
-                         settings.summary)
+    report = CheckReport(
+        root, recipe_id, pattern, scope, "tree" if tree_mode else "files", result, exit_code, settings.summary
+    )
     _echo(reporter(output_format).render_check(report))
     warning = _pending_journal(root)
     if warning is not None:

@@ -31,8 +31,11 @@ class UsageLine(click.ClickException):
 
 def wants_json(args: list[str]) -> bool:
     """Whether the command line asks for JSON output (`--json`, `--format json`, `--format=json`)."""
-    return "--json" in args or "--format=json" in args or any(
-        a == "--format" and b == "json" for a, b in zip(args, args[1:]))
+    return (
+        "--json" in args
+        or "--format=json" in args
+        or any(a == "--format" and b == "json" for a, b in zip(args, args[1:]))
+    )
 
 
 def _message(error: click.ClickException) -> str:
@@ -51,8 +54,14 @@ def report_error(prog: str, message: str, as_json: bool, exit_code: int = EXIT_U
 class _OneLineErrors(click.Command):
     """Base of click commands and groups: every ClickException as one line (see the module)."""
 
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         argv = list(sys.argv[1:] if args is None else args)

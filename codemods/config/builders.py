@@ -56,8 +56,10 @@ def builder_for(recipe_id: str, module: str) -> RecipeBuilder:
     if registered is None or registered[0] != module:
         own = sorted(i for i, (owner, _) in _BUILDERS.items() if owner == module)
         said = f"it registers {', '.join(own)}" if own else "it registers none"
-        raise RecipeError(f"{module} registers no builder for recipe {recipe_id!r} ({said}); "
-                          f"decorate its function with @codemods.builds({recipe_id!r})")
+        raise RecipeError(
+            f"{module} registers no builder for recipe {recipe_id!r} ({said}); "
+            f"decorate its function with @codemods.builds({recipe_id!r})"
+        )
     return registered[1]
 
 

@@ -105,8 +105,10 @@ def _fields(path: Path, data: dict[str, Any]) -> dict[str, Any]:
 
 def rewordings_from(tables: list[dict[str, Any]], source: str) -> tuple[Rewording, ...]:
     """`[[reword]]` tables as rules, each labelled `SOURCE [[reword]] N` for messages."""
-    return tuple(dataclasses.replace(Rewording(**table), rule=f"{source} [[reword]] {number}")
-                 for number, table in enumerate(tables, start=1))
+    return tuple(
+        dataclasses.replace(Rewording(**table), rule=f"{source} [[reword]] {number}")
+        for number, table in enumerate(tables, start=1)
+    )
 
 
 def _built(path: Path, recipe: Recipe) -> Recipe:
@@ -123,24 +125,38 @@ def _built(path: Path, recipe: Recipe) -> Recipe:
     except RecipeError:
         raise
     except (Exception, SystemExit) as error:
-        raise RecipeError(f"{companion}: recipe module failed to load: {type(error).__name__}: "
-                          f"{one_line(error)}") from None
+        raise RecipeError(
+            f"{companion}: recipe module failed to load: {type(error).__name__}: {one_line(error)}"
+        ) from None
     builder = builder_for(recipe.id, module.__name__)
     try:
         built = builder(recipe)
     except RecipeError:
         raise
     except (Exception, SystemExit) as error:
-        raise RecipeError(f"{companion}: the builder of {recipe.id} failed: {type(error).__name__}: "
-                          f"{one_line(error)}") from None
+        raise RecipeError(
+            f"{companion}: the builder of {recipe.id} failed: {type(error).__name__}: {one_line(error)}"
+        ) from None
     if not isinstance(built, Recipe):
         raise RecipeError(f"{companion}: the builder of {recipe.id} returned {type(built).__name__}, not a Recipe")
     return built
 
 
 # The recipe file schema (docs/recipes.md): top-level keys, and the keys of each table.
-TOML_KEYS = ("id", "summary", "extends", "dead_symbol_pattern", "check_scope", "protected",
-             "namespace_macros", "verify", "delete", "rewrite", "reword", "insert")
+TOML_KEYS = (
+    "id",
+    "summary",
+    "extends",
+    "dead_symbol_pattern",
+    "check_scope",
+    "protected",
+    "namespace_macros",
+    "verify",
+    "delete",
+    "rewrite",
+    "reword",
+    "insert",
+)
 TOML_TABLE_KEYS = {
     "delete": tuple(f.name for f in dataclasses.fields(ItemTarget) if f.name != "namespace_macros"),
     "rewrite": tuple(f.name for f in dataclasses.fields(PatternRewrite)),
@@ -159,12 +175,17 @@ def _closest(word: str, valid: tuple[str, ...]) -> str:
 def _refuse_unknown_keys(path: Path, data: dict[str, Any]) -> None:
     """RecipeError naming the first key the schema does not have, and the closest one it has."""
     if "build" in data:
-        raise RecipeError(f"{path}: the key 'build' is gone: put the module beside the file under the file's "
-                          f"name ({path.stem}.py) and register its function with @codemods.builds(RECIPE_ID)")
+        raise RecipeError(
+            f"{path}: the key 'build' is gone: put the module beside the file under the file's "
+            f"name ({path.stem}.py) and register its function with @codemods.builds(RECIPE_ID)"
+        )
     for key in data:
         if key not in TOML_KEYS:
-            shown = f"[[{key}]]" if isinstance(data[key], list) and all(isinstance(v, dict) for v in data[key]) \
-                and data[key] else repr(key)
+            shown = (
+                f"[[{key}]]"
+                if isinstance(data[key], list) and all(isinstance(v, dict) for v in data[key]) and data[key]
+                else repr(key)
+            )
             raise RecipeError(f"{path}: unknown key {shown} ({_closest(key, TOML_KEYS)})")
     for table, keys in TOML_TABLE_KEYS.items():
         for number, entry in enumerate(data.get(table, []), start=1):
@@ -172,8 +193,9 @@ def _refuse_unknown_keys(path: Path, data: dict[str, Any]) -> None:
                 raise RecipeError(f"{path}: recipe does not match the schema: {table} must be a list of tables")
             for key in entry:
                 if key not in keys:
-                    raise RecipeError(f"{path}: [[{table}]] entry {number}: unknown key {key!r} "
-                                      f"({_closest(key, keys)})")
+                    raise RecipeError(
+                        f"{path}: [[{table}]] entry {number}: unknown key {key!r} ({_closest(key, keys)})"
+                    )
             for key in TOML_REQUIRED_KEYS.get(table, ()):
                 if key not in entry:
                     hint = ' (replace = "" deletes the text)' if key == "replace" else ""
@@ -196,9 +218,12 @@ def _namespace_macros(path: Path, value: object) -> tuple[tuple[str, str], ...]:
     """The `namespace_macros` table as sorted (macro, namespace) pairs; RecipeError unless it maps
     identifiers to strings."""
     if not isinstance(value, dict) or not all(
-            isinstance(k, str) and re.fullmatch(r"[A-Za-z_]\w*", k) and isinstance(v, str) for k, v in value.items()):
-        raise RecipeError(f"{path}: recipe does not match the schema: namespace_macros must be a table of "
-                          f"macro names to namespaces (strings), not {value!r}")
+        isinstance(k, str) and re.fullmatch(r"[A-Za-z_]\w*", k) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise RecipeError(
+            f"{path}: recipe does not match the schema: namespace_macros must be a table of "
+            f"macro names to namespaces (strings), not {value!r}"
+        )
     return tuple(sorted(value.items()))
 
 
@@ -232,11 +257,15 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
             raise RecipeError(f"{origin}: delete entry {target.name!r}: {problem}")
         kinds = LANGUAGES[target.language].item_kinds if target.language in LANGUAGES else ()
         if target.kind not in kinds:
-            raise RecipeError(f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
-                              f"{target.kind!r} (one of: {', '.join(kinds)})")
+            raise RecipeError(
+                f"{origin}: delete entry {target.name!r}: unknown {target.language} kind "
+                f"{target.kind!r} (one of: {', '.join(kinds)})"
+            )
         if (target.kind == FILE_KIND) != (not target.name):
-            raise RecipeError(f"{origin}: delete entry {target.name or target.path!r}: " + (
-                "kind 'file' is the whole file and takes no name" if target.name else "name is missing"))
+            raise RecipeError(
+                f"{origin}: delete entry {target.name or target.path!r}: "
+                + ("kind 'file' is the whole file and takes no name" if target.name else "name is missing")
+            )
     for rewrite in recipe.rewrites:
         _validate_rewrite(rewrite, origin)
     for insertion in recipe.insertions:
@@ -244,8 +273,9 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
     for rewording in recipe.rewordings:
         if not all(isinstance(v, str) for v in (rewording.path, rewording.find, rewording.replace)):
             raise RecipeError(f"{origin}: reword entry {rewording}: path, find and replace must be strings")
-        if not (rewording.item is None or isinstance(rewording.item, str)) or \
-                not all(isinstance(v, str) and v for v in rewording.symbols):
+        if not (rewording.item is None or isinstance(rewording.item, str)) or not all(
+            isinstance(v, str) and v for v in rewording.symbols
+        ):
             raise RecipeError(f"{origin}: reword entry {rewording}: item and symbols must be strings")
         problem = _bad_path(rewording.path)
         if problem:
@@ -253,23 +283,27 @@ def validate_recipe(recipe: Recipe, origin: str) -> Recipe:
         if bool(rewording.find) == bool(rewording.symbols):
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: give either find or symbols")
         if not isinstance(rewording.strings, bool) or rewording.strings and (rewording.symbols or rewording.block):
-            raise RecipeError(f"{origin}: reword entry in {rewording.path}: strings must be true or false, and "
-                              f"goes with find (not symbols or block)")
+            raise RecipeError(
+                f"{origin}: reword entry in {rewording.path}: strings must be true or false, and "
+                f"goes with find (not symbols or block)"
+            )
         if not isinstance(rewording.optional, bool):
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: optional must be true or false")
         if not isinstance(rewording.block, bool) or rewording.block and rewording.replace:
-            raise RecipeError(f"{origin}: reword entry in {rewording.path}: block must be true or false, and "
-                              f"block = true deletes the comment block: its replace must be empty")
-        if not isinstance(rewording.sentences, int) or isinstance(rewording.sentences, bool) \
-                or rewording.sentences < 1:
+            raise RecipeError(
+                f"{origin}: reword entry in {rewording.path}: block must be true or false, and "
+                f"block = true deletes the comment block: its replace must be empty"
+            )
+        if not isinstance(rewording.sentences, int) or isinstance(rewording.sentences, bool) or rewording.sentences < 1:
             raise RecipeError(f"{origin}: reword entry in {rewording.path}: sentences must be a positive integer")
     if recipe.dead_symbol_pattern is not None:
         if not isinstance(recipe.dead_symbol_pattern, str):
             raise RecipeError(f"{origin}: dead_symbol_pattern must be a string")
         problem = search_pattern_problem(recipe.dead_symbol_pattern)
         if problem:
-            raise RecipeError(f"{origin}: dead_symbol_pattern {recipe.dead_symbol_pattern!r} is not a valid "
-                              f"pattern: {problem}")
+            raise RecipeError(
+                f"{origin}: dead_symbol_pattern {recipe.dead_symbol_pattern!r} is not a valid pattern: {problem}"
+            )
     for scope in (*recipe.check_scope, *recipe.protected):
         if not isinstance(scope, str):
             raise RecipeError(f"{origin}: check_scope and protected must be lists of strings")
@@ -283,8 +317,9 @@ def _validate_insertion(insertion: Insertion, origin: str) -> None:
     from codemods.pattern import Pattern, PatternError
 
     where = f"{origin}: insert entry in {insertion.path}"
-    if not all(isinstance(v, str) for v in (insertion.path, insertion.text, insertion.position)) or \
-            not all(v is None or isinstance(v, str) for v in (insertion.item, insertion.pattern, insertion.language)):
+    if not all(isinstance(v, str) for v in (insertion.path, insertion.text, insertion.position)) or not all(
+        v is None or isinstance(v, str) for v in (insertion.item, insertion.pattern, insertion.language)
+    ):
         raise RecipeError(f"{where}: path, text, position, item, pattern and language must be strings")
     problem = _bad_path(insertion.path)
     if problem:
@@ -292,7 +327,7 @@ def _validate_insertion(insertion: Insertion, origin: str) -> None:
     if (insertion.item is None) == (insertion.pattern is None):
         raise RecipeError(f"{where}: give either item or pattern")
     if insertion.position not in ("before", "after"):
-        raise RecipeError(f"{where}: position must be \"before\" or \"after\", not {insertion.position!r}")
+        raise RecipeError(f'{where}: position must be "before" or "after", not {insertion.position!r}')
     if not insertion.text.strip() or not isinstance(insertion.optional, bool):
         raise RecipeError(f"{where}: text must not be empty, optional must be true or false")
     language = insertion.language or language_of(insertion.path)
@@ -309,10 +344,12 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     # here: patterns load the parsers (tree-sitter), which `codemod check` does not need
     from codemods.pattern import Pattern, PatternError, metavariables
 
-    if not all(isinstance(v, str) for v in (rewrite.path, rewrite.pattern, rewrite.replace)) or \
-            not all(v is None or isinstance(v, str) for v in (rewrite.item, rewrite.language)):
-        raise RecipeError(f"{origin}: rewrite entry {rewrite}: path, pattern, replace, item and language "
-                          f"must be strings")
+    if not all(isinstance(v, str) for v in (rewrite.path, rewrite.pattern, rewrite.replace)) or not all(
+        v is None or isinstance(v, str) for v in (rewrite.item, rewrite.language)
+    ):
+        raise RecipeError(
+            f"{origin}: rewrite entry {rewrite}: path, pattern, replace, item and language must be strings"
+        )
     if not isinstance(rewrite.optional, bool):
         raise RecipeError(f"{origin}: rewrite entry in {rewrite.path}: optional must be true or false")
     problem = _bad_path(rewrite.path)
@@ -321,32 +358,43 @@ def _validate_rewrite(rewrite: PatternRewrite, origin: str) -> None:
     language = rewrite.file_language()
     if language == TEXT:
         if rewrite.item is not None or rewrite.where or not rewrite.pattern.strip():
-            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: a text rewrite takes a pattern of "
-                              f"whole lines, no item and no where")
+            raise RecipeError(
+                f"{origin}: rewrite entry for {rewrite.path}: a text rewrite takes a pattern of "
+                f"whole lines, no item and no where"
+            )
         return
     if language is None:
-        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: give its language (rust, cpp, python or text); "
-                          f"the path has no source suffix")
+        raise RecipeError(
+            f"{origin}: rewrite entry for {rewrite.path}: give its language (rust, cpp, python or text); "
+            f"the path has no source suffix"
+        )
     if language not in parsed_languages():
-        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: patterns work on "
-                          f"{', '.join(parsed_languages())} files only")
+        raise RecipeError(
+            f"{origin}: rewrite entry for {rewrite.path}: patterns work on {', '.join(parsed_languages())} files only"
+        )
     try:
         Pattern(rewrite.pattern, language)
     except PatternError as error:
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: {error}") from None
     unknown = sorted(metavariables(rewrite.replace) - metavariables(rewrite.pattern))
     if unknown:
-        raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: the replacement uses "
-                          f"{', '.join('$' + n for n in unknown)}, which the pattern does not capture")
+        raise RecipeError(
+            f"{origin}: rewrite entry for {rewrite.path}: the replacement uses "
+            f"{', '.join('$' + n for n in unknown)}, which the pattern does not capture"
+        )
     if not isinstance(rewrite.where, tuple):
         raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where must be a table")
     for name, texts in rewrite.where:
         if name not in metavariables(rewrite.pattern):
-            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where names {name}, which the "
-                              f"pattern does not capture (write it without the $)")
+            raise RecipeError(
+                f"{origin}: rewrite entry for {rewrite.path}: where names {name}, which the "
+                f"pattern does not capture (write it without the $)"
+            )
         if not isinstance(texts, tuple) or not texts or not all(isinstance(t, str) and t for t in texts):
-            raise RecipeError(f"{origin}: rewrite entry for {rewrite.path}: where.{name} must be a non-empty "
-                              f"list of non-empty strings")
+            raise RecipeError(
+                f"{origin}: rewrite entry for {rewrite.path}: where.{name} must be a non-empty "
+                f"list of non-empty strings"
+            )
 
 
 @functools.cache

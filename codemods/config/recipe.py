@@ -14,6 +14,7 @@ from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.core.registry import LANGUAGES, language_of
 from codemods.search.files import SKIPPED_DIRS, walk_all
 
+
 @dataclass(frozen=True)
 class Rewording:
     """Reword prose in the comments of the file at `path`.
@@ -117,8 +118,15 @@ class PatternRewrite:
 
     def __post_init__(self) -> None:
         if isinstance(self.where, dict):
-            object.__setattr__(self, "where", tuple(sorted(
-                (name, tuple(texts) if isinstance(texts, list) else texts) for name, texts in self.where.items())))
+            object.__setattr__(
+                self,
+                "where",
+                tuple(
+                    sorted(
+                        (name, tuple(texts) if isinstance(texts, list) else texts) for name, texts in self.where.items()
+                    )
+                ),
+            )
 
     def describe(self) -> str:
         where = f" in {self.item}" if self.item else ""
@@ -234,8 +242,11 @@ class Workspace:
         entries and build outputs left out, as `codemod check` leaves them)."""
         if is_glob(path):
             candidates = sorted(p.relative_to(self.root).as_posix() for p in self.root.glob(path) if p.is_file())
-            candidates = [p for p in candidates
-                          if not any(part.startswith(".") or part in SKIPPED_DIRS for part in p.split("/")[:-1])]
+            candidates = [
+                p
+                for p in candidates
+                if not any(part.startswith(".") or part in SKIPPED_DIRS for part in p.split("/")[:-1])
+            ]
         elif (self.root / path).is_dir():
             candidates = [f"{path.rstrip('/')}/{p}" for p in walk_all(self.root / path, SKIPPED_DIRS)]
         else:
@@ -303,8 +314,12 @@ class Recipe:
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
-        paths = [t.path for t in self.deletions] + [a for r in self.rewrites if (a := r.anchor())] + \
-            [r.path for r in self.rewordings] + [i.path for i in self.insertions]
+        paths = (
+            [t.path for t in self.deletions]
+            + [a for r in self.rewrites if (a := r.anchor())]
+            + [r.path for r in self.rewordings]
+            + [i.path for i in self.insertions]
+        )
         return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
     @property
@@ -332,21 +347,30 @@ class Recipe:
         return MappingProxyType(loaded)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "parameters", tuple(Parameter(p) if isinstance(p, str) else p
-                                                     for p in self.parameters))
-        for key, kind in (("deletions", ItemTarget), ("rewrites", PatternRewrite), ("rewordings", Rewording),
-                          ("insertions", Insertion), ("parameters", Parameter)):
+        object.__setattr__(
+            self, "parameters", tuple(Parameter(p) if isinstance(p, str) else p for p in self.parameters)
+        )
+        for key, kind in (
+            ("deletions", ItemTarget),
+            ("rewrites", PatternRewrite),
+            ("rewordings", Rewording),
+            ("insertions", Insertion),
+            ("parameters", Parameter),
+        ):
             wrong = [item for item in getattr(self, key) if not isinstance(item, kind)]
             if wrong:
                 raise RecipeError(f"recipe {self.id}: {key} must be {kind.__name__} values, not {wrong[0]!r}")
         if any(not callable(step) for step in self.steps):
-            raise RecipeError(f"recipe {self.id}: steps must be callables (Workspace -> StepResult), "
-                              f"not {next(s for s in self.steps if not callable(s))!r}")
+            raise RecipeError(
+                f"recipe {self.id}: steps must be callables (Workspace -> StepResult), "
+                f"not {next(s for s in self.steps if not callable(s))!r}"
+            )
         if isinstance(self.namespace_macros, Mapping):
             object.__setattr__(self, "namespace_macros", tuple(sorted(self.namespace_macros.items())))
         if any(t.namespace_macros != self.namespace_macros for t in self.deletions):
-            object.__setattr__(self, "deletions", tuple(replace(t, namespace_macros=self.namespace_macros)
-                                                        for t in self.deletions))
+            object.__setattr__(
+                self, "deletions", tuple(replace(t, namespace_macros=self.namespace_macros) for t in self.deletions)
+            )
         if isinstance(self.verify, (list, str)):
             object.__setattr__(self, "verify", (self.verify,) if isinstance(self.verify, str) else tuple(self.verify))
         if any(not isinstance(command, str) or not command.strip() for command in self.verify):

@@ -63,16 +63,24 @@ def _dead_symbol_settings(spec: str) -> DeadSymbolSettings:
         return _of_recipe(_load(spec))  # raises the loader's own error
     if "extends" in data and str(data["extends"]) in bundled_files():
         base = _dead_symbol_settings(str(data["extends"]))
-        own: dict[str, Any] = {key: tuple(data[key]) if key == "check_scope" else data[key]
-                               for key in ("id", "summary", "dead_symbol_pattern", "check_scope") if key in data}
-        merged = extended({"id": base.id, "summary": base.summary, "dead_symbol_pattern": base.pattern,
-                           "check_scope": base.scope}, own, path.stem)
-        return DeadSymbolSettings(merged["id"], merged["dead_symbol_pattern"], merged["check_scope"],
-                                  _text(merged["summary"]))
+        own: dict[str, Any] = {
+            key: tuple(data[key]) if key == "check_scope" else data[key]
+            for key in ("id", "summary", "dead_symbol_pattern", "check_scope")
+            if key in data
+        }
+        merged = extended(
+            {"id": base.id, "summary": base.summary, "dead_symbol_pattern": base.pattern, "check_scope": base.scope},
+            own,
+            path.stem,
+        )
+        return DeadSymbolSettings(
+            merged["id"], merged["dead_symbol_pattern"], merged["check_scope"], _text(merged["summary"])
+        )
     if "extends" in data or not isinstance(data.get("id"), str):
         return _of_recipe(_load(spec))  # raises the loader's own error
-    return DeadSymbolSettings(data["id"], data.get("dead_symbol_pattern"), tuple(data.get("check_scope", ())),
-                              _text(data.get("summary", "")))
+    return DeadSymbolSettings(
+        data["id"], data.get("dead_symbol_pattern"), tuple(data.get("check_scope", ())), _text(data.get("summary", ""))
+    )
 
 
 def _text(value: object) -> str:

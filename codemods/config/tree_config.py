@@ -28,7 +28,7 @@ def _declared(path: Path) -> str | None:
     where = "[tool.codemod] recipe" if path.name == "pyproject.toml" else "recipe"
     if not isinstance(table, dict) or "recipe" not in table:
         if path.name == ".codemod.toml":
-            raise RecipeError(f"{path}: names no recipe (write recipe = \"ID\" or recipe = \"PATH.toml\")")
+            raise RecipeError(f'{path}: names no recipe (write recipe = "ID" or recipe = "PATH.toml")')
         return None
     value = table["recipe"]
     if not isinstance(value, str) or not value:
@@ -53,7 +53,9 @@ def configured_recipe(root: Path) -> str | None:
     return None
 
 
-NO_RECIPE = ("no recipe given: pass --recipe ID|PATH (`codemod recipes` lists the bundled ones), or name it "
-             "in the tree: recipe = \"ID\" in .codemod.toml, or [tool.codemod] recipe = \"ID\" in pyproject.toml")
+NO_RECIPE = (
+    "no recipe given: pass --recipe ID|PATH (`codemod recipes` lists the bundled ones), or name it "
+    'in the tree: recipe = "ID" in .codemod.toml, or [tool.codemod] recipe = "ID" in pyproject.toml'
+)
 
 __all__ = ["CONFIG_FILES", "NO_RECIPE", "configured_recipe"]

@@ -15,15 +15,17 @@ _CPP_CHAR_BODY = re.compile(rb"(?:[^'\\\n]|\\(?:\r\n|.))+'", re.S)
 _CPP_RAW_DELIMITER = re.compile(rb"([^()\\\s\"]{0,16})\(")
 
 
-
 def _cpp_number_before(source: bytes, quote: int) -> bool:
     """True if the quote at `quote` is a digit separator (1'000, 0xFF'FF)."""
     cursor = quote
     while cursor > 0 and (source[cursor - 1] in WORD_BYTES or source[cursor - 1] in b".'"):
         cursor -= 1
-    return cursor < quote and source[cursor:cursor + 1].isdigit() and quote + 1 < len(source) \
+    return (
+        cursor < quote
+        and source[cursor : cursor + 1].isdigit()
+        and quote + 1 < len(source)
         and source[quote + 1] in WORD_BYTES
-
+    )
 
 
 def spans(source: bytes, stop: int) -> Spans | None:

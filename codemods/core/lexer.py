@@ -56,7 +56,6 @@ def word_before(source: bytes, position: int) -> bool:
     return position > 0 and source[position - 1] in WORD_BYTES
 
 
-
 def literal_prefix_start(source: bytes, quote: int, prefixes: tuple[bytes, ...]) -> int:
     """Where a literal whose quote is at `quote` starts, counting a prefix such as b or u8."""
     for prefix in prefixes:
@@ -66,8 +65,12 @@ def literal_prefix_start(source: bytes, quote: int, prefixes: tuple[bytes, ...])
     return quote
 
 
-def scan_spans(source: bytes, stop: int, edge: re.Pattern[bytes],
-               token: Callable[[bytes, re.Match[bytes]], tuple[int, int, str] | int | None]) -> Spans | None:
+def scan_spans(
+    source: bytes,
+    stop: int,
+    edge: re.Pattern[bytes],
+    token: Callable[[bytes, re.Match[bytes]], tuple[int, int, str] | int | None],
+) -> Spans | None:
     """The comment and string spans of `source` starting before `stop`: `edge` finds the next
     byte that may open one, and `token(source, match)` reads what it opens: the (start, end,
     kind) of the comment or string; an offset, where it opens neither and the scan goes on from

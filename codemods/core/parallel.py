@@ -137,7 +137,7 @@ def forked_call(task: Callable[[], _Result]) -> Forked[_Result] | None:
             os.close(readable)
             view = memoryview(pickle.dumps(task()))
             while view:
-                view = view[os.write(writable, view):]
+                view = view[os.write(writable, view) :]
             code = 0
         except BaseException:
             pass

@@ -23,7 +23,7 @@ def spans(source: bytes, stop: int) -> Spans | None:
     def offset(row: int, col: int) -> int:
         # tokenize's columns count characters of the decoded line, not bytes.
         start = line_starts[row - 1]
-        line = source[start:line_starts[row] if row < len(line_starts) else len(source)]
+        line = source[start : line_starts[row] if row < len(line_starts) else len(source)]
         return start + len(line.decode(encoding, "replace")[:col].encode(encoding, "replace"))
 
     starts: list[int] = []

@@ -47,9 +47,13 @@ class PlanState:
     """What the plug-ins share over one plan: its root, how to read a file of its snapshot and
     the edits planned in a file so far, and a memo per plug-in (a resolver built once)."""
 
-    def __init__(self, root: Path, read: Callable[[str], "bytes | None"],
-                 planned: Callable[[str], Sequence[Edit]] = lambda _path: (),
-                 carried: "PlanState | None" = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        read: Callable[[str], "bytes | None"],
+        planned: Callable[[str], Sequence[Edit]] = lambda _path: (),
+        carried: "PlanState | None" = None,
+    ) -> None:
         self.root = root
         self.read = read
         self.planned = planned
@@ -173,8 +177,9 @@ class LanguageOperations(Protocol):
     formatting_applies: Callable[[Path, str], bool] | None = None
     parse_errors_deletable: Callable[[Path, str], bool] | None = None
     imports_left_unused: Callable[[str, bytes, list[Edit], Any, PlanState, str], list[Edit]] | None = None
-    files_deleted_with: Callable[[Any, Callable[[str], "bytes | None"], str, Path, list[ItemTarget]],
-                                 DeletedWith] | None = None
+    files_deleted_with: (
+        Callable[[Any, Callable[[str], "bytes | None"], str, Path, list[ItemTarget]], DeletedWith] | None
+    ) = None
     resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
     prepare_formatting: Callable[[Path], None] | None = None
     format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
@@ -186,13 +191,20 @@ class LanguageOperations(Protocol):
         """Byte ranges of the file's syntax errors."""
         ...
 
-    def identifiers(self, source: bytes, tree: Any, hits: list[tuple[int, int, str]], /
-                    ) -> list[tuple[int, int, str]]:
+    def identifiers(self, source: bytes, tree: Any, hits: list[tuple[int, int, str]], /) -> list[tuple[int, int, str]]:
         """Of the (start, end, name) whole-word `hits`, those that are identifiers in code."""
         ...
 
-    def delete_items(self, path: str, source: bytes, targets: list[ItemTarget], origin: str,
-                     absent: Callable[[], bool] | None, deleted: Any, /) -> Deletions:
+    def delete_items(
+        self,
+        path: str,
+        source: bytes,
+        targets: list[ItemTarget],
+        origin: str,
+        absent: Callable[[], bool] | None,
+        deleted: Any,
+        /,
+    ) -> Deletions:
         """The edits deleting `targets` from the file, and the findings; what goes is recorded in `deleted`."""
         ...
 
@@ -247,8 +259,9 @@ class Language:
         """The plug-in module's `OPERATIONS`, imported and checked on first use."""
         operations = getattr(importlib.import_module(self.operations_module), "OPERATIONS", None)
         if not isinstance(operations, LanguageOperations):
-            raise LanguageError(f"{self.operations_module} defines no OPERATIONS (a LanguageOperations) for "
-                                f"the language {self.name!r}")
+            raise LanguageError(
+                f"{self.operations_module} defines no OPERATIONS (a LanguageOperations) for the language {self.name!r}"
+            )
         return operations
 
 
@@ -316,38 +329,70 @@ def parsed_languages() -> tuple[str, ...]:
     return tuple(name for name, language in LANGUAGES.items() if language.grammar is not None)
 
 
-register(Language(
-    RUST, (".rs",), "codemods.languages.rust.language", grammar="tree_sitter_rust",
-    identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}),
-    comment_kinds=frozenset({"line_comment", "block_comment"}),
-    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
-    formatter="rustfmt",
-    line_comment_markers=("///", "//!", "//"),
-    block_comment_markers=(("/*!", "*/"), ("/**", "*/"), ("/*", "*/")),
-    lexer=rust_lexer.spans,
-))
-register(Language(
-    CPP, (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
-    "codemods.languages.cpp.language", grammar="tree_sitter_cpp",
-    identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"}),
-    comment_kinds=frozenset({"comment"}),
-    string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "concatenated_string",
-                            "system_lib_string", "string_content"}),
-    deletable_kinds=("function", "declaration", "class", "struct", "union", "enum", "type", "variable", "field",
-                     "any"),
-    formatter="clang-format",
-    line_comment_markers=("///", "//!", "//"),
-    block_comment_markers=(("/*!", "*/"), ("/**", "*/"), ("/*", "*/")),
-    lexer=cpp_lexer.spans,
-))
-register(Language(
-    PYTHON, (".py",), "codemods.languages.python.language", grammar="tree_sitter_python",
-    identifier_kinds=frozenset({"identifier"}),
-    comment_kinds=frozenset({"comment"}),
-    string_kinds=frozenset({"string", "concatenated_string", "string_content"}),
-    deletable_kinds=("function", "class", "variable"),
-    line_comment_markers=("#",),
-    lexer=python_lexer.spans,
-    indented_blocks=True,
-    deleter="libcst",
-))
+register(
+    Language(
+        RUST,
+        (".rs",),
+        "codemods.languages.rust.language",
+        grammar="tree_sitter_rust",
+        identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"}),
+        comment_kinds=frozenset({"line_comment", "block_comment"}),
+        string_kinds=frozenset({"string_literal", "raw_string_literal", "char_literal", "string_content"}),
+        formatter="rustfmt",
+        line_comment_markers=("///", "//!", "//"),
+        block_comment_markers=(("/*!", "*/"), ("/**", "*/"), ("/*", "*/")),
+        lexer=rust_lexer.spans,
+    )
+)
+register(
+    Language(
+        CPP,
+        (".cpp", ".cc", ".cxx", ".c", ".h", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".mm", ".metal"),
+        "codemods.languages.cpp.language",
+        grammar="tree_sitter_cpp",
+        identifier_kinds=frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"}),
+        comment_kinds=frozenset({"comment"}),
+        string_kinds=frozenset(
+            {
+                "string_literal",
+                "raw_string_literal",
+                "char_literal",
+                "concatenated_string",
+                "system_lib_string",
+                "string_content",
+            }
+        ),
+        deletable_kinds=(
+            "function",
+            "declaration",
+            "class",
+            "struct",
+            "union",
+            "enum",
+            "type",
+            "variable",
+            "field",
+            "any",
+        ),
+        formatter="clang-format",
+        line_comment_markers=("///", "//!", "//"),
+        block_comment_markers=(("/*!", "*/"), ("/**", "*/"), ("/*", "*/")),
+        lexer=cpp_lexer.spans,
+    )
+)
+register(
+    Language(
+        PYTHON,
+        (".py",),
+        "codemods.languages.python.language",
+        grammar="tree_sitter_python",
+        identifier_kinds=frozenset({"identifier"}),
+        comment_kinds=frozenset({"comment"}),
+        string_kinds=frozenset({"string", "concatenated_string", "string_content"}),
+        deletable_kinds=("function", "class", "variable"),
+        line_comment_markers=("#",),
+        lexer=python_lexer.spans,
+        indented_blocks=True,
+        deleter="libcst",
+    )
+)

@@ -18,7 +18,6 @@ _RUST_CHAR_BODY = re.compile(
 )
 
 
-
 def _rust_raw_start(source: bytes, quote: int) -> tuple[int, bytes] | None:
     """(start, closing delimiter) if the quote at `quote` opens a raw string: [b|c]r#*"."""
     cursor = quote
@@ -34,7 +33,6 @@ def _rust_raw_start(source: bytes, quote: int) -> tuple[int, bytes] | None:
     return start, b'"' + source[cursor:quote]
 
 
-
 def spans(source: bytes, stop: int) -> Spans | None:
     return scan_spans(source, stop, _RUST_EDGE, _token)
 
@@ -45,7 +43,7 @@ def _token(source: bytes, match: re.Match[bytes]) -> tuple[int, int, str] | int 
     token = match.group()
     if token[:2] == b"//":
         end = match.end()
-        if source[end:end + 1] == b"\n" and token[:3] in (b"///", b"//!") and token[:4] != b"////":
+        if source[end : end + 1] == b"\n" and token[:3] in (b"///", b"//!") and token[:4] != b"////":
             end += 1  # tree-sitter's doc comment owns its newline
         return start, end, COMMENT
     if token == b"/*":

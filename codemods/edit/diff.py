@@ -131,8 +131,11 @@ def changed_lines(before: bytes, after: bytes, edits: Sequence[Edit] = ()) -> li
     """The runs of lines that differ, as ([i1, i2) of `before`'s lines, [j1, j2) of `after`'s),
     in order (0-based; `edits` as for `unified_diff`)."""
     a, b = _lines(before), _lines(after)
-    opcodes = _opcodes(a, b, _windows(before, after, edits)) if edits else \
-        difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    opcodes = (
+        _opcodes(a, b, _windows(before, after, edits))
+        if edits
+        else difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    )
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in opcodes if tag != "equal"]
 
 

@@ -54,9 +54,14 @@ def conflicts(edits: list[Edit], source: bytes) -> list[Finding]:
         if overlap or same_point:
             line, col = line_col(source, second.start)
             findings.append(
-                Finding(first.path, line, col, Code.OVERLAPPING_EDITS,
-                        f"edits overlap: {first.origin or 'an edit'} and {second.origin or 'an edit'} change "
-                        f"the same text; nothing written in this file")
+                Finding(
+                    first.path,
+                    line,
+                    col,
+                    Code.OVERLAPPING_EDITS,
+                    f"edits overlap: {first.origin or 'an edit'} and {second.origin or 'an edit'} change "
+                    f"the same text; nothing written in this file",
+                )
             )
     return findings
 
@@ -68,8 +73,9 @@ def joined_deletions(edits: list[Edit]) -> list[Edit]:
     the deletion's). Other edits are left as they are, for `conflicts` to judge."""
     kept = [e for e in edits if e.replacement or e.start == e.end or e.delete_file]
     runs: list[Edit] = []
-    for edit in sorted((e for e in edits if not (e.replacement or e.start == e.end or e.delete_file)),
-                       key=lambda e: (e.start, e.end)):
+    for edit in sorted(
+        (e for e in edits if not (e.replacement or e.start == e.end or e.delete_file)), key=lambda e: (e.start, e.end)
+    ):
         last = runs[-1] if runs else None
         if last is not None and edit.start < last.end:
             origin = " and ".join(o for o in dict.fromkeys((last.origin, edit.origin)) if o)
@@ -77,9 +83,18 @@ def joined_deletions(edits: list[Edit]) -> list[Edit]:
         else:
             runs.append(edit)
     # An edit whose text a deletion takes whole (a rename inside a deleted function) is moot.
-    moot = [e for e in kept if not e.delete_file and any(
-        run.start < e.start and e.end < run.end or run.start <= e.start < e.end <= run.end and (e.start, e.end) != (
-            run.start, run.end) for run in runs)]
+    moot = [
+        e
+        for e in kept
+        if not e.delete_file
+        and any(
+            run.start < e.start
+            and e.end < run.end
+            or run.start <= e.start < e.end <= run.end
+            and (e.start, e.end) != (run.start, run.end)
+            for run in runs
+        )
+    ]
     if moot:
         kept = [e for e in kept if e not in moot]
         return kept + runs

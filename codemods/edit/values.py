@@ -106,8 +106,12 @@ class Finding:
         if self.certainty is not None:
             document.update(certainty=self.certainty, kind=self.reference_kind, resolution=self.resolution)
         if self.target is not None:
-            document["target"] = {"path": self.target.path, "language": self.target.language,
-                                  "kind": self.target.kind, "name": self.target.name}
+            document["target"] = {
+                "path": self.target.path,
+                "language": self.target.language,
+                "kind": self.target.kind,
+                "name": self.target.name,
+            }
         if self.candidates:
             document["candidates"] = list(self.candidates)
         return document
@@ -155,8 +159,14 @@ def _line_starts(source: bytes) -> "array.array[int] | None":
 def shape_mismatch(path: str, source: bytes, kind: str, name: str, other_kind: str, other_start: int) -> Finding:
     """A target whose name is found only as another kind of item: blocking, nothing deleted."""
     line, col = line_col(source, other_start)
-    return Finding(path, line, col, Code.SHAPE_MISMATCH,
-                   f"{name}: expected a {kind}, found a {other_kind}; not deleted", symbol=name)
+    return Finding(
+        path,
+        line,
+        col,
+        Code.SHAPE_MISMATCH,
+        f"{name}: expected a {kind}, found a {other_kind}; not deleted",
+        symbol=name,
+    )
 
 
 def closest_names(name: str, candidates: Iterable[str], count: int = 3, cutoff: float = 0.6) -> list[str]:
@@ -174,9 +184,14 @@ def closest_names(name: str, candidates: Iterable[str], count: int = 3, cutoff: 
     return [c for score, _, c in sorted(scored, reverse=True) if score >= cutoff][:count]
 
 
-def missing_target(path: str, kind: str, name: str, candidates: list[str],
-                   already_absent: Callable[[], bool] | None,
-                   places: Mapping[str, tuple[int, int]] | None = None) -> Finding:
+def missing_target(
+    path: str,
+    kind: str,
+    name: str,
+    candidates: list[str],
+    already_absent: Callable[[], bool] | None,
+    places: Mapping[str, tuple[int, int]] | None = None,
+) -> Finding:
     """A target with no item of that name and kind in its file.
 
     It is "already absent", a note (so that re-running a recipe changes
@@ -188,11 +203,24 @@ def missing_target(path: str, kind: str, name: str, candidates: list[str],
     plan/stages.py).
     """
     if already_absent is not None and already_absent():
-        return Finding(path, 0, 0, Code.NOT_FOUND,
-                       f"{kind} {name} already absent (no code in the file names the recipe's dead symbols)",
-                       severity=NOTE, symbol=name)
+        return Finding(
+            path,
+            0,
+            0,
+            Code.NOT_FOUND,
+            f"{kind} {name} already absent (no code in the file names the recipe's dead symbols)",
+            severity=NOTE,
+            symbol=name,
+        )
     closest = closest_names(name, candidates)
     hint = f"; did you mean {' or '.join(closest)}?" if closest else ""
     line, col = (places or {}).get(closest[0], (0, 0)) if closest else (0, 0)
-    return Finding(path, line, col, Code.NO_SUCH_ITEM, f"no item {name} of kind {kind} in {path}{hint}",
-                   symbol=name, candidates=tuple(closest))
+    return Finding(
+        path,
+        line,
+        col,
+        Code.NO_SUCH_ITEM,
+        f"no item {name} of kind {kind} in {path}{hint}",
+        symbol=name,
+        candidates=tuple(closest),
+    )

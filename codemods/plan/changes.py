@@ -36,8 +36,9 @@ class Change:
     @property
     def adds(self) -> tuple[str, ...]:
         """The names of the items its inserted code declares at its top level (a generated helper)."""
-        return tuple(dict.fromkeys(n for e in self.edits if e.start == e.end for n in defined_names(e.path,
-                                                                                                    e.replacement)))
+        return tuple(
+            dict.fromkeys(n for e in self.edits if e.start == e.end for n in defined_names(e.path, e.replacement))
+        )
 
 
 def chosen_stages(stages: tuple[StepResult, ...]) -> range:
@@ -132,8 +133,16 @@ def item_changes(recipe: Recipe, start: Workspace, stages: tuple[StepResult, ...
                 continue
             edits = tuple(e for e in deletion.edits if origin in e.origin.split("+"))
             # A deletion is in the item it deletes, as the recipe names it.
-            changes.append(Change(change_id(origin), edits[0].path, 0, edits, str(getattr(deletion.target, "name", ""))
-                                  or None, deletion.names))
+            changes.append(
+                Change(
+                    change_id(origin),
+                    edits[0].path,
+                    0,
+                    edits,
+                    str(getattr(deletion.target, "name", "")) or None,
+                    deletion.names,
+                )
+            )
     groups: dict[tuple[int, str, str | None], list[Edit]] = {}
     items: dict[str, list[tuple[int, int, str]]] = {}
     for index in chosen_stages(stages):
@@ -162,8 +171,13 @@ def defined_names(path: str, text: bytes) -> tuple[str, ...]:
     if language is None or language.grammar is None or not text.strip():
         return ()
     root = parse(text, language.name).root_node
-    return tuple(dict.fromkeys((name.text or b"").decode("utf-8", "replace") for child in root.named_children
-                               if (name := child.child_by_field_name("name")) is not None))
+    return tuple(
+        dict.fromkeys(
+            (name.text or b"").decode("utf-8", "replace")
+            for child in root.named_children
+            if (name := child.child_by_field_name("name")) is not None
+        )
+    )
 
 
 __all__ = ["Change", "change_id", "chosen_stages", "defined_names", "item_changes", "target_deletions"]

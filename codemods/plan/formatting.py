@@ -39,9 +39,14 @@ def formatter_present(path: str) -> bool:
     return language is not None and language.operations.format_file is not None and not formatter_missing(language)
 
 
-def format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, paths: Iterable[str],
-                  ahead: Jobs,
-                  originals: Jobs | None = None) -> None:
+def format_ahead(
+    root: Path,
+    workspace: Workspace,
+    pool: ThreadPoolExecutor,
+    paths: Iterable[str],
+    ahead: Jobs,
+    originals: Jobs | None = None,
+) -> None:
     """Start formatting each file of `paths` as `workspace`'s edits leave it, in `pool`, while
     the plan goes on (the formatter runs in other processes, on another CPU): `ahead` gets
     {path: (edited text, future of that text formatted)}, a job of an older text cancelled
@@ -51,8 +56,13 @@ def format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, pat
     `submit_formatting`)."""
     for path in dict.fromkeys(paths):
         edits, source = workspace.planned(path), workspace.read(path)
-        if source is None or not edits or any(e.delete_file for e in edits) or not formatter_present(path) \
-                or conflicts(list(edits), source):
+        if (
+            source is None
+            or not edits
+            or any(e.delete_file for e in edits)
+            or not formatter_present(path)
+            or conflicts(list(edits), source)
+        ):
             continue
         spliced = with_line_endings_of(source, list(edits))
         after = splice(source, spliced)
@@ -65,8 +75,9 @@ def format_ahead(root: Path, workspace: Workspace, pool: ThreadPoolExecutor, pat
             ahead[path] = (after, submit_formatting(pool, root, change, originals))
 
 
-def submit_formatting(pool: ThreadPoolExecutor, root: Path, change: FileChange,
-                      originals: Jobs | None = None) -> Future[bytes | None]:
+def submit_formatting(
+    pool: ThreadPoolExecutor, root: Path, change: FileChange, originals: Jobs | None = None
+) -> Future[bytes | None]:
     """Format `change.after` (`before` with `edits`) in `pool`: the future of the formatter's text. Where
     the plug-in makes an excerpt of the edited places (`format_excerpt`), the formatter runs
     on that first, and on the whole file only where it changes the excerpt: an excerpt left
@@ -93,10 +104,13 @@ def submit_formatting(pool: ThreadPoolExecutor, root: Path, change: FileChange,
     return pool.submit(judged)
 
 
-def start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoolExecutor,
-                      ahead: Jobs | None = None,
-                      originals: Jobs | None = None,
-                      ) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
+def start_formatting(
+    root: Path,
+    changes: dict[str, FileChange],
+    pool: ThreadPoolExecutor,
+    ahead: Jobs | None = None,
+    originals: Jobs | None = None,
+) -> Callable[[], tuple[dict[str, FileChange], list[Finding]]]:
     """Start running each change through its language's formatter in `pool` (while the caller
     checks references); the returned function waits and gives the changes with each file that
     was clean by its formatter before formatted after (so that only what the plan edited
@@ -117,14 +131,24 @@ def start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoo
             del wanted[path]
             if applies is not None and not applies(root, path):
                 continue
-            notes.append(Finding(path, 0, 0, Code.UNFORMATTED, f"{language.formatter} is not installed: {path} "
-                                 f"is written as edited, not formatted", severity="note"))
+            notes.append(
+                Finding(
+                    path,
+                    0,
+                    0,
+                    Code.UNFORMATTED,
+                    f"{language.formatter} is not installed: {path} is written as edited, not formatted",
+                    severity="note",
+                )
+            )
     # A file the plan empties stays empty (rustfmt would write one newline).
     wanted = {p: c for p, c in wanted.items() if c.after.strip()}
     ahead = ahead or {}
     originals = {} if originals is None else originals
-    jobs = {p: ahead[p][1] if p in ahead and ahead[p][0] == c.after
-            else submit_formatting(pool, root, c, originals) for p, c in wanted.items()}
+    jobs = {
+        p: ahead[p][1] if p in ahead and ahead[p][0] == c.after else submit_formatting(pool, root, c, originals)
+        for p, c in wanted.items()
+    }
 
     def finish() -> tuple[dict[str, FileChange], list[Finding]]:
         out = dict(changes)
@@ -135,8 +159,11 @@ def start_formatting(root: Path, changes: dict[str, FileChange], pool: ThreadPoo
             if formatted is None or formatted == change.after:
                 continue
             started = originals.get(path)
-            asked[path] = (started[1] if started is not None and started[0] == change.before
-                           else pool.submit(cast(FormatFile, format_job(path)), change.before, root, path))
+            asked[path] = (
+                started[1]
+                if started is not None and started[0] == change.before
+                else pool.submit(cast(FormatFile, format_job(path)), change.before, root, path)
+            )
             settled[path] = formatted
         for path, before in asked.items():
             if before.result() != wanted[path].before:
@@ -158,4 +185,4 @@ def one_edit(path: str, before: bytes, after: bytes) -> Edit:
     tail = 0
     while tail < limit - head and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]:
         tail += 1
-    return Edit(path, head, len(before) - tail, after[head:len(after) - tail], "format")
+    return Edit(path, head, len(before) - tail, after[head : len(after) - tail], "format")

@@ -38,8 +38,9 @@ def target_of(symbol: str, targets: Sequence[ItemTarget], deleted_items: Iterabl
     return in_their_files[0] if len(in_their_files) == 1 else None
 
 
-def linked_to_targets(findings: Sequence[Finding], targets: Sequence[ItemTarget],
-                      deleted_items: Sequence[object]) -> list[Finding]:
+def linked_to_targets(
+    findings: Sequence[Finding], targets: Sequence[ItemTarget], deleted_items: Sequence[object]
+) -> list[Finding]:
     """`findings` with each unlinked one that names a symbol linked to `target_of` it, where one is."""
     by_name: dict[str, list[object]] = {}
     for item in deleted_items:

@@ -16,22 +16,32 @@ from typing import Any, Callable, Iterable, Mapping, cast
 
 from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Code
 from codemods.edit.diff import render_text, unified_diff
-from codemods.edit.splice import (FileChange, conflicts, digest, joined_deletions, map_offset, resolve_inside,
-                                  splice, with_line_endings_of)
-from codemods.edit.values import Edit, Finding, ItemTarget, line_col
+from codemods.edit.splice import FileChange, conflicts, digest, splice, with_line_endings_of
+from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.core.parallel import Forked, forked_call
-from codemods.core.registry import Language, PlanState, language_for, lex_spans
-from codemods.parse import parse, reparse
+from codemods.core.registry import Language, PlanState, language_for
+from codemods.parse import parse
 from codemods.edit.errors import RecipeError, RecipeInputError
 from codemods.plan.changes import chosen_stages, item_changes
+from codemods.plan.file_check import KNOWN_ERRORS, KNOWN_KEPT, check_file, parse_errors
 from codemods.plan.formatting import Jobs, format_ahead, formatter_missing, start_formatting
 from codemods.config.loader import validate_recipe
 from codemods.config.recipe import Recipe, Step, StepResult, Workspace
 from codemods.plan.linking import linked_to_targets
 from codemods.plan.root import root_problem
 from codemods.plan.references import DANGLING, AfterPlan, DeletedNames, dangling_references, planned_file
-from codemods.plan.stages import (DeleteItems, DeleteModuleFiles, DeletionsApart, FileDeletions, Insert, RemoveImports,
-                                  Reword, Rewrite, delete_in_file, targets_by_file)
+from codemods.plan.stages import (
+    DeleteItems,
+    DeleteModuleFiles,
+    DeletionsApart,
+    FileDeletions,
+    Insert,
+    RemoveImports,
+    Reword,
+    Rewrite,
+    delete_in_file,
+    targets_by_file,
+)
 from codemods.search.files import FileSearch, FoundFiles, rg_installed, start_files_matching, start_files_with_words
 from codemods.search.files import in_scope as path_in_scope
 from codemods.search.mentions import CODE, compile_pattern, mentions_in_source
@@ -174,10 +184,14 @@ class Plan:
         return {
             "recipe": self.recipe_id,
             "root": str(self.root),
-            "changes": [{"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
-                        for c in self.changes],
-            "items": [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item,
-                       "removes": list(c.removes)} for c in items],
+            "changes": [
+                {"path": c.path, "diff": render_text(unified_diff(c.path, c.before, c.after, edits=c.edits))}
+                for c in self.changes
+            ],
+            "items": [
+                {"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item, "removes": list(c.removes)}
+                for c in items
+            ],
             "findings": [f.as_json() for f in self.findings],
             "blocking": len(self.blocking),
             "overrides": sorted(str(code) for code in self.overrides),
@@ -199,37 +213,13 @@ def _identifier_offsets(path: str, source: bytes, names: set[str]) -> list[tuple
     return language.operations.identifiers(source, parse(source, language.name) if language.grammar else None, hits)
 
 
-# Parse errors computed in a forked process (`_deletions_apart`), by (language, digest of the
-# text): the file's tree is there, not here. Errors are a function of the language and the text.
-_KNOWN_ERRORS: dict[tuple[str, str], list[tuple[int, int]]] = {}
-_KNOWN_KEPT = 256
-
-
-def _parse_errors(path: str, source: bytes, edited: tuple[bytes, list[Edit]] | None = None) -> list[tuple[int, int]]:
-    """Byte ranges of parse errors, as the file's language reports them (none for other files).
-
-    `edited` is (original, edits) when `source` is the original with the edits
-    spliced in: then tree-sitter re-reads only what the edits touched.
-    """
-    language = language_for(path)
-    if language is None:
-        return []
-    if _KNOWN_ERRORS:
-        known = _KNOWN_ERRORS.get((language.name, digest(source)))
-        if known is not None:
-            return list(known)
-    tree = None
-    if language.grammar is not None:
-        if edited is not None:
-            original, edits = edited
-            tree = reparse(original, [(e.start, e.end, e.replacement) for e in edits], source, language.name)
-        else:
-            tree = parse(source, language.name)
-    return language.operations.parse_errors(source, tree)
-
-
-def _surviving_mentions(after: AfterPlan, recipe: Recipe, dangling: list[Finding], mentioning: FoundFiles | None,
-                        kept: frozenset[str] = frozenset()) -> list[Finding]:
+def _surviving_mentions(
+    after: AfterPlan,
+    recipe: Recipe,
+    dangling: list[Finding],
+    mentioning: FoundFiles | None,
+    kept: frozenset[str] = frozenset(),
+) -> list[Finding]:
     """Mentions of the dead-symbol pattern left in scope after the plan: prose is unreworded,
     code not already reported by the dangling-reference check is dangling. `mentioning` is the
     search for files in scope that match the pattern before the plan. A refused file is left
@@ -256,11 +246,27 @@ def _surviving_mentions(after: AfterPlan, recipe: Recipe, dangling: list[Finding
             if mention.kind == CODE:
                 if (path, line) in reported:
                     continue
-                findings.append(Finding(path, line, col, DANGLING,
-                                        f"{mention.symbol}: code still names a removed symbol", symbol=mention.symbol))
+                findings.append(
+                    Finding(
+                        path,
+                        line,
+                        col,
+                        DANGLING,
+                        f"{mention.symbol}: code still names a removed symbol",
+                        symbol=mention.symbol,
+                    )
+                )
             else:
-                findings.append(Finding(path, line, col, UNREWORDED,
-                                        f"unreworded mention of {mention.symbol} [{mention.kind}]", symbol=mention.symbol))
+                findings.append(
+                    Finding(
+                        path,
+                        line,
+                        col,
+                        UNREWORDED,
+                        f"unreworded mention of {mention.symbol} [{mention.kind}]",
+                        symbol=mention.symbol,
+                    )
+                )
     return findings
 
 
@@ -269,126 +275,19 @@ def _named_by_missing_targets(findings: Iterable[Finding], deleted: DeletedNames
     name of its file (its first "did you mean"), unless the plan deletes an item of that name.
     Their items are all still there: their mentions name no removed symbol, and the target's one
     finding (which always blocks) says what to correct."""
-    names = {_last_part(name) for f in findings if f.code == Code.NO_SUCH_ITEM and f.blocking
-             for name in (f.symbol, *f.candidates[:1]) if name}
+    names = {
+        _last_part(name)
+        for f in findings
+        if f.code == Code.NO_SUCH_ITEM and f.blocking
+        for name in (f.symbol, *f.candidates[:1])
+        if name
+    }
     return frozenset(names - set(deleted.all_names()))
 
 
 def _last_part(name: str) -> str:
     """The name an item is spelt by in code: `a::b::f` and `C.f` are `f`, `f(int)` is `f`."""
     return re.split(r"::|\.", name.split("(")[0])[-1]
-
-
-def _unwritable_target(root: Path, path: str, source: bytes) -> Finding | None:
-    """Why the file at `path` must not be edited at all, if it must not: it lies outside ROOT
-    (through a symlink or ..), or it is binary (holds a NUL byte)."""
-    if resolve_inside(root, path) is None:
-        return Finding(path, 0, 0, Code.SYMLINK_OUTSIDE_ROOT,
-                       "resolves outside ROOT (through a symlink or ..); not edited")
-    nul = source.find(b"\0")
-    if nul >= 0:
-        line, col = line_col(source, nul)
-        return Finding(path, line, col, Code.BINARY_FILE, "binary file (NUL byte here); not edited")
-    return None
-
-
-@dataclass(frozen=True)
-class _FileCheck:
-    """Whether the planned edits of one file may be written (`_check_file`): the findings that say
-    why not, else the change (None also when the edits change nothing); and whether the edits
-    were converted to the file's CRLF line endings."""
-
-    findings: list[Finding] = field(default_factory=list)
-    change: FileChange | None = None
-    crlf: bool = False
-
-
-def _check_file(root: Path, recipe: Recipe, workspace: Workspace, path: str) -> _FileCheck:
-    """Whether the planned edits of one file may be written: the findings that say why not,
-    else the change (None also when the edits change nothing); and whether the edits were
-    converted to the file's CRLF line endings."""
-    edits = joined_deletions(list(workspace.edits[path]))
-    source = workspace.read(path)
-    if source is None or not edits:
-        return _FileCheck()
-    if recipe.protected and path_in_scope(path, recipe.protected):
-        return _FileCheck([Finding(path, 0, 0, Code.PROTECTED_PATH,
-                                   f"{path} is protected; the recipe may not edit it")])
-    refusal = _unwritable_target(root, path, source)
-    if refusal is not None:
-        return _FileCheck([refusal])
-    if any(e.delete_file for e in edits):
-        deletion = tuple(e for e in edits if e.delete_file)[:1]
-        return _FileCheck(change=FileChange(path, source, b"", deletion, deleted=True))
-    overlaps = conflicts(edits, source)
-    if overlaps:
-        return _FileCheck(overlaps)
-    as_written = with_line_endings_of(source, edits)
-    crlf = as_written != edits
-    edits = as_written
-    errors_before = _parse_errors(path, source)
-    # Where the language says its grammar misreads valid code of the file (edition 2015 Rust: `try!`),
-    # a parse error that a deletion takes out whole stops nothing: the item was located, and the
-    # error goes with it.
-    language = language_for(path)
-    spared = language.operations.parse_errors_deletable if language is not None else None
-    deletable = spared is not None and spared(root, path)
-    # An error spared goes whole with a deletion whose text is a closed construct (its brackets
-    # balance, comments and strings aside): the item around the error was located, not guessed.
-    taken = [(lo, hi) for lo, hi in errors_before for e in edits if deletable and not e.replacement
-             and e.start <= lo <= hi <= e.end and _balanced(source, e.start, e.end, language)]
-    broken = [e for e in edits for lo, hi in errors_before if lo <= e.end and e.start <= hi and (lo, hi) not in taken]
-    if broken:
-        line, col = line_col(source, errors_before[0][0])
-        return _FileCheck([Finding(path, line, col, Code.UNPARSEABLE_TARGET,
-                        "the file does not parse where the recipe edits it (parse error here); not edited")], crlf=crlf)
-    result = splice(source, edits)
-    errors_after = _parse_errors(path, result, (source, edits))
-    # Each error a deletion took must be gone from the result, and no other one come.
-    if len(errors_after) > len(errors_before) - len(set(taken)):
-        original = map_offset(edits, errors_after[0][0])
-        line, col = line_col(source, original)
-        return _FileCheck([Finding(path, line, col, Code.PARSE_REGRESSION,
-                        "the edited file would not parse (new syntax error near here); not edited")], crlf=crlf)
-    if result == source:
-        return _FileCheck(crlf=crlf)
-    return _FileCheck(change=FileChange(path, source, result, tuple(edits)), crlf=crlf)
-
-
-_OPENING = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
-_CLOSING = set(_OPENING.values())
-_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b", re.M)
-
-
-def _balanced(source: bytes, start: int, end: int, language: Language | None) -> bool:
-    """Whether the brackets of `source[start:end]` outside comments and strings balance."""
-    if language is None or language.lexer is None:
-        return False
-    spans = lex_spans(source, language.name, end)
-    if spans is None:
-        return False
-    stack: list[int] = []
-    for offset in range(start, end):
-        byte = source[offset]
-        if byte not in _OPENING and byte not in _CLOSING:
-            continue
-        if spans.kind_at(offset, offset + 1) is not None:
-            continue
-        if byte in _OPENING:
-            stack.append(_OPENING[byte])
-        elif not stack or stack.pop() != byte:
-            return False
-    if stack:
-        return False
-    # A conditional's lines (`#if` ... `#endif`) pair up inside it too.
-    depth = 0
-    for directive in _CONDITIONAL.finditer(source, start, end):
-        if spans.kind_at(directive.start(1), directive.end(1)) is not None:
-            continue
-        depth += -1 if directive.group(1) == b"endif" else 1
-        if depth < 0:
-            return False
-    return depth == 0
 
 
 _Apart = tuple[dict[str, FileDeletions], dict[tuple[str, str], list[tuple[int, int]]]]
@@ -415,12 +314,12 @@ def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApa
         for path, (source, targets) in apart.items():
             deletions[path] = delete_in_file(recipe, path, source, targets)
             name = cast(Language, language_for(path)).name
-            errors[(name, digest(source))] = _parse_errors(path, source)
+            errors[(name, digest(source))] = parse_errors(path, source)
             edits = deletions[path].edits
             if edits and not any(e.delete_file for e in edits) and not conflicts(edits, source):
                 written = with_line_endings_of(source, edits)
                 after = splice(source, written)
-                errors[(name, digest(after))] = _parse_errors(path, after, (source, written))
+                errors[(name, digest(after))] = parse_errors(path, after, (source, written))
         return deletions, errors
 
     forked = forked_call(task)
@@ -432,9 +331,9 @@ def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApa
         if value is None:
             return None
         deletions, errors = value
-        while len(_KNOWN_ERRORS) + len(errors) > _KNOWN_KEPT and _KNOWN_ERRORS:
-            del _KNOWN_ERRORS[next(iter(_KNOWN_ERRORS))]
-        _KNOWN_ERRORS.update(errors)
+        while len(KNOWN_ERRORS) + len(errors) > KNOWN_KEPT and KNOWN_ERRORS:
+            del KNOWN_ERRORS[next(iter(KNOWN_ERRORS))]
+        KNOWN_ERRORS.update(errors)
         return deletions
 
     return DeletionsApart(frozenset(apart), result), forked
@@ -458,15 +357,27 @@ def usage_problem(root: Path, recipe: Recipe, options: Mapping[str, object]) -> 
 
 
 def _stage_name(stage: object) -> str:
-    return {DeleteItems: "deleting items", DeleteModuleFiles: "deleting what goes with the items in other files",
-            Rewrite: "rewriting by pattern", Reword: "rewording", Insert: "inserting"}.get(
-        type(stage), f"step {getattr(stage, '__name__', type(stage).__name__)}")
+    return {
+        DeleteItems: "deleting items",
+        DeleteModuleFiles: "deleting what goes with the items in other files",
+        Rewrite: "rewriting by pattern",
+        Reword: "rewording",
+        Insert: "inserting",
+    }.get(type(stage), f"step {getattr(stage, '__name__', type(stage).__name__)}")
 
 
-def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
-                allow_unreworded: bool = False, strict: bool = False, options: Mapping[str, object] | None = None,
-                allow_unmatched: bool = False, progress: Callable[[str], None] | None = None,
-                settings: PlanSettings | None = None) -> Plan:
+def plan_recipe(
+    root: Path,
+    recipe: Recipe,
+    *,
+    allow_dangling: bool = False,
+    allow_unreworded: bool = False,
+    strict: bool = False,
+    options: Mapping[str, object] | None = None,
+    allow_unmatched: bool = False,
+    progress: Callable[[str], None] | None = None,
+    settings: PlanSettings | None = None,
+) -> Plan:
     """Everything `recipe` would change under `root`, and every reason not to.
 
     `progress`, when given, is told what the plan is doing as each long step starts (the CLI
@@ -482,12 +393,29 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
     nothing does not block. The plan keeps them (`Plan.settings`) for its subsets and its write.
     """
     root = Path(root)
-    settings = PlanSettings.given(settings, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
-                                  allow_unmatched=allow_unmatched, strict=strict)
+    settings = PlanSettings.given(
+        settings,
+        allow_dangling=allow_dangling,
+        allow_unreworded=allow_unreworded,
+        allow_unmatched=allow_unmatched,
+        strict=strict,
+    )
     if options is not None and not isinstance(options, Mapping):
-        return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, f"options must be a mapping of option "
-                                                  f"names to values, not {type(options).__name__}"),),
-                    settings=settings)
+        return Plan(
+            root,
+            recipe.id,
+            (),
+            (
+                Finding(
+                    "",
+                    0,
+                    0,
+                    USAGE_ERROR,
+                    f"options must be a mapping of option names to values, not {type(options).__name__}",
+                ),
+            ),
+            settings=settings,
+        )
     problem = usage_problem(root, recipe, dict(options or {}))
     if problem is not None:
         return Plan(root, recipe.id, (), (Finding("", 0, 0, USAGE_ERROR, problem),), settings=settings)
@@ -509,15 +437,18 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
         searches.callback(early.close)
         for language in dict.fromkeys(language_for(t.path) for t in recipe.deletions):
             if language is not None and language.operations.start_searches is not None:
-                language.operations.start_searches(early, [t.path for t in recipe.deletions
-                                                           if language_for(t.path) is language])
+                language.operations.start_searches(
+                    early, [t.path for t in recipe.deletions if language_for(t.path) is language]
+                )
             prepare = language.operations.prepare_formatting if language is not None else None
             if prepare is not None and language is not None and language.formatter and not formatter_missing(language):
                 pool.submit(prepare, root)
         # ripgrep looks for mentions and for references to the deleted items while the plan is made.
-        mentioning = (searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern,
-                                                                  recipe.check_scope))
-                      if recipe.dead_symbol_pattern else None)
+        mentioning = (
+            searches.enter_context(start_files_matching(root, recipe.dead_symbol_pattern, recipe.check_scope))
+            if recipe.dead_symbol_pattern
+            else None
+        )
         findings: list[Finding] = []
         formatting: Jobs = {}
         originals: Jobs = {}
@@ -539,9 +470,14 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             if added:
                 referring.append(searches.enter_context(start_files_with_words(root, added)))
 
-        stages: tuple[Step, ...] = (DeleteItems(recipe, forking[0] if forking else None),
-                                    DeleteModuleFiles(recipe, deleted), *recipe.steps, Rewrite(recipe),
-                  Reword(recipe), Insert(recipe))
+        stages: tuple[Step, ...] = (
+            DeleteItems(recipe, forking[0] if forking else None),
+            DeleteModuleFiles(recipe, deleted),
+            *recipe.steps,
+            Rewrite(recipe),
+            Reword(recipe),
+            Insert(recipe),
+        )
         say = progress or (lambda _message: None)
         for stage in stages:
             say(_stage_name(stage))
@@ -552,9 +488,21 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
             except Exception as error:
                 if stage not in recipe.steps:
                     raise  # a stage of the engine: a bug of codemod, reported as one
-                return Plan(root, recipe.id, (), (Finding("", 0, 0, Code.STEP_FAILED,
-                                                          f"{_stage_name(stage)} raised {type(error).__name__}: "
-                                                          f"{error}; nothing planned"),), settings=settings)
+                return Plan(
+                    root,
+                    recipe.id,
+                    (),
+                    (
+                        Finding(
+                            "",
+                            0,
+                            0,
+                            Code.STEP_FAILED,
+                            f"{_stage_name(stage)} raised {type(error).__name__}: {error}; nothing planned",
+                        ),
+                    ),
+                    settings=settings,
+                )
         say("removing the imports left unused")
         # The files as the stages leave them start formatting now, while the import stage resolves
         # (often for seconds, in other processes): a file that stage does not edit keeps its job.
@@ -571,13 +519,30 @@ def plan_recipe(root: Path, recipe: Recipe, *, allow_dangling: bool = False,
 
         take(RemoveImports(recipe, deleted, referring_search.result, shared, final)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
-            findings.append(Finding("", 0, 0, Code.SEARCHED_WITHOUT_RG,
-                                    "ripgrep is not installed: files were found by walking the tree, which does "
-                                    "not read .gitignore (ignored files were searched too)", severity="note"))
-        basis = PlanBasis(recipe, start, tuple(results), SettledSearch(mentioning) if mentioning else None,
-                          SettledSearch(referring_search, *referring[len(referring_search.searches):]))
-        plan = checked_plan(basis, Staged(workspace, deleted, findings), settings,
-                            underway=Underway(progress, pool, formatting, originals, shared))
+            findings.append(
+                Finding(
+                    "",
+                    0,
+                    0,
+                    Code.SEARCHED_WITHOUT_RG,
+                    "ripgrep is not installed: files were found by walking the tree, which does "
+                    "not read .gitignore (ignored files were searched too)",
+                    severity="note",
+                )
+            )
+        basis = PlanBasis(
+            recipe,
+            start,
+            tuple(results),
+            SettledSearch(mentioning) if mentioning else None,
+            SettledSearch(referring_search, *referring[len(referring_search.searches) :]),
+        )
+        plan = checked_plan(
+            basis,
+            Staged(workspace, deleted, findings),
+            settings,
+            underway=Underway(progress, pool, formatting, originals, shared),
+        )
         basis.settle()
     return plan
 
@@ -607,21 +572,32 @@ class Underway:
     shared: PlanState | None = None
 
 
-def checked_plan(basis: PlanBasis, staged: Staged, settings: PlanSettings, *, kept: frozenset[str] = frozenset(),
-                 underway: Underway = Underway()) -> Plan:
+def checked_plan(
+    basis: PlanBasis,
+    staged: Staged,
+    settings: PlanSettings,
+    *,
+    kept: frozenset[str] = frozenset(),
+    underway: Underway = Underway(),
+) -> Plan:
     """The plan of the edits `staged.workspace` holds, after the checks: each file's gate (protected,
     outside ROOT, binary, overlapping edits, parse errors before and after), the references
     left to what it deletes, and the dead-symbol mentions left (not of the names in `kept`: items
     a subset keeps, which the whole plan deletes). Its findings are the stages' own."""
     root, recipe = basis.start.root, basis.recipe
     workspace, deleted = staged.workspace, staged.deleted
-    progress, pool, ahead, originals, shared = (underway.progress, underway.pool, underway.ahead, underway.originals,
-                                                underway.shared)
+    progress, pool, ahead, originals, shared = (
+        underway.progress,
+        underway.pool,
+        underway.ahead,
+        underway.originals,
+        underway.shared,
+    )
     findings = list(staged.findings)
     kept = kept | _named_by_missing_targets(findings, deleted)
     say = progress or (lambda _message: None)
     say(f"checking that {len(workspace.edits)} edited file(s) still parse")
-    checks = {path: _check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
+    checks = {path: check_file(root, recipe, workspace, path) for path in sorted(workspace.edits)}
     written: dict[str, FileChange] = {}
     crlf: list[str] = []
     # The files the gate refuses: the plan cannot write their edits, so their items stay. Only
@@ -646,8 +622,9 @@ def checked_plan(basis: PlanBasis, staged: Staged, settings: PlanSettings, *, ke
 
     say("looking for uses of what the plan deletes")
     after = AfterPlan(workspace, written, refused)
-    dangling = dangling_references(after, deleted, _identifier_offsets, strict=settings.strict,
-                                   referring=[basis.referring], shared=shared)
+    dangling = dangling_references(
+        after, deleted, _identifier_offsets, strict=settings.strict, referring=[basis.referring], shared=shared
+    )
     dangling = linked_to_targets(dangling, recipe.deletions, [i for items in deleted.items.values() for i in items])
     findings += dangling
     say("looking for mentions of removed symbols")
@@ -659,7 +636,17 @@ def checked_plan(basis: PlanBasis, staged: Staged, settings: PlanSettings, *, ke
         if own_pool:
             pool.shutdown()
     findings += [n for n in notes if not any((f.path, f.code) == (n.path, n.code) for f in findings)]
-    findings += [Finding(path, 0, 0, Code.UNREADABLE_FILE, f"cannot be read ({why}); the recipe needs it")
-                 for path, why in sorted(workspace.unreadable.items())]
-    return Plan(root, recipe.id, tuple(written.values()), tuple(findings), tuple(deleted.all_names()),
-                settings, tuple(crlf), basis)
+    findings += [
+        Finding(path, 0, 0, Code.UNREADABLE_FILE, f"cannot be read ({why}); the recipe needs it")
+        for path, why in sorted(workspace.unreadable.items())
+    ]
+    return Plan(
+        root,
+        recipe.id,
+        tuple(written.values()),
+        tuple(findings),
+        tuple(deleted.all_names()),
+        settings,
+        tuple(crlf),
+        basis,
+    )

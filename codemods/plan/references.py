@@ -77,8 +77,9 @@ class DeletedNames:
     def foreign(self, language: str) -> list[DeletedItem]:
         """The deleted items of every language but `language` that code of other languages can
         link to (an item says so with `linkable`; items without it can)."""
-        return [i for name, items in self.items.items() if name != language for i in items
-                if getattr(i, "linkable", True)]
+        return [
+            i for name, items in self.items.items() if name != language for i in items if getattr(i, "linkable", True)
+        ]
 
     def merge(self, other: "DeletedNames") -> None:
         for language, items in other.items.items():
@@ -91,8 +92,14 @@ class DeletedNames:
     def search_words(self) -> list[str]:
         """The words whose files the reference check reads: every name, except that an item
         used without being named (a C++ operator) gives its own `search_words`."""
-        return list(dict.fromkeys([*(w for items in self.items.values() for i in items
-                                     for w in getattr(i, "search_words", (i.name,))), *self.spelled]))
+        return list(
+            dict.fromkeys(
+                [
+                    *(w for items in self.items.values() for i in items for w in getattr(i, "search_words", (i.name,))),
+                    *self.spelled,
+                ]
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -106,10 +113,14 @@ class AfterPlan:
     refused: set[str]
 
 
-def dangling_references(after: AfterPlan, deleted: DeletedNames,
-                        spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
-                        strict: bool = False, referring: Sequence[FoundFiles] | None = None,
-                        shared: PlanState | None = None) -> list[Finding]:
+def dangling_references(
+    after: AfterPlan,
+    deleted: DeletedNames,
+    spelled: Callable[[str, bytes, set[str]], list[tuple[int, int, str]]],
+    strict: bool = False,
+    referring: Sequence[FoundFiles] | None = None,
+    shared: PlanState | None = None,
+) -> list[Finding]:
     """Findings for every surviving use of a deleted item, anywhere in the tree, as it will be
     after `after.changes`.
 
@@ -129,8 +140,11 @@ def dangling_references(after: AfterPlan, deleted: DeletedNames,
         return []
     shared = shared if shared is not None else PlanState(workspace.root, workspace.read)
     findings: list[Finding] = []
-    found = ({path for search in referring for path in search.result()} if referring is not None
-             else files_with_words(workspace.root, deleted.search_words()))
+    found = (
+        {path for search in referring for path in search.result()}
+        if referring is not None
+        else files_with_words(workspace.root, deleted.search_words())
+    )
     candidates = set(found) | set(changes)
     for path in sorted(candidates - refused):
         planned = planned_file(workspace, changes, path)
@@ -139,11 +153,20 @@ def dangling_references(after: AfterPlan, deleted: DeletedNames,
         text, locate = planned.text, planned.line_col
         language = language_for(path)
         if len(text) > RESOLVE_LIMIT:
-            findings += [Finding(path, *locate(start), DANGLING, f"{name}: code still names an item the recipe "
-                                 f"deletes", symbol=name, certainty=DEFINITE, reference_kind="name",
-                                 resolution=f"same spelling in code (a file over {RESOLVE_LIMIT >> 20} MiB is not "
-                                            f"parsed to resolve names)")
-                         for start, name in _code_words(path, text, set(names))]
+            findings += [
+                Finding(
+                    path,
+                    *locate(start),
+                    DANGLING,
+                    f"{name}: code still names an item the recipe deletes",
+                    symbol=name,
+                    certainty=DEFINITE,
+                    reference_kind="name",
+                    resolution=f"same spelling in code (a file over {RESOLVE_LIMIT >> 20} MiB is not "
+                    f"parsed to resolve names)",
+                )
+                for start, name in _code_words(path, text, set(names))
+            ]
             continue
         spelled_names = set(deleted.spelled)
         if language is not None:
@@ -154,32 +177,61 @@ def dangling_references(after: AfterPlan, deleted: DeletedNames,
             continue
         for start, _end, name in spelled(path, text, spelled_names):
             line, col = locate(start)
-            findings.append(Finding(path, line, col, DANGLING,
-                                    f"{name}: code still refers to an item the recipe deletes", symbol=name,
-                                    certainty=DEFINITE, reference_kind="name",
-                                    resolution="same spelling (names of this language are not resolved)"))
+            findings.append(
+                Finding(
+                    path,
+                    line,
+                    col,
+                    DANGLING,
+                    f"{name}: code still refers to an item the recipe deletes",
+                    symbol=name,
+                    certainty=DEFINITE,
+                    reference_kind="name",
+                    resolution="same spelling (names of this language are not resolved)",
+                )
+            )
     return _one_per_place(findings)
 
 
 def _code_words(path: str, text: bytes, names: set[str]) -> list[tuple[int, str]]:
     """(start, name) of each whole-word occurrence of `names` in `text` that the lexical scan puts
     in code (or cannot place)."""
-    word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
-                      + rb")\b")
+    word = re.compile(
+        rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True)) + rb")\b"
+    )
     hits = [(m.start(), m.end()) for m in word.finditer(text)]
     kinds = classify_spans(path, text, hits)
-    return [(start, text[start:end].decode()) for (start, end), kind in zip(hits, kinds) if kind not in (COMMENT, STRING)]
+    return [
+        (start, text[start:end].decode()) for (start, end), kind in zip(hits, kinds) if kind not in (COMMENT, STRING)
+    ]
 
 
 def _reference_finding(path: str, reference: Reference, line: int, col: int, strict: bool) -> Finding:
     name = reference.name
     if reference.certainty == DEFINITE:
-        return Finding(path, line, col, DANGLING, f"{name}: code still refers to an item the recipe deletes",
-                       symbol=name, certainty=DEFINITE, reference_kind=reference.kind, resolution=reference.resolution)
-    return Finding(path, line, col, DANGLING,
-                   f"{name}: may still refer to an item the recipe deletes ({reference.resolution})",
-                   severity=BLOCKING if strict else NOTE, symbol=name, certainty=reference.certainty,
-                   reference_kind=reference.kind, resolution=reference.resolution)
+        return Finding(
+            path,
+            line,
+            col,
+            DANGLING,
+            f"{name}: code still refers to an item the recipe deletes",
+            symbol=name,
+            certainty=DEFINITE,
+            reference_kind=reference.kind,
+            resolution=reference.resolution,
+        )
+    return Finding(
+        path,
+        line,
+        col,
+        DANGLING,
+        f"{name}: may still refer to an item the recipe deletes ({reference.resolution})",
+        severity=BLOCKING if strict else NOTE,
+        symbol=name,
+        certainty=reference.certainty,
+        reference_kind=reference.kind,
+        resolution=reference.resolution,
+    )
 
 
 def _one_per_place(findings: list[Finding]) -> list[Finding]:

@@ -26,7 +26,6 @@ from codemods.languages.scope import item_scopes
 from codemods.edit.item_spans import starts_own_line
 
 
-
 def _comment_query(language: str) -> str:
     """The query for a language's comments, line and block (the registry's `comment_kinds`)."""
     kinds = " ".join(f"({kind})" for kind in sorted(LANGUAGES[language].comment_kinds))
@@ -117,15 +116,19 @@ def _comment_nodes(language: str, tree: tree_sitter.Tree, start: int, end: int) 
 _COMMENTS = functools.cache(_sorted_comments)
 
 
-def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: int = 0,
-                   end: int | None = None) -> list[CommentBlock]:
+def comment_blocks(
+    source: bytes, tree: tree_sitter.Tree, language: str, start: int = 0, end: int | None = None
+) -> list[CommentBlock]:
     """The comment blocks that lie within [start, end) of a file: runs of line comments, and
     block comments, each one block.
 
     A rule scoped to an item reads the comments of that item's bytes alone."""
     end = len(source) if end is None else end
-    nodes = _COMMENTS(language)(source, tree) if (start, end) == (0, len(source)) else \
-        _comment_nodes(language, tree, start, end)
+    nodes = (
+        _COMMENTS(language)(source, tree)
+        if (start, end) == (0, len(source))
+        else _comment_nodes(language, tree, start, end)
+    )
     blocks: list[list[_Line] | CommentBlock] = []
     previous: tuple[int, str, str] | None = None
     delimiters = _block_delimiters(language)
@@ -147,10 +150,11 @@ def comment_blocks(source: bytes, tree: tree_sitter.Tree, language: str, start: 
             continue
         line_start = source.rfind(b"\n", 0, node.start_byte) + 1
         indent = source[line_start : node.start_byte].decode("utf-8", "replace")
-        body = text[len(marker):]
+        body = text[len(marker) :]
         space = " " if body.startswith(" ") else ""
-        line = _Line(line_start, node.start_byte + len(text.encode("utf-8")), indent + marker + space,
-                     body[len(space):])
+        line = _Line(
+            line_start, node.start_byte + len(text.encode("utf-8")), indent + marker + space, body[len(space) :]
+        )
         row = node.start_point.row
         last = blocks[-1] if blocks else None
         if previous is not None and previous == (row - 1, marker, indent) and isinstance(last, list):
@@ -166,7 +170,7 @@ def _block_comment(source: bytes, node: tree_sitter.Node, opener: str, closer: s
     other line by its indentation and, where every such line has one, the decoration `*`; the
     closer, and a last line that holds nothing else, are left out of the lines. None for a
     comment that is not closed."""
-    text = source[node.start_byte:node.end_byte]
+    text = source[node.start_byte : node.end_byte]
     body_end = node.end_byte - len(closer.encode())
     if not text.endswith(closer.encode()) or body_end < node.start_byte + len(opener.encode()):
         return None
@@ -186,14 +190,15 @@ def _block_comment(source: bytes, node: tree_sitter.Node, opener: str, closer: s
             head = node.start_byte - at + len(opener.encode())
         else:
             head = len(segment) - len(segment.lstrip())
-            if decorated and segment[head:head + 1] == b"*":
+            if decorated and segment[head : head + 1] == b"*":
                 head += 1
-        if segment[head:head + 1] == b" ":
+        if segment[head : head + 1] == b" ":
             head += 1
         body = segment[head:].rstrip()
-        lines.append(_Line(at, at + head + len(body), segment[:head].decode("utf-8", "replace"),
-                           body.decode("utf-8", "replace")))
-    indent = source[line_start:node.start_byte].decode("utf-8", "replace")
+        lines.append(
+            _Line(at, at + head + len(body), segment[:head].decode("utf-8", "replace"), body.decode("utf-8", "replace"))
+        )
+    indent = source[line_start : node.start_byte].decode("utf-8", "replace")
     follow = next((line.lead for line in lines[1:] if line.content.strip()), f"{indent} * ")
     lines[0] = replace(lines[0], follow=follow)
     return CommentBlock(tuple(lines), closed_at=node.end_byte)
@@ -211,7 +216,7 @@ _UNWRAPPED = 1 << 20
 def is_prose(path: str) -> bool:
     """Whether `path` is a prose file (see `PROSE_SUFFIXES`)."""
     name = path.rsplit("/", 1)[-1]
-    suffix = name[name.rfind("."):].lower() if "." in name.lstrip(".") else ""
+    suffix = name[name.rfind(".") :].lower() if "." in name.lstrip(".") else ""
     return suffix in PROSE_SUFFIXES
 
 
@@ -305,7 +310,7 @@ def _normalised(text: str) -> list[str]:
         stripped = line.strip()
         marker = _marker(stripped)
         if marker is not None:
-            stripped = stripped[len(marker):]
+            stripped = stripped[len(marker) :]
         words += stripped.split()
     return words
 
@@ -317,8 +322,11 @@ def _width(block: CommentBlock) -> int:
         return block.width
     words = _words(block)
     paragraph_of = {w.line: w.paragraph for w in words}
-    wrapped = sorted(len((line.lead + line.content).rstrip()) for index, line in enumerate(block.lines)
-                     if index in paragraph_of and paragraph_of.get(index + 1) == paragraph_of[index])
+    wrapped = sorted(
+        len((line.lead + line.content).rstrip())
+        for index, line in enumerate(block.lines)
+        if index in paragraph_of and paragraph_of.get(index + 1) == paragraph_of[index]
+    )
     if not wrapped or wrapped[len(wrapped) // 2] <= _MIN_WIDTH:
         return _MIN_WIDTH
     return min(wrapped[-1], _MAX_WIDTH)
@@ -326,8 +334,11 @@ def _width(block: CommentBlock) -> int:
 
 def _opens_block(word: str) -> bool:
     """Whether a line starting with `word` would read as a list item, heading or quote in Markdown."""
-    return word in ("-", "+", "*", ">", "<") or word.startswith("#") or \
-        (len(word) > 1 and word[:-1].isdigit() and word[-1] in ".)")
+    return (
+        word in ("-", "+", "*", ">", "<")
+        or word.startswith("#")
+        or (len(word) > 1 and word[:-1].isdigit() and word[-1] in ".)")
+    )
 
 
 def _fill(words: list[str], lead: str, width: int, follow: str | None = None) -> list[str]:
@@ -382,21 +393,25 @@ def _rewrite(block: CommentBlock, words: list[_Word], first: int, last: int, rep
     new_words = before + _normalised(f"{replacement.head}{replacement.text}{replacement.tail}") + after
     line = block.lines[start_line]
     blank_before = start_line >= 2 and not block.lines[start_line - 1].content.strip()
-    if not new_words and block.closed_at is None and blank_before \
-            and all(not w.line < start_line or w.paragraph != paragraph for w in words):
+    if (
+        not new_words
+        and block.closed_at is None
+        and blank_before
+        and all(not w.line < start_line or w.paragraph != paragraph for w in words)
+    ):
         # A paragraph (a run of line comments) reworded to nothing goes, with the blank comment
         # line that set it apart from the one before: no empty comment line is left.
         return ProseEdit(block.lines[start_line - 2].end, block.lines[end_line].end, "")
     indent = line.content[: len(line.content) - len(line.content.lstrip())]
-    lines = _fill(new_words, line.lead + indent, _width(block),
-                  None if line.follow is None else line.follow + indent)
+    lines = _fill(new_words, line.lead + indent, _width(block), None if line.follow is None else line.follow + indent)
     if not lines:
         lines = [line.lead.rstrip()]
     return ProseEdit(line.start, block.lines[end_line].end, "\n".join(lines))
 
 
-def reword_sentences(block: CommentBlock, symbols: tuple[str, ...], replacement: str,
-                     count: int = 1) -> ProseEdit | None:
+def reword_sentences(
+    block: CommentBlock, symbols: tuple[str, ...], replacement: str, count: int = 1
+) -> ProseEdit | None:
     """Replace the first sentence of `block` that names every one of `symbols`, and `count - 1`
     sentences after it."""
     words = _words(block)
@@ -425,12 +440,12 @@ def reword_phrase(block: CommentBlock, find: str, replacement: str) -> ProseEdit
             at = window[0].find(wanted[0])
             if at < 0:
                 continue
-            head, tail = window[0][:at], window[0][at + len(wanted[0]):]
+            head, tail = window[0][:at], window[0][at + len(wanted[0]) :]
         else:
             middle_equal = window[1:-1] == wanted[1:-1]
             if not (middle_equal and window[0].endswith(wanted[0]) and window[-1].startswith(wanted[-1])):
                 continue
-            head, tail = window[0][: len(window[0]) - len(wanted[0])], window[-1][len(wanted[-1]):]
+            head, tail = window[0][: len(window[0]) - len(wanted[0])], window[-1][len(wanted[-1]) :]
         if any(words[i].paragraph != words[first].paragraph for i in range(first, last + 1)):
             continue
         return _rewrite(block, words, first, last, _Replacement(replacement, head, tail))

@@ -30,7 +30,13 @@ from codemods.pattern import Rewrite as PatternRewriter
 from codemods.config.recipe import TEXT, Insertion, PatternRewrite, Recipe, Rewording, StepResult, Workspace
 from codemods.plan.references import RESOLVE_LIMIT, DeletedNames
 from codemods.plan.reword import (
-    PROSE_SUFFIXES, already_reworded, is_prose, prose_blocks, reword_phrase, reword_sentences, reworded_in_file,
+    PROSE_SUFFIXES,
+    already_reworded,
+    is_prose,
+    prose_blocks,
+    reword_phrase,
+    reword_sentences,
+    reworded_in_file,
     rule_blocks,
 )
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
@@ -53,13 +59,11 @@ def already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], boo
     return no_code_mention_left
 
 
-
 def targets_by_file(recipe: Recipe) -> dict[str, list[ItemTarget]]:
     by_file: dict[str, list[ItemTarget]] = {}
     for target in recipe.deletions:
         by_file.setdefault(target.path, []).append(target)
     return by_file
-
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,6 @@ def _about_target(finding: Finding, targets: list[ItemTarget], source: bytes) ->
     return linked
 
 
-
 @dataclass(frozen=True)
 class DeletionsApart:
     """The deletions of `paths`, computed in another process (planner._deletions_apart):
@@ -161,17 +164,27 @@ class DeleteItems:
             if source is None:
                 if path in workspace.unreadable:
                     continue  # the plan reports it once, as unreadable
-                findings.append(Finding(path, 0, 0, Code.MISSING_FILE,
-                                        f"file not found; {len(targets)} item(s) of the recipe not looked for",
-                                        severity="note"))
+                findings.append(
+                    Finding(
+                        path,
+                        0,
+                        0,
+                        Code.MISSING_FILE,
+                        f"file not found; {len(targets)} item(s) of the recipe not looked for",
+                        severity="note",
+                    )
+                )
                 continue
             file_deletions = done[path] if path in done else delete_in_file(self.recipe, path, source, targets)
             edits += file_deletions.edits
             deleted.merge(file_deletions.deleted)
             findings += file_deletions.findings
-        return StepResult(tuple(edits), tuple(findings), removed_names=tuple(deleted.spelled),
-                          deleted=MappingProxyType({k: tuple(v) for k, v in deleted.items.items()}))
-
+        return StepResult(
+            tuple(edits),
+            tuple(findings),
+            removed_names=tuple(deleted.spelled),
+            deleted=MappingProxyType({k: tuple(v) for k, v in deleted.items.items()}),
+        )
 
 
 @dataclass(frozen=True)
@@ -199,44 +212,75 @@ class Reword:
             found, notes = self._reword(workspace, rewording, trees)
             findings += notes
             for edit in found:
-                overlapping = [p for p in planned
-                               if p[1].path == edit.path and p[1].start < edit.end and edit.start < p[1].end]
+                overlapping = [
+                    p for p in planned if p[1].path == edit.path and p[1].start < edit.end and edit.start < p[1].end
+                ]
                 clash = next((rule for rule, _ in overlapping if rule.source == rewording.source), None)
                 if clash is not None:
                     # The rule's file was read to find the edit: the workspace reads it again.
-                    line, col = line_col(workspace.read(edit.path) or b"",
-                                         max(edit.start, min(e.start for _, e in overlapping)))
-                    findings.append(Finding(edit.path, line, col, Code.REWORD_CLASH,
-                                            f"{clash.label()} and {rewording.label()} reword the same text; "
-                                            f"keep one of them"))
+                    line, col = line_col(
+                        workspace.read(edit.path) or b"", max(edit.start, min(e.start for _, e in overlapping))
+                    )
+                    findings.append(
+                        Finding(
+                            edit.path,
+                            line,
+                            col,
+                            Code.REWORD_CLASH,
+                            f"{clash.label()} and {rewording.label()} reword the same text; keep one of them",
+                        )
+                    )
                     continue
                 planned = [p for p in planned if not any(p is o for o in overlapping)] + [(rewording, edit)]
         return StepResult(tuple(e for _, e in planned), tuple(findings))
 
     def _unmatched(self, rewording: Rewording, message: str) -> list[Finding]:
-        return [Finding(rewording.path, 0, 0, Code.REWORDING_NOT_FOUND, message,
-                        severity="note" if rewording.optional else "error")]
+        return [
+            Finding(
+                rewording.path,
+                0,
+                0,
+                Code.REWORDING_NOT_FOUND,
+                message,
+                severity="note" if rewording.optional else "error",
+            )
+        ]
 
-    def _reword(self, workspace: Workspace, rewording: Rewording,
-                trees: dict[str, tree_sitter.Tree]) -> tuple[list[Edit], list[Finding]]:
+    def _reword(
+        self, workspace: Workspace, rewording: Rewording, trees: dict[str, tree_sitter.Tree]
+    ) -> tuple[list[Edit], list[Finding]]:
         """One rule's edits (none when it matches nothing) and its findings."""
         source = workspace.read(rewording.path)
         if source is None:
             if rewording.path in workspace.unreadable:
                 return [], []  # the plan reports it once, as unreadable
-            return [], [Finding(rewording.path, 0, 0, Code.MISSING_FILE,
-                                "file not found; its rewording rule was not applied", severity="note")]
+            return [], [
+                Finding(
+                    rewording.path,
+                    0,
+                    0,
+                    Code.MISSING_FILE,
+                    "file not found; its rewording rule was not applied",
+                    severity="note",
+                )
+            ]
         language = language_of(rewording.path)
         origin = f"{self.recipe.id}:reword" if not rewording.rule else rewording.label()
         if language is None or language not in parsed_languages():
             if not is_prose(rewording.path):
-                return [], self._unmatched(rewording, f"rewording rule not applied: {rewording.path} is neither a "
-                                                      f"file patterns can parse nor a prose file "
-                                                      f"({', '.join(s for s in PROSE_SUFFIXES if s)})")
+                return [], self._unmatched(
+                    rewording,
+                    f"rewording rule not applied: {rewording.path} is neither a "
+                    f"file patterns can parse nor a prose file "
+                    f"({', '.join(s for s in PROSE_SUFFIXES if s)})",
+                )
             if rewording.item is not None or rewording.strings:
-                return [], self._unmatched(rewording, f"rewording rule not applied: {rewording.path} is prose, "
-                                                      f"which has no items or string literals (leave out "
-                                                      f"`item` and `strings`)")
+                return [], self._unmatched(
+                    rewording,
+                    f"rewording rule not applied: {rewording.path} is prose, "
+                    f"which has no items or string literals (leave out "
+                    f"`item` and `strings`)",
+                )
             blocks = prose_blocks(source)
         else:
             if rewording.path not in trees:
@@ -251,13 +295,24 @@ class Reword:
                 return [], self._unmatched(rewording, f"rewording rule did not match: no item {rewording.item}")
             blocks = scoped
         if rewording.block:
-            whole = next((b for b in blocks if (reword_sentences(b, rewording.symbols, "", rewording.sentences)
-                                                if rewording.symbols else reword_phrase(b, rewording.find, ""))
-                          is not None), None)
+            whole = next(
+                (
+                    b
+                    for b in blocks
+                    if (
+                        reword_sentences(b, rewording.symbols, "", rewording.sentences)
+                        if rewording.symbols
+                        else reword_phrase(b, rewording.find, "")
+                    )
+                    is not None
+                ),
+                None,
+            )
             if whole is None:
                 return [], self._unmatched(rewording, f"rewording rule did not match: {rewording.describe()}")
-            return deletion_edits(rewording.path, source, [Deletion(
-                *whole_lines(source, whole.start, whole.end, ()), origin)]), []
+            return deletion_edits(
+                rewording.path, source, [Deletion(*whole_lines(source, whole.start, whole.end, ()), origin)]
+            ), []
         edit = None
         for block in blocks:
             if rewording.symbols:
@@ -272,13 +327,15 @@ class Reword:
             return [], self._unmatched(rewording, f"rewording rule did not match: {rewording.describe()}")
         if not edit.text.strip() and language not in parsed_languages():
             # A prose line left with nothing goes, and the blank lines around it are settled.
-            return deletion_edits(rewording.path, source, [Deletion(
-                *whole_lines(source, edit.start, edit.end, ()), origin)]), []
+            return deletion_edits(
+                rewording.path, source, [Deletion(*whole_lines(source, edit.start, edit.end, ()), origin)]
+            ), []
         return [Edit(rewording.path, edit.start, edit.end, edit.text.encode("utf-8"), origin)], []
 
 
-def _reword_strings(recipe_id: str, rewording: Rewording, language: str, source: bytes,
-                    tree: tree_sitter.Tree) -> tuple[list[Edit], Finding | None]:
+def _reword_strings(
+    recipe_id: str, rewording: Rewording, language: str, source: bytes, tree: tree_sitter.Tree
+) -> tuple[list[Edit], Finding | None]:
     """Edits replacing `find` by `replace` in the string literals of the rule's scope (every
     occurrence, as written in the source: escapes are the user's); a finding when there is none."""
     kinds = {k for k in LANGUAGES[language].string_kinds if k.endswith("literal")}
@@ -293,7 +350,7 @@ def _reword_strings(recipe_id: str, rewording: Rewording, language: str, source:
     while stack:
         node = stack.pop()
         if node.type in kinds:
-            text = source[node.start_byte:node.end_byte]
+            text = source[node.start_byte : node.end_byte]
             present = present or bool(replace) and replace in text
             at = text.find(find)
             while at >= 0:
@@ -304,10 +361,15 @@ def _reword_strings(recipe_id: str, rewording: Rewording, language: str, source:
         stack.extend(node.children)
     if edits or present:
         return edits, None
-    return [], Finding(rewording.path, 0, 0, Code.REWORDING_NOT_FOUND,
-                       f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
-                       f"{f' of {rewording.item}' if rewording.item else ''}",
-                       severity="note" if rewording.optional else "error")
+    return [], Finding(
+        rewording.path,
+        0,
+        0,
+        Code.REWORDING_NOT_FOUND,
+        f"rewording rule did not match: {rewording.find[:60]!r} in the strings"
+        f"{f' of {rewording.item}' if rewording.item else ''}",
+        severity="note" if rewording.optional else "error",
+    )
 
 
 @dataclass(frozen=True)
@@ -342,8 +404,11 @@ class Rewrite:
                     continue
                 read = True
                 tree = parse(source, language)
-                scopes = [tree.root_node] if rule.item is None else \
-                    [s.node for s in item_scopes(language, source, tree, rule.item)]
+                scopes = (
+                    [tree.root_node]
+                    if rule.item is None
+                    else [s.node for s in item_scopes(language, source, tree, rule.item)]
+                )
                 scoped = scoped or bool(scopes)
                 edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{self.recipe.id}:rewrite")]
                 matched = matched or bool(edits)
@@ -353,9 +418,16 @@ class Rewrite:
             if read and not matched:
                 missing = f" (no item {rule.item})" if rule.item is not None and not scoped else ""
                 # A rule whose result is there already is a finished run's: a note; else it blocks.
-                findings.append(Finding(rule.path, 0, 0, Code.REWRITE_NOT_FOUND,
-                                        f"rewrite rule did not match: {rule.describe()}{missing}",
-                                        severity="note" if applied or rule.optional else "error"))
+                findings.append(
+                    Finding(
+                        rule.path,
+                        0,
+                        0,
+                        Code.REWRITE_NOT_FOUND,
+                        f"rewrite rule did not match: {rule.describe()}{missing}",
+                        severity="note" if applied or rule.optional else "error",
+                    )
+                )
         return StepResult(tuple(planned), tuple(findings))
 
     def _text(self, rule: PatternRewrite, workspace: Workspace, planned: list[Edit], findings: list[Finding]) -> None:
@@ -373,9 +445,16 @@ class Rewrite:
                 planned.append(Edit(path, start, start + len(wanted), replacement, f"{self.recipe.id}:rewrite"))
             applied = applied or bool(replacement and _whole_line_occurrences(source, replacement))
         if read and not matched:
-            findings.append(Finding(rule.path, 0, 0, Code.REWRITE_NOT_FOUND,
-                                    f"rewrite rule did not match: {rule.describe()}",
-                                    severity="note" if applied or rule.optional else "error"))
+            findings.append(
+                Finding(
+                    rule.path,
+                    0,
+                    0,
+                    Code.REWRITE_NOT_FOUND,
+                    f"rewrite rule did not match: {rule.describe()}",
+                    severity="note" if applied or rule.optional else "error",
+                )
+            )
 
 
 def _whole_line_occurrences(source: bytes, text: bytes) -> list[int]:
@@ -384,14 +463,14 @@ def _whole_line_occurrences(source: bytes, text: bytes) -> list[int]:
     at = source.find(text)
     while at >= 0 and text:
         end = at + len(text)
-        if (at == 0 or source[at - 1:at] == b"\n") and (end == len(source) or text.endswith(b"\n")
-                                                        or source[end:end + 1] in (b"\n", b"\r")):
+        if (at == 0 or source[at - 1 : at] == b"\n") and (
+            end == len(source) or text.endswith(b"\n") or source[end : end + 1] in (b"\n", b"\r")
+        ):
             found.append(at)
             at = source.find(text, end)
         else:
             at = source.find(text, at + 1)
     return found
-
 
 
 @dataclass(frozen=True)
@@ -413,11 +492,13 @@ class RemoveImports:
 
     def __call__(self, workspace: Workspace) -> StepResult:
         names = self.deleted.all_names()
-        spelled = (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) \
-            if names else []
+        spelled = (
+            (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) if names else []
+        )
         candidates = set(workspace.edits) | set(spelled)
-        shared = self.shared if self.shared is not None else PlanState(workspace.root, workspace.read,
-                                                                       workspace.planned)
+        shared = (
+            self.shared if self.shared is not None else PlanState(workspace.root, workspace.read, workspace.planned)
+        )
         by_language: dict[str, list[tuple[str, bytes]]] = {}
         for path in sorted(candidates):
             source = workspace.read(path)
@@ -435,8 +516,16 @@ class RemoveImports:
             found: list[Edit] = []
             # A file too large to parse keeps its imports (its uses are found lexically).
             if remove is not None and source is not None and (len(source) <= RESOLVE_LIMIT or path in workspace.edits):
-                found = list(remove(path, source, list(workspace.planned(path)), self.deleted, shared,
-                                    f"{self.recipe.id}:unused-import"))
+                found = list(
+                    remove(
+                        path,
+                        source,
+                        list(workspace.planned(path)),
+                        self.deleted,
+                        shared,
+                        f"{self.recipe.id}:unused-import",
+                    )
+                )
             edits += found
             if self.on_file is not None:
                 self.on_file(path, found)
@@ -446,6 +535,7 @@ class RemoveImports:
 def _parseable_reads(workspace: Workspace) -> Callable[[str], bytes | None]:
     """`workspace.read`, but None for a file too large to parse (RESOLVE_LIMIT) that the plan
     does not edit: work that would parse every file naming something is not done there."""
+
     def read(path: str) -> bytes | None:
         data = workspace.read(path)
         return None if data is not None and len(data) > RESOLVE_LIMIT and path not in workspace.edits else data
@@ -473,8 +563,9 @@ class DeleteModuleFiles:
             follow = language.operations.files_deleted_with
             if follow is None:
                 continue
-            going = follow(self.deleted, _parseable_reads(workspace), f"{self.recipe.id}:delete", workspace.root,
-                           targets)
+            going = follow(
+                self.deleted, _parseable_reads(workspace), f"{self.recipe.id}:delete", workspace.root, targets
+            )
             edits += going.edits
             findings += going.findings
             if going.items:
@@ -495,8 +586,16 @@ class Insert:
         for rule in self.recipe.insertions:
             source = workspace.read(rule.path)
             if source is None:
-                findings.append(Finding(rule.path, 0, 0, Code.MISSING_FILE,
-                                        "file not found; its insert rule was not applied", severity="note"))
+                findings.append(
+                    Finding(
+                        rule.path,
+                        0,
+                        0,
+                        Code.MISSING_FILE,
+                        "file not found; its insert rule was not applied",
+                        severity="note",
+                    )
+                )
                 continue
             language = rule.language or language_of(rule.path)
             if language is None:
@@ -506,28 +605,46 @@ class Insert:
                 scopes = item_scopes(language, source, tree, rule.item)[:1]
                 places = [(s.start, s.end) for s in scopes]
             elif rule.pattern is not None:
-                places = [(m.node.start_byte, m.node.end_byte)
-                          for m in Pattern(rule.pattern, language).find_all(source, tree.root_node)]
+                places = [
+                    (m.node.start_byte, m.node.end_byte)
+                    for m in Pattern(rule.pattern, language).find_all(source, tree.root_node)
+                ]
             else:  # the loader refuses such a rule; one made in Python is refused here
                 raise RecipeError(f"insert entry in {rule.path}: give either item or pattern")
             wanted = [line.strip().encode("utf-8") for line in rule.text.split("\n") if line.strip()]
             if places and b"\n".join(wanted) in b"\n".join(line.strip() for line in source.split(b"\n")):
-                findings.append(Finding(rule.path, 0, 0, Code.INSERT_PRESENT,
-                                        f"insert rule: its text is there already ({self._place(rule)})",
-                                        severity="note"))
+                findings.append(
+                    Finding(
+                        rule.path,
+                        0,
+                        0,
+                        Code.INSERT_PRESENT,
+                        f"insert rule: its text is there already ({self._place(rule)})",
+                        severity="note",
+                    )
+                )
                 continue
             if not places:
-                findings.append(Finding(rule.path, 0, 0, Code.INSERT_NOT_FOUND,
-                                        f"insert rule found no place: {self._place(rule)}",
-                                        severity="note" if rule.optional else "error"))
+                findings.append(
+                    Finding(
+                        rule.path,
+                        0,
+                        0,
+                        Code.INSERT_NOT_FOUND,
+                        f"insert rule found no place: {self._place(rule)}",
+                        severity="note" if rule.optional else "error",
+                    )
+                )
                 continue
             for start, end in places:
                 line_start = source.rfind(b"\n", 0, start) + 1
                 indent = source[line_start:start]
                 indent = indent if not indent.strip() else b""
                 # Only the text's own final line end goes: a blank line it ends with (or holds) is kept.
-                text = b"".join(indent + line.encode("utf-8") + b"\n" if line.strip() else b"\n"
-                                for line in rule.text.removesuffix("\n").split("\n"))
+                text = b"".join(
+                    indent + line.encode("utf-8") + b"\n" if line.strip() else b"\n"
+                    for line in rule.text.removesuffix("\n").split("\n")
+                )
                 if rule.position == "before":
                     edits.append(Edit(rule.path, line_start, line_start, text, f"{self.recipe.id}:insert"))
                 else:
@@ -539,4 +656,3 @@ class Insert:
     @staticmethod
     def _place(rule: Insertion) -> str:
         return f"{rule.position} {f'item {rule.item}' if rule.item is not None else repr(rule.pattern)}"
-

@@ -129,9 +129,20 @@ def _needs_skipped_definitions(plan: Plan, kept: list[Change], skipped: list[Cha
             for edit in change.edits:
                 for _, _, name in whole_word_hits(edit.replacement, names):
                     line, col = line_col(_basis(plan).start.read(edit.path) or b"", edit.start)
-                    found.append((Finding(edit.path, line, col, NEEDS_SKIPPED,
-                                          f"{name}: {change.id} uses it, but {gone.id}, which adds it, is skipped",
-                                          symbol=name), gone.id, change.id))
+                    found.append(
+                        (
+                            Finding(
+                                edit.path,
+                                line,
+                                col,
+                                NEEDS_SKIPPED,
+                                f"{name}: {change.id} uses it, but {gone.id}, which adds it, is skipped",
+                                symbol=name,
+                            ),
+                            gone.id,
+                            change.id,
+                        )
+                    )
                     break
     return found
 
@@ -153,8 +164,9 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...], skipped_ids: se
     for path, targets in targets_by_file(recipe).items():
         source = workspace.read(path)
         # Change ids are the slugs of origins (`t:impl:Gauge-2` for `t:impl:<Gauge>#2`).
-        wanted = [t for t in targets if t in target_origins
-                  and not {change_id(o) for o in target_origins[t]} & skipped_ids]
+        wanted = [
+            t for t in targets if t in target_origins and not {change_id(o) for o in target_origins[t]} & skipped_ids
+        ]
         if source is None or not wanted:
             continue
         kept_targets += wanted
@@ -177,14 +189,21 @@ def _accepted_workspace(plan: Plan, changes: tuple[Change, ...], skipped_ids: se
         kept = [e for c in stage_changes if c.id not in skipped_ids for e in c.edits]
         # A stage's deletions count while any of its changes is kept (or it has none: names only).
         counted = not stage_changes or any(c.id not in skipped_ids for c in stage_changes)
-        take(StepResult(tuple(kept), result.findings, result.removed_names if counted else (),
-                        result.deleted if counted else MappingProxyType({})))
+        take(
+            StepResult(
+                tuple(kept),
+                result.findings,
+                result.removed_names if counted else (),
+                result.deleted if counted else MappingProxyType({}),
+            )
+        )
     take(RemoveImports(recipe, deleted, basis.referring.result)(workspace))
     return Staged(workspace, deleted, findings)
 
 
-def _needers(workspace: Workspace, new: list[Finding], kept: list[Change],
-             skipped: list[Change]) -> dict[str, list[str]]:
+def _needers(
+    workspace: Workspace, new: list[Finding], kept: list[Change], skipped: list[Change]
+) -> dict[str, list[str]]:
     """For each skipped change that a new finding lies in: the accepted changes that need it (a
     finding naming what an accepted change deletes: a kept bridge entry of a deleted C++
     function makes that deletion need the skipped entry's deletion)."""
@@ -223,8 +242,13 @@ def plan_subset(plan: Plan, skip: Iterable[str]) -> Subset:
         if accepted_id not in needed_by.get(gone_id, []):
             needed_by.setdefault(gone_id, []).append(accepted_id)
     checked = replace(checked, findings=(*checked.findings, *(f for f in new if f.code == NEEDS_SKIPPED)))
-    return Subset(checked, tuple(c.id for c in skipped), tuple(new), {k: tuple(v) for k, v in needed_by.items()},
-                  tuple(c.id for c in kept))
+    return Subset(
+        checked,
+        tuple(c.id for c in skipped),
+        tuple(new),
+        {k: tuple(v) for k, v in needed_by.items()},
+        tuple(c.id for c in kept),
+    )
 
 
 __all__ = ["NEEDS_SKIPPED", "Change", "Subset", "changes_of", "plan_subset", "select"]

@@ -27,16 +27,25 @@ if TYPE_CHECKING:
 
 
 _NOT_REPORTERS = {"__init__", "base"}
-FORMATS = tuple(sorted((name[:-3] for name in os.listdir(os.path.dirname(__file__))
-                        if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS),
-                       key=lambda name: (name != "text", name)))
+FORMATS = tuple(
+    sorted(
+        (
+            name[:-3]
+            for name in os.listdir(os.path.dirname(__file__))
+            if name.endswith(".py") and name[:-3] not in _NOT_REPORTERS
+        ),
+        key=lambda name: (name != "text", name),
+    )
+)
 
 # Finding codes that an explicit override lets through, and the flag that does (keyed by str, as
 # `Finding.code` is: a Code is its slug).
-OVERRIDE_FLAGS: dict[str, str] = {Code.DANGLING_REFERENCE: "--allow-dangling",
-                                  Code.UNREWORDED_MENTION: "--allow-unreworded",
-                                  Code.REWRITE_NOT_FOUND: "--allow-unmatched",
-                                  Code.REWORDING_NOT_FOUND: "--allow-unmatched"}
+OVERRIDE_FLAGS: dict[str, str] = {
+    Code.DANGLING_REFERENCE: "--allow-dangling",
+    Code.UNREWORDED_MENTION: "--allow-unreworded",
+    Code.REWRITE_NOT_FOUND: "--allow-unmatched",
+    Code.REWORDING_NOT_FOUND: "--allow-unmatched",
+}
 
 
 @dataclass(frozen=True)
@@ -96,13 +105,18 @@ class ApplyReport:
         blocking = run.blocking
         if blocking:
             flags = sorted({OVERRIDE_FLAGS[f.code] for f in blocking if f.code in OVERRIDE_FLAGS})
-            hint = (f" (override with {' '.join(flags)})"
-                    if flags and all(f.code in OVERRIDE_FLAGS for f in blocking) else "")
+            hint = (
+                f" (override with {' '.join(flags)})"
+                if flags and all(f.code in OVERRIDE_FLAGS for f in blocking)
+                else ""
+            )
             if self.dry_run:
                 lines.append(f"codemod: the plan has {len(blocking)} blocking finding(s): apply would refuse it{hint}")
             else:
-                lines.append(f"codemod: {'write' if run.refusals else 'plan'} refused: {len(blocking)} blocking "
-                             f"finding(s); nothing written{hint}")
+                lines.append(
+                    f"codemod: {'write' if run.refusals else 'plan'} refused: {len(blocking)} blocking "
+                    f"finding(s); nothing written{hint}"
+                )
         elif run.error:
             lines.append(f"codemod: write failed: {run.error}")
         if absent and not self.verbose:
@@ -112,10 +126,15 @@ class ApplyReport:
         findings = sum(1 for f in plan.findings if f.blocking)
         notes = len(plan.findings) - findings
         verification = run.verification
-        verified = (f"; verified by {len(verification.checks)} check(s) in {verification.seconds:.1f} s"
-                    if verification is not None and verification.checks else "")
-        lines.append(f"codemod: {self.recipe_id}: {verb} {len(plan.changes)} file(s); {findings} finding(s), "
-                     f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else "") + verified)
+        verified = (
+            f"; verified by {len(verification.checks)} check(s) in {verification.seconds:.1f} s"
+            if verification is not None and verification.checks
+            else ""
+        )
+        lines.append(
+            f"codemod: {self.recipe_id}: {verb} {len(plan.changes)} file(s); {findings} finding(s), "
+            f"{len(blocking)} blocking" + (f"; {notes} note(s)" if notes else "") + verified
+        )
         return lines
 
 
@@ -138,9 +157,11 @@ def _possible_group_line(name: str, group: list[Finding]) -> str:
     kinds = Counter(f.reference_kind or "use" for f in group)
     shown = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items(), key=lambda k: (-k[1], k[0])))
     first = group[0]
-    return (f"codemod: {name}: {len(group)} possible uses ({shown}) in {len({f.path for f in group})} file(s), "
-            f"first {first.path}:{first.line}:{first.col} (possible; --strict blocks them, --verbose or --json "
-            f"lists them)")
+    return (
+        f"codemod: {name}: {len(group)} possible uses ({shown}) in {len({f.path for f in group})} file(s), "
+        f"first {first.path}:{first.line}:{first.col} (possible; --strict blocks them, --verbose or --json "
+        f"lists them)"
+    )
 
 
 # Why a mention of a removed symbol fails the check, by the mention's kind.
@@ -151,8 +172,9 @@ _WHY_GONE = {
 }
 _WHY_UNKNOWN = "the symbol names code that no longer exists (where the scan cannot tell code from prose)"
 # What to do about a mention.
-FIX_MENTION = ("delete or reword the mention; if the symbol is meant to come back, change the recipe's "
-               "dead_symbol_pattern")
+FIX_MENTION = (
+    "delete or reword the mention; if the symbol is meant to come back, change the recipe's dead_symbol_pattern"
+)
 
 
 def removed_by(recipe_id: str, summary: str) -> str:
@@ -189,8 +211,7 @@ class CheckReport:
         whole check (the reasons of the kinds of mention it found)."""
         kinds = sorted({m.kind for m in self.result.mentions}, key=lambda k: (k not in _WHY_GONE, k))
         reasons = "; ".join(self.why_gone(kind) for kind in kinds)
-        return (f"These symbols were removed by {self.removed_by} and must stay gone: {reasons}. "
-                f"To fix: {FIX_MENTION}.")
+        return f"These symbols were removed by {self.removed_by} and must stay gone: {reasons}. To fix: {FIX_MENTION}."
 
 
 class Reporter(Protocol):

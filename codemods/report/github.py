@@ -32,16 +32,26 @@ def check_github(report: CheckReport) -> list[str]:
     """An error annotation per mention: the symbol, the recipe that removed it and why it must
     stay gone."""
     mentions: Iterable[Mention] = report.result.mentions
-    return [github_annotation("error", m.path, m.line, m.col,
-                              f"{m.symbol} [{m.kind}]: a removed symbol is named again. It was removed by "
-                              f"{report.removed_by}; {report.why_gone(m.kind)}. To fix: {FIX_MENTION}.",
-                              "removed symbol") for m in mentions]
+    return [
+        github_annotation(
+            "error",
+            m.path,
+            m.line,
+            m.col,
+            f"{m.symbol} [{m.kind}]: a removed symbol is named again. It was removed by "
+            f"{report.removed_by}; {report.why_gone(m.kind)}. To fix: {FIX_MENTION}.",
+            "removed symbol",
+        )
+        for m in mentions
+    ]
 
 
 def plan_github(findings: Iterable[Finding], overrides: frozenset[str]) -> list[str]:
     levels = {"error": "error", "warning": "warning", "note": "notice"}
-    return [github_annotation(levels[finding_level(f, overrides)], f.path, f.line, f.col, f.message, f.code)
-            for f in findings]
+    return [
+        github_annotation(levels[finding_level(f, overrides)], f.path, f.line, f.col, f.message, f.code)
+        for f in findings
+    ]
 
 
 def render_apply(report: ApplyReport) -> Output:

@@ -15,16 +15,24 @@ def render_apply(report: ApplyReport) -> Output:
 
 def render_check(report: CheckReport) -> Output:
     result = report.result
-    return Output([json.dumps({
-        "recipe": report.recipe_id,
-        "summary": report.summary,
-        "pattern": report.pattern,
-        "mode": report.mode,
-        "scope": list(report.scope),
-        "mentions": [{**m.as_json(), "why": report.why_gone(m.kind)} for m in result.mentions],
-        "why": report.explanation() if result.mentions else "",
-        "binary": list(result.binary),
-        "errors": list(result.errors),
-        "files_with_matches": result.files_with_matches,
-        "exit_code": report.exit_code,
-    }, indent=2) + "\n"])
+    return Output(
+        [
+            json.dumps(
+                {
+                    "recipe": report.recipe_id,
+                    "summary": report.summary,
+                    "pattern": report.pattern,
+                    "mode": report.mode,
+                    "scope": list(report.scope),
+                    "mentions": [{**m.as_json(), "why": report.why_gone(m.kind)} for m in result.mentions],
+                    "why": report.explanation() if result.mentions else "",
+                    "binary": list(result.binary),
+                    "errors": list(result.errors),
+                    "files_with_matches": result.files_with_matches,
+                    "exit_code": report.exit_code,
+                },
+                indent=2,
+            )
+            + "\n"
+        ]
+    )

@@ -16,8 +16,7 @@ from urllib.parse import quote
 import json
 
 from codemods.edit.values import Finding
-from codemods.report.base import (FIX_MENTION, ApplyReport, CheckReport, Output, finding_level, removed_by,
-                                  tool_version)
+from codemods.report.base import FIX_MENTION, ApplyReport, CheckReport, Output, finding_level, removed_by, tool_version
 from codemods.search.mentions import Mention
 
 # A JSON object of the log (SARIF's objects nest objects, arrays, strings and numbers).
@@ -111,18 +110,21 @@ def _log(root: Path, rules: list[SarifObject], results: list[SarifObject], prope
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
-        "runs": [{
-            "tool": {"driver": {"name": TOOL_NAME, "version": tool_version(), "rules": rules}},
-            "originalUriBaseIds": {"ROOT": {"uri": base}},
-            "columnKind": "utf16CodeUnits",
-            "results": results,
-            "properties": properties,
-        }],
+        "runs": [
+            {
+                "tool": {"driver": {"name": TOOL_NAME, "version": tool_version(), "rules": rules}},
+                "originalUriBaseIds": {"ROOT": {"uri": base}},
+                "columnKind": "utf16CodeUnits",
+                "results": results,
+                "properties": properties,
+            }
+        ],
     }
 
 
-def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention],
-                summary: str = "") -> SarifObject:
+def check_sarif(
+    root: Path, recipe_id: str, pattern: str, mentions: Iterable[Mention], summary: str = ""
+) -> SarifObject:
     """A SARIF log of a check: a rule per removed-symbol group of the pattern (its description
     says which recipe removed the symbols, with its summary, and why they must stay gone), a
     result per mention (its message, why a mention of its kind fails).
@@ -132,38 +134,55 @@ def check_sarif(root: Path, recipe_id: str, pattern: str, mentions: Iterable[Men
     """
     groups = symbol_groups(pattern)
     by = removed_by(recipe_id, summary)
-    rules: list[SarifObject] = [{
-        "id": f"{recipe_id}/removed-symbol-{index + 1}",
-        "name": f"RemovedSymbolNamedAgain{index + 1}",
-        "shortDescription": {"text": f"A symbol the {recipe_id} recipe removed is named again: {group}"},
-        "fullDescription": {"text": f"Symbols matching {group} were removed by {by}; code, comments "
-                                    f"and strings must not name them again. To fix: {FIX_MENTION}."},
-        "defaultConfiguration": {"level": "error"},
-        "properties": {"pattern": group},
-    } for index, group in enumerate(groups)]
+    rules: list[SarifObject] = [
+        {
+            "id": f"{recipe_id}/removed-symbol-{index + 1}",
+            "name": f"RemovedSymbolNamedAgain{index + 1}",
+            "shortDescription": {"text": f"A symbol the {recipe_id} recipe removed is named again: {group}"},
+            "fullDescription": {
+                "text": f"Symbols matching {group} were removed by {by}; code, comments "
+                f"and strings must not name them again. To fix: {FIX_MENTION}."
+            },
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"pattern": group},
+        }
+        for index, group in enumerate(groups)
+    ]
     lines = _Lines(root)
     results = []
     for mention in mentions:
         index = _group_of(mention.matched, groups)
-        results.append({
-            "ruleId": rules[index]["id"],
-            "ruleIndex": index,
-            "level": "error",
-            "message": {"text": f"{mention.symbol} [{mention.kind}]: a removed symbol is named again. It was "
-                                f"removed by {by}; {CheckReport.why_gone(mention.kind)}."},
-            "locations": [_location(mention.path, mention.line, mention.col,
-                                    mention.col + len(mention.symbol.encode("utf-8", "surrogateescape")), lines)],
-            "properties": {"kind": mention.kind, "symbol": mention.symbol},
-        })
+        results.append(
+            {
+                "ruleId": rules[index]["id"],
+                "ruleIndex": index,
+                "level": "error",
+                "message": {
+                    "text": f"{mention.symbol} [{mention.kind}]: a removed symbol is named again. It was "
+                    f"removed by {by}; {CheckReport.why_gone(mention.kind)}."
+                },
+                "locations": [
+                    _location(
+                        mention.path,
+                        mention.line,
+                        mention.col,
+                        mention.col + len(mention.symbol.encode("utf-8", "surrogateescape")),
+                        lines,
+                    )
+                ],
+                "properties": {"kind": mention.kind, "symbol": mention.symbol},
+            }
+        )
     return _log(root, rules, results, {"recipe": recipe_id, "summary": summary, "pattern": pattern})
 
 
-def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding],
-               overrides: frozenset[str]) -> SarifObject:
+def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding], overrides: frozenset[str]) -> SarifObject:
     """A SARIF log of a plan's findings: a rule per finding code, a result per finding."""
     codes = list(dict.fromkeys(f.code for f in findings))
-    rules: list[SarifObject] = [{"id": code, "name": code.title().replace("-", ""),
-                                 "shortDescription": {"text": code.replace("-", " ")}} for code in codes]
+    rules: list[SarifObject] = [
+        {"id": code, "name": code.title().replace("-", ""), "shortDescription": {"text": code.replace("-", " ")}}
+        for code in codes
+    ]
     lines = _Lines(root)
     results = []
     for finding in findings:
@@ -175,9 +194,16 @@ def plan_sarif(root: Path, recipe_id: str, findings: Sequence[Finding],
         }
         if finding.path:  # a finding about the whole plan (the layout recognised, say) has no location
             result["locations"] = [_location(finding.path, finding.line, finding.col, None, lines)]
-        properties = {key: value for key, value in (("symbol", finding.symbol), ("certainty", finding.certainty),
-                                                     ("reference", finding.reference_kind),
-                                                     ("resolution", finding.resolution)) if value}
+        properties = {
+            key: value
+            for key, value in (
+                ("symbol", finding.symbol),
+                ("certainty", finding.certainty),
+                ("reference", finding.reference_kind),
+                ("resolution", finding.resolution),
+            )
+            if value
+        }
         if properties:
             result["properties"] = properties
         results.append(result)

@@ -18,10 +18,13 @@ def diff_stat(diffs: list[tuple[str, str]]) -> list[str]:
         removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
         rows.append((path, added, removed))
     width = max((len(path) for path, _, _ in rows), default=0)
-    out = [f" {path:<{width}} | {click.style(f'+{a}', fg='green')} {click.style(f'-{r}', fg='red')}"
-           for path, a, r in rows]
-    out.append(f" {len(rows)} file(s) changed, {sum(a for _, a, _ in rows)} insertion(s)(+), "
-               f"{sum(r for _, _, r in rows)} deletion(s)(-)")
+    out = [
+        f" {path:<{width}} | {click.style(f'+{a}', fg='green')} {click.style(f'-{r}', fg='red')}" for path, a, r in rows
+    ]
+    out.append(
+        f" {len(rows)} file(s) changed, {sum(a for _, a, _ in rows)} insertion(s)(+), "
+        f"{sum(r for _, _, r in rows)} deletion(s)(-)"
+    )
     return out
 
 
@@ -93,8 +96,10 @@ def render_check(report: CheckReport) -> Output:
         stdout.append(("\n".join(m.render() for m in result.mentions) + "\n").encode("utf-8", "surrogateescape"))
     stderr = [*result.binary, *result.errors]
     if not result.clean:
-        stderr.append(f"codemod check: {len(result.mentions)} mention(s) of removed symbols in "
-                      f"{result.files_with_matches} file(s)"
-                      + (f", {len(result.binary)} binary file(s) with a match" if result.binary else ""))
+        stderr.append(
+            f"codemod check: {len(result.mentions)} mention(s) of removed symbols in "
+            f"{result.files_with_matches} file(s)"
+            + (f", {len(result.binary)} binary file(s) with a match" if result.binary else "")
+        )
         stderr.append(f"  {report.explanation()}")
     return Output(stdout, stderr)

@@ -83,8 +83,10 @@ def _classify(base: Path, path: str, hits: list[LineMatch]) -> tuple[list[Mentio
         start = offsets.get(hit.line, len(source)) + hit.col - 1
         spans.append((start, start + len(hit.text)))
     kinds = classify_spans(path, source, spans)
-    mentions = [mention(path, source, Spot(start, end, hit.line, hit.col), kind)
-                for hit, (start, end), kind in zip(hits, spans, kinds)]
+    mentions = [
+        mention(path, source, Spot(start, end, hit.line, hit.col), kind)
+        for hit, (start, end), kind in zip(hits, spans, kinds)
+    ]
     return mentions, None
 
 

@@ -79,16 +79,31 @@ def _parse_rg_output(out: bytes) -> tuple[list[LineMatch], list[str]]:
         path = _decode(out[position:nul])
         line_end = out.index(b":", nul + 1)
         col_end = out.index(b":", line_end + 1)
-        matches.append(LineMatch(path, int(out[nul + 1 : line_end]), int(out[line_end + 1 : col_end]),
-                                 out[col_end + 1 : newline]))
+        matches.append(
+            LineMatch(path, int(out[nul + 1 : line_end]), int(out[line_end + 1 : col_end]), out[col_end + 1 : newline])
+        )
         position = newline + 1
     return matches, binary
 
 
 def _rg_search(rg: str, cwd: Path, pattern: str, targets: list[str]) -> GrepResult:
     # --no-config: a personal ripgreprc (--hidden, --max-columns, ...) must not change what a hook finds.
-    args = [rg, "--no-config", "--line-number", "--column", "--only-matching", "--with-filename",
-            "--no-heading", "--null", "--color", "never", "--regexp", pattern, "--", *targets]
+    args = [
+        rg,
+        "--no-config",
+        "--line-number",
+        "--column",
+        "--only-matching",
+        "--with-filename",
+        "--no-heading",
+        "--null",
+        "--color",
+        "never",
+        "--regexp",
+        pattern,
+        "--",
+        *targets,
+    ]
     result = subprocess.run(args, cwd=cwd, capture_output=True)
     matches, binary = _parse_rg_output(result.stdout)
     errors = [_decode(line) for line in result.stderr.splitlines() if line.strip()]
@@ -145,8 +160,12 @@ def grep_matches(cwd: Path, pattern: str, targets: list[str], *, explicit: bool)
     found = _rg_search(rg, cwd, pattern, targets) if rg is not None else _python_search(cwd, pattern, targets, explicit)
     if targets == ["."]:
         # The whole of cwd: paths as `rg -n PATTERN` with no path prints them, without "./".
-        found = dataclasses.replace(found, matches=tuple(
-            dataclasses.replace(m, path=m.path[2:]) if m.path.startswith("./") else m for m in found.matches))
+        found = dataclasses.replace(
+            found,
+            matches=tuple(
+                dataclasses.replace(m, path=m.path[2:]) if m.path.startswith("./") else m for m in found.matches
+            ),
+        )
     return found
 
 
@@ -194,8 +213,12 @@ def _start_rg(root: Path, args: list[str]) -> subprocess.Popen[bytes] | None:
     rg = shutil.which("rg")
     if rg is None:
         return None
-    return subprocess.Popen([rg, "--no-config", "--files-with-matches", "--no-messages", *args], cwd=root,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [rg, "--no-config", "--files-with-matches", "--no-messages", *args],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def start_files_with_words(root: Path, words: list[str]) -> FileSearch:

@@ -30,6 +30,7 @@ COMMENT = "comment"
 STRING = "string"
 UNKNOWN = "unknown"
 
+
 @dataclass(frozen=True)
 class Spot:
     """Where the pattern matched: bytes [start, end) of the file, at 1-based `line` and byte `col`."""
@@ -87,9 +88,17 @@ def identifier_span(source: bytes, start: int, end: int) -> tuple[int, int]:
 def mention(path: str, source: bytes, spot: Spot, kind: str) -> Mention:
     """The mention of the match at `spot`: the identifier that holds it."""
     wide_start, wide_end = identifier_span(source, spot.start, spot.end)
-    matched = source[spot.start:spot.end].decode("utf-8", "replace")
-    return Mention(path, spot.line, spot.col - (spot.start - wide_start),
-                   source[wide_start:wide_end].decode("utf-8", "replace"), kind, wide_start, wide_end, matched)
+    matched = source[spot.start : spot.end].decode("utf-8", "replace")
+    return Mention(
+        path,
+        spot.line,
+        spot.col - (spot.start - wide_start),
+        source[wide_start:wide_end].decode("utf-8", "replace"),
+        kind,
+        wide_start,
+        wide_end,
+        matched,
+    )
 
 
 def compile_pattern(pattern: str) -> re.Pattern[bytes]:
@@ -140,7 +149,9 @@ def matches_by_line(source: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int
     return found
 
 
-def _tree_sitter_kind(tree: tree_sitter.Tree, start: int, end: int, comments: frozenset[str], strings: frozenset[str]) -> str:
+def _tree_sitter_kind(
+    tree: tree_sitter.Tree, start: int, end: int, comments: frozenset[str], strings: frozenset[str]
+) -> str:
     node = tree.root_node.descendant_for_byte_range(start, end)
     while node is not None:
         if node.type in comments:

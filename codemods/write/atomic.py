@@ -50,9 +50,16 @@ def _preflight(root: Path, changes: list[FileChange]) -> tuple[list[_Target], li
         findings.append(Finding(change.path, 0, 0, code, f"{message}; nothing written"))
 
     if journal.journal_present(root):
-        findings.append(Finding(shown(root, journal_path(root)), 0, 0, Code.JOURNAL_PRESENT,
-                                f"{shown(root, journal_path(root))}/ is left from an interrupted run; run `codemod apply` "
-                                f"to recover it first; nothing written"))
+        findings.append(
+            Finding(
+                shown(root, journal_path(root)),
+                0,
+                0,
+                Code.JOURNAL_PRESENT,
+                f"{shown(root, journal_path(root))}/ is left from an interrupted run; run `codemod apply` "
+                f"to recover it first; nothing written",
+            )
+        )
     for change in changes:
         real = resolve_inside(root, change.path)
         if real is None:
@@ -125,14 +132,29 @@ def write_changes(root: Path, changes: list[FileChange], *, lock: HeldLock | Non
             raise WriteRefused(refusals)
         real_root = Path(os.path.realpath(root))
         try:
-            journal.begin(root, [
-                (JournalEntry(t.real.relative_to(real_root).as_posix(), t.mode, t.change.before_digest,
-                              t.change.after_digest, t.change.deleted), t.change.before)
-                for t in targets
-            ])
+            journal.begin(
+                root,
+                [
+                    (
+                        JournalEntry(
+                            t.real.relative_to(real_root).as_posix(),
+                            t.mode,
+                            t.change.before_digest,
+                            t.change.after_digest,
+                            t.change.deleted,
+                        ),
+                        t.change.before,
+                    )
+                    for t in targets
+                ],
+            )
         except OSError as error:
-            raise WriteFailed(f"cannot write the journal {shown(root, journal_path(root))}/: {error.strerror or error}; "
-                              f"nothing changed", error, restored=True) from error
+            raise WriteFailed(
+                f"cannot write the journal {shown(root, journal_path(root))}/: {error.strerror or error}; "
+                f"nothing changed",
+                error,
+                restored=True,
+            ) from error
         attempted: list[_Target] = []
         try:
             for target in targets:
@@ -144,9 +166,12 @@ def write_changes(root: Path, changes: list[FileChange], *, lock: HeldLock | Non
         try:
             journal.finish(root)
         except OSError as error:
-            raise WriteFailed(f"every file written, but the journal {shown(root, journal_path(root))}/ could not be removed "
-                              f"({error.strerror or error}); the next `codemod apply` removes it",
-                              error, restored=False) from error
+            raise WriteFailed(
+                f"every file written, but the journal {shown(root, journal_path(root))}/ could not be removed "
+                f"({error.strerror or error}); the next `codemod apply` removes it",
+                error,
+                restored=False,
+            ) from error
 
 
 class _ChangedMeanwhile(Exception):
@@ -180,11 +205,14 @@ def _undo(root: Path, attempted: list[_Target], error: BaseException) -> None:
         raise WriteFailed(
             f"{reason}; {len(failed)} file(s) already written could not be put back ({', '.join(failed)}): "
             f"run `codemod apply {root}` again to restore them from {shown(root, journal_path(root))}/",
-            error, restored=False) from error
+            error,
+            restored=False,
+        ) from error
     journal.finish(root)
     if isinstance(error, _ChangedMeanwhile):
-        raise WriteRefused([Finding(str(error), 0, 0, Code.STALE_PLAN,
-                                    "changed while the plan was being written; nothing written")]) from None
+        raise WriteRefused(
+            [Finding(str(error), 0, 0, Code.STALE_PLAN, "changed while the plan was being written; nothing written")]
+        ) from None
     if isinstance(error, OSError):
         raise WriteFailed(f"{reason}; every file put back, nothing changed", error, restored=True) from error
 

@@ -27,6 +27,7 @@ from typing import Mapping, Protocol, Sequence
 from codemods.plan.planner import Plan
 from codemods.words import whole_word_hits
 
+
 @dataclass(frozen=True)
 class BuildError:
     """One error a check reported, at `path:line:col` (relative to ROOT; `line` 0 where the
@@ -64,8 +65,8 @@ class Check(Protocol):
     def run(self, tree: Path, processes: "Processes") -> Outcome: ...
 
 
-
 # --- running processes: killable on Ctrl-C -------------------------------------
+
 
 @dataclass(frozen=True)
 class Ran:
@@ -85,13 +86,21 @@ class Processes:
         self._live: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
 
-    def run(self, argv: Sequence[str] | str, cwd: Path, stdin: bytes | None = None,
-            env: Mapping[str, str] | None = None) -> Ran:
+    def run(
+        self, argv: Sequence[str] | str, cwd: Path, stdin: bytes | None = None, env: Mapping[str, str] | None = None
+    ) -> Ran:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             try:
-                process = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=err, shell=isinstance(argv, str),
-                                           stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                                           env={**self.env, **(env or {})}, start_new_session=True)
+                process = subprocess.Popen(
+                    argv,
+                    cwd=cwd,
+                    stdout=out,
+                    stderr=err,
+                    shell=isinstance(argv, str),
+                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                    env={**self.env, **(env or {})},
+                    start_new_session=True,
+                )
             except OSError as error:
                 return Ran(127, "", f"{argv if isinstance(argv, str) else argv[0]}: {error.strerror or error}")
             with self._lock:
@@ -118,13 +127,19 @@ class Processes:
 # --- diagnostics ---------------------------------------------------------------------------------
 
 # `path:line:col: error: message` (gcc, clang, mypy with column numbers; `fatal error` too).
-_TEXT_ERROR = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?:fatal )?error:\s*"
-                         r"(?P<message>.*?)(?:\s+\[(?P<code>[\w-]+)\])?\s*$", re.M)
+_TEXT_ERROR = re.compile(
+    r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?:fatal )?error:\s*"
+    r"(?P<message>.*?)(?:\s+\[(?P<code>[\w-]+)\])?\s*$",
+    re.M,
+)
 # pyright's text output: `  path:line:col - error: message`.
 _PYRIGHT_ERROR = re.compile(r"^\s*(?P<path>\S.*?):(?P<line>\d+):(?P<col>\d+) - error: (?P<message>.*)$", re.M)
 # rustc's human output: `error[E0425]: message` then ` --> path:line:col`.
-_RUSTC_ERROR = re.compile(r"^error(?:\[(?P<code>E\d+)\])?: (?P<message>.*)\n\s*--> (?P<path>[^\n:]+):"
-                          r"(?P<line>\d+):(?P<col>\d+)", re.M)
+_RUSTC_ERROR = re.compile(
+    r"^error(?:\[(?P<code>E\d+)\])?: (?P<message>.*)\n\s*--> (?P<path>[^\n:]+):"
+    r"(?P<line>\d+):(?P<col>\d+)",
+    re.M,
+)
 
 
 def _relative(path: str, tree: Path, cwd: Path) -> str:
@@ -143,9 +158,15 @@ def _text_errors(output: str, tree: Path, cwd: Path) -> list[BuildError]:
     for pattern in (_TEXT_ERROR, _PYRIGHT_ERROR, _RUSTC_ERROR):
         for match in pattern.finditer(output):
             groups = match.groupdict()
-            found.append(BuildError(_relative(groups["path"].strip(), tree, cwd), int(groups["line"]),
-                                    int(groups.get("col") or 1), _unscratched(groups["message"].strip(), tree),
-                                    groups.get("code")))
+            found.append(
+                BuildError(
+                    _relative(groups["path"].strip(), tree, cwd),
+                    int(groups["line"]),
+                    int(groups.get("col") or 1),
+                    _unscratched(groups["message"].strip(), tree),
+                    groups.get("code"),
+                )
+            )
     return found
 
 
@@ -188,16 +209,23 @@ def _cargo_messages(stdout: str, tree: Path) -> tuple[list[BuildError], set[str]
         if reason == "compiler-message":
             message = record.get("message") or {}
             text = str(message.get("message", ""))
-            if message.get("level") not in ("error", "error: internal compiler error") or \
-                    text.startswith("aborting due to"):
+            if message.get("level") not in ("error", "error: internal compiler error") or text.startswith(
+                "aborting due to"
+            ):
                 continue
             spans = [s for s in message.get("spans", []) if s.get("is_primary")] or message.get("spans", [])
             code = (message.get("code") or {}).get("code")
             if spans:
                 span = spans[0]
-                errors.append(BuildError(_relative(str(span.get("file_name", "")), tree, tree),
-                                         int(span.get("line_start", 0)), int(span.get("column_start", 0)),
-                                         _unscratched(text, tree), code))
+                errors.append(
+                    BuildError(
+                        _relative(str(span.get("file_name", "")), tree, tree),
+                        int(span.get("line_start", 0)),
+                        int(span.get("column_start", 0)),
+                        _unscratched(text, tree),
+                        code,
+                    )
+                )
             else:
                 errors.append(BuildError("", 0, 0, _unscratched(text, tree), code))
         elif reason == "compiler-artifact" and str(record.get("manifest_path", "")).startswith(str(tree)):
@@ -248,14 +276,22 @@ class CargoCheck:
             argv = _with_cargo_flag(argv, "--offline")
         ran = processes.run(argv, tree, env=env)
         errors, covered = _cargo_messages(ran.stdout, tree)
-        if ran.code != 0 and not errors and "--offline" not in argv and \
-                any(word in ran.stderr for word in _NETWORK_TROUBLE):
+        if (
+            ran.code != 0
+            and not errors
+            and "--offline" not in argv
+            and any(word in ran.stderr for word in _NETWORK_TROUBLE)
+        ):
             # No registry reachable: what the machine has vendored or cached may be enough.
             argv = _with_cargo_flag(argv, "--offline")
             ran = processes.run(argv, tree, env=env)
             errors, covered = _cargo_messages(ran.stdout, tree)
-        return Outcome(ran.code, tuple(_failure(ran.code, errors, self.label, ran.stderr)), tuple(sorted(covered)),
-                       _tail(ran.stderr))
+        return Outcome(
+            ran.code,
+            tuple(_failure(ran.code, errors, self.label, ran.stderr)),
+            tuple(sorted(covered)),
+            _tail(ran.stderr),
+        )
 
 
 def _truthy(value: str | None) -> bool:
@@ -320,7 +356,7 @@ def _include_dirs(unit: _Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
             if argument == flag and index + 1 < len(arguments):
                 value = arguments[index + 1]
             elif argument.startswith(flag) and len(argument) > len(flag):
-                value = argument[len(flag):]
+                value = argument[len(flag) :]
             else:
                 continue
             into.append(os.path.normpath(value if os.path.isabs(value) else os.path.join(unit.directory, value)))
@@ -353,11 +389,12 @@ class _IncludeGraph:
                         text = handle.read()
                 except OSError:
                     text = b""
-                self._names[path] = [(quote == b'"', name.decode("utf-8", "replace"))
-                                     for quote, name in _INCLUDE.findall(text)]
+                self._names[path] = [
+                    (quote == b'"', name.decode("utf-8", "replace")) for quote, name in _INCLUDE.findall(text)
+                ]
             found = []
             for is_quoted, name in self._names[path]:
-                for folder in ((os.path.dirname(path), *quoted) if is_quoted else angled):
+                for folder in (os.path.dirname(path), *quoted) if is_quoted else angled:
                     candidate = os.path.normpath(os.path.join(folder, name))
                     if self._is_file(candidate):
                         if candidate.startswith(self._inside):
@@ -389,8 +426,13 @@ def _json_diagnostics_supported(compiler: str) -> bool:
     if "clang" in Path(compiler).name:
         return False
     try:
-        probe = subprocess.run([compiler, "-fdiagnostics-format=json", "-fsyntax-only", "-x", "c++", "-"],
-                               input=b"", capture_output=True, timeout=30, check=False)
+        probe = subprocess.run(
+            [compiler, "-fdiagnostics-format=json", "-fsyntax-only", "-x", "c++", "-"],
+            input=b"",
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0
@@ -412,10 +454,15 @@ def _json_errors(stderr: str, tree: Path, cwd: Path) -> list[BuildError] | None:
             if diagnostic.get("kind") not in ("error", "fatal error"):
                 continue
             caret = ((diagnostic.get("locations") or [{}])[0]).get("caret") or {}
-            errors.append(BuildError(_relative(str(caret.get("file", "")), tree, cwd) if caret else "",
-                                     int(caret.get("line", 0)), int(caret.get("column", 0)),
-                                     _unscratched(str(diagnostic.get("message", "")), tree),
-                                     diagnostic.get("option")))
+            errors.append(
+                BuildError(
+                    _relative(str(caret.get("file", "")), tree, cwd) if caret else "",
+                    int(caret.get("line", 0)),
+                    int(caret.get("column", 0)),
+                    _unscratched(str(diagnostic.get("message", "")), tree),
+                    diagnostic.get("option"),
+                )
+            )
     return errors if parsed_any else None
 
 
@@ -430,8 +477,9 @@ class _CompileUnitsCheck:
 
     @property
     def label(self) -> str:
-        return (f"{len(self.units)} translation unit(s) of {self.database.relative_to(self.root).as_posix()}, "
-                f"-fsyntax-only")
+        return (
+            f"{len(self.units)} translation unit(s) of {self.database.relative_to(self.root).as_posix()}, -fsyntax-only"
+        )
 
     def key(self) -> str:
         return json.dumps([[str(u.file), str(u.directory), list(u.arguments)] for u in self.units])
@@ -446,8 +494,13 @@ class _CompileUnitsCheck:
             if argument in ("-o", *_VALUED_DEPENDENCY_FLAGS):
                 skip_next = True
                 continue
-            if argument == "-c" or argument in _DEPENDENCY_FLAGS or argument.startswith("-o") and len(argument) > 2 \
-                    or argument.startswith("-fdiagnostics-format"):
+            if (
+                argument == "-c"
+                or argument in _DEPENDENCY_FLAGS
+                or argument.startswith("-o")
+                and len(argument) > 2
+                or argument.startswith("-fdiagnostics-format")
+            ):
                 continue
             argv.append(argument.replace(str(self.root), str(tree)))
         return [*argv, "-fsyntax-only", *(["-fdiagnostics-format=json"] if json_diagnostics else [])]
@@ -467,11 +520,19 @@ class _CompileUnitsCheck:
         with ThreadPoolExecutor(max_workers=max(1, min(8, os.cpu_count() or 1))) as pool:
             results = list(pool.map(one, self.units))
         graph = _IncludeGraph(self.root)
-        covered = {Path(p).relative_to(self.root).as_posix() for unit in self.units for p in graph.reaches(unit, set())
-                   if p.startswith(f"{self.root}/")}
+        covered = {
+            Path(p).relative_to(self.root).as_posix()
+            for unit in self.units
+            for p in graph.reaches(unit, set())
+            if p.startswith(f"{self.root}/")
+        }
         code = max((result.code for result in results), default=0)
-        return Outcome(code, tuple(e for result in results for e in result.errors), tuple(sorted(covered)),
-                       _tail(*(result.stderr for result in results if result.code)))
+        return Outcome(
+            code,
+            tuple(e for result in results for e in result.errors),
+            tuple(sorted(covered)),
+            _tail(*(result.stderr for result in results if result.code)),
+        )
 
 
 # --- Python -------------------------------------------------------------------------------------
@@ -527,16 +588,19 @@ class _PythonCheck:
 
     @property
     def label(self) -> str:
-        return (f"python: byte-compile {len(self.files)} file(s), import {len(self.modules)} module(s)")
+        return f"python: byte-compile {len(self.files)} file(s), import {len(self.modules)} module(s)"
 
     def key(self) -> str:
         return json.dumps([self.files, self.modules])
 
     def run(self, tree: Path, processes: Processes) -> Outcome:
         modules = [m for path in self.modules if (m := _module_of(tree / path, tree)) is not None]
-        request = {"root": str(tree), "files": [str(tree / p) for p in self.files if (tree / p).is_file()],
-                   "modules": list(dict.fromkeys(name for name, _ in modules)),
-                   "paths": list(dict.fromkeys(str(folder) for _, folder in modules))}
+        request = {
+            "root": str(tree),
+            "files": [str(tree / p) for p in self.files if (tree / p).is_file()],
+            "modules": list(dict.fromkeys(name for name, _ in modules)),
+            "paths": list(dict.fromkeys(str(folder) for _, folder in modules)),
+        }
         ran = processes.run([sys.executable, "-I", "-B", "-c", _PYTHON_PROBE], tree, stdin=json.dumps(request).encode())
         code, stdout, stderr = ran.code, ran.stdout, ran.stderr
         try:
@@ -545,8 +609,10 @@ class _PythonCheck:
             raw = None
         if raw is None:
             return Outcome(code or 1, tuple(_failure(code or 1, [], self.label, stderr)), (), _tail(stderr))
-        errors = [BuildError(_relative(path, tree, tree) if path else "", line, col, _unscratched(message, tree))
-                  for path, line, col, message in raw]
+        errors = [
+            BuildError(_relative(path, tree, tree) if path else "", line, col, _unscratched(message, tree))
+            for path, line, col, message in raw
+        ]
         # An import runs a module's top level only: no evidence about the names its functions use.
         return Outcome(1 if errors else 0, tuple(errors), (), _tail(stderr))
 
@@ -571,8 +637,12 @@ class CommandCheck:
     def run(self, tree: Path, processes: Processes) -> Outcome:
         ran = processes.run(self.command, tree, env={"CARGO_TARGET_DIR": str(self.target_dir)})
         errors = _text_errors(ran.stdout + "\n" + ran.stderr, tree, tree)
-        return Outcome(ran.code, tuple(_failure(ran.code, errors, self.command, ran.stderr + ran.stdout)), (),
-                       _tail(ran.stdout, ran.stderr))
+        return Outcome(
+            ran.code,
+            tuple(_failure(ran.code, errors, self.command, ran.stderr + ran.stdout)),
+            (),
+            _tail(ran.stdout, ran.stderr),
+        )
 
 
 def cargo_command(command: str) -> tuple[str, ...] | None:
@@ -581,27 +651,41 @@ def cargo_command(command: str) -> tuple[str, ...] | None:
         argv = shlex.split(command)
     except ValueError:
         return None
-    if len(argv) < 2 or argv[0] != "cargo" or argv[1] not in ("check", "build", "clippy", "test", "bench", "doc") \
-            or any(a.startswith("--message-format") for a in argv):
+    if (
+        len(argv) < 2
+        or argv[0] != "cargo"
+        or argv[1] not in ("check", "build", "clippy", "test", "bench", "doc")
+        or any(a.startswith("--message-format") for a in argv)
+    ):
         return None
     return tuple(_with_cargo_flag(argv, "--message-format=json"))
 
 
 # --- detection ----------------------------------------------------------------------------------
 
+
 def _mypy_configured(root: Path) -> bool:
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file() and re.search(r"(?m)^\[tool\.mypy\]", pyproject.read_text(encoding="utf-8", errors="replace")):
+    if pyproject.is_file() and re.search(
+        r"(?m)^\[tool\.mypy\]", pyproject.read_text(encoding="utf-8", errors="replace")
+    ):
         return True
     setup = root / "setup.cfg"
-    return (root / "mypy.ini").is_file() or (root / ".mypy.ini").is_file() or \
-        setup.is_file() and "[mypy]" in setup.read_text(encoding="utf-8", errors="replace")
+    return (
+        (root / "mypy.ini").is_file()
+        or (root / ".mypy.ini").is_file()
+        or setup.is_file()
+        and "[mypy]" in setup.read_text(encoding="utf-8", errors="replace")
+    )
 
 
 def _pyright_configured(root: Path) -> bool:
     pyproject = root / "pyproject.toml"
-    return (root / "pyrightconfig.json").is_file() or pyproject.is_file() and \
-        bool(re.search(r"(?m)^\[tool\.pyright\]", pyproject.read_text(encoding="utf-8", errors="replace")))
+    return (
+        (root / "pyrightconfig.json").is_file()
+        or pyproject.is_file()
+        and bool(re.search(r"(?m)^\[tool\.pyright\]", pyproject.read_text(encoding="utf-8", errors="replace")))
+    )
 
 
 LOOKED_FOR = ("Cargo.toml in ROOT", "compile_commands.json in ROOT or ROOT/build", "Python files the plan changes")
@@ -614,17 +698,25 @@ def detected_checks(plan: Plan, python_files: Sequence[str], cache: Path) -> lis
     changed = [c.path for c in plan.changes]
     checks: list[Check] = []
     if (root / "Cargo.toml").is_file():
-        checks.append(CargoCheck(("cargo", "check", "--workspace", "--all-targets", "--keep-going",
-                                   "--message-format=json"),
-                                  cache / "target"))
-    database = next((p for p in (root / "compile_commands.json", root / "build" / "compile_commands.json")
-                     if p.is_file()), None)
+        checks.append(
+            CargoCheck(
+                ("cargo", "check", "--workspace", "--all-targets", "--keep-going", "--message-format=json"),
+                cache / "target",
+            )
+        )
+    database = next(
+        (p for p in (root / "compile_commands.json", root / "build" / "compile_commands.json") if p.is_file()), None
+    )
     if database is not None:
         targets = {os.path.normpath(root / path) for path in changed}
         graph = _IncludeGraph(root)
-        units = tuple(u for u in _compile_units(database)
-                      if u.file.is_file() and targets & graph.reaches(u, targets)
-                      and not any(c.path == _inside(u.file, root) and c.deleted for c in plan.changes))
+        units = tuple(
+            u
+            for u in _compile_units(database)
+            if u.file.is_file()
+            and targets & graph.reaches(u, targets)
+            and not any(c.path == _inside(u.file, root) and c.deleted for c in plan.changes)
+        )
         checks.append(_CompileUnitsCheck(root, database, units))
     changed_python = [p for p in changed if p.endswith(".py")]
     if changed_python:
@@ -634,10 +726,26 @@ def detected_checks(plan: Plan, python_files: Sequence[str], cache: Path) -> lis
         checks.append(_PythonCheck(tuple(kept), tuple(dict.fromkeys([*kept, *naming]))))
         if _mypy_configured(root):
             packages = sorted({p.split("/")[0] if "/" in p else p for p in changed_python})
-            checks.append(CommandCheck(shlex.join([sys.executable, "-m", "mypy", "--no-error-summary",
-                                                    "--show-column-numbers", "--no-pretty", "--hide-error-context",
-                                                    "--cache-dir", str(cache / "mypy"), *packages]),
-                                        cache / "target", kind="mypy"))
+            checks.append(
+                CommandCheck(
+                    shlex.join(
+                        [
+                            sys.executable,
+                            "-m",
+                            "mypy",
+                            "--no-error-summary",
+                            "--show-column-numbers",
+                            "--no-pretty",
+                            "--hide-error-context",
+                            "--cache-dir",
+                            str(cache / "mypy"),
+                            *packages,
+                        ]
+                    ),
+                    cache / "target",
+                    kind="mypy",
+                )
+            )
         if _pyright_configured(root) and shutil.which("pyright"):
             checks.append(CommandCheck("pyright", cache / "target", kind="pyright"))
     return checks
@@ -657,5 +765,14 @@ def _names_any(path: Path, names: set[str]) -> bool:
         return False
 
 
-__all__ = ["BuildError", "CargoCheck", "Check", "CommandCheck", "LOOKED_FOR", "Outcome", "Processes",
-           "cargo_command", "detected_checks"]
+__all__ = [
+    "BuildError",
+    "CargoCheck",
+    "Check",
+    "CommandCheck",
+    "LOOKED_FOR",
+    "Outcome",
+    "Processes",
+    "cargo_command",
+    "detected_checks",
+]

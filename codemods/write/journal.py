@@ -174,10 +174,13 @@ def tree_lock(root: Path) -> Iterator[HeldLock]:
             if error.errno in (errno.EWOULDBLOCK, errno.EACCES):
                 holder = _lock_holder(lock_path)
                 if holder == f" (pid {os.getpid()})":
-                    raise TreeLocked(f"this process already holds the lock of {root}; pass the held lock "
-                                     f"(write_changes(..., lock=held)) instead of locking again") from None
-                raise TreeLocked(f"another codemod apply is running on {root}{holder}; "
-                                 f"wait for it to finish (lock: {lock_path})") from None
+                    raise TreeLocked(
+                        f"this process already holds the lock of {root}; pass the held lock "
+                        f"(write_changes(..., lock=held)) instead of locking again"
+                    ) from None
+                raise TreeLocked(
+                    f"another codemod apply is running on {root}{holder}; wait for it to finish (lock: {lock_path})"
+                ) from None
             raise
         # The holder before us may have unlinked the file after we opened it: lock the live one.
         try:
@@ -221,8 +224,14 @@ def begin(root: Path, entries: list[tuple[JournalEntry, bytes]]) -> None:
             "format": _FORMAT,
             "pid": os.getpid(),
             "files": [
-                {"path": e.path, "mode": e.mode, "before": e.before_digest, "after": e.after_digest,
-                 "blob": f"before/{index:06d}", **({"deleted": True} if e.deleted else {})}
+                {
+                    "path": e.path,
+                    "mode": e.mode,
+                    "before": e.before_digest,
+                    "after": e.after_digest,
+                    "blob": f"before/{index:06d}",
+                    **({"deleted": True} if e.deleted else {}),
+                }
                 for index, (e, _) in enumerate(entries)
             ],
         }
@@ -277,55 +286,69 @@ def recover(root: Path) -> Recovery:
         # A journal still being written when its run died: that run had replaced no file.
         shutil.rmtree(partial)
     if partials and not journal.exists():
-        return Recovery("cleaned", message=f"removed {shown(root, partials[0])}/ left by a run that had "
-                                           f"written no file")
+        return Recovery(
+            "cleaned", message=f"removed {shown(root, partials[0])}/ left by a run that had written no file"
+        )
     if not journal.exists():
         return Recovery("none")
     manifest_path = journal / _MANIFEST
     if not manifest_path.exists():
         shutil.rmtree(journal)
-        return Recovery("cleaned", message=f"removed {shown(root, journal)}/ left by a run that had finished "
-                                           f"writing")
+        return Recovery("cleaned", message=f"removed {shown(root, journal)}/ left by a run that had finished writing")
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         files = manifest["files"]
     except (OSError, ValueError, KeyError, TypeError) as error:
-        return Recovery("refused", message=f"{journal} is unreadable ({error}); restore the files listed in it "
-                                           f"by hand from its before/ folder, then delete it")
+        return Recovery(
+            "refused",
+            message=f"{journal} is unreadable ({error}); restore the files listed in it "
+            f"by hand from its before/ folder, then delete it",
+        )
     _remove_temporaries(real, [f["path"] for f in files])
     states = [(entry, _state_of(real / entry["path"], entry)) for entry in files]
     changed = [entry for entry, state in states if state == "other"]
     if changed:
         names = ", ".join(entry["path"] for entry in changed)
         return Recovery(
-            "refused", conflicts=tuple(entry["path"] for entry in changed),
-            message=(f"an interrupted codemod run left {journal}, and {len(changed)} of its files changed "
-                     f"since ({names}); nothing touched. Put each one back by hand (the original of "
-                     f"{changed[0]['path']} is {journal / changed[0]['blob']}) or keep your version, "
-                     f"then delete {journal}"),
+            "refused",
+            conflicts=tuple(entry["path"] for entry in changed),
+            message=(
+                f"an interrupted codemod run left {journal}, and {len(changed)} of its files changed "
+                f"since ({names}); nothing touched. Put each one back by hand (the original of "
+                f"{changed[0]['path']} is {journal / changed[0]['blob']}) or keep your version, "
+                f"then delete {journal}"
+            ),
         )
     if all(state == "after" for _, state in states):
         finish(root)
-        return Recovery("completed", message=f"an interrupted codemod run had written all {len(states)} "
-                                             f"file(s) of its plan; finished it (removed its journal)")
+        return Recovery(
+            "completed",
+            message=f"an interrupted codemod run had written all {len(states)} "
+            f"file(s) of its plan; finished it (removed its journal)",
+        )
     restored = []
     for entry, state in states:
         if state != "after":
             continue
         before = (journal / entry["blob"]).read_bytes()
         if digest(before) != entry["before"]:
-            return Recovery("refused", message=f"{journal / entry['blob']} is damaged; restore "
-                                               f"{entry['path']} by hand, then delete {journal}")
+            return Recovery(
+                "refused",
+                message=f"{journal / entry['blob']} is damaged; restore {entry['path']} by hand, then delete {journal}",
+            )
         atomic_write(real / entry["path"], before, entry["mode"])
         restored.append(entry["path"])
     finish(root)
-    return Recovery("rolled-back", restored=tuple(restored),
-                    message=f"an interrupted codemod run had written {len(restored)} of {len(states)} file(s) "
-                            f"of its plan; restored {', '.join(restored) or 'none'} to their original bytes")
+    return Recovery(
+        "rolled-back",
+        restored=tuple(restored),
+        message=f"an interrupted codemod run had written {len(restored)} of {len(states)} file(s) "
+        f"of its plan; restored {', '.join(restored) or 'none'} to their original bytes",
+    )
 
 
 def _state_of(target: Path, entry: dict[str, Any]) -> str:
-    """"before" or "after" if `target` holds the journaled original or planned bytes, else "other"."""
+    """ "before" or "after" if `target` holds the journaled original or planned bytes, else "other"."""
     if entry.get("deleted") and not target.exists() and not target.is_symlink():
         return "after"
     try:

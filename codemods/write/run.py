@@ -70,17 +70,24 @@ class RunResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The run as `codemod apply --json` prints it: the plan's document (`Plan.to_dict`), with
-        whether it was a dry run, what the write did (its refusals among the findings, the
-        blocking count its), why it failed, what recovery did, the run's exit code and, where it was
-    asked for, what `--verify` found (`verify`). Without a
-        plan: the root, the error and the exit code."""
+            whether it was a dry run, what the write did (its refusals among the findings, the
+            blocking count its), why it failed, what recovery did, the run's exit code and, where it was
+        asked for, what `--verify` found (`verify`). Without a
+            plan: the root, the error and the exit code."""
         document: dict[str, Any] = {"root": str(self.root)}
         if self.plan is not None:
             document = self.plan.to_dict()
             document["findings"] += [f.as_json() for f in self.refusals]
             document["blocking"] = len(self.blocking)
-        document.update({"dry_run": self.dry_run, "written": self.written, "write_error": self.error,
-                         "recovered": self.recovery, "exit_code": self.exit_code})
+        document.update(
+            {
+                "dry_run": self.dry_run,
+                "written": self.written,
+                "write_error": self.error,
+                "recovered": self.recovery,
+                "exit_code": self.exit_code,
+            }
+        )
         if self.verification is not None:
             document["verify"] = self.verification.to_dict()
         return document
@@ -90,11 +97,21 @@ class RunResult:
         return json.dumps(self.to_dict(), indent=2)
 
 
-def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dangling: bool = False,
-                 allow_unreworded: bool = False, strict: bool = False,
-                 options: Mapping[str, object] | None = None, allow_unmatched: bool = False,
-                 progress: Callable[[str], None] | None = None, settings: PlanSettings | None = None,
-                 verify: bool | Sequence[str] = False, trust_build: bool = False) -> RunResult:
+def apply_recipe(
+    root: Path,
+    recipe: Recipe,
+    *,
+    dry_run: bool = False,
+    allow_dangling: bool = False,
+    allow_unreworded: bool = False,
+    strict: bool = False,
+    options: Mapping[str, object] | None = None,
+    allow_unmatched: bool = False,
+    progress: Callable[[str], None] | None = None,
+    settings: PlanSettings | None = None,
+    verify: bool | Sequence[str] = False,
+    trust_build: bool = False,
+) -> RunResult:
     """Plan `recipe` on `root` and, unless `dry_run` or the plan is blocked, write it.
 
     The overrides (`settings`, or the flags that make them), `options` and
@@ -103,15 +120,28 @@ def apply_recipe(root: Path, recipe: Recipe, *, dry_run: bool = False, allow_dan
     error blocks it. Never raises on user input or on a failed write: what went wrong is in
     the result.
     """
-    settings = PlanSettings.given(settings, allow_dangling=allow_dangling, allow_unreworded=allow_unreworded,
-                                  allow_unmatched=allow_unmatched, strict=strict)
-    run, _ = run_recipe(root, recipe, settings, options=options, dry_run=dry_run, progress=progress,
-                        verify=verifier(verify, trust_build, progress))
+    settings = PlanSettings.given(
+        settings,
+        allow_dangling=allow_dangling,
+        allow_unreworded=allow_unreworded,
+        allow_unmatched=allow_unmatched,
+        strict=strict,
+    )
+    run, _ = run_recipe(
+        root,
+        recipe,
+        settings,
+        options=options,
+        dry_run=dry_run,
+        progress=progress,
+        verify=verifier(verify, trust_build, progress),
+    )
     return run
 
 
-def verifier(verify: bool | Sequence[str], trust_build: bool,
-             progress: Callable[[str], None] | None) -> "Callable[[Plan], Verification] | None":
+def verifier(
+    verify: bool | Sequence[str], trust_build: bool, progress: Callable[[str], None] | None
+) -> "Callable[[Plan], Verification] | None":
     """What `run_recipe` calls to verify a plan: `verify_plan` with these commands (True: none,
     detect them), or None when `verify` is False."""
     if verify is False:
@@ -131,10 +161,17 @@ class _Planned:
     writable: bool
 
 
-def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: Mapping[str, object] | None = None,
-               dry_run: bool = False, progress: Callable[[str], None] | None = None,
-               choose: Callable[[Plan], Collection[str] | None] | None = None,
-               verify: "Callable[[Plan], Verification] | None" = None) -> tuple[RunResult, Subset | None]:
+def run_recipe(
+    root: Path,
+    recipe: Recipe,
+    settings: PlanSettings,
+    *,
+    options: Mapping[str, object] | None = None,
+    dry_run: bool = False,
+    progress: Callable[[str], None] | None = None,
+    choose: Callable[[Plan], Collection[str] | None] | None = None,
+    verify: "Callable[[Plan], Verification] | None" = None,
+) -> tuple[RunResult, Subset | None]:
     """The one path from a recipe to written files, for whole plans and subsets: plan under
     `settings`, let `choose` (when given) name the changes to skip, check what is kept
     (`plan_subset`, the plan's own settings), and unless `dry_run`, the result is blocked or
@@ -169,8 +206,12 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
 
     if usage_problem(root, recipe, options) is not None or dry_run:
         # Wrong input has nothing to lock or recover (the plan carries the usage-error finding).
-        note = (f"note: {shown(root, journal_path(root))}/ is left from an interrupted run; `codemod apply {root}` "
-                f"recovers it before planning" if dry_run and journal_present(root) else None)
+        note = (
+            f"note: {shown(root, journal_path(root))}/ is left from an interrupted run; `codemod apply {root}` "
+            f"recovers it before planning"
+            if dry_run and journal_present(root)
+            else None
+        )
         dry = planned()
         return RunResult(root, dry_run, dry.plan, recovery=note, verification=proven()), dry.subset
     try:
@@ -188,17 +229,20 @@ def run_recipe(root: Path, recipe: Recipe, settings: PlanSettings, *, options: M
                     progress(f"writing {len(plan.changes)} file(s)")
                 write_changes(root, list(plan.changes), lock=held)
             except WriteRefused as refused:
-                return RunResult(root, False, plan, refusals=tuple(refused.findings), recovery=recovered,
-                                 verification=proven()), subset
+                return RunResult(
+                    root, False, plan, refusals=tuple(refused.findings), recovery=recovered, verification=proven()
+                ), subset
             except WriteFailed as failed:
-                return RunResult(root, False, plan, error=str(failed), recovery=recovered,
-                                 verification=proven()), subset
+                return RunResult(
+                    root, False, plan, error=str(failed), recovery=recovered, verification=proven()
+                ), subset
             return RunResult(root, False, plan, written=True, recovery=recovered, verification=proven()), subset
     except TreeLocked as locked:
         return RunResult(root, False, None, error=str(locked)), None
     except OSError as error:
-        return RunResult(root, False, None,
-                         error=f"cannot lock {root} for writing: {error.strerror or error}; nothing written"), None
+        return RunResult(
+            root, False, None, error=f"cannot lock {root} for writing: {error.strerror or error}; nothing written"
+        ), None
 
 
 def write_plan(plan: Plan, *, allow_blocking: bool = False) -> None:

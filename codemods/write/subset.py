@@ -34,8 +34,9 @@ class ApplyOptions:
     verify: Callable[[Plan], Verification] | None = None
 
 
-def apply_selected(root: Path, recipe: Recipe, choose: Callable[[Plan], Collection[str] | None],
-                   how: ApplyOptions = ApplyOptions()) -> tuple[RunResult, Subset | None]:
+def apply_selected(
+    root: Path, recipe: Recipe, choose: Callable[[Plan], Collection[str] | None], how: ApplyOptions = ApplyOptions()
+) -> tuple[RunResult, Subset | None]:
     """Plan `recipe` on `root` under `how.settings`, skip the changes `choose(plan)` names and,
     unless `how.dry_run`, the subset is blocked or `choose` returned None, write the rest.
 
@@ -44,8 +45,9 @@ def apply_selected(root: Path, recipe: Recipe, choose: Callable[[Plan], Collecti
     a KeyboardInterrupt raised by `choose` propagates with nothing written. `verify`: as for
     `run_recipe`, on what is kept.
     """
-    return run_recipe(root, recipe, how.settings, options=how.options, dry_run=how.dry_run, choose=choose,
-                      verify=how.verify)
+    return run_recipe(
+        root, recipe, how.settings, options=how.options, dry_run=how.dry_run, choose=choose, verify=how.verify
+    )
 
 
 __all__ = ["ApplyOptions", "apply_selected"]

@@ -34,12 +34,22 @@ from codemods.edit.codes import Code
 from codemods.edit.values import NOTE, Finding, ItemTarget
 from codemods.plan.linking import target_of
 from codemods.plan.planner import Plan
-from codemods.write.checks import (LOOKED_FOR, BuildError, CargoCheck, Check, CommandCheck, Outcome, Processes,
-                                   cargo_command, detected_checks)
+from codemods.write.checks import (
+    LOOKED_FOR,
+    BuildError,
+    CargoCheck,
+    Check,
+    CommandCheck,
+    Outcome,
+    Processes,
+    cargo_command,
+    detected_checks,
+)
 
 # Folders never copied into the scratch tree: version control, journals, caches, build outputs.
-_SKIPPED = frozenset({".git", ".hg", ".svn", ".codemod-journal", "__pycache__", ".mypy_cache", ".pytest_cache",
-                      ".venv", "node_modules"})
+_SKIPPED = frozenset(
+    {".git", ".hg", ".svn", ".codemod-journal", "__pycache__", ".mypy_cache", ".pytest_cache", ".venv", "node_modules"}
+)
 # Files a check may rewrite in place: always real copies, never links to the user's file.
 _COPIED = frozenset({"Cargo.lock"})
 _HEARTBEAT_S = 15.0
@@ -106,17 +116,28 @@ class Verification:
     def to_dict(self) -> dict[str, object]:
         """The `verify` part of `codemod apply --json`: the time, whether the build is clean,
         why it was skipped, how many findings it contradicts, and each check run."""
-        return {"seconds": round(self.seconds, 3), "clean": self.clean, "skipped": self.skipped,
-                "contradicted": len(self.contradicted),
-                "checks": [{"command": c.command, "kind": c.kind, "exit_code": c.exit_code,
-                            "baseline_exit_code": c.baseline_exit_code, "new_errors": len(c.new_errors),
-                            "seconds": round(c.seconds, 3), "baseline_seconds": round(c.baseline_seconds, 3),
-                            "baseline_cached": c.baseline_cached} for c in self.checks]}
+        return {
+            "seconds": round(self.seconds, 3),
+            "clean": self.clean,
+            "skipped": self.skipped,
+            "contradicted": len(self.contradicted),
+            "checks": [
+                {
+                    "command": c.command,
+                    "kind": c.kind,
+                    "exit_code": c.exit_code,
+                    "baseline_exit_code": c.baseline_exit_code,
+                    "new_errors": len(c.new_errors),
+                    "seconds": round(c.seconds, 3),
+                    "baseline_seconds": round(c.baseline_seconds, 3),
+                    "baseline_cached": c.baseline_cached,
+                }
+                for c in self.checks
+            ],
+        }
 
 
 Progress = Callable[[str], None]
-
-
 
 
 @contextmanager
@@ -138,8 +159,8 @@ def _heartbeat(say: Progress, what: str) -> Iterator[None]:
         thread.join()
 
 
-
 # --- the scratch tree ---------------------------------------------------------------------------
+
 
 def cache_dir(root: Path) -> Path:
     """Where the verification of `root` keeps its target directory and baselines: the folder
@@ -202,8 +223,9 @@ def _link_tree(root: Path, scratch: Path, seen: _Seen, copy_all: bool = False) -
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
         relative = here.relative_to(root)
-        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not (cargo_tree and relative == Path(".")
-                                                                      and d == "target"))
+        dirs[:] = sorted(
+            d for d in dirs if d not in _SKIPPED and not (cargo_tree and relative == Path(".") and d == "target")
+        )
         (scratch / relative).mkdir(parents=True, exist_ok=True)
         for name in sorted(files + [d for d in dirs if (here / d).is_symlink()]):
             source, destination = here / name, scratch / relative / name
@@ -246,8 +268,9 @@ def _write_planned(scratch: _Scratch, plan: Plan, seen: _Seen) -> _Seen:
             copies[change.path] = ("", 0)
             continue
         destination.parent.mkdir(parents=True, exist_ok=True)
-        copies[change.path] = _copy_as_seen(change.after, destination, hashlib.sha256(change.after).hexdigest(),
-                                            seen, change.path)
+        copies[change.path] = _copy_as_seen(
+            change.after, destination, hashlib.sha256(change.after).hexdigest(), seen, change.path
+        )
     return copies
 
 
@@ -261,8 +284,10 @@ def _cache_lock(cache: Path) -> Iterator[None]:
 
 def _load_seen(cache: Path) -> _Seen:
     try:
-        return {path: (str(digest), int(mtime)) for path, (digest, mtime)
-                in json.loads((cache / "seen.json").read_text(encoding="utf-8")).items()}
+        return {
+            path: (str(digest), int(mtime))
+            for path, (digest, mtime) in json.loads((cache / "seen.json").read_text(encoding="utf-8")).items()
+        }
     except (OSError, ValueError, TypeError):
         return {}
 
@@ -294,6 +319,7 @@ def _store_baseline(cache: Path, key: str, outcome: Outcome) -> None:
 
 # --- the verification ---------------------------------------------------------------------------
 
+
 def _new_errors(before: Sequence[BuildError], after: Sequence[BuildError]) -> tuple[BuildError, ...]:
     """The errors of `after` whose place-free key no error of `before` has. Not counted: how many
     units a build compiles a file in before it stops at a failure varies from run to run."""
@@ -324,9 +350,15 @@ def _error_finding(error: BuildError, check: CheckRun, plan: Plan) -> Finding:
     code = f"[{error.code}]" if error.code else ""
     who = f"`{check.command}`" if check.kind == "command" else check.kind
     planned = " in the planned text" if any(c.path == error.path for c in plan.changes) and error.line else ""
-    return Finding(error.path, error.line, error.col, Code.BUILD_ERROR,
-                   f"{who} error{code}{planned}: {error.message} (new: the tree as it is has no such error)",
-                   symbol=symbol, target=target)
+    return Finding(
+        error.path,
+        error.line,
+        error.col,
+        Code.BUILD_ERROR,
+        f"{who} error{code}{planned}: {error.message} (new: the tree as it is has no such error)",
+        symbol=symbol,
+        target=target,
+    )
 
 
 def _worth_building(plan: Plan, trust_build: bool) -> str | None:
@@ -354,16 +386,24 @@ def _weighed(plan: Plan, checks: Sequence[CheckRun], trust_build: bool) -> tuple
             contradicted.append(finding)
             if finding.blocking and not trust_build:
                 continue
-            findings[index] = replace(finding, severity=NOTE,
-                                      message=f"{finding.message}; the build compiles without it (for the "
-                                              f"configurations built)")
+            findings[index] = replace(
+                finding,
+                severity=NOTE,
+                message=f"{finding.message}; the build compiles without it (for the configurations built)",
+            )
     for check in checks:
         findings += [_error_finding(error, check, plan) for error in check.new_errors]
     return findings, tuple(contradicted)
 
 
-def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool = False,
-                progress: Callable[[str], None] | None = None, cache: Path | None = None) -> Verification:
+def verify_plan(
+    plan: Plan,
+    commands: Sequence[str] = (),
+    *,
+    trust_build: bool = False,
+    progress: Callable[[str], None] | None = None,
+    cache: Path | None = None,
+) -> Verification:
     """Build `plan`'s result with the project's own check and compare it with the tree as it is.
 
     `commands` are shell commands run in the scratch tree (a `cargo` one with JSON messages);
@@ -401,16 +441,25 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
             seen = _load_seen(cache)
             scratch = _link_tree(root, scratch_path, seen, copy_all=any(map(_may_write_sources, commands)))
             if commands:
-                checks: list[Check] = [CargoCheck(argv, cache / "target") if (argv := cargo_command(command))
-                                        else CommandCheck(command, cache / "target") for command in commands]
+                checks: list[Check] = [
+                    CargoCheck(argv, cache / "target")
+                    if (argv := cargo_command(command))
+                    else CommandCheck(command, cache / "target")
+                    for command in commands
+                ]
             else:
                 checks = detected_checks(plan, scratch.python_files, cache)
             if not checks:
-                problem = (f"--verify found no check to run for {root}: looked for {', '.join(LOOKED_FOR)}; "
-                           f"give one with --verify=CMD or the recipe's `verify`")
+                problem = (
+                    f"--verify found no check to run for {root}: looked for {', '.join(LOOKED_FOR)}; "
+                    f"give one with --verify=CMD or the recipe's `verify`"
+                )
                 finding = Finding("", 0, 0, Code.USAGE_ERROR, problem)
-                return Verification(replace(plan, findings=(*plan.findings, finding)), problem=problem,
-                                    seconds=time.monotonic() - started)
+                return Verification(
+                    replace(plan, findings=(*plan.findings, finding)),
+                    problem=problem,
+                    seconds=time.monotonic() - started,
+                )
             baselines = []
             if any(_load_baseline(cache, _baseline_key(check, scratch.digest)) is None for check in checks):
                 seen = scratch.copies
@@ -435,11 +484,23 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
                     outcome = check.run(scratch_path, processes)
                 seconds = time.monotonic() - began
                 new = _new_errors(baseline.errors, outcome.errors)
-                say(f"verify: {check.label}: exit {outcome.exit_code} in {seconds:.1f} s, "
-                    f"{len(new)} new error(s)")
-                runs.append(CheckRun(check.label, check.kind, outcome.exit_code, baseline.exit_code, outcome.errors,
-                                     baseline.errors, new, seconds, baseline_seconds, was_cached, outcome.covered,
-                                     outcome.tail))
+                say(f"verify: {check.label}: exit {outcome.exit_code} in {seconds:.1f} s, {len(new)} new error(s)")
+                runs.append(
+                    CheckRun(
+                        check.label,
+                        check.kind,
+                        outcome.exit_code,
+                        baseline.exit_code,
+                        outcome.errors,
+                        baseline.errors,
+                        new,
+                        seconds,
+                        baseline_seconds,
+                        was_cached,
+                        outcome.covered,
+                        outcome.tail,
+                    )
+                )
         except BaseException:
             processes.kill_all()
             raise
@@ -448,9 +509,11 @@ def verify_plan(plan: Plan, commands: Sequence[str] = (), *, trust_build: bool =
     findings, contradicted = _weighed(plan, runs, trust_build)
     elapsed = time.monotonic() - started
     new_count = sum(len(r.new_errors) for r in runs)
-    say(f"verify: {len(runs)} check(s) in {elapsed:.1f} s: " +
-        (f"{new_count} new error(s)" if new_count else "no new error") +
-        (f", {len(contradicted)} dangling reference(s) the build contradicts" if contradicted else ""))
+    say(
+        f"verify: {len(runs)} check(s) in {elapsed:.1f} s: "
+        + (f"{new_count} new error(s)" if new_count else "no new error")
+        + (f", {len(contradicted)} dangling reference(s) the build contradicts" if contradicted else "")
+    )
     return Verification(replace(plan, findings=tuple(findings)), tuple(runs), contradicted, seconds=elapsed)
 
 

@@ -14,9 +14,7 @@ FAKE_SERVE = ROOT / "fixtures" / "fake-serve"
 
 
 def bench_stdout(
-    aggregate_by_conc: dict[int, float],
-    fail_by_conc: dict[int, int] | None = None,
-    paged_launches: int | None = None,
+    aggregate_by_conc: dict[int, float], fail_by_conc: dict[int, int] | None = None, paged_launches: int | None = None
 ) -> str:
     """Output in the shape of mlxcel's bench script whose aggregate tok/s per level are the given numbers.
 
@@ -97,9 +95,7 @@ def write_run_folder(
 
 
 def cells_from_ratios(
-    family: str,
-    ratios: dict[tuple[int, int], list[tuple[float, float]]],
-    paged_tok_s: float = 1000.0,
+    family: str, ratios: dict[tuple[int, int], list[tuple[float, float]]], paged_tok_s: float = 1000.0
 ) -> dict[tuple[str, int, int, str], dict[int, float]]:
     """Aggregates from per-cell (D/P, N/P) pairs per round; cell key (prompt, conc)."""
     aggregates: dict[tuple[str, int, int, str], dict[int, float]] = {}

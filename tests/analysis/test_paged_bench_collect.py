@@ -118,17 +118,16 @@ def test_documented_fields_alone_decide_as_the_runner_records_do(tmp_path):
 
 
 def test_status_is_derived_from_exit_code_and_output_when_absent(tmp_path):
-    overrides = {
-        ("gemma3", 512, 1, "dense"): {"exit_code": 1},
-        ("gemma3", 512, 2, "dense"): {"exit_code": None},
-    }
+    overrides = {("gemma3", 512, 1, "dense"): {"exit_code": 1}, ("gemma3", 512, 2, "dense"): {"exit_code": None}}
     folder = write_run_folder(tmp_path, _aggregates(), records_override=overrides, documented_only=True,
                               fails={("gemma3", 512, 3, "paged"): {8: 1}})  # fmt: skip
     decision = decide_run_folder(folder)
     messages = {p.kind: p.message for p in decision.problems}
     assert messages["bench-failed"].startswith("runs.jsonl:")
     assert {p.message.split(": ", 1)[1] for p in decision.problems if p.kind == "bench-failed"} == {
-        "bench exited with 1", "no exit_code recorded: the bench did not finish"}
+        "bench exited with 1",
+        "no exit_code recorded: the bench did not finish",
+    }
     assert messages["failed-requests"].startswith("runs.jsonl:") and "stdout/gemma3-p512-r3-paged.txt" in messages[
         "failed-requests"]  # fmt: skip
     assert "None" not in " ".join(p.message for p in decision.problems)

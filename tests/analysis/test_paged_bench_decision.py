@@ -29,10 +29,7 @@ def _family(tmp_path, ratios):
 
 
 def test_dense_faster_in_one_cell_only_flips_the_flag(tmp_path):
-    decision, family = _family(
-        tmp_path,
-        {(512, 1): NOISE, (512, 4): DENSE_5PCT, (512, 8): NOISE, (4096, 1): NOISE},
-    )
+    decision, family = _family(tmp_path, {(512, 1): NOISE, (512, 4): DENSE_5PCT, (512, 8): NOISE, (4096, 1): NOISE})
     assert family.supports_paged_decode_backend is False
     verdicts = {(c.prompt_tokens, c.concurrency): c.verdict for c in family.cells}
     assert verdicts[(512, 4)] == VERDICT_DENSE
@@ -68,7 +65,9 @@ def test_cell_numbers_match_hand_computation():
 def test_seed_like_overlap_is_inconclusive_with_rounds_to_resolve():
     """The #2226 shape: dense ~1.5% ahead, noise of the same size."""
     rounds = [(1.015, 1.02), (1.01, 0.985), (1.02, 1.018)]
-    cell = decide_cell("gemma3", 512, 4, [RoundTriple(r, 350.0, 350.0 * d, 350.0 * n) for r, (d, n) in enumerate(rounds, 1)])
+    cell = decide_cell(
+        "gemma3", 512, 4, [RoundTriple(r, 350.0, 350.0 * d, 350.0 * n) for r, (d, n) in enumerate(rounds, 1)]
+    )
     assert cell.verdict == VERDICT_NOISE
     assert cell.statistics_verdict == VERDICT_DENSE
     assert any("interval says dense-faster" in note for note in cell.notes)
@@ -77,7 +76,9 @@ def test_seed_like_overlap_is_inconclusive_with_rounds_to_resolve():
 
 def test_rule_and_statistics_disagreement_is_reported():
     rounds = [(1.30, 1.01), (0.80, 1.0), (1.25, 0.99)]
-    cell = decide_cell("llama4", 512, 8, [RoundTriple(r, 100.0, 100 * d, 100 * n) for r, (d, n) in enumerate(rounds, 1)])
+    cell = decide_cell(
+        "llama4", 512, 8, [RoundTriple(r, 100.0, 100 * d, 100 * n) for r, (d, n) in enumerate(rounds, 1)]
+    )
     assert cell.verdict == VERDICT_DENSE and cell.statistics_verdict == "unresolved"
     assert any("rule says dense-faster but the 95% interval says unresolved" in n for n in cell.notes)
 

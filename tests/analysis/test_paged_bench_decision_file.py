@@ -56,17 +56,22 @@ def _drop(key):
             lambda d: d["families"]["gemma3"].update(supports_paged_decode_backend=True),
             "$.families.gemma3.supports_paged_decode_backend: is true but the cells' verdicts give false",
         ),
-        (
-            lambda d: d["families"]["gemma3"].update(supports_paged_decode_backend="false"),
-            "expected boolean, got str",
-        ),
+        (lambda d: d["families"]["gemma3"].update(supports_paged_decode_backend="false"), "expected boolean, got str"),
         (
             lambda d: d["families"]["gemma3"]["cells"][0].update(concurrency=True),
             "cells[0].concurrency: expected integer, got a boolean",
         ),
     ],
-    ids=["schema-id", "no-results-document", "no-family", "missing-key", "bad-verdict",
-         "flag-contradicts-cells", "flag-as-string", "bool-as-int"],
+    ids=[
+        "schema-id",
+        "no-results-document",
+        "no-family",
+        "missing-key",
+        "bad-verdict",
+        "flag-contradicts-cells",
+        "flag-as-string",
+        "bool-as-int",
+    ],
 )
 def test_schema_mismatch_is_a_clear_error(tmp_path, document, edit, message):
     edit(document)

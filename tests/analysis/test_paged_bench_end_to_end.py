@@ -100,8 +100,9 @@ def test_run_decide_report_end_to_end(tmp_path, corpus):
     write_offline_cargo_config(repo)
     tests = cargo(repo, "test", "--workspace")
     assert "gemma3_auto_and_paged_resolve_to_dense_at_parallel_8 ... ok" in tests.stdout
-    serve = cargo(repo, "run", "-q", "--bin", "mlxcel", "--", "serve", "--parallel", "8",
-                  "-m", "models/mlx/gemma-3-1b-it-4bit")
+    serve = cargo(
+        repo, "run", "-q", "--bin", "mlxcel", "--", "serve", "--parallel", "8", "-m", "models/mlx/gemma-3-1b-it-4bit"
+    )
     assert "decode storage backend: dense" in serve.stderr
     written = load_decision(out / "decision.json")
     assert written.results_document == "docs/benchmark_results/paged-vs-dense-fake-2026-11-30.md"
@@ -132,8 +133,12 @@ def test_resume_redoes_runs_recorded_with_another_model(tmp_path):
 
 def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):
     out = tmp_path / "run"
-    result = _run(out, "gemma3=unused", serve=f"{PYTHON} -c 'import sys; sys.exit(3)' {{model}} {{port}} {{backend}}",
-                  bench=REPLAY)
+    result = _run(
+        out,
+        "gemma3=unused",
+        serve=f"{PYTHON} -c 'import sys; sys.exit(3)' {{model}} {{port}} {{backend}}",
+        bench=REPLAY,
+    )
     assert result.exit_code == 1
     assert "0 of 3 runs ok" in result.output
     assert "server-failed: server exited with 3 before answering" in result.output
@@ -141,7 +146,6 @@ def test_server_that_fails_to_start_is_recorded_and_reported(tmp_path):
     decided = CliRunner().invoke(main, ["decide", str(out)])
     assert decided.exit_code == 1
     assert "server-failed" in decided.output and "flag stays true" in decided.output
-
 
     # Issue 24, point 2: the report of a folder without data is written (exit 1), and the flag recipe refuses it.
     repo = copy_fixture(tmp_path / "mlxcel")
@@ -197,8 +201,10 @@ def test_metrics_is_passed_only_to_a_script_that_takes_it(tmp_path, corpus):
     out = tmp_path / "run"
     result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=BENCH + " --metrics", repo=corpus)
     assert result.exit_code == 0, result.output
-    assert ("bench scripts/bench_serving_concurrency.py: has no --metrics (the version without per-level metrics "
-            "lines): running it without --metrics") in result.output
+    assert (
+        "bench scripts/bench_serving_concurrency.py: has no --metrics (the version without per-level metrics "
+        "lines): running it without --metrics"
+    ) in result.output
     assert all("--metrics" not in r["command"] for r in _records(out))
     host = json.loads((out / "host.json").read_text())
     assert host["bench_script"]["dropped"] == ["--metrics"] and "--metrics" not in host["bench_template"]
@@ -226,8 +232,10 @@ def test_an_option_the_script_does_not_take_is_refused_before_any_run(tmp_path, 
     out = tmp_path / "run"
     result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=BENCH + " --frob", repo=corpus)
     assert result.exit_code == 2
-    assert ("--bench-cmd passes --frob, which scripts/bench_serving_concurrency.py does not take "
-            "(its options: --concurrency, --host, --max-tokens") in result.output
+    assert (
+        "--bench-cmd passes --frob, which scripts/bench_serving_concurrency.py does not take "
+        "(its options: --concurrency, --host, --max-tokens"
+    ) in result.output
     assert not out.exists()
 
 
@@ -238,7 +246,9 @@ def test_the_same_bench_error_three_times_in_a_row_stops_the_run(tmp_path, corpu
     result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", rounds=3, bench=bad, repo=corpus)
     assert result.exit_code == 1
     assert len(_records(out)) == 3
-    assert "stopped: 3 runs in a row failed the same way: bench-failed: bench exited with 1: ValueError" in result.output
+    assert (
+        "stopped: 3 runs in a row failed the same way: bench-failed: bench exited with 1: ValueError" in result.output
+    )
     assert "fix: see " in result.output and "check --bench-cmd" in result.output
     assert "6 run(s) not started; after the fix, run the same command to resume" in result.output
 
@@ -248,8 +258,10 @@ def test_different_failures_do_not_stop_the_run(tmp_path):
     # Fails with the port in the message (a new port each run) and otherwise the same: that repeats.
     bench = f"{PYTHON} -c 'import sys; sys.exit(\"refused on \" + sys.argv[1])' {{port}} {{prompt_tokens}}"
     result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", rounds=2, bench=bench)
-    assert "stopped: 3 runs in a row failed the same way: bench-failed: bench exited with 1: refused on PORT" \
+    assert (
+        "stopped: 3 runs in a row failed the same way: bench-failed: bench exited with 1: refused on PORT"
         in result.output
+    )
     alternating = tmp_path / "alternating.py"
     alternating.write_text(
         "import pathlib, sys\n"

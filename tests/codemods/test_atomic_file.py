@@ -53,5 +53,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path, mon
 
 
 def test_the_other_packages_share_the_one_implementation() -> None:
-    assert (interchange.atomic_file.write_atomic, interchange.atomic_file.fsync_dir) == (write_atomic,
-                                                                                         atomic_file.fsync_dir)
+    assert (interchange.atomic_file.write_atomic, interchange.atomic_file.fsync_dir) == (
+        write_atomic,
+        atomic_file.fsync_dir,
+    )

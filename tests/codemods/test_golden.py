@@ -14,5 +14,10 @@ CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "recipe.toml").is_file()
 
 @pytest.mark.parametrize("case", CASES)
 def test_golden_case(case: str) -> None:
-    assert_recipe(GOLDEN / case / "before", GOLDEN / case / "recipe.toml", GOLDEN / case / "after",
-                  allow_dangling=True, allow_unreworded=True)
+    assert_recipe(
+        GOLDEN / case / "before",
+        GOLDEN / case / "recipe.toml",
+        GOLDEN / case / "after",
+        allow_dangling=True,
+        allow_unreworded=True,
+    )

@@ -42,8 +42,13 @@ def test_the_language_registry_is_the_one_place_languages_are_described() -> Non
     assert list(LANGUAGES) == ["rust", "cpp", "python"]
     assert parsed_languages() == ("rust", "cpp", "python")
     assert set(LANGUAGES["rust"].item_kinds) == set(DELETABLE_KINDS) | set(MEMBER_KINDS) | {FILE_KIND}
-    assert [language_of(p) for p in ("a/b.rs", "k.CU", "x.metal", "t.py", "README.md")] == \
-        ["rust", "cpp", "cpp", "python", None]
+    assert [language_of(p) for p in ("a/b.rs", "k.CU", "x.metal", "t.py", "README.md")] == [
+        "rust",
+        "cpp",
+        "cpp",
+        "python",
+        None,
+    ]
     for language in LANGUAGES.values():
         operations = language.operations
         for name in ("parse_errors", "identifiers", "delete_items", "item_scopes", "references", "format_item"):
@@ -91,14 +96,24 @@ def test_the_journal_keeps_no_process_wide_state() -> None:
     """Who holds the tree lock travels as a value (HeldLock), not in a module-level table."""
     import codemods.write.journal as journal
 
-    mutable = [name for name, value in vars(journal).items()
-               if not name.startswith("__") and isinstance(value, (dict, list, set))]
+    mutable = [
+        name
+        for name, value in vars(journal).items()
+        if not name.startswith("__") and isinstance(value, (dict, list, set))
+    ]
     assert mutable == []
 
 
 def test_no_language_ladder_is_left_in_the_planner_or_the_recipe_loader() -> None:
-    for name in ("plan/planner.py", "plan/stages.py", "plan/references.py", "config/loader.py",
-                 "parse.py", "pattern.py", "search/mentions.py"):
+    for name in (
+        "plan/planner.py",
+        "plan/stages.py",
+        "plan/references.py",
+        "config/loader.py",
+        "parse.py",
+        "pattern.py",
+        "search/mentions.py",
+    ):
         text = (PACKAGE / name).read_text(encoding="utf-8")
         for ladder in ("== RUST", "== CPP", "== PYTHON", '== "rust"', '== "cpp"', "in (RUST, CPP)"):
             assert ladder not in text, (name, ladder)

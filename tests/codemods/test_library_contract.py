@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import ItemTarget, PatternRewrite, Recipe, WriteRefused, load_recipe, plan_recipe, plan_subset, \
-    write_plan
+from codemods import ItemTarget, PatternRewrite, Recipe, WriteRefused, load_recipe, plan_recipe, plan_subset, write_plan
 from codemods.plan.subset import changes_of
 from codemod_helpers import dedent, run_codemod
 from write_trees import make_tree, snapshot
@@ -41,13 +40,18 @@ TREE = {
 }
 # Deletes what nothing else uses; the pattern guards both names.
 RETIRE_CURSOR = Recipe(
-    id="retire-cursor", summary="retire the stale cursor",
-    deletions=(ItemTarget(LEDGER, "rust", "struct", "crate::StaleCursor"),
-               ItemTarget(LEDGER, "rust", "fn", "crate::stale_cursor_start")),
-    dead_symbol_pattern="StaleCursor|stale_cursor_start")
+    id="retire-cursor",
+    summary="retire the stale cursor",
+    deletions=(
+        ItemTarget(LEDGER, "rust", "struct", "crate::StaleCursor"),
+        ItemTarget(LEDGER, "rust", "fn", "crate::stale_cursor_start"),
+    ),
+    dead_symbol_pattern="StaleCursor|stale_cursor_start",
+)
 # Deletes a function lib.rs still calls: a plan with a blocking dangling reference.
-DROP_TALLY = Recipe(id="drop-tally", summary="drop the tally",
-                    deletions=(ItemTarget(LEDGER, "rust", "fn", "crate::tally_entries"),))
+DROP_TALLY = Recipe(
+    id="drop-tally", summary="drop the tally", deletions=(ItemTarget(LEDGER, "rust", "fn", "crate::tally_entries"),)
+)
 
 
 def _ids(plan) -> list[str]:
@@ -90,8 +94,12 @@ def test_the_plan_holds_its_overrides_and_the_subset_keeps_them(tmp_path: Path) 
     from codemods.plan.planner import PlanSettings
 
     root = make_tree(tmp_path / "tree", TREE)
-    recipe = Recipe(id="retire-and-rename", summary="", deletions=RETIRE_CURSOR.deletions,
-                    rewrites=(PatternRewrite("src/lib.rs", "nothing_calls_this($$$A)", "still_nothing($$$A)"),))
+    recipe = Recipe(
+        id="retire-and-rename",
+        summary="",
+        deletions=RETIRE_CURSOR.deletions,
+        rewrites=(PatternRewrite("src/lib.rs", "nothing_calls_this($$$A)", "still_nothing($$$A)"),),
+    )
     plan = plan_recipe(root, recipe, allow_unmatched=True)
     assert plan.settings == PlanSettings(allow_unmatched=True)
     assert plan.blocking == [] and "rewrite-not-found" in {f.code for f in plan.findings}
@@ -120,8 +128,13 @@ replace = "still_nothing($$$A)"
 """
 
 
-@pytest.mark.parametrize("choice", [("--skip", "retire-and-rename:struct:crate::StaleCursor"),
-                                    ("--accept", "retire-and-rename:fn:crate::stale_cursor_start")])
+@pytest.mark.parametrize(
+    "choice",
+    [
+        ("--skip", "retire-and-rename:struct:crate::StaleCursor"),
+        ("--accept", "retire-and-rename:fn:crate::stale_cursor_start"),
+    ],
+)
 def test_allow_unmatched_holds_for_accept_and_skip(tmp_path: Path, choice: tuple[str, str]) -> None:
     root = make_tree(tmp_path / "tree", TREE)
     (tmp_path / "retire.toml").write_text(RETIRE_TOML)
@@ -165,23 +178,30 @@ def bundled_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 def test_extends_keeps_the_base_insertions(tmp_path: Path, bundled_base: str) -> None:
     local = tmp_path / "local.toml"
-    local.write_text(f'extends = "{bundled_base}"\n[[insert]]\npath = "src/lib.rs"\nitem = "crate::total"\n'
-                     f'text = "// The sum of every ledger."\n')
+    local.write_text(
+        f'extends = "{bundled_base}"\n[[insert]]\npath = "src/lib.rs"\nitem = "crate::total"\n'
+        f'text = "// The sum of every ledger."\n'
+    )
     recipe = load_recipe(str(local))
     assert [i.text for i in recipe.insertions] == ["// Counted once per ledger.", "// The sum of every ledger."]
     assert len(recipe.deletions) == 1
 
 
-@pytest.mark.parametrize("own", ["", 'id = "mine"\n', 'summary = "Also trims"\n',
-                                 'check_scope = ["lib"]\ndead_symbol_pattern = "x_y"\n'])
+@pytest.mark.parametrize(
+    "own", ["", 'id = "mine"\n', 'summary = "Also trims"\n', 'check_scope = ["lib"]\ndead_symbol_pattern = "x_y"\n']
+)
 def test_both_recipe_readers_merge_extends_alike(tmp_path: Path, bundled_base: str, own: str) -> None:
     from codemods.config.settings import dead_symbol_settings
 
     local = tmp_path / "local.toml"
     local.write_text(f'extends = "{bundled_base}"\n{own}')
     recipe = load_recipe(str(local))
-    assert dead_symbol_settings(str(local)) == (recipe.id, recipe.dead_symbol_pattern, recipe.check_scope,
-                                                recipe.summary)
+    assert dead_symbol_settings(str(local)) == (
+        recipe.id,
+        recipe.dead_symbol_pattern,
+        recipe.check_scope,
+        recipe.summary,
+    )
 
 
 def test_a_python_recipe_and_a_toml_recipe_have_the_same_defaults(tmp_path: Path) -> None:
@@ -192,11 +212,18 @@ def test_a_python_recipe_and_a_toml_recipe_have_the_same_defaults(tmp_path: Path
 
 
 def test_the_dead_symbol_check_of_a_python_recipe_covers_a_tree_without_src(tmp_path: Path) -> None:
-    root = make_tree(tmp_path / "tree", {
-        "lib/ledger.rs": b"pub fn stale_cursor_start() -> u32 {\n    0\n}\n\npub fn keep() {}\n",
-        "lib/notes.rs": b"// Call stale_cursor_start() first.\npub fn other() {}\n"})
-    recipe = Recipe(id="no-src", summary="", deletions=(ItemTarget("lib/ledger.rs", "rust", "fn",
-                                                                   "crate::stale_cursor_start"),),
-                    dead_symbol_pattern="stale_cursor_start")
+    root = make_tree(
+        tmp_path / "tree",
+        {
+            "lib/ledger.rs": b"pub fn stale_cursor_start() -> u32 {\n    0\n}\n\npub fn keep() {}\n",
+            "lib/notes.rs": b"// Call stale_cursor_start() first.\npub fn other() {}\n",
+        },
+    )
+    recipe = Recipe(
+        id="no-src",
+        summary="",
+        deletions=(ItemTarget("lib/ledger.rs", "rust", "fn", "crate::stale_cursor_start"),),
+        dead_symbol_pattern="stale_cursor_start",
+    )
     plan = plan_recipe(root, recipe)
     assert [(f.path, f.line, f.code) for f in plan.blocking] == [("lib/notes.rs", 1, "unreworded-mention")]

@@ -9,8 +9,15 @@ from codemods.edit.splice import splice
 from codemods.edit.values import Edit
 from codemods.parse import RUST, _parser, forget, parse, reparse
 
-_ITEMS = [b"fn a() -> u32 {\n    1\n}\n", b"/// doc\nstruct S {\n    x: u8,\n}\n", b"\n", b"// note\n",
-          b"impl S {\n    fn m(&self) {}\n}\n", b"const C: &str = \"\xc3\xa9\";\n", b"mod m {\n    fn b() {}\n}\n"]
+_ITEMS = [
+    b"fn a() -> u32 {\n    1\n}\n",
+    b"/// doc\nstruct S {\n    x: u8,\n}\n",
+    b"\n",
+    b"// note\n",
+    b"impl S {\n    fn m(&self) {}\n}\n",
+    b'const C: &str = "\xc3\xa9";\n',
+    b"mod m {\n    fn b() {}\n}\n",
+]
 
 
 @st.composite
@@ -21,8 +28,10 @@ def spliced(draw):
     for piece in pieces:
         bounds.append(bounds[-1] + len(piece))
     cuts = sorted(draw(st.lists(st.sampled_from(bounds), max_size=6, unique=True)))
-    edits = [Edit("a.rs", start, end, draw(st.sampled_from([b""] + _ITEMS)), "t")
-             for start, end in zip(cuts[0::2], cuts[1::2])]
+    edits = [
+        Edit("a.rs", start, end, draw(st.sampled_from([b""] + _ITEMS)), "t")
+        for start, end in zip(cuts[0::2], cuts[1::2])
+    ]
     return before, edits
 
 

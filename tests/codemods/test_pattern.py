@@ -28,7 +28,9 @@ def assert_rewrites(language: str, pattern: str, template: str, before: str, aft
 
 
 def test_a_call_matches_whatever_its_layout_and_comments() -> None:
-    found = captures("crate::layers::$F(&$Q, &$K, $S)", """
+    found = captures(
+        "crate::layers::$F(&$Q, &$K, $S)",
+        """
         fn t() {
             let a = crate::layers::attend(&q, &keys, scale);
             let b = crate::layers::attend(
@@ -37,7 +39,8 @@ def test_a_call_matches_whatever_its_layout_and_comments() -> None:
                 1.0 / 8.0,
             );
         }
-    """)
+    """,
+    )
     assert found == [
         {"F": "attend", "Q": "q", "K": "keys", "S": "scale"},
         {"F": "attend", "Q": "query_rows[0]", "K": "cache.keys", "S": "1.0 / 8.0"},
@@ -45,24 +48,30 @@ def test_a_call_matches_whatever_its_layout_and_comments() -> None:
 
 
 def test_a_sequence_metavariable_takes_any_number_of_nodes() -> None:
-    found = captures("attend($Q, $$$REST)", """
+    found = captures(
+        "attend($Q, $$$REST)",
+        """
         fn t() {
             attend(q);
             attend(q, k);
             attend(q, k, v, 0.5);
         }
-    """)
+    """,
+    )
     assert found == [{"Q": "q", "REST": "k"}, {"Q": "q", "REST": "k, v, 0.5"}]
 
 
 def test_a_repeated_metavariable_must_match_equal_code() -> None:
-    found = captures("$A.max($A)", """
+    found = captures(
+        "$A.max($A)",
+        """
         fn t() {
             let x = a.max(a);
             let y = a.max(b);
             let z = rows[i + 1].max(rows[i+1]);
         }
-    """)
+    """,
+    )
     assert found == [{"A": "a"}, {"A": "rows[i + 1]"}]
 
 
@@ -71,18 +80,26 @@ def test_the_anonymous_metavariables_match_without_capturing() -> None:
 
 
 def test_macro_arguments_match_by_structure() -> None:
-    found = captures("let $V = vec![$$$ELEMENTS];", """
+    found = captures(
+        "let $V = vec![$$$ELEMENTS];",
+        """
         fn t() {
             let keys = vec![
                 k[0].as_ref().unwrap() as *const MlxArray,
                 k[1].as_ref().unwrap() as *const MlxArray,
             ];
         }
-    """)
-    assert found == [{"V": "keys", "ELEMENTS": "k[0].as_ref().unwrap() as *const MlxArray,\n"
-                                              "        k[1].as_ref().unwrap() as *const MlxArray"}]
-    assert captures("vec![$X as *const $T]", "fn t() { let v = vec![a.b() as *const Arr]; }") == \
-        [{"X": "a.b()", "T": "Arr"}]
+    """,
+    )
+    assert found == [
+        {
+            "V": "keys",
+            "ELEMENTS": "k[0].as_ref().unwrap() as *const MlxArray,\n        k[1].as_ref().unwrap() as *const MlxArray",
+        }
+    ]
+    assert captures("vec![$X as *const $T]", "fn t() { let v = vec![a.b() as *const Arr]; }") == [
+        {"X": "a.b()", "T": "Arr"}
+    ]
 
 
 def test_named_leaves_out_the_separators() -> None:
@@ -92,49 +109,68 @@ def test_named_leaves_out_the_separators() -> None:
 
 
 def test_a_statement_pattern_matches_a_let() -> None:
-    found = captures("let $OUT = $CALL($$$ARGS).unwrap();", """
+    found = captures(
+        "let $OUT = $CALL($$$ARGS).unwrap();",
+        """
         fn t() {
             let out = attend(&q, scale).unwrap();
             let other = attend(&q, scale)?;
         }
-    """)
+    """,
+    )
     assert found == [{"OUT": "out", "CALL": "attend", "ARGS": "&q, scale"}]
 
 
 def test_rewrite_with_captures_in_rust() -> None:
-    assert_rewrites(RUST, "crate::layers::old_attention($$$ARGS)", "crate::layers::attention($$$ARGS, None)", """
+    assert_rewrites(
+        RUST,
+        "crate::layers::old_attention($$$ARGS)",
+        "crate::layers::attention($$$ARGS, None)",
+        """
         fn t() {
             let a = crate::layers::old_attention(&q, &k, &v);
             let b = other(&q);
         }
-    """, """
+    """,
+        """
         fn t() {
             let a = crate::layers::attention(&q, &k, &v, None);
             let b = other(&q);
         }
-    """)
+    """,
+    )
 
 
 def test_rewrite_with_captures_in_cpp() -> None:
-    assert_rewrites(CPP, "std::make_unique<MlxArray>($X)", "wrap($X)", """
+    assert_rewrites(
+        CPP,
+        "std::make_unique<MlxArray>($X)",
+        "wrap($X)",
+        """
         std::unique_ptr<MlxArray> f(const array& a) {
             return std::make_unique<MlxArray>(a);
         }
-    """, """
+    """,
+        """
         std::unique_ptr<MlxArray> f(const array& a) {
             return wrap(a);
         }
-    """)
+    """,
+    )
 
 
 def test_cpp_patterns_match_calls_and_throws() -> None:
-    found = captures('throw std::invalid_argument($MESSAGE);', """
+    found = captures(
+        "throw std::invalid_argument($MESSAGE);",
+        """
         void f(int n) {
             if (n < 0) {
                 throw std::invalid_argument("f: n must be >= 0");
             }
         }
-    """, CPP)
+    """,
+        CPP,
+    )
     assert found == [{"MESSAGE": '"f: n must be >= 0"'}]
 
 
@@ -163,7 +199,7 @@ def test_a_replacement_naming_an_unknown_metavariable_is_an_error() -> None:
         Rewrite(Pattern("f($X)", RUST), "g($Y)").edits("t.rs", code, parse(code, RUST).root_node)
 
 
-RECIPE_FILE = '''id = "rename-attend"
+RECIPE_FILE = """id = "rename-attend"
 summary = "attend() takes its scale last; old_attend() took it first"
 
 [[rewrite]]
@@ -171,13 +207,14 @@ path = "src/layers.rs"
 item = "decode"
 pattern = "old_attend($SCALE, $$$REST)"
 replace = "attend($$$REST, $SCALE)"
-'''
+"""
 
 
 def test_recipe_files_rewrite_by_pattern_within_an_item(tmp_path: Path) -> None:
     (tmp_path / "tree/src").mkdir(parents=True)
     layers = tmp_path / "tree/src/layers.rs"
-    layers.write_bytes(dedent("""
+    layers.write_bytes(
+        dedent("""
         fn decode(q: &A, k: &A) -> A {
             old_attend(0.5, q, k)
         }
@@ -185,7 +222,8 @@ def test_recipe_files_rewrite_by_pattern_within_an_item(tmp_path: Path) -> None:
         fn prefill(q: &A, k: &A) -> A {
             old_attend(0.5, q, k)
         }
-    """))
+    """)
+    )
     (tmp_path / "rename.toml").write_text(RECIPE_FILE)
     result = CliRunner().invoke(main, ["apply", "--recipe", str(tmp_path / "rename.toml"), str(tmp_path / "tree")])
     assert result.exit_code == 0, result.output
@@ -208,8 +246,13 @@ def test_a_rewrite_rule_through_the_harness() -> None:
 
     from codemods.testing import assert_recipe
 
-    recipe = Recipe(id="swap", summary="", rewrites=(
-        PatternRewrite("src/layers.rs", "old_attend($SCALE, $$$REST)", "attend($$$REST, $SCALE)", item="decode"),))
+    recipe = Recipe(
+        id="swap",
+        summary="",
+        rewrites=(
+            PatternRewrite("src/layers.rs", "old_attend($SCALE, $$$REST)", "attend($$$REST, $SCALE)", item="decode"),
+        ),
+    )
     before = dedent_text("""
         fn decode(q: &A, k: &A) -> A {
             old_attend(0.5, q, k)
@@ -219,14 +262,20 @@ def test_a_rewrite_rule_through_the_harness() -> None:
             old_attend(0.5, q, k)
         }
     """)
-    assert_recipe({"src/layers.rs": before}, recipe,
-                  {"src/layers.rs": before.replace("old_attend(0.5, q, k)", "attend(q, k, 0.5)", 1)})
+    assert_recipe(
+        {"src/layers.rs": before},
+        recipe,
+        {"src/layers.rs": before.replace("old_attend(0.5, q, k)", "attend(q, k, 0.5)", 1)},
+    )
 
 
-@pytest.mark.parametrize(("pattern", "replace", "error"), [
-    ("attend(", "x", "does not parse as rust"),
-    ("attend($X)", "other($Y)", "the replacement uses $Y, which the pattern does not capture"),
-])
+@pytest.mark.parametrize(
+    ("pattern", "replace", "error"),
+    [
+        ("attend(", "x", "does not parse as rust"),
+        ("attend($X)", "other($Y)", "the replacement uses $Y, which the pattern does not capture"),
+    ],
+)
 def test_a_bad_rewrite_rule_is_a_usage_error(tmp_path: Path, pattern: str, replace: str, error: str) -> None:
     (tmp_path / "tree").mkdir()
     recipe = tmp_path / "bad.toml"
@@ -237,7 +286,11 @@ def test_a_bad_rewrite_rule_is_a_usage_error(tmp_path: Path, pattern: str, repla
 
 
 def test_a_statement_rewritten_to_nothing_goes_with_its_lines() -> None:
-    assert_rewrites(RUST, "if $C.glows { $$$BODY }", "", """
+    assert_rewrites(
+        RUST,
+        "if $C.glows { $$$BODY }",
+        "",
+        """
         fn paint(lamp: &Lamp, out: &mut Out) {
             out.push(1);
             if lamp.glows {
@@ -245,27 +298,35 @@ def test_a_statement_rewritten_to_nothing_goes_with_its_lines() -> None:
             }
             out.push(3);
         }
-    """, """
+    """,
+        """
         fn paint(lamp: &Lamp, out: &mut Out) {
             out.push(1);
             out.push(3);
         }
-    """)
+    """,
+    )
 
 
 def test_a_cpp_statement_rewritten_to_nothing_goes_with_its_line() -> None:
-    assert_rewrites(CPP, "lamp.dim();", "", """
+    assert_rewrites(
+        CPP,
+        "lamp.dim();",
+        "",
+        """
         void paint(Lamp& lamp) {
           lamp.on();
           lamp.dim();
           lamp.off();
         }
-    """, """
+    """,
+        """
         void paint(Lamp& lamp) {
           lamp.on();
           lamp.off();
         }
-    """)
+    """,
+    )
 
 
 def test_a_pattern_of_thousands_of_statements_matches_without_deep_recursion() -> None:

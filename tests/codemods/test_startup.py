@@ -20,7 +20,7 @@ HOUSE = Path(__file__).resolve().parents[2]
 
 # A module of the house's with the shapes the engine's dataclasses have: frozen, defaults,
 # default factories, a return annotation, keyword-only fields, ordering and slots.
-PROBE = textwrap.dedent('''
+PROBE = textwrap.dedent("""
     from __future__ import annotations
     from dataclasses import dataclass, field
 
@@ -39,7 +39,7 @@ PROBE = textwrap.dedent('''
     class Options:
         strict: bool = False
         width: int = 100
-''')
+""")
 
 
 def _probe(module_name: str) -> dict:
@@ -62,8 +62,20 @@ def _shape(cls: type) -> list:
             found.append((name, function))
             continue
         code = function.__code__
-        found.append((name, code.co_code, code.co_consts, code.co_names, code.co_varnames, code.co_filename,
-                      code.co_flags, function.__annotations__, function.__defaults__, function.__kwdefaults__))
+        found.append(
+            (
+                name,
+                code.co_code,
+                code.co_consts,
+                code.co_names,
+                code.co_varnames,
+                code.co_filename,
+                code.co_flags,
+                function.__annotations__,
+                function.__defaults__,
+                function.__kwdefaults__,
+            )
+        )
     return found
 
 
@@ -81,23 +93,33 @@ def installed():
 def test_the_command_defines_the_engines_dataclasses_through_the_table() -> None:
     """The console script installs the table before the engine is imported (the atexit hook
     below runs inside the command's quick exit)."""
-    code = ("import atexit, dataclasses, sys\n"
-            "sys.argv = ['codemod', 'recipes']\n"
-            "import codemods.startup as s\n"
-            "atexit.register(lambda: print('TABLE', s._installed, vars(dataclasses).get('exec') is s._exec))\n"
-            "from codemods.cli.entry import run\n"
-            "run()\n")
-    result = subprocess.run([sys.executable, "-c", code], cwd=HOUSE, capture_output=True, text=True, timeout=120,
-                            env={k: v for k, v in os.environ.items() if k != "CODEMOD_DATACLASS_CACHE"})
+    code = (
+        "import atexit, dataclasses, sys\n"
+        "sys.argv = ['codemod', 'recipes']\n"
+        "import codemods.startup as s\n"
+        "atexit.register(lambda: print('TABLE', s._installed, vars(dataclasses).get('exec') is s._exec))\n"
+        "from codemods.cli.entry import run\n"
+        "run()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=HOUSE,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "CODEMOD_DATACLASS_CACHE"},
+    )
     assert result.returncode == 0, result.stderr
     assert "TABLE True True" in result.stdout
 
 
 def test_importing_the_library_leaves_the_standard_library_alone() -> None:
-    code = ("import dataclasses, codemods, codemods.plan.planner, codemods.cli.main, codemods.edit\n"
-            "from codemods import plan_recipe\n"
-            "import codemods.startup as s\n"
-            "print(s._installed, 'exec' in vars(dataclasses))\n")
+    code = (
+        "import dataclasses, codemods, codemods.plan.planner, codemods.cli.main, codemods.edit\n"
+        "from codemods import plan_recipe\n"
+        "import codemods.startup as s\n"
+        "print(s._installed, 'exec' in vars(dataclasses))\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=HOUSE, capture_output=True, text=True, timeout=120)
     assert result.stdout.split() == ["False", "False"], result.stderr
 
@@ -130,14 +152,14 @@ def test_another_packages_classes_are_compiled_as_before(installed) -> None:
 
 def _run(code: str, table: Path, **env: str) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | env
-    prelude = ("import codemods.startup as s\n"
-               f"s.table_path = lambda: {str(table)!r}\n")
-    return subprocess.run([sys.executable, "-c", prelude + code], env=environment, cwd=HOUSE,
-                          capture_output=True, text=True, timeout=120)
+    prelude = f"import codemods.startup as s\ns.table_path = lambda: {str(table)!r}\n"
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code], env=environment, cwd=HOUSE, capture_output=True, text=True, timeout=120
+    )
 
 
 # A process that defines one class of the house after pointing the table elsewhere.
-_DEFINE = textwrap.dedent('''
+_DEFINE = textwrap.dedent("""
     s.install()
     import sys
     module = sys.modules["codemods._probe_child"] = type(sys)("codemods._probe_child")
@@ -145,14 +167,16 @@ _DEFINE = textwrap.dedent('''
          module.__dict__)
     assert module.P() == module.P(1)
     print(len(s._table))
-''')
+""")
 
 
 def test_a_table_of_another_interpreter_or_a_broken_one_is_ignored_and_replaced(tmp_path) -> None:
     table = tmp_path / "table.dataclasses"
-    for content in (b"\x00\x01\x02\x03" + marshal.dumps({"x": compile("1", "<string>", "exec")}),
-                    startup.MAGIC_NUMBER + b"not marshal data",
-                    startup.MAGIC_NUMBER + marshal.dumps(["a list"])):
+    for content in (
+        b"\x00\x01\x02\x03" + marshal.dumps({"x": compile("1", "<string>", "exec")}),
+        startup.MAGIC_NUMBER + b"not marshal data",
+        startup.MAGIC_NUMBER + marshal.dumps(["a list"]),
+    ):
         table.write_bytes(content)
         result = _run(_DEFINE, table)
         assert result.returncode == 0, result.stderr
@@ -181,10 +205,18 @@ def test_the_table_is_written_as_bytecode_is(tmp_path) -> None:
 
 
 def test_it_can_be_turned_off() -> None:
-    result = subprocess.run([sys.executable, "-c", "import dataclasses, codemods.startup as s; s.install(); "
-                             "print(s._installed, 'exec' in vars(dataclasses))"],
-                            env=os.environ | {"CODEMOD_DATACLASS_CACHE": "0"}, cwd=HOUSE, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import dataclasses, codemods.startup as s; s.install(); print(s._installed, 'exec' in vars(dataclasses))",
+        ],
+        env=os.environ | {"CODEMOD_DATACLASS_CACHE": "0"},
+        cwd=HOUSE,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.stdout.split() == ["False", "False"], result.stderr
 
 

@@ -24,8 +24,9 @@ SETTLED = """
     }
 """
 
-DROP_LEGACY = Recipe(id="drop-legacy-settle", summary="",
-                     deletions=(ItemTarget("src/ledger.rs", "rust", "fn", "crate::settle_legacy"),))
+DROP_LEGACY = Recipe(
+    id="drop-legacy-settle", summary="", deletions=(ItemTarget("src/ledger.rs", "rust", "fn", "crate::settle_legacy"),)
+)
 
 
 def test_a_recipe_that_does_what_the_test_says_passes() -> None:
@@ -35,8 +36,9 @@ def test_a_recipe_that_does_what_the_test_says_passes() -> None:
 
 def test_trees_are_mappings_of_paths_and_unchanged_files_count() -> None:
     readme = "The ledger settles totals.\n"
-    assert_recipe({"src/ledger.rs": LEDGER, "README.md": readme}, DROP_LEGACY,
-                  {"src/ledger.rs": SETTLED, "README.md": readme})
+    assert_recipe(
+        {"src/ledger.rs": LEDGER, "README.md": readme}, DROP_LEGACY, {"src/ledger.rs": SETTLED, "README.md": readme}
+    )
 
 
 def test_another_result_fails_with_the_diff() -> None:
@@ -45,8 +47,9 @@ def test_another_result_fails_with_the_diff() -> None:
 
 
 def test_a_blocking_finding_fails_unless_expected() -> None:
-    misspelt = Recipe(id="misspelt", summary="",
-                      deletions=(ItemTarget("src/ledger.rs", "rust", "fn", "crate::settle_legacyy"),))
+    misspelt = Recipe(
+        id="misspelt", summary="", deletions=(ItemTarget("src/ledger.rs", "rust", "fn", "crate::settle_legacyy"),)
+    )
     with pytest.raises(AssertionError, match="no item crate::settle_legacyy"):
         assert_recipe(LEDGER, misspelt, LEDGER, path="src/ledger.rs")
     plan = assert_recipe(LEDGER, misspelt, LEDGER, path="src/ledger.rs", blocking=["no-such-item"])
@@ -56,8 +59,11 @@ def test_a_blocking_finding_fails_unless_expected() -> None:
 
 
 def test_a_recipe_that_is_not_idempotent_fails() -> None:
-    doubling = Recipe(id="doubling", summary="", rewrites=(
-        PatternRewrite("src/ledger.rs", pattern="total + 0", replace="total + 0 + 0"),))
+    doubling = Recipe(
+        id="doubling",
+        summary="",
+        rewrites=(PatternRewrite("src/ledger.rs", pattern="total + 0", replace="total + 0 + 0"),),
+    )
     doubled = LEDGER.replace("total + 0", "total + 0 + 0")
     with pytest.raises(AssertionError, match="not idempotent"):
         assert_recipe(LEDGER, doubling, doubled, path="src/ledger.rs")

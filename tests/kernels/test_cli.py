@@ -13,8 +13,25 @@ def run(command, args):
 
 
 def test_ssm_diff_table_passes_the_seed_case_on_cpu():
-    result = run(ssm_diff_main, ["--shape", "granite-4.0-h-tiny", "--batch", "1", "--act-dtype", "bf16",
-                                 "--a-log-dtype", "bf16", "--state-dtype", "f32", "--seed", "2069", "--device", "cpu"])
+    result = run(
+        ssm_diff_main,
+        [
+            "--shape",
+            "granite-4.0-h-tiny",
+            "--batch",
+            "1",
+            "--act-dtype",
+            "bf16",
+            "--a-log-dtype",
+            "bf16",
+            "--state-dtype",
+            "f32",
+            "--seed",
+            "2069",
+            "--device",
+            "cpu",
+        ],
+    )
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert [line.split()[0] for line in lines[2:6]] == ["dt", "dA", "state", "out"]
@@ -22,11 +39,26 @@ def test_ssm_diff_table_passes_the_seed_case_on_cpu():
 
 
 @pytest.mark.parametrize(
-    ("inject", "stage"), [("state-bf16", "state"), ("dt-bf16", "dt"), ("dt-sum-bf16", "dt"), ("dA-bf16", "dA"), ("D-bf16", "out")]
+    ("inject", "stage"),
+    [("state-bf16", "state"), ("dt-bf16", "dt"), ("dt-sum-bf16", "dt"), ("dA-bf16", "dA"), ("D-bf16", "out")],
 )
 def test_ssm_diff_json_names_the_injected_stage(inject, stage):
-    result = run(ssm_diff_main, ["--shape", "nemotron-h", "--act-dtype", "f32", "--a-log-dtype", "f32",
-                                 "--seed", "2071", "--inject", inject, "--json"])
+    result = run(
+        ssm_diff_main,
+        [
+            "--shape",
+            "nemotron-h",
+            "--act-dtype",
+            "f32",
+            "--a-log-dtype",
+            "f32",
+            "--seed",
+            "2071",
+            "--inject",
+            inject,
+            "--json",
+        ],
+    )
     assert result.exit_code == 1
     report = json.loads(result.output)
     assert report["first_failing_stage"] == stage

@@ -7,10 +7,7 @@ from kernels import SHAPES, STAGE_NAMES, Injection, UpdateConfig, make_inputs, n
 from kernels.emulation import emulate_update
 from kernels.reference import reference_float64
 
-pytestmark = [
-    pytest.mark.cuda,
-    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-]
+pytestmark = [pytest.mark.cuda, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
 
 
 @pytest.mark.parametrize("dtypes", [("f32", "f32", "f32"), ("bf16", "bf16", "f32"), ("bf16", "f32", "bf16")])
@@ -48,7 +45,10 @@ def test_an_upstream_shaped_tree_kernel_runs_within_the_f32_budget():
     from kernels.tree_diff import tree_reports
 
     kernels = find_tree_kernels(Path(__file__).parent / "fixtures" / "upstream_shaped")
-    configs = (UpdateConfig(SHAPES["granite-4.0-h-tiny"], 2, "bf16", "f32", "f32", 2072), UpdateConfig(SHAPES["nemotron-h"], 2, "f32", "f32", "f32", 2070))
+    configs = (
+        UpdateConfig(SHAPES["granite-4.0-h-tiny"], 2, "bf16", "f32", "f32", 2072),
+        UpdateConfig(SHAPES["nemotron-h"], 2, "f32", "f32", "f32", 2070),
+    )
     reports = tree_reports(kernels, configs)
     assert len(reports) == 4
     for report in reports:
@@ -60,6 +60,8 @@ def test_the_corpus_kernel_runs_beside_the_faithful_one(corpus):
     from kernels.tree import find_tree_kernels
     from kernels.tree_diff import tree_reports
 
-    (report,) = tree_reports(find_tree_kernels(corpus), (UpdateConfig(SHAPES["granite-4.0-h-tiny"], 1, "bf16", "bf16", "f32", 2069),))
+    (report,) = tree_reports(
+        find_tree_kernels(corpus), (UpdateConfig(SHAPES["granite-4.0-h-tiny"], 1, "bf16", "bf16", "f32", 2069),)
+    )
     assert report.first_failing_stage is None
     assert [s.name for s in report.stages] == ["dt", "state", "out"]

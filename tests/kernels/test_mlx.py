@@ -68,7 +68,8 @@ def _draws_by_key(check):
 
     act = {"f32": mx.float32, "bf16": mx.bfloat16}[check.act_dtype]
     a_log = mx.log(mx.random.uniform(1.0, 16.0, [s.heads], key=next_key())).astype(
-        {"f32": mx.float32, "bf16": mx.bfloat16}[check.a_log_dtype])
+        {"f32": mx.float32, "bf16": mx.bfloat16}[check.a_log_dtype]
+    )
     draws.append(("A_log", a_log))
     draws.append(("dt_bias", mx.random.uniform(-3.0, -1.0, [s.heads], key=next_key()).astype(act)))
     draws.append(("x", mx.random.normal([s.batch, 1, s.heads, s.head_dim], key=next_key()).astype(act)))
@@ -131,8 +132,17 @@ def test_the_generated_launch_is_the_trees(corpus_kernel, tree):
     """Template arguments, grid, threadgroup, inputs and the dt chain as the tree's launch site writes them."""
     kernel = corpus_kernel
     source = (tree / kernel.launch.where.path).read_text()
-    for text in ('{"T", input_type}', '{"U", state_type}', '{"Dh", dh}', '{"Ds", ds}', '{"H", h}', '{"G", g}',
-                 "std::make_tuple(32, dh, h * n)", "std::make_tuple(32, 8, 1)", "astype(D.inner, input_type)"):
+    for text in (
+        '{"T", input_type}',
+        '{"U", state_type}',
+        '{"Dh", dh}',
+        '{"Ds", ds}',
+        '{"H", h}',
+        '{"G", g}',
+        "std::make_tuple(32, dh, h * n)",
+        "std::make_tuple(32, 8, 1)",
+        "astype(D.inner, input_type)",
+    ):
         assert text in source
     check = CHECKS[2070]
     site = bind(kernel, check, make_case(check))
@@ -241,8 +251,9 @@ def test_the_probe_matches_the_kernel_and_the_tests_budget(corpus_kernel, seed):
 @needs_cuda
 @pytest.mark.cuda
 def test_engine_mlx_runs_every_mode(tree):
-    result = CliRunner().invoke(ssm_diff_main, ["--engine", "mlx", "--tree", str(tree), "--check", "2069",
-                                                "--check", "2070", "--json"])
+    result = CliRunner().invoke(
+        ssm_diff_main, ["--engine", "mlx", "--tree", str(tree), "--check", "2069", "--check", "2070", "--json"]
+    )
     assert result.exit_code in (0, 1), result.output
     report = json.loads(result.output)
     assert set(report["modes"]) == {"one process", "fresh", "shared cache", "module reuse"}

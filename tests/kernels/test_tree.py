@@ -53,7 +53,14 @@ def test_corpus_call_site_evaluates_on_an_update(corpus):
     (kernel,) = find_tree_kernels(corpus)
     launch = launch_for(kernel, NEMOTRON, "bf16", "f32", batch=2)
     assert launch.grid == (32, 64, 2 * 128) and launch.threadgroup == (32, 8, 1) and launch.blocks == (1, 8, 256)
-    assert dict(launch.template_values) == {"T": torch.bfloat16, "U": torch.float32, "Dh": 64, "Ds": 128, "H": 128, "G": 16}
+    assert dict(launch.template_values) == {
+        "T": torch.bfloat16,
+        "U": torch.float32,
+        "Dh": 64,
+        "Ds": 128,
+        "H": 128,
+        "G": 16,
+    }
     assert [op.split()[0] for op in launch.dt_chain] == ["astype(float32)", "add", "exp", "log1p", "clip"]
     assert [t.shape for t in launch.outputs] == [(2, 1, 128, 64), (2, 128, 64, 128)]
     assert launch.module_name == "custom_kernel_ssm_kernel_cu_bfloat16_float32_64_128_128_16"
@@ -117,7 +124,11 @@ def test_show_kernel_json_lists_each_instance():
     [
         ("std::make_tuple(32, 4, 1),", "block_shape(),", "no call site launching"),
         ("astype(d_in.inner, act)", "scaled(d_in.inner)", "unsupported call scaled"),
-        ("std::make_tuple(32, head_dim, heads * batch)", "std::make_tuple(32, head_dim, rows(heads))", "cannot read the call site at"),
+        (
+            "std::make_tuple(32, head_dim, heads * batch)",
+            "std::make_tuple(32, head_dim, rows(heads))",
+            "cannot read the call site at",
+        ),
     ],
     ids=["no-launch", "unreadable-input", "unreadable-grid"],
 )

@@ -86,12 +86,16 @@ class Overload:
     def takes(self, arguments: list[str | None]) -> bool:
         """Whether a call with these arguments (their categories, None where not known) can call it."""
         fewest, most = self.arity
-        return fewest <= len(arguments) and (most is None or len(arguments) <= most) \
+        return (
+            fewest <= len(arguments)
+            and (most is None or len(arguments) <= most)
             and all(argument_fits(a, p) for a, p in zip(arguments, self.signature))
+        )
 
 
-def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[tuple[str, str], ...] = (),
-                      kept: Sequence[CppItem] = ()) -> list[DeletedCppItem]:
+def deleted_cpp_items(
+    path: str, items: list[CppItem], namespace_macros: tuple[tuple[str, str], ...] = (), kept: Sequence[CppItem] = ()
+) -> list[DeletedCppItem]:
     """The resolver's view of the items `delete_cpp_items` deleted in one file; `kept` are the
     file's items the plan keeps (the overloads of a deleted function's name among them stay)."""
     found = []
@@ -100,14 +104,32 @@ def deleted_cpp_items(path: str, items: list[CppItem], namespace_macros: tuple[t
         # A type a source file (no header) defines is its own: another translation unit that names
         # a type of that name defines or includes its own (unless it includes this file).
         local = (has_internal_linkage(node) or item.kind in _TYPE_ITEM_KINDS) and not path.endswith(HEADER_SUFFIXES)
-        survivors = tuple(dict.fromkeys(
-            Overload(function_arity(k.node) or (0, None), k.signature, k.scope[-1] if is_member(k) and k.scope else "")
-            for k in kept
-            if (k.qualified_name == item.qualified_name or operator_symbol(item.name) and k.name == item.name)
-            and k.signature is not None and k.signature != item.signature))
-        found.append(DeletedCppItem(path, item.name, item.scope, item.kind, local,
-                                    function_arity(node) if item.signature is not None else None, namespace_macros,
-                                    item.signature, survivors, is_member(item), is_forward_declaration(item)))
+        survivors = tuple(
+            dict.fromkeys(
+                Overload(
+                    function_arity(k.node) or (0, None), k.signature, k.scope[-1] if is_member(k) and k.scope else ""
+                )
+                for k in kept
+                if (k.qualified_name == item.qualified_name or operator_symbol(item.name) and k.name == item.name)
+                and k.signature is not None
+                and k.signature != item.signature
+            )
+        )
+        found.append(
+            DeletedCppItem(
+                path,
+                item.name,
+                item.scope,
+                item.kind,
+                local,
+                function_arity(node) if item.signature is not None else None,
+                namespace_macros,
+                item.signature,
+                survivors,
+                is_member(item),
+                is_forward_declaration(item),
+            )
+        )
     return found
 
 
@@ -116,7 +138,8 @@ def is_member(item: CppItem) -> bool:
     of line with a qualifier (`Money::operator+`)."""
     parent = item.node.parent
     return (parent is not None and parent.type == "field_declaration_list") or (
-        item.kind == "function" and bool(item.qualifier))
+        item.kind == "function" and bool(item.qualifier)
+    )
 
 
 def function_arity(node: tree_sitter.Node) -> tuple[int, int | None] | None:
@@ -142,8 +165,14 @@ def _in_anonymous_namespace(node: tree_sitter.Node) -> bool:
 
 def declaration_of(node: tree_sitter.Node) -> tree_sitter.Node:
     while node.type == "template_declaration":
-        inner = next((c for c in node.named_children if c.type in ("function_definition", "declaration",
-                                                                    "field_declaration", "template_declaration")), None)
+        inner = next(
+            (
+                c
+                for c in node.named_children
+                if c.type in ("function_definition", "declaration", "field_declaration", "template_declaration")
+            ),
+            None,
+        )
         if inner is None:
             return node
         node = inner

@@ -36,8 +36,13 @@ def clang_format(source: bytes, root: Path, path: str) -> bytes | None:
     if tool is None or style_file(root, path) is None:
         return None
     try:
-        result = subprocess.run([tool, f"--assume-filename={Path(root) / path}", "--style=file"], input=source,
-                                capture_output=True, cwd=root, timeout=60)
+        result = subprocess.run(
+            [tool, f"--assume-filename={Path(root) / path}", "--style=file"],
+            input=source,
+            capture_output=True,
+            cwd=root,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return result.stdout if result.returncode == 0 else None

@@ -47,16 +47,21 @@ def declared_by_a_base(item: DeletedCppItem, pool: list[CppItem]) -> bool:
     return False
 
 
-def without_redeclarations(items: list[DeletedCppItem], includes_of: Callable[[str], set[str]],
-                           items_of: Callable[[str], list[CppItem]],
-                           memo: dict[tuple[str, str, tuple[str, ...]], bool]) -> list[DeletedCppItem]:
+def without_redeclarations(
+    items: list[DeletedCppItem],
+    includes_of: Callable[[str], set[str]],
+    items_of: Callable[[str], list[CppItem]],
+    memo: dict[tuple[str, str, tuple[str, ...]], bool],
+) -> list[DeletedCppItem]:
     """`items` less the member functions a base of their class declares too (once per plan)."""
     kept = []
     for item in items:
         key = (item.path, item.name, item.visible_namespace)
         if key not in memo:
             memo[key] = item.member and declared_by_a_base(
-                item, [*items_of(item.path), *(i for header in sorted(includes_of(item.path)) for i in items_of(header))])
+                item,
+                [*items_of(item.path), *(i for header in sorted(includes_of(item.path)) for i in items_of(header))],
+            )
         if not memo[key]:
             kept.append(item)
     return kept

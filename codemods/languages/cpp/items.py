@@ -36,21 +36,42 @@ import tree_sitter
 from codemods.parse import CPP, node_text, parse
 from codemods.edit.item_spans import last_row, starts_own_line
 from codemods.languages.cpp.preprocessor import (
-    BRANCH_KINDS, Branch, NamespaceRegion, branch_condition, branches, masked_namespace_macros,
+    BRANCH_KINDS,
+    Branch,
+    NamespaceRegion,
+    branch_condition,
+    branches,
+    masked_namespace_macros,
 )
 from codemods.languages.cpp.signature import parameters_signature, parse_signature, spelled
 
 # Declarator wrappers to look through when finding a function's name.
 _DECLARATOR_WRAPPERS = {"pointer_declarator", "reference_declarator", "parenthesized_declarator"}
 # Declarator wrappers to look through when finding a variable's name.
-_VARIABLE_WRAPPERS = {"init_declarator", "pointer_declarator", "reference_declarator", "array_declarator",
-                      "parenthesized_declarator", "attributed_declarator"}
+_VARIABLE_WRAPPERS = {
+    "init_declarator",
+    "pointer_declarator",
+    "reference_declarator",
+    "array_declarator",
+    "parenthesized_declarator",
+    "attributed_declarator",
+}
 # The type specifiers that are items, and the kind of each.
-_TYPE_KINDS = {"class_specifier": "class", "struct_specifier": "struct", "union_specifier": "union",
-               "enum_specifier": "enum"}
+_TYPE_KINDS = {
+    "class_specifier": "class",
+    "struct_specifier": "struct",
+    "union_specifier": "union",
+    "enum_specifier": "enum",
+}
 # What a `template <...>` head may hold.
-_TEMPLATED = ("function_definition", "declaration", "field_declaration", "alias_declaration", "template_declaration",
-              *_TYPE_KINDS)
+_TEMPLATED = (
+    "function_definition",
+    "declaration",
+    "field_declaration",
+    "alias_declaration",
+    "template_declaration",
+    *_TYPE_KINDS,
+)
 # An operator function's name (group 1: the operator), and a name ending in the call operator.
 _OPERATOR = re.compile(r"operator\b\s*(.+)", re.S)
 _CALL_OPERATOR = re.compile(r"(.*?\boperator\s*\(\s*\))(.*)", re.S)
@@ -253,8 +274,8 @@ def _variable_names(node: tree_sitter.Node) -> list[tuple[tuple[str, ...], str]]
         declarator: tree_sitter.Node | None = written
         while declarator is not None and declarator.type in _VARIABLE_WRAPPERS:
             declarator = declarator.child_by_field_name("declarator") or next(
-                (c for c in declarator.named_children if c.type.endswith("declarator") or "identifier" in c.type),
-                None)
+                (c for c in declarator.named_children if c.type.endswith("declarator") or "identifier" in c.type), None
+            )
         if declarator is not None and declarator.type in ("identifier", "qualified_identifier", "field_identifier"):
             split = _split_qualified(declarator)
             if split is not None:
@@ -270,8 +291,8 @@ def _type_alias_name(node: tree_sitter.Node) -> str | None:
     declarator = node.child_by_field_name("declarator")
     while declarator is not None and declarator.type != "type_identifier":
         declarator = declarator.child_by_field_name("declarator") or next(
-            (c for c in declarator.named_children if c.type.endswith("declarator") or c.type == "type_identifier"),
-            None)
+            (c for c in declarator.named_children if c.type.endswith("declarator") or c.type == "type_identifier"), None
+        )
     return node_text(declarator) if declarator is not None else None
 
 
@@ -301,7 +322,7 @@ def _is_member_annotation_macro(source: bytes, node: tree_sitter.Node) -> bool:
     if len(kids) > 1 and (kids[1].type != "(" or kids[-1].type != ")"):
         return False
     line_end = source.find(b"\n", node.end_byte)
-    return not source[node.end_byte:len(source) if line_end < 0 else line_end].strip()
+    return not source[node.end_byte : len(source) if line_end < 0 else line_end].strip()
 
 
 def is_annotation_macro_semicolon(source: bytes, node: tree_sitter.Node) -> bool:
@@ -337,8 +358,9 @@ def leading_start(source: bytes, node: tree_sitter.Node) -> int:
     return first.start_byte
 
 
-def enclosing_scopes(node: tree_sitter.Node, regions: tuple[NamespaceRegion, ...] = (),
-                     classes: bool = False) -> tuple[str, ...]:
+def enclosing_scopes(
+    node: tree_sitter.Node, regions: tuple[NamespaceRegion, ...] = (), classes: bool = False
+) -> tuple[str, ...]:
     """The namespaces around `node`, outermost first: named ones by name, an anonymous one as
     "", those a macro pair opens (`regions`) in their place; with `classes`, the classes,
     structs and unions around it too."""
@@ -358,14 +380,17 @@ def enclosing_scopes(node: tree_sitter.Node, regions: tuple[NamespaceRegion, ...
     return tuple(name for _, names in sorted(found) for name in names)
 
 
-def parsed(source: bytes, namespace_macros: Iterable[tuple[str, str]] = ()) -> tuple[tree_sitter.Tree, tuple[NamespaceRegion, ...]]:
+def parsed(
+    source: bytes, namespace_macros: Iterable[tuple[str, str]] = ()
+) -> tuple[tree_sitter.Tree, tuple[NamespaceRegion, ...]]:
     """The tree of `source` with its namespace macro lines blanked out, and the regions they open."""
     masked, regions = masked_namespace_macros(source, tuple(namespace_macros))
     return parse(masked, CPP), regions
 
 
-def cpp_items(source: bytes, tree: tree_sitter.Tree | None = None,
-              namespace_macros: Iterable[tuple[str, str]] = ()) -> list[CppItem]:
+def cpp_items(
+    source: bytes, tree: tree_sitter.Tree | None = None, namespace_macros: Iterable[tuple[str, str]] = ()
+) -> list[CppItem]:
     """The items of a C++ file (see the module doc). `tree` is used when no namespace macro
     changes what is parsed."""
     masked, regions = masked_namespace_macros(source, tuple(namespace_macros))
@@ -409,9 +434,21 @@ def _cpp_items(source: bytes, tree: tree_sitter.Tree, regions: tuple[NamespaceRe
     def add(item: _Declared, node: tree_sitter.Node, classes: tuple[str, ...]) -> None:
         namespace = tuple(n for n in enclosing_scopes(node, regions) if n)
         stop = _end_with_semicolon(node) if node.type in _TYPE_KINDS else None
-        found.append(CppItem(item.kind, item.name, namespace + classes + item.qualifier, node,
-                             leading_start(source, node), stop, branches(node), item.names, item.qualifier,
-                             parameters=item.parameters, function=item.function))
+        found.append(
+            CppItem(
+                item.kind,
+                item.name,
+                namespace + classes + item.qualifier,
+                node,
+                leading_start(source, node),
+                stop,
+                branches(node),
+                item.names,
+                item.qualifier,
+                parameters=item.parameters,
+                function=item.function,
+            )
+        )
 
     def visit_item(node: tree_sitter.Node, classes: tuple[str, ...]) -> None:
         inner = node
@@ -478,8 +515,7 @@ def is_forward_declaration(item: CppItem) -> bool:
     """Whether a class, struct, union or enum item is a declaration without a body (`class Klass;`)."""
     node = item.node
     while node.type == "template_declaration":
-        node = next((c for c in node.named_children if c.type in _TYPE_KINDS or c.type == "template_declaration"),
-                    node)
+        node = next((c for c in node.named_children if c.type in _TYPE_KINDS or c.type == "template_declaration"), node)
         if node is item.node:
             return False
     return node.type in _TYPE_KINDS and node.child_by_field_name("body") is None

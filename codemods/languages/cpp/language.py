@@ -10,7 +10,14 @@ import tree_sitter
 
 from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.core.registry import (
-    CPP, LANGUAGES, DeletedWith, Deletions, LanguageOperations, PlanState, References, language_of,
+    CPP,
+    LANGUAGES,
+    DeletedWith,
+    Deletions,
+    LanguageOperations,
+    PlanState,
+    References,
+    language_of,
 )
 from codemods.parse import error_nodes, identifier_hits, parse
 from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedRecord, Reference, deleted_file
@@ -41,8 +48,14 @@ def identifiers(source: bytes, tree: tree_sitter.Tree, hits: list[tuple[int, int
     return identifier_hits(tree, hits, LANGUAGES[CPP].identifier_kinds)
 
 
-def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin: str,
-                 absent: Callable[[], bool] | None, deleted: DeletedRecord) -> Deletions:
+def delete_items(
+    path: str,
+    source: bytes,
+    targets: Sequence[ItemTarget],
+    origin: str,
+    absent: Callable[[], bool] | None,
+    deleted: DeletedRecord,
+) -> Deletions:
     cpp_targets = [CppTarget(t.kind, t.name, t.branch) for t in targets]
     macros = next((tuple(t.namespace_macros) for t in targets if t.namespace_macros), ())
     taken = delete_cpp_items(path, source, cpp_targets, origin, absent, macros)
@@ -51,8 +64,13 @@ def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin
     return Deletions(tuple(deletion_edits(path, source, taken.taken)), tuple(taken.findings))
 
 
-def files_deleted_with(deleted: DeletedRecord, read: Callable[[str], bytes | None], origin: str,
-                       root: Path | None = None, targets: Sequence[ItemTarget] = ()) -> DeletedWith:
+def files_deleted_with(
+    deleted: DeletedRecord,
+    read: Callable[[str], bytes | None],
+    origin: str,
+    root: Path | None = None,
+    targets: Sequence[ItemTarget] = (),
+) -> DeletedWith:
     """What goes with the plan's deletions in the tree's other C++ files: the out-of-line member
     definitions (`void Klass::f() {...}` in a .cc file) of the classes it deletes, and those of
     the static data members it deletes (`int Klass::count = 0;`), with the namespaces and
@@ -87,8 +105,9 @@ def file_deleted(path: str, source: bytes, deleted: DeletedRecord) -> list[Findi
     return []
 
 
-def _include_references(path: str, text: bytes, files: list[DeletedFile],
-                        exists: Callable[[str], bool]) -> list[Reference]:
+def _include_references(
+    path: str, text: bytes, files: list[DeletedFile], exists: Callable[[str], bool]
+) -> list[Reference]:
     """The `#include` lines of `text` (the file `path`) that read one of the deleted `files`."""
     gone = {f.path for f in files}
     found = []
@@ -98,15 +117,21 @@ def _include_references(path: str, text: bytes, files: list[DeletedFile],
             continue
         read = resolve_include(path, written, exists)
         if read in gone:
-            found.append(Reference(path, start, end, written, DEFINITE, "include",
-                                   f"#include of {read}, a file the recipe deletes"))
+            found.append(
+                Reference(
+                    path, start, end, written, DEFINITE, "include", f"#include of {read}, a file the recipe deletes"
+                )
+            )
     return found
 
 
 def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]:
     wanted = tuple(name.split("::"))
-    return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
-            for item in cpp_items(source, tree) if (*item.scope, item.name)[-len(wanted):] == wanted]
+    return [
+        Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node)
+        for item in cpp_items(source, tree)
+        if (*item.scope, item.name)[-len(wanted) :] == wanted
+    ]
 
 
 def named_items(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int, str]]:

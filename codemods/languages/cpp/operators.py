@@ -26,9 +26,13 @@ import tree_sitter
 from codemods.languages.cpp.signature import argument_fits, type_category
 
 # The expressions that apply an operator, with the fields of their operands in order.
-_OPERAND_FIELDS = {"binary_expression": ("left", "right"), "assignment_expression": ("left", "right"),
-                   "unary_expression": ("argument",), "update_expression": ("argument",),
-                   "pointer_expression": ("argument",)}
+_OPERAND_FIELDS = {
+    "binary_expression": ("left", "right"),
+    "assignment_expression": ("left", "right"),
+    "unary_expression": ("argument",),
+    "update_expression": ("argument",),
+    "pointer_expression": ("argument",),
+}
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _NOT_CLASS_WORDS = frozenset({"const", "volatile", "std", "unsigned", "signed", "struct", "class", "typename"})
 # Declared types that say nothing of the class (`auto x = ...`, `decltype(auto)`, `auto&& x`).
@@ -85,8 +89,9 @@ def operator_uses(root: tree_sitter.Node, symbols: set[str]) -> list[OperatorUse
             operands = tuple(n for n in (node.child_by_field_name(f) for f in fields) if n is not None)
             if token is not None and token.type in symbols and len(operands) == len(fields):
                 argument = node.child_by_field_name("argument")
-                postfix = node.type == "update_expression" and argument is not None \
-                    and argument.start_byte < token.start_byte
+                postfix = (
+                    node.type == "update_expression" and argument is not None and argument.start_byte < token.start_byte
+                )
                 found.append(OperatorUse(token, token.type, operands, postfix))
         elif node.type == "subscript_expression" and "[]" in symbols:
             indices = node.child_by_field_name("indices")
@@ -110,13 +115,19 @@ def _explicit_call(node: tree_sitter.Node) -> OperatorUse | None:
         arguments = node.child_by_field_name("arguments")
         if name is None or name.type != "operator_name" or arguments is None:
             return None
-        symbol = "".join((name.text or b"").decode("utf-8", "replace")[len("operator"):].split())
+        symbol = "".join((name.text or b"").decode("utf-8", "replace")[len("operator") :].split())
         return OperatorUse(name, symbol, tuple(c for c in arguments.named_children if c.type != "comment"))
     if node.type != "binary_expression":
         return None
     left, token, right = (node.child_by_field_name(f) for f in ("left", "operator", "right"))
-    if left is None or token is None or right is None or left.type != "identifier" or left.text != b"operator" \
-            or right.type != "parenthesized_expression":
+    if (
+        left is None
+        or token is None
+        or right is None
+        or left.type != "identifier"
+        or left.text != b"operator"
+        or right.type != "parenthesized_expression"
+    ):
         return None
     inner = [c for c in right.named_children if c.type != "comment"]
     if len(inner) != 1:

@@ -48,25 +48,34 @@ LATER_BRANCHES = ("preproc_elif", "preproc_elifdef", "preproc_else")
 BRANCH_KINDS = CONDITIONAL_HEADS + LATER_BRANCHES
 
 # A macro alone on its line (optionally with one argument and a `;`): what opens or closes a namespace.
-_MACRO_LINE = re.compile(rb"^[ \t]*([A-Za-z_]\w*)(?:[ \t]*\([ \t]*([A-Za-z_][\w:]*)?[ \t]*\))?[ \t]*;?[ \t]*"
-                         rb"(?=//|/\*|\r?$)", re.M)
+_MACRO_LINE = re.compile(
+    rb"^[ \t]*([A-Za-z_]\w*)(?:[ \t]*\([ \t]*([A-Za-z_][\w:]*)?[ \t]*\))?[ \t]*;?[ \t]*"
+    rb"(?=//|/\*|\r?$)",
+    re.M,
+)
 # The common spellings of macro pairs that open and close a namespace (the namespace is group "ns").
-_OPENING = (re.compile(r"(?P<ns>[A-Za-z]\w*?)_(?:BEGIN_NAMESPACE|NAMESPACE_BEGIN|NAMESPACE_OPEN|OPEN_NAMESPACE)"),
-            re.compile(r"(?:BEGIN|OPEN)_NAMESPACE_(?P<ns>\w+)"))
+_OPENING = (
+    re.compile(r"(?P<ns>[A-Za-z]\w*?)_(?:BEGIN_NAMESPACE|NAMESPACE_BEGIN|NAMESPACE_OPEN|OPEN_NAMESPACE)"),
+    re.compile(r"(?:BEGIN|OPEN)_NAMESPACE_(?P<ns>\w+)"),
+)
 _CLOSING_WORDS = (("BEGIN", "END"), ("OPEN", "CLOSE"))
 # An object-like macro's `#define` (group 1: its name, group 2: its body, continued lines too).
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
 # A namespace a macro body opens (group 1: `inline` or nothing, group 2: its name).
 _NAMESPACE_OPENING = re.compile(rb"(inline[ \t]+)?namespace[ \t]+([A-Za-z_][\w:]*)[ \t\\\r\n]*\{")
 # An upper-case macro (group "macro") between a class key and the class's name.
-_CLASS_EXPORT = re.compile(rb"\b(?:class|struct|union)[ \t]+(?:alignas\([^)]*\)[ \t]*)?(?P<macro>[A-Z][A-Z0-9_]*)"
-                           rb"(?:\([^()\n]*\))?[ \t]+(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:\{|:(?!:)|\r?$))", re.M)
+_CLASS_EXPORT = re.compile(
+    rb"\b(?:class|struct|union)[ \t]+(?:alignas\([^)]*\)[ \t]*)?(?P<macro>[A-Z][A-Z0-9_]*)"
+    rb"(?:\([^()\n]*\))?[ \t]+(?=[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:\{|:(?!:)|\r?$))",
+    re.M,
+)
 # An upper-case macro with an underscore (group "macro") opening a declaration line, before a
 # type that is not upper-case itself and a function's name and `(`.
 _DECLARATION_EXPORT = re.compile(
     rb"^[ \t]*(?:(?:static|inline|extern|virtual|constexpr)[ \t]+)*(?P<macro>[A-Z][A-Z0-9]*_[A-Z0-9_]*)"
     rb"(?:\([^()\n]*\))?[ \t]+(?=(?:const[ \t]+)?(?:[a-z_]|[A-Z]\w*[a-z])[\w:<>, \t]*[\s*&]+~?[A-Za-z_][\w:]*[ \t]*\()",
-    re.M)
+    re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -127,7 +136,8 @@ def _defined_namespaces(source: bytes) -> dict[str, str]:
         if body and not opened:
             continue
         found[match.group(1).decode("ascii")] = "::".join(
-            name.decode("ascii") for inline, name in opened if not inline.strip())
+            name.decode("ascii") for inline, name in opened if not inline.strip()
+        )
     return found
 
 
@@ -135,16 +145,17 @@ def _inside_namespace(source: bytes, offset: int, namespace: str) -> bool:
     """Whether `offset` lies inside a `namespace NAME {` block of `source` (braces counted as
     text): a macro used there opens no second namespace of that name."""
     last = None
-    for match in re.finditer(rb"\bnamespace[ \t]+" + re.escape(namespace.encode()) + rb"[ \t\r\n]*\{",
-                             source[:offset]):
+    for match in re.finditer(rb"\bnamespace[ \t]+" + re.escape(namespace.encode()) + rb"[ \t\r\n]*\{", source[:offset]):
         last = match
     if last is None:
         return False
-    between = source[last.end():offset]
+    between = source[last.end() : offset]
     return between.count(b"{") >= between.count(b"}")
 
 
-def masked_namespace_macros(source: bytes, macros: Iterable[tuple[str, str]] = ()) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
+def masked_namespace_macros(
+    source: bytes, macros: Iterable[tuple[str, str]] = ()
+) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
     """`source` with the lines of namespace-opening and -closing macro pairs blanked out, and the
     regions they delimit: `_masked_namespace_macros`, computed once per source and macros (the
     item walk, the deletion and the reference check each ask for the same file's; a file over
@@ -158,7 +169,9 @@ _KEPT_SOURCE_BYTES = 4 * 1024 * 1024
 
 
 @lru_cache(maxsize=16)
-def _masked_namespace_macros(source: bytes, macros: tuple[tuple[str, str], ...]) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
+def _masked_namespace_macros(
+    source: bytes, macros: tuple[tuple[str, str], ...]
+) -> tuple[bytes, tuple[NamespaceRegion, ...]]:
     """`source` with the lines of namespace-opening and -closing macro pairs blanked out, and the
     regions they delimit (see the module doc). A macro opening a namespace counts only where its
     closing macro follows in the file. Any other macro line whose name has BEGIN (OPEN) and that
@@ -169,8 +182,14 @@ def _masked_namespace_macros(source: bytes, macros: tuple[tuple[str, str], ...])
     stated = set(known)  # what the recipe or the file says; the others are read from their names
     lines = list(_MACRO_LINE.finditer(source))
     names = [m.group(1).decode("ascii") for m in lines]
-    known.update((n, "") for n in names if n not in known and _opened_namespace(n, None, known) is None
-                 and (closing := _closing_name(n)) is not None and closing in names)
+    known.update(
+        (n, "")
+        for n in names
+        if n not in known
+        and _opened_namespace(n, None, known) is None
+        and (closing := _closing_name(n)) is not None
+        and closing in names
+    )
     if not any(_opened_namespace(n, None, known) is not None or n == "BEGIN_NAMESPACE" for n in names):
         return source, ()
     masked = bytearray(source)
@@ -181,34 +200,42 @@ def _masked_namespace_macros(source: bytes, macros: tuple[tuple[str, str], ...])
         open_at = next((i for i in range(len(stack) - 1, -1, -1) if stack[i][0] == name), None)
         if open_at is not None:
             closing, start, opened, opening = stack.pop(open_at)
-            regions.append(NamespaceRegion(start, match.end(), opened, opening,
-                                           opening not in stated and opening != "BEGIN_NAMESPACE"))
-            masked[match.start():match.end()] = b" " * (match.end() - match.start())
+            regions.append(
+                NamespaceRegion(
+                    start, match.end(), opened, opening, opening not in stated and opening != "BEGIN_NAMESPACE"
+                )
+            )
+            masked[match.start() : match.end()] = b" " * (match.end() - match.start())
             continue
         namespace = _opened_namespace(name, argument, known)
         closing = _closing_name(name)
-        if namespace is None or closing is None or closing.encode() not in source[match.end():]:
+        if namespace is None or closing is None or closing.encode() not in source[match.end() :]:
             continue
         if name not in known and namespace and _inside_namespace(source, match.start(), namespace):
             namespace = ""  # `X_NAMESPACE_BEGIN` inside `namespace x {`: a versioning or export macro
         stack.append((closing, match.start(), tuple(p for p in namespace.split("::") if p), name))
-        masked[match.start():match.end()] = b" " * (match.end() - match.start())
-    regions += [NamespaceRegion(start, len(source), opened, opening,
-                                opening not in stated and opening != "BEGIN_NAMESPACE")
-                for _, start, opened, opening in stack]
+        masked[match.start() : match.end()] = b" " * (match.end() - match.start())
+    regions += [
+        NamespaceRegion(start, len(source), opened, opening, opening not in stated and opening != "BEGIN_NAMESPACE")
+        for _, start, opened, opening in stack
+    ]
     return bytes(masked), tuple(regions)
 
 
 def _masked_export_macros(source: bytes) -> bytes:
     """`source` with its export and visibility macros blanked out (see the module doc)."""
-    spans = [m.span("macro") for pattern in (_CLASS_EXPORT, _DECLARATION_EXPORT) for m in pattern.finditer(source)
-             if m.group("macro") not in _NOT_MACROS]
+    spans = [
+        m.span("macro")
+        for pattern in (_CLASS_EXPORT, _DECLARATION_EXPORT)
+        for m in pattern.finditer(source)
+        if m.group("macro") not in _NOT_MACROS
+    ]
     if not spans:
         return source
     masked = bytearray(source)
     for start, end in spans:
         stop = end
-        if source[end:end + 1] == b"(":
+        if source[end : end + 1] == b"(":
             stop = source.index(b")", end) + 1
         masked[start:stop] = b" " * (stop - start)
     return bytes(masked)
@@ -249,29 +276,41 @@ def _branch(node: tree_sitter.Node) -> Branch:
     with the negations of the ones before it."""
     earlier: list[str] = []
     current = node
-    while current.parent is not None and current.parent.type in BRANCH_KINDS \
-            and current.parent.child_by_field_name("alternative") == current:
+    while (
+        current.parent is not None
+        and current.parent.type in BRANCH_KINDS
+        and current.parent.child_by_field_name("alternative") == current
+    ):
         current = current.parent
         earlier.insert(0, _own_condition(current))
     parts = [negation(c) for c in earlier if not _never(c)]
     if node.type != "preproc_else":
         parts.append(_own_condition(node))
     condition = " && ".join(parts) if parts else "1"
-    inactive = (node.type != "preproc_else" and _never(_own_condition(node))) or \
-        (node.type == "preproc_else" and any(c in ("1", "true") for c in earlier))
+    inactive = (node.type != "preproc_else" and _never(_own_condition(node))) or (
+        node.type == "preproc_else" and any(c in ("1", "true") for c in earlier)
+    )
     return Branch(condition, node.start_point.row + 1, inactive)
 
 
 def is_include_guard(node: tree_sitter.Node) -> bool:
     """Whether `node` is a header's include guard: an `#ifndef X` whose first directive is
     `#define X`, with no `#else` (nested ones too: an amalgamated header holds one per header)."""
-    if node.type != "preproc_ifdef" or not node.children or node.children[0].type != "#ifndef" \
-            or node.child_by_field_name("alternative"):
+    if (
+        node.type != "preproc_ifdef"
+        or not node.children
+        or node.children[0].type != "#ifndef"
+        or node.child_by_field_name("alternative")
+    ):
         return False
     name = node.child_by_field_name("name")
     first = next((c for c in node.named_children if c != name and c.type != "comment"), None)
-    return first is not None and first.type == "preproc_def" and name is not None \
+    return (
+        first is not None
+        and first.type == "preproc_def"
+        and name is not None
         and _text(first.child_by_field_name("name")) == _text(name)
+    )
 
 
 def branches(node: tree_sitter.Node) -> tuple[Branch, ...]:
@@ -279,8 +318,11 @@ def branches(node: tree_sitter.Node) -> tuple[Branch, ...]:
     found: list[Branch] = []
     child, parent = node, node.parent
     while parent is not None:
-        if parent.type in BRANCH_KINDS and parent.child_by_field_name("alternative") != child \
-                and not is_include_guard(parent):
+        if (
+            parent.type in BRANCH_KINDS
+            and parent.child_by_field_name("alternative") != child
+            and not is_include_guard(parent)
+        ):
             found.insert(0, _branch(parent))
         child, parent = parent, parent.parent
     return tuple(found)

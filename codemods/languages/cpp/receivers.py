@@ -35,8 +35,14 @@ _QUALIFIER_WORDS = re.compile(r"\b(?:const|volatile|typename|struct|class|union|
 # A deduced type: `auto`, `decltype(...)`.
 _DEDUCED = re.compile(r"\b(?:auto|decltype)\b")
 # The declarators around a variable's name, and the statements that declare a local.
-_VARIABLE_DECLARATORS = ("init_declarator", "pointer_declarator", "reference_declarator", "array_declarator",
-                         "parameter_declaration", "optional_parameter_declaration")
+_VARIABLE_DECLARATORS = (
+    "init_declarator",
+    "pointer_declarator",
+    "reference_declarator",
+    "array_declarator",
+    "parameter_declaration",
+    "optional_parameter_declaration",
+)
 _CLASS_SPECIFIERS = ("class_specifier", "struct_specifier", "union_specifier")
 # What `receiver_class` returns for a receiver of a built-in or standard-library type: no class of ours.
 NOT_A_CLASS = ""
@@ -129,10 +135,17 @@ def _data_member_type(owner: str, name: bytes, items: list[CppItem]) -> tuple[st
 def _declared_type(declaration: tree_sitter.Node, wrappers: tuple[str, ...]) -> tuple[str, int] | None:
     """(type as written, pointer depth) of a declared variable; None for an array or a deduced type."""
     written = _text(declaration.child_by_field_name("type"))
-    if written in ("auto", "const auto") and wrappers in (("init_declarator",), ("init_declarator", "pointer_declarator")):
+    if written in ("auto", "const auto") and wrappers in (
+        ("init_declarator",),
+        ("init_declarator", "pointer_declarator"),
+    ):
         return _allocated_type(declaration)
-    if not written or "array_declarator" in wrappers or _DEDUCED.search(written) \
-            or _template_parameter(declaration, written):
+    if (
+        not written
+        or "array_declarator" in wrappers
+        or _DEDUCED.search(written)
+        or _template_parameter(declaration, written)
+    ):
         return None
     return written.replace("*", ""), wrappers.count("pointer_declarator") + written.count("*")
 
@@ -297,9 +310,14 @@ def _wrappers(stack: list[tuple[tree_sitter.Node, tuple[str, ...]]], name: bytes
         if node.type in ("identifier", "field_identifier") and node.text == name:
             return wrappers
         if node.type in _VARIABLE_DECLARATORS:
-            stack.extend((c, (*wrappers, node.type)) for c in node.named_children
-                         if c.type != "argument_list" and c.type != "initializer_list"
-                         and c != node.child_by_field_name("value") and c != node.child_by_field_name("type"))
+            stack.extend(
+                (c, (*wrappers, node.type))
+                for c in node.named_children
+                if c.type != "argument_list"
+                and c.type != "initializer_list"
+                and c != node.child_by_field_name("value")
+                and c != node.child_by_field_name("type")
+            )
     return None
 
 

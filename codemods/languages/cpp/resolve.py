@@ -54,24 +54,38 @@ from codemods.parse import node_text
 from codemods.words import word_in, word_matches
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.cpp.deleted import (
-    HEADER_SUFFIXES, DeletedCppItem, Overload, declaration_of, function_arity, has_internal_linkage, is_member,
+    HEADER_SUFFIXES,
+    DeletedCppItem,
+    Overload,
+    declaration_of,
+    function_arity,
+    has_internal_linkage,
+    is_member,
 )
-from codemods.languages.cpp.items import (
-    CppItem, function_declarator, cpp_items, enclosing_scopes, parsed,
-)
+from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import NamespaceRegion, in_inactive_branch
 from codemods.languages.cpp.receivers import NOT_A_CLASS, local_declaration, member_function_classes, receiver_class
-from codemods.languages.cpp.operators import (
-    MATCH, UNKNOWN, class_name, operand_match, operator_uses, verdict,
-)
+from codemods.languages.cpp.operators import MATCH, UNKNOWN, class_name, operand_match, operator_uses, verdict
 from codemods.languages.cpp.signature import (
-    ARITHMETIC, POINTER, STRING_LITERAL, ZERO, parameters_signature, spelled, type_category,
+    ARITHMETIC,
+    POINTER,
+    STRING_LITERAL,
+    ZERO,
+    parameters_signature,
+    spelled,
+    type_category,
 )
 
 # What a literal argument is (signature.py's categories); a number literal is told apart by its value.
-_LITERAL_CATEGORIES = {"string_literal": STRING_LITERAL, "concatenated_string": STRING_LITERAL,
-                       "raw_string_literal": STRING_LITERAL, "char_literal": ARITHMETIC, "true": ARITHMETIC,
-                       "false": ARITHMETIC, "nullptr": ZERO}
+_LITERAL_CATEGORIES = {
+    "string_literal": STRING_LITERAL,
+    "concatenated_string": STRING_LITERAL,
+    "raw_string_literal": STRING_LITERAL,
+    "char_literal": ARITHMETIC,
+    "true": ARITHMETIC,
+    "false": ARITHMETIC,
+    "nullptr": ZERO,
+}
 _CLASS_KINDS = ("class", "struct", "union")
 _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_identifier")
 
@@ -100,8 +114,9 @@ class Includes:
     items_of: Callable[[str], list[CppItem]] = lambda _: []
 
 
-def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
-                   includes: Includes = Includes()) -> list[Reference]:
+def cpp_references(
+    path: str, source: bytes, items: list[DeletedCppItem], includes: Includes = Includes()
+) -> list[Reference]:
     """Uses in `source` (the C++ file at `path` after the plan) of the deleted items `items`;
     `includes.included()` gives the files `path` includes (a `static` function of one of them is visible,
     and a function of one it does not include is hidden by the file's own `static` one), and
@@ -110,8 +125,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     includes and its items (to tell another copy of a deleted item, in files unrelated to its
     own by includes, from it)."""
     included, includes_of, items_of = includes.included, includes.includes_of, includes.items_of
-    reachable = [i for i in items if not i.translation_unit_local or i.path == path
-                 or i.path in included()]
+    reachable = [i for i in items if not i.translation_unit_local or i.path == path or i.path in included()]
     operators = [i for i in reachable if i.operator is not None]
     by_name: dict[str, list[DeletedCppItem]] = {}
     for item in reachable:
@@ -156,8 +170,7 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
             continue
         arguments = _call_arguments(node)
         candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
-        candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included)
-                      and not copied(i)]
+        candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included) and not copied(i)]
         if not candidates:
             continue
         fields = [i for i in candidates if i.kind == "field"]
@@ -183,31 +196,53 @@ def cpp_references(path: str, source: bytes, items: list[DeletedCppItem],
     return found
 
 
-def _own_internal_functions(file_items: list[CppItem], names: Collection[str]
-                            ) -> dict[tuple[str, tuple[str, ...]], list[Overload]]:
+def _own_internal_functions(
+    file_items: list[CppItem], names: Collection[str]
+) -> dict[tuple[str, tuple[str, ...]], list[Overload]]:
     """The file's own `static` and anonymous-namespace functions (no members) of the names
     `names`, as overloads by (name, namespace)."""
     found: dict[tuple[str, tuple[str, ...]], list[Overload]] = {}
     for item in file_items:
-        if item.name in names and item.signature is not None and not is_member(item) \
-                and has_internal_linkage(item.node):
-            found.setdefault((item.name, item.scope), []).append(Overload(function_arity(item.node) or (0, None),
-                                                                          item.signature))
+        if (
+            item.name in names
+            and item.signature is not None
+            and not is_member(item)
+            and has_internal_linkage(item.node)
+        ):
+            found.setdefault((item.name, item.scope), []).append(
+                Overload(function_arity(item.node) or (0, None), item.signature)
+            )
     return found
 
 
-def _shadowed(item: DeletedCppItem, path: str, own: dict[tuple[str, tuple[str, ...]], list[Overload]],
-              arguments: list[str | None] | None, included: Callable[[], Collection[str]]) -> bool:
+def _shadowed(
+    item: DeletedCppItem,
+    path: str,
+    own: dict[tuple[str, tuple[str, ...]], list[Overload]],
+    arguments: list[str | None] | None,
+    included: Callable[[], Collection[str]],
+) -> bool:
     """Whether a name the file's own `static` (or anonymous-namespace) function of the deleted
     item's name and namespace takes names that one: the deleted item is of another file, which
     this one does not include (an amalgamated header that defines its own copy)."""
     overloads = own.get((item.name, item.visible_namespace), [])
-    return bool(overloads) and item.path != path and not item.member \
-        and any(arguments is None or o.takes(arguments) for o in overloads) and item.path not in included()
+    return (
+        bool(overloads)
+        and item.path != path
+        and not item.member
+        and any(arguments is None or o.takes(arguments) for o in overloads)
+        and item.path not in included()
+    )
 
 
-def _another_copy(item: DeletedCppItem, path: str, file_items: list[CppItem], included: Callable[[], Collection[str]],
-                  includes_of: Callable[[str], Collection[str]], items_of: Callable[[str], list[CppItem]]) -> bool:
+def _another_copy(
+    item: DeletedCppItem,
+    path: str,
+    file_items: list[CppItem],
+    included: Callable[[], Collection[str]],
+    includes_of: Callable[[str], Collection[str]],
+    items_of: Callable[[str], list[CppItem]],
+) -> bool:
     """Whether a name in the file at `path` names another item of the deleted one's name and
     namespace that the file sees (in itself or a file it includes): for a deleted forward
     declaration, any other declaration of its class; otherwise, where the file does not include
@@ -218,9 +253,12 @@ def _another_copy(item: DeletedCppItem, path: str, file_items: list[CppItem], in
     if item.forward:
         # A forward declaration deleted leaves the class: any other declaration of it the file
         # sees (its definition, or another forward declaration) is what the name names.
-        return any(i.name == item.name and i.scope == item.visible_namespace
-                   for other in (path, *sorted(included())) if other != item.path
-                   for i in (file_items if other == path else items_of(other)))
+        return any(
+            i.name == item.name and i.scope == item.visible_namespace
+            for other in (path, *sorted(included()))
+            if other != item.path
+            for i in (file_items if other == path else items_of(other))
+        )
     if item.member or item.path == path or item.path in included():
         return False
     own = includes_of(item.path)
@@ -239,8 +277,11 @@ def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:
     """When `node` names the function a call calls, its arguments' categories as far as literals
     and declared locals show them (None where not known); None when it is not a callee."""
     _, _, callee = _qualifier(node)
-    if callee.parent is not None and callee.parent.type == "field_expression" \
-            and callee.parent.child_by_field_name("field") == callee:
+    if (
+        callee.parent is not None
+        and callee.parent.type == "field_expression"
+        and callee.parent.child_by_field_name("field") == callee
+    ):
         callee = callee.parent
     if callee.parent is not None and callee.parent.type == "template_function":
         callee = callee.parent
@@ -271,8 +312,12 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
     `facts.deleted_definitions` holds the signatures of the deleted functions by (name, namespace):
     a declaration is one item with its definition when its signature is one of them (a
     declaration of another overload is not a use)."""
-    directives, deleted_definitions, declared, regions = (facts.directives, facts.deleted_definitions,
-                                                          facts.declared, facts.regions)
+    directives, deleted_definitions, declared, regions = (
+        facts.directives,
+        facts.deleted_definitions,
+        facts.declared,
+        facts.regions,
+    )
     qualifier, absolute, outer = _qualifier(node)
     enclosing = enclosing_scopes(node, regions)
     declarator = _declared_function(outer)
@@ -280,14 +325,23 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
         namespace = qualifier if absolute else enclosing_scopes(node, regions, classes=True) + qualifier
         signatures = deleted_definitions.get((name, tuple(n for n in namespace if n)), set())
         if _declared_signature(declarator) in signatures and declarator.type in ("declaration", "field_declaration"):
-            return DEFINITE, "declaration", (f"declares {'::'.join((*namespace, name))}, whose definition the "
-                                             f"recipe deletes (a declaration and its definition are one item)")
+            return (
+                DEFINITE,
+                "declaration",
+                (
+                    f"declares {'::'.join((*namespace, name))}, whose definition the "
+                    f"recipe deletes (a declaration and its definition are one item)"
+                ),
+            )
         return None
     if _is_local(node, name):
         return None
     visible_enclosing = tuple(n for n in enclosing if n)
-    if not qualifier and not absolute and any(
-            n == name and visible_enclosing[: len(namespace)] == namespace for n, namespace in declared):
+    if (
+        not qualifier
+        and not absolute
+        and any(n == name and visible_enclosing[: len(namespace)] == namespace for n, namespace in declared)
+    ):
         return None
     for item in items:
         namespace = item.visible_namespace
@@ -298,9 +352,14 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
                 return DEFINITE, "qualified name", f"{'::'.join((*qualifier, name))} names {full} ({item.path})"
             continue
         if visible_enclosing[: len(namespace)] == namespace:
-            return DEFINITE, "name", f"{name} inside namespace {'::'.join(namespace) or '(global)'} names {full} ({item.path})"
-        directive = next((d for d in directives if d.offset <= node.start_byte
-                          and d.target in (namespace, (*namespace, name))), None)
+            return (
+                DEFINITE,
+                "name",
+                f"{name} inside namespace {'::'.join(namespace) or '(global)'} names {full} ({item.path})",
+            )
+        directive = next(
+            (d for d in directives if d.offset <= node.start_byte and d.target in (namespace, (*namespace, name))), None
+        )
         if directive is not None:
             return DEFINITE, "name", f"{directive.text} makes {name} name {full} ({item.path})"
         if item.member:
@@ -312,16 +371,32 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
                 return DEFINITE, "name", f"{name} in a member function of {owner} names {full} ({item.path})"
             if not _may_derive(node):
                 continue
-            return POSSIBLE, "name", (f"unqualified {name} in a member function of {', '.join(sorted(classes))}, "
-                                      f"which may derive from {owner}: it may name {full} ({item.path})")
-        return POSSIBLE, "name", (f"unqualified {name} outside namespace {'::'.join(namespace)}: "
-                                  f"argument-dependent lookup may find {full} ({item.path})")
+            return (
+                POSSIBLE,
+                "name",
+                (
+                    f"unqualified {name} in a member function of {', '.join(sorted(classes))}, "
+                    f"which may derive from {owner}: it may name {full} ({item.path})"
+                ),
+            )
+        return (
+            POSSIBLE,
+            "name",
+            (
+                f"unqualified {name} outside namespace {'::'.join(namespace)}: "
+                f"argument-dependent lookup may find {full} ({item.path})"
+            ),
+        )
     return None
 
 
-def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directives: list[_Using],
-                   visible: Callable[[], list[CppItem]], regions: tuple[NamespaceRegion, ...] = ()
-                   ) -> _Verdict | None:
+def _member_access(
+    node: tree_sitter.Node,
+    items: list[DeletedCppItem],
+    directives: list[_Using],
+    visible: Callable[[], list[CppItem]],
+    regions: tuple[NamespaceRegion, ...] = (),
+) -> _Verdict | None:
     """(certainty, kind, resolution) when the member access whose member `node` names (`x.f`,
     `p->f`) may name one of the deleted member functions among `items` (the receiver typed by the
     items `visible()` gives, the file's and its includes'): definite on `this` in a
@@ -344,9 +419,15 @@ def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directiv
             if owner in classes:
                 return DEFINITE, "method call", f"this->{name} in a member function of {owner} names {full}"
             if _may_derive(node):
-                return POSSIBLE, "method call", (f"this->{name} in a member function of "
-                                                 f"{', '.join(sorted(classes))}, which may derive from {owner}: "
-                                                 f"it may name {full}")
+                return (
+                    POSSIBLE,
+                    "method call",
+                    (
+                        f"this->{name} in a member function of "
+                        f"{', '.join(sorted(classes))}, which may derive from {owner}: "
+                        f"it may name {full}"
+                    ),
+                )
             continue
         written = receiver_class(access, visible())
         if written is None:
@@ -360,14 +441,24 @@ def _member_access(node: tree_sitter.Node, items: list[DeletedCppItem], directiv
         arrow = access.child_by_field_name("operator")
         relation = "points to" if arrow is not None and arrow.type == "->" else "is"
         why = f"{node_text(receiver)} {relation} a {written}" + (
-            (", which derives from " if certainty == DEFINITE else ", whose bases may include ") + owner if derived
-            else "" if certainty == DEFINITE else f", which may be {'::'.join(item.visible_namespace)} here")
+            (", which derives from " if certainty == DEFINITE else ", whose bases may include ") + owner
+            if derived
+            else ""
+            if certainty == DEFINITE
+            else f", which may be {'::'.join(item.visible_namespace)} here"
+        )
         return certainty, "method call", f"{why}: {name} {'names' if certainty == DEFINITE else 'may name'} {full}"
     return None
 
 
-def _names_class(written: str, item: DeletedCppItem, node: tree_sitter.Node, directives: list[_Using],
-                 file_items: list[CppItem], regions: tuple[NamespaceRegion, ...] = ()) -> str | None:
+def _names_class(
+    written: str,
+    item: DeletedCppItem,
+    node: tree_sitter.Node,
+    directives: list[_Using],
+    file_items: list[CppItem],
+    regions: tuple[NamespaceRegion, ...] = (),
+) -> str | None:
     """Whether the class type `written` at `node` is the deleted member's class: DEFINITE when
     lookup from there reaches it (a qualified name whose namespace is its namespace, an
     unqualified one inside its namespace or after a `using`), POSSIBLE when an unqualified name
@@ -385,11 +476,14 @@ def _names_class(written: str, item: DeletedCppItem, node: tree_sitter.Node, dir
     if qualifier:
         scopes = [enclosing[:i] for i in range(len(enclosing), -1, -1)] + before
         return DEFINITE if any(scope + qualifier == namespace for scope in scopes) else None
-    around = [i.scope for i in file_items if i.name == owner and i.kind in _CLASS_KINDS
-              and enclosing[:len(i.scope)] == i.scope]
+    around = [
+        i.scope
+        for i in file_items
+        if i.name == owner and i.kind in _CLASS_KINDS and enclosing[: len(i.scope)] == i.scope
+    ]
     if around:
         return DEFINITE if max(around, key=len) == namespace else None
-    if enclosing[:len(namespace)] == namespace or namespace in before or (*namespace, owner) in before:
+    if enclosing[: len(namespace)] == namespace or namespace in before or (*namespace, owner) in before:
         return DEFINITE
     return POSSIBLE
 
@@ -435,8 +529,9 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
         operands = [_operand_type(o, classes) for o in use.operands]
         built_in = all(category is not None and declared is None for category, declared in operands)
 
-        def fit(types: tuple[str, ...], operands: list[tuple[str | None, str | None]] = operands,
-                built_in: bool = built_in) -> tuple[str | None, int]:
+        def fit(
+            types: tuple[str, ...], operands: list[tuple[str | None, str | None]] = operands, built_in: bool = built_in
+        ) -> tuple[str | None, int]:
             """The verdict of these operand types, and how many operands are known to fit."""
             matches = [operand_match(c, d, p) for (c, d), p in zip(operands, types)]
             return verdict(matches, built_in), sum(m != UNKNOWN for m in matches)
@@ -459,10 +554,13 @@ def _operator_references(path: str, root: tree_sitter.Node, items: list[DeletedC
                     certainty = POSSIBLE
                     resolution += f"; overload resolution may pick {spelled(item.name, kept.signature)}, which stays"
             else:
-                certainty, resolution = POSSIBLE, (f"the types of its operands are not all known here; it may "
-                                                   f"apply {full} ({item.path})")
-            found.append(Reference(path, use.token.start_byte, use.token.end_byte, item.name, certainty, "operator",
-                                   resolution))
+                certainty, resolution = (
+                    POSSIBLE,
+                    (f"the types of its operands are not all known here; it may apply {full} ({item.path})"),
+                )
+            found.append(
+                Reference(path, use.token.start_byte, use.token.end_byte, item.name, certainty, "operator", resolution)
+            )
             break
     return found
 
@@ -539,7 +637,8 @@ def _may_derive(node: tree_sitter.Node) -> bool:
     current = node.parent
     while current is not None:
         if current.type in ("class_specifier", "struct_specifier", "union_specifier") and any(
-                c.type == "base_class_clause" for c in current.children):
+            c.type == "base_class_clause" for c in current.children
+        ):
             return True
         if current.type == "function_definition":
             declarator = function_declarator(current.child_by_field_name("declarator"))
@@ -550,14 +649,16 @@ def _may_derive(node: tree_sitter.Node) -> bool:
     return False
 
 
-
 def _qualifier(node: tree_sitter.Node) -> tuple[tuple[str, ...], bool, tree_sitter.Node]:
     """(namespaces written before the name, whether it starts with `::`, the whole qualified node)."""
     scopes: list[str] = []
     current = node
     absolute = False
-    while current.parent is not None and current.parent.type == "qualified_identifier" \
-            and current.parent.child_by_field_name("name") == current:
+    while (
+        current.parent is not None
+        and current.parent.type == "qualified_identifier"
+        and current.parent.child_by_field_name("name") == current
+    ):
         current = current.parent
         scope = current.child_by_field_name("scope")
         if scope is None:
@@ -574,18 +675,22 @@ def _declared_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
         return None
     current = parent
     while current.parent is not None and current.parent.type in (
-            "pointer_declarator", "reference_declarator", "function_declarator"):
+        "pointer_declarator",
+        "reference_declarator",
+        "function_declarator",
+    ):
         current = current.parent
     holder = current.parent
-    return holder if holder is not None and holder.type in ("function_definition", "declaration",
-                                                            "field_declaration") else None
+    return (
+        holder
+        if holder is not None and holder.type in ("function_definition", "declaration", "field_declaration")
+        else None
+    )
 
 
 def _is_local(node: tree_sitter.Node, name: str) -> bool:
     """Whether a parameter or a local variable declared before `node` in its function has the name."""
     return local_declaration(node, name) is not None
-
-
 
 
 def _argument_category(argument: tree_sitter.Node) -> str | None:
@@ -618,7 +723,13 @@ def _using(root: tree_sitter.Node) -> list[_Using]:
                 parts = tuple(p for p in re.split(r"\s*::\s*", node_text(target)) if p)
                 found.append(_Using(parts, node.start_byte, " ".join(node_text(node).split())))
             continue
-        if node.type in ("translation_unit", "declaration_list", "namespace_definition", "linkage_specification",
-                         "function_definition", "compound_statement"):
+        if node.type in (
+            "translation_unit",
+            "declaration_list",
+            "namespace_definition",
+            "linkage_specification",
+            "function_definition",
+            "compound_statement",
+        ):
             stack.extend(node.named_children)
     return found

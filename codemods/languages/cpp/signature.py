@@ -33,8 +33,9 @@ def _declared_identifier(parameter: tree_sitter.Node) -> tree_sitter.Node | None
     while node is not None and node.type != "identifier":
         inner = node.child_by_field_name("declarator")
         if inner is None:
-            inner = next((c for c in node.named_children if c.type.endswith("declarator") or c.type == "identifier"),
-                         None)
+            inner = next(
+                (c for c in node.named_children if c.type.endswith("declarator") or c.type == "identifier"), None
+            )
         node = inner
     return node
 
@@ -97,8 +98,9 @@ def arity(parameters: tree_sitter.Node | None) -> tuple[int, int | None]:
     listed = [p for p in parameters.named_children if p.type != "comment"]
     if parameters_signature(parameters) == ():
         return 0, 0
-    variadic = any(p.type in ("variadic_parameter", "variadic_parameter_declaration") or p.text == b"..."
-                   for p in listed) or b"..." in (parameters.text or b"")
+    variadic = any(
+        p.type in ("variadic_parameter", "variadic_parameter_declaration") or p.text == b"..." for p in listed
+    ) or b"..." in (parameters.text or b"")
     required = sum(1 for p in listed if p.type == "parameter_declaration")
     return required, None if variadic else len(listed)
 
@@ -110,14 +112,43 @@ STRING = "string"
 # Two kinds of argument only: a string literal, and a literal 0 or nullptr.
 STRING_LITERAL = "string literal"
 ZERO = "zero"
-_ARITHMETIC_NAMES = frozenset({
-    "bool", "char", "wchar_t", "char8_t", "char16_t", "char32_t", "short", "int", "long", "signed", "unsigned",
-    "float", "double", "size_t", "ssize_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
-    "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t"})
+_ARITHMETIC_NAMES = frozenset(
+    {
+        "bool",
+        "char",
+        "wchar_t",
+        "char8_t",
+        "char16_t",
+        "char32_t",
+        "short",
+        "int",
+        "long",
+        "signed",
+        "unsigned",
+        "float",
+        "double",
+        "size_t",
+        "ssize_t",
+        "ptrdiff_t",
+        "int8_t",
+        "int16_t",
+        "int32_t",
+        "int64_t",
+        "uint8_t",
+        "uint16_t",
+        "uint32_t",
+        "uint64_t",
+        "intptr_t",
+        "uintptr_t",
+    }
+)
 _STRING_NAMES = frozenset({"string", "string_view", "wstring", "wstring_view"})
 # Which argument categories a parameter category takes.
-_TAKES = {ARITHMETIC: {ARITHMETIC, ZERO}, POINTER: {POINTER, STRING_LITERAL, ZERO},
-          STRING: {STRING, POINTER, STRING_LITERAL}}
+_TAKES = {
+    ARITHMETIC: {ARITHMETIC, ZERO},
+    POINTER: {POINTER, STRING_LITERAL, ZERO},
+    STRING: {STRING, POINTER, STRING_LITERAL},
+}
 
 
 def type_category(written: str) -> str | None:

@@ -31,7 +31,10 @@ class PythonTarget:
 
 
 def delete_python_items(
-    path: str, source: bytes, targets: list[PythonTarget], origin: str = "delete",
+    path: str,
+    source: bytes,
+    targets: list[PythonTarget],
+    origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
 ) -> ItemDeletions[Edit, str]:
     """Edits deleting the targets (one per definition); the qualified names deleted; findings for the rest.
@@ -44,14 +47,27 @@ def delete_python_items(
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return ItemDeletions([], [], [
-            Finding(path, error.raw_line, error.raw_column + 1, Code.PARSE_ERROR,
-                    f"cannot parse as Python: {error.message}; nothing deleted")
-        ])
+        return ItemDeletions(
+            [],
+            [],
+            [
+                Finding(
+                    path,
+                    error.raw_line,
+                    error.raw_column + 1,
+                    Code.PARSE_ERROR,
+                    f"cannot parse as Python: {error.message}; nothing deleted",
+                )
+            ],
+        )
     except UnicodeDecodeError as error:
-        return ItemDeletions([], [], [Finding(path, 0, 0, Code.PARSE_ERROR,
-                                              f"cannot parse as Python: {error}; nothing deleted")])
-    from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper  # lazy: libcst, a parser, only where Python is deleted
+        return ItemDeletions(
+            [], [], [Finding(path, 0, 0, Code.PARSE_ERROR, f"cannot parse as Python: {error}; nothing deleted")]
+        )
+    from libcst.metadata import (
+        ByteSpanPositionProvider,
+        MetadataWrapper,
+    )  # lazy: libcst, a parser, only where Python is deleted
 
     wrapper = MetadataWrapper(module)
     wanted = {t.name: t for t in targets}
@@ -75,8 +91,9 @@ def delete_python_items(
                 places[qualified] = line_col(source, self.get_metadata(ByteSpanPositionProvider, node.name).start)
             return True
 
-        def _leave(self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef,
-                   kind: str) -> cst.BaseStatement | cst.RemovalSentinel:
+        def _leave(
+            self, original: cst.FunctionDef | cst.ClassDef, updated: cst.FunctionDef | cst.ClassDef, kind: str
+        ) -> cst.BaseStatement | cst.RemovalSentinel:
             qualified = ".".join(self.scope)
             self.scope.pop()
             seen[qualified] = kind
@@ -88,8 +105,9 @@ def delete_python_items(
                 return cst.RemovalSentinel.REMOVE
             return updated
 
-        def _first_kept(self, original: Sequence[cst.BaseStatement],
-                        updated: Sequence[cst.BaseStatement]) -> tuple[cst.BaseStatement, ...] | None:
+        def _first_kept(
+            self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+        ) -> tuple[cst.BaseStatement, ...] | None:
             """A body whose first statement went: the one now first starts without the blank
             lines that separated it from the removed one (its comments stay); None when unchanged."""
             if not original or id(original[0]) not in self.removed or not updated:
@@ -102,8 +120,9 @@ def delete_python_items(
                 lines.pop(0)
             return (first.with_changes(leading_lines=tuple(lines)), *updated[1:])
 
-        def _blanks_kept(self, original: Sequence[cst.BaseStatement],
-                         updated: Sequence[cst.BaseStatement]) -> tuple[cst.BaseStatement, ...] | None:
+        def _blanks_kept(
+            self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+        ) -> tuple[cst.BaseStatement, ...] | None:
             """A statement line removed from between two kept statements leaves the blank lines
             that stood above it (and its comments) where the next one has none of its own: `x = 1`
             going from between an import and a class keeps them apart. None when unchanged."""
@@ -119,16 +138,20 @@ def delete_python_items(
                 if at >= len(out):
                     break
                 kept = out[at]
-                if carried and isinstance(kept, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and not (
-                        kept.leading_lines and kept.leading_lines[0].comment is None):
+                if (
+                    carried
+                    and isinstance(kept, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+                    and not (kept.leading_lines and kept.leading_lines[0].comment is None)
+                ):
                     out[at] = kept.with_changes(leading_lines=(*carried, *kept.leading_lines))
                     changed = True
                 carried = []
                 at += 1
             return tuple(out) if changed else None
 
-        def _settled(self, original: Sequence[cst.BaseStatement],
-                     updated: Sequence[cst.BaseStatement]) -> tuple[cst.BaseStatement, ...] | None:
+        def _settled(
+            self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+        ) -> tuple[cst.BaseStatement, ...] | None:
             body = self._first_kept(original, updated)
             spaced = self._blanks_kept(original, body if body is not None else updated)
             return spaced if spaced is not None else body
@@ -137,24 +160,26 @@ def delete_python_items(
             body = self._settled(original_node.body, updated_node.body)
             return updated_node if body is None else updated_node.with_changes(body=body)
 
-        def leave_IndentedBlock(self, original_node: cst.IndentedBlock,
-                                updated_node: cst.IndentedBlock) -> cst.BaseSuite:
+        def leave_IndentedBlock(
+            self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+        ) -> cst.BaseSuite:
             body = self._settled(original_node.body, updated_node.body)
             return updated_node if body is None else updated_node.with_changes(body=body)
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             return self._enter(node)
 
-        def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-                              ) -> cst.BaseStatement | cst.RemovalSentinel:
+        def leave_FunctionDef(
+            self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+        ) -> cst.BaseStatement | cst.RemovalSentinel:
             return self._leave(original_node, updated_node, "function")
 
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return self._enter(node)
 
-        def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
-                                      updated_node: cst.SimpleStatementLine
-                                      ) -> cst.BaseStatement | cst.RemovalSentinel:
+        def leave_SimpleStatementLine(
+            self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+        ) -> cst.BaseStatement | cst.RemovalSentinel:
             name = assigned_name(original_node)
             if name is None:
                 return updated_node
@@ -164,16 +189,21 @@ def delete_python_items(
             assignments[qualified] = assignments.get(qualified, 0) + 1
             seen[qualified] = "variable"
             target = wanted.get(qualified)
-            if qualified in self.only and target is not None and target.kind == "variable" \
-                    and counted.get(qualified, 1) == 1:
+            if (
+                qualified in self.only
+                and target is not None
+                and target.kind == "variable"
+                and counted.get(qualified, 1) == 1
+            ):
                 span = self.get_metadata(ByteSpanPositionProvider, original_node)
                 spans[qualified] = (span.start, span.start + span.length)
                 self.removed.add(id(original_node))
                 return cst.RemovalSentinel.REMOVE
             return updated_node
 
-        def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef
-                           ) -> cst.BaseStatement | cst.RemovalSentinel:
+        def leave_ClassDef(
+            self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+        ) -> cst.BaseStatement | cst.RemovalSentinel:
             return self._leave(original_node, updated_node, "class")
 
     def without(names: set[str]) -> bytes:
@@ -194,13 +224,25 @@ def delete_python_items(
         return ItemDeletions([], [], [Finding(path, 0, 0, Code.CANNOT_DELETE, f"libcst could not delete: {error}")])
     ordered = sorted(edits, key=lambda e: e.start)
     if any(second.start < first.end for first, second in zip(ordered, ordered[1:])):
-        edits = [_changed_range(path, source, result, (min(e.start for e in edits), max(e.end for e in edits)),
-                                "+".join(origins[name] for name in removed))]
+        edits = [
+            _changed_range(
+                path,
+                source,
+                result,
+                (min(e.start for e in edits), max(e.end for e in edits)),
+                "+".join(origins[name] for name in removed),
+            )
+        ]
     findings = [
-        Finding(path, *places[t.name], Code.AMBIGUOUS,
-                f"{t.name} is assigned by {counted[t.name]} statements; not deleted", symbol=t.name)
-        if t.kind == "variable" and counted.get(t.name, 0) > 1 else
-        missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent, places)
+        Finding(
+            path,
+            *places[t.name],
+            Code.AMBIGUOUS,
+            f"{t.name} is assigned by {counted[t.name]} statements; not deleted",
+            symbol=t.name,
+        )
+        if t.kind == "variable" and counted.get(t.name, 0) > 1
+        else missing_target(path, t.kind, t.name, [n for n, k in seen.items() if k == t.kind], already_absent, places)
         for t in targets
         if t.name not in removed
     ]

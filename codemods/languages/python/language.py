@@ -49,13 +49,24 @@ def identifiers(source: bytes, tree: None, hits: list[tuple[int, int, str]]) -> 
     return [(s, e, n) for s, e, n in hits if names.get(s) == n]
 
 
-def delete_items(path: str, source: bytes, targets: Sequence[ItemTarget], origin: str,
-                 absent: Callable[[], bool] | None, deleted: DeletedRecord) -> Deletions:
+def delete_items(
+    path: str,
+    source: bytes,
+    targets: Sequence[ItemTarget],
+    origin: str,
+    absent: Callable[[], bool] | None,
+    deleted: DeletedRecord,
+) -> Deletions:
     taken = delete_python_items(path, source, [PythonTarget(t.kind, t.name) for t in targets], origin, absent)
     edits, names, findings = taken.taken, taken.gone, taken.findings
     kinds = {t.name: t.kind for t in targets}
-    deleted.add(PYTHON, [DeletedPythonItem(name.rsplit(".", 1)[-1], path, name, kinds.get(name, ""), inherited, fixture)
-                         for name, (inherited, fixture) in zip(names, definition_facts(source, names))])
+    deleted.add(
+        PYTHON,
+        [
+            DeletedPythonItem(name.rsplit(".", 1)[-1], path, name, kinds.get(name, ""), inherited, fixture)
+            for name, (inherited, fixture) in zip(names, definition_facts(source, names))
+        ],
+    )
     return Deletions(tuple(edits), tuple(findings))
 
 
@@ -97,13 +108,15 @@ def _imports(source: bytes) -> list[tuple[int, int, tuple[str, ...], int, bool]]
             base = tuple(node.module.split(".")) if node.module else ()
             if base:
                 found.append((node.lineno, node.col_offset, base, node.level, True))
-            found += [(node.lineno, node.col_offset, (*base, a.name), node.level, False)
-                      for a in node.names if a.name != "*"]
+            found += [
+                (node.lineno, node.col_offset, (*base, a.name), node.level, False) for a in node.names if a.name != "*"
+            ]
     return found
 
 
-def _import_references(path: str, text: bytes, files: list[DeletedFile],
-                       exists: Callable[[str], bool]) -> list[Reference]:
+def _import_references(
+    path: str, text: bytes, files: list[DeletedFile], exists: Callable[[str], bool]
+) -> list[Reference]:
     """The imports of `text` (the module `path`) that name one of the deleted modules `files`:
     a relative import by the folders, an absolute one by the module's dotted path from the root
     or from a folder below it. A package's `__init__.py` is named by `import pkg` and by
@@ -125,17 +138,33 @@ def _import_references(path: str, text: bytes, files: list[DeletedFile],
                 if exists(f"{folder_of}{name[-1]}.py") or exists(f"{folder_of}{name[-1]}/__init__.py"):
                     continue
             if level:
-                base = folder[:len(folder) - (level - 1)] if level - 1 <= len(folder) else None
+                base = folder[: len(folder) - (level - 1)] if level - 1 <= len(folder) else None
                 module = tuple(file.path.removesuffix(".py").split("/"))
-                hit = base is not None and (module in ((*base, *name), (*base, *name, "__init__")) or package and (
-                    not from_base and module == (*base, *name[:-1], "__init__")))
+                hit = base is not None and (
+                    module in ((*base, *name), (*base, *name, "__init__"))
+                    or package
+                    and (not from_base and module == (*base, *name[:-1], "__init__"))
+                )
             else:
-                hit = name in _module_names(file.path) or package and not from_base and (
-                    name[:-1] in _module_names(file.path))
+                hit = (
+                    name in _module_names(file.path)
+                    or package
+                    and not from_base
+                    and (name[:-1] in _module_names(file.path))
+                )
             if hit:
                 start = starts[line - 1] + col
-                found.append(Reference(path, start, start + len("import"), ".".join(name), DEFINITE, "import",
-                                       f"imports {file.path}, a module the recipe deletes"))
+                found.append(
+                    Reference(
+                        path,
+                        start,
+                        start + len("import"),
+                        ".".join(name),
+                        DEFINITE,
+                        "import",
+                        f"imports {file.path}, a module the recipe deletes",
+                    )
+                )
                 break
     return found
 
@@ -145,8 +174,11 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
     and the imports that name a deleted module; in a file `ast` does not parse, and for deleted
     names known by spelling alone, the deleted names are matched by spelling."""
     files = [i for i in deleted.of(PYTHON) if isinstance(i, DeletedFile)]
-    modules = _import_references(path, text, files, lambda p: shared.read(p) is not None) \
-        if files and path.endswith(".py") else []
+    modules = (
+        _import_references(path, text, files, lambda p: shared.read(p) is not None)
+        if files and path.endswith(".py")
+        else []
+    )
     items = [i for i in deleted.of(PYTHON) if isinstance(i, DeletedPythonItem)]
     spelled = [i.name for i in deleted.of(PYTHON) if isinstance(i, DeletedName)]
     found = python_references(path, text, items) if items else []

@@ -76,10 +76,10 @@ def _match(dotted: tuple[str, ...], item: DeletedPythonItem) -> str | None:
     POSSIBLE when it names its name in a package above its module (a re-export may hold it)."""
     qualified = item.parts
     module = module_parts(item.path)
-    if len(dotted) <= len(qualified) or dotted[-len(qualified):] != qualified:
+    if len(dotted) <= len(qualified) or dotted[-len(qualified) :] != qualified:
         return None
     head = dotted[: -len(qualified)]
-    if module[len(module) - len(head):] == head:
+    if module[len(module) - len(head) :] == head:
         return DEFINITE
     if len(qualified) == 1:
         for start in range(len(module)):
@@ -118,8 +118,16 @@ class _Instance:
 # One binding of a name: a path, an instance of what an expression names, or None (not followed).
 Binding = _Path | _Instance | None
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
-           ast.DictComp, ast.GeneratorExp)
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 
 
 @dataclass
@@ -165,8 +173,9 @@ class _Resolver:
 
     def add(self, start: int, spelled: str, certainty: str, kind: str, resolution: str, name: str = "") -> None:
         """A use spelled `spelled` at `start` of the deleted item named `name` (`spelled` when not given)."""
-        self.found.append(Reference(self.path, start, start + len(spelled.encode()), name or spelled, certainty, kind,
-                                    resolution))
+        self.found.append(
+            Reference(self.path, start, start + len(spelled.encode()), name or spelled, certainty, kind, resolution)
+        )
 
     # Bindings -------------------------------------------------------------------------------
     def import_target(self, node: ast.ImportFrom) -> tuple[str, ...]:
@@ -178,6 +187,7 @@ class _Resolver:
 
     def collect(self, scope: _Scope, body: Sequence[ast.AST]) -> None:
         """The bindings of `scope` made by `body` (nested scopes left out, but for their names)."""
+
         def bind(name: str, value: Binding) -> None:
             scope.bindings.setdefault(name, []).append(value)
 
@@ -255,13 +265,20 @@ class _Resolver:
             name = node.name if not isinstance(node, ast.Lambda) else "<lambda>"
             scope = _Scope(node, parent.qualified + (name,))
             args = node.args
-            parameters = [*args.posonlyargs, *args.args, *args.kwonlyargs,
-                          *[a for a in (args.vararg, args.kwarg) if a is not None]]
+            parameters = [
+                *args.posonlyargs,
+                *args.args,
+                *args.kwonlyargs,
+                *[a for a in (args.vararg, args.kwarg) if a is not None],
+            ]
             for parameter in parameters:
                 typed = isinstance(parameter.annotation, (ast.Name, ast.Attribute)) and parameter not in (
-                    args.vararg, args.kwarg)
+                    args.vararg,
+                    args.kwarg,
+                )
                 scope.bindings.setdefault(parameter.arg, []).append(
-                    _Instance(parameter.annotation) if typed and parameter.annotation is not None else None)
+                    _Instance(parameter.annotation) if typed and parameter.annotation is not None else None
+                )
             ordered = [*args.posonlyargs, *args.args]
             scope.first_parameter = ordered[0].arg if parent.is_class and ordered else None
             body = node.body if not isinstance(node, ast.Lambda) else [node.body]
@@ -312,13 +329,16 @@ class _Resolver:
         callee = self.candidates(binding.callee, chain, depth + 1) if depth < 8 else None
         if callee is None:
             return [None]
-        return [None if c is None or c.kind not in (REF, CLASS) else
-                _Path(c.dotted, INSTANCE if c.kind == CLASS else GUESS) for c in callee]
+        return [
+            None if c is None or c.kind not in (REF, CLASS) else _Path(c.dotted, INSTANCE if c.kind == CLASS else GUESS)
+            for c in callee
+        ]
 
     def judge(self, bindings: Sequence[Binding], item: DeletedPythonItem) -> str | None:
         """DEFINITE when every binding names `item`, POSSIBLE when some may, else None."""
-        verdicts = [_match(b.dotted, item) if isinstance(b, _Path) and b.kind in (REF, MEMBER) else None
-                    for b in bindings]
+        verdicts = [
+            _match(b.dotted, item) if isinstance(b, _Path) and b.kind in (REF, MEMBER) else None for b in bindings
+        ]
         if not any(verdicts):
             return None
         if all(v == DEFINITE for v in verdicts) and not (len(item.parts) > 1 and item.inherited):
@@ -344,8 +364,15 @@ class _Resolver:
                 continue
             verdict = self.judge(bindings, item)
             if verdict:
-                self.add(start, node.id, verdict, "name", "a name bound by an import of the deleted item"
-                         + ("" if verdict == DEFINITE else " (among other bindings, or through a package)"), item.name)
+                self.add(
+                    start,
+                    node.id,
+                    verdict,
+                    "name",
+                    "a name bound by an import of the deleted item"
+                    + ("" if verdict == DEFINITE else " (among other bindings, or through a package)"),
+                    item.name,
+                )
 
     def attribute_use(self, node: ast.Attribute, chain: list[_Scope]) -> None:
         start = self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0) - len(node.attr.encode())
@@ -353,20 +380,34 @@ class _Resolver:
         for item in self.items:
             if item.name != node.attr:
                 continue
-            verdict = None if receiver is None else self.judge(
-                [b.attribute(node.attr) if b else None for b in receiver], item)
+            verdict = (
+                None
+                if receiver is None
+                else self.judge([b.attribute(node.attr) if b else None for b in receiver], item)
+            )
             if verdict:
                 typed = receiver is not None and any(b is not None and b.kind in (INSTANCE, GUESS) for b in receiver)
-                self.add(start, node.attr, verdict, "method" if typed else "attribute",
-                         "an attribute of an instance of the deleted item's class" if typed
-                         else "an attribute of the deleted item's module or class")
+                self.add(
+                    start,
+                    node.attr,
+                    verdict,
+                    "method" if typed else "attribute",
+                    "an attribute of an instance of the deleted item's class"
+                    if typed
+                    else "an attribute of the deleted item's module or class",
+                )
                 continue
             if len(item.parts) < 2:
                 continue  # a module-level item is an attribute of its module only
             if self.own_receiver(node.value, chain, item):
-                self.add(start, node.attr, POSSIBLE if item.inherited else DEFINITE, "method",
-                         "an attribute of `self` in the deleted item's class"
-                         + (" (a base class may define it)" if item.inherited else ""))
+                self.add(
+                    start,
+                    node.attr,
+                    POSSIBLE if item.inherited else DEFINITE,
+                    "method",
+                    "an attribute of `self` in the deleted item's class"
+                    + (" (a base class may define it)" if item.inherited else ""),
+                )
             elif receiver is None or any(b is None or b.kind not in (CLASS, INSTANCE, FUNCTION) for b in receiver):
                 self.add(start, node.attr, POSSIBLE, "method", "an attribute of a receiver of unknown type")
 
@@ -375,8 +416,12 @@ class _Resolver:
         if item.path != self.path or not isinstance(value, ast.Name) or len(chain) < 2:
             return False
         method, owner = chain[-1], chain[-2]
-        return (owner.is_class and owner.qualified == item.parts[:-1] and method.first_parameter == value.id
-                and self.lookup(value.id, chain).scope is method)
+        return (
+            owner.is_class
+            and owner.qualified == item.parts[:-1]
+            and method.first_parameter == value.id
+            and self.lookup(value.id, chain).scope is method
+        )
 
     def fixture_uses(self, args: ast.arguments) -> None:
         """Parameters naming a deleted pytest fixture that this file sees (its own, or its
@@ -384,8 +429,13 @@ class _Resolver:
         for parameter in _parameters(args):
             for item in self.items:
                 if item.fixture and item.name == parameter.arg and self.sees_fixtures_of(item.path):
-                    self.add(self.offset(parameter.lineno, parameter.col_offset), parameter.arg, DEFINITE, "fixture",
-                             "a parameter pytest fills with the deleted fixture")
+                    self.add(
+                        self.offset(parameter.lineno, parameter.col_offset),
+                        parameter.arg,
+                        DEFINITE,
+                        "fixture",
+                        "a parameter pytest fills with the deleted fixture",
+                    )
 
     def sees_fixtures_of(self, path: str) -> bool:
         folder, _, file = path.replace("\\", "/").rpartition("/")
@@ -403,9 +453,14 @@ class _Resolver:
                 if verdict:
                     line, col = getattr(alias, "lineno", node.lineno), getattr(alias, "col_offset", node.col_offset)
                     start = self._find(alias.name, self.offset(line, col))
-                    self.add(start, alias.name, verdict, "import",
-                             "an import of the deleted item" + ("" if verdict == DEFINITE else " from a package above "
-                                                                "its module (a re-export may hold it)"))
+                    self.add(
+                        start,
+                        alias.name,
+                        verdict,
+                        "import",
+                        "an import of the deleted item"
+                        + ("" if verdict == DEFINITE else " from a package above its module (a re-export may hold it)"),
+                    )
 
     def _find(self, name: str, start: int) -> int:
         found = self.text.find(name.encode(), start)
@@ -480,8 +535,11 @@ def _typed_binding(node: ast.AST) -> tuple[str, Binding] | None:
         value = node.value
         if isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
             return node.targets[0].id, _Instance(value.func)
-    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(
-            node.annotation, (ast.Name, ast.Attribute)):
+    if (
+        isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and isinstance(node.annotation, (ast.Name, ast.Attribute))
+    ):
         return node.target.id, _Instance(node.annotation)
     return None
 
@@ -524,8 +582,11 @@ def lexical_references(path: str, text: bytes, items: Sequence[DeletedPythonItem
     if not wanted:
         return []
     try:
-        tokens = [t for t in tokenize.tokenize(io.BytesIO(text).readline)
-                  if t.type not in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING)]
+        tokens = [
+            t
+            for t in tokenize.tokenize(io.BytesIO(text).readline)
+            if t.type not in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING)
+        ]
     except (tokenize.TokenError, SyntaxError, IndentationError, UnicodeDecodeError):
         return None
     starts = [0]
@@ -546,14 +607,24 @@ def lexical_references(path: str, text: bytes, items: Sequence[DeletedPythonItem
         if before in ("def", "class") or (after == "=" and depth > 0):
             continue
         row = token.start[0]
-        prefix = lines[row - 1].decode("utf-8", "replace")[: token.start[1]].encode("utf-8") if row <= len(lines) else b""
+        prefix = (
+            lines[row - 1].decode("utf-8", "replace")[: token.start[1]].encode("utf-8") if row <= len(lines) else b""
+        )
         start = (starts[row - 1] if row - 1 < len(starts) else 0) + len(prefix)
         for item in wanted[token.string]:
             certainty = DEFINITE if before != "." and len(item.parts) == 1 else POSSIBLE
-            found.append(Reference(path, start, start + len(token.string.encode()), item.name, certainty,
-                                   "attribute" if before == "." else "name",
-                                   "same spelling in a file `ast` does not parse"
-                                   + (" (an attribute of a receiver of unknown type)" if before == "." else "")))
+            found.append(
+                Reference(
+                    path,
+                    start,
+                    start + len(token.string.encode()),
+                    item.name,
+                    certainty,
+                    "attribute" if before == "." else "name",
+                    "same spelling in a file `ast` does not parse"
+                    + (" (an attribute of a receiver of unknown type)" if before == "." else ""),
+                )
+            )
     return found
 
 
@@ -570,10 +641,21 @@ def definition_facts(source: bytes, qualified: Sequence[str]) -> Iterator[tuple[
         holder, node = None, tree
         for part in name.split("."):
             body = getattr(node, "body", []) if node is not None else []
-            holder, node = node, next((n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef,
-                                                                         ast.AsyncFunctionDef)) and n.name == part), None)
+            holder, node = (
+                node,
+                next(
+                    (
+                        n
+                        for n in body
+                        if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == part
+                    ),
+                    None,
+                ),
+            )
         inherited = "." in name and isinstance(holder, ast.ClassDef) and bool(holder.bases or holder.keywords)
         decorators = [d.func if isinstance(d, ast.Call) else d for d in getattr(node, "decorator_list", [])]
-        fixture = any(isinstance(d, ast.Name) and d.id == "fixture" or isinstance(d, ast.Attribute) and d.attr == "fixture"
-                      for d in decorators)
+        fixture = any(
+            isinstance(d, ast.Name) and d.id == "fixture" or isinstance(d, ast.Attribute) and d.attr == "fixture"
+            for d in decorators
+        )
         yield inherited, fixture

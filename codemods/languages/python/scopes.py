@@ -20,8 +20,16 @@ def python_items(tree: tree_sitter.Tree) -> list[tuple[tree_sitter.Node, str]]:
         for child in node.named_children:
             definition = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
             if definition is None or definition.type not in _ITEMS:
-                if child.type in ("if_statement", "try_statement", "block", "else_clause", "elif_clause",
-                                  "except_clause", "finally_clause", "with_statement"):
+                if child.type in (
+                    "if_statement",
+                    "try_statement",
+                    "block",
+                    "else_clause",
+                    "elif_clause",
+                    "except_clause",
+                    "finally_clause",
+                    "with_statement",
+                ):
                     visit(child, prefix)  # definitions under `if TYPE_CHECKING:` and the like
                 continue
             name_node = definition.child_by_field_name("name")
@@ -41,5 +49,8 @@ def python_item_scopes(source: bytes, tree: tree_sitter.Tree | None, name: str) 
     if tree is None:
         return []
     wanted = name.split(".")
-    return [Scope(dotted, node.start_byte, node.end_byte, after_previous_sibling(node), node)
-            for node, dotted in python_items(tree) if dotted.split(".")[-len(wanted):] == wanted]
+    return [
+        Scope(dotted, node.start_byte, node.end_byte, after_previous_sibling(node), node)
+        for node, dotted in python_items(tree)
+        if dotted.split(".")[-len(wanted) :] == wanted
+    ]

@@ -45,8 +45,13 @@ def bridge_functions(source: bytes) -> list[BridgeFunction]:
         if item.kind != "bridge_fn":
             continue
         parameters = item.node.child_by_field_name("parameters")
-        count = 0 if parameters is None else sum(
-            1 for c in parameters.named_children if c.type in ("parameter", "self_parameter", "variadic_parameter"))
+        count = (
+            0
+            if parameters is None
+            else sum(
+                1 for c in parameters.named_children if c.type in ("parameter", "self_parameter", "variadic_parameter")
+            )
+        )
         module = item.module_path[0] if item.module_path else ""
         found.append(BridgeFunction(item.rust_name or item.name, count, module, item.start, item.end))
     return found

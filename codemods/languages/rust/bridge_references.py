@@ -30,9 +30,17 @@ def rust_exports(path: str, text: bytes, targets: list[DeletedRustItem], resolve
         namespace = "type" if item.kind == "bridge_type" else "value"
         exported = resolver.declares_deleted(path, item.module_path[:-1], item.name, namespace, targets)
         if exported is not None:
-            found.append(Reference(path, item.node.start_byte, item.node.start_byte, item.name, DEFINITE,
-                                   "cxx bridge export", f"extern \"Rust\" entry exporting {item.name} "
-                                   f"({exported.path}); delete it with kind {item.kind}"))
+            found.append(
+                Reference(
+                    path,
+                    item.node.start_byte,
+                    item.node.start_byte,
+                    item.name,
+                    DEFINITE,
+                    "cxx bridge export",
+                    f'extern "Rust" entry exporting {item.name} ({exported.path}); delete it with kind {item.kind}',
+                )
+            )
     return found
 
 
@@ -42,21 +50,43 @@ def cpp_declarations(path: str, text: bytes, foreign: list[Any]) -> list[Referen
     found: list[Reference] = []
     functions = {i.name for i in foreign if getattr(i, "kind", None) not in _CPP_TYPE_KINDS}
     if functions:
-        found += [Reference(path, start, start, name, DEFINITE, "cxx bridge declaration",
-                            f"extern \"C++\" declaration of the C++ function {name}")
-                  for start, name in _bridge_declarations(text, functions, "bridge_fn")]
-    types = {i.name: i for i in foreign if getattr(i, "kind", None) in _CPP_TYPE_KINDS and hasattr(i, "visible_namespace")}
+        found += [
+            Reference(
+                path,
+                start,
+                start,
+                name,
+                DEFINITE,
+                "cxx bridge declaration",
+                f'extern "C++" declaration of the C++ function {name}',
+            )
+            for start, name in _bridge_declarations(text, functions, "bridge_fn")
+        ]
+    types = {
+        i.name: i for i in foreign if getattr(i, "kind", None) in _CPP_TYPE_KINDS and hasattr(i, "visible_namespace")
+    }
     if types:
-        found += [Reference(path, start, start, name, DEFINITE, "cxx bridge type",
-                            f"extern \"C++\" `type {name};` declares the C++ type {name} ({types[name].path}); "
-                            f"delete it with kind bridge_type")
-                  for start, name in _bridge_declarations(text, set(types), "bridge_type",
-                                                          {n: tuple(i.visible_namespace) for n, i in types.items()})]
+        found += [
+            Reference(
+                path,
+                start,
+                start,
+                name,
+                DEFINITE,
+                "cxx bridge type",
+                f'extern "C++" `type {name};` declares the C++ type {name} ({types[name].path}); '
+                f"delete it with kind bridge_type",
+            )
+            for start, name in _bridge_declarations(
+                text, set(types), "bridge_type", {n: tuple(i.visible_namespace) for n, i in types.items()}
+            )
+        ]
     return found
 
 
-def _bridge_declarations(source: bytes, names: set[str], kind: str,
-                         namespaces: dict[str, tuple[str, ...]] | None = None) -> list[tuple[int, str]]:
+def _bridge_declarations(
+    source: bytes, names: set[str], kind: str, namespaces: dict[str, tuple[str, ...]] | None = None
+) -> list[tuple[int, str]]:
     """(start, name) of cxx bridge declarations (`kind`: bridge_fn or bridge_type) in the extern
     "C++" blocks of a Rust file of the C++ items `names`; where `namespaces` gives a C++ item's
     namespace and the bridge names one (`#[namespace = "..."]`, `#[cxx::bridge(namespace = ...)]`),
@@ -81,7 +111,7 @@ def _cxx_namespace(source: bytes, item: RustItem) -> tuple[str, ...] | None:
     while node is not None:
         if node.type in ("associated_type", "type_item", "function_signature_item", "foreign_mod_item", "mod_item"):
             start, _ = leading_trivia(source, node)
-            said = re.search(rb'namespace\s*=\s*"([^"]*)"', source[start:node.start_byte])
+            said = re.search(rb'namespace\s*=\s*"([^"]*)"', source[start : node.start_byte])
             if said is not None:
                 text = said.group(1).decode("utf-8", "replace")
                 return tuple(p for p in text.split("::") if p)

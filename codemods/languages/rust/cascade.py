@@ -14,8 +14,16 @@ from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.languages.resolution import DeletedRecord
-from codemods.languages.rust.items import (DeletedItem, RustTarget, attribute_path, attribute_string_value,
-                                          leading_trivia, rust_items, split_path, without_arguments)
+from codemods.languages.rust.items import (
+    DeletedItem,
+    RustTarget,
+    attribute_path,
+    attribute_string_value,
+    leading_trivia,
+    rust_items,
+    split_path,
+    without_arguments,
+)
 from codemods.languages.rust.members import variant_uses
 from codemods.languages.rust.modules import module_candidates, module_files
 from codemods.languages.rust.resolve import DeletedRustItem, RustResolver, deleted_rust_items
@@ -32,8 +40,9 @@ def _deleted_rust(deleted: DeletedRecord) -> list[DeletedRustItem]:
     return [i for i in deleted.of(RUST) if isinstance(i, DeletedRustItem)]
 
 
-def files_deleted_with(deleted: DeletedRecord, read: _Read, origin: str, root: Path | None = None,
-                       targets: Sequence[ItemTarget] = ()) -> DeletedWith:
+def files_deleted_with(
+    deleted: DeletedRecord, read: _Read, origin: str, root: Path | None = None, targets: Sequence[ItemTarget] = ()
+) -> DeletedWith:
     """What goes with the plan's deletions in other files: the files of the out-of-line
     modules (`mod foo;`) it deletes (`foo.rs` or `foo/mod.rs` beside the declaring file, or
     its `#[path]`, with their own modules' files), the methods of other files' impls of a
@@ -68,30 +77,45 @@ def _files_still_modules(deleted: DeletedRecord, read: _Read, root: Path, paths:
     if not paths:
         return []
     gone = {(i.path, i.start) for i in _deleted_rust(deleted) if i.kind == "mod"}
-    words = sorted({PurePosixPath(p).parent.name if PurePosixPath(p).name == "mod.rs" else PurePosixPath(p).stem
-                    for p in paths} - {""})
+    words = sorted(
+        {PurePosixPath(p).parent.name if PurePosixPath(p).name == "mod.rs" else PurePosixPath(p).stem for p in paths}
+        - {""}
+    )
     findings: list[Finding] = []
     for declaring in files_with_words(root, words) if words else []:
         source = read(declaring) if declaring.endswith(".rs") and declaring not in paths else None
         if source is None:
             continue
         for item in rust_items(source, parse(source, RUST)):
-            if item.kind != "mod" or item.node.child_by_field_name("body") is not None \
-                    or (declaring, item.node.start_byte) in gone:
+            if (
+                item.kind != "mod"
+                or item.node.child_by_field_name("body") is not None
+                or (declaring, item.node.start_byte) in gone
+            ):
                 continue
             _, attributes = leading_trivia(source, item.node)
             attribute = next((attribute_string_value(a) for a in attributes if attribute_path(a) == "path"), None)
-            declared = {posixpath.normpath(c) for c in module_candidates(declaring, item.module_path, item.name,
-                                                                         attribute)}
+            declared = {
+                posixpath.normpath(c) for c in module_candidates(declaring, item.module_path, item.name, attribute)
+            }
             for path in [p for p in paths if p in declared]:
                 line, col = line_col(source, item.node.start_byte)
                 name = "::".join(("crate", *item.module_path, item.name))
-                findings.append(Finding(declaring, line, col, Code.DANGLING_REFERENCE,
-                                        f"{item.name}: `mod {item.name};` still declares {path}, a file the recipe "
-                                        f"deletes; delete the module instead ([[delete]] path = {declaring!r}, kind "
-                                        f"= 'mod', name = {name!r}), which takes its file",
-                                        symbol=item.name, certainty="definite", reference_kind="mod",
-                                        resolution=f"the module's file is {path}"))
+                findings.append(
+                    Finding(
+                        declaring,
+                        line,
+                        col,
+                        Code.DANGLING_REFERENCE,
+                        f"{item.name}: `mod {item.name};` still declares {path}, a file the recipe "
+                        f"deletes; delete the module instead ([[delete]] path = {declaring!r}, kind "
+                        f"= 'mod', name = {name!r}), which takes its file",
+                        symbol=item.name,
+                        certainty="definite",
+                        reference_kind="mod",
+                        resolution=f"the module's file is {path}",
+                    )
+                )
     return findings
 
 
@@ -118,23 +142,45 @@ def _methods_traits_require(deleted: list[DeletedRustItem], read: _Read, root: P
         line, col = line_col(parsed[0], item.start)
         if declarations is None:
             body = node.child_by_field_name("body")
-            kept = [c for c in body.named_children if c.type in ("function_item", "const_item", "type_item")
-                    and (item.path, c.start_byte) not in gone] if body is not None else []
+            kept = (
+                [
+                    c
+                    for c in body.named_children
+                    if c.type in ("function_item", "const_item", "type_item") and (item.path, c.start_byte) not in gone
+                ]
+                if body is not None
+                else []
+            )
             if not kept:
-                findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
-                                        f"<{owner} as {spelled}>::{item.name}: the impl would be left empty, and "
-                                        f"{spelled} is not defined in the tree (whether it requires {item.name} is "
-                                        f"not known); delete the impl (kind impl) instead", symbol=item.name))
+                findings.append(
+                    Finding(
+                        item.path,
+                        line,
+                        col,
+                        Code.REQUIRED_METHOD,
+                        f"<{owner} as {spelled}>::{item.name}: the impl would be left empty, and "
+                        f"{spelled} is not defined in the tree (whether it requires {item.name} is "
+                        f"not known); delete the impl (kind impl) instead",
+                        symbol=item.name,
+                    )
+                )
             continue
         for file, start in declarations:
             required = _required_methods(resolver, file, start)
             if item.name in required and (file, required[item.name]) not in gone:
                 trait_line = line_col(_declared_source(resolver, file), start)[0]
-                findings.append(Finding(item.path, line, col, Code.REQUIRED_METHOD,
-                                        f"<{owner} as {spelled}>::{item.name}: trait {spelled} ({file}:{trait_line}) "
-                                        f"declares {item.name} without a default, so the impl would no longer compile; delete "
-                                        f"the declaration (kind trait_method) or the impl (kind impl) instead",
-                                        symbol=item.name))
+                findings.append(
+                    Finding(
+                        item.path,
+                        line,
+                        col,
+                        Code.REQUIRED_METHOD,
+                        f"<{owner} as {spelled}>::{item.name}: trait {spelled} ({file}:{trait_line}) "
+                        f"declares {item.name} without a default, so the impl would no longer compile; delete "
+                        f"the declaration (kind trait_method) or the impl (kind impl) instead",
+                        symbol=item.name,
+                    )
+                )
                 break
     return findings
 
@@ -145,8 +191,11 @@ def _required_methods(resolver: RustResolver, file: str, start: int) -> dict[str
     parsed = resolver.declared_tree(file)
     node = enclosing(parsed[1].root_node, start, ("trait_item",)) if parsed else None
     body = node.child_by_field_name("body") if node is not None else None
-    return {node_text(c.child_by_field_name("name")): c.start_byte
-            for c in (body.named_children if body is not None else []) if c.type == "function_signature_item"}
+    return {
+        node_text(c.child_by_field_name("name")): c.start_byte
+        for c in (body.named_children if body is not None else [])
+        if c.type == "function_signature_item"
+    }
 
 
 def _declared_source(resolver: RustResolver, file: str) -> bytes:
@@ -157,12 +206,14 @@ def _declared_source(resolver: RustResolver, file: str) -> bytes:
     return parsed[0]
 
 
-def _variant_arms_elsewhere(targets: Sequence[ItemTarget], read: _Read, root: Path, skipped: set[str],
-                            origin: str) -> list[Edit]:
+def _variant_arms_elsewhere(
+    targets: Sequence[ItemTarget], read: _Read, root: Path, skipped: set[str], origin: str
+) -> list[Edit]:
     """The match arms (and `A | B` alternatives) naming only a deleted variant, in the files
     other than the enum's (its own file's go with the variant)."""
-    variants = [(t.path, *split_path(t.name)[-2:]) for t in targets
-                if t.kind == "variant" and len(split_path(t.name)) >= 2]
+    variants = [
+        (t.path, *split_path(t.name)[-2:]) for t in targets if t.kind == "variant" and len(split_path(t.name)) >= 2
+    ]
     edits: list[Edit] = []
     for home, enum, variant in variants:
         for path in files_with_words(root, [variant]):
@@ -171,14 +222,16 @@ def _variant_arms_elsewhere(targets: Sequence[ItemTarget], read: _Read, root: Pa
             source = read(path)
             if source is None:
                 continue
-            deletions, reshaped = variant_uses(source, path, parse(source, RUST), enum, variant,
-                                               f"{origin}:variant:{enum}::{variant}")
+            deletions, reshaped = variant_uses(
+                source, path, parse(source, RUST), enum, variant, f"{origin}:variant:{enum}::{variant}"
+            )
             edits += deletion_edits(path, source, deletions) + reshaped
     return edits
 
 
-def _trait_method_impls(deleted: DeletedRecord, read: _Read, root: Path, skipped: set[str],
-                        origin: str) -> tuple[list[Edit], list[DeletedRustItem]]:
+def _trait_method_impls(
+    deleted: DeletedRecord, read: _Read, root: Path, skipped: set[str], origin: str
+) -> tuple[list[Edit], list[DeletedRustItem]]:
     """The methods, in other files than the trait's, of impls of a trait whose method
     declaration the plan deletes (`impl Float for f32 { fn is_sign_negative .. }`)."""
     declared: dict[tuple[str, str], str] = {}  # (trait, method) -> the trait's file
@@ -200,14 +253,20 @@ def _trait_method_impls(deleted: DeletedRecord, read: _Read, root: Path, skipped
         source = read(path)
         if source is None:
             continue
-        chosen = [i for i in rust_items(source, parse(source, RUST))
-                  if i.impl_header is not None and i.impl_header[1] is not None and i.kind != "impl"
-                  and (without_arguments(i.impl_header[1]).split("::")[-1], i.name) in declared
-                  and (path, i.node.start_byte) not in already]
+        chosen = [
+            i
+            for i in rust_items(source, parse(source, RUST))
+            if i.impl_header is not None
+            and i.impl_header[1] is not None
+            and i.kind != "impl"
+            and (without_arguments(i.impl_header[1]).split("::")[-1], i.name) in declared
+            and (path, i.node.start_byte) not in already
+        ]
         if not chosen:
             continue
-        deletions = [Deletion(*whole_lines(source, i.start, i.end, (b"//",)), f"{origin}:trait-method-impl")
-                     for i in chosen]
+        deletions = [
+            Deletion(*whole_lines(source, i.start, i.end, (b"//",)), f"{origin}:trait-method-impl") for i in chosen
+        ]
         edits += deletion_edits(path, source, deletions)
         gone += deleted_rust_items(path, [DeletedItem(RustTarget("fn", i.name), (i,), ()) for i in chosen])
     return edits, gone

@@ -24,11 +24,27 @@ import tree_sitter
 from codemods.parse import node_text
 
 # The bare cfg names rustc or cargo set (a name not here is a custom flag).
-BUILTIN_FLAGS = frozenset({
-    "test", "debug_assertions", "unix", "windows", "doc", "doctest", "miri", "proc_macro", "overflow_checks",
-    "ub_checks", "target_thread_local", "fmt_debug", "contract_checks", "emscripten_wasm_eh", "rustfmt",
-    "clippy", "docsrs",
-})
+BUILTIN_FLAGS = frozenset(
+    {
+        "test",
+        "debug_assertions",
+        "unix",
+        "windows",
+        "doc",
+        "doctest",
+        "miri",
+        "proc_macro",
+        "overflow_checks",
+        "ub_checks",
+        "target_thread_local",
+        "fmt_debug",
+        "contract_checks",
+        "emscripten_wasm_eh",
+        "rustfmt",
+        "clippy",
+        "docsrs",
+    }
+)
 _PREDICATE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*")
 _SKIPPED = {".git", "target", "node_modules"}
 
@@ -40,7 +56,7 @@ def unset_flags_around(node: tree_sitter.Node, is_set: Callable[[str], bool]) ->
     while current is not None:
         for attribute in _attributes_of(current):
             text = node_text(attribute)
-            inner = text[text.index("[") + 1:text.rindex("]")].strip() if "[" in text and "]" in text else ""
+            inner = text[text.index("[") + 1 : text.rindex("]")].strip() if "[" in text and "]" in text else ""
             if inner.startswith("cfg(") and inner.endswith(")") and _unset(inner[4:-1], is_set):
                 return text
         current = current.parent
@@ -94,10 +110,31 @@ def flag_is_set(root: Path, name: str) -> bool:
     """Whether any file of the tree but Rust sources (build scripts aside) spells `name`."""
     rg = shutil.which("rg")
     if rg is not None:
-        done = subprocess.run([rg, "--no-config", "--hidden", "--files-with-matches", "--no-messages",
-                               "--fixed-strings", "--word-regexp", "--glob", "!*.rs", "--glob", "build.rs",
-                               "--glob", "!.git/", "--glob", "!target/", "-e", name, "--", "."],
-                              cwd=root, capture_output=True)
+        done = subprocess.run(
+            [
+                rg,
+                "--no-config",
+                "--hidden",
+                "--files-with-matches",
+                "--no-messages",
+                "--fixed-strings",
+                "--word-regexp",
+                "--glob",
+                "!*.rs",
+                "--glob",
+                "build.rs",
+                "--glob",
+                "!.git/",
+                "--glob",
+                "!target/",
+                "-e",
+                name,
+                "--",
+                ".",
+            ],
+            cwd=root,
+            capture_output=True,
+        )
         if done.returncode in (0, 1):
             return bool(done.stdout.strip())
     word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")

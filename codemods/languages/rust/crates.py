@@ -116,9 +116,14 @@ class CrateIndex:
     inline module path, name, #[path] value or None).
     """
 
-    def __init__(self, root: Path, exists: Callable[[str], bool], read: Callable[[str], bytes | None],
-                 parse_mods: Callable[[str], list[ModDeclaration]],
-                 prefetched: "PathAttributeSearch | None" = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        exists: Callable[[str], bool],
+        read: Callable[[str], bytes | None],
+        parse_mods: Callable[[str], list[ModDeclaration]],
+        prefetched: "PathAttributeSearch | None" = None,
+    ) -> None:
         self._root = root
         self._prefetched = prefetched
         self._exists = exists
@@ -160,7 +165,8 @@ class CrateIndex:
         if package is not None and manifest is not None:
             package.dependencies = self._dependencies(directory, manifest)
             package.library_dependencies = frozenset(
-                lib for lib in self._dependencies(directory, manifest, ("dependencies",)).values() if lib is not None)
+                lib for lib in self._dependencies(directory, manifest, ("dependencies",)).values() if lib is not None
+            )
         return package
 
     def _load_package(self, directory: str, manifest: dict[str, Any]) -> Package:
@@ -210,9 +216,12 @@ class CrateIndex:
                 return "", {}
             current = current.parent
 
-    def _dependencies(self, directory: str, manifest: dict[str, Any],
-                      kinds: tuple[str, ...] = ("dependencies", "dev-dependencies", "build-dependencies"),
-                      ) -> dict[str, str | None]:
+    def _dependencies(
+        self,
+        directory: str,
+        manifest: dict[str, Any],
+        kinds: tuple[str, ...] = ("dependencies", "dev-dependencies", "build-dependencies"),
+    ) -> dict[str, str | None]:
         """Extern crate name -> lib root in the tree (path dependencies) or None, from the tables `kinds`."""
         found: dict[str, str | None] = {}
         tables = [manifest.get(k, {}) for k in kinds]
@@ -327,8 +336,12 @@ class CrateIndex:
             for stem in ("lib.rs", "main.rs"):
                 root = join_path(folder, stem)
                 if self._exists(root):
-                    return Package(folder, PurePosixPath(folder).name or "crate", root if stem == "lib.rs" else None,
-                                   [] if stem == "lib.rs" else [root])
+                    return Package(
+                        folder,
+                        PurePosixPath(folder).name or "crate",
+                        root if stem == "lib.rs" else None,
+                        [] if stem == "lib.rs" else [root],
+                    )
             if folder == "":
                 return Package(str(PurePosixPath(path).parent), PurePosixPath(path).stem, None, [path])
             current = current.parent
@@ -356,8 +369,11 @@ class CrateIndex:
         folder_path = PurePosixPath(folder)
         candidates = [join_path(str(folder_path.parent), folder_path.name + ".rs"), join_path(folder, "mod.rs")]
         # A crate root loads its modules from its own folder, as a mod.rs does.
-        candidates += [r for r in (package.lib, *package.roots)
-                       if r is not None and str(PurePosixPath(r).parent) == str(folder_path)]
+        candidates += [
+            r
+            for r in (package.lib, *package.roots)
+            if r is not None and str(PurePosixPath(r).parent) == str(folder_path)
+        ]
         return [c for c in dict.fromkeys(candidates) if self._exists(c)]
 
     def _path_declarations(self, package: Package) -> dict[str, list[tuple[str, str]]]:
@@ -412,8 +428,12 @@ class PathAttributeSearch:
         rg = shutil.which("rg")
         if rg is not None and folders:
             try:
-                self._process = subprocess.Popen(_path_attribute_command(rg, [f or "." for f in folders]), cwd=root,
-                                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                self._process = subprocess.Popen(
+                    _path_attribute_command(rg, [f or "." for f in folders]),
+                    cwd=root,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
             except OSError:
                 self._process = None
 
@@ -442,8 +462,25 @@ _PATH_ATTRIBUTE = r'#\[\s*path\s*=\s*"([^"]*)"'
 
 
 def _path_attribute_command(rg: str, paths: list[str]) -> list[str]:
-    return [rg, "--no-config", "--only-matching", "--no-line-number", "--with-filename", "--null", "--no-messages",
-            "--glob", "*.rs", "--glob", "!target/", "--replace", "$1", "-e", _PATH_ATTRIBUTE, "--", *paths]
+    return [
+        rg,
+        "--no-config",
+        "--only-matching",
+        "--no-line-number",
+        "--with-filename",
+        "--null",
+        "--no-messages",
+        "--glob",
+        "*.rs",
+        "--glob",
+        "!target/",
+        "--replace",
+        "$1",
+        "-e",
+        _PATH_ATTRIBUTE,
+        "--",
+        *paths,
+    ]
 
 
 def _path_attribute_lines(output: bytes, directory: str) -> list[tuple[str, str]]:

@@ -19,8 +19,9 @@ from codemods.languages.rust.unused_imports import imports_still_used
 from codemods.parse import parse
 
 
-def delete_items(path: str, source: bytes, targets: list[ItemTarget], origin: str,
-                 absent: Callable[[], bool] | None, deleted: Any) -> Deletions:
+def delete_items(
+    path: str, source: bytes, targets: list[ItemTarget], origin: str, absent: Callable[[], bool] | None, deleted: Any
+) -> Deletions:
     """The edits deleting `targets` (items and members) from the file at `path`, and the findings;
     what goes is added to `deleted` (the resolver's view of it, deleted fields, spelt names)."""
     targets = [_file_relative(path, source, t) for t in targets]
@@ -32,10 +33,22 @@ def delete_items(path: str, source: bytes, targets: list[ItemTarget], origin: st
     reshaped: list[Edit] = []
     if members:
         taken = delete_members(path, source, members, origin, absent)
-        deleted.add(FIELDS, [DeletedField(path, *split_path(t.name)[-2:]) for t in members if t.kind == "field"
-                             and any(d.origin == f"{origin}:field:{t.name}" for d in taken.deletions)])
-        deleted.add(VARIANTS, [DeletedVariant(path, *split_path(t.name)[-2:]) for t in members if t.kind == "variant"
-                               and any(d.origin == f"{origin}:variant:{t.name}" for d in taken.deletions)])
+        deleted.add(
+            FIELDS,
+            [
+                DeletedField(path, *split_path(t.name)[-2:])
+                for t in members
+                if t.kind == "field" and any(d.origin == f"{origin}:field:{t.name}" for d in taken.deletions)
+            ],
+        )
+        deleted.add(
+            VARIANTS,
+            [
+                DeletedVariant(path, *split_path(t.name)[-2:])
+                for t in members
+                if t.kind == "variant" and any(d.origin == f"{origin}:variant:{t.name}" for d in taken.deletions)
+            ],
+        )
         found += taken.deletions
         reshaped = taken.reshaped
         findings += taken.findings
@@ -52,7 +65,7 @@ def _file_module(path: str) -> tuple[str, ...] | None:
     parts = path.split("/")
     if "src" not in parts:
         return None
-    inner = parts[len(parts) - parts[::-1].index("src"):]
+    inner = parts[len(parts) - parts[::-1].index("src") :]
     if not inner or inner[0] == "bin" and len(inner) > 1:
         return None
     *folders, name = inner
@@ -66,8 +79,8 @@ def _file_relative(path: str, source: bytes, target: ItemTarget) -> ItemTarget:
     kept as written where the file's own top level has an item of the path's first module name."""
     parts = split_path(target.name)
     module = _file_module(path)
-    if not module or len(parts) <= len(module) + 1 or parts[0] != "crate" or parts[1:len(module) + 1] != module:
+    if not module or len(parts) <= len(module) + 1 or parts[0] != "crate" or parts[1 : len(module) + 1] != module:
         return target
     if any(not i.module_path and i.name == module[0] for i in rust_items(source, parse(source, RUST))):
         return target
-    return replace(target, name="::".join(("crate", *parts[len(module) + 1:])))
+    return replace(target, name="::".join(("crate", *parts[len(module) + 1 :])))

@@ -61,10 +61,10 @@ def excerpt(before: bytes, edits: list[tuple[int, int, bytes]], after: bytes) ->
     ranges, at, placed = [], 0, 0
     for start, end, replacement in sorted(edits):
         kept = before[at:start]
-        if start < at or after[placed:placed + len(kept)] != kept:
+        if start < at or after[placed : placed + len(kept)] != kept:
             return None  # the edits overlap, or do not make `after`: nothing to say about it
         placed += len(kept)
-        if after[placed:placed + len(replacement)] != replacement:
+        if after[placed : placed + len(replacement)] != replacement:
             return None
         ranges.append((placed, placed + len(replacement)))
         placed += len(replacement)
@@ -158,8 +158,11 @@ def _window(children: list[tree_sitter.Node], starts: list[int], a: int, b: int)
     if last >= 0 and _sorted_kind(children[last]):
         while (after := _forward(children, hi)) < len(children) and _sorted_kind(children[after]):
             hi = after
-    if hi + 1 < len(children) and not _is_item(children[hi + 1]) \
-            and children[hi + 1].start_point[0] == children[hi].end_point[0]:
+    if (
+        hi + 1 < len(children)
+        and not _is_item(children[hi + 1])
+        and children[hi + 1].start_point[0] == children[hi].end_point[0]
+    ):
         hi += 1  # a comment on the last item's line
     return lo, hi
 
@@ -224,16 +227,16 @@ def _render(text: bytes, block: _Block, top: bool) -> bytes | None:
                 shown = _elided(text, child)
             if shown is None:
                 return None
-            pieces += [text[at:child.start_byte], shown]
+            pieces += [text[at : child.start_byte], shown]
             at = child.end_byte
         parts.append(b"".join(pieces) + text[at:end])
         bounds.append((start, end))
     if windows[0][0] == 0:
-        head = text[opening:bounds[0][0]]
+        head = text[opening : bounds[0][0]]
     else:
         head = b"" if top else b"\n"
     if windows[-1][1] == len(children) - 1:
-        tail = text[bounds[-1][1]:closing]
+        tail = text[bounds[-1][1] : closing]
     elif top:
         tail = b"\n"
     else:
@@ -252,12 +255,12 @@ def _elided(text: bytes, item: tree_sitter.Node) -> bytes | None:
     children = list(body.named_children) if body is not None else []
     first = _forward(children, -1)
     if body is None or first >= len(children) - 1:
-        return text[item.start_byte:item.end_byte]
+        return text[item.start_byte : item.end_byte]
     end = _line_end(text, children[first].end_byte)
     brace = _line_start(text, body.end_byte - 1)
     if end is None or brace is None:
         return None
-    return text[item.start_byte:end] + b"\n" + text[brace:item.end_byte]
+    return text[item.start_byte : end] + b"\n" + text[brace : item.end_byte]
 
 
 def _render_inner(text: bytes, item: tree_sitter.Node, block: _Block) -> bytes | None:
@@ -266,4 +269,4 @@ def _render_inner(text: bytes, item: tree_sitter.Node, block: _Block) -> bytes |
     inside = _render(text, block, top=False)
     if inside is None:
         return None
-    return text[item.start_byte:block.body.start_byte + 1] + inside + text[block.body.end_byte:item.end_byte]
+    return text[item.start_byte : block.body.start_byte + 1] + inside + text[block.body.end_byte : item.end_byte]

@@ -34,14 +34,17 @@ def _config_args(root: Path | None) -> list[str]:
     return []
 
 
-def format_statement_groups(groups: list[tuple[str, str]], root: Path | None = None,
-                            edition: str = "2021") -> tuple[list[str], bool]:
+def format_statement_groups(
+    groups: list[tuple[str, str]], root: Path | None = None, edition: str = "2021"
+) -> tuple[list[str], bool]:
     """Each (statements, indent) of `groups` (statements one per line, unindented) formatted at
     its indent, lines ending with newlines, with one rustfmt run for all of them; and whether
     rustfmt ran. When it did not (not installed, it rejected the text, or an indent is not a
     multiple of four spaces) the statements are returned as written, indented."""
-    plain = ["".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
-             for text, indent in groups]
+    plain = [
+        "".join(f"{indent}{line}\n" if line else "\n" for line in text.strip("\n").split("\n"))
+        for text, indent in groups
+    ]
     depths = [len(indent.replace("\t", _INDENT)) // len(_INDENT) for _, indent in groups]
     rustfmt = shutil.which("rustfmt")
     if rustfmt is None or any(d < 1 or indent != _INDENT * d for d, (_, indent) in zip(depths, groups)):
@@ -129,8 +132,11 @@ def _pinned_toolchain_missing(root: Path | None) -> bool:
                 text = (folder / "rust-toolchain").read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 return False
-            channel = _manifest(folder / "rust-toolchain").get("toolchain", {}).get("channel") if "[" in text \
+            channel = (
+                _manifest(folder / "rust-toolchain").get("toolchain", {}).get("channel")
+                if "[" in text
                 else text.strip()
+            )
             break
         if folder == folder.parent:
             return False
@@ -181,7 +187,7 @@ def _rustfmt(rustfmt: str, source: str, root: Path | None, edition: str) -> str 
     """rustfmt's output for `source`, run in `root` (its pinned toolchain), else on the default toolchain."""
     arguments = ["--edition", edition, "--emit", "stdout", *_config_args(root)]
     default = {**os.environ, "RUSTUP_TOOLCHAIN": "stable"}
-    for env in ((default,) if _pinned_toolchain_missing(root) else (None, default)):
+    for env in (default,) if _pinned_toolchain_missing(root) else (None, default):
         toolchain = (env or os.environ).get("RUSTUP_TOOLCHAIN")
         command = [_toolchain_rustfmt(rustfmt, root, toolchain, os.environ.get("RUSTUP_HOME")), *arguments]
         try:

@@ -79,7 +79,12 @@ def _use_declarations(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
     found = []
     for start in keyword_offsets(root.text or b"", b"use"):
         node = root.descendant_for_byte_range(base + start, base + start + 3)
-        if node is not None and node.type == "use" and node.parent is not None and node.parent.type == "use_declaration":
+        if (
+            node is not None
+            and node.type == "use"
+            and node.parent is not None
+            and node.parent.type == "use_declaration"
+        ):
             found.append(node.parent)
     return found
 
@@ -127,8 +132,12 @@ def name_uses(tree: tree_sitter.Tree, names: set[str], through_paths: bool = Tru
         if node is not None and node.type == "doc_comment" and _doc_link_target(text, start, end):
             counts[name] += 1  # rustdoc resolves `[Name]` through the file's imports
             continue
-        if node is None or node.type not in _NAME_NODES or node.child_count or \
-                (node.start_byte, node.end_byte) != (base + start, base + end):
+        if (
+            node is None
+            or node.type not in _NAME_NODES
+            or node.child_count
+            or (node.start_byte, node.end_byte) != (base + start, base + end)
+        ):
             continue
         if not through_paths and _qualified(node):
             continue  # `other::Name` resolves through its path, not through this file's import of Name
@@ -156,13 +165,13 @@ _LINK_ENDS = b"`]:(<!)"
 def _doc_link_target(text: bytes, start: int, end: int) -> bool:
     """Whether the word at [start, end) of a doc comment is the first name of an intra-doc link's
     path: `[Name]`, `` [`Name`] ``, `` [`Name::method`] ``, `[text](Name)`, `[`name()`]`."""
-    if end >= len(text) or text[end:end + 1] not in [bytes([c]) for c in _LINK_ENDS]:
+    if end >= len(text) or text[end : end + 1] not in [bytes([c]) for c in _LINK_ENDS]:
         return False
-    head = text[max(0, start - 12):start]
+    head = text[max(0, start - 12) : start]
     for prefix in _LINK_PREFIXES:
         if not head.endswith(prefix):
             continue
-        opening = head[:len(head) - len(prefix)]
+        opening = head[: len(head) - len(prefix)]
         if opening.endswith((b"[", b"[`", b"](", b"](`")):
             return True
     return False
@@ -172,8 +181,9 @@ def _inside(node: tree_sitter.Node, edits: list[Edit]) -> bool:
     return any(e.start < node.end_byte and node.start_byte < e.end for e in edits)
 
 
-def unused_entries(source: bytes, planned: list[Edit], dangling_starts: set[int],
-                   reexport_unused: Callable[[str], bool]) -> list[UseEntry]:
+def unused_entries(
+    source: bytes, planned: list[Edit], dangling_starts: set[int], reexport_unused: Callable[[str], bool]
+) -> list[UseEntry]:
     """The entries of a file to remove after `planned` edits (see the module docstring).
 
     `dangling_starts`: start offsets of definite references to deleted items in
@@ -188,13 +198,25 @@ def unused_entries(source: bytes, planned: list[Edit], dangling_starts: set[int]
         return []
     dangling = [e for e in entries if any(e.node.start_byte <= s < e.node.end_byte for s in dangling_starts)]
     # An entry the plan can leave unused names a deleted item, or is spelt in the text it removes.
-    removed_text = b" ".join(source[e.start:e.end] for e in planned)
+    removed_text = b" ".join(source[e.start : e.end] for e in planned)
     names = {e.binding for e in entries if e.binding and (e in dangling or whole_word_hits(removed_text, {e.binding}))}
     if not names:
         return []
     before = name_uses(tree, names, through_paths=False)
-    after = name_uses(reparse(source, [(e.start, e.end, e.replacement) for e in sorted(planned, key=lambda e: e.start)],
-                              splice(source, planned), RUST), names, through_paths=False) if planned else before
+    after = (
+        name_uses(
+            reparse(
+                source,
+                [(e.start, e.end, e.replacement) for e in sorted(planned, key=lambda e: e.start)],
+                splice(source, planned),
+                RUST,
+            ),
+            names,
+            through_paths=False,
+        )
+        if planned
+        else before
+    )
     removed = []
     for entry in entries:
         if entry.binding not in names or after[entry.binding]:
@@ -207,12 +229,13 @@ def unused_entries(source: bytes, planned: list[Edit], dangling_starts: set[int]
     return removed
 
 
-def _remove_from_list(source: bytes, use_list: tree_sitter.Node, removed_children: list[tree_sitter.Node],
-                      replaced: dict[int, str]) -> str:
+def _remove_from_list(
+    source: bytes, use_list: tree_sitter.Node, removed_children: list[tree_sitter.Node], replaced: dict[int, str]
+) -> str:
     """The text of a `{...}` list without `removed_children` (with their commas or lines),
     children in `replaced` (by start byte) given new text."""
     base = use_list.start_byte
-    text = source[use_list.start_byte:use_list.end_byte]
+    text = source[use_list.start_byte : use_list.end_byte]
     spans: list[tuple[int, int, bytes]] = []
     removed = {c.start_byte for c in removed_children}
     for child in use_list.named_children:
@@ -227,12 +250,16 @@ def _remove_from_list(source: bytes, use_list: tree_sitter.Node, removed_childre
         line_start = source.rfind(b"\n", 0, start) + 1
         line_end = source.find(b"\n", end)
         # An entry alone on its line of a multi-line group goes with its line.
-        own_line = line_start > use_list.start_byte and line_end != -1 and \
-            not source[line_start:start].strip() and not source[end:line_end].strip()
+        own_line = (
+            line_start > use_list.start_byte
+            and line_end != -1
+            and not source[line_start:start].strip()
+            and not source[end:line_end].strip()
+        )
         if own_line:
             start, end = line_start, line_end + 1
         elif after is not None and after.type == ",":
-            while end < use_list.end_byte and source[end:end + 1] in (b" ", b"\t"):
+            while end < use_list.end_byte and source[end : end + 1] in (b" ", b"\t"):
                 end += 1
         else:
             previous = child.prev_sibling
@@ -242,7 +269,7 @@ def _remove_from_list(source: bytes, use_list: tree_sitter.Node, removed_childre
     out = bytearray()
     cursor = 0
     for start, end, replacement in sorted(spans):
-        out += text[cursor:start - base] + replacement
+        out += text[cursor : start - base] + replacement
         cursor = end - base
     out += text[cursor:]
     return out.decode("utf-8", "replace")
@@ -264,7 +291,7 @@ def _render(source: bytes, node: tree_sitter.Node, removed: set[int]) -> str | N
             return node_text(path) if text == "self" else f"{node_text(path)}::{text}"
         if text == node_text(inner):
             return node_text(node)
-        return source[node.start_byte:inner.start_byte].decode("utf-8", "replace") + text
+        return source[node.start_byte : inner.start_byte].decode("utf-8", "replace") + text
     if node.type == "use_list":
         rendered = _render_list(source, node, removed)
         if rendered is None:

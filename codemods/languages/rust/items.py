@@ -223,8 +223,12 @@ def rust_items(source: bytes, tree: tree_sitter.Tree | None = None) -> list[Rust
 def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
     found: list[RustItem] = []
 
-    def visit(container: tree_sitter.Node, path: tuple[str, ...], in_bridge: bool,
-              header: tuple[str, str | None] | None = None) -> None:
+    def visit(
+        container: tree_sitter.Node,
+        path: tuple[str, ...],
+        in_bridge: bool,
+        header: tuple[str, str | None] | None = None,
+    ) -> None:
         for node in container.named_children:
             kind = _ITEM_KINDS.get(node.type)
             in_extern_block = in_bridge and container.parent is not None and container.parent.type == "foreign_mod_item"
@@ -247,8 +251,9 @@ def _rust_items(source: bytes, tree: tree_sitter.Tree) -> tuple[RustItem, ...]:
             if kind == "fn_signature" and in_bridge:
                 kind = "bridge_fn"
             found.append(
-                RustItem(kind, name or "", path, node, start, attributes, trait, _rust_name(attribute_nodes),
-                         own_header)
+                RustItem(
+                    kind, name or "", path, node, start, attributes, trait, _rust_name(attribute_nodes), own_header
+                )
             )
             if node.type in _CONTAINERS:
                 body = node.child_by_field_name("body")
@@ -307,7 +312,7 @@ def split_path(name: str) -> tuple[str, ...]:
             break
         if char == "<":
             depth += 1
-        elif char == ">" and depth and name[index - 1:index] != "-":
+        elif char == ">" and depth and name[index - 1 : index] != "-":
             depth -= 1
         if depth == 0 and name.startswith("::", index):
             parts.append("".join(current))
@@ -353,8 +358,10 @@ def _squeeze(text: str) -> str:
 def impl_header(node: tree_sitter.Node) -> tuple[str, str | None]:
     """(self type, trait or None) of an impl block as written, whitespace aside."""
     trait = node.child_by_field_name("trait")
-    return (_squeeze(node_text(node.child_by_field_name("type"))),
-            _squeeze(node_text(trait)) if trait is not None else None)
+    return (
+        _squeeze(node_text(node.child_by_field_name("type"))),
+        _squeeze(node_text(trait)) if trait is not None else None,
+    )
 
 
 def _top_level_split(text: str, word: str) -> tuple[str, str] | None:
@@ -366,7 +373,7 @@ def _top_level_split(text: str, word: str) -> tuple[str, str] | None:
         elif char in ">)" and depth:
             depth -= 1
         elif depth == 0 and text.startswith(f" {word} ", index):
-            return text[:index], text[index + len(word) + 2:]
+            return text[:index], text[index + len(word) + 2 :]
     return None
 
 
@@ -386,7 +393,7 @@ def impl_segment(part: str) -> tuple[str, str | None] | None:
                 depth += char == "<"
                 depth -= char == ">"
                 if depth == 0:
-                    rest = rest[index + 1:]
+                    rest = rest[index + 1 :]
                     break
         rest = rest.strip()
         split = _top_level_split(rest, "for")
@@ -421,7 +428,7 @@ def _same_trait_path(have: str, want: str) -> bool:
 
 
 def _ends_with(have: tuple[str, ...], want: tuple[str, ...], anchored: bool) -> bool:
-    return have == want if anchored else have[len(have) - len(want):] == want if len(want) <= len(have) else False
+    return have == want if anchored else have[len(have) - len(want) :] == want if len(want) <= len(have) else False
 
 
 @functools.lru_cache(maxsize=1024)
@@ -446,14 +453,21 @@ def matches_name(item: RustItem, wanted: str) -> bool:
         if not parts or item.name != parts[-1] or _foreign_self_type(item):
             return False
         have = (*item.module_path, item.name)
-        return have == parts if anchored else have[-len(parts):] == parts
+        return have == parts if anchored else have[-len(parts) :] == parts
     if item.kind == "impl":
-        return segments[-1] is not None and not any(segments[:-1]) and \
-            _header_matches(item.impl_header, segments[-1]) and _ends_with(item.module_path, parts[:-1], anchored)
+        return (
+            segments[-1] is not None
+            and not any(segments[:-1])
+            and _header_matches(item.impl_header, segments[-1])
+            and _ends_with(item.module_path, parts[:-1], anchored)
+        )
     if len(parts) < 2 or segments[-2] is None or any(segments[:-2]) or segments[-1] is not None:
         return False
-    return item.name == parts[-1] and _header_matches(item.impl_header, segments[-2]) and \
-        _ends_with(item.module_path[:-1], parts[:-2], anchored)
+    return (
+        item.name == parts[-1]
+        and _header_matches(item.impl_header, segments[-2])
+        and _ends_with(item.module_path[:-1], parts[:-2], anchored)
+    )
 
 
 def _impl_spelling(header: tuple[str, str | None]) -> str:
@@ -488,8 +502,10 @@ def _required_by_trait(items: list[RustItem], chosen: list[RustItem]) -> str | N
         if item.impl_header is None or item.kind == "impl" or item.impl_header[1] is None:
             continue
         trait = without_arguments(item.impl_header[1]).split("::")[-1]
-        if any(i.kind == "fn_signature" and i.name == item.name and _in_trait(i) and i.module_path[-1:] == (trait,)
-               for i in items):
+        if any(
+            i.kind == "fn_signature" and i.name == item.name and _in_trait(i) and i.module_path[-1:] == (trait,)
+            for i in items
+        ):
             return trait
     return None
 
@@ -507,7 +523,7 @@ def numbered_name(name: str) -> tuple[str, int | None]:
 def _nth_of_spelling(chosen: list[RustItem], ordinal: int) -> list[RustItem]:
     """The `ordinal`th (from 1, in file order) impl block of `chosen`; none when there are fewer."""
     impls = sorted((i for i in chosen if i.kind == "impl"), key=lambda i: i.node.start_byte)
-    return impls[ordinal - 1:ordinal]
+    return impls[ordinal - 1 : ordinal]
 
 
 def _inside(item: RustItem, container: RustItem) -> bool:
@@ -533,8 +549,9 @@ def _impl_listing(source: bytes, items: list[RustItem], impls: list[RustItem]) -
 def _impl_candidates(items: list[RustItem], name: str) -> list[RustItem]:
     """Impl blocks a plain name (`Foo`, `crate::a::Foo`) names: every impl of that type."""
     parts, anchored = _address(name)
-    return [i for i in items if i.kind == "impl" and i.name == parts[-1]
-            and _ends_with(i.module_path, parts[:-1], anchored)]
+    return [
+        i for i in items if i.kind == "impl" and i.name == parts[-1] and _ends_with(i.module_path, parts[:-1], anchored)
+    ]
 
 
 @dataclass(frozen=True)
@@ -555,7 +572,10 @@ class DeletedItem:
 
 
 def delete_rust_items(
-    path: str, source: bytes, targets: list[RustTarget], origin: str = "delete",
+    path: str,
+    source: bytes,
+    targets: list[RustTarget],
+    origin: str = "delete",
     already_absent: Callable[[], bool] | None = None,
 ) -> ItemDeletions[Deletion, DeletedItem]:
     """Deletions for the requested items of one Rust file, each with its docs and attributes.
@@ -586,12 +606,18 @@ def delete_rust_items(
         if target.kind == "trait_method":
             chosen = [i for i in chosen if _in_trait(i)]
         if named and not chosen:
-            findings.append(shape_mismatch(path, source, target.kind, target.name, named[0].kind,
-                                           named[0].node.start_byte))
+            findings.append(
+                shape_mismatch(path, source, target.kind, target.name, named[0].kind, named[0].node.start_byte)
+            )
             continue
         if not chosen:
-            candidates = [exact_spelling(i) if i.impl_header is not None and (i.impl_header[1] or _foreign_self_type(i))
-                          else _spelled_like(i, target.name) for i in items if i.kind in accepted]
+            candidates = [
+                exact_spelling(i)
+                if i.impl_header is not None and (i.impl_header[1] or _foreign_self_type(i))
+                else _spelled_like(i, target.name)
+                for i in items
+                if i.kind in accepted
+            ]
             findings.append(missing_target(path, target.kind, target.name, candidates, already_absent))
             continue
         paths = {i.module_path for i in chosen}
@@ -599,9 +625,14 @@ def delete_rust_items(
             line, col = line_col(source, chosen[1].node.start_byte)
             where = ", ".join("::".join(("crate", *p, chosen[0].name)) for p in sorted(paths))
             findings.append(
-                Finding(path, line, col, Code.AMBIGUOUS,
-                        f"{target.name} matches items in several modules ({where}); name one exactly",
-                        symbol=target.name)
+                Finding(
+                    path,
+                    line,
+                    col,
+                    Code.AMBIGUOUS,
+                    f"{target.name} matches items in several modules ({where}); name one exactly",
+                    symbol=target.name,
+                )
             )
             continue
         spellings = sorted({exact_spelling(i) for i in chosen})
@@ -609,42 +640,74 @@ def delete_rust_items(
             line, col = line_col(source, chosen[1].node.start_byte)
             listed = ", ".join(_impl_listing(source, items, chosen)) if target.kind == "impl" else ", ".join(spellings)
             findings.append(
-                Finding(path, line, col, Code.AMBIGUOUS,
-                        f"{target.name} names {len(spellings) if target.kind != 'impl' else len(chosen)} items; "
-                        f"name one exactly: " + listed, symbol=target.name)
+                Finding(
+                    path,
+                    line,
+                    col,
+                    Code.AMBIGUOUS,
+                    f"{target.name} names {len(spellings) if target.kind != 'impl' else len(chosen)} items; "
+                    f"name one exactly: " + listed,
+                    symbol=target.name,
+                )
             )
             continue
         if target.kind == "impl" and len(chosen) > 1:
             line, col = line_col(source, chosen[1].node.start_byte)
             findings.append(
-                Finding(path, line, col, Code.AMBIGUOUS,
-                        f"{target.name} names {len(chosen)} impl blocks; name one exactly: "
-                        + ", ".join(_impl_listing(source, items, chosen)), symbol=target.name)
+                Finding(
+                    path,
+                    line,
+                    col,
+                    Code.AMBIGUOUS,
+                    f"{target.name} names {len(chosen)} impl blocks; name one exactly: "
+                    + ", ".join(_impl_listing(source, items, chosen)),
+                    symbol=target.name,
+                )
             )
             continue
         required = _required_by_trait(items, chosen)
         if required is not None:
             line, col = line_col(source, chosen[0].node.start_byte)
-            findings.append(Finding(path, line, col, Code.REQUIRED_METHOD,
-                                    f"{target.name}: trait {required} still declares {chosen[0].name} without a "
-                                    f"default; delete the declaration (kind trait_method) instead; not deleted",
-                                    symbol=chosen[0].name))
+            findings.append(
+                Finding(
+                    path,
+                    line,
+                    col,
+                    Code.REQUIRED_METHOD,
+                    f"{target.name}: trait {required} still declares {chosen[0].name} without a "
+                    f"default; delete the declaration (kind trait_method) instead; not deleted",
+                    symbol=chosen[0].name,
+                )
+            )
             continue
         if target.kind == "trait_method" or target.kind == "fn" and all(_in_trait(i) for i in chosen):
             trait = chosen[0].module_path[-1]
-            chosen += [i for i in items if i.impl_header is not None and i.kind != "impl" and i.name == chosen[0].name
-                       and i.impl_header[1] is not None and without_arguments(i.impl_header[1]).split("::")[-1] == trait]
+            chosen += [
+                i
+                for i in items
+                if i.impl_header is not None
+                and i.kind != "impl"
+                and i.name == chosen[0].name
+                and i.impl_header[1] is not None
+                and without_arguments(i.impl_header[1]).split("::")[-1] == trait
+            ]
         if target.kind in _TYPE_KINDS:
             names = {i.name for i in chosen}
-            chosen += [i for i in items
-                       if i.kind == "impl" and i.name in names and i.module_path == chosen[0].module_path]
+            chosen += [
+                i for i in items if i.kind == "impl" and i.name in names and i.module_path == chosen[0].module_path
+            ]
         for item in chosen:
             start, end = whole_lines(source, item.start, item.end, (b"//",))
             deletions.append(Deletion(start, end, f"{origin}:{target.kind}:{target.name}"))
         visible = tuple(dict.fromkeys(n for i in chosen if i.kind != "impl" for n in i.visible_names))
         if target.kind == "impl":
             # The impl's methods and constants go with it: their callers are checked as for a method's deletion.
-            chosen += [i for i in items if i.kind != "impl" and i.impl_header is not None
-                       and any(_inside(i, impl) for impl in chosen if impl.kind == "impl")]
+            chosen += [
+                i
+                for i in items
+                if i.kind != "impl"
+                and i.impl_header is not None
+                and any(_inside(i, impl) for impl in chosen if impl.kind == "impl")
+            ]
         resolved.append(DeletedItem(target, tuple(chosen), visible))
     return ItemDeletions(deletions, resolved, findings)

@@ -50,7 +50,7 @@ def item_scopes(source: bytes, tree: tree_sitter.Tree, name: str) -> list[Scope]
     wanted, ordinal = numbered_name(name)
     chosen = [i for i in items if matches_name(i, wanted)]
     if ordinal is not None:
-        chosen = [i for i in chosen if i.kind == "impl"][ordinal - 1:ordinal]
+        chosen = [i for i in chosen if i.kind == "impl"][ordinal - 1 : ordinal]
     types = {(i.module_path, i.name) for i in chosen if i.kind in ("struct", "enum", "union", "trait")}
     chosen += [i for i in items if i.kind == "impl" and (i.module_path, i.name) in types and i not in chosen]
     return [Scope(name, item.start, item.end, after_previous_sibling(item.node), item.node) for item in chosen]
@@ -106,9 +106,15 @@ def _compiled_by_no_build(text: bytes, found: list[Reference], shared: PlanState
     for reference in found:
         node = tree.root_node.descendant_for_byte_range(reference.start, reference.end)
         cfg = unset_flags_around(node, is_set) if reference.certainty == DEFINITE and node is not None else None
-        out.append(reference if cfg is None else dataclasses.replace(
-            reference, certainty=POSSIBLE,
-            resolution=f"{reference.resolution}; under {cfg}, a flag nothing in the tree sets"))
+        out.append(
+            reference
+            if cfg is None
+            else dataclasses.replace(
+                reference,
+                certainty=POSSIBLE,
+                resolution=f"{reference.resolution}; under {cfg}, a flag nothing in the tree sets",
+            )
+        )
     return out
 
 

@@ -72,21 +72,35 @@ def variant_references(path: str, text: bytes, variants: list[DeletedVariant]) -
                 continue
             if parent.type in ("scoped_identifier", "scoped_type_identifier"):
                 use = parent.child_by_field_name("name") == node and _names_enum(
-                    parent.child_by_field_name("path"), node, names, deleted.enum)
+                    parent.child_by_field_name("path"), node, names, deleted.enum
+                )
             elif parent.type == "use_list":
                 scoped = parent.parent
-                use = scoped is not None and scoped.type == "scoped_use_list" and _names_enum(
-                    scoped.child_by_field_name("path"), node, names, deleted.enum)
+                use = (
+                    scoped is not None
+                    and scoped.type == "scoped_use_list"
+                    and _names_enum(scoped.child_by_field_name("path"), node, names, deleted.enum)
+                )
             elif parent.type == "token_tree":
                 before = node.prev_sibling
                 owner = before.prev_sibling if before is not None and before.type == "::" else None
-                use = owner is not None and (node_text(owner) in names
-                                             or node_text(owner) == "Self" and self_type(node) == deleted.enum)
+                use = owner is not None and (
+                    node_text(owner) in names or node_text(owner) == "Self" and self_type(node) == deleted.enum
+                )
             else:
                 use = variant_imported(node, deleted.enum, deleted.name)
             if use:
-                found.append(Reference(path, node.start_byte, node.end_byte, deleted.name, DEFINITE, "variant",
-                                       f"names the variant {deleted.enum}::{deleted.name} ({deleted.path})"))
+                found.append(
+                    Reference(
+                        path,
+                        node.start_byte,
+                        node.end_byte,
+                        deleted.name,
+                        DEFINITE,
+                        "variant",
+                        f"names the variant {deleted.enum}::{deleted.name} ({deleted.path})",
+                    )
+                )
     return found
 
 
@@ -169,15 +183,41 @@ def field_references(path: str, text: bytes, fields: list[DeletedField]) -> list
             if shown is not None and shown != deleted_field.struct:
                 continue  # another struct's field of the same name
             if shown == deleted_field.struct and (here or not read):
-                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
-                                       f"initialises, matches or reads the field {owner}"))
+                found.append(
+                    Reference(
+                        path,
+                        node.start_byte,
+                        node.end_byte,
+                        deleted_field.name,
+                        DEFINITE,
+                        "field",
+                        f"initialises, matches or reads the field {owner}",
+                    )
+                )
             elif here and not shared_name:
-                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, DEFINITE, "field",
-                                       f"uses the field {owner} in the file declaring {deleted_field.struct}"))
+                found.append(
+                    Reference(
+                        path,
+                        node.start_byte,
+                        node.end_byte,
+                        deleted_field.name,
+                        DEFINITE,
+                        "field",
+                        f"uses the field {owner} in the file declaring {deleted_field.struct}",
+                    )
+                )
             else:
-                found.append(Reference(path, node.start_byte, node.end_byte, deleted_field.name, POSSIBLE, "field read",
-                                       f"uses a field named {deleted_field.name} of a struct not shown here (deleted: "
-                                       f"{owner})"))
+                found.append(
+                    Reference(
+                        path,
+                        node.start_byte,
+                        node.end_byte,
+                        deleted_field.name,
+                        POSSIBLE,
+                        "field read",
+                        f"uses a field named {deleted_field.name} of a struct not shown here (deleted: {owner})",
+                    )
+                )
     return found
 
 
@@ -198,7 +238,10 @@ def _other_struct_has_field(tree: tree_sitter.Tree, field: DeletedField) -> bool
     for declaration in descendants(tree.root_node, named=True):
         if declaration.type == "field_declaration" and node_text(declaration.child_by_field_name("name")) == field.name:
             struct = declaration.parent.parent if declaration.parent is not None else None
-            if struct is not None and struct.type in ("struct_item", "union_item") \
-                    and node_text(struct.child_by_field_name("name")) != field.struct:
+            if (
+                struct is not None
+                and struct.type in ("struct_item", "union_item")
+                and node_text(struct.child_by_field_name("name")) != field.struct
+            ):
                 return True
     return False

@@ -23,7 +23,13 @@ from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.edit.values import Edit, Finding, line_col, missing_target
 from codemods.languages.rust.imports import UseEntry, removal_edits, use_entries
 from codemods.languages.rust.items import (
-    RustItem, RustTarget, leading_trivia, matches_name, numbered_name, rust_items, split_path,
+    RustItem,
+    RustTarget,
+    leading_trivia,
+    matches_name,
+    numbered_name,
+    rust_items,
+    split_path,
 )
 from codemods.parse import RUST, descendants, node_text, parse
 
@@ -64,7 +70,6 @@ class _Removal:
     names: list[str] = field(default_factory=list)
 
 
-
 def _with_comma(source: bytes, node: tree_sitter.Node, start: int) -> tuple[int, int]:
     """[start, end) of a list member with its trailing comma, widened to whole lines where it
     stands alone on them. A member sharing its line keeps one separator between its
@@ -75,7 +80,7 @@ def _with_comma(source: bytes, node: tree_sitter.Node, start: int) -> tuple[int,
     if after is not None and after.type == ",":
         comma, end = True, after.end_byte
     # A match arm holds its own comma.
-    comma = comma or source[node.end_byte - 1:node.end_byte] == b","
+    comma = comma or source[node.end_byte - 1 : node.end_byte] == b","
     lo, hi = whole_lines(source, start, end, (b"//",))
     if (lo, hi) != (start, end):
         return lo, hi
@@ -83,9 +88,9 @@ def _with_comma(source: bytes, node: tree_sitter.Node, start: int) -> tuple[int,
     past = _blanks_after(source, hi)
     if comma:
         return lo, past
-    if source[before - 1:before] == b",":
+    if source[before - 1 : before] == b",":
         return before - 1, hi
-    if source[before - 1:before] in (b"{", b"(") and source[past:past + 1] in (b"}", b")"):
+    if source[before - 1 : before] in (b"{", b"(") and source[past : past + 1] in (b"}", b")"):
         return before, past
     return before, hi
 
@@ -109,8 +114,16 @@ def _owner(file: _MemberFile, owner_name: str, kinds: set[str], what: str, name:
             file.findings.append(missing_target(file.path, what, name, [], file.absent))
         else:
             line, col = line_col(file.source, owners[1].node.start_byte)
-            file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
-                                         f"{owner_name} names {len(owners)} items; name one exactly", symbol=name))
+            file.findings.append(
+                Finding(
+                    file.path,
+                    line,
+                    col,
+                    Code.AMBIGUOUS,
+                    f"{owner_name} names {len(owners)} items; name one exactly",
+                    symbol=name,
+                )
+            )
         return None
     return owners[0]
 
@@ -170,8 +183,15 @@ def _bare_pattern_name(pattern: tree_sitter.Node) -> str | None:
 def variant_imported(place: tree_sitter.Node, enum: str, variant: str) -> bool:
     """Whether a `use` of a block or module around `place` brings the variant in by its bare name
     (`use E::*;`, `use E::V;`, `use E::{V, ..};`): without one, a bare pattern is a binding."""
-    imports = re.compile(r"(?:^|::)" + re.escape(enum) + r"::(?:\*|" + re.escape(variant)
-                         + r"|\{(?:[^{}]*,)?" + re.escape(variant) + r"(?:,[^{}]*)?\})$")
+    imports = re.compile(
+        r"(?:^|::)"
+        + re.escape(enum)
+        + r"::(?:\*|"
+        + re.escape(variant)
+        + r"|\{(?:[^{}]*,)?"
+        + re.escape(variant)
+        + r"(?:,[^{}]*)?\})$"
+    )
     current = place.parent
     while current is not None:
         if current.type in ("block", "declaration_list", "source_file"):
@@ -193,8 +213,9 @@ def _alternatives(pattern: tree_sitter.Node) -> list[tree_sitter.Node]:
     return [pattern]
 
 
-def variant_uses(source: bytes, path: str, tree: tree_sitter.Tree, enum: str, variant: str,
-                  origin: str) -> tuple[list[Deletion], list[Edit]]:
+def variant_uses(
+    source: bytes, path: str, tree: tree_sitter.Tree, enum: str, variant: str, origin: str
+) -> tuple[list[Deletion], list[Edit]]:
     """Match arms that only name the variant (deleted) and `A | B` alternatives naming it (trimmed)."""
     deletions: list[Deletion] = []
     edits: list[Edit] = []
@@ -222,13 +243,13 @@ def variant_uses(source: bytes, path: str, tree: tree_sitter.Tree, enum: str, va
 
 
 def _skip_spaces(source: bytes, offset: int) -> int:
-    while offset < len(source) and source[offset:offset + 1] in (b" ", b"\t"):
+    while offset < len(source) and source[offset : offset + 1] in (b" ", b"\t"):
         offset += 1
     return offset
 
 
 def _back_spaces(source: bytes, offset: int) -> int:
-    while offset > 0 and source[offset - 1:offset] in (b" ", b"\t"):
+    while offset > 0 and source[offset - 1 : offset] in (b" ", b"\t"):
         offset -= 1
     return offset
 
@@ -242,11 +263,17 @@ def _delete_variant(file: _MemberFile, name: str) -> _Removal:
     if enum is None:
         return _Removal()
     body = enum.node.child_by_field_name("body")
-    variants = [v for v in (body.named_children if body is not None else []) if v.type == "enum_variant"
-                and node_text(v.child_by_field_name("name")) == split[1]]
+    variants = [
+        v
+        for v in (body.named_children if body is not None else [])
+        if v.type == "enum_variant" and node_text(v.child_by_field_name("name")) == split[1]
+    ]
     if not variants:
-        candidates = [f"{split[0]}::{node_text(v.child_by_field_name('name'))}"
-                      for v in (body.named_children if body is not None else []) if v.type == "enum_variant"]
+        candidates = [
+            f"{split[0]}::{node_text(v.child_by_field_name('name'))}"
+            for v in (body.named_children if body is not None else [])
+            if v.type == "enum_variant"
+        ]
         file.findings.append(missing_target(file.path, "variant", name, candidates, file.absent))
         return _Removal()
     variant = variants[0]
@@ -268,8 +295,11 @@ def _delete_field(file: _MemberFile, name: str) -> _Removal:
     if owner is None:
         return _Removal()
     body = owner.node.child_by_field_name("body")
-    fields = [f for f in (body.named_children if body is not None else []) if f.type == "field_declaration"
-              and node_text(f.child_by_field_name("name")) == split[1]]
+    fields = [
+        f
+        for f in (body.named_children if body is not None else [])
+        if f.type == "field_declaration" and node_text(f.child_by_field_name("name")) == split[1]
+    ]
     if not fields:
         file.findings.append(missing_target(file.path, "field", name, [], file.absent))
         return _Removal()
@@ -300,8 +330,16 @@ def _use_entry(file: _MemberFile, name: str) -> UseEntry | None:
     if len(entries) != 1:
         if entries:
             line, col = line_col(file.source, entries[1].node.start_byte)
-            file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
-                                         f"{name} is imported by {len(entries)} `use` entries; not deleted", symbol=name))
+            file.findings.append(
+                Finding(
+                    file.path,
+                    line,
+                    col,
+                    Code.AMBIGUOUS,
+                    f"{name} is imported by {len(entries)} `use` entries; not deleted",
+                    symbol=name,
+                )
+            )
         else:
             candidates = [entry_path(e.node) for e in use_entries(file.tree)]
             file.findings.append(missing_target(file.path, "use", name, candidates, file.absent))
@@ -333,7 +371,7 @@ def _delete_attribute(file: _MemberFile, name: str) -> _Removal:
     form = None
     if wanted.startswith("#![") or wanted.startswith("#["):
         form = "inner_attribute_item" if wanted.startswith("#!") else "attribute_item"
-        wanted = wanted[wanted.index("[") + 1:-1]
+        wanted = wanted[wanted.index("[") + 1 : -1]
     found = []
     for node in descendants(file.tree.root_node, named=True):
         if node.type in ("attribute_item", "inner_attribute_item") and (form is None or node.type == form):
@@ -343,13 +381,27 @@ def _delete_attribute(file: _MemberFile, name: str) -> _Removal:
     if len(found) != 1:
         if found:
             line, col = line_col(file.source, found[1].start_byte)
-            file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
-                                         f"{name} is written {len(found)} times in the file; not deleted", symbol=name))
+            file.findings.append(
+                Finding(
+                    file.path,
+                    line,
+                    col,
+                    Code.AMBIGUOUS,
+                    f"{name} is written {len(found)} times in the file; not deleted",
+                    symbol=name,
+                )
+            )
         else:
             file.findings.append(missing_target(file.path, "attribute", name, [], file.absent))
         return _Removal()
-    return _Removal([Deletion(*whole_lines(file.source, found[0].start_byte, found[0].end_byte, (b"//",)),
-                              f"{file.origin}:attribute:{name}")])
+    return _Removal(
+        [
+            Deletion(
+                *whole_lines(file.source, found[0].start_byte, found[0].end_byte, (b"//",)),
+                f"{file.origin}:attribute:{name}",
+            )
+        ]
+    )
 
 
 # -- macro invocations and match arms: code inside items, named by its text -----------------------
@@ -360,21 +412,32 @@ def _squeezed(node: tree_sitter.Node | str | None) -> str:
     return "".join(text.split())
 
 
-def _one_of(file: _MemberFile, kind: str, name: str, found: list[tuple[tree_sitter.Node, str]],
-            ordinal: int | None) -> tree_sitter.Node | None:
+def _one_of(
+    file: _MemberFile, kind: str, name: str, found: list[tuple[tree_sitter.Node, str]], ordinal: int | None
+) -> tree_sitter.Node | None:
     """The one node of `found` ((node, the name that selects it)) a target names: the `ordinal`th
     when given; several without one are refused, listing each with its line."""
     if ordinal is not None:
-        found = found[ordinal - 1:ordinal]
+        found = found[ordinal - 1 : ordinal]
     if not found:
         file.findings.append(missing_target(file.path, kind, name, [], file.absent))
         return None
     if len(found) > 1:
-        listed = ", ".join(f"{spelling}#{index} (line {line_col(file.source, node.start_byte)[0]})"
-                           for index, (node, spelling) in enumerate(found, 1))
+        listed = ", ".join(
+            f"{spelling}#{index} (line {line_col(file.source, node.start_byte)[0]})"
+            for index, (node, spelling) in enumerate(found, 1)
+        )
         line, col = line_col(file.source, found[1][0].start_byte)
-        file.findings.append(Finding(file.path, line, col, Code.AMBIGUOUS,
-                                     f"{name} names {len(found)} {kind}s; name one exactly: {listed}", symbol=name))
+        file.findings.append(
+            Finding(
+                file.path,
+                line,
+                col,
+                Code.AMBIGUOUS,
+                f"{name} names {len(found)} {kind}s; name one exactly: {listed}",
+                symbol=name,
+            )
+        )
         return None
     return found[0][0]
 
@@ -405,13 +468,13 @@ def _token_elements(tokens: tree_sitter.Node, pattern: bool) -> list[_TokenEleme
         dollars = 0
         while pattern and index + dollars < len(children) and children[index + dollars].type == "$":
             dollars += 1
-        if dollars in (1, 3) and index + dollars < len(children) and \
-                children[index + dollars].type == "identifier":
+        if dollars in (1, 3) and index + dollars < len(children) and children[index + dollars].type == "identifier":
             elements.append(("many" if dollars == 3 else "one", node_text(children[index + dollars])))
             index += dollars + 1
             continue
-        elements.append(("tree", _token_elements(child, pattern)) if child.type == "token_tree"
-                        else ("leaf", node_text(child)))
+        elements.append(
+            ("tree", _token_elements(child, pattern)) if child.type == "token_tree" else ("leaf", node_text(child))
+        )
         index += 1
     return elements
 
@@ -435,8 +498,12 @@ def _tokens_match(wanted: list[_TokenElement], have: list[_TokenElement], bound:
         return bound.get(value, text) == text and _tokens_match(rest, have[1:], {**bound, value: text})
     if kind == "tree" and isinstance(value, list):
         inner = have[0][1]
-        return isinstance(inner, list) and have[0][0] == "tree" and _tokens_match(value, inner, bound) and \
-            _tokens_match(rest, have[1:], bound)
+        return (
+            isinstance(inner, list)
+            and have[0][0] == "tree"
+            and _tokens_match(value, inner, bound)
+            and _tokens_match(rest, have[1:], bound)
+        )
     return have[0] == (kind, value) and _tokens_match(rest, have[1:], bound)
 
 
@@ -467,8 +534,11 @@ def _delete_macro_call(file: _MemberFile, name: str) -> _Removal:
             continue
         called = _squeezed(node.child_by_field_name("macro"))
         tokens = next((c for c in node.named_children if c.type == "token_tree"), None)
-        if called == _squeezed(macro) and tokens is not None and \
-                (pattern is None or _tokens_match(pattern, _token_elements(tokens, pattern=False), {})):
+        if (
+            called == _squeezed(macro)
+            and tokens is not None
+            and (pattern is None or _tokens_match(pattern, _token_elements(tokens, pattern=False), {}))
+        ):
             found.append((node, f"{called}!{_squeezed(tokens)}"))
     chosen = _one_of(file, "macro_call", name, found, ordinal)
     statement = macro_statement(chosen) if chosen is not None else None
@@ -502,8 +572,9 @@ def _delete_match_arm(file: _MemberFile, name: str) -> _Removal:
     pattern = pattern if arrow else wanted
     scopes = [file.tree.root_node]
     if arrow:
-        owner = _owner(file, item_name.strip(), {i.kind for i in file.items if i.kind not in ("impl", "use")},
-                       "match_arm", name)
+        owner = _owner(
+            file, item_name.strip(), {i.kind for i in file.items if i.kind not in ("impl", "use")}, "match_arm", name
+        )
         if owner is None:
             return _Removal()
         scopes = [owner.node]
@@ -525,21 +596,34 @@ def _delete_match_arm(file: _MemberFile, name: str) -> _Removal:
         sibling = sibling.next_named_sibling
     if not guarded and not any(a.type == "match_arm" and _catch_all(a) for a in later):
         line, col = line_col(file.source, arm.start_byte)
-        file.findings.append(Finding(file.path, line, col, Code.NON_EXHAUSTIVE_MATCH,
-                                     f"{name}: no catch-all arm (`_ =>`) follows, so the match may no longer be "
-                                     f"exhaustive; delete the variant it matches (kind variant) instead; not deleted",
-                                     symbol=name))
+        file.findings.append(
+            Finding(
+                file.path,
+                line,
+                col,
+                Code.NON_EXHAUSTIVE_MATCH,
+                f"{name}: no catch-all arm (`_ =>`) follows, so the match may no longer be "
+                f"exhaustive; delete the variant it matches (kind variant) instead; not deleted",
+                symbol=name,
+            )
+        )
         return _Removal()
     start, _ = leading_trivia(file.source, arm)
     return _Removal([Deletion(*_with_comma(file.source, arm, start), f"{file.origin}:match_arm:{name}")])
 
 
-_OPERATIONS = {"variant": _delete_variant, "field": _delete_field,
-               "attribute": _delete_attribute, "macro_call": _delete_macro_call, "match_arm": _delete_match_arm}
+_OPERATIONS = {
+    "variant": _delete_variant,
+    "field": _delete_field,
+    "attribute": _delete_attribute,
+    "macro_call": _delete_macro_call,
+    "match_arm": _delete_match_arm,
+}
 
 
-def delete_members(path: str, source: bytes, targets: list[RustTarget], origin: str,
-                   absent: Callable[[], bool] | None) -> MemberDeletions:
+def delete_members(
+    path: str, source: bytes, targets: list[RustTarget], origin: str, absent: Callable[[], bool] | None
+) -> MemberDeletions:
     """What deleting the member targets (`kind` in MEMBER_KINDS, `name`) of one Rust file takes."""
     tree = parse(source, RUST)
     file = _MemberFile(path, source, tree, rust_items(source, tree), origin, absent, [])
@@ -555,4 +639,3 @@ def delete_members(path: str, source: bytes, targets: list[RustTarget], origin: 
         result.reshaped.extend(removal.reshaped)
         result.names.extend(removal.names)
     return result
-

@@ -12,8 +12,14 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Callable, Iterator
 
-from codemods.languages.rust.items import DeletedItem, RustTarget, attribute_path, attribute_string_value, \
-    leading_trivia, rust_items
+from codemods.languages.rust.items import (
+    DeletedItem,
+    RustTarget,
+    attribute_path,
+    attribute_string_value,
+    leading_trivia,
+    rust_items,
+)
 from codemods.parse import RUST, parse
 
 _DIRECTORY_OWNERS = ("mod.rs", "lib.rs", "main.rs")
@@ -34,8 +40,9 @@ def module_candidates(declaring: str, inline: tuple[str, ...], name: str, path_a
     return found
 
 
-def module_files(declaring: str, inline: tuple[str, ...], start: int, read: Callable[[str], bytes | None],
-                 origin: str) -> Iterator[tuple[str, bytes, list[DeletedItem]]]:
+def module_files(
+    declaring: str, inline: tuple[str, ...], start: int, read: Callable[[str], bytes | None], origin: str
+) -> Iterator[tuple[str, bytes, list[DeletedItem]]]:
     """(path, bytes, its items as one DeletedItem) of the file of the `mod` item at byte `start`
     of `declaring`, then of the files of the modules that file declares; nothing for an
     inline module (its body is deleted with it)."""

@@ -13,8 +13,16 @@ from codemods.edit.item_spans import Deletion, whole_lines
 from codemods.languages.rust.items import leading_trivia
 
 # Node types that are statements of a block (comments are trivia, not statements).
-_STATEMENT_TYPES = {"let_declaration", "expression_statement", "use_declaration", "macro_invocation",
-                    "empty_statement", "function_item", "const_item", "static_item"}
+_STATEMENT_TYPES = {
+    "let_declaration",
+    "expression_statement",
+    "use_declaration",
+    "macro_invocation",
+    "empty_statement",
+    "function_item",
+    "const_item",
+    "static_item",
+}
 
 
 def find_function(root: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
@@ -93,4 +101,3 @@ def line_indent(source: bytes, offset: int) -> str:
     line_start = source.rfind(b"\n", 0, offset) + 1
     line = source[line_start:offset]
     return line[: len(line) - len(line.lstrip(b" \t"))].decode()
-

@@ -23,8 +23,9 @@ from codemods.search.files import files_with_words
 from codemods.words import keyword_offsets, word_in
 
 
-def imports_left_unused(path: str, source: bytes, planned: list[Edit], deleted: DeletedRecord, shared: PlanState,
-                        origin: str) -> list[Edit]:
+def imports_left_unused(
+    path: str, source: bytes, planned: list[Edit], deleted: DeletedRecord, shared: PlanState, origin: str
+) -> list[Edit]:
     """Edits removing the `use` entries of a Rust file that the plan leaves naming a deleted item
     or used by nothing (see rust/imports.py), with the plan's root, reads and planned edits
     (`shared`)."""
@@ -71,8 +72,9 @@ def _entries_left_unused(path: str, shared: PlanState, deleted: DeletedRecord) -
     dangling: set[int] = set()
     if deleted.of(RUST) and _imports_a_name(source, [i.name for i in deleted.of(RUST)]):
         targets = cast(list[DeletedRustItem], deleted.of(RUST))  # the Rust plug-in records DeletedRustItems
-        dangling = {r.start for r in plan_resolver(shared).references_in_file(path, source, targets)
-                    if r.certainty == DEFINITE}
+        dangling = {
+            r.start for r in plan_resolver(shared).references_in_file(path, source, targets) if r.certainty == DEFINITE
+        }
 
     def reexport_unused(name: str) -> bool:
         for other in files_with_words(shared.root, [name]):
@@ -118,8 +120,9 @@ def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
     entries = use_entries(tree)
     local = {i.name for i in rust_items(source, tree) if not i.module_path} | {e.binding for e in entries}
     binding = [e for e in entries if e.binding == name]
-    roots = {node_text(e.declaration.child_by_field_name("argument")).lstrip(":").split("::")[0].strip()
-             for e in binding}
+    roots = {
+        node_text(e.declaration.child_by_field_name("argument")).lstrip(":").split("::")[0].strip() for e in binding
+    }
     if not binding or roots & (local | {"crate", "self", "super"}):
         return False
     return re.search(rb"\b(?:crate|self|super)\s*::[\w\s:]*?\b" + re.escape(name.encode()) + rb"\b", source) is None
@@ -136,7 +139,15 @@ def imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[
     for name, binding in bindings.items():
         if counts[binding]:
             line, col = line_col(source, source.find(binding.encode()))
-            findings.append(Finding(path, line, col, Code.IMPORT_STILL_USED,
-                                    f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
-                                    f"plan; delete or rewrite those uses too", symbol=binding))
+            findings.append(
+                Finding(
+                    path,
+                    line,
+                    col,
+                    Code.IMPORT_STILL_USED,
+                    f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
+                    f"plan; delete or rewrite those uses too",
+                    symbol=binding,
+                )
+            )
     return findings

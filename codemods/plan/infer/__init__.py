@@ -96,8 +96,9 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     if gone_files:
         # A file the change deletes that no deleted module takes with it goes whole.
         left = _planned(before, _render(recipe_id, deletes, [], []), {d.path: old[d.path] for d in gone_files})
-        deletes = sorted(deletes + [d for d in gone_files if left.get(d.path) is not None],
-                         key=lambda d: (d.path, d.entry.start))
+        deletes = sorted(
+            deletes + [d for d in gone_files if left.get(d.path) is not None], key=lambda d: (d.path, d.entry.start)
+        )
     settled_notes = list(notes)
     rewrites, rules = _rules_beyond(before, recipe_id, deletes, changed, old, new, notes)
     findings: list[Finding] = []
@@ -105,27 +106,40 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     # Code named by its text (a `use` entry) that a plan refuses to delete: without it, the
     # engine may drop it by itself, or the rewrite of what holds it say it. Where neither
     # reproduces the change, the deletion stays, and the plan's refusal is named.
-    refused = {d: f for d in deletes if d.entry.kind in MEMBER_KINDS for f in findings
-               if f.blocking and f.target is not None and f.target.name == d.entry.name and f.path == d.path}
+    refused = {
+        d: f
+        for d in deletes
+        if d.entry.kind in MEMBER_KINDS
+        for f in findings
+        if f.blocking and f.target is not None and f.target.name == d.entry.name and f.path == d.path
+    }
     if refused:
         kept = [d for d in deletes if d not in refused]
         retry_notes = list(settled_notes)
         retry = _rules_beyond(before, recipe_id, kept, changed, old, new, retry_notes)
         retry_findings: list[Finding] = []
         retried = _planned(before, _render(recipe_id, kept, *retry), old, retry_findings)
-        if all(retried.get(d.path) is not None and same_tokens(retried[d.path] or b"", new.get(d.path, b""),
-                                                                d.language)
-               for d in refused):
+        if all(
+            retried.get(d.path) is not None and same_tokens(retried[d.path] or b"", new.get(d.path, b""), d.language)
+            for d in refused
+        ):
             deletes, (rewrites, rules), final, findings, notes = kept, retry, retried, retry_findings, retry_notes
         else:
-            notes += [f"{d.path}:{f.line}: the {d.entry.kind} {d.entry.name} is gone, but a plan refuses to delete "
-                      f"it: {f.message}" for d, f in refused.items()]
-    notes += [f"{f.path or '.'}:{f.line}: the inferred recipe does not load or plan: {f.message}"
-              for f in findings if f.code == USAGE_ERROR]
+            notes += [
+                f"{d.path}:{f.line}: the {d.entry.kind} {d.entry.name} is gone, but a plan refuses to delete "
+                f"it: {f.message}"
+                for d, f in refused.items()
+            ]
+    notes += [
+        f"{f.path or '.'}:{f.line}: the inferred recipe does not load or plan: {f.message}"
+        for f in findings
+        if f.code == USAGE_ERROR
+    ]
     # A rule the full plan does not find a place for (an edit of the engine's came first) is no
     # rule to keep: it is named instead.
-    unplaced = [f for f in findings if f.code in (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND,
-                                                  Code.INSERT_NOT_FOUND)]
+    unplaced = [
+        f for f in findings if f.code in (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND, Code.INSERT_NOT_FOUND)
+    ]
     # A file whose inferred rule finds no place (a paragraph the change reshapes, code the engine's
     # own edits reach first) is said as text, where that places.
     prose = {f.path for f in unplaced if f.path in changed and (is_prose(f.path) or language_of(f.path) is not None)}
@@ -136,17 +150,23 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         texted = _planned(before, _render(recipe_id, deletes, *as_text), old, text_findings)
         if not any(f.path in prose and f.blocking for f in text_findings):
             (rewrites, rules), final, findings, notes = as_text, texted, text_findings, text_notes
-            unplaced = [f for f in findings if f.code in (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND,
-                                                          Code.INSERT_NOT_FOUND)]
+            unplaced = [
+                f
+                for f in findings
+                if f.code in (Code.REWRITE_NOT_FOUND, Code.REWORDING_NOT_FOUND, Code.INSERT_NOT_FOUND)
+            ]
     if unplaced:
+
         def placed(rule: Rule) -> bool:
             text = getattr(rule, "pattern", None) or getattr(rule, "find", None) or getattr(rule, "item", "")
             return not any(f.path.startswith(rule.path) and repr(text)[1:-1] in f.message for f in unplaced)
 
         rewrites = [r for r in rewrites if placed(r)]
         rules = [r for r in rules if placed(r)]
-        notes += [f"{f.path}:{f.line or 1}: an inferred rule finds no place once the engine's own edits are made: "
-                  f"{f.message}" for f in unplaced]
+        notes += [
+            f"{f.path}:{f.line or 1}: an inferred rule finds no place once the engine's own edits are made: {f.message}"
+            for f in unplaced
+        ]
     # A `use` entry (or a rewrite of a `use` declaration) that the other rules leave unused goes by
     # itself: asked for only where it stays.
     uses = [d for d in deletes if d.entry.kind == "use"]
@@ -155,25 +175,35 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
         without = [d for d in deletes if d.entry.kind != "use"]
         fewer = [r for r in rewrites if r not in use_rewrites]
         lighter = _planned(before, _render(recipe_id, without, fewer, rules), old)
-        if all(lighter.get(p) == final.get(p) or (lighter.get(p) is not None and final.get(p) is not None
-                                                  and same_tokens(lighter[p] or b"", final[p] or b"", language_of(p)))
-               for p in _touched(changed, old, final, lighter)):
+        if all(
+            lighter.get(p) == final.get(p)
+            or (
+                lighter.get(p) is not None
+                and final.get(p) is not None
+                and same_tokens(lighter[p] or b"", final[p] or b"", language_of(p))
+            )
+            for p in _touched(changed, old, final, lighter)
+        ):
             deletes, rewrites, final = without, fewer, lighter
     # Every file the final plan writes is checked, not only those the change edits: the engine's
     # own edits (a `use` entry of a deleted item, a match arm) may reach a file the change keeps.
     for path in _touched(changed, old, final):
         want, got = new.get(path), final.get(path)
-        if (want is None) != (got is None) or (want is not None and got is not None
-                                               and not same_tokens(got, want, language_of(path))):
+        if (want is None) != (got is None) or (
+            want is not None and got is not None and not same_tokens(got, want, language_of(path))
+        ):
             if any(n.startswith(f"{path}:") for n in notes):
                 continue
-            line = _first_difference_line(got or b'', want or b'')
+            line = _first_difference_line(got or b"", want or b"")
             if path not in changed:
-                notes.append(f"{path}:{line}: the change leaves this file as it is, but the plan edits it by "
-                             f"itself (what follows from the deletions: the change keeps code the engine removes)")
+                notes.append(
+                    f"{path}:{line}: the change leaves this file as it is, but the plan edits it by "
+                    f"itself (what follows from the deletions: the change keeps code the engine removes)"
+                )
             else:
-                notes.append(f"{path}:{line}: the recipe does not reproduce this file (an edit the rules above "
-                             f"cannot say)")
+                notes.append(
+                    f"{path}:{line}: the recipe does not reproduce this file (an edit the rules above cannot say)"
+                )
     return InferredRecipe(_render(recipe_id, deletes, rewrites, rules, notes), tuple(notes))
 
 
@@ -182,9 +212,16 @@ def _touched(changed: list[str], old: dict[str, bytes], *results: dict[str, byte
     return sorted(set(changed) | {p for result in results for p, text in result.items() if text != old.get(p)})
 
 
-def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed: list[str],
-                  old: dict[str, bytes], new: dict[str, bytes], notes: list[str],
-                  as_text: frozenset[str] = frozenset()) -> tuple[list[RewriteRule], list[Rule]]:
+def _rules_beyond(
+    before: Path,
+    recipe_id: str,
+    deletes: list[_Delete],
+    changed: list[str],
+    old: dict[str, bytes],
+    new: dict[str, bytes],
+    notes: list[str],
+    as_text: frozenset[str] = frozenset(),
+) -> tuple[list[RewriteRule], list[Rule]]:
     """The rewrites, and the rewordings and insertions, that take the files as `deletes` leave
     them to `new` (the prose files `as_text` rewritten as text); what they cannot say added to `notes`."""
     result = _planned(before, _render(recipe_id, deletes, [], []), old)
@@ -205,8 +242,10 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
         if language is None and path in old:
             literal = text_rules(path, result[path] or b"", new[path])
             if literal is None:
-                notes.append(f"{path}:1: a file of no supported language whose change no literal rewrite says "
-                             f"(not UTF-8 text, or a changed line that does not stand once); edit by hand")
+                notes.append(
+                    f"{path}:1: a file of no supported language whose change no literal rewrite says "
+                    f"(not UTF-8 text, or a changed line that does not stand once); edit by hand"
+                )
             else:
                 text_rewrites += literal
             continue
@@ -216,8 +255,9 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
             continue
         residue = _residue(path, language, result[path] or b"", new[path])
         residue.infer()
-        if not residue.items_gone and (path in as_text or residue.notes and all(
-                any(why in n for why in _SAID_AS_TEXT) for n in residue.notes)):
+        if not residue.items_gone and (
+            path in as_text or residue.notes and all(any(why in n for why in _SAID_AS_TEXT) for n in residue.notes)
+        ):
             # What no structural rule says (a preprocessor line, code inside a macro's arguments)
             # the file's literal lines say: the plan still parses and checks the result.
             literal = text_rules(path, result[path] or b"", new[path])
@@ -226,16 +266,25 @@ def _rules_beyond(before: Path, recipe_id: str, deletes: list[_Delete], changed:
                 continue
         rules += residue.rules
         said = {n.split(": ", 1)[0] for n in notes}  # path:line already named (an item refused there)
-        notes += [n for n in residue.notes if n.split(": ", 1)[0] not in said and not any(
-            n.partition(" is gone")[0].partition(": the ")[2] in m for m in notes if " is gone" in n)]
+        notes += [
+            n
+            for n in residue.notes
+            if n.split(": ", 1)[0] not in said
+            and not any(n.partition(" is gone")[0].partition(": the ")[2] in m for m in notes if " is gone" in n)
+        ]
         generic += [(residue.path, *entry) for entry in residue.generic]
     return _merged_rewrites(generic, result) + text_rewrites, rules
 
 
 # The residue's notes a literal rewrite of the file may say instead (never a whole item gone:
 # that goes through `[[delete]]`, so that every check runs on it).
-_SAID_AS_TEXT = ("no pattern finds it alone", "a preprocessor line changed", "as a pattern, does not match it",
-                 "other comments of the file repeat", "an empty comment changed")
+_SAID_AS_TEXT = (
+    "no pattern finds it alone",
+    "a preprocessor line changed",
+    "as a pattern, does not match it",
+    "other comments of the file repeat",
+    "an empty comment changed",
+)
 
 
 def _first_difference_line(got: bytes, want: bytes) -> int:
@@ -248,8 +297,13 @@ def _first_difference_line(got: bytes, want: bytes) -> int:
 def _deleted_items(path: str, language: str, old: bytes, new: bytes) -> list[_Delete]:
     """The items of `old` that `new` lacks, the outermost of nested ones only."""
     gone = _gone(language, old, new)
-    outer = [e for e in gone if not any(o is not e and o.start <= e.start and e.end <= o.end
-                                        and (o.start, o.end) != (e.start, e.end) for o in gone)]
+    outer = [
+        e
+        for e in gone
+        if not any(
+            o is not e and o.start <= e.start and e.end <= o.end and (o.start, o.end) != (e.start, e.end) for o in gone
+        )
+    ]
     return [_Delete(path, language, e) for e in sorted(outer, key=lambda e: e.start)]
 
 
@@ -269,12 +323,13 @@ def _gone(language: str, old: bytes, new: bytes) -> list[Entry]:
     for header in {key[1] for key in had if key[0] == "impl"}:
         fewer = sum(k[:2] == ("impl", header) for k in had) - sum(k[:2] == ("impl", header) for k in kept)
         unmatched = [had[k] for k in had if k[:2] == ("impl", header) and k not in kept]
-        gone = [e for e in gone if e not in unmatched[max(fewer, 0):]]
+        gone = [e for e in gone if e not in unmatched[max(fewer, 0) :]]
     return gone
 
 
-def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secondary: list[_Delete],
-                     notes: list[str]) -> list[_Delete]:
+def _settled_deletes(
+    before: Path, recipe_id: str, primary: list[_Delete], secondary: list[_Delete], notes: list[str]
+) -> list[_Delete]:
     """The deletions to write: the primary ones, and each secondary one a plan of the others
     leaves in place (planned again until none is left)."""
     chosen = list(primary)
@@ -292,25 +347,38 @@ def _settled_deletes(before: Path, recipe_id: str, primary: list[_Delete], secon
         batch = [d for d in still if d.entry.kind == leading.entry.kind] if round_ < 5 else still
         # A declaration the recipe reshapes is left alone by the engine's import stage: the other
         # entries the change takes out of it are asked for too, in the same edit.
-        batch += [d for d in waiting if d not in batch and d.entry.kind == "use"
-                  and any(_same_declaration(before, d, b) for b in batch if b.entry.kind == "use")]
+        batch += [
+            d
+            for d in waiting
+            if d not in batch
+            and d.entry.kind == "use"
+            and any(_same_declaration(before, d, b) for b in batch if b.entry.kind == "use")
+        ]
         chosen += batch
         waiting = [d for d in waiting if d not in batch and d in still]
     findings: list[Finding] = []
-    final = _planned(before, _render(recipe_id, chosen, [], []),
-                     {d.path: (before / d.path).read_bytes() for d in chosen}, findings)
+    final = _planned(
+        before, _render(recipe_id, chosen, [], []), {d.path: (before / d.path).read_bytes() for d in chosen}, findings
+    )
     refused = [d for d in chosen if _still_there(d, final.get(d.path))]
     for delete in refused:
         if delete.entry.kind in MEMBER_KINDS:
             continue  # code named by its text: the rewrite of what holds it says it
         source = (before / delete.path).read_bytes()
         first, last = line_of(source, delete.entry.start), line_of(source, delete.entry.end)
-        about = [f for f in findings if f.blocking and f.path == delete.path and (
-            f.target.name == delete.entry.name if f.target is not None else first <= f.line <= last)]
+        about = [
+            f
+            for f in findings
+            if f.blocking
+            and f.path == delete.path
+            and (f.target.name == delete.entry.name if f.target is not None else first <= f.line <= last)
+        ]
         about += [f for f in findings if f.blocking and f.path == delete.path and f.target is None]
         why = about[0].message if about else "see `codemod apply --dry-run` with it"
-        notes.append(f"{delete.path}:{first}: the {delete.entry.kind} {delete.entry.name} is gone, but a plan "
-                     f"refuses to delete it: {why}")
+        notes.append(
+            f"{delete.path}:{first}: the {delete.entry.kind} {delete.entry.name} is gone, but a plan "
+            f"refuses to delete it: {why}"
+        )
     return sorted((d for d in chosen if d not in refused), key=lambda d: (d.path, d.entry.start))
 
 
@@ -330,12 +398,14 @@ def _still_there(delete: _Delete, source: bytes | None) -> bool:
         return False
     if delete.entry.ident:
         return delete.entry.ident in inventory(source, delete.language)
-    return any(e.kind == delete.entry.kind and e.name == delete.entry.name
-               for e in inventory(source, delete.language).values())
+    return any(
+        e.kind == delete.entry.kind and e.name == delete.entry.name for e in inventory(source, delete.language).values()
+    )
 
 
-def _planned(before: Path, text: str, files: dict[str, bytes],
-             findings: list[Finding] | None = None) -> dict[str, bytes | None]:
+def _planned(
+    before: Path, text: str, files: dict[str, bytes], findings: list[Finding] | None = None
+) -> dict[str, bytes | None]:
     """`files` as the recipe `text` leaves them, planned on `before` (None: a file deleted); the
     plan's findings added to `findings`."""
     result: dict[str, bytes | None] = dict(files)
@@ -366,8 +436,9 @@ def _residue(path: str, language: str, old: bytes, new: bytes) -> FileResidue:
         items = [(node.start_byte, node.end_byte, name) for node, name in python_items(parse(old, language))]
     else:
         items = [(i.start, i.end, i.qualified_name) for i in cpp_items(old)]
-    gone = tuple((e.start, e.end, f"{e.kind} {e.name}") for e in _gone(language, old, new)
-                 if e.kind not in MEMBER_KINDS)
+    gone = tuple(
+        (e.start, e.end, f"{e.kind} {e.name}") for e in _gone(language, old, new) if e.kind not in MEMBER_KINDS
+    )
     return FileResidue(path, language, old, new, items, gone)
 
 
@@ -415,8 +486,14 @@ def _common_folder(paths: Iterable[str]) -> str:
     return "/".join(common) or "."
 
 
-def _matches_only(language: str, pattern: str, scope: str, spans: set[tuple[str, tuple[int, int]]],
-                  result: dict[str, bytes | None], within: tuple[int, int, str] | None = None) -> bool:
+def _matches_only(
+    language: str,
+    pattern: str,
+    scope: str,
+    spans: set[tuple[str, tuple[int, int]]],
+    result: dict[str, bytes | None],
+    within: tuple[int, int, str] | None = None,
+) -> bool:
     """Whether `pattern` matches, in the files of `language` under `scope` (in the item `within`
     of the file `scope`, where given), exactly `spans`."""
     compiled = Pattern(pattern, language)
@@ -426,8 +503,11 @@ def _matches_only(language: str, pattern: str, scope: str, spans: set[tuple[str,
             continue
         if path != scope and not (scope == "." or path.startswith(scope.rstrip("/") + "/")):
             continue
-        found |= {(path, (m.start, m.end)) for m in compiled.find_all(source)
-                  if within is None or within[0] <= m.start and m.end <= within[1]}
+        found |= {
+            (path, (m.start, m.end))
+            for m in compiled.find_all(source)
+            if within is None or within[0] <= m.start and m.end <= within[1]
+        }
     return found == spans
 
 
@@ -441,15 +521,21 @@ def _string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _render(recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule], rules: list[Rule],
-            notes: Iterable[str] = ()) -> str:
+def _render(
+    recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule], rules: list[Rule], notes: Iterable[str] = ()
+) -> str:
     lines = [f"id = {_string(recipe_id)}"]
     notes = list(notes)
     if notes:
         lines += ["", "# Not expressed (edit by hand):", *(f"# - {note}" for note in notes)]
     for delete in deletes:
-        lines += ["", "[[delete]]", f"path = {_string(delete.path)}", f"language = {_string(delete.language)}",
-                  f"kind = {_string(delete.entry.kind)}"]
+        lines += [
+            "",
+            "[[delete]]",
+            f"path = {_string(delete.path)}",
+            f"language = {_string(delete.language)}",
+            f"kind = {_string(delete.entry.kind)}",
+        ]
         if delete.entry.kind != FILE_KIND:
             lines.append(f"name = {_string(delete.entry.name)}")
         if delete.entry.branch is not None:
@@ -471,8 +557,13 @@ def _render(recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule],
                 lines.append("block = true")
     for rule in rules:
         if isinstance(rule, InsertRule):
-            lines += ["", "[[insert]]", f"path = {_string(rule.path)}", f"item = {_string(rule.item)}",
-                      f"text = {_string(rule.text)}"]
+            lines += [
+                "",
+                "[[insert]]",
+                f"path = {_string(rule.path)}",
+                f"item = {_string(rule.item)}",
+                f"text = {_string(rule.text)}",
+            ]
             if rule.position != "before":
                 lines.append(f"position = {_string(rule.position)}")
     return "\n".join(lines) + "\n"

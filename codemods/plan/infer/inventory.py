@@ -43,9 +43,22 @@ class Entry:
 
 
 # Rust item kinds (of rust_items) -> the `[[delete]]` kind that names them.
-_RUST_KINDS = {"fn": "fn", "test": "test", "struct": "struct", "enum": "enum", "union": "type",
-               "type_alias": "type", "trait": "trait", "impl": "impl", "mod": "mod", "const": "const",
-               "static": "static", "macro": "macro", "bridge_fn": "bridge_fn", "bridge_type": "bridge_type"}
+_RUST_KINDS = {
+    "fn": "fn",
+    "test": "test",
+    "struct": "struct",
+    "enum": "enum",
+    "union": "type",
+    "type_alias": "type",
+    "trait": "trait",
+    "impl": "impl",
+    "mod": "mod",
+    "const": "const",
+    "static": "static",
+    "macro": "macro",
+    "bridge_fn": "bridge_fn",
+    "bridge_type": "bridge_type",
+}
 
 
 @functools.lru_cache(maxsize=32)
@@ -81,8 +94,15 @@ def _rust(source: bytes) -> dict[tuple[str, ...], Entry]:
         key: tuple[str, ...] = (kind, name)
         if kind == "impl":
             impl_seen[name] += 1
-            members = ",".join(sorted(i.name for i in items if i.impl_header == item.impl_header
-                                      and i.kind != "impl" and item.node.start_byte <= i.node.start_byte < item.end))
+            members = ",".join(
+                sorted(
+                    i.name
+                    for i in items
+                    if i.impl_header == item.impl_header
+                    and i.kind != "impl"
+                    and item.node.start_byte <= i.node.start_byte < item.end
+                )
+            )
             key = (kind, name, members)
             if impl_names[name] > 1:
                 name = f"{name}#{impl_seen[name]}"
@@ -93,8 +113,7 @@ def _rust(source: bytes) -> dict[tuple[str, ...], Entry]:
             _rust_members(item, name, found)
     for entry in use_entries(tree):
         path = entry_path(entry.node)
-        found.setdefault(("use", path), Entry("use", path, entry.node.start_byte, entry.node.end_byte,
-                                               secondary=True))
+        found.setdefault(("use", path), Entry("use", path, entry.node.start_byte, entry.node.end_byte, secondary=True))
     _code_by_text(source, tree, items, found)
     return found
 
@@ -103,8 +122,9 @@ def _words(node: tree_sitter.Node) -> str:
     return " ".join((node.text or b"").decode("utf-8", "replace").split())
 
 
-def _code_by_text(source: bytes, tree: tree_sitter.Tree, items: list[RustItem],
-                  found: dict[tuple[str, ...], Entry]) -> None:
+def _code_by_text(
+    source: bytes, tree: tree_sitter.Tree, items: list[RustItem], found: dict[tuple[str, ...], Entry]
+) -> None:
     """Attributes, macro invocations standing alone and match arms, each by the text that names
     it; one whose text the file writes twice is left out (the residue's rewrite says it)."""
     named: list[tuple[tuple[str, ...], Entry]] = []
@@ -116,8 +136,17 @@ def _code_by_text(source: bytes, tree: tree_sitter.Tree, items: list[RustItem],
             start, _ = leading_trivia(source, statement)
             named.append((("macro_call", _words(node)), Entry("macro_call", _words(node), start, statement.end_byte)))
         elif node.type == "match_arm" and (pattern := node.child_by_field_name("pattern")) is not None:
-            owner = min((i for i in items if i.kind not in ("impl", "use", "mod") and i.node.start_byte <= node.start_byte
-                         and node.end_byte <= i.end), key=lambda i: i.end - i.node.start_byte, default=None)
+            owner = min(
+                (
+                    i
+                    for i in items
+                    if i.kind not in ("impl", "use", "mod")
+                    and i.node.start_byte <= node.start_byte
+                    and node.end_byte <= i.end
+                ),
+                key=lambda i: i.end - i.node.start_byte,
+                default=None,
+            )
             name = f"{exact_spelling(owner)} => {_words(pattern)}" if owner is not None else _words(pattern)
             start, _ = leading_trivia(source, node)
             named.append((("match_arm", name), Entry("match_arm", name, start, node.end_byte, secondary=True)))
@@ -152,8 +181,10 @@ def _cpp(source: bytes) -> dict[tuple[str, ...], Entry]:
     overloads = Counter(name for name, _ in {(i.qualified_name, i.signature) for i in items if i.function})
     spots = Counter((i.kind, i.qualified_name, i.signature) for i in items)
     found: dict[tuple[str, ...], Entry] = {}
-    keys = [(item.kind, item.qualified_name, "" if item.signature is None else ",".join(item.signature),
-             item.condition) for item in items]
+    keys = [
+        (item.kind, item.qualified_name, "" if item.signature is None else ",".join(item.signature), item.condition)
+        for item in items
+    ]
     # The same variable twice under one condition is no item a name tells apart (a macro read as a
     # declaration, `EXPORT_DEPRECATED(...)` on every line it annotates): the residue says it.
     # (A class declared ahead and then defined, or a function declared and defined, is one item.)
@@ -184,12 +215,20 @@ def _python(source: bytes) -> dict[tuple[str, ...], Entry]:
         assigned = Counter(name for node in body if (name := _assigned(node)) is not None)
         for node in body:
             name = _assigned(node)
-            if name is not None and assigned[name] == 1 and not any(
-                    other is not node and other.lineno <= (node.end_lineno or node.lineno)
-                    and node.lineno <= (other.end_lineno or other.lineno) for other in body):
+            if (
+                name is not None
+                and assigned[name] == 1
+                and not any(
+                    other is not node
+                    and other.lineno <= (node.end_lineno or node.lineno)
+                    and node.lineno <= (other.end_lineno or other.lineno)
+                    for other in body
+                )
+            ):
                 end = offsets[min(node.end_lineno or node.lineno, len(lines))]
-                found.setdefault(("variable", f"{prefix}{name}"),
-                                 Entry("variable", f"{prefix}{name}", offsets[node.lineno - 1], end))
+                found.setdefault(
+                    ("variable", f"{prefix}{name}"), Entry("variable", f"{prefix}{name}", offsets[node.lineno - 1], end)
+                )
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 kind = "class" if isinstance(node, ast.ClassDef) else "function"
                 name = f"{prefix}{node.name}"

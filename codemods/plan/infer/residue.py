@@ -76,8 +76,15 @@ class _Unit:
 class FileResidue:
     """The rules that turn `old` (a file as the deletions leave it) into `new`, for one file."""
 
-    def __init__(self, path: str, language: str, old: bytes, new: bytes,
-                 items: list[tuple[int, int, str]], items_gone: tuple[tuple[int, int, str], ...] = ()) -> None:
+    def __init__(
+        self,
+        path: str,
+        language: str,
+        old: bytes,
+        new: bytes,
+        items: list[tuple[int, int, str]],
+        items_gone: tuple[tuple[int, int, str], ...] = (),
+    ) -> None:
         self.path, self.language, self.old, self.new = path, language, old, new
         self.indented = LANGUAGES[language].indented_blocks
         self.r, self.a = tokens(old, language), tokens(new, language)
@@ -95,13 +102,20 @@ class FileResidue:
         self._old_blocks: list[tuple[list[Token], str]] | None = None
 
     def infer(self) -> None:
-        changes = [self._slid(c) for c in token_changes([t.text for t in self.r], [t.text for t in self.a],
-                                                         token_lines(self.old, self.r), token_lines(self.new, self.a))]
+        changes = [
+            self._slid(c)
+            for c in token_changes(
+                [t.text for t in self.r],
+                [t.text for t in self.a],
+                token_lines(self.old, self.r),
+                token_lines(self.new, self.a),
+            )
+        ]
         self.changes = changes
         code: list[Change] = []
         comments: list[Change] = []
         for change in changes:
-            involved = self.r[change.r_lo:change.r_hi] + self.a[change.a_lo:change.a_hi]
+            involved = self.r[change.r_lo : change.r_hi] + self.a[change.a_lo : change.a_hi]
             if all(t.comment for t in involved) and change.r_hi > change.r_lo:
                 comments.append(change)
             elif not self._insertion(change):
@@ -137,7 +151,7 @@ class FileResidue:
     # -- insertions ---------------------------------------------------------------------------
 
     def _line_start(self, source: bytes, offset: int) -> bool:
-        before = source[source.rfind(b"\n", 0, offset) + 1:offset]
+        before = source[source.rfind(b"\n", 0, offset) + 1 : offset]
         return not before.strip()
 
     def _insertion(self, change: Change) -> bool:
@@ -152,7 +166,7 @@ class FileResidue:
             return False
         line_start = self.new.rfind(b"\n", 0, first.start) + 1
         line_end = self.new.find(b"\n", last.end)
-        text = textwrap.dedent(self.new[line_start:len(self.new) if line_end < 0 else line_end].decode())
+        text = textwrap.dedent(self.new[line_start : len(self.new) if line_end < 0 else line_end].decode())
         at = self.r[change.r_lo].start if change.r_lo < len(self.r) else len(self.old)
         if change.r_lo < len(self.r) and at in self.item_starts:
             self.rules.append(InsertRule(self.path, self.item_starts[at], text.rstrip("\n")))
@@ -169,7 +183,7 @@ class FileResidue:
     def _prose(source: bytes, comments: list[Token]) -> str:
         lines = []
         for token in comments:
-            for line in source[token.start:token.end].decode("utf-8", "replace").splitlines():
+            for line in source[token.start : token.end].decode("utf-8", "replace").splitlines():
                 stripped = _MARKERS.sub("", line).removesuffix("*/").strip()
                 if stripped:
                     lines.append(stripped)
@@ -185,13 +199,17 @@ class FileResidue:
             if not token.comment:
                 previous = None
                 continue
-            text = source[token.start:token.end]
+            text = source[token.start : token.end]
             marker = _LINE_MARKER.match(text)
             line_start = source.rfind(b"\n", 0, token.start) + 1
-            key = (marker.group(0), source[line_start:token.start]) if marker is not None else None
-            if key is not None and previous == key and blocks and \
-                    source.count(b"\n", blocks[-1][-1].end, token.start) <= 1 and \
-                    not source[blocks[-1][-1].end:token.start].strip():
+            key = (marker.group(0), source[line_start : token.start]) if marker is not None else None
+            if (
+                key is not None
+                and previous == key
+                and blocks
+                and source.count(b"\n", blocks[-1][-1].end, token.start) <= 1
+                and not source[blocks[-1][-1].end : token.start].strip()
+            ):
                 blocks[-1].append(token)
             else:
                 blocks.append([token])
@@ -199,14 +217,15 @@ class FileResidue:
         return blocks
 
     def _reword(self, change: Change) -> None:
-        removed, added = self.r[change.r_lo:change.r_hi], self.a[change.a_lo:change.a_hi]
+        removed, added = self.r[change.r_lo : change.r_hi], self.a[change.a_lo : change.a_hi]
         if self._old_blocks is None:
             self._old_blocks = [(b, self._prose(self.old, b)) for b in self._blocks(self.old, self.r)]
         all_blocks = self._old_blocks
         gone = {t.start for t in removed}
         # Whole blocks removed: each block the change touches lies in it entirely.
-        whole = not added and all(all(t.start in gone for t in b) for b, _ in all_blocks
-                                  if any(t.start in gone for t in b))
+        whole = not added and all(
+            all(t.start in gone for t in b) for b, _ in all_blocks if any(t.start in gone for t in b)
+        )
         removed_blocks = self._blocks(self.old, removed) if whole else [removed]
         for block in removed_blocks:
             line = line_of(self.old, block[0].start)
@@ -224,8 +243,12 @@ class FileResidue:
                         find = head
                         break
                 replace = ""
-            elif not added and not self._prose(self.old, removed[:1]) and self._prose(self.old, removed) and \
-                    self._paragraph_ends(holder, removed[-1]):
+            elif (
+                not added
+                and not self._prose(self.old, removed[:1])
+                and self._prose(self.old, removed)
+                and self._paragraph_ends(holder, removed[-1])
+            ):
                 # A blank comment line and the paragraph after it dropped: that paragraph reworded
                 # to nothing (it goes with the blank line).
                 find, replace = self._prose(self.old, removed), ""
@@ -238,11 +261,14 @@ class FileResidue:
                 replace = self._prose(self.new, added)
             scope = self._scope(find, holder, all_blocks)
             if scope is False:
-                self.notes.append(f"{self.path}:{line}: a comment whose text other comments of the file repeat "
-                                  f"changed; no rewording names it alone")
+                self.notes.append(
+                    f"{self.path}:{line}: a comment whose text other comments of the file repeat "
+                    f"changed; no rewording names it alone"
+                )
                 continue
-            self.rules.append(RewordRule(self.path, find, replace, block=whole,
-                                         item=scope if isinstance(scope, str) else None))
+            self.rules.append(
+                RewordRule(self.path, find, replace, block=whole, item=scope if isinstance(scope, str) else None)
+            )
 
     def _paragraph_ends(self, holder: list[Token], last: Token) -> bool:
         """Whether the comment line `last` of the block `holder` ends a paragraph: the block's last
@@ -254,14 +280,21 @@ class FileResidue:
         """Where `find` names the comment block `holder` alone: None, in the file; else the name
         of the innermost item around the block (the comments right above it included) where it
         does; False where no item does either."""
+
         def holding(group: list[tuple[list[Token], str]]) -> int:
             return sum(find in prose for _, prose in group)
 
         if holding(blocks) == 1:
             return None
         for start, end, name in sorted(self.items, key=lambda i: i[1] - i[0]):
-            inside = [(b, p) for b, p in blocks if start <= b[0].start and b[-1].end <= end
-                      or b[-1].end <= start and _ATTRIBUTES_ONLY.fullmatch(self.old[b[-1].end:start]) is not None]
+            inside = [
+                (b, p)
+                for b, p in blocks
+                if start <= b[0].start
+                and b[-1].end <= end
+                or b[-1].end <= start
+                and _ATTRIBUTES_ONLY.fullmatch(self.old[b[-1].end : start]) is not None
+            ]
             if any(b is holder for b, _ in inside) and holding(inside) == 1:
                 return name
         return False
@@ -271,18 +304,22 @@ class FileResidue:
     def _leading(self, change: Change) -> bool:
         """Whether a pure insertion is of whole lines before a token that starts its line (it
         then goes with the code after it)."""
-        return (change.r_lo == change.r_hi and change.r_lo < len(self.r) and change.a_hi < len(self.a)
-                and self._line_start(self.old, self.r[change.r_lo].start)
-                and self._line_start(self.new, self.a[change.a_lo].start)
-                and self._line_start(self.new, self.a[change.a_hi].start))
+        return (
+            change.r_lo == change.r_hi
+            and change.r_lo < len(self.r)
+            and change.a_hi < len(self.a)
+            and self._line_start(self.old, self.r[change.r_lo].start)
+            and self._line_start(self.new, self.a[change.a_lo].start)
+            and self._line_start(self.new, self.a[change.a_hi].start)
+        )
 
     def _inserted(self, change: Change) -> tuple[int, bytes]:
         """Where a pure insertion goes in the old text, and what it inserts (with its blanks)."""
         if self._leading(change) or change.r_lo == 0:
             end = self.a[change.a_hi].start if change.a_hi < len(self.a) else len(self.new)
             point = self.r[change.r_lo].start if change.r_lo < len(self.r) else len(self.old)
-            return point, self.new[self.a[change.a_lo].start:end]
-        return self.r[change.r_lo - 1].end, self.new[self.a[change.a_lo - 1].end:self.a[change.a_hi - 1].end]
+            return point, self.new[self.a[change.a_lo].start : end]
+        return self.r[change.r_lo - 1].end, self.new[self.a[change.a_lo - 1].end : self.a[change.a_hi - 1].end]
 
     def _span(self, change: Change) -> tuple[int, int]:
         """The old text's bytes a change covers (with a neighbour or two, for a pure insertion)."""
@@ -306,13 +343,18 @@ class FileResidue:
         the file, or else in the innermost item around it (returned with it)."""
         node: tree_sitter.Node | None = self.tree.root_node.named_descendant_for_byte_range(lo, hi)
         while node is not None and node.parent is not None:
-            text = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+            text = self.old[node.start_byte : node.end_byte].decode("utf-8", "replace")
             if self.indented:  # later lines relative to the first's, as a pattern is written
                 text = _dedent(text, self._indent(node.start_byte))
             # One token is a pattern only as a name (a rename); a lone literal or operator is no rule
             # a person would keep.
-            readable = len(tokens(text.encode(), self.language)) > 1 or re.fullmatch(r"[A-Za-z_]\w*", text) is not None \
-                or self.indented and node.type in LANGUAGES[self.language].string_kinds and len(text.split()) > 2
+            readable = (
+                len(tokens(text.encode(), self.language)) > 1
+                or re.fullmatch(r"[A-Za-z_]\w*", text) is not None
+                or self.indented
+                and node.type in LANGUAGES[self.language].string_kinds
+                and len(text.split()) > 2
+            )
             if node.is_named and node.start_byte <= lo and node.end_byte >= hi and node.type != "ERROR" and readable:
                 try:
                     found = [(m.start, m.end) for m in Pattern(text, self.language).find_all(self.old)]
@@ -328,8 +370,11 @@ class FileResidue:
         return None
 
     def _item_around(self, node: tree_sitter.Node) -> tuple[int, int, str] | None:
-        around = [i for i in self.items if i[0] <= node.start_byte and node.end_byte <= i[1]
-                  and (i[0], i[1]) != (node.start_byte, node.end_byte)]
+        around = [
+            i
+            for i in self.items
+            if i[0] <= node.start_byte and node.end_byte <= i[1] and (i[0], i[1]) != (node.start_byte, node.end_byte)
+        ]
         return min(around, key=lambda i: i[1] - i[0], default=None)
 
     def _units(self, changes: list[Change]) -> list[_Unit]:
@@ -355,8 +400,9 @@ class FileResidue:
                     break
                 node, item = found
                 units = [u for u in units if u not in merged]
-                overlapping = [u for u in units if u.node.start_byte < node.end_byte
-                               and node.start_byte < u.node.end_byte]
+                overlapping = [
+                    u for u in units if u.node.start_byte < node.end_byte and node.start_byte < u.node.end_byte
+                ]
                 if not overlapping:
                     units.append(_Unit(node, sorted(group, key=lambda c: c.r_lo), item))
                     break
@@ -375,8 +421,9 @@ class FileResidue:
         if parent is None or (parent.start_byte, parent.end_byte) == (lo, hi):
             return []
         kids = [k for k in parent.named_children if k.start_byte < hi and lo < k.end_byte]
-        if len(kids) < 2 or any(k.type in ("comment", "line_comment", "block_comment") or k.start_byte < lo
-                                or hi < k.end_byte for k in kids):
+        if len(kids) < 2 or any(
+            k.type in ("comment", "line_comment", "block_comment") or k.start_byte < lo or hi < k.end_byte for k in kids
+        ):
             return []
         pieces: list[Change] = []
         for kid in kids:
@@ -408,8 +455,11 @@ class FileResidue:
         for change in sorted(unit.changes, key=lambda c: c.r_lo, reverse=True):
             if change.r_lo < change.r_hi:
                 r_from, r_to = self.r[change.r_lo].start, self.r[change.r_hi - 1].end
-                added = (self.new[self.a[change.a_lo].start:self.a[change.a_hi - 1].end]
-                         if change.a_lo < change.a_hi else b"")
+                added = (
+                    self.new[self.a[change.a_lo].start : self.a[change.a_hi - 1].end]
+                    if change.a_lo < change.a_hi
+                    else b""
+                )
                 # The blanks between the changed run and the kept tokens next to it (inside the
                 # unit) are the new text's: `f(x)` -> `match x {..}` keeps the blank after `match`.
                 left = change.r_lo > 0 and change.a_lo > 0 and self.r[change.r_lo - 1].end >= start
@@ -424,7 +474,7 @@ class FileResidue:
             else:
                 r_from, added = self._inserted(change)
                 r_to = r_from
-            out = out[:r_from - start] + added + out[r_to - start:]
+            out = out[: r_from - start] + added + out[r_to - start :]
         return out.decode("utf-8", "replace"), tokens(out, self.language)
 
     def _new_layout(self, unit: _Unit) -> tuple[str, list[Token]]:
@@ -436,43 +486,55 @@ class FileResidue:
         def shift(change: Change) -> int:
             return (change.a_hi - change.a_lo) - (change.r_hi - change.r_lo)
 
-        lo = first + sum(shift(c) for c in self.changes if c.r_hi <= first and not (
-            id(c) in own and c.r_lo == c.r_hi == first))
-        hi = after + sum(shift(c) for c in self.changes if c.r_hi <= after and not (
-            id(c) not in own and c.r_lo == c.r_hi == after))
+        lo = first + sum(
+            shift(c) for c in self.changes if c.r_hi <= first and not (id(c) in own and c.r_lo == c.r_hi == first)
+        )
+        hi = after + sum(
+            shift(c) for c in self.changes if c.r_hi <= after and not (id(c) not in own and c.r_lo == c.r_hi == after)
+        )
         if hi <= lo:
             return "", []
         start = self.a[lo].start
-        text = _dedent(self.new[start:self.a[hi - 1].end].decode("utf-8", "replace"),
-                       self._line_indent(self.new, start))
+        text = _dedent(
+            self.new[start : self.a[hi - 1].end].decode("utf-8", "replace"), self._line_indent(self.new, start)
+        )
         return text, tokens(text.encode(), self.language)
 
     @staticmethod
     def _line_indent(source: bytes, offset: int) -> str:
-        line = source[source.rfind(b"\n", 0, offset) + 1:offset].decode("utf-8", "replace")
-        return line[:len(line) - len(line.lstrip())]
+        line = source[source.rfind(b"\n", 0, offset) + 1 : offset].decode("utf-8", "replace")
+        return line[: len(line) - len(line.lstrip())]
 
     def _indent(self, offset: int) -> str:
-        line = self.old[self.old.rfind(b"\n", 0, offset) + 1:offset].decode("utf-8", "replace")
-        return line[:len(line) - len(line.lstrip())]
+        line = self.old[self.old.rfind(b"\n", 0, offset) + 1 : offset].decode("utf-8", "replace")
+        return line[: len(line) - len(line.lstrip())]
 
     def _rewrite(self, unit: _Unit) -> None:
         node = unit.node
         held = [what for start, end, what in self.items_gone if node.start_byte <= start and end <= node.end_byte]
         if held:  # a whole item removed goes through `[[delete]]`, never a rewrite of its text
-            self.notes.append(f"{self.path}:{line_of(self.old, node.start_byte)}: the {held[0]} is gone, and no "
-                              f"plan deletes it; not rewritten as text")
+            self.notes.append(
+                f"{self.path}:{line_of(self.old, node.start_byte)}: the {held[0]} is gone, and no "
+                f"plan deletes it; not rewritten as text"
+            )
             return
-        pattern = self.old[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        pattern = self.old[node.start_byte : node.end_byte].decode("utf-8", "replace")
         replace, new_tokens = self._new_text(unit)
         indent = self._indent(node.start_byte)
         item = unit.item[2] if unit.item else None
-        literal = next((rule for p, r in self._layouts(pattern, replace, indent)
-                        if self._reproduces(rule := RewriteRule(self.path, self.language, p, r, item), node,
-                                            new_tokens)), None)
+        literal = next(
+            (
+                rule
+                for p, r in self._layouts(pattern, replace, indent)
+                if self._reproduces(rule := RewriteRule(self.path, self.language, p, r, item), node, new_tokens)
+            ),
+            None,
+        )
         if literal is None:
-            self.notes.append(f"{self.path}:{line_of(self.old, node.start_byte)}: code changed where its own "
-                              f"text, as a pattern, does not match it (comments or macros in it); edit by hand")
+            self.notes.append(
+                f"{self.path}:{line_of(self.old, node.start_byte)}: code changed where its own "
+                f"text, as a pattern, does not match it (comments or macros in it); edit by hand"
+            )
             return
         general = self._generalised(unit, replace, new_tokens, indent)
         self.generic.append((general or literal, literal, (node.start_byte, node.end_byte), unit.item))
@@ -482,13 +544,18 @@ class FileResidue:
             pattern = Pattern(rule.pattern, self.language)
             if self.indented:
                 # The text the rewrite puts there, laid out at the match's depth (a string's lines too).
-                made = [e.replacement for e in Rewrite(pattern, rule.replace).edits(self.path, self.old)
-                        if e.start <= node.start_byte and node.end_byte <= e.end]
-                return len(made) == 1 and [t.text for t in tokens(made[0], self.language)] == \
-                    [t.text for t in new_tokens]
+                made = [
+                    e.replacement
+                    for e in Rewrite(pattern, rule.replace).edits(self.path, self.old)
+                    if e.start <= node.start_byte and node.end_byte <= e.end
+                ]
+                return len(made) == 1 and [t.text for t in tokens(made[0], self.language)] == [
+                    t.text for t in new_tokens
+                ]
             found = [m for m in pattern.find_all(self.old) if (m.start, m.end) == (node.start_byte, node.end_byte)]
-            return bool(found) and [t.text for t in tokens(found[0].expand(rule.replace).encode(), self.language)] == \
-                [t.text for t in new_tokens]
+            return bool(found) and [t.text for t in tokens(found[0].expand(rule.replace).encode(), self.language)] == [
+                t.text for t in new_tokens
+            ]
         except PatternError:
             return False
 
@@ -498,17 +565,19 @@ class FileResidue:
         changed = [self._touched(c) for c in unit.changes]
         new_texts = [t.text for t in new_tokens]
         chosen: list[tuple[tree_sitter.Node, int, int]] = []  # node, its tokens' place in new_tokens
-        candidates = sorted((d for d in _named_descendants(node) if d is not node),
-                            key=lambda d: d.start_byte - d.end_byte)
+        candidates = sorted(
+            (d for d in _named_descendants(node) if d is not node), key=lambda d: d.start_byte - d.end_byte
+        )
         for candidate in candidates:
             lo, hi = candidate.start_byte, candidate.end_byte
             if any(lo < c_hi and c_lo < hi if c_lo < c_hi else lo < c_lo < hi for c_lo, c_hi in changed) or any(
-                    lo < c.end_byte and c.start_byte < hi for c, _, _ in chosen):
+                lo < c.end_byte and c.start_byte < hi for c, _, _ in chosen
+            ):
                 continue
             texts = [t.text for t in tokens(self.old[lo:hi], self.language)]
             if len(texts) < 3:
                 continue  # a name or a literal reads better as itself
-            places = [i for i in range(len(new_texts) - len(texts) + 1) if new_texts[i:i + len(texts)] == texts]
+            places = [i for i in range(len(new_texts) - len(texts) + 1) if new_texts[i : i + len(texts)] == texts]
             if len(places) != 1 or any(places[0] < e and s < places[0] + len(texts) for _, s, e in chosen):
                 continue
             chosen.append((candidate, places[0], places[0] + len(texts)))
@@ -516,14 +585,18 @@ class FileResidue:
                 break
         if not chosen:
             return None
-        pattern = self.old[node.start_byte:node.end_byte]
+        pattern = self.old[node.start_byte : node.end_byte]
         replacement = replace.encode()
         base = new_tokens[0].start if new_tokens else 0
         in_old = sorted(((c.start_byte, c.end_byte, i) for i, (c, _, _) in enumerate(chosen)), reverse=True)
         for start, end, i in in_old:
-            pattern = pattern[:start - node.start_byte] + f"${_META_NAMES[i]}".encode() + pattern[end - node.start_byte:]
-        in_new = sorted(((new_tokens[s].start - base, new_tokens[e - 1].end - base, i)
-                         for i, (_, s, e) in enumerate(chosen)), reverse=True)
+            pattern = (
+                pattern[: start - node.start_byte] + f"${_META_NAMES[i]}".encode() + pattern[end - node.start_byte :]
+            )
+        in_new = sorted(
+            ((new_tokens[s].start - base, new_tokens[e - 1].end - base, i) for i, (_, s, e) in enumerate(chosen)),
+            reverse=True,
+        )
         replacement = replacement[base:] if base else replacement
         for start, end, i in in_new:
             replacement = replacement[:start] + f"${_META_NAMES[i]}".encode() + replacement[end:]
@@ -538,8 +611,12 @@ class FileResidue:
         where they fit, else their later lines relative to the match's line. Where indentation is
         syntax, lines stay lines: the replacement is relative already (`_new_layout`)."""
         if self.indented:
-            return [(_dedent(pattern, indent) if "\n" in pattern else _spaced(pattern),
-                     replace if "\n" in replace else _spaced(replace))]
+            return [
+                (
+                    _dedent(pattern, indent) if "\n" in pattern else _spaced(pattern),
+                    replace if "\n" in replace else _spaced(replace),
+                )
+            ]
         return [(_tidy(pattern, indent), _tidy(replace, indent)), (_dedent(pattern, indent), _dedent(replace, indent))]
 
 
@@ -555,7 +632,7 @@ def _named_descendants(node: tree_sitter.Node) -> list[tree_sitter.Node]:
 def _dedent(text: str, indent: str) -> str:
     """Lines after the first relative to the match's line (as a rule's replacement is written)."""
     lines = text.split("\n")
-    return "\n".join([lines[0], *(line[len(indent):] if line.startswith(indent) else line for line in lines[1:])])
+    return "\n".join([lines[0], *(line[len(indent) :] if line.startswith(indent) else line for line in lines[1:])])
 
 
 def _tidy(text: str, indent: str) -> str:
@@ -569,8 +646,9 @@ def _tidy(text: str, indent: str) -> str:
     for piece in pieces[1:]:
         if not piece:
             continue
-        glue = "" if out.endswith(("(", "[", "{", "<")) or piece.startswith((")", "]", ".", "?", ",", ";", ">")) \
-            else " "
+        glue = (
+            "" if out.endswith(("(", "[", "{", "<")) or piece.startswith((")", "]", ".", "?", ",", ";", ">")) else " "
+        )
         out += glue + piece
     out = re.sub(r",\s*([)\]])", r"\1", out)
     return _spaced(out) if len(out) <= 100 else _dedent(text, indent)

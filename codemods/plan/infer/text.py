@@ -27,8 +27,11 @@ def text_rules(path: str, old: bytes, new: bytes) -> list[RewriteRule] | None:
         b = new.decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
         return None
-    blocks = [[i1, i2, j1, j2] for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-              if tag != "equal"]
+    blocks = [
+        [i1, i2, j1, j2]
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
     text = "".join(a)
     while True:
         found = [_unique(a, block, text) for block in blocks]

@@ -83,8 +83,9 @@ def token_lines(source: bytes, found: list[Token]) -> list[int]:
     return out
 
 
-def token_changes(old: list[bytes], new: list[bytes], old_lines: list[int], new_lines: list[int],
-                   direct: int = 4_000_000) -> list[Change]:
+def token_changes(
+    old: list[bytes], new: list[bytes], old_lines: list[int], new_lines: list[int], direct: int = 4_000_000
+) -> list[Change]:
     """The runs of tokens that differ: the common ends set aside, then token by token where that
     is cheap, else line by line first and token by token inside the lines that differ."""
     prefix = 0
@@ -107,8 +108,9 @@ def token_changes(old: list[bytes], new: list[bytes], old_lines: list[int], new_
         return spans
 
     old_spans, new_spans = by_line(old, old_lines, prefix, o_hi), by_line(new, new_lines, prefix, n_hi)
-    matcher = SequenceMatcher(None, [tuple(old[a:b]) for a, b in old_spans], [tuple(new[a:b]) for a, b in new_spans],
-                              autojunk=False)
+    matcher = SequenceMatcher(
+        None, [tuple(old[a:b]) for a, b in old_spans], [tuple(new[a:b]) for a, b in new_spans], autojunk=False
+    )
     changes: list[Change] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
@@ -123,5 +125,8 @@ def token_changes(old: list[bytes], new: list[bytes], old_lines: list[int], new_
 
 def _opcodes(old: list[bytes], new: list[bytes], o_lo: int, o_hi: int, n_lo: int, n_hi: int) -> list[Change]:
     matcher = SequenceMatcher(None, old[o_lo:o_hi], new[n_lo:n_hi], autojunk=False)
-    return [Change(o_lo + i1, o_lo + i2, n_lo + j1, n_lo + j2)
-            for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"]
+    return [
+        Change(o_lo + i1, o_lo + i2, n_lo + j1, n_lo + j2)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes()
+        if op != "equal"
+    ]

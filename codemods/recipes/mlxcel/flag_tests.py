@@ -109,8 +109,12 @@ def _resolver_call_sites(workspace: Workspace) -> list[tuple[str, bytes, tree_si
             if function is None:
                 continue
             name = function.child_by_field_name("name") if function.type == "scoped_identifier" else function
-            if name is not None and name.type == "identifier" and node_text(name) == RESOLVER \
-                    and not _is_test_context(items, node):
+            if (
+                name is not None
+                and name.type == "identifier"
+                and node_text(name) == RESOLVER
+                and not _is_test_context(items, node)
+            ):
                 sites.append((path, source, node))
     return sites
 
@@ -138,8 +142,9 @@ def _wrapper_returns(workspace: Workspace, site: FamilySite, method: str) -> str
     return node_text(body.named_children[0])
 
 
-def resolver_arguments(workspace: Workspace, function: tree_sitter.Node, site: FamilySite,
-                       flag: bool) -> list[ResolverArgument] | str:
+def resolver_arguments(
+    workspace: Workspace, function: tree_sitter.Node, site: FamilySite, flag: bool
+) -> list[ResolverArgument] | str:
     """What the generated test passes for each parameter, derived from the tree, or why it cannot.
 
     Each bool parameter gets the value the family's wrapper gives the argument
@@ -180,16 +185,19 @@ def resolver_arguments(workspace: Workspace, function: tree_sitter.Node, site: F
             continue
         value = _wrapper_returns(workspace, site, method)
         if value is None:
-            return (f"cannot determine what {site.wrapper}::{method} returns (parameter `{name}`): "
-                    f"its {site.path} impl does not return a single true/false")
+            return (
+                f"cannot determine what {site.wrapper}::{method} returns (parameter `{name}`): "
+                f"its {site.path} impl does not return a single true/false"
+            )
         arguments.append(ResolverArgument(name, method, value))
     if not any(a.source == METHOD for a in arguments):
         return f"no argument of {RESOLVER} comes from {METHOD}(), so the flag could not decide the test"
     return arguments
 
 
-def resolver_test_item(key: str, arguments: list[ResolverArgument], name: str | None = None,
-                       flag_expression: str | None = None) -> str:
+def resolver_test_item(
+    key: str, arguments: list[ResolverArgument], name: str | None = None, flag_expression: str | None = None
+) -> str:
     """The unformatted test: the wrapper's values bound by name, each backend asserted to resolve to Dense.
 
     With ``flag_expression`` the flag is bound to that expression (the wrapper's
@@ -232,10 +240,18 @@ def test_site(workspace: Workspace, site: FamilySite, findings: list[Finding]) -
     """The scheduler module, its test file and the wrapper's path from there; findings when absent."""
     scheduler = next((p for p in SCHEDULER_FILES if workspace.read(p) is not None), None)
     if scheduler is None:
-        findings.append(Finding(SCHEDULER_FILES[0], 0, 0, Code.MISSING_FILE, f"no scheduler module ({', '.join(SCHEDULER_FILES)})"))
+        findings.append(
+            Finding(SCHEDULER_FILES[0], 0, 0, Code.MISSING_FILE, f"no scheduler module ({', '.join(SCHEDULER_FILES)})")
+        )
         return None
-    test_file = next((p for p in (scheduler, *SCHEDULER_TEST_FILES) if (source := workspace.read(p)) is not None
-                      and _tests_module(source, p) is not None), None)
+    test_file = next(
+        (
+            p
+            for p in (scheduler, *SCHEDULER_TEST_FILES)
+            if (source := workspace.read(p)) is not None and _tests_module(source, p) is not None
+        ),
+        None,
+    )
     if test_file is None:
         findings.append(Finding(scheduler, 0, 0, Code.SHAPE_MISMATCH, "no scheduler test module to add the test to"))
         return None
@@ -243,14 +259,16 @@ def test_site(workspace: Workspace, site: FamilySite, findings: list[Finding]) -
     wrapper_in = {root: module for root, module in crates.instances(site.path)}
     shared = [root for root, _ in crates.instances(test_file) if root in wrapper_in]
     if len(shared) != 1 or len(wrapper_in) != 1:
-        return TestSite(scheduler, test_file, None,
-                        f"{site.path} and {test_file} are not compiled once each into one crate")
+        return TestSite(
+            scheduler, test_file, None, f"{site.path} and {test_file} are not compiled once each into one crate"
+        )
     path = "::".join(("crate", *wrapper_in[shared[0]], site.wrapper))
     return TestSite(scheduler, test_file, path)
 
 
-def resolver_test(workspace: Workspace, key: str, site: FamilySite, results_document: str,
-                   where: TestSite, findings: list[Finding]) -> list[Edit]:
+def resolver_test(
+    workspace: Workspace, key: str, site: FamilySite, results_document: str, where: TestSite, findings: list[Finding]
+) -> list[Edit]:
     scheduler, test_file = where.scheduler, where.test_file
     source, test_source = workspace.read(scheduler), workspace.read(test_file)
     module = _tests_module(test_source, test_file) if test_source is not None else None
@@ -264,32 +282,50 @@ def resolver_test(workspace: Workspace, key: str, site: FamilySite, results_docu
     arguments = resolver_arguments(workspace, resolver, site, flag=False)
     if isinstance(arguments, str):
         line, col = line_col(source, resolver.start_byte)
-        findings.append(Finding(scheduler, line, col, Code.SIGNATURE_MISMATCH,
-                                f"cannot generate a test for {RESOLVER}: {arguments}"))
+        findings.append(
+            Finding(
+                scheduler, line, col, Code.SIGNATURE_MISMATCH, f"cannot generate a test for {RESOLVER}: {arguments}"
+            )
+        )
         return []
     unseen = [n for n in (RESOLVER, BACKEND_TYPE) if n.encode() not in _identifier_names(module)
               and not _has_glob_use(module)]  # fmt: skip
     if unseen:
-        findings.append(Finding(test_file, 0, 0, Code.SHAPE_MISMATCH,
-                                f"the scheduler tests do not have {' and '.join(unseen)} in scope"))
+        findings.append(
+            Finding(
+                test_file, 0, 0, Code.SHAPE_MISMATCH, f"the scheduler tests do not have {' and '.join(unseen)} in scope"
+            )
+        )
         return []
     indent = line_indent(test_source, module.start_byte) + "    " if module.type == "mod_item" else ""
     root = parse(test_source, RUST).root_node
     tests = []
     if find_function(root, literal_test_name(key)) is None:
-        doc = [f"{site.display} does not support the paged backend (measured: `{results_document}`). "
-               f"With what `{site.wrapper}` returns, the flag alone decides: at --parallel {MAX_BATCH}, "
-               "Auto and Paged resolve to Dense."]
+        doc = [
+            f"{site.display} does not support the paged backend (measured: `{results_document}`). "
+            f"With what `{site.wrapper}` returns, the flag alone decides: at --parallel {MAX_BATCH}, "
+            "Auto and Paged resolve to Dense."
+        ]
         tests.append((doc, resolver_test_item(key, arguments)))
     if where.wrapper_path is None:
-        findings.append(Finding(test_file, 0, 0, Code.NOT_ADDED,
-                                f"no test reads {site.display}'s flag from {site.wrapper}: {where.why_not}",
-                                severity="note"))
+        findings.append(
+            Finding(
+                test_file,
+                0,
+                0,
+                Code.NOT_ADDED,
+                f"no test reads {site.display}'s flag from {site.wrapper}: {where.why_not}",
+                severity="note",
+            )
+        )
     elif find_function(root, wrapper_test_name(key)) is None:
-        doc = [f"{site.display}'s flag as `{site.wrapper}` itself answers it (`{site.wrapper}::{CONSTANT}`, "
-               f"what its `{METHOD}` returns): setting the wrapper back to paged fails this test."]
-        tests.append((doc, resolver_test_item(key, arguments, wrapper_test_name(key),
-                                              f"{where.wrapper_path}::{CONSTANT}")))
+        doc = [
+            f"{site.display}'s flag as `{site.wrapper}` itself answers it (`{site.wrapper}::{CONSTANT}`, "
+            f"what its `{METHOD}` returns): setting the wrapper back to paged fails this test."
+        ]
+        tests.append(
+            (doc, resolver_test_item(key, arguments, wrapper_test_name(key), f"{where.wrapper_path}::{CONSTANT}"))
+        )
     if not tests:
         return []
     rust = LANGUAGES[RUST]
@@ -297,9 +333,16 @@ def resolver_test(workspace: Workspace, key: str, site: FamilySite, results_docu
     for doc, item in tests:
         formatted = rust.operations.format_item(item, indent, workspace.root, test_file)
         if formatted is None:
-            findings.append(Finding(test_file, 0, 0, Code.UNFORMATTED,
-                                    f"{rust.formatter} is not available or rejected the generated test; it is "
-                                    "inserted as written", severity="note"))
+            findings.append(
+                Finding(
+                    test_file,
+                    0,
+                    0,
+                    Code.UNFORMATTED,
+                    f"{rust.formatter} is not available or rejected the generated test; it is inserted as written",
+                    severity="note",
+                )
+            )
             formatted = "".join(f"{indent}{line}\n" if line else "\n" for line in item.split("\n"))
         text_to_insert += "\n" + wrap_doc(indent, doc) + formatted
     if module.type == "mod_item":
@@ -317,8 +360,13 @@ def _identifier_names(node: tree_sitter.Node) -> set[bytes]:
 def _has_glob_use(module: tree_sitter.Node) -> bool:
     """Whether the module imports its parent's names with `use super::*;`."""
     body = module.child_by_field_name("body") or module
-    return any(c.type == "use_declaration" and c.named_children and c.named_children[0].type == "use_wildcard"
-               and c.named_children[0].text == b"super::*" for c in body.named_children)
+    return any(
+        c.type == "use_declaration"
+        and c.named_children
+        and c.named_children[0].type == "use_wildcard"
+        and c.named_children[0].text == b"super::*"
+        for c in body.named_children
+    )
 
 
 def _tests_module(source: bytes, path: str) -> tree_sitter.Node | None:
@@ -334,8 +382,9 @@ def _tests_module(source: bytes, path: str) -> tree_sitter.Node | None:
     return None
 
 
-def unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, results_document: str,
-                        findings: list[Finding]) -> tuple[list[Edit], ParityOutcome]:
+def unpin_parity_tests(
+    workspace: Workspace, key: str, site: FamilySite, results_document: str, findings: list[Finding]
+) -> tuple[list[Edit], ParityOutcome]:
     """Edits moving the family's parity tests onto dense, and what the texts may say about it.
 
     Without the parity test file, or without a test in it that runs the family's
@@ -343,20 +392,31 @@ def unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, results
     """
     source = workspace.read(PARITY_TESTS)
     if source is None:
-        findings.append(Finding(PARITY_TESTS, 0, 0, Code.NOT_IN_TREE,
-                                f"not in this tree: no engine-parity test to move onto dense for {site.display}; "
-                                "the texts say so", severity="note"))
+        findings.append(
+            Finding(
+                PARITY_TESTS,
+                0,
+                0,
+                Code.NOT_IN_TREE,
+                f"not in this tree: no engine-parity test to move onto dense for {site.display}; the texts say so",
+                severity="note",
+            )
+        )
         return [], ParityOutcome(present=False)
     tree = parse(source, RUST)
-    constants = {i.name.encode() for i in rust_items(source, tree)
-                 if i.kind == "const" and _names_checkpoint(i.node, site.checkpoint)}
+    constants = {
+        i.name.encode()
+        for i in rust_items(source, tree)
+        if i.kind == "const" and _names_checkpoint(i.node, site.checkpoint)
+    }
     edits: list[Edit] = []
     family_tests = []
     for item in rust_items(source, tree):
         if item.kind != "test":
             continue
         mentions_family = _names_checkpoint(item.node, site.checkpoint) or bool(
-            constants & _identifier_names(item.node))
+            constants & _identifier_names(item.node)
+        )
         if not mentions_family or not _backend_variants(item.node):
             continue
         family_tests.append(item.name)
@@ -366,27 +426,54 @@ def unpin_parity_tests(workspace: Workspace, key: str, site: FamilySite, results
         block = loop.child_by_field_name("body") if loop is not None else None
         if loop is None or block is None:
             line, col = line_col(source, item.node.start_byte)
-            findings.append(Finding(PARITY_TESTS, line, col, Code.SHAPE_MISMATCH,
-                                    f"{item.name} pins the paged backend for {site.checkpoint} in a form this "
-                                    "recipe does not rewrite; update it by hand"))
+            findings.append(
+                Finding(
+                    PARITY_TESTS,
+                    line,
+                    col,
+                    Code.SHAPE_MISMATCH,
+                    f"{item.name} pins the paged backend for {site.checkpoint} in a form this "
+                    "recipe does not rewrite; update it by hand",
+                )
+            )
             continue
         # `for b in [Paged, Dense] { ... }` becomes `{ let b = Dense; ... }`.
         pattern = node_text(loop.child_by_field_name("pattern"))
         indent = line_indent(source, loop.start_byte)
-        edits.append(Edit(PARITY_TESTS, loop.start_byte, block.start_byte + 1,
-                          f"{{\n{indent}    let {pattern} = {BACKEND_TYPE}::Dense;".encode(),
-                          f"paged-flag:{key}:parity"))
+        edits.append(
+            Edit(
+                PARITY_TESTS,
+                loop.start_byte,
+                block.start_byte + 1,
+                f"{{\n{indent}    let {pattern} = {BACKEND_TYPE}::Dense;".encode(),
+                f"paged-flag:{key}:parity",
+            )
+        )
         doc = source[item.start : item.node.start_byte]
         position = doc.find(b"on both backends")
         if position >= 0:
             at = item.start + position
-            edits.append(Edit(PARITY_TESTS, at, at + len(b"on both backends"),
-                              b"on the dense backend",
-                              f"paged-flag:{key}:parity-doc"))
+            edits.append(
+                Edit(
+                    PARITY_TESTS,
+                    at,
+                    at + len(b"on both backends"),
+                    b"on the dense backend",
+                    f"paged-flag:{key}:parity-doc",
+                )
+            )
     if not family_tests:
-        findings.append(Finding(PARITY_TESTS, 0, 0, Code.NOTHING_TO_UPDATE,
-                                f"no test in {PARITY_TESTS} runs {site.checkpoint} on a decode storage backend; "
-                                "nothing to move onto dense", severity="note"))
+        findings.append(
+            Finding(
+                PARITY_TESTS,
+                0,
+                0,
+                Code.NOTHING_TO_UPDATE,
+                f"no test in {PARITY_TESTS} runs {site.checkpoint} on a decode storage backend; "
+                "nothing to move onto dense",
+                severity="note",
+            )
+        )
     return edits, ParityOutcome(present=True, tests=tuple(family_tests))
 
 
@@ -395,8 +482,11 @@ def _loop_over_both_backends(function: tree_sitter.Node) -> tree_sitter.Node | N
     for node in descendants(function):
         if node.type == "for_expression":
             value = node.child_by_field_name("value")
-            if value is not None and value.type == "array_expression" and \
-                    [_backend_variant(e) for e in value.named_children] == ["Paged", "Dense"]:
+            if (
+                value is not None
+                and value.type == "array_expression"
+                and [_backend_variant(e) for e in value.named_children] == ["Paged", "Dense"]
+            ):
                 return node
     return None
 
@@ -433,6 +523,13 @@ def refuse_stale_tests(workspace: Workspace, key: str, site: FamilySite, finding
             test = find_function(root, name)
             if test is not None:
                 line, col = line_col(source, test.start_byte)
-                findings.append(Finding(path, line, col, Code.STALE_TEST,
-                                        f"{name} asserts {site.display} resolves to dense, which this decision "
-                                        "undoes; remove it (it was generated when the flag became false)"))
+                findings.append(
+                    Finding(
+                        path,
+                        line,
+                        col,
+                        Code.STALE_TEST,
+                        f"{name} asserts {site.display} resolves to dense, which this decision "
+                        "undoes; remove it (it was generated when the flag became false)",
+                    )
+                )

@@ -58,7 +58,8 @@ _POINTER_VEC = "let $NAME = vec![$$$ELEMENTS];"
 _POINTER = "$ARRAY as *const $_"
 _METADATA_PATTERNS = tuple(
     f"let $NAME = {path}::from_visible_lengths($LENGTHS, $BLOCK).{unwrap};"
-    for path in ("$_::{metadata}", "{metadata}") for unwrap in ("unwrap()", "expect($_)")
+    for path in ("$_::{metadata}", "{metadata}")
+    for unwrap in ("unwrap()", "expect($_)")
 )
 _LITERAL_LENGTHS = "&[$$$LENGTHS]"
 _BRIDGE_MODULE = "ffi"
@@ -103,8 +104,10 @@ class _Mismatch(Exception):
 
 
 # The template's float32 tag, read off an array; a file that names `dtype::FLOAT32` gets that.
-_FLOAT32_FROM_ARRAY = ("    // The float32 dtype tag, read off a float32 array.\n"
-                       f"    let float32 = {_BRIDGE_MODULE}::array_dtype(&scale_array);\n")
+_FLOAT32_FROM_ARRAY = (
+    "    // The float32 dtype tag, read off a float32 array.\n"
+    f"    let float32 = {_BRIDGE_MODULE}::array_dtype(&scale_array);\n"
+)
 
 
 def _code_mentions(source: bytes, text: str) -> int:
@@ -214,15 +217,23 @@ class OracleRewrite:
                     runs.append((function, self._match_run(source, function, call)))
                 except _Mismatch as mismatch:
                     line, col = line_col(source, call.start_byte)
-                    findings.append(Finding(self.path, line, col, Code.REFERENCE_RUN_SHAPE,
-                                            f"{name}: oracle run does not have the expected shape ({mismatch}); "
-                                            "not rewritten"))
+                    findings.append(
+                        Finding(
+                            self.path,
+                            line,
+                            col,
+                            Code.REFERENCE_RUN_SHAPE,
+                            f"{name}: oracle run does not have the expected shape ({mismatch}); not rewritten",
+                        )
+                    )
         if not runs or any(f.blocking for f in findings):
             return StepResult(findings=tuple(findings))
         # rustfmt lays out the helper calls (in another process) while the rest is planned here.
         layout = self._start_layout(source, [run for _, run in runs], workspace)
-        pieces = [_with_dtype_constant(p, source) for p in
-                  self._helper_pieces(tree, any(len(run.keys) > 1 for _, run in runs))]
+        pieces = [
+            _with_dtype_constant(p, source)
+            for p in self._helper_pieces(tree, any(len(run.keys) > 1 for _, run in runs))
+        ]
         findings += self._missing_bridge_functions(workspace, pieces)
         pieces = [_with_bridge_names_as_written(p, source) for p in pieces]
         if any(f.blocking for f in findings):
@@ -237,9 +248,17 @@ class OracleRewrite:
         replacements, formatted = layout()
         edits += replacements
         if not formatted:
-            findings.append(Finding(self.path, 0, 0, Code.FORMATTED_WITHOUT_RUSTFMT,
-                                    f"rustfmt is not available or rejected the helper calls; they are laid out "
-                                    f"as rustfmt lays them out at max_width {MAX_WIDTH}", severity="note"))
+            findings.append(
+                Finding(
+                    self.path,
+                    0,
+                    0,
+                    Code.FORMATTED_WITHOUT_RUSTFMT,
+                    f"rustfmt is not available or rejected the helper calls; they are laid out "
+                    f"as rustfmt lays them out at max_width {MAX_WIDTH}",
+                    severity="note",
+                )
+            )
         if pieces and first_test is not None:
             edits.append(self._helper_insertion(source, tree, first_test, pieces))
         return StepResult(edits=tuple(edits), findings=tuple(findings))
@@ -254,8 +273,11 @@ class OracleRewrite:
         statement: tree_sitter.Node | None = call
         while statement is not None and statement.type != "let_declaration" and statement.id != function.id:
             statement = statement.parent
-        matched = None if statement is None else \
-            next((m for p in self._patterns.statements if (m := p.match(source, statement))), None)
+        matched = (
+            None
+            if statement is None
+            else next((m for p in self._patterns.statements if (m := p.match(source, statement))), None)
+        )
         callee = call.child_by_field_name("function")
         if statement is None or matched is None or callee is None or matched["CALL"].id != callee.id:
             raise _Mismatch("the call is not `let NAME = FALLBACK(Q, &KEYS, &VALUES, &METADATA, SCALE).unwrap();`")
@@ -267,8 +289,12 @@ class OracleRewrite:
         metadata_statement = self._metadata(source, earlier, matched.text("META"), len(keys))
         run = _Run((metadata_statement, keys_statement, values_statement), statement, matched, keys, values)
         for bound in (matched.text("KEYS"), matched.text("VALUES"), matched.text("META")):
-            outside = [n for n in identifiers(function) if node_text(n) == bound
-                       and not any(s.start_byte <= n.start_byte < s.end_byte for s in (*run.removed, statement))]
+            outside = [
+                n
+                for n in identifiers(function)
+                if node_text(n) == bound
+                and not any(s.start_byte <= n.start_byte < s.end_byte for s in (*run.removed, statement))
+            ]
             if outside:
                 line, _ = line_col(source, outside[0].start_byte)
                 raise _Mismatch(f"`{bound}` is also used at line {line}")
@@ -280,8 +306,9 @@ class OracleRewrite:
         bound = [s for s in earlier if let_binding(s) == name]
         return bound[-1] if bound else None
 
-    def _pointers(self, source: bytes, earlier: list[tree_sitter.Node], name: str
-                  ) -> tuple[tuple[tree_sitter.Node, ...], tree_sitter.Node]:
+    def _pointers(
+        self, source: bytes, earlier: list[tree_sitter.Node], name: str
+    ) -> tuple[tuple[tree_sitter.Node, ...], tree_sitter.Node]:
         statement = self._binding(earlier, name)
         if statement is None:
             raise _Mismatch(f"no `let {name}` in scope before the call")
@@ -304,8 +331,10 @@ class OracleRewrite:
             raise _Mismatch(f"no `let {name}` in scope before the call")
         matched = next((m for p in self._patterns.metadata if (m := p.match(source, statement))), None)
         if matched is None:
-            raise _Mismatch(f"`{name}` is not identity metadata "
-                            f"`{self.metadata_type}::from_visible_lengths(LENGTHS, BLOCK).unwrap()`")
+            raise _Mismatch(
+                f"`{name}` is not identity metadata "
+                f"`{self.metadata_type}::from_visible_lengths(LENGTHS, BLOCK).unwrap()`"
+            )
         literal = self._patterns.literal_lengths.match(source, matched["LENGTHS"])
         if literal is not None and len(literal.named("LENGTHS")) != sequences:
             raise _Mismatch(f"{len(literal.named('LENGTHS'))} visible lengths for {sequences} sequences")
@@ -313,17 +342,18 @@ class OracleRewrite:
 
     # -- generating ---------------------------------------------------------------------
 
-    def _start_layout(self, source: bytes, runs: list[_Run], workspace: Workspace
-                      ) -> Callable[[], tuple[list[Edit], bool]]:
+    def _start_layout(
+        self, source: bytes, runs: list[_Run], workspace: Workspace
+    ) -> Callable[[], tuple[list[Edit], bool]]:
         """Start rustfmt on the helper calls in a thread; the returned function waits and gives
         `_replacements`. The texts to format are made here, in the planner's thread (they read
         the file's tree); the thread only runs rustfmt."""
-        groups = [(self._helper_call(source, run), line_indent(source, run.call_statement.start_byte))
-                  for run in runs]
+        groups = [(self._helper_call(source, run), line_indent(source, run.call_statement.start_byte)) for run in runs]
         edition = crate_edition(workspace.root, self.path)
         laid_out: list[tuple[list[str], bool]] = []
-        thread = threading.Thread(target=lambda: laid_out.append(format_statement_groups(groups, workspace.root,
-                                                                                          edition)))
+        thread = threading.Thread(
+            target=lambda: laid_out.append(format_statement_groups(groups, workspace.root, edition))
+        )
         thread.start()
 
         def finish() -> tuple[list[Edit], bool]:
@@ -333,8 +363,9 @@ class OracleRewrite:
 
         return finish
 
-    def _replacements(self, source: bytes, runs: list[_Run], texts: list[str], formatted: bool
-                      ) -> tuple[list[Edit], bool]:
+    def _replacements(
+        self, source: bytes, runs: list[_Run], texts: list[str], formatted: bool
+    ) -> tuple[list[Edit], bool]:
         """One edit per run: its call statement becomes the helper call, formatted by rustfmt
         (`texts`, where `formatted`) or, where rustfmt is not there, laid out as rustfmt lays out
         these two statement shapes (`_laid_out`); and whether rustfmt ran."""
@@ -356,8 +387,15 @@ class OracleRewrite:
         def text(node: tree_sitter.Node) -> str:
             return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
-        rows = tuple((f"&batch_row({call.text('Q')}, {i})" if len(run.keys) > 1 else call.text("Q"), text(k), text(v),
-                      call.text("SCALE")) for i, (k, v) in enumerate(zip(run.keys, run.values)))
+        rows = tuple(
+            (
+                f"&batch_row({call.text('Q')}, {i})" if len(run.keys) > 1 else call.text("Q"),
+                text(k),
+                text(v),
+                call.text("SCALE"),
+            )
+            for i, (k, v) in enumerate(zip(run.keys, run.values))
+        )
         return _HelperStatement(call.text("OUT"), self.helper, rows)
 
     def _helper_call(self, source: bytes, run: _Run) -> str:
@@ -370,8 +408,9 @@ class OracleRewrite:
         return f"let {statement.out} = concat_batch_rows(&[\n{rows}]);"
 
     def _helper_pieces(self, tree: tree_sitter.Tree, batch: bool) -> list[str]:
-        existing = {node_text(n.child_by_field_name("name"))
-                    for n in tree.root_node.named_children if n.type == "function_item"}
+        existing = {
+            node_text(n.child_by_field_name("name")) for n in tree.root_node.named_children if n.type == "function_item"
+        }
         pieces = []
         if self.helper not in existing:
             pieces.append(template(self.helper))
@@ -386,11 +425,21 @@ class OracleRewrite:
             return []
         source = workspace.read(self.bridge)
         if source is None:
-            return [Finding(self.bridge, 0, 0, Code.HELPER_BRIDGE,
-                            f"{self.helper}: the bridge file is missing; the helper is not generated")]
+            return [
+                Finding(
+                    self.bridge,
+                    0,
+                    0,
+                    Code.HELPER_BRIDGE,
+                    f"{self.helper}: the bridge file is missing; the helper is not generated",
+                )
+            ]
         deleted = [e for e in workspace.planned(self.bridge) if not e.replacement]
-        declared = {f.name: f for f in bridge_functions(source)
-                    if f.module == _BRIDGE_MODULE and not any(e.start <= f.start and f.end <= e.end for e in deleted)}
+        declared = {
+            f.name: f
+            for f in bridge_functions(source)
+            if f.module == _BRIDGE_MODULE and not any(e.start <= f.start and f.end <= e.end for e in deleted)
+        }
         findings = []
         for call in dict.fromkeys(calls):
             function = declared.get(call.name)
@@ -398,20 +447,31 @@ class OracleRewrite:
                 problem = f"the bridge declares no `{call.name}`"
             elif function.parameters != call.arguments:
                 plural = "" if function.parameters == 1 else "s"
-                problem = (f"`{call.name}` takes {function.parameters} parameter{plural}, "
-                           f"the helper passes {call.arguments}")
+                problem = (
+                    f"`{call.name}` takes {function.parameters} parameter{plural}, the helper passes {call.arguments}"
+                )
             else:
                 continue
-            findings.append(Finding(self.bridge, 0, 0, Code.HELPER_BRIDGE,
-                                    f"{self.helper}: calls {_BRIDGE_MODULE}::{call.name}, but {problem} "
-                                    "in this tree's #[cxx::bridge]; the helper is not generated"))
+            findings.append(
+                Finding(
+                    self.bridge,
+                    0,
+                    0,
+                    Code.HELPER_BRIDGE,
+                    f"{self.helper}: calls {_BRIDGE_MODULE}::{call.name}, but {problem} "
+                    "in this tree's #[cxx::bridge]; the helper is not generated",
+                )
+            )
         return findings
 
-    def _helper_insertion(self, source: bytes, tree: tree_sitter.Tree, first_test: tree_sitter.Node,
-                          pieces: list[str]) -> Edit:
-        helpers_before = [n for n in tree.root_node.named_children
-                          if n.type == "function_item" and n.end_byte <= first_test.start_byte
-                          and not _is_test(source, n)]
+    def _helper_insertion(
+        self, source: bytes, tree: tree_sitter.Tree, first_test: tree_sitter.Node, pieces: list[str]
+    ) -> Edit:
+        helpers_before = [
+            n
+            for n in tree.root_node.named_children
+            if n.type == "function_item" and n.end_byte <= first_test.start_byte and not _is_test(source, n)
+        ]
         if helpers_before:
             _, end = whole_lines(source, helpers_before[-1].start_byte, helpers_before[-1].end_byte, (b"//",))
             text_to_insert = "".join("\n" + piece for piece in pieces)
@@ -441,8 +501,9 @@ def _lets_before(statement: tree_sitter.Node, function: tree_sitter.Node) -> lis
     block = statement.parent
     while block is not None:
         if block.type == "block":
-            found += [s for s in block.named_children if s.type == "let_declaration"
-                      and s.end_byte <= statement.start_byte]
+            found += [
+                s for s in block.named_children if s.type == "let_declaration" and s.end_byte <= statement.start_byte
+            ]
         if block.id == function.id:
             break
         block = block.parent
@@ -466,8 +527,9 @@ def _reads_local(node: tree_sitter.Node) -> bool:
     if node.type != "identifier":
         return False
     previous = node.prev_sibling
-    return not (node.parent is not None and node.parent.type == "token_tree"
-                and previous is not None and previous.type == ".")
+    return not (
+        node.parent is not None and node.parent.type == "token_tree" and previous is not None and previous.type == "."
+    )
 
 
 def _without_dead_bindings(function: tree_sitter.Node, runs: list[_Run]) -> list[tree_sitter.Node]:
@@ -481,8 +543,9 @@ def _without_dead_bindings(function: tree_sitter.Node, runs: list[_Run]) -> list
     replaced = [run.call_statement for run in runs]
     kept = [node for run in runs for node in run.kept]
     lets = _lets(function)
-    binding_sites = {n.id for s in lets if (pattern := s.child_by_field_name("pattern")) is not None
-                     for n in identifiers(pattern)}
+    binding_sites = {
+        n.id for s in lets if (pattern := s.child_by_field_name("pattern")) is not None for n in identifiers(pattern)
+    }
 
     def inside(node: tree_sitter.Node, spans: list[tree_sitter.Node]) -> bool:
         return any(s.start_byte <= node.start_byte < s.end_byte for s in spans)
@@ -492,8 +555,11 @@ def _without_dead_bindings(function: tree_sitter.Node, runs: list[_Run]) -> list
         gone = removed + replaced
         live = {n.text for n in reads if not inside(n, gone) or inside(n, kept)}
         dead_reads = {n.text for n in reads if inside(n, gone) and not inside(n, kept)}
-        dead = [s for s in lets if s not in removed and (bound := let_binding(s)) is not None
-                and bound.encode() in dead_reads - live]
+        dead = [
+            s
+            for s in lets
+            if s not in removed and (bound := let_binding(s)) is not None and bound.encode() in dead_reads - live
+        ]
         if not dead:
             return removed
         removed += dead

@@ -87,10 +87,18 @@ def load_layouts(recipe_id: str) -> tuple[Layout, ...]:
     The rules are optional: a tree of a layout may have dropped or reworded a sentence already
     (a finished run, or its maintainers), which is a note, not a reason to refuse the plan."""
     data = tomllib.loads(LAYOUTS_FILE.read_text(encoding="utf-8"))
-    return tuple(Layout(str(table["name"]), str(table["summary"]), tuple(table["has"]),
-                        tuple(dataclasses.replace(rule, optional=True) for rule in rewordings_from(
-                            table.get("reword", []), f"{recipe_id} ({table['name']} layout)")))
-                 for table in data["layout"])
+    return tuple(
+        Layout(
+            str(table["name"]),
+            str(table["summary"]),
+            tuple(table["has"]),
+            tuple(
+                dataclasses.replace(rule, optional=True)
+                for rule in rewordings_from(table.get("reword", []), f"{recipe_id} ({table['name']} layout)")
+            ),
+        )
+        for table in data["layout"]
+    )
 
 
 @dataclass(frozen=True)
@@ -101,18 +109,23 @@ class SelectLayout:
 
     layouts: tuple[Layout, ...]
 
-    def __call__(self, workspace: Workspace, rules: tuple[Rewording, ...]) -> tuple[tuple[Rewording, ...],
-                                                                                    tuple[Finding, ...]]:
+    def __call__(
+        self, workspace: Workspace, rules: tuple[Rewording, ...]
+    ) -> tuple[tuple[Rewording, ...], tuple[Finding, ...]]:
         ours = {rule.rule for layout in self.layouts for rule in layout.rules}
         layout = next((layout for layout in self.layouts if layout.fits(workspace)), None)
         if layout is None:
-            note = (f"no known layout of the tree recognised ({', '.join(known.name for known in self.layouts)}); "
-                    f"every bundled rewording rule is tried")
+            note = (
+                f"no known layout of the tree recognised ({', '.join(known.name for known in self.layouts)}); "
+                f"every bundled rewording rule is tried"
+            )
             return rules, (Finding("", 0, 0, Code.LAYOUT, note, severity="note"),)
         chosen = {rule.rule for rule in layout.rules}
         note = f"layout {layout.name!r} recognised ({layout.summary}): its {len(layout.rules)} rewording rule(s) apply"
-        return (tuple(r for r in rules if r.rule in chosen or r.rule not in ours),
-                (Finding("", 0, 0, Code.LAYOUT, note, severity="note"),))
+        return (
+            tuple(r for r in rules if r.rule in chosen or r.rule not in ours),
+            (Finding("", 0, 0, Code.LAYOUT, note, severity="note"),),
+        )
 
 
 @builds("paged-compat-removal")
@@ -125,6 +138,9 @@ def build(recipe: Recipe) -> Recipe:
         removed_names=tuple(dict.fromkeys(t.name.split("::")[-1] for t in recipe.deletions)),
     )
     layouts = load_layouts(recipe.id)
-    return dataclasses.replace(recipe, steps=(REWRITE_ORACLE, TRIM_EMPTY_BATCH_TEST, orphaned),
-                               rewordings=recipe.rewordings + tuple(r for layout in layouts for r in layout.rules),
-                               select_rewordings=SelectLayout(layouts))
+    return dataclasses.replace(
+        recipe,
+        steps=(REWRITE_ORACLE, TRIM_EMPTY_BATCH_TEST, orphaned),
+        rewordings=recipe.rewordings + tuple(r for layout in layouts for r in layout.rules),
+        select_rewordings=SelectLayout(layouts),
+    )

@@ -32,13 +32,7 @@ from pathlib import Path
 
 import tree_sitter
 
-from interchange.decision import (
-    VERDICT_NO_DATA,
-    DecisionDocument,
-    DecisionSchemaError,
-    FamilyDecision,
-    load_decision,
-)
+from interchange.decision import VERDICT_NO_DATA, DecisionDocument, DecisionSchemaError, FamilyDecision, load_decision
 
 from codemods.edit.codes import Code
 from codemods.edit.errors import RecipeInputError
@@ -49,8 +43,15 @@ from codemods.languages.rust.statements import line_indent
 from codemods.config.builders import builds
 from codemods.config.recipe import Parameter, Recipe, StepResult, Workspace
 from codemods.recipes.mlxcel.flag_sites import CONSTANT, FAMILIES, METHOD, FamilySite, method_in_impl, wrap_doc
-from codemods.recipes.mlxcel.flag_tests import (ParityOutcome, TestSite, refuse_stale_tests, resolver_test,
-                                                test_site, unpin_parity_tests, wrapper_test_name)
+from codemods.recipes.mlxcel.flag_tests import (
+    ParityOutcome,
+    TestSite,
+    refuse_stale_tests,
+    resolver_test,
+    test_site,
+    unpin_parity_tests,
+    wrapper_test_name,
+)
 from codemods.recipes.mlxcel.markdown import section_end, table_row
 
 CONTINUOUS_BATCHING = "docs/CONTINUOUS_BATCHING.md"
@@ -63,8 +64,10 @@ def _load_decision_option(path: object) -> DecisionDocument:
     path = Path(str(path))
     if path.is_dir():
         if not (path / "decision.json").is_file():
-            raise RecipeInputError(f"decision: {path} is a folder without decision.json; give the run folder "
-                                   f"`paged-bench report` wrote, or its decision.json")
+            raise RecipeInputError(
+                f"decision: {path} is a folder without decision.json; give the run folder "
+                f"`paged-bench report` wrote, or its decision.json"
+            )
         path = path / "decision.json"
     try:
         return load_decision(path)
@@ -87,15 +90,17 @@ def _sentence(reason: str) -> str:
     return reason[:1].upper() + reason[1:] + "."
 
 
-def _doc_paragraphs(site: FamilySite, value: bool, decision: DecisionDocument,
-                    family: FamilyDecision, parity: ParityOutcome | None) -> list[str]:
-    head = (f"Decided by measurement: {'dense' if not value else 'paged'} decode storage for {site.display}, "
-            f"see `{decision.results_document}`. {_sentence(family.reason)}")
+def _doc_paragraphs(
+    site: FamilySite, value: bool, decision: DecisionDocument, family: FamilyDecision, parity: ParityOutcome | None
+) -> list[str]:
+    head = (
+        f"Decided by measurement: {'dense' if not value else 'paged'} decode storage for {site.display}, "
+        f"see `{decision.results_document}`. {_sentence(family.reason)}"
+    )
     paragraphs = [head]
     if not value:
         tail = f" {parity.sentence(site)}" if parity is not None else ""
-        paragraphs.append("So an explicit `--decode-storage-backend paged` resolves to dense for this family."
-                          + tail)
+        paragraphs.append("So an explicit `--decode-storage-backend paged` resolves to dense for this family." + tail)
     return paragraphs
 
 
@@ -113,22 +118,42 @@ def _is_self_constant(node: tree_sitter.Node) -> bool:
 
 
 def _constant_item(site: FamilySite, value: bool, indent: str, test_name: str) -> str:
-    doc = wrap_doc(indent, [f"What `{METHOD}` returns for {site.display} (its doc comment says why). The "
-                             f"scheduler test `{test_name}` reads it here, so changing it fails that test."])
+    doc = wrap_doc(
+        indent,
+        [
+            f"What `{METHOD}` returns for {site.display} (its doc comment says why). The "
+            f"scheduler test `{test_name}` reads it here, so changing it fails that test."
+        ],
+    )
     return f"{doc}{indent}pub(crate) const {CONSTANT}: bool = {str(value).lower()};\n"
 
 
-def _introduce_constant(source: bytes, items: list[RustItem], site: FamilySite, value: bool, method: RustItem,
-                        test_name: str, findings: list[Finding]) -> list[Edit] | None:
+def _introduce_constant(
+    source: bytes,
+    items: list[RustItem],
+    site: FamilySite,
+    value: bool,
+    method: RustItem,
+    test_name: str,
+    findings: list[Finding],
+) -> list[Edit] | None:
     """Edits that add the constant to the wrapper's first inherent impl (or a new one), or None."""
     impls = [i for i in items if i.kind == "impl" and i.name == site.wrapper and i.trait is None]
     if impls:
         impl = impls[0].node
         if impl.child_by_field_name("type_parameters") is not None:
             line, col = line_col(source, impl.start_byte)
-            findings.append(Finding(site.path, line, col, Code.NOT_ADDED,
-                                    f"{site.wrapper} is generic: no associated constant, so no scheduler test "
-                                    "reads the flag from the wrapper", severity="note"))
+            findings.append(
+                Finding(
+                    site.path,
+                    line,
+                    col,
+                    Code.NOT_ADDED,
+                    f"{site.wrapper} is generic: no associated constant, so no scheduler test "
+                    "reads the flag from the wrapper",
+                    severity="note",
+                )
+            )
             return None
         body = impl.child_by_field_name("body")
         if body is None:
@@ -146,9 +171,16 @@ def _introduce_constant(source: bytes, items: list[RustItem], site: FamilySite, 
     return [Edit(site.path, trait_impl.start, trait_impl.start, text.encode(), f"paged-flag:{site.wrapper}:constant")]
 
 
-def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: DecisionDocument,
-              family: FamilyDecision, findings: list[Finding], parity: ParityOutcome | None = None,
-              wrapper_test: str | None = None) -> list[Edit]:
+def _set_flag(
+    workspace: Workspace,
+    site: FamilySite,
+    value: bool,
+    decision: DecisionDocument,
+    family: FamilyDecision,
+    findings: list[Finding],
+    parity: ParityOutcome | None = None,
+    wrapper_test: str | None = None,
+) -> list[Edit]:
     """Set the family's flag and its doc comment.
 
     With ``wrapper_test`` (the name of the scheduler test that will read it) the
@@ -172,11 +204,21 @@ def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: Dec
         literal = value_node if value_node is not None and value_node.type == "boolean_literal" else None
     if literal is None:
         line, col = line_col(source, method.node.start_byte)
-        findings.append(Finding(site.path, line, col, Code.SHAPE_MISMATCH,
-                                f"{site.wrapper}::{METHOD} body is not a single true/false"
-                                + (f" nor `Self::{CONSTANT}` with a true/false constant" if constant or
-                                   (expression is not None and _is_self_constant(expression)) else "")
-                                + "; not changed"))
+        findings.append(
+            Finding(
+                site.path,
+                line,
+                col,
+                Code.SHAPE_MISMATCH,
+                f"{site.wrapper}::{METHOD} body is not a single true/false"
+                + (
+                    f" nor `Self::{CONSTANT}` with a true/false constant"
+                    if constant or (expression is not None and _is_self_constant(expression))
+                    else ""
+                )
+                + "; not changed",
+            )
+        )
         return []
     edits: list[Edit] = []
     wanted = b"true" if value else b"false"
@@ -184,15 +226,26 @@ def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: Dec
         added = _introduce_constant(source, items, site, value, method, wrapper_test, findings)
         if added is not None:
             edits += added
-            edits.append(Edit(site.path, literal.start_byte, literal.end_byte, f"Self::{CONSTANT}".encode(),
-                              f"paged-flag:{site.wrapper}"))
+            edits.append(
+                Edit(
+                    site.path,
+                    literal.start_byte,
+                    literal.end_byte,
+                    f"Self::{CONSTANT}".encode(),
+                    f"paged-flag:{site.wrapper}",
+                )
+            )
     if not edits and literal.text != wanted:
         edits.append(Edit(site.path, literal.start_byte, literal.end_byte, wanted, f"paged-flag:{site.wrapper}"))
     indent = line_indent(source, method.node.start_byte)
     new_doc = wrap_doc(indent, _doc_paragraphs(site, value, decision, family, parity))
     doc_start, _ = leading_trivia(source, method.node)
     doc_start, _ = whole_lines(source, doc_start, doc_start, (b"//",))
-    old_doc = source[doc_start : source.rfind(b"\n", 0, method.node.start_byte) + 1] if doc_start < method.node.start_byte else b""
+    old_doc = (
+        source[doc_start : source.rfind(b"\n", 0, method.node.start_byte) + 1]
+        if doc_start < method.node.start_byte
+        else b""
+    )
     marker = (indent + DOC_MARKER).encode()
     position = old_doc.find(marker)
     if position >= 0:
@@ -202,13 +255,18 @@ def _set_flag(workspace: Workspace, site: FamilySite, value: bool, decision: Dec
     else:
         insert_at = doc_start + len(old_doc)
         prefix = f"{indent}///\n" if old_doc.strip() else ""
-        edits.append(Edit(site.path, insert_at, insert_at, (prefix + new_doc).encode(),
-                          f"paged-flag:{site.wrapper}:doc"))
+        edits.append(
+            Edit(site.path, insert_at, insert_at, (prefix + new_doc).encode(), f"paged-flag:{site.wrapper}:doc")
+        )
     return edits
 
 
-def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, ParityOutcome]], results_document: str,
-                    findings: list[Finding]) -> list[Edit]:
+def _record_in_docs(
+    workspace: Workspace,
+    flipped: list[tuple[FamilySite, ParityOutcome]],
+    results_document: str,
+    findings: list[Finding],
+) -> list[Edit]:
     """Record each flipped family in docs/CONTINUOUS_BATCHING.md.
 
     A per-family table row (``| Gemma 3 | true | ... |``) is updated in place;
@@ -223,8 +281,10 @@ def _record_in_docs(workspace: Workspace, flipped: list[tuple[FamilySite, Parity
     edits: list[Edit] = []
     paragraphs = []
     for site, parity in flipped:
-        note = (f"Measured in `{results_document}`: dense wins, so an explicit `--decode-storage-backend paged` "
-                f"resolves to dense. {parity.sentence(site)}")
+        note = (
+            f"Measured in `{results_document}`: dense wins, so an explicit `--decode-storage-backend paged` "
+            f"resolves to dense. {parity.sentence(site)}"
+        )
         row = table_row(source, site.display)
         wanted = f"| {site.display} | false | {note} |".encode()
         if row is not None:
@@ -254,31 +314,54 @@ def set_flags_from_decision(workspace: Workspace) -> StepResult:
     """The whole recipe as one step: every edit the decision implies."""
     decision = workspace.options["decision"]
     if not isinstance(decision, DecisionDocument) or not decision.results_document:  # DECISION loads one with it
-        raise RecipeInputError("decision: expected a decision document that names its results document "
-                               "(`paged-bench report` writes one)")
+        raise RecipeInputError(
+            "decision: expected a decision document that names its results document (`paged-bench report` writes one)"
+        )
     results_document = decision.results_document
     findings: list[Finding] = []
     edits: list[Edit] = []
     flipped: list[tuple[FamilySite, ParityOutcome]] = []
     if workspace.read(results_document) is None:
-        findings.append(Finding(results_document, 0, 0, Code.MISSING_RESULTS_DOCUMENT,
-                                f"the decision cites {results_document}, which this tree does not hold: write the "
-                                f"report into the tree (`paged-bench report {decision.run_dir} --out "
-                                f"ROOT/{results_document}`), or apply the decision to the tree it was written into"))
+        findings.append(
+            Finding(
+                results_document,
+                0,
+                0,
+                Code.MISSING_RESULTS_DOCUMENT,
+                f"the decision cites {results_document}, which this tree does not hold: write the "
+                f"report into the tree (`paged-bench report {decision.run_dir} --out "
+                f"ROOT/{results_document}`), or apply the decision to the tree it was written into",
+            )
+        )
     for family in decision.families:
         key = family.name
         site = FAMILIES.get(key)
         if site is None:
-            findings.append(Finding("", 0, 0, Code.UNKNOWN_FAMILY,
-                                    f"the decision names family {key!r}, which this recipe does not know "
-                                    f"(known: {', '.join(FAMILIES)})", severity="note"))
+            findings.append(
+                Finding(
+                    "",
+                    0,
+                    0,
+                    Code.UNKNOWN_FAMILY,
+                    f"the decision names family {key!r}, which this recipe does not know "
+                    f"(known: {', '.join(FAMILIES)})",
+                    severity="note",
+                )
+            )
             continue
         if not _has_complete_cell(family):
             why = "; ".join(family.notes) or "no cell has a complete round"
-            findings.append(Finding(site.path, 0, 0, Code.NO_DATA,
-                                    f"the decision has no complete cell for {key} ({family.model}): {why}; "
-                                    f"{site.wrapper}::{METHOD} is left as it is, with no 'Decided by measurement' "
-                                    "comment. Measure it (`paged-bench run`, then `report`) and apply that decision"))
+            findings.append(
+                Finding(
+                    site.path,
+                    0,
+                    0,
+                    Code.NO_DATA,
+                    f"the decision has no complete cell for {key} ({family.model}): {why}; "
+                    f"{site.wrapper}::{METHOD} is left as it is, with no 'Decided by measurement' "
+                    "comment. Measure it (`paged-bench run`, then `report`) and apply that decision",
+                )
+            )
             continue
         value = family.supports_paged_decode_backend
         if value:
@@ -312,5 +395,9 @@ def _wrapper_has_constant(workspace: Workspace, site: FamilySite, planned: list[
 @builds("paged-flag")
 def build(recipe: Recipe) -> Recipe:
     """paged_flag.toml's recipe with its step, its decision parameter and the wrapper files it reads."""
-    return dataclasses.replace(recipe, steps=(set_flags_from_decision,), parameters=(DECISION,),
-                               expects=tuple(site.path for site in FAMILIES.values()))
+    return dataclasses.replace(
+        recipe,
+        steps=(set_flags_from_decision,),
+        parameters=(DECISION,),
+        expects=tuple(site.path for site in FAMILIES.values()),
+    )

@@ -44,8 +44,12 @@ def _function(value: object) -> str:
 
 
 FACTOR = Parameter("factor", load=_factor, default="1.01", help="scale factor for the output")
-FUNCTION = Parameter("function", load=_function, default=POOLED_ROUTE,
-                     help="the Rust function of layers.rs whose returned array is scaled")
+FUNCTION = Parameter(
+    "function",
+    load=_function,
+    default=POOLED_ROUTE,
+    help="the Rust function of layers.rs whose returned array is scaled",
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,16 +70,21 @@ class ScaleReturnedArray:
         body = node.child_by_field_name("body")
         tail = body.named_children[-1] if body is not None and body.named_children else None
         if tail is None or tail.type.endswith("statement") or tail.type == "let_declaration":
-            return StepResult(findings=(Finding(self.path, 0, 0, Code.SHAPE_MISMATCH,
-                                                f"{function}: no tail expression to scale"),))
-        scaled = (f"({node_text(tail)})\n        .map(|out| ffi::multiply(&out, "
-                  f"&ffi::from_slice_f32(&[{factor!r}_f32], &[1])))")
-        return StepResult(edits=(Edit(self.path, tail.start_byte, tail.end_byte, scaled.encode(),
-                                      f"perturb:{function}"),))
+            return StepResult(
+                findings=(Finding(self.path, 0, 0, Code.SHAPE_MISMATCH, f"{function}: no tail expression to scale"),)
+            )
+        scaled = (
+            f"({node_text(tail)})\n        .map(|out| ffi::multiply(&out, "
+            f"&ffi::from_slice_f32(&[{factor!r}_f32], &[1])))"
+        )
+        return StepResult(
+            edits=(Edit(self.path, tail.start_byte, tail.end_byte, scaled.encode(), f"perturb:{function}"),)
+        )
 
 
 @builds("perturb-pooled-output")
 def build(recipe: Recipe) -> Recipe:
     """perturb.toml's recipe with its step and its two parameters."""
-    return dataclasses.replace(recipe, steps=(ScaleReturnedArray(LAYERS_RS),), parameters=(FACTOR, FUNCTION),
-                               expects=(LAYERS_RS,))
+    return dataclasses.replace(
+        recipe, steps=(ScaleReturnedArray(LAYERS_RS),), parameters=(FACTOR, FUNCTION), expects=(LAYERS_RS,)
+    )

@@ -21,7 +21,14 @@ from codemods.edit.values import Edit, Finding, line_col
 from codemods.parse import RUST, node_text, parse
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
 from codemods.languages.rust.items import rust_items
-from codemods.languages.rust.statements import find_function, let_binding, names_used, statement_deletion, statements, uses_any
+from codemods.languages.rust.statements import (
+    find_function,
+    let_binding,
+    names_used,
+    statement_deletion,
+    statements,
+    uses_any,
+)
 from codemods.config.recipe import StepResult, Workspace
 
 
@@ -93,15 +100,25 @@ class TrimTest:
         body, name_node = function.child_by_field_name("body"), function.child_by_field_name("name")
         if body is None or name_node is None:
             line, col = line_col(source, function.start_byte)
-            return StepResult(findings=(Finding(self.path, line, col, Code.SHAPE_MISMATCH,
-                                                f"{self.name}: no body to trim"),))
+            return StepResult(
+                findings=(Finding(self.path, line, col, Code.SHAPE_MISMATCH, f"{self.name}: no body to trim"),)
+            )
         removed = set(self.removed_names)
         split = split_statements(body, removed)
         uses, kept, dropped = split.uses, split.kept, split.dropped
         if not kept:
             line, col = line_col(source, function.start_byte)
-            return StepResult(findings=(Finding(self.path, line, col, Code.NOTHING_SURVIVES,
-                                                f"{self.name}: every statement uses a removed name; not trimmed"),))
+            return StepResult(
+                findings=(
+                    Finding(
+                        self.path,
+                        line,
+                        col,
+                        Code.NOTHING_SURVIVES,
+                        f"{self.name}: every statement uses a removed name; not trimmed",
+                    ),
+                )
+            )
         still_used = set().union(*(names_used(s) for s in kept))
         edits: list[Edit] = []
         deletions = [statement_deletion(source, s, f"trim:{self.name}") for s in dropped]
@@ -110,12 +127,16 @@ class TrimTest:
             if edit is not None:
                 edits.append(edit)
         edits += deletion_edits(self.path, source, deletions)
-        edits.append(Edit(self.path, name_node.start_byte, name_node.end_byte, self.new_name.encode(),
-                          f"trim:{self.name}:rename"))
+        edits.append(
+            Edit(
+                self.path, name_node.start_byte, name_node.end_byte, self.new_name.encode(), f"trim:{self.name}:rename"
+            )
+        )
         return StepResult(edits=tuple(edits))
 
-    def _trim_use(self, source: bytes, use: tree_sitter.Node, removed: set[str], still_used: set[str],
-                  deletions: list[Deletion]) -> Edit | None:
+    def _trim_use(
+        self, source: bytes, use: tree_sitter.Node, removed: set[str], still_used: set[str], deletions: list[Deletion]
+    ) -> Edit | None:
         """Edit for a `use path::{A, B};` that keeps only names still defined and used."""
         argument = use.child_by_field_name("argument")
         if argument is None or argument.type != "scoped_use_list":
@@ -133,8 +154,7 @@ class TrimTest:
             return None
         inner = keep[0] if len(keep) == 1 else "{" + ", ".join(keep) + "}"
         start, end = use.start_byte, use.end_byte
-        return Edit(self.path, start, end, f"use {node_text(prefix)}::{inner};".encode(),
-                    f"trim:{self.name}:use")
+        return Edit(self.path, start, end, f"use {node_text(prefix)}::{inner};".encode(), f"trim:{self.name}:use")
 
 
 @dataclass(frozen=True)
@@ -171,8 +191,15 @@ class DeleteOrphanedTests:
                 deletions.append(Deletion(start, end, f"orphaned-test:{item.qualified_name}"))
                 line, col = line_col(source, item.node.start_byte)
                 names = ", ".join(sorted(names_used(body) & removed))
-                findings.append(Finding(path, line, col, Code.ORPHANED_TEST,
-                                        f"deleted test {item.qualified_name}: it exercises only removed items "
-                                        f"({names})", severity="note"))
+                findings.append(
+                    Finding(
+                        path,
+                        line,
+                        col,
+                        Code.ORPHANED_TEST,
+                        f"deleted test {item.qualified_name}: it exercises only removed items ({names})",
+                        severity="note",
+                    )
+                )
             edits += deletion_edits(path, source, deletions)
         return StepResult(edits=tuple(edits), findings=tuple(findings))

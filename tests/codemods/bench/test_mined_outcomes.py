@@ -12,10 +12,25 @@ import _mined
 
 
 def _blocked(child_keeps_it: bool) -> _mined.CommitResult:
-    result = _mined.CommitResult("owner/loom", "0" * 40, "cpp", infer_s=0.1, deletes=1, exit_codes=[1, 1],
-                                 differing=["src/heddle.h:3: a token differs"], child_keeps_it=child_keeps_it)
-    result.findings = [{"code": "dangling-reference", "path": "src/reed.h", "line": 4, "kept": True,
-                        "message": "heddle.h: code still refers to an item the recipe deletes"}]
+    result = _mined.CommitResult(
+        "owner/loom",
+        "0" * 40,
+        "cpp",
+        infer_s=0.1,
+        deletes=1,
+        exit_codes=[1, 1],
+        differing=["src/heddle.h:3: a token differs"],
+        child_keeps_it=child_keeps_it,
+    )
+    result.findings = [
+        {
+            "code": "dangling-reference",
+            "path": "src/reed.h",
+            "line": 4,
+            "kept": True,
+            "message": "heddle.h: code still refers to an item the recipe deletes",
+        }
+    ]
     return result
 
 

@@ -24,8 +24,10 @@ def _load_replay():
     return module
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the replay corpus is not here ({CORPUS} is absent); "
-                                                "a clone without ../shared has no corpus")
+@pytest.mark.skipif(
+    not CORPUS.is_dir(),
+    reason=f"the replay corpus is not here ({CORPUS} is absent); a clone without ../shared has no corpus",
+)
 @pytest.mark.parametrize("case", CASES)
 def test_cpp_case_replays_token_equal_with_the_same_files(case: str, tmp_path: Path) -> None:
     replay = _load_replay()

@@ -40,8 +40,10 @@ def test_tokens_ignore_whitespace_but_not_comments_or_commas() -> None:
     assert replay.tokens('r#"a "quoted" b"# \'a\' \'life') == ['r#"a "quoted" b"#', "'a'", "'life"]
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the replay corpus is not here ({CORPUS} is absent); "
-                                                "a clone without ../shared has no corpus")
+@pytest.mark.skipif(
+    not CORPUS.is_dir(),
+    reason=f"the replay corpus is not here ({CORPUS} is absent); a clone without ../shared has no corpus",
+)
 @pytest.mark.parametrize("case", RUST_CASES or ["none"])
 def test_rust_case_replays_token_equal(case: str, tmp_path: Path) -> None:
     if replay.recipe_for(case) is None:

@@ -42,7 +42,9 @@ def test_a_clean_rerun_counts_notes_apart_from_findings(tree: Path, tmp_path: Pa
     assert _apply("--recipe", recipe, str(tree)).exit_code == 0
     again = _apply("--recipe", recipe, str(tree))
     assert again.exit_code == 0
-    assert again.stderr.splitlines()[-1] == "codemod: three-files: changed 0 file(s); 0 finding(s), 0 blocking; 3 note(s)"
+    assert (
+        again.stderr.splitlines()[-1] == "codemod: three-files: changed 0 file(s); 0 finding(s), 0 blocking; 3 note(s)"
+    )
 
 
 def test_a_dry_run_with_blocking_findings_says_apply_would_refuse(tree: Path, tmp_path: Path) -> None:
@@ -50,17 +52,21 @@ def test_a_dry_run_with_blocking_findings_says_apply_would_refuse(tree: Path, tm
     result = _apply("--dry-run", "--recipe", str(write_recipe(tmp_path)), str(tree))
     assert result.exit_code == 1
     assert "nothing written" not in result.stderr
-    assert ("codemod: the plan has 1 blocking finding(s): apply would refuse it (override with --allow-dangling)"
-            in result.stderr.splitlines())
+    assert (
+        "codemod: the plan has 1 blocking finding(s): apply would refuse it (override with --allow-dangling)"
+        in result.stderr.splitlines()
+    )
 
 
 def test_a_rewording_whose_file_is_missing_is_a_note(tree: Path) -> None:
-    recipe = Recipe(id="r", summary="", rewordings=(Rewording("src/gone.rs", "old", "new"),
-                                                    Rewording("src/a.rs", "Gone.", "Kept.")))
+    recipe = Recipe(
+        id="r", summary="", rewordings=(Rewording("src/gone.rs", "old", "new"), Rewording("src/a.rs", "Gone.", "Kept."))
+    )
     plan = plan_recipe(tree, recipe)
     assert not plan.blocking and [c.path for c in plan.changes] == ["src/a.rs"]
     assert [(f.path, f.code, f.severity, f.render()) for f in plan.findings] == [
-        ("src/gone.rs", "missing-file", "note", "src/gone.rs: file not found; its rewording rule was not applied")]
+        ("src/gone.rs", "missing-file", "note", "src/gone.rs: file not found; its rewording rule was not applied")
+    ]
 
 
 # ---------------------------------------------------------------- the library never raises on wrong input
@@ -79,7 +85,8 @@ def test_plan_on_a_missing_root_is_blocked(tmp_path: Path) -> None:
 def test_plan_on_a_root_without_the_recipes_files_is_blocked(tree: Path) -> None:
     assert _usage_problem(tree / "src", RECIPE).startswith(
         f"ROOT {tree / 'src'} holds none of src/a.rs, src/b.rs, src/nested/c.rs (the paths recipe "
-        f"three-files works on); give the repository root, probably {tree}")
+        f"three-files works on); give the repository root, probably {tree}"
+    )
 
 
 def test_plan_with_an_unknown_kind_or_pattern_is_blocked_not_raised(tree: Path) -> None:
@@ -91,7 +98,8 @@ def test_plan_with_an_unknown_kind_or_pattern_is_blocked_not_raised(tree: Path) 
 
 def test_plan_with_an_option_the_recipe_does_not_take_is_blocked(tree: Path) -> None:
     assert _usage_problem(tree, RECIPE, decision="d.json") == (
-        "recipe three-files takes no option 'decision' (options it takes: none)")
+        "recipe three-files takes no option 'decision' (options it takes: none)"
+    )
 
 
 def test_apply_recipe_on_wrong_input_neither_locks_nor_writes(tmp_path: Path) -> None:

@@ -79,7 +79,8 @@ def test_usage_error_with_json_is_also_a_json_document(tmp_path: Path) -> None:
 
 def test_unknown_recipe(tree: Path) -> None:
     assert _usage_error("--recipe", "no-such-recipe", str(tree)) == (
-        "unknown recipe 'no-such-recipe' (bundled: paged-compat-removal, paged-flag, perturb-pooled-output; or give a .py or .toml file)")
+        "unknown recipe 'no-such-recipe' (bundled: paged-compat-removal, paged-flag, perturb-pooled-output; or give a .py or .toml file)"
+    )
 
 
 def test_recipe_file_not_found(tree: Path, tmp_path: Path) -> None:
@@ -90,28 +91,44 @@ def test_recipe_file_not_found(tree: Path, tmp_path: Path) -> None:
 RECIPE_FILES = {
     "syntax.toml": ('id = "x"\ndelete = [\n', "not valid TOML: "),
     "no_id.toml": ('summary = "no id"\n', "recipe does not match the schema: missing key 'id'"),
-    "bad_kind.toml": ('id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
-                      "delete entry 'f': unknown rust kind 'function' (one of: fn, test, struct, enum, type, "
-                      "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, bridge_type, macro, "
-                      "variant, field, use, attribute, macro_call, match_arm, file)"),
-    "bad_language.toml": ('id = "x"\n[[delete]]\npath = "a.go"\nlanguage = "go"\nkind = "fn"\nname = "f"\n',
-                          "recipe does not match the schema: recipe x: unknown language 'go' for f"),
-    "escapes.toml": ('id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
-                     "delete entry 'f': path '../../etc/a.rs' must be relative to ROOT, with / separators and no .."),
-    "bad_field.toml": ('id = "x"\n[[delete]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\nwhy = 1\n',
-                       "[[delete]] entry 1: unknown key 'why' (valid: path, language, kind, name, branch)"),
-    "misspelt_table.toml": ('id = "x"\n[[deletions]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
-                            "unknown key [[deletions]] (did you mean 'delete'?)"),
-    "misspelt_key.toml": ('id = "x"\n[[reword]]\npath = "a.rs"\nfnd = "a"\nreplace = "b"\n',
-                          "[[reword]] entry 1: unknown key 'fnd' (did you mean 'find'?)"),
-    "reword_without_replace.toml": ('extends = "paged-compat-removal"\n[[reword]]\npath = "src/a.rs"\n'
-                                    'symbols = ["gone_a"]\n',
-                                    '[[reword]] entry 1: missing key \'replace\' (replace = "" deletes the text)'),
-    "bad_pattern.toml": ('id = "x"\ndead_symbol_pattern = "frob_(compat"\n',
-                         "dead_symbol_pattern 'frob_(compat' is not a valid pattern: missing ), unterminated "
-                         "subpattern at position 5"),
-    "scope_string.toml": ('id = "x"\ncheck_scope = "src"\n', "recipe does not match the schema: check_scope must "
-                                                             "be a list"),
+    "bad_kind.toml": (
+        'id = "x"\n[[delete]]\npath = "src/a.rs"\nlanguage = "rust"\nkind = "function"\nname = "f"\n',
+        "delete entry 'f': unknown rust kind 'function' (one of: fn, test, struct, enum, type, "
+        "trait, const, static, type_alias, impl, trait_method, mod, bridge_fn, bridge_type, macro, "
+        "variant, field, use, attribute, macro_call, match_arm, file)",
+    ),
+    "bad_language.toml": (
+        'id = "x"\n[[delete]]\npath = "a.go"\nlanguage = "go"\nkind = "fn"\nname = "f"\n',
+        "recipe does not match the schema: recipe x: unknown language 'go' for f",
+    ),
+    "escapes.toml": (
+        'id = "x"\n[[delete]]\npath = "../../etc/a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
+        "delete entry 'f': path '../../etc/a.rs' must be relative to ROOT, with / separators and no ..",
+    ),
+    "bad_field.toml": (
+        'id = "x"\n[[delete]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\nwhy = 1\n',
+        "[[delete]] entry 1: unknown key 'why' (valid: path, language, kind, name, branch)",
+    ),
+    "misspelt_table.toml": (
+        'id = "x"\n[[deletions]]\npath = "a.rs"\nlanguage = "rust"\nkind = "fn"\nname = "f"\n',
+        "unknown key [[deletions]] (did you mean 'delete'?)",
+    ),
+    "misspelt_key.toml": (
+        'id = "x"\n[[reword]]\npath = "a.rs"\nfnd = "a"\nreplace = "b"\n',
+        "[[reword]] entry 1: unknown key 'fnd' (did you mean 'find'?)",
+    ),
+    "reword_without_replace.toml": (
+        'extends = "paged-compat-removal"\n[[reword]]\npath = "src/a.rs"\nsymbols = ["gone_a"]\n',
+        "[[reword]] entry 1: missing key 'replace' (replace = \"\" deletes the text)",
+    ),
+    "bad_pattern.toml": (
+        'id = "x"\ndead_symbol_pattern = "frob_(compat"\n',
+        "dead_symbol_pattern 'frob_(compat' is not a valid pattern: missing ), unterminated subpattern at position 5",
+    ),
+    "scope_string.toml": (
+        'id = "x"\ncheck_scope = "src"\n',
+        "recipe does not match the schema: check_scope must be a list",
+    ),
     "binary.toml": (b"\xff\xfe\x00", "not valid TOML: 'utf-8' codec can't decode byte 0xff in position 0"),
     "raises.py": ("raise RuntimeError('boom')\n", "recipe failed to load: RuntimeError: boom"),
     "exits.py": ("import sys\nsys.exit(3)\n", "recipe failed to load: SystemExit: 3"),
@@ -144,16 +161,22 @@ def flag_tree(tree: Path) -> Path:
 def test_decision_file_missing(tree: Path, tmp_path: Path) -> None:
     missing = tmp_path / "decision.json"
     assert _usage_error("--recipe", "paged-flag", "--decision", str(missing), str(tree)) == (
-        f"decision file {missing} not found")
+        f"decision file {missing} not found"
+    )
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    (b'{"not": "a decision"}', "missing key 'schema'"),
-    (b"{", "not JSON: "),
-    (b"\xff\xfe\x00\x01", "not JSON: 'utf-8' codec can't decode"),
-], ids=["wrong-schema", "not-json", "binary"])
-def test_decision_file_that_does_not_match_its_schema(flag_tree: Path, tmp_path: Path, content: bytes,
-                                                      expected: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b'{"not": "a decision"}', "missing key 'schema'"),
+        (b"{", "not JSON: "),
+        (b"\xff\xfe\x00\x01", "not JSON: 'utf-8' codec can't decode"),
+    ],
+    ids=["wrong-schema", "not-json", "binary"],
+)
+def test_decision_file_that_does_not_match_its_schema(
+    flag_tree: Path, tmp_path: Path, content: bytes, expected: str
+) -> None:
     decision = tmp_path / "decision.json"
     decision.write_bytes(content)
     message = _usage_error("--recipe", "paged-flag", "--decision", str(decision), str(flag_tree))
@@ -163,7 +186,8 @@ def test_decision_file_that_does_not_match_its_schema(flag_tree: Path, tmp_path:
 
 def test_paged_flag_without_decision(flag_tree: Path) -> None:
     assert _usage_error("--recipe", "paged-flag", str(flag_tree)) == (
-        "the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)")
+        "the paged-flag recipe needs --decision DIR/decision.json (from `paged-bench report`)"
+    )
 
 
 def test_a_recipe_step_signals_bad_input_with_recipe_input_error(tree: Path, tmp_path: Path) -> None:
@@ -171,7 +195,7 @@ def test_a_recipe_step_signals_bad_input_with_recipe_input_error(tree: Path, tmp
     recipe.write_text(
         "from codemods import Recipe, RecipeInputError\n"
         "def step(workspace):\n"
-        "    raise RecipeInputError(f\"--decision is required, got {workspace.options}\")\n"
+        '    raise RecipeInputError(f"--decision is required, got {workspace.options}")\n'
         "RECIPE = Recipe(id='needs-option', summary='', steps=(step,))\n"
     )
     assert _usage_error("--recipe", str(recipe), str(tree)) == "--decision is required, got {}"
@@ -193,8 +217,9 @@ def test_target_that_does_not_parse_where_it_is_edited(tree: Path, tmp_path: Pat
     (tree / "src/a.rs").write_bytes(b"/// Gone.\nfn gone_a() {\n    let x = ;\n}\n\nfn keep_a() {}\n")
     before = snapshot(tree)
     lines = _refused(tree, tmp_path)
-    assert lines[0] == ("src/a.rs:3:11: the file does not parse where the recipe edits it (parse error here); "
-                        "not edited")
+    assert lines[0] == (
+        "src/a.rs:3:11: the file does not parse where the recipe edits it (parse error here); not edited"
+    )
     assert snapshot(tree) == before
 
 
@@ -243,12 +268,14 @@ def test_a_missing_target_blocks_while_the_file_still_names_dead_symbols(tree: P
 def test_undecodable_python_target(tree: Path, tmp_path: Path) -> None:
     (tree / "tool.py").write_bytes(b"def gone():\n    return '\xff'\n\ndef keep():\n    pass\n")
     recipe = tmp_path / "python.toml"
-    recipe.write_text('id = "py"\n[[delete]]\npath = "tool.py"\nlanguage = "python"\nkind = "function"\n'
-                      'name = "gone"\n')
+    recipe.write_text(
+        'id = "py"\n[[delete]]\npath = "tool.py"\nlanguage = "python"\nkind = "function"\nname = "gone"\n'
+    )
     result = _apply("--recipe", str(recipe), str(tree))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[0].startswith(
-        "tool.py: cannot parse as Python: 'utf-8' codec can't decode byte 0xff")
+        "tool.py: cannot parse as Python: 'utf-8' codec can't decode byte 0xff"
+    )
 
 
 def test_unreadable_target(tree: Path, tmp_path: Path, monkeypatch) -> None:
@@ -264,7 +291,8 @@ def test_unreadable_target(tree: Path, tmp_path: Path, monkeypatch) -> None:
     lines = _refused(tree, tmp_path)
     assert "src/b.rs: cannot be read (Permission denied); the recipe needs it" in lines
     assert [line for line in lines if line.startswith("src/b.rs")] == [
-        "src/b.rs: cannot be read (Permission denied); the recipe needs it"]
+        "src/b.rs: cannot be read (Permission denied); the recipe needs it"
+    ]
     monkeypatch.undo()
     assert snapshot(tree) == BEFORE
 
@@ -284,11 +312,18 @@ def test_recipe_parameters_are_loaded_before_planning_and_steps_read_them_typed(
         seen.append(workspace.options["limit"])
         return StepResult()
 
-    recipe = Recipe(id="typed", summary="", steps=(step,), check_scope=("src",),
-                    parameters=(Parameter("limit", missing="recipe typed needs --limit N", load=limit),))
+    recipe = Recipe(
+        id="typed",
+        summary="",
+        steps=(step,),
+        check_scope=("src",),
+        parameters=(Parameter("limit", missing="recipe typed needs --limit N", load=limit),),
+    )
     assert recipe.parameter_names == ("limit",)
-    for options, message in (({}, "recipe typed needs --limit N"),
-                             ({"limit": "x"}, "--limit must be a whole number, not 'x'")):
+    for options, message in (
+        ({}, "recipe typed needs --limit N"),
+        ({"limit": "x"}, "--limit must be a whole number, not 'x'"),
+    ):
         plan = plan_recipe(tree, recipe, options=options)
         assert [(f.code, f.message) for f in plan.findings] == [("usage-error", message)]
     assert not seen
@@ -318,6 +353,8 @@ def test_the_dry_run_diff_of_a_file_with_invalid_utf8_applies_with_git(tree: Pat
     applied = subprocess.run(["git", "apply", "-p1", str(patch)], cwd=tree, capture_output=True, text=True)
     assert applied.returncode == 0, applied.stderr
     assert (tree / "src/a.rs").read_bytes() == b"// caf\xe9 \xff\n\n// \xfe\n\nfn keep_a() {}\n"
+
+
 # ---------------------------------------------------------------- internal errors
 
 

@@ -80,8 +80,11 @@ def test_a_rewrite_inside_a_function_is_labelled_with_that_function(tmp_path: Pa
     items = {item["id"]: item["item"] for item in json.loads(result.stdout)["items"]}
     # The call inside `Pen { ... }` is in fn nib, not in an item named Pen; the import removal is
     # no item of its own (it follows from the others).
-    assert items == {"drop-ink:fn:ink_units": "ink_units", "drop-ink:rewrite@nib": "nib",
-                     "drop-ink:rewrite@blot": "blot"}
+    assert items == {
+        "drop-ink:fn:ink_units": "ink_units",
+        "drop-ink:rewrite@nib": "nib",
+        "drop-ink:rewrite@blot": "blot",
+    }
 
 
 def test_the_walk_shows_each_change_formatted_as_dry_run_does(tmp_path: Path, capsys) -> None:
@@ -126,13 +129,17 @@ def test_a_cpp_rewrite_is_labelled_with_its_function_not_its_class_or_namespace(
     (tmp_path / "src/dial.cpp").write_text(
         "namespace gauge {\n\nint legacy_scale(int v) { return v * 3; }\n\nclass Dial {\n public:\n"
         "  int read(int v) const { return legacy_scale(v) + 1; }\n};\n\nint face(int v) {\n"
-        "  return legacy_scale(v);\n}\n\n}  // namespace gauge\n")
+        "  return legacy_scale(v);\n}\n\n}  // namespace gauge\n"
+    )
     recipe = tmp_path / "drop_scale.toml"
-    recipe.write_text('id = "drop-scale"\nsummary = ""\n\n[[delete]]\npath = "src/dial.cpp"\nlanguage = "cpp"\n'
-                      'kind = "function"\nname = "gauge::legacy_scale"\n\n[[rewrite]]\npath = "src/dial.cpp"\n'
-                      'pattern = "legacy_scale($V)"\nreplace = "$V * 3"\n')
+    recipe.write_text(
+        'id = "drop-scale"\nsummary = ""\n\n[[delete]]\npath = "src/dial.cpp"\nlanguage = "cpp"\n'
+        'kind = "function"\nname = "gauge::legacy_scale"\n\n[[rewrite]]\npath = "src/dial.cpp"\n'
+        'pattern = "legacy_scale($V)"\nreplace = "$V * 3"\n'
+    )
     plan = plan_recipe(tmp_path, load_recipe(str(recipe)))
     assert [(c.id, c.item) for c in changes_of(plan)] == [
         ("drop-scale:cpp-function:gauge::legacy_scale", "gauge::legacy_scale"),
         ("drop-scale:rewrite@gauge::Dial::read", "gauge::Dial::read"),
-        ("drop-scale:rewrite@gauge::face", "gauge::face")]
+        ("drop-scale:rewrite@gauge::face", "gauge::face"),
+    ]

@@ -19,8 +19,9 @@ import pytest
 
 from fixture_crate import copy_fixture
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None,
-                                reason="tmux is not installed (scripts/bootstrap.sh installs it)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None, reason="tmux is not installed (scripts/bootstrap.sh installs it)"
+)
 
 CODEMOD = Path(sys.executable).with_name("codemod")
 FFI_TESTS = "src/lib/mlxcel-core/src/ffi_tests.rs"
@@ -42,13 +43,27 @@ class Terminal:
         config = tmp_path / f"{self.socket}.conf"
         config.write_text("set -g history-limit 200000\n")
         shell = f"cd {shlex.quote(str(cwd))} && {command}; echo EXIT=$?; sleep 600"
-        self._tmux("-f", str(config), "new-session", "-d", "-s", "walk", "-x", "200", "-y", "50",
-                   "-e", f"EDITOR={editor}", "-e", "VISUAL=", shell)
+        self._tmux(
+            "-f",
+            str(config),
+            "new-session",
+            "-d",
+            "-s",
+            "walk",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-e",
+            f"EDITOR={editor}",
+            "-e",
+            "VISUAL=",
+            shell,
+        )
         self.socket_path = Path(self._tmux("display-message", "-p", "#{socket_path}").strip())
 
     def _tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True,
-                              text=True).stdout
+        return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True, text=True).stdout
 
     def screen(self) -> str:
         """Everything the command printed so far (history included)."""
@@ -84,9 +99,11 @@ def walk(terminal: Terminal, answer, on_dependency: str = "c") -> str:
     keys = iter(on_dependency) if len(on_dependency) > 1 else itertools.repeat(on_dependency)
     answered = dependencies = 0
     while True:
-        screen = terminal.wait(lambda s, answered=answered, dependencies=dependencies:
-                               s.count(PROMPT) > answered or s.count(DEPENDENCY_PROMPT) > dependencies
-                               or exit_code(s) is not None)
+        screen = terminal.wait(
+            lambda s, answered=answered, dependencies=dependencies: (
+                s.count(PROMPT) > answered or s.count(DEPENDENCY_PROMPT) > dependencies or exit_code(s) is not None
+            )
+        )
         if screen.count(DEPENDENCY_PROMPT) > dependencies:
             dependencies += 1
             terminal.send(next(keys))
@@ -133,13 +150,15 @@ def test_skip_one_pooled_rewrite_accept_the_rest(tree: Path, terminal_in) -> Non
     assert [int(n) for n, _, _ in headers] == list(range(1, int(headers[0][1]) + 1))  # every change shown once
     assert f"codemod: 1 change(s) skipped: {BATCH_OF_TWO}" in screen
     ffi = (tree / FFI_TESTS).read_text()
-    batch_of_two = ffi[ffi.index("fn test_pooled_paged_decode_batch_of_two"):]
-    batch_of_two = batch_of_two[:batch_of_two.index("\n}\n")]
+    batch_of_two = ffi[ffi.index("fn test_pooled_paged_decode_batch_of_two") :]
+    batch_of_two = batch_of_two[: batch_of_two.index("\n}\n")]
     assert "paged_decode_attention_dense_fallback(" in batch_of_two
-    for other in ("test_pooled_paged_decode_matches_dense_over_200_steps",
-                  "test_pooled_prefill_then_decode_matches_dense"):
-        body = ffi[ffi.index(f"fn {other}"):]
-        body = body[:body.index("\n}\n")]
+    for other in (
+        "test_pooled_paged_decode_matches_dense_over_200_steps",
+        "test_pooled_prefill_then_decode_matches_dense",
+    ):
+        body = ffi[ffi.index(f"fn {other}") :]
+        body = body[: body.index("\n}\n")]
         assert "dense_reference_decode_attention(" in body and "dense_fallback" not in body
     assert "fn dense_reference_decode_attention(" in ffi
     assert "pub struct PagedDecodeMetadata" not in (tree / CACHE).read_text()
@@ -151,11 +170,13 @@ def test_a_skipped_change_still_needed_is_named_and_the_write_refused(tree: Path
     terminal = terminal_in(f"{CODEMOD} apply --interactive .", tree)
     screen = walk(terminal, lambda change: "n" if change == BATCH_OF_TWO else "y")
     assert exit_code(screen) == 1, screen[-3000:]
-    needed = screen[screen.index(f"Skipping {BATCH_OF_TWO} leaves"):]
+    needed = screen[screen.index(f"Skipping {BATCH_OF_TWO} leaves") :]
     assert "code still refers to an item the recipe deletes" in needed
-    needers = needed[needed.index("Accepted changes that need it:\n"):].splitlines()[1:3]
-    assert sorted(needers) == ["  paged-compat-removal:fn:paged_decode_attention_dense_fallback",
-                               "  paged-compat-removal:type:PagedDecodeMetadata"]
+    needers = needed[needed.index("Accepted changes that need it:\n") :].splitlines()[1:3]
+    assert sorted(needers) == [
+        "  paged-compat-removal:fn:paged_decode_attention_dense_fallback",
+        "  paged-compat-removal:type:PagedDecodeMetadata",
+    ]
     assert "nothing written" in screen
     assert digest(tree) == before
 
@@ -213,7 +234,7 @@ def test_quit_declined_writes_nothing(tree: Path, terminal_in) -> None:
 def test_e_shows_the_change_in_the_editor_and_asks_again(tree: Path, terminal_in, tmp_path: Path) -> None:
     shown = tmp_path / "shown.diff"
     editor = tmp_path / "editor.sh"
-    editor.write_text(f"#!/bin/sh\ncp \"$1\" {shlex.quote(str(shown))}\n")
+    editor.write_text(f'#!/bin/sh\ncp "$1" {shlex.quote(str(shown))}\n')
     editor.chmod(0o755)
     terminal = terminal_in(f"{CODEMOD} apply --interactive .", tree, editor=str(editor))
     terminal.wait(lambda s: "[e]dit / [?]" in s)
@@ -228,8 +249,9 @@ METADATA = "paged-compat-removal:type:PagedDecodeMetadata"
 DENSE_COMPAT = "paged-compat-removal:cpp-function:paged_decode_attention_dense_compat"
 
 
-def test_on_the_real_tree_a_kept_chain_writes_only_what_was_shown_and_accepted(corpus: Path, tmp_path: Path,
-                                                                               terminal_in) -> None:
+def test_on_the_real_tree_a_kept_chain_writes_only_what_was_shown_and_accepted(
+    corpus: Path, tmp_path: Path, terminal_in
+) -> None:
     """n on the first change, s(kip) the accepted changes that need it, k(eep) it after all: the
     chain's changes are shown when reached (none accepted unseen); n on the PagedDecodeMetadata
     deletion asks nothing (the kept type blocks nothing). What is written is what `--skip` of that
@@ -242,7 +264,7 @@ def test_on_the_real_tree_a_kept_chain_writes_only_what_was_shown_and_accepted(c
     screen = walk(terminal, lambda change: "n" if change in (DENSE_COMPAT, METADATA) else "y", on_dependency="sk")
     (tmp_path / "session.txt").write_text(screen)
     assert exit_code(screen) == 0, screen[-3000:]
-    chain = screen[screen.index(f"Skipping {DENSE_COMPAT} leaves"):]
+    chain = screen[screen.index(f"Skipping {DENSE_COMPAT} leaves") :]
     assert "[s]kip them too" in chain and chain.count(DEPENDENCY_PROMPT) == 2
     headers = HEADER.findall(screen)
     total = int(headers[0][1])
@@ -251,7 +273,11 @@ def test_on_the_real_tree_a_kept_chain_writes_only_what_was_shown_and_accepted(c
     assert f"Skipping {METADATA} leaves" not in screen
     assert f"codemod: {total - 1} of {total} change(s) accepted" in screen
     assert f"codemod: 1 change(s) skipped: {METADATA}" in screen
-    skipped = subprocess.run([str(CODEMOD), "apply", "--recipe", "paged-compat-removal", "--allow-dangling",
-                              "--skip", METADATA, "."], cwd=reference, capture_output=True, text=True)
+    skipped = subprocess.run(
+        [str(CODEMOD), "apply", "--recipe", "paged-compat-removal", "--allow-dangling", "--skip", METADATA, "."],
+        cwd=reference,
+        capture_output=True,
+        text=True,
+    )
     assert skipped.returncode == 0, skipped.stderr
     assert digest(tree) == digest(reference)

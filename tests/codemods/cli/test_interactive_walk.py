@@ -49,7 +49,7 @@ def test_quit_checks_what_is_left_and_offers_to_go_back(plan, capsys) -> None:
     walk = Walk(plan, colour=False, getkey=Keys("y", "q", "b", "a"))
     assert walk.run() == set()
     out = capsys.readouterr().out
-    refused = out[out.index("Writing the 1 accepted change(s) and skipping the other"):]
+    refused = out[out.index("Writing the 1 accepted change(s) and skipping the other") :]
     assert "would be refused" in refused.splitlines()[0]
     assert "[b]ack to this change" in refused
     assert out.count(f"[2/{len(ids)}] {ids[1]}") == 2  # asked again after going back

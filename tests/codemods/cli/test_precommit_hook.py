@@ -25,7 +25,9 @@ MANIFEST = REPO / ".pre-commit-hooks.yaml"
 BIN = Path(sys.executable).parent
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("git") is None or shutil.which("rg") is None or not (BIN / "pre-commit").exists()
+    shutil.which("git") is None
+    or shutil.which("rg") is None
+    or not (BIN / "pre-commit").exists()
     or not (BIN / "codemod").exists(),
     reason="needs git, rg, and pre-commit and codemod in the running venv",
 )
@@ -64,9 +66,12 @@ def _make_repo(tmp_path: Path, config: str) -> tuple[Path, dict]:
     env = {
         **os.environ,
         "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-        "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
     }
 
@@ -98,8 +103,9 @@ def test_commit_bringing_a_dead_symbol_back_is_rejected_with_its_location(git_re
     git = tools["git"]
     (repo / "src" / "cache.rs").write_text(
         "pub struct PooledMeta {\n    pub block: usize,\n}\n\n/// Replaces [`PagedDecodeMetadata`].\n"
-        "pub fn meta() -> crate::cache::PagedDecodeMetadata {\n    todo!()\n}\n")
-    (repo / "src" / "kernel.cu").write_text("void go() { k<<<1, 1>>>(\"paged_decode_attention_dense_compat\"); }\n")
+        "pub fn meta() -> crate::cache::PagedDecodeMetadata {\n    todo!()\n}\n"
+    )
+    (repo / "src" / "kernel.cu").write_text('void go() { k<<<1, 1>>>("paged_decode_attention_dense_compat"); }\n')
     git("add", "-A")
     rejected = git("commit", "-m", "bring it back")
     output = rejected.stdout + rejected.stderr
@@ -115,7 +121,9 @@ def test_clean_commit_passes(git_repo):
     repo, tools = git_repo
     git = tools["git"]
     (repo / "src" / "layers.rs").write_text("/// Pooled decode attention.\npub fn paged_decode_attention_pooled() {}\n")
-    (repo / "src" / "tool.py").write_text("# the pooled path is the only one\nPOOLED = 'paged_decode_attention_pooled'\n")
+    (repo / "src" / "tool.py").write_text(
+        "# the pooled path is the only one\nPOOLED = 'paged_decode_attention_pooled'\n"
+    )
     git("add", "-A")
     accepted = git("commit", "-m", "pooled only")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
@@ -144,8 +152,9 @@ def test_readme_consumer_config_is_valid_and_the_hook_prints_one_total(tmp_path)
     for index in range(40):
         (repo / "src" / f"m{index:02d}.rs").write_text(f"// PagedDecodeMetadata {index}\n")
     tools["git"]("add", "-A")
-    result = subprocess.run([str(BIN / "pre-commit"), "run", "--all-files"], cwd=repo, env=tools["env"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [str(BIN / "pre-commit"), "run", "--all-files"], cwd=repo, env=tools["env"], capture_output=True, text=True
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     totals = [line for line in output.splitlines() if line.startswith("codemod check: ")]
@@ -153,8 +162,10 @@ def test_readme_consumer_config_is_valid_and_the_hook_prints_one_total(tmp_path)
     assert all(f"src/m{index:02d}.rs:1:4: PagedDecodeMetadata [comment]" in output for index in range(40))
 
 
-@pytest.mark.skipif(os.environ.get("CODEMOD_TEST_NETWORK") != "1",
-                    reason="pip-installs this repository with its dependencies: set CODEMOD_TEST_NETWORK=1")
+@pytest.mark.skipif(
+    os.environ.get("CODEMOD_TEST_NETWORK") != "1",
+    reason="pip-installs this repository with its dependencies: set CODEMOD_TEST_NETWORK=1",
+)
 def test_try_repo_installs_the_manifest_hook_and_rejects_a_mention(tmp_path):
     """The manifest as users get it: `language: python`, installed by pre-commit itself (needs the network)."""
     work = tmp_path / "work"
@@ -163,8 +174,14 @@ def test_try_repo_installs_the_manifest_hook_and_rejects_a_mention(tmp_path):
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "GIT_CONFIG_GLOBAL": os.devnull}
     subprocess.run(["git", "init", "-q"], cwd=work, env=env, check=True)
     subprocess.run(["git", "add", "-A"], cwd=work, env=env, check=True)
-    result = subprocess.run([str(BIN / "pre-commit"), "try-repo", str(REPO), "codemod-check", "--files", "src/a.rs"],
-                            cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [str(BIN / "pre-commit"), "try-repo", str(REPO), "codemod-check", "--files", "src/a.rs"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "src/a.rs:1:4: PagedDecodeMetadata [comment]" in result.stdout
 
@@ -177,19 +194,31 @@ def test_readme_snippet_pinned_to_a_commit_of_a_local_clone_runs_the_hook(tmp_pa
     clone = tmp_path / "mlxcel-codemods"
     cloned = subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], capture_output=True, text=True)
     assert cloned.returncode == 0, cloned.stderr
-    sha = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     snippet = readme_consumer_config()
     url = snippet.split("repo: ", 1)[1].split()[0]
     assert "rev: <sha>" in snippet
-    config = snippet.replace(url, str(clone)).replace("<sha>", sha).replace(
-        "- id: codemod-check\n",
-        f"- id: codemod-check\n        language: system\n        entry: {BIN / 'codemod'} check --in-scope\n")
+    config = (
+        snippet.replace(url, str(clone))
+        .replace("<sha>", sha)
+        .replace(
+            "- id: codemod-check\n",
+            f"- id: codemod-check\n        language: system\n        entry: {BIN / 'codemod'} check --in-scope\n",
+        )
+    )
     repo, tools = _make_repo(tmp_path, config)
     (repo / "src" / "cache.rs").write_text("// PagedDecodeMetadata is back\n")
     tools["git"]("add", "-A")
-    result = subprocess.run([str(BIN / "pre-commit"), "run", "--all-files"], cwd=repo, env=tools["env"],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [str(BIN / "pre-commit"), "run", "--all-files"],
+        cwd=repo,
+        env=tools["env"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "src/cache.rs:1:4: PagedDecodeMetadata [comment]" in output

@@ -19,53 +19,62 @@ def kind_of(source: bytes, language: str, word: bytes, nth: int = 0) -> str | No
     return spans.kind_at(start, start + len(word))
 
 
-@pytest.mark.parametrize("source, word, nth, kind", [
-    (b'let s = r#"a "quoted" X"#; X', b"X", 0, STRING),
-    (b'let s = r#"a "quoted" X"#; X', b"X", 1, None),
-    (b'let s = br"\\"; X', b"X", 0, None),  # a raw string ends at its first quote
-    (b'let s = "esc \\" X"; X', b"X", 0, STRING),
-    (b'let s = "esc \\" X"; X', b"X", 1, None),
-    (b"/* outer /* inner */ X */ X", b"X", 0, COMMENT),
-    (b"/* outer /* inner */ X */ X", b"X", 1, None),
-    (b"fn f<'a>(x: &'a str) -> &'a str { X }", b"X", 0, None),  # lifetimes are not characters
-    (b"let q = '\"'; X", b"X", 0, None),  # a quote character opens no string
-    (b"let q = b'\\''; X", b"X", 0, None),
-    (b"let r#type = 1; // X", b"X", 0, COMMENT),
-    (b'let s = "multi\nline X"; X', b"X", 0, STRING),
-    (b"let c = '\xc3\xa9'; X", b"X", 0, None),
-    (b"/// doc X\nfn f() {}", b"X", 0, COMMENT),
-])
+@pytest.mark.parametrize(
+    "source, word, nth, kind",
+    [
+        (b'let s = r#"a "quoted" X"#; X', b"X", 0, STRING),
+        (b'let s = r#"a "quoted" X"#; X', b"X", 1, None),
+        (b'let s = br"\\"; X', b"X", 0, None),  # a raw string ends at its first quote
+        (b'let s = "esc \\" X"; X', b"X", 0, STRING),
+        (b'let s = "esc \\" X"; X', b"X", 1, None),
+        (b"/* outer /* inner */ X */ X", b"X", 0, COMMENT),
+        (b"/* outer /* inner */ X */ X", b"X", 1, None),
+        (b"fn f<'a>(x: &'a str) -> &'a str { X }", b"X", 0, None),  # lifetimes are not characters
+        (b"let q = '\"'; X", b"X", 0, None),  # a quote character opens no string
+        (b"let q = b'\\''; X", b"X", 0, None),
+        (b"let r#type = 1; // X", b"X", 0, COMMENT),
+        (b'let s = "multi\nline X"; X', b"X", 0, STRING),
+        (b"let c = '\xc3\xa9'; X", b"X", 0, None),
+        (b"/// doc X\nfn f() {}", b"X", 0, COMMENT),
+    ],
+)
 def test_rust_constructs(source, word, nth, kind):
     assert kind_of(source, RUST, word, nth) == kind
 
 
-@pytest.mark.parametrize("source, word, nth, kind", [
-    (b'auto s = R"sep(a )" X)sep"; X', b"X", 0, STRING),
-    (b'auto s = R"sep(a )" X)sep"; X', b"X", 1, None),
-    (b"int n = 1'000'000; char c = 'X';", b"X", 0, STRING),
-    (b"int n = 0xFF'FF; X", b"X", 0, None),
-    (b"#include <X/y.h>\nX", b"X", 0, STRING),
-    (b"#include <X/y.h>\nX", b"X", 1, None),
-    (b"bool b = a < X && c > d;", b"X", 0, None),
-    (b"// continued \\\n X\nX", b"X", 0, COMMENT),
-    (b"// continued \\\n X\nX", b"X", 1, None),
-    (b'auto s = u8"X"; X', b"X", 0, STRING),
-    (b"/* a // b */ X", b"X", 0, None),
-    (b'const char* s = "/* X */";', b"X", 0, STRING),
-    (b"void go() { k<<<1, 2>>>(); } // X", b"X", 0, COMMENT),
-])
+@pytest.mark.parametrize(
+    "source, word, nth, kind",
+    [
+        (b'auto s = R"sep(a )" X)sep"; X', b"X", 0, STRING),
+        (b'auto s = R"sep(a )" X)sep"; X', b"X", 1, None),
+        (b"int n = 1'000'000; char c = 'X';", b"X", 0, STRING),
+        (b"int n = 0xFF'FF; X", b"X", 0, None),
+        (b"#include <X/y.h>\nX", b"X", 0, STRING),
+        (b"#include <X/y.h>\nX", b"X", 1, None),
+        (b"bool b = a < X && c > d;", b"X", 0, None),
+        (b"// continued \\\n X\nX", b"X", 0, COMMENT),
+        (b"// continued \\\n X\nX", b"X", 1, None),
+        (b'auto s = u8"X"; X', b"X", 0, STRING),
+        (b"/* a // b */ X", b"X", 0, None),
+        (b'const char* s = "/* X */";', b"X", 0, STRING),
+        (b"void go() { k<<<1, 2>>>(); } // X", b"X", 0, COMMENT),
+    ],
+)
 def test_cpp_constructs(source, word, nth, kind):
     assert kind_of(source, CPP, word, nth) == kind
 
 
-@pytest.mark.parametrize("source, language", [
-    (b'fn f() { "open', RUST),
-    (b"/* open /* nested */", RUST),
-    (b'let s = r##"open"#;', RUST),
-    (b"/* open", CPP),
-    (b'auto s = R"x(open)y";', CPP),
-    (b'auto s = "open\n";', CPP),
-])
+@pytest.mark.parametrize(
+    "source, language",
+    [
+        (b'fn f() { "open', RUST),
+        (b"/* open /* nested */", RUST),
+        (b'let s = r##"open"#;', RUST),
+        (b"/* open", CPP),
+        (b'auto s = R"x(open)y";', CPP),
+        (b'auto s = "open\n";', CPP),
+    ],
+)
 def test_undelimited_comments_and_literals_give_none(source, language):
     assert lex_spans(source, language) is None
 
@@ -107,8 +116,11 @@ def test_scan_agrees_with_tree_sitter_on_the_real_tree(corpus):
         lexed = lex_spans(source, language)
         assert lexed is not None, path
         theirs, opaque = _tree_sitter_spans(source, language)
-        ours = {(s, e, k) for s, e, k in zip(lexed.starts, lexed.ends, lexed.kinds)
-                if not any(lo <= s < hi for lo, hi in opaque)}
+        ours = {
+            (s, e, k)
+            for s, e, k in zip(lexed.starts, lexed.ends, lexed.kinds)
+            if not any(lo <= s < hi for lo, hi in opaque)
+        }
         assert ours == theirs, path
         compared += 1
     assert compared > 900
@@ -119,5 +131,7 @@ def test_a_scan_that_stops_early_still_completes_the_span_it_is_in():
     full = lex_spans(source, CPP)
     end_of_first_x = source.index(b"X") + 1
     early = lex_spans(source, CPP, stop=end_of_first_x)
-    assert early.kind_at(end_of_first_x - 1, end_of_first_x) == full.kind_at(end_of_first_x - 1, end_of_first_x) == STRING
+    assert (
+        early.kind_at(end_of_first_x - 1, end_of_first_x) == full.kind_at(end_of_first_x - 1, end_of_first_x) == STRING
+    )
     assert len(early.starts) == 1 < len(full.starts)

@@ -45,8 +45,9 @@ def _tree(root: Path, files: int) -> None:
 
 
 def _findings(root: Path) -> list[tuple]:
-    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("books/src/lib.rs", "rust", "fn",
-                                                              "crate::Ledger::settle"),))
+    recipe = Recipe(
+        id="t", summary="", deletions=(ItemTarget("books/src/lib.rs", "rust", "fn", "crate::Ledger::settle"),)
+    )
     plan = plan_recipe(root, recipe)
     return [(f.path, f.line, f.col, f.code, f.certainty, f.message) for f in plan.findings]
 
@@ -107,11 +108,14 @@ def test_a_file_that_spells_a_deleted_method_only_as_a_bare_word_is_not_parsed(t
     """A method is named only after `.` or `::`; `let settle = ..` or `fn settle` elsewhere is no use."""
     _tree(tmp_path, 1)
     (tmp_path / "desk/src/lib.rs").write_text("pub mod clerk_0;\npub mod notes;\n")
-    (tmp_path / "desk/src/notes.rs").write_text("pub fn settle(settle: u32) -> u32 {\n    let settled = settle;\n"
-                                                "    settled\n}\n")
+    (tmp_path / "desk/src/notes.rs").write_text(
+        "pub fn settle(settle: u32) -> u32 {\n    let settled = settle;\n    settled\n}\n"
+    )
     parsed = []
     real_parse = resolve.parse
-    monkeypatch.setattr(resolve, "parse", lambda source, language: parsed.append(source) or real_parse(source, language))
+    monkeypatch.setattr(
+        resolve, "parse", lambda source, language: parsed.append(source) or real_parse(source, language)
+    )
     findings = _findings(tmp_path)
     assert not [f for f in findings if f[0] == "desk/src/notes.rs"]
     assert (tmp_path / "desk/src/notes.rs").read_bytes() not in parsed
@@ -179,8 +183,14 @@ def test_cpp_deletions_in_a_forked_process_plan_what_one_process_plans(tmp_path)
     shutil.copytree(house / "fixtures" / "mlxcel-mini", tree)
     runs = {}
     for jobs_setting in ("1", "2"):
-        done = subprocess.run([sys.executable, "-c", _PLAN, str(tree)], capture_output=True, text=True, cwd=house,
-                              env=os.environ | {"CODEMOD_JOBS": jobs_setting}, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-c", _PLAN, str(tree)],
+            capture_output=True,
+            text=True,
+            cwd=house,
+            env=os.environ | {"CODEMOD_JOBS": jobs_setting},
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         runs[jobs_setting] = json.loads(done.stdout)
     assert runs["1"]["forked"] == [False] and runs["2"]["forked"] == [True]

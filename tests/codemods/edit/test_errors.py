@@ -9,9 +9,26 @@ from pathlib import Path
 import pytest
 
 import codemods
-from codemods import (CodemodError, Edit, EditError, ItemTarget, Parameter, Pattern, PatternError, PatternRewrite,
-                      Plan, Recipe, RecipeError, Rewrite, SelectionError, StepResult, apply_edits, changes_of,
-                      plan_recipe, plan_subset)
+from codemods import (
+    CodemodError,
+    Edit,
+    EditError,
+    ItemTarget,
+    Parameter,
+    Pattern,
+    PatternError,
+    PatternRewrite,
+    Plan,
+    Recipe,
+    RecipeError,
+    Rewrite,
+    SelectionError,
+    StepResult,
+    apply_edits,
+    changes_of,
+    plan_recipe,
+    plan_subset,
+)
 
 SOURCE = b"fn tally() -> u32 {\n    count(1) + count(2)\n}\n"
 
@@ -24,19 +41,29 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_every_exception_of_the_surface_is_a_codemod_error() -> None:
-    raised = [getattr(codemods, name) for name in codemods.__all__
-              if inspect.isclass(getattr(codemods, name)) and issubclass(getattr(codemods, name), BaseException)]
+    raised = [
+        getattr(codemods, name)
+        for name in codemods.__all__
+        if inspect.isclass(getattr(codemods, name)) and issubclass(getattr(codemods, name), BaseException)
+    ]
     assert len(raised) == 11
     assert all(issubclass(error, CodemodError) for error in raised)
 
 
-@pytest.mark.parametrize(("build", "message"), [
-    (lambda: Recipe(id="r", summary="", deletions=(ItemTarget("a.rs", "cobol", "fn", "tally"),)), "unknown language"),
-    (lambda: Recipe(id="r", summary="", deletions=({"path": "a.rs"},)), "deletions must be ItemTarget values"),
-    (lambda: Recipe(id="r", summary="", rewrites=("f($X)",)), "rewrites must be PatternRewrite values"),
-    (lambda: Recipe(id="r", summary="", parameters=(3,)), "parameters must be Parameter values"),
-    (lambda: Recipe(id="r", summary="", steps=("tally",)), "steps must be callables"),
-], ids=["language", "deletion", "rewrite", "parameter", "step"])
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (
+            lambda: Recipe(id="r", summary="", deletions=(ItemTarget("a.rs", "cobol", "fn", "tally"),)),
+            "unknown language",
+        ),
+        (lambda: Recipe(id="r", summary="", deletions=({"path": "a.rs"},)), "deletions must be ItemTarget values"),
+        (lambda: Recipe(id="r", summary="", rewrites=("f($X)",)), "rewrites must be PatternRewrite values"),
+        (lambda: Recipe(id="r", summary="", parameters=(3,)), "parameters must be Parameter values"),
+        (lambda: Recipe(id="r", summary="", steps=("tally",)), "steps must be callables"),
+    ],
+    ids=["language", "deletion", "rewrite", "parameter", "step"],
+)
 def test_recipe_data_of_the_wrong_shape_is_a_recipe_error(build, message: str) -> None:
     with pytest.raises(RecipeError, match=message) as raised:
         build()
@@ -79,13 +106,15 @@ def test_options_that_are_not_a_mapping_are_a_usage_error(tree: Path) -> None:
     recipe = Recipe(id="r", summary="", parameters=(Parameter("limit"),), check_scope=("src",))
     plan = plan_recipe(tree, recipe, options=[("limit", "3")])  # type: ignore[arg-type]
     assert [(f.code, f.message) for f in plan.findings] == [
-        ("usage-error", "options must be a mapping of option names to values, not list")]
+        ("usage-error", "options must be a mapping of option names to values, not list")
+    ]
 
 
 def test_a_subset_of_a_plan_without_changes_is_a_selection_error(tree: Path) -> None:
     with pytest.raises(SelectionError, match="no basis"):
         changes_of(Plan(tree, "r", (), ()))
-    plan = plan_recipe(tree, Recipe(id="r", summary="", rewrites=(PatternRewrite("src/lib.rs", "count($N)",
-                                                                                 "total($N)"),)))
+    plan = plan_recipe(
+        tree, Recipe(id="r", summary="", rewrites=(PatternRewrite("src/lib.rs", "count($N)", "total($N)"),))
+    )
     with pytest.raises(SelectionError, match="no change of the plan has the id 'r:nonesuch'"):
         plan_subset(plan, ["r:nonesuch"])

@@ -42,8 +42,11 @@ def test_no_module_spells_a_code_as_a_string() -> None:
     for path in _package_modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         keys = _subscript_keys(tree)
-        spelt += [f"{path.relative_to(HOUSE)}:{node.lineno}: {node.value}" for node in ast.walk(tree)
-                  if isinstance(node, ast.Constant) and node.value in slugs and id(node) not in keys]
+        spelt += [
+            f"{path.relative_to(HOUSE)}:{node.lineno}: {node.value}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in slugs and id(node) not in keys
+        ]
     assert spelt == []
 
 
@@ -53,8 +56,12 @@ def test_every_finding_is_made_with_a_code_of_the_catalogue() -> None:
     literal = []
     for path in _package_modules():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Finding" \
-                    and not any(isinstance(a, ast.Starred) for a in node.args[:3]) and len(node.args) > 3:
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "Finding"
+                and not any(isinstance(a, ast.Starred) for a in node.args[:3])
+                and len(node.args) > 3
+            ):
                 if isinstance(node.args[3], (ast.Constant, ast.JoinedStr)):
                     literal.append(f"{path.relative_to(HOUSE)}:{node.lineno}")
     assert literal == []
@@ -80,14 +87,16 @@ def test_a_code_is_its_slug_in_every_output() -> None:
     assert type(finding.as_json()["code"]) is str
 
 
-MISSPELT_TREE = {"src/lib.rs": dedent_text("""
+MISSPELT_TREE = {
+    "src/lib.rs": dedent_text("""
     pub fn keep() {}
 
     /// Merges two page lists.
     pub fn merge_pages(a: u32) -> u32 {
         a
     }
-""")}
+""")
+}
 
 
 def _planned(tmp_path: Path, tree: dict[str, str], recipe):
@@ -103,8 +112,12 @@ def test_a_missing_target_is_linked_to_it_and_placed_at_the_closest_item(tmp_pat
     [finding] = plan.findings
     assert (finding.code, finding.target, finding.candidates) == (Code.NO_SUCH_ITEM, target, ("crate::merge_pages",))
     assert (finding.line, finding.col) == (4, 1)  # `pub fn merge_pages`, below its doc comment
-    assert finding.as_json()["target"] == {"path": "src/lib.rs", "language": "rust", "kind": "fn",
-                                           "name": "crate::merge_page"}
+    assert finding.as_json()["target"] == {
+        "path": "src/lib.rs",
+        "language": "rust",
+        "kind": "fn",
+        "name": "crate::merge_page",
+    }
 
 
 def test_plan_to_json_is_what_the_json_reporter_prints(tmp_path: Path) -> None:
@@ -115,16 +128,17 @@ def test_plan_to_json_is_what_the_json_reporter_prints(tmp_path: Path) -> None:
     assert (document["recipe"], document["blocking"], document["removed_names"]) == ("tidy-pages", 0, ["merge_pages"])
     assert document["changes"][0]["path"] == "src/lib.rs"
     assert "-pub fn merge_pages(a: u32) -> u32 {" in document["changes"][0]["diff"]
-    result = run_codemod("apply", "--dry-run", "--json", "--recipe", str(_recipe_file(tmp_path, target)),
-                         str(tmp_path))
+    result = run_codemod("apply", "--dry-run", "--json", "--recipe", str(_recipe_file(tmp_path, target)), str(tmp_path))
     printed = json.loads(result.stdout)
     assert {k: printed[k] for k in document} == {**document, "root": printed["root"]}
 
 
 def _recipe_file(folder: Path, target: ItemTarget) -> Path:
     path = folder / "tidy.toml"
-    path.write_text(f'id = "tidy-pages"\nsummary = ""\n\n[[delete]]\npath = "{target.path}"\n'
-                    f'language = "{target.language}"\nkind = "{target.kind}"\nname = "{target.name}"\n')
+    path.write_text(
+        f'id = "tidy-pages"\nsummary = ""\n\n[[delete]]\npath = "{target.path}"\n'
+        f'language = "{target.language}"\nkind = "{target.kind}"\nname = "{target.name}"\n'
+    )
     return path
 
 
@@ -174,8 +188,11 @@ def test_each_dangling_reference_is_linked_to_the_target_whose_deletion_removed_
     }
     printed = [f for f in plan.to_dict()["findings"] if f["code"] == Code.DANGLING_REFERENCE.value]
     assert {(f["symbol"], f["target"]["name"]) for f in printed} == {
-        ("stack_crates", "crate::stack_crates"), ("Pallet", "crate::Pallet"),
-        ("widen", "widen"), ("fold_bins", "fold_bins")}
+        ("stack_crates", "crate::stack_crates"),
+        ("Pallet", "crate::Pallet"),
+        ("widen", "widen"),
+        ("fold_bins", "fold_bins"),
+    }
 
 
 @dataclass(frozen=True)
@@ -197,19 +214,33 @@ def test_a_use_of_an_item_deleted_with_another_is_linked_by_its_file() -> None:
     assert target_of("slot", [crate_fn, tidy_a], [_Gone("slot", "src/c.rs")]) is None
     assert target_of("tidy", [tidy_a, tidy_b], [_Gone("tidy", "src/b.rs")]) == tidy_b
     assert target_of("tidy", [tidy_a, tidy_b], [_Gone("tidy", "src/a.rs"), _Gone("tidy", "src/b.rs")]) is None
-    assert target_of("slot", [crate_fn, ItemTarget("src/lib.rs", "rust", "struct", "crate::Pallet")],
-                     [_Gone("slot", "src/lib.rs")]) is None
+    assert (
+        target_of(
+            "slot",
+            [crate_fn, ItemTarget("src/lib.rs", "rust", "struct", "crate::Pallet")],
+            [_Gone("slot", "src/lib.rs")],
+        )
+        is None
+    )
 
 
 def test_the_refusals_of_a_deletion_name_their_target(tmp_path: Path) -> None:
     """A target that is missing, names several items, or names an item of another kind is the
     finding's `target`, in Rust and C++ alike."""
-    tree = {"src/lib.rs": "pub struct Pallet;\nmod a { pub fn tidy() {} }\nmod b { pub fn tidy() {} }\n",
-            "src/bins.cpp": "int widen(int a) { return a; }\nint widen(double a) { return 1; }\n"}
-    targets = (ItemTarget("src/lib.rs", "rust", "fn", "crate::Pallet"), ItemTarget("src/lib.rs", "rust", "fn", "tidy"),
-               ItemTarget("src/lib.rs", "rust", "fn", "crate::stacked"),
-               ItemTarget("src/bins.cpp", "cpp", "function", "widen"))
+    tree = {
+        "src/lib.rs": "pub struct Pallet;\nmod a { pub fn tidy() {} }\nmod b { pub fn tidy() {} }\n",
+        "src/bins.cpp": "int widen(int a) { return a; }\nint widen(double a) { return 1; }\n",
+    }
+    targets = (
+        ItemTarget("src/lib.rs", "rust", "fn", "crate::Pallet"),
+        ItemTarget("src/lib.rs", "rust", "fn", "tidy"),
+        ItemTarget("src/lib.rs", "rust", "fn", "crate::stacked"),
+        ItemTarget("src/bins.cpp", "cpp", "function", "widen"),
+    )
     plan = _planned(tmp_path, tree, Recipe(id="shelving", summary="", deletions=targets))
     assert {(f.code, f.target) for f in plan.blocking} == {
-        (Code.SHAPE_MISMATCH, targets[0]), (Code.AMBIGUOUS, targets[1]), (Code.NO_SUCH_ITEM, targets[2]),
-        (Code.AMBIGUOUS_TARGET, targets[3])}
+        (Code.SHAPE_MISMATCH, targets[0]),
+        (Code.AMBIGUOUS, targets[1]),
+        (Code.NO_SUCH_ITEM, targets[2]),
+        (Code.AMBIGUOUS_TARGET, targets[3]),
+    }

@@ -24,10 +24,17 @@ def test_an_edit_inside_a_deletion_is_moot_and_one_over_its_edge_still_conflicts
 def test_a_rename_of_a_deleted_functions_callers_is_no_overlap(tmp_path: Path) -> None:
     (tmp_path / "abacus.py").write_text(
         "from bisect import bisect_left\n\n\ndef tally(beads):\n    return first_bead(beads, 0)\n\n\n"
-        "def first_bead(beads, at):\n    return bisect_left(beads, at)\n", encoding="utf-8")
-    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("abacus.py", "python", "function", "first_bead"),),
-                    rewrites=(PatternRewrite("abacus.py", "first_bead", "bisect_left"),))
+        "def first_bead(beads, at):\n    return bisect_left(beads, at)\n",
+        encoding="utf-8",
+    )
+    recipe = Recipe(
+        id="t",
+        summary="",
+        deletions=(ItemTarget("abacus.py", "python", "function", "first_bead"),),
+        rewrites=(PatternRewrite("abacus.py", "first_bead", "bisect_left"),),
+    )
     plan = plan_recipe(tmp_path, recipe)
     assert plan.blocking == []
-    assert plan.changes[0].after == (b"from bisect import bisect_left\n\n\ndef tally(beads):\n"
-                                     b"    return bisect_left(beads, 0)\n")
+    assert plan.changes[0].after == (
+        b"from bisect import bisect_left\n\n\ndef tally(beads):\n    return bisect_left(beads, 0)\n"
+    )

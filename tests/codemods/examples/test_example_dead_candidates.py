@@ -41,8 +41,9 @@ def _tokens(path: Path) -> list[str]:
 
 def test_the_example_keeps_what_is_still_used_and_writes_the_rest(trees: tuple[Path, Path]) -> None:
     parent, child = trees
-    result = subprocess.run([sys.executable, str(EXAMPLE), str(parent), str(RECIPE), "--write"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLE), str(parent), str(RECIPE), "--write"], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     report = result.stderr.splitlines()
     assert "dangling-reference: 9" in report

@@ -26,9 +26,10 @@ def test_example_writes_with_write_flag(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, str(EXAMPLE), "--write", str(tree)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     written = "".join((tree / FFI_TESTS).read_text().split())  # rustfmt lays the call out
-    assert "crate::layers::paged_decode_attention_pooled(&q,&pool,&sequences,&[0,0],scale)" \
-           '.expect("thepooledroutefailed")' in written
-
+    assert (
+        "crate::layers::paged_decode_attention_pooled(&q,&pool,&sequences,&[0,0],scale)"
+        '.expect("thepooledroutefailed")' in written
+    )
 
 
 def test_example_says_so_when_nothing_matches(tmp_path: Path) -> None:

@@ -43,8 +43,9 @@ def test_the_plan_renames_the_definition_and_every_use() -> None:
 
 def test_apply_writes_a_tree_with_no_old_name_that_still_compiles(tmp_path: Path) -> None:
     tree = _copy(tmp_path)
-    result = subprocess.run([sys.executable, "-m", "codemods", "apply", "--recipe", str(RECIPE), str(tree)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "codemods", "apply", "--recipe", str(RECIPE), str(tree)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert "changed 2 file(s); 0 finding(s), 0 blocking" in result.stderr
     rg = shutil.which("rg")
@@ -55,10 +56,14 @@ def test_apply_writes_a_tree_with_no_old_name_that_still_compiles(tmp_path: Path
     cargo = shutil.which("cargo")
     if cargo is None:
         pytest.skip("cargo not installed: the renamed tree was parsed, not compiled")
-    env = {**os.environ, "RUSTUP_TOOLCHAIN": os.environ.get("RUSTUP_TOOLCHAIN", "stable"),
-           "CARGO_TARGET_DIR": str(tmp_path / "target")}
-    checked = subprocess.run([cargo, "check", "--offline", "--all-targets", "-q"], cwd=tree,
-                             capture_output=True, text=True, env=env)
+    env = {
+        **os.environ,
+        "RUSTUP_TOOLCHAIN": os.environ.get("RUSTUP_TOOLCHAIN", "stable"),
+        "CARGO_TARGET_DIR": str(tmp_path / "target"),
+    }
+    checked = subprocess.run(
+        [cargo, "check", "--offline", "--all-targets", "-q"], cwd=tree, capture_output=True, text=True, env=env
+    )
     assert checked.returncode == 0, checked.stderr
 
 
@@ -69,8 +74,9 @@ def _recipe(tmp_path: Path, body: str) -> Path:
 
 
 def test_a_glob_path_covers_its_matching_files_only(tmp_path: Path) -> None:
-    recipe = load_recipe(str(_recipe(tmp_path, 'path = "src/kv/*.rs"\npattern = "blocks_needed"\n'
-                                               'replace = "pages_for_tokens"\n')))
+    recipe = load_recipe(
+        str(_recipe(tmp_path, 'path = "src/kv/*.rs"\npattern = "blocks_needed"\nreplace = "pages_for_tokens"\n'))
+    )
     plan = plan_recipe(EXAMPLE / "tree", recipe)
     assert [c.path for c in plan.changes] == ["src/kv/mod.rs"]
 
@@ -85,20 +91,34 @@ def test_a_folder_path_needs_a_language(tmp_path: Path) -> None:
 
 
 def test_a_folder_rule_that_matches_nothing_is_one_blocking_finding(tmp_path: Path) -> None:
-    recipe = load_recipe(str(_recipe(tmp_path, 'path = "src"\nlanguage = "rust"\npattern = "no_such_fn"\n'
-                                               'replace = "other"\n')))
+    recipe = load_recipe(
+        str(_recipe(tmp_path, 'path = "src"\nlanguage = "rust"\npattern = "no_such_fn"\nreplace = "other"\n'))
+    )
     plan = plan_recipe(EXAMPLE / "tree", recipe)
     assert [(f.path, f.code, f.severity) for f in plan.findings] == [("src", "rewrite-not-found", "error")]
     assert not plan_recipe(EXAMPLE / "tree", recipe, allow_unmatched=True).blocking
-    optional = load_recipe(str(_recipe(tmp_path, 'path = "src"\nlanguage = "rust"\npattern = "no_such_fn"\n'
-                                                 'replace = "other"\noptional = true\n')))
+    optional = load_recipe(
+        str(
+            _recipe(
+                tmp_path,
+                'path = "src"\nlanguage = "rust"\npattern = "no_such_fn"\nreplace = "other"\noptional = true\n',
+            )
+        )
+    )
     assert [f.severity for f in plan_recipe(EXAMPLE / "tree", optional).findings] == ["note"]
 
 
 def test_where_keeps_only_matches_whose_capture_is_listed(tmp_path: Path) -> None:
-    recipe = load_recipe(str(_recipe(tmp_path, 'path = "src"\nlanguage = "rust"\npattern = "$F($$$A)"\n'
-                                               'replace = "pages_for_tokens($$$A)"\n'
-                                               'where = { F = ["kv :: blocks_needed"] }\n')))
+    recipe = load_recipe(
+        str(
+            _recipe(
+                tmp_path,
+                'path = "src"\nlanguage = "rust"\npattern = "$F($$$A)"\n'
+                'replace = "pages_for_tokens($$$A)"\n'
+                'where = { F = ["kv :: blocks_needed"] }\n',
+            )
+        )
+    )
     plan = plan_recipe(EXAMPLE / "tree", recipe)
     (change,) = plan.changes
     assert change.path == "src/lib.rs"
@@ -110,11 +130,13 @@ def test_where_must_name_a_captured_metavariable(tmp_path: Path) -> None:
     from codemods import RecipeError
 
     with pytest.raises(RecipeError, match="where names G, which the pattern does not capture"):
-        load_recipe(str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\n'
-                                          'where = { G = ["f"] }\n')))
+        load_recipe(
+            str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\nwhere = { G = ["f"] }\n'))
+        )
     with pytest.raises(RecipeError, match=r"where\.F must be a non-empty list"):
-        load_recipe(str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\n'
-                                          'where = { F = "f" }\n')))
+        load_recipe(
+            str(_recipe(tmp_path, 'path = "src/lib.rs"\npattern = "$F()"\nreplace = "g()"\nwhere = { F = "f" }\n'))
+        )
 
 
 def test_a_plan_says_when_it_searched_without_ripgrep(monkeypatch) -> None:

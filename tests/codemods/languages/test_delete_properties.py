@@ -125,8 +125,10 @@ def expected_after(block: Block, deleted: set[str], whole_file: bool = True) -> 
     `whole_file`: the block is the file's top level, whose end keeps no blank line."""
     entries, gaps = block.entries, block.gaps
     dead_types = {e.name for e in entries if e.is_type and e.name in deleted}
-    flags = [e.name in deleted or (e.impl_of is not None and e.impl_of in dead_types) or _emptied_namespace(e, deleted)
-             for e in entries]
+    flags = [
+        e.name in deleted or (e.impl_of is not None and e.impl_of in dead_types) or _emptied_namespace(e, deleted)
+        for e in entries
+    ]
     kept: list[Entry] = []
     kept_gaps: list[list[str]] = []
     pending = gaps[0]
@@ -218,8 +220,12 @@ def _gaps(draw, style: Style, entries: list[Entry], top: bool) -> list[list[str]
     return gaps
 
 
-_RUST_ATTRIBUTES = ("#[allow(dead_code)]", '#[cfg(feature = "cuda")]', "#[doc(hidden)]",
-                    '#[cfg_attr(feature = "cuda", allow(dead_code))]')
+_RUST_ATTRIBUTES = (
+    "#[allow(dead_code)]",
+    '#[cfg(feature = "cuda")]',
+    "#[doc(hidden)]",
+    '#[cfg_attr(feature = "cuda", allow(dead_code))]',
+)
 
 
 def _rust_trivia(draw, style: Style, name: str, fn: bool = False, test: bool = False) -> list[str]:
@@ -227,8 +233,10 @@ def _rust_trivia(draw, style: Style, name: str, fn: bool = False, test: bool = F
     in any order, with plain comments between and after them, trailing comments after
     attributes and block docs, and (in a loose layout) blank lines among them."""
     lines = [f"// Note on {name}."] if draw(st.integers(0, 4)) == 0 else []
-    docs = [draw(st.sampled_from([f"/// Doc {i} of {name}.", f"/** Doc {i} of {name}. */"]))
-            for i in range(draw(st.integers(0, 2)))]
+    docs = [
+        draw(st.sampled_from([f"/// Doc {i} of {name}.", f"/** Doc {i} of {name}. */"]))
+        for i in range(draw(st.integers(0, 2)))
+    ]
     choices = _RUST_ATTRIBUTES + (("#[inline]", "#[cold]") if fn else ())
     attributes = draw(st.lists(st.sampled_from(choices), max_size=3, unique=True)) + (["#[test]"] if test else [])
     for member in draw(st.permutations(docs + attributes)):
@@ -243,8 +251,25 @@ def _rust_trivia(draw, style: Style, name: str, fn: bool = False, test: bool = F
 
 
 def _rust_leaf(draw, names: Names, style: Style) -> list[Entry]:
-    choice = draw(st.sampled_from(["fn", "fn1", "test", "struct", "unit", "enum", "const", "static", "alias",
-                                   "trait", "macro", "use", "comment"]))
+    choice = draw(
+        st.sampled_from(
+            [
+                "fn",
+                "fn1",
+                "test",
+                "struct",
+                "unit",
+                "enum",
+                "const",
+                "static",
+                "alias",
+                "trait",
+                "macro",
+                "use",
+                "comment",
+            ]
+        )
+    )
     if choice == "comment":
         return [Entry([f"// Free comment {names.fresh('c')}."], item=False, needs_blank_after=True)]
     if choice == "use":
@@ -273,8 +298,12 @@ def _rust_leaf(draw, names: Names, style: Style) -> list[Entry]:
         entries = [Entry(trivia + body, name, (kind, "type"), is_type=True)]
         if draw(st.booleans()):
             methods = [_rust_method(draw, names, style) for _ in range(draw(st.integers(1, 2)))]
-            impl = Entry(_rust_trivia(draw, style, f"impl {name}") + [f"impl {name} {{"], impl_of=name, close="}",
-                         block=Block(methods))
+            impl = Entry(
+                _rust_trivia(draw, style, f"impl {name}") + [f"impl {name} {{"],
+                impl_of=name,
+                close="}",
+                block=Block(methods),
+            )
             entries.append(impl)
         return entries
     if choice in ("const", "static"):
@@ -286,14 +315,22 @@ def _rust_leaf(draw, names: Names, style: Style) -> list[Entry]:
         return [Entry(_rust_trivia(draw, style, name) + [f"type {name} = i32;"], name, ("type",))]
     if choice == "trait":
         name = names.fresh("Tr")
-        return [Entry(_rust_trivia(draw, style, name) + [f"pub trait {name} {{", "    fn run(&self);", "}"], name, ("trait",))]
+        return [
+            Entry(
+                _rust_trivia(draw, style, name) + [f"pub trait {name} {{", "    fn run(&self);", "}"], name, ("trait",)
+            )
+        ]
     name = names.fresh("m")
-    return [Entry(_rust_trivia(draw, style, name) + [f"macro_rules! {name} {{", "    () => {};", "}"], name, ("macro",))]
+    return [
+        Entry(_rust_trivia(draw, style, name) + [f"macro_rules! {name} {{", "    () => {};", "}"], name, ("macro",))
+    ]
 
 
 def _rust_method(draw, names: Names, style: Style) -> Entry:
     name = names.fresh("meth")
-    return Entry(_rust_trivia(draw, style, name, fn=True) + [f"pub fn {name}(&self) -> i32 {{", "    1", "}"], name, ("fn",))
+    return Entry(
+        _rust_trivia(draw, style, name, fn=True) + [f"pub fn {name}(&self) -> i32 {{", "    1", "}"], name, ("fn",)
+    )
 
 
 def _fill_gaps(draw, style: Style, block: Block, top: bool) -> Block:
@@ -450,15 +487,27 @@ def delete_cpp(source: bytes, targets: list[tuple[str, str]], again: bool = Fals
     return splice(source, deletion_edits("t.cpp", source, taken.taken))
 
 
-_RUST_ITEM_TYPES = {"function_item", "function_signature_item", "struct_item", "enum_item", "type_item",
-                    "trait_item", "impl_item", "mod_item", "const_item", "static_item", "macro_definition"}
+_RUST_ITEM_TYPES = {
+    "function_item",
+    "function_signature_item",
+    "struct_item",
+    "enum_item",
+    "type_item",
+    "trait_item",
+    "impl_item",
+    "mod_item",
+    "const_item",
+    "static_item",
+    "macro_definition",
+}
 
 
 def _is_outer_attribute(node) -> bool:
     """An attribute or outer doc comment: syntax that belongs to the item after it."""
     return node.type == "attribute_item" or (
         node.type in ("line_comment", "block_comment")
-        and any(c.type == "outer_doc_comment_marker" for c in node.children))
+        and any(c.type == "outer_doc_comment_marker" for c in node.children)
+    )
 
 
 def _owner_key(node) -> str | None:
@@ -510,8 +559,11 @@ def attributes_by_item_in_model(block: Block) -> dict[str | None, list[str]]:
 
 def _parse_errors(language: str, source: bytes) -> list:
     """Parse errors, less the `;` tree-sitter-cpp misses after an annotation macro line."""
-    return [n for n in error_nodes(parse(source, language))
-            if not (language == CPP and is_annotation_macro_semicolon(source, n))]
+    return [
+        n
+        for n in error_nodes(parse(source, language))
+        if not (language == CPP and is_annotation_macro_semicolon(source, n))
+    ]
 
 
 def _check_deletion(language: str, block: Block, unit: str, eol: str, targets: list[tuple[str, str]]) -> bytes:
@@ -584,9 +636,11 @@ def test_apply_writes_exactly_the_expected_bytes_and_a_second_apply_changes_noth
     assert not plan.blocking, plan.blocking
     write_changes(Path(root), list(plan.changes))
     assert (root / "src" / "lib.rs").read_bytes() == to_bytes(
-        expected_after(rust, {n for _, n in rust_targets}), "    ", rust_eol)
+        expected_after(rust, {n for _, n in rust_targets}), "    ", rust_eol
+    )
     assert (root / "src" / "kernels.cpp").read_bytes() == to_bytes(
-        expected_after(cpp, {n for _, n in cpp_targets}), "  ", cpp_eol)
+        expected_after(cpp, {n for _, n in cpp_targets}), "  ", cpp_eol
+    )
     assert os.stat(root / "src" / "kernels.cpp").st_mode & 0o777 == 0o640
     assert sorted(p.name for p in root.iterdir()) == ["src"]
     again = plan_recipe(Path(root), recipe, allow_dangling=True)

@@ -11,7 +11,7 @@ from codemods import RecipeError, load_recipe
 
 LEDGER_TOML = 'id = "tidy-ledger"\nsummary = "tidy the ledger"\n'
 
-LEDGER_PY = '''
+LEDGER_PY = """
 import dataclasses
 
 from codemods import Parameter, Recipe, StepResult, Workspace, builds
@@ -24,11 +24,16 @@ def settle(workspace: Workspace) -> StepResult:
 @builds("{recipe_id}")
 def tidy_ledger(recipe: Recipe) -> Recipe:
     return dataclasses.replace(recipe, steps=(settle,), parameters=(Parameter("limit", default="3"),))
-'''
+"""
 
 
-def _recipe(folder: Path, toml: str = LEDGER_TOML, module: str | None = LEDGER_PY, recipe_id: str = "tidy-ledger",
-            name: str = "tidy_ledger") -> Path:
+def _recipe(
+    folder: Path,
+    toml: str = LEDGER_TOML,
+    module: str | None = LEDGER_PY,
+    recipe_id: str = "tidy-ledger",
+    name: str = "tidy_ledger",
+) -> Path:
     (folder / f"{name}.toml").write_text(toml)
     if module is not None:
         (folder / f"{name}.py").write_text(module.replace("{recipe_id}", recipe_id))
@@ -46,8 +51,11 @@ def test_a_file_without_a_module_is_its_data(tmp_path: Path) -> None:
 
 
 def test_a_module_that_builds_another_recipe_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(RecipeError, match=r"registers no builder for recipe 'tidy-ledger' \(it registers "
-                                          r"tidy-journal\); decorate its function with @codemods.builds"):
+    with pytest.raises(
+        RecipeError,
+        match=r"registers no builder for recipe 'tidy-ledger' \(it registers "
+        r"tidy-journal\); decorate its function with @codemods.builds",
+    ):
         load_recipe(str(_recipe(tmp_path, recipe_id="tidy-journal")))
 
 

@@ -121,12 +121,15 @@ def test_an_unmatched_rewording_leaves_the_files_other_findings(tmp_path: Path) 
 
 def test_an_unmatched_rewrite_leaves_them_too(tmp_path: Path) -> None:
     root, recipe = _crate(tmp_path)
-    Path(recipe).write_text(Path(recipe).read_text().split("[[reword]]")[0] + dedent_text("""
+    Path(recipe).write_text(
+        Path(recipe).read_text().split("[[reword]]")[0]
+        + dedent_text("""
         [[rewrite]]
         path = "src/lib.rs"
         pattern = "snuff_flame($X)"
         replace = "dim($X)"
-        """))
+        """)
+    )
     lines = run_codemod("apply", "--dry-run", "--allow-unmatched", "--recipe", recipe, str(root)).stderr.splitlines()
     assert REEXPORT in lines and MENTION in lines
     assert any(line.startswith("src/lib.rs: rewrite rule did not match") for line in lines)
@@ -149,15 +152,18 @@ def test_the_tree_written_past_the_finding_does_not_build(tmp_path: Path) -> Non
     re-export the plan reported (E0432, an unresolved import)."""
     root, recipe = _crate(tmp_path)
     environment = dict(os.environ, CARGO_TARGET_DIR=str(tmp_path / "target"), CARGO_NET_OFFLINE="true")
-    built = subprocess.run(["cargo", "build", "--offline", "--quiet"], cwd=root, capture_output=True, text=True,
-                           env=environment)
+    built = subprocess.run(
+        ["cargo", "build", "--offline", "--quiet"], cwd=root, capture_output=True, text=True, env=environment
+    )
     assert built.returncode == 0, built.stderr
-    result = run_codemod("apply", "--allow-dangling", "--allow-unmatched", "--allow-unreworded",
-                         "--recipe", recipe, str(root))
+    result = run_codemod(
+        "apply", "--allow-dangling", "--allow-unmatched", "--allow-unreworded", "--recipe", recipe, str(root)
+    )
     assert result.exit_code == 0, result.output
     assert REEXPORT + " (allowed by --allow-dangling)" in result.stderr.splitlines()
     assert "pub use wick::trim_wick;" in (root / "src/lib.rs").read_text()
-    built = subprocess.run(["cargo", "build", "--offline", "--quiet"], cwd=root, capture_output=True, text=True,
-                           env=environment)
+    built = subprocess.run(
+        ["cargo", "build", "--offline", "--quiet"], cwd=root, capture_output=True, text=True, env=environment
+    )
     assert built.returncode != 0
     assert "error[E0432]" in built.stderr and "src/lib.rs:7:" in built.stderr, built.stderr

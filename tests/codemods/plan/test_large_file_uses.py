@@ -58,8 +58,9 @@ def test_a_large_file_naming_a_removed_symbol_is_planned_in_bounded_memory(tmp_p
     line = _write_large_file(tree / "src/large.rs")
     size = (tree / "src/large.rs").stat().st_size
     planned, elapsed = _plan(tree)
-    assert planned["blocking"] == [f"src/large.rs:{line}:21: PagedDecodeMetadata: code still names an item the "
-                                   f"recipe deletes"]
+    assert planned["blocking"] == [
+        f"src/large.rs:{line}:21: PagedDecodeMetadata: code still names an item the recipe deletes"
+    ]
     assert planned["peak"] - baseline["peak"] < 4 * size, (planned["peak"], baseline["peak"], size)
     assert elapsed < 30, elapsed
 
@@ -72,8 +73,9 @@ def test_progress_goes_to_stderr_on_a_terminal_only(tmp_path: Path) -> None:
     piped = subprocess.run([str(codemod), "apply", "--dry-run", str(tree)], capture_output=True, text=True)
     assert "\r" not in piped.stderr and "looking for" not in piped.stderr
     main, secondary = pty.openpty()
-    process = subprocess.Popen([str(codemod), "apply", "--dry-run", str(tree)], stdout=subprocess.DEVNULL,
-                               stderr=secondary)
+    process = subprocess.Popen(
+        [str(codemod), "apply", "--dry-run", str(tree)], stdout=subprocess.DEVNULL, stderr=secondary
+    )
     os.close(secondary)
     shown = b""
     while True:

@@ -45,8 +45,11 @@ def _tree(folder: Path) -> tuple[Path, Path]:
 
 
 def _recipe(name: str) -> Recipe:
-    return Recipe(id="rigging-cleanup", summary="Drop the anchor helper",
-                  deletions=(ItemTarget("src/lib.rs", "rust", "fn", name),))
+    return Recipe(
+        id="rigging-cleanup",
+        summary="Drop the anchor helper",
+        deletions=(ItemTarget("src/lib.rs", "rust", "fn", name),),
+    )
 
 
 def test_to_json_is_text_that_loads_as_to_dict_with_items_and_exit_code(tmp_path: Path) -> None:
@@ -54,8 +57,10 @@ def test_to_json_is_text_that_loads_as_to_dict_with_items_and_exit_code(tmp_path
     plan = plan_recipe(root, _recipe("anchor"))
     document = plan.to_dict()
     assert isinstance(plan.to_json(), str) and json.loads(plan.to_json()) == document
-    assert document["items"] == [{"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item,
-                                  "removes": list(c.removes)} for c in changes_of(plan)]
+    assert document["items"] == [
+        {"id": c.id, "path": c.path, "origins": list(c.origins), "item": c.item, "removes": list(c.removes)}
+        for c in changes_of(plan)
+    ]
     assert [item["id"] for item in document["items"]] == ["rigging-cleanup:fn:anchor"]
     assert document["exit_code"] == 0
     assert plan_recipe(root, _recipe("count_sails")).to_dict()["exit_code"] == 1  # hoist() still calls it
@@ -68,8 +73,13 @@ def test_a_dry_run_prints_the_runs_document(tmp_path: Path) -> None:
     assert printed.exit_code == 0
     run = apply_recipe(root, _recipe("anchor"), dry_run=True)
     assert printed.stdout == run.to_json() + "\n"
-    assert json.loads(printed.stdout) == {**plan_recipe(root, _recipe("anchor")).to_dict(), "dry_run": True,
-                                          "written": False, "write_error": None, "recovered": None}
+    assert json.loads(printed.stdout) == {
+        **plan_recipe(root, _recipe("anchor")).to_dict(),
+        "dry_run": True,
+        "written": False,
+        "write_error": None,
+        "recovered": None,
+    }
 
 
 def test_a_written_run_and_a_blocked_one_print_the_runs_document(tmp_path: Path) -> None:

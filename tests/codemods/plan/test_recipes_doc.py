@@ -14,9 +14,10 @@ TEXT = DOC.read_text(encoding="utf-8")
 EXAMPLES = re.findall(r"```toml\n(.*?)```", TEXT, flags=re.S)
 # A Python block right after an example is the recipe's module beside it (its first line names
 # it): the example is written under the module's name, so that the loader imports it.
-MODULES = {example: re.findall(r"```python\n# (\w+)\.py[^\n]*\n(.*?)```", following, flags=re.S)[0]
-           for example, following in re.findall(r"```toml\n(.*?)```\s*(```python\n# \w+\.py.*?```)", TEXT,
-                                                flags=re.S)}
+MODULES = {
+    example: re.findall(r"```python\n# (\w+)\.py[^\n]*\n(.*?)```", following, flags=re.S)[0]
+    for example, following in re.findall(r"```toml\n(.*?)```\s*(```python\n# \w+\.py.*?```)", TEXT, flags=re.S)
+}
 
 
 def _section(heading: str) -> str:

@@ -16,7 +16,8 @@ def assert_reworded(before: str, after: str, *rules: Rewording, blocking: tuple[
 
 
 def test_the_sentence_naming_a_symbol_is_replaced_and_the_paragraph_refilled() -> None:
-    findings = assert_reworded("""
+    findings = assert_reworded(
+        """
         /// Gathers blocks from the pool. It is the pooled twin of
         /// [`old_fallback`], which the tests
         /// pin it against. The result is `[B, H, 1, D]`, e.g. one row per sequence.
@@ -26,7 +27,8 @@ def test_the_sentence_naming_a_symbol_is_replaced_and_the_paragraph_refilled() -
 
         /// Also names [`old_fallback`]. Left alone: another item.
         pub fn other() {}
-    """, """
+    """,
+        """
         /// Gathers blocks from the pool. Its tests check it against a dense reference
         /// over contiguous K/V. The result is `[B, H, 1, D]`, e.g. one row per
         /// sequence.
@@ -36,13 +38,20 @@ def test_the_sentence_naming_a_symbol_is_replaced_and_the_paragraph_refilled() -
 
         /// Also names [`old_fallback`]. Left alone: another item.
         pub fn other() {}
-    """, Rewording(PATH, item="pooled", symbols=("old_fallback",),
-                   replace="Its tests check it against a dense reference over contiguous K/V."))
+    """,
+        Rewording(
+            PATH,
+            item="pooled",
+            symbols=("old_fallback",),
+            replace="Its tests check it against a dense reference over contiguous K/V.",
+        ),
+    )
     assert findings == []
 
 
 def test_following_sentences_and_a_banner_above_the_item() -> None:
-    assert_reworded("""
+    assert_reworded(
+        """
         fn before() {}
 
         // ---------------------------------------------------------------
@@ -52,7 +61,8 @@ def test_following_sentences_and_a_banner_above_the_item() -> None:
 
         /// Helper.
         fn helper() {}
-    """, """
+    """,
+        """
         fn before() {}
 
         // ---------------------------------------------------------------
@@ -62,24 +72,39 @@ def test_following_sentences_and_a_banner_above_the_item() -> None:
 
         /// Helper.
         fn helper() {}
-    """, Rewording(PATH, item="helper", symbols=("old_fallback",), sentences=3,
-                   replace="Pooled decode: `pooled` reads the pool; a dense reference reads contiguous K/V."))
+    """,
+        Rewording(
+            PATH,
+            item="helper",
+            symbols=("old_fallback",),
+            sentences=3,
+            replace="Pooled decode: `pooled` reads the pool; a dense reference reads contiguous K/V.",
+        ),
+    )
 
 
 def test_a_phrase_matches_across_lines_and_markers() -> None:
-    assert_reworded("""
+    assert_reworded(
+        """
         impl Pool {
             /// Runs the pooled and
             /// dense fallbacks, and compares them.
             fn check() {}
         }
-    """, """
+    """,
+        """
         impl Pool {
             /// Runs the pooled fallback and the dense reference, and compares them.
             fn check() {}
         }
-    """, Rewording(PATH, item="Pool::check", find="the pooled and\n/// dense fallbacks,",
-                   replace="the pooled fallback and the dense reference,"))
+    """,
+        Rewording(
+            PATH,
+            item="Pool::check",
+            find="the pooled and\n/// dense fallbacks,",
+            replace="the pooled fallback and the dense reference,",
+        ),
+    )
 
 
 def test_a_rule_that_finds_nothing_is_reported_and_an_applied_one_is_silent() -> None:
@@ -104,25 +129,34 @@ def test_a_sentence_must_name_every_symbol_of_the_rule() -> None:
         /// Models call [`dense_compat`] and [`dense_fallback`], never this.
         pub fn pooled() {}
     """
-    findings = assert_reworded(source, source,
-                               Rewording(PATH, item="pooled", symbols=("dense_compat", "rotating_compat"), replace="x"),
-                               blocking=(Code.REWORDING_NOT_FOUND,))
-    assert findings == ["src/lib.rs: rewording rule did not match: the sentence naming dense_compat and "
-                        "rotating_compat in the comments of pooled"]
+    findings = assert_reworded(
+        source,
+        source,
+        Rewording(PATH, item="pooled", symbols=("dense_compat", "rotating_compat"), replace="x"),
+        blocking=(Code.REWORDING_NOT_FOUND,),
+    )
+    assert findings == [
+        "src/lib.rs: rewording rule did not match: the sentence naming dense_compat and "
+        "rotating_compat in the comments of pooled"
+    ]
 
 
 def test_a_paragraph_reworded_to_nothing_goes_with_the_blank_line_before_it() -> None:
-    findings = assert_reworded("""
+    findings = assert_reworded(
+        """
         /// Counts the bobbins on the rack.
         ///
         /// Slow: it walks every peg.
         ///
         /// Returns zero for an empty rack.
         pub fn bobbins() -> u8 { 0 }
-    """, """
+    """,
+        """
         /// Counts the bobbins on the rack.
         ///
         /// Returns zero for an empty rack.
         pub fn bobbins() -> u8 { 0 }
-    """, Rewording(PATH, item="bobbins", find="Slow: it walks every peg.", replace=""))
+    """,
+        Rewording(PATH, item="bobbins", find="Slow: it walks every peg.", replace=""),
+    )
     assert findings == []

@@ -17,7 +17,9 @@ def _reworded(path: str, before: str, after: str, *rules: Rewording) -> list[str
 
 
 def test_a_phrase_in_decorated_crate_docs_is_found_across_lines() -> None:
-    findings = _reworded(RUST, """
+    findings = _reworded(
+        RUST,
+        """
         /*!
          * Harbour: moorings and tides.
          *
@@ -28,7 +30,8 @@ def test_a_phrase_in_decorated_crate_docs_is_found_across_lines() -> None:
         pub fn tide() -> u32 {
             3
         }
-    """, """
+    """,
+        """
         /*!
          * Harbour: moorings and tides.
          *
@@ -38,13 +41,20 @@ def test_a_phrase_in_decorated_crate_docs_is_found_across_lines() -> None:
         pub fn tide() -> u32 {
             3
         }
-    """, Rewording(RUST, find="Boats tie up with `lash_dinghy`, which checks the tide first.",
-                   replace="Boats tie up at the quay."))
+    """,
+        Rewording(
+            RUST,
+            find="Boats tie up with `lash_dinghy`, which checks the tide first.",
+            replace="Boats tie up at the quay.",
+        ),
+    )
     assert findings == []
 
 
 def test_bare_block_docs_and_a_one_line_block_comment() -> None:
-    _reworded(RUST, """
+    _reworded(
+        RUST,
+        """
         /*!
         Bare crate docs. Call lash_dinghy
         before sailing.
@@ -52,32 +62,46 @@ def test_bare_block_docs_and_a_one_line_block_comment() -> None:
 
         /* The old way: lash_dinghy. */
         pub fn sail() {}
-    """, """
+    """,
+        """
         /*!
         Bare crate docs. Sail when ready.
         */
 
         /* The old way: none. */
         pub fn sail() {}
-    """, Rewording(RUST, find="Call lash_dinghy before sailing.", replace="Sail when ready."),
-        Rewording(RUST, item="sail", find="lash_dinghy.", replace="none."))
+    """,
+        Rewording(RUST, find="Call lash_dinghy before sailing.", replace="Sail when ready."),
+        Rewording(RUST, item="sail", find="lash_dinghy.", replace="none."),
+    )
 
 
 def test_a_sentence_by_its_symbol_in_an_item_doc_block_is_refilled_with_the_decoration() -> None:
-    _reworded(RUST, """
+    _reworded(
+        RUST,
+        """
         /** Knots: `lash_dinghy` ties the bow line. The stern stays loose. */
         pub fn knot() {}
-    """, """
+    """,
+        """
         /** Knots: the bow line is tied by the mooring helper, which replaces the old
          * lashing call everywhere in the harbour. The stern stays loose. */
         pub fn knot() {}
-    """, Rewording(RUST, item="knot", symbols=("lash_dinghy",),
-                   replace="Knots: the bow line is tied by the mooring helper, which replaces the old lashing "
-                           "call everywhere in the harbour."))
+    """,
+        Rewording(
+            RUST,
+            item="knot",
+            symbols=("lash_dinghy",),
+            replace="Knots: the bow line is tied by the mooring helper, which replaces the old lashing "
+            "call everywhere in the harbour.",
+        ),
+    )
 
 
 def test_cpp_block_comments_are_reworded_and_deleted_whole() -> None:
-    _reworded(HEADER, """
+    _reworded(
+        HEADER,
+        """
         #pragma once
 
         /**
@@ -93,7 +117,8 @@ def test_cpp_block_comments_are_reworded_and_deleted_whole() -> None:
         */
 
         int gate();
-    """, """
+    """,
+        """
         #pragma once
 
         /**
@@ -102,9 +127,12 @@ def test_cpp_block_comments_are_reworded_and_deleted_whole() -> None:
         int dock(int boat);
 
         int gate();
-    """, Rewording(HEADER, find="call lash_dinghy(boat) before the gate closes.",
-                   replace="dock before the gate closes."),
-        Rewording(HEADER, find="int lash_dinghy(int boat)", replace="", block=True))
+    """,
+        Rewording(
+            HEADER, find="call lash_dinghy(boat) before the gate closes.", replace="dock before the gate closes."
+        ),
+        Rewording(HEADER, find="int lash_dinghy(int boat)", replace="", block=True),
+    )
 
 
 def test_the_rule_the_plan_suggests_clears_a_mention_in_block_crate_docs() -> None:
@@ -122,7 +150,7 @@ def test_the_rule_the_plan_suggests_clears_a_mention_in_block_crate_docs() -> No
 
             /// Unties a boat.
             pub fn cast_off() {}
-        """,
+        """
     }
     after = {
         "src/lib.rs": """
@@ -133,11 +161,20 @@ def test_the_rule_the_plan_suggests_clears_a_mention_in_block_crate_docs() -> No
 
             /// Unties a boat.
             pub fn cast_off() {}
-        """,
+        """
     }
-    recipe = Recipe(id="r", summary="", dead_symbol_pattern="lash_dinghy",
-                    deletions=(ItemTarget("src/lib.rs", "rust", "fn", "lash_dinghy"),))
-    unreworded = assert_recipe(before, recipe, before | {"src/lib.rs": """
+    recipe = Recipe(
+        id="r",
+        summary="",
+        dead_symbol_pattern="lash_dinghy",
+        deletions=(ItemTarget("src/lib.rs", "rust", "fn", "lash_dinghy"),),
+    )
+    unreworded = assert_recipe(
+        before,
+        recipe,
+        before
+        | {
+            "src/lib.rs": """
             /*! Moorings.
              *
              * Use [`lash_dinghy`] to tie up a boat.
@@ -145,10 +182,18 @@ def test_the_rule_the_plan_suggests_clears_a_mention_in_block_crate_docs() -> No
 
             /// Unties a boat.
             pub fn cast_off() {}
-        """}, blocking=(Code.UNREWORDED_MENTION,))
-    assert [f.render() for f in unreworded.blocking] == \
-        ["src/lib.rs:3:10: unreworded mention of lash_dinghy [comment]"]
-    reworded = Recipe(id="r", summary="", dead_symbol_pattern="lash_dinghy", deletions=recipe.deletions,
-                      rewordings=(Rewording("src/lib.rs", find="Use [`lash_dinghy`] to tie up a boat.",
-                                            replace="Use [`cast_off`] to leave."),))
+        """
+        },
+        blocking=(Code.UNREWORDED_MENTION,),
+    )
+    assert [f.render() for f in unreworded.blocking] == ["src/lib.rs:3:10: unreworded mention of lash_dinghy [comment]"]
+    reworded = Recipe(
+        id="r",
+        summary="",
+        dead_symbol_pattern="lash_dinghy",
+        deletions=recipe.deletions,
+        rewordings=(
+            Rewording("src/lib.rs", find="Use [`lash_dinghy`] to tie up a boat.", replace="Use [`cast_off`] to leave."),
+        ),
+    )
     assert assert_recipe(before, reworded, after).findings == ()

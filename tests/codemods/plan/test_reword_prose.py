@@ -19,7 +19,10 @@ def planned(tmp_path: Path, path: str, before: str, *rules: Rewording) -> tuple[
 
 
 def test_a_markdown_paragraph_naming_a_removed_symbol_is_reworded(tmp_path: Path) -> None:
-    after, findings, blocked = planned(tmp_path, "guide/tiles.md", """
+    after, findings, blocked = planned(
+        tmp_path,
+        "guide/tiles.md",
+        """
         # Tiles
 
         Tiles are drawn by `draw_tile`. The legacy `blit_tile_slow` path
@@ -32,9 +35,10 @@ def test_a_markdown_paragraph_naming_a_removed_symbol_is_reworded(tmp_path: Path
 
         - `draw_tile`: the fast path.
         - `blit_tile_slow`: the fallback for drivers without blending.
-    """, Rewording("guide/tiles.md", symbols=("blit_tile_slow",), replace="Old drivers use the same path."),
-        Rewording("guide/tiles.md", find="- `blit_tile_slow`: the fallback for drivers without blending.",
-                  replace=""))
+    """,
+        Rewording("guide/tiles.md", symbols=("blit_tile_slow",), replace="Old drivers use the same path."),
+        Rewording("guide/tiles.md", find="- `blit_tile_slow`: the fallback for drivers without blending.", replace=""),
+    )
     assert (findings, blocked) == ([], False)
     assert after == dedent("""
         # Tiles
@@ -51,28 +55,47 @@ def test_a_markdown_paragraph_naming_a_removed_symbol_is_reworded(tmp_path: Path
 
 
 def test_a_paragraph_on_one_line_stays_on_one_line(tmp_path: Path) -> None:
-    line = "The cache is filled by `warm_cache`, and `warm_cache_legacy` fills it for the old index format " \
-           "that nobody writes any more."
-    after, findings, _ = planned(tmp_path, "NOTES.txt", f"{line}\n\nAnother paragraph.\n",
-                                 Rewording("NOTES.txt", find=", and `warm_cache_legacy` fills it for the old index "
-                                                             "format that nobody writes any more.",
-                                           replace="."))
+    line = (
+        "The cache is filled by `warm_cache`, and `warm_cache_legacy` fills it for the old index format "
+        "that nobody writes any more."
+    )
+    after, findings, _ = planned(
+        tmp_path,
+        "NOTES.txt",
+        f"{line}\n\nAnother paragraph.\n",
+        Rewording(
+            "NOTES.txt",
+            find=", and `warm_cache_legacy` fills it for the old index format that nobody writes any more.",
+            replace=".",
+        ),
+    )
     assert findings == []
     assert after == "The cache is filled by `warm_cache`.\n\nAnother paragraph.\n"
 
 
 def test_an_unmatched_rule_on_a_prose_file_blocks(tmp_path: Path) -> None:
-    _, findings, blocked = planned(tmp_path, "README.md", "Nothing about it here.\n",
-                                   Rewording("README.md", symbols=("blit_tile_slow",), replace="Gone."))
+    _, findings, blocked = planned(
+        tmp_path,
+        "README.md",
+        "Nothing about it here.\n",
+        Rewording("README.md", symbols=("blit_tile_slow",), replace="Gone."),
+    )
     assert blocked
     assert findings == ["README.md: rewording rule did not match: the sentence naming blit_tile_slow"]
 
 
 def test_a_rule_on_a_file_that_is_neither_parsed_nor_prose_blocks(tmp_path: Path) -> None:
-    _, findings, blocked = planned(tmp_path, "config/tiles.toml", "# blit_tile_slow\n",
-                                   Rewording("config/tiles.toml", find="blit_tile_slow", replace="draw_tile"))
+    _, findings, blocked = planned(
+        tmp_path,
+        "config/tiles.toml",
+        "# blit_tile_slow\n",
+        Rewording("config/tiles.toml", find="blit_tile_slow", replace="draw_tile"),
+    )
     assert blocked and "neither a file patterns can parse nor a prose file" in findings[0]
-    _, findings, blocked = planned(tmp_path, "config/tiles.toml", "# blit_tile_slow\n",
-                                   Rewording("config/tiles.toml", find="blit_tile_slow", replace="draw_tile",
-                                             optional=True))
+    _, findings, blocked = planned(
+        tmp_path,
+        "config/tiles.toml",
+        "# blit_tile_slow\n",
+        Rewording("config/tiles.toml", find="blit_tile_slow", replace="draw_tile", optional=True),
+    )
     assert not blocked

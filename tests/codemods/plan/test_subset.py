@@ -20,11 +20,15 @@ METADATA = "paged-compat-removal:type:PagedDecodeMetadata"
 ROTATING = "paged-compat-removal:type:RotatingPagedDecodeMetadata"
 BRIDGE_ENTRY = "paged-compat-removal:bridge_fn:ffi::paged_decode_attention_dense_compat"
 CPP_DEFINITION = "paged-compat-removal:cpp-function:paged_decode_attention_dense_compat"
-POOLED_REWRITES = [f"dense_reference_decode_attention@{name}" for name in (
-    "test_pooled_paged_decode_matches_dense_over_200_steps",
-    "test_pooled_paged_decode_sliding_window_via_logical_start",
-    "test_pooled_paged_decode_batch_of_two",
-    "test_pooled_prefill_then_decode_matches_dense")]
+POOLED_REWRITES = [
+    f"dense_reference_decode_attention@{name}"
+    for name in (
+        "test_pooled_paged_decode_matches_dense_over_200_steps",
+        "test_pooled_paged_decode_sliding_window_via_logical_start",
+        "test_pooled_paged_decode_batch_of_two",
+        "test_pooled_prefill_then_decode_matches_dense",
+    )
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +55,10 @@ def test_every_edit_of_the_plan_belongs_to_a_change_named_by_its_origin(plan) ->
     by_id = {c.id: c for c in changes}
     assert by_id[METADATA].removes == ("PagedDecodeMetadata",)
     # One pooled test's oracle rewrite and the bindings it leaves dead are one change.
-    assert set(by_id[BATCH_OF_TWO].origins) == {"dense_reference_decode_attention:drop-binding",
-                                                "dense_reference_decode_attention:rewrite-oracle"}
+    assert set(by_id[BATCH_OF_TWO].origins) == {
+        "dense_reference_decode_attention:drop-binding",
+        "dense_reference_decode_attention:rewrite-oracle",
+    }
 
 
 def test_the_subset_of_every_change_is_the_whole_plan(plan) -> None:
@@ -77,8 +83,7 @@ def test_a_skipped_bridge_entry_is_needed_by_the_accepted_deletion_of_its_defini
 
 
 def test_a_skipped_helper_is_needed_by_its_callers_even_with_the_overrides(fixture_tree: Path) -> None:
-    plan = plan_recipe(fixture_tree, load_recipe("paged-compat-removal"), allow_dangling=True,
-                       allow_unreworded=True)
+    plan = plan_recipe(fixture_tree, load_recipe("paged-compat-removal"), allow_dangling=True, allow_unreworded=True)
     subset = plan_subset(plan, [HELPER])
     assert list(subset.needed_by[HELPER]) == POOLED_REWRITES
     assert {f.code for f in subset.plan.blocking} == {NEEDS_SKIPPED}
@@ -98,8 +103,10 @@ def test_skipping_every_change_leaves_nothing_to_write_and_nothing_blocking(plan
 
 def test_skipping_one_pooled_rewrite_names_the_deletions_it_still_uses(plan) -> None:
     subset = plan_subset(plan, [BATCH_OF_TWO])
-    assert set(subset.needed_by[BATCH_OF_TWO]) == {"paged-compat-removal:fn:paged_decode_attention_dense_fallback",
-                                                  METADATA}
+    assert set(subset.needed_by[BATCH_OF_TWO]) == {
+        "paged-compat-removal:fn:paged_decode_attention_dense_fallback",
+        METADATA,
+    }
     assert "paged_decode_attention_dense_fallback(" in _after(subset, FFI_TESTS)
 
 
@@ -119,8 +126,10 @@ def test_skip_writes_the_rest_and_accept_without_its_dependency_is_refused(tmp_p
     before = (tree / FFI_TESTS).read_bytes()
     refused = run_codemod("apply", "--accept", "dense_reference_decode_attention", str(tree))
     assert refused.exit_code == 1
-    assert f"codemod: accepted changes that need a skipped one: {', '.join(sorted(POOLED_REWRITES))}" \
+    assert (
+        f"codemod: accepted changes that need a skipped one: {', '.join(sorted(POOLED_REWRITES))}"
         in refused.stderr.splitlines()
+    )
     assert (tree / FFI_TESTS).read_bytes() == before
     written = run_codemod("apply", "--allow-dangling", "--skip", BATCH_OF_TWO, str(tree))
     assert written.exit_code == 0, written.stderr
@@ -152,5 +161,4 @@ def test_on_the_real_tree_a_skipped_metadata_deletion_blocks_nothing(corpus: Pat
     assert "pub struct PagedDecodeMetadata" in _after(subset, CACHE)
     everything = plan_subset(plan, ids)
     assert everything.plan.changes == () and everything.new_findings == () and not everything.plan.blocking
-    assert [(c.path, c.after) for c in plan_subset(plan, []).plan.changes] == \
-        [(c.path, c.after) for c in plan.changes]
+    assert [(c.path, c.after) for c in plan_subset(plan, []).plan.changes] == [(c.path, c.after) for c in plan.changes]

@@ -35,7 +35,7 @@ TREE = {
     "Cargo.toml": '[package]\nname = "quillwork"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n',
     "src/lib.rs": LIB,
     "src/glyphs.rs": "pub fn stroke_width(weight: u32) -> u32 {\n    weight / 4\n}\n\n"
-                     "pub fn kerning(pair: u32) -> u32 {\n    pair % 7\n}\n",
+    "pub fn kerning(pair: u32) -> u32 {\n    pair % 7\n}\n",
     "src/ornaments.rs": "pub fn flourish() -> u32 {\n    9\n}\n",
 }
 RECIPE = """\
@@ -127,8 +127,10 @@ def test_skipping_the_rewrite_alone_leaves_a_dangling_call_that_blocks(planned) 
     _, _, plan = planned
     subset = plan_subset(plan, [REWRITE])
     # As a recipe without the rewrite would plan it: the import and the call both name the deleted item.
-    assert [(f.path, f.line, f.code) for f in subset.plan.blocking] == [("src/lib.rs", 4, "dangling-reference"),
-                                                                        ("src/lib.rs", 7, "dangling-reference")]
+    assert [(f.path, f.line, f.code) for f in subset.plan.blocking] == [
+        ("src/lib.rs", 4, "dangling-reference"),
+        ("src/lib.rs", 7, "dangling-reference"),
+    ]
     assert subset.needed_by == {REWRITE: (DELETION,)}
 
 
@@ -155,8 +157,9 @@ def test_the_walk_skipping_the_deletion_a_skipped_rewrite_needs_keeps_the_import
 
 def test_skip_on_the_command_line_writes_a_tree_that_builds(tmp_path: Path) -> None:
     root, recipe = _tree(tmp_path)
-    result = run_codemod("apply", "--recipe", str(recipe), "--skip", REWRITE, "--skip", DELETION,
-                         "--skip", MODULE, str(root))
+    result = run_codemod(
+        "apply", "--recipe", str(recipe), "--skip", REWRITE, "--skip", DELETION, "--skip", MODULE, str(root)
+    )
     assert result.exit_code == 0, result.stderr
     assert "1 of 4 change(s) accepted" in result.stderr
     lib = (root / "src/lib.rs").read_text()
@@ -170,7 +173,7 @@ HUES = {
     "src/lib.rs": "mod paint;\nmod shade;\n\npub use paint::code;\n",
     "src/shade.rs": "pub enum Hue {\n    Umber,\n    Ochre,\n    Teal,\n}\n",
     "src/paint.rs": "use crate::shade::Hue;\n\npub fn code(hue: Hue) -> u8 {\n    match hue {\n"
-                    "        Hue::Umber => 1,\n        Hue::Ochre => 2,\n        Hue::Teal => 3,\n    }\n}\n",
+    "        Hue::Umber => 1,\n        Hue::Ochre => 2,\n        Hue::Teal => 3,\n    }\n}\n",
 }
 HUES_RECIPE = """\
 id = "fewer-hues"
@@ -199,8 +202,9 @@ def test_a_skipped_variant_keeps_its_match_arms_in_other_files_and_the_crate_bui
     plan = plan_recipe(root, load_recipe(str(tmp_path / "fewer_hues.toml")))
     # The arms in paint.rs go with their variants: no change of their own.
     assert [c.id for c in changes_of(plan)] == ["fewer-hues:variant:Hue::Umber", "fewer-hues:variant:Hue::Ochre"]
-    result = run_codemod("apply", "--recipe", str(tmp_path / "fewer_hues.toml"), "--skip",
-                         "fewer-hues:variant:Hue::Ochre", str(root))
+    result = run_codemod(
+        "apply", "--recipe", str(tmp_path / "fewer_hues.toml"), "--skip", "fewer-hues:variant:Hue::Ochre", str(root)
+    )
     assert result.exit_code == 0, result.stderr
     paint = (root / "src/paint.rs").read_text()
     assert "Hue::Umber" not in paint and "Hue::Ochre => 2," in paint
@@ -211,7 +215,11 @@ def _build(root: Path, folder: Path) -> None:
     cargo = shutil.which("cargo")
     if cargo is None:
         pytest.skip("cargo is not installed: the written tree was checked, not built")
-    env = {**os.environ, "RUSTUP_TOOLCHAIN": os.environ.get("RUSTUP_TOOLCHAIN", "stable"),
-           "CARGO_TARGET_DIR": str(folder / "target"), "CARGO_TERM_COLOR": "never"}
+    env = {
+        **os.environ,
+        "RUSTUP_TOOLCHAIN": os.environ.get("RUSTUP_TOOLCHAIN", "stable"),
+        "CARGO_TARGET_DIR": str(folder / "target"),
+        "CARGO_TERM_COLOR": "never",
+    }
     built = subprocess.run([cargo, "build", "--offline", "-q"], cwd=root, capture_output=True, text=True, env=env)
     assert built.returncode == 0, built.stderr

@@ -36,14 +36,17 @@ def _recipe(tmp_path: Path, text: str):
 
 def test_a_text_rewrite_replaces_whole_lines_verbatim(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t", {"Cargo.toml": MANIFEST})
-    recipe = _recipe(tmp_path, r"""
+    recipe = _recipe(
+        tmp_path,
+        r"""
         id = "drop-spindle"
         [[rewrite]]
         path = "Cargo.toml"
         language = "text"
         pattern = "spindle = \"0.3\"\n"
         replace = ""
-    """)
+    """,
+    )
     plan = plan_recipe(root, recipe)
     assert plan.blocking == []
     assert plan.changes[0].after.decode() == MANIFEST.replace('spindle = "0.3"\n', "")
@@ -51,21 +54,26 @@ def test_a_text_rewrite_replaces_whole_lines_verbatim(tmp_path: Path) -> None:
 
 def test_a_text_pattern_inside_a_line_is_no_match_and_blocks(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t", {"Cargo.toml": MANIFEST})
-    recipe = _recipe(tmp_path, """
+    recipe = _recipe(
+        tmp_path,
+        """
         id = "half-line"
         [[rewrite]]
         path = "Cargo.toml"
         language = "text"
         pattern = '"0.3"'
         replace = '"0.4"'
-    """)
+    """,
+    )
     plan = plan_recipe(root, recipe)
     assert [f.code for f in plan.blocking] == ["rewrite-not-found"] and plan.changes == ()
 
 
 def test_a_text_rewrite_takes_no_item(tmp_path: Path) -> None:
     with pytest.raises(CodemodError, match="whole lines, no item"):
-        _recipe(tmp_path, """
+        _recipe(
+            tmp_path,
+            """
             id = "bad"
             [[rewrite]]
             path = "Cargo.toml"
@@ -73,21 +81,23 @@ def test_a_text_rewrite_takes_no_item(tmp_path: Path) -> None:
             item = "dependencies"
             pattern = 'spindle = "0.3"'
             replace = ""
-        """)
+        """,
+        )
 
 
 def test_infer_says_a_manifest_and_a_build_script_change_as_text_rewrites(tmp_path: Path) -> None:
     build = "set(LOOM_SOURCES\n    src/bobbin.cpp\n    src/heddle.cpp\n    src/reed.cpp\n)\n"
-    before = _tree(tmp_path / "before", {
-        "Cargo.toml": MANIFEST,
-        "CMakeLists.txt": build,
-        "src/lib.rs": "pub fn weave() {}\n",
-    })
-    after = _tree(tmp_path / "after", {
-        "Cargo.toml": MANIFEST.replace('spindle = "0.3"\n', ""),
-        "CMakeLists.txt": build.replace("    src/heddle.cpp\n", ""),
-        "src/lib.rs": "pub fn weave() {}\n",
-    })
+    before = _tree(
+        tmp_path / "before", {"Cargo.toml": MANIFEST, "CMakeLists.txt": build, "src/lib.rs": "pub fn weave() {}\n"}
+    )
+    after = _tree(
+        tmp_path / "after",
+        {
+            "Cargo.toml": MANIFEST.replace('spindle = "0.3"\n', ""),
+            "CMakeLists.txt": build.replace("    src/heddle.cpp\n", ""),
+            "src/lib.rs": "pub fn weave() {}\n",
+        },
+    )
     inferred = infer_recipe(before, after)
     assert inferred.unexpressed == ()
     assert inferred.toml.count('language = "text"') == 2

@@ -58,7 +58,7 @@ def test_a_codemod_toml_without_a_recipe_is_a_usage_error(tree: Path) -> None:
     assert result.exit_code == 2 and "recipe must be a recipe id or a file path, not 3" in result.stderr
 
 
-FLAGGED = '''\
+FLAGGED = """\
 from codemods import Parameter, Recipe, RecipeInputError, StepResult
 
 
@@ -69,7 +69,7 @@ def budget_step(workspace):
 RECIPE = Recipe(id="flagged", summary="", steps=(budget_step,), expects=("src/a.rs",),
                 parameters=(Parameter("budget", flag="--budget", default="1"),
                             Parameter("limits", flag="--limits", file=True)))
-'''
+"""
 
 
 def test_a_recipe_declares_its_own_options(tree: Path, tmp_path: Path) -> None:

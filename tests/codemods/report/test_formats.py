@@ -39,8 +39,13 @@ def assert_valid_sarif(log: dict) -> None:
 
 def sarif_lines(log: dict) -> set[tuple[str, int]]:
     """(uri, startLine) of every result."""
-    return {(unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
-             r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in log["runs"][0]["results"]}
+    return {
+        (
+            unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        )
+        for r in log["runs"][0]["results"]
+    }
 
 
 def rg_lines(root: Path) -> set[tuple[str, int]]:
@@ -65,9 +70,11 @@ def test_symbol_groups_split_the_pattern_at_top_level_bars_only():
 def small_tree(tmp_path: Path) -> Path:
     (tmp_path / "src" / "sub dir").mkdir(parents=True)
     (tmp_path / "src" / "a.rs").write_bytes(
-        b"// PagedDecodeMetadata\nfn f() -> RotatingPagedDecodeMetadata { validate_paged_decode_inputs() }\n")
+        b"// PagedDecodeMetadata\nfn f() -> RotatingPagedDecodeMetadata { validate_paged_decode_inputs() }\n"
+    )
     (tmp_path / "src" / "sub dir" / "b.cpp").write_bytes(
-        "const char* s = \"\u00e9\u00e9 paged_decode_attention_dense_compat\";\n".encode())
+        'const char* s = "\u00e9\u00e9 paged_decode_attention_dense_compat";\n'.encode()
+    )
     (tmp_path / ".codemod.toml").write_text('recipe = "paged-compat-removal"\n')
     return tmp_path
 
@@ -80,9 +87,14 @@ def test_check_sarif_validates_and_has_a_result_per_mention(small_tree: Path):
     assert_valid_sarif(log)
     run = log["runs"][0]
     assert [rule["properties"]["pattern"] for rule in run["tool"]["driver"]["rules"]] == symbol_groups(PATTERN)
-    by_place = {(unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
-                 r["locations"][0]["physicalLocation"]["region"]["startLine"],
-                 r["locations"][0]["physicalLocation"]["region"]["startColumn"]): r for r in run["results"]}
+    by_place = {
+        (
+            unquote(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]),
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            r["locations"][0]["physicalLocation"]["region"]["startColumn"],
+        ): r
+        for r in run["results"]
+    }
     # The match inside RotatingPagedDecodeMetadata is that identifier, at its start, under the
     # rule of the group that matched (PagedDecodeMetadata).
     assert set(by_place) == {("src/a.rs", 1, 4), ("src/a.rs", 2, 11), ("src/a.rs", 2, 41), ("src/sub dir/b.cpp", 1, 21)}
@@ -103,7 +115,8 @@ def test_check_github_annotations(small_tree: Path):
     assert result.exit_code == 1
     assert result.stdout.splitlines()[0].startswith(
         "::error file=src/a.rs,line=1,col=4,title=removed symbol::PagedDecodeMetadata [comment]: "
-        "a removed symbol is named again. It was removed by recipe paged-compat-removal")
+        "a removed symbol is named again. It was removed by recipe paged-compat-removal"
+    )
     assert len(result.stdout.splitlines()) == 4
 
 
@@ -133,9 +146,13 @@ def test_clean_check_is_a_valid_empty_sarif_log(tmp_path: Path):
 def test_apply_dry_run_sarif_and_github_carry_the_findings(tmp_path: Path):
     tree = copy_fixture(tmp_path / "mlxcel-mini")
     gemma = tree / "src/models/gemma3.rs"
-    gemma.write_bytes(gemma.read_bytes() + (
-        b"\npub fn legacy_decode(q: &mlxcel_core::ffi::MlxArray) {\n"
-        b"    let _ = mlxcel_core::layers::paged_decode_attention_dense_compat(q, &[], &[], &[], 1.0);\n}\n"))
+    gemma.write_bytes(
+        gemma.read_bytes()
+        + (
+            b"\npub fn legacy_decode(q: &mlxcel_core::ffi::MlxArray) {\n"
+            b"    let _ = mlxcel_core::layers::paged_decode_attention_dense_compat(q, &[], &[], &[], 1.0);\n}\n"
+        )
+    )
     line = gemma.read_bytes().count(b"\n") - 1
     runner = CliRunner()
     sarif = runner.invoke(main, ["apply", "--dry-run", "--format", "sarif", str(tree)])
@@ -149,8 +166,9 @@ def test_apply_dry_run_sarif_and_github_carry_the_findings(tmp_path: Path):
     assert location["region"]["startLine"] == line
     as_json = json.loads(runner.invoke(main, ["apply", "--dry-run", "--json", str(tree)]).stdout)
     assert len(log["runs"][0]["results"]) == len(as_json["findings"])
-    allowed = json.loads(runner.invoke(main, ["apply", "--dry-run", "--allow-dangling", "--format", "sarif",
-                                              str(tree)]).stdout)
+    allowed = json.loads(
+        runner.invoke(main, ["apply", "--dry-run", "--allow-dangling", "--format", "sarif", str(tree)]).stdout
+    )
     assert {r["level"] for r in allowed["runs"][0]["results"] if r["ruleId"] == "dangling-reference"} == {"warning"}
     github = runner.invoke(main, ["apply", "--dry-run", "--format", "github", str(tree)])
     assert f"::error file=src/models/gemma3.rs,line={line}," in github.stdout

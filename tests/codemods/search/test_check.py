@@ -68,7 +68,7 @@ TRICKY = {
     "src/crlf.rs": b"// PagedDecodeMetadata\r\nfn f() -> PagedDecodeMetadata {}\r\n",
     "src/latin1.rs": b"// caf\xe9 PagedDecodeMetadata \xff\n",
     "src/many.rs": b"let m: RotatingPagedDecodeMetadata = PagedDecodeMetadata::new(); "
-                   b"validate_paged_decode_inputs(); validate_rotating_paged_decode_inputs();\n",
+    b"validate_paged_decode_inputs(); validate_rotating_paged_decode_inputs();\n",
     "src/noeol.rs": b"fn x() {}\n/* paged_decode_attention_rotating_compat */",
     "src/k.cu": b"__global__ void k() {}\nvoid go() { k<<<1, 2>>>(); } // PagedDecodeMetadata\n",
     "src/tool.py": b"# PagedDecodeMetadata\nx = 'paged_decode_attention_dense_compat'\n",
@@ -142,12 +142,29 @@ def test_fallback_without_rg_matches_lines(tricky: Path, monkeypatch):
 
 # Generated trees: random lines built from the pattern's names, near misses and
 # bytes that matter to line splitting and binary detection, at random paths.
-_PIECES = st.sampled_from([
-    b"PagedDecodeMetadata", b"RotatingPagedDecodeMetadata", b"paged_decode_attention_dense_fallback",
-    b"paged_decode_attention_rotating_compat", b"validate_rotating_paged_decode_inputs",
-    b"paged_decode_attention_pooled", b"Paged", b"// ", b"\"", b"/*", b"*/", b" ", b"fn f() {}", b"\r",
-    b"\xff", b"\xc3\xa9", b"\x00", b"\t", b"\n",
-])
+_PIECES = st.sampled_from(
+    [
+        b"PagedDecodeMetadata",
+        b"RotatingPagedDecodeMetadata",
+        b"paged_decode_attention_dense_fallback",
+        b"paged_decode_attention_rotating_compat",
+        b"validate_rotating_paged_decode_inputs",
+        b"paged_decode_attention_pooled",
+        b"Paged",
+        b"// ",
+        b'"',
+        b"/*",
+        b"*/",
+        b" ",
+        b"fn f() {}",
+        b"\r",
+        b"\xff",
+        b"\xc3\xa9",
+        b"\x00",
+        b"\t",
+        b"\n",
+    ]
+)
 _LINE = st.lists(_PIECES, max_size=6).map(b"".join)
 _CONTENT = st.lists(_LINE, max_size=6).map(b"\n".join)
 _NAME = st.sampled_from(["a.rs", "b.cpp", "c.h", "d.cu", "e.py", ".f.rs", "g.txt"])
@@ -171,6 +188,7 @@ def test_generated_trees_equal_rg_in_both_modes(tmp_path_factory, files):
 
 # The command line, in-process.
 
+
 @pytest.fixture()
 def runner() -> CliRunner:
     return CliRunner()
@@ -181,12 +199,15 @@ NAMES_THE_RECIPE = b'recipe = "paged-compat-removal"\n'
 
 
 def make_tree(root: Path) -> Path:
-    write(root, {
-        "src/lib.rs": b"/// See [`PagedDecodeMetadata`].\npub fn f() {\n    let s = \"paged_decode_attention_dense_fallback\";\n}\n",
-        "src/clean.rs": b"fn clean() {}\n",
-        "docs/adr.md": b"PagedDecodeMetadata\n",
-        ".codemod.toml": NAMES_THE_RECIPE,
-    })
+    write(
+        root,
+        {
+            "src/lib.rs": b'/// See [`PagedDecodeMetadata`].\npub fn f() {\n    let s = "paged_decode_attention_dense_fallback";\n}\n',
+            "src/clean.rs": b"fn clean() {}\n",
+            "docs/adr.md": b"PagedDecodeMetadata\n",
+            ".codemod.toml": NAMES_THE_RECIPE,
+        },
+    )
     return root
 
 
@@ -203,8 +224,10 @@ def test_cli_tree_mode_prints_mentions_and_exits_1(runner, tmp_path):
 
 @needs_rg
 def test_cli_clean_tree_exits_0_and_default_root_is_cwd(runner, tmp_path, monkeypatch):
-    write(tmp_path, {"src/clean.rs": b"fn clean() {}\n", "docs/a.md": b"PagedDecodeMetadata\n",
-                     ".codemod.toml": NAMES_THE_RECIPE})
+    write(
+        tmp_path,
+        {"src/clean.rs": b"fn clean() {}\n", "docs/a.md": b"PagedDecodeMetadata\n", ".codemod.toml": NAMES_THE_RECIPE},
+    )
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(main, ["check"])
     assert (result.exit_code, result.stdout) == (0, "")
@@ -218,18 +241,23 @@ def test_cli_file_mode_and_json(runner, tmp_path, monkeypatch):
     document = json.loads(result.stdout)
     assert document["mode"] == "files" and document["exit_code"] == 1
     assert [(m["path"], m["line"], m["kind"]) for m in document["mentions"]] == [
-        ("docs/adr.md", 1, "unknown"), ("src/lib.rs", 1, "comment"), ("src/lib.rs", 3, "string"),
+        ("docs/adr.md", 1, "unknown"),
+        ("src/lib.rs", 1, "comment"),
+        ("src/lib.rs", 3, "string"),
     ]
     clean = runner.invoke(main, ["check", "--json", "src/clean.rs"])
     assert clean.exit_code == 0 and json.loads(clean.stdout)["mentions"] == []
 
 
-@pytest.mark.parametrize("args, message", [
-    (["check", "--recipe", "no-such-recipe"], "unknown recipe"),
-    (["check", "missing.rs"], "no such file"),
-    (["check", "src", "src/clean.rs"], "is a folder"),
-    (["check", "--bogus"], "No such option"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["check", "--recipe", "no-such-recipe"], "unknown recipe"),
+        (["check", "missing.rs"], "no such file"),
+        (["check", "src", "src/clean.rs"], "is a folder"),
+        (["check", "--bogus"], "No such option"),
+    ],
+)
 def test_cli_usage_errors_exit_2(runner, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(make_tree(tmp_path))
     result = runner.invoke(main, args)

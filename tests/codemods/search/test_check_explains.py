@@ -14,15 +14,17 @@ from codemod_helpers import run_codemod
 
 pytestmark = pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
 
-RECIPE = '''\
+RECIPE = """\
 id = "kettle-spout-removal"
 summary = "Remove the kettle's spout helpers: pouring goes through Jug"
 dead_symbol_pattern = "pour_spout"
-'''
-WHY = "These symbols were removed by recipe kettle-spout-removal (\"Remove the kettle's spout helpers: pouring goes " \
-      "through Jug\") and must stay gone: code that names the symbol refers to an item that no longer exists; a " \
-      "comment that names the symbol describes code that no longer exists. To fix: delete or reword the mention; " \
-      "if the symbol is meant to come back, change the recipe's dead_symbol_pattern."
+"""
+WHY = (
+    "These symbols were removed by recipe kettle-spout-removal (\"Remove the kettle's spout helpers: pouring goes "
+    'through Jug") and must stay gone: code that names the symbol refers to an item that no longer exists; a '
+    "comment that names the symbol describes code that no longer exists. To fix: delete or reword the mention; "
+    "if the symbol is meant to come back, change the recipe's dead_symbol_pattern."
+)
 
 
 def _tree(tmp_path: Path) -> Path:
@@ -48,10 +50,14 @@ def test_text_keeps_one_line_per_mention_and_explains_once(tmp_path: Path) -> No
 def test_json_names_the_summary_and_why(tmp_path: Path) -> None:
     document = json.loads(_check(_tree(tmp_path), "--json").stdout)
     assert (document["recipe"], document["summary"], document["why"]) == (
-        "kettle-spout-removal", "Remove the kettle's spout helpers: pouring goes through Jug", WHY)
+        "kettle-spout-removal",
+        "Remove the kettle's spout helpers: pouring goes through Jug",
+        WHY,
+    )
     assert [(m["kind"], m["why"]) for m in document["mentions"]] == [
         ("comment", "a comment that names the symbol describes code that no longer exists"),
-        ("code", "code that names the symbol refers to an item that no longer exists")]
+        ("code", "code that names the symbol refers to an item that no longer exists"),
+    ]
 
 
 def test_github_and_sarif_say_the_recipe_and_why_per_mention(tmp_path: Path) -> None:
@@ -60,13 +66,17 @@ def test_github_and_sarif_say_the_recipe_and_why_per_mention(tmp_path: Path) -> 
     assert annotations[1] == (
         "::error file=src/brew.rs,line=3,col=5,title=removed symbol::pour_spout [code]: a removed symbol is named "
         "again. It was removed by recipe kettle-spout-removal (\"Remove the kettle's spout helpers: pouring goes "
-        "through Jug\"); code that names the symbol refers to an item that no longer exists. To fix: delete or "
-        "reword the mention; if the symbol is meant to come back, change the recipe's dead_symbol_pattern.")
+        'through Jug"); code that names the symbol refers to an item that no longer exists. To fix: delete or '
+        "reword the mention; if the symbol is meant to come back, change the recipe's dead_symbol_pattern."
+    )
     run = json.loads(_check(root, "--format", "sarif").stdout)["runs"][0]
     assert run["properties"]["summary"] == "Remove the kettle's spout helpers: pouring goes through Jug"
-    assert "removed by recipe kettle-spout-removal (\"Remove the kettle's spout helpers" in \
-        run["tool"]["driver"]["rules"][0]["fullDescription"]["text"]
+    assert (
+        "removed by recipe kettle-spout-removal (\"Remove the kettle's spout helpers"
+        in run["tool"]["driver"]["rules"][0]["fullDescription"]["text"]
+    )
     assert run["results"][0]["message"]["text"] == (
         "pour_spout [comment]: a removed symbol is named again. It was removed by recipe kettle-spout-removal "
-        "(\"Remove the kettle's spout helpers: pouring goes through Jug\"); a comment that names the symbol "
-        "describes code that no longer exists.")
+        '("Remove the kettle\'s spout helpers: pouring goes through Jug"); a comment that names the symbol '
+        "describes code that no longer exists."
+    )

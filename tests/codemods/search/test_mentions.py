@@ -8,7 +8,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codemods.search.mentions import CODE, COMMENT, STRING, UNKNOWN, compile_pattern, matches_by_line, mentions_in_source
+from codemods.search.mentions import (
+    CODE,
+    COMMENT,
+    STRING,
+    UNKNOWN,
+    compile_pattern,
+    matches_by_line,
+    mentions_in_source,
+)
 
 PATTERN = compile_pattern(r"frob_(dense|rotating)_compat|FrobMeta")
 
@@ -19,7 +27,9 @@ def kinds(path: str, source: str) -> list[tuple[int, str, str]]:
 
 
 def test_rust_code_comment_doc_and_string():
-    assert kinds("a.rs", """
+    assert kinds(
+        "a.rs",
+        """
         /// Calls [`frob_dense_compat`].
         pub fn f() -> FrobMeta {
             // FrobMeta is built here
@@ -28,7 +38,8 @@ def test_rust_code_comment_doc_and_string():
             /* block FrobMeta */
             frob_dense_compat()
         }
-    """) == [
+    """,
+    ) == [
         (1, "frob_dense_compat", COMMENT),
         (2, "FrobMeta", CODE),
         (3, "FrobMeta", COMMENT),
@@ -40,21 +51,27 @@ def test_rust_code_comment_doc_and_string():
 
 
 def test_cpp_code_comment_and_string():
-    assert kinds("a.cpp", """
+    assert kinds(
+        "a.cpp",
+        """
         // frob_dense_compat: the reference
         std::unique_ptr<A> frob_dense_compat(int n) {
           throw std::invalid_argument("frob_dense_compat: empty");
         }
-    """) == [(1, "frob_dense_compat", COMMENT), (2, "frob_dense_compat", CODE), (3, "frob_dense_compat", STRING)]
+    """,
+    ) == [(1, "frob_dense_compat", COMMENT), (2, "frob_dense_compat", CODE), (3, "frob_dense_compat", STRING)]
 
 
 def test_python_by_the_tokenizer_with_multibyte_columns():
-    assert kinds("a.py", """
+    assert kinds(
+        "a.py",
+        """
         # FrobMeta is gone
         x = "é FrobMeta"
         y = f"{FrobMeta}"  # é FrobMeta
         FrobMeta()
-    """) == [
+    """,
+    ) == [
         (1, "FrobMeta", COMMENT),
         (2, "FrobMeta", STRING),
         (3, "FrobMeta", STRING),
@@ -63,12 +80,15 @@ def test_python_by_the_tokenizer_with_multibyte_columns():
     ]
 
 
-@pytest.mark.parametrize("path, source, kind", [
-    ("k.cu", "__global__ void k() {}\nvoid go() { k<<<1, 2>>>(); FrobMeta m; }\n", CODE),
-    ("k2.cu", "void go() { k<<<1, 2>>>(); } // FrobMeta\n", COMMENT),
-    ("b.rs", "fn f( { FrobMeta\n", CODE),
-    ("c.rs", "fn f( { \"FrobMeta\" \n", STRING),
-])
+@pytest.mark.parametrize(
+    "path, source, kind",
+    [
+        ("k.cu", "__global__ void k() {}\nvoid go() { k<<<1, 2>>>(); FrobMeta m; }\n", CODE),
+        ("k2.cu", "void go() { k<<<1, 2>>>(); } // FrobMeta\n", COMMENT),
+        ("b.rs", "fn f( { FrobMeta\n", CODE),
+        ("c.rs", 'fn f( { "FrobMeta" \n', STRING),
+    ],
+)
 def test_kinds_are_lexical_where_the_file_does_not_parse(path, source, kind):
     """tree-sitter-cpp does not parse CUDA launches; the lexical kind is clear all the same."""
     found = mentions_in_source(path, source.encode(), PATTERN)
@@ -76,21 +96,27 @@ def test_kinds_are_lexical_where_the_file_does_not_parse(path, source, kind):
 
 
 def test_python_multiline_strings_and_comments():
-    assert kinds("a.py", '''
+    assert kinds(
+        "a.py",
+        '''
         s = """é
         FrobMeta
         """  # FrobMeta
         FrobMeta
-    ''') == [(2, "FrobMeta", STRING), (3, "FrobMeta", COMMENT), (4, "FrobMeta", CODE)]
+    ''',
+    ) == [(2, "FrobMeta", STRING), (3, "FrobMeta", COMMENT), (4, "FrobMeta", CODE)]
 
 
-@pytest.mark.parametrize("path, source", [
-    ("f.py", "s = \"\"\"FrobMeta\n"),
-    ("d.rs", "fn f() { let s = \"FrobMeta;\n"),
-    ("e.cpp", "/* FrobMeta\nint x;\n"),
-    ("b.py", "def f(:\n    FrobMeta\n"),
-    ("notes.txt", "FrobMeta\n"),
-])
+@pytest.mark.parametrize(
+    "path, source",
+    [
+        ("f.py", 's = """FrobMeta\n'),
+        ("d.rs", 'fn f() { let s = "FrobMeta;\n'),
+        ("e.cpp", "/* FrobMeta\nint x;\n"),
+        ("b.py", "def f(:\n    FrobMeta\n"),
+        ("notes.txt", "FrobMeta\n"),
+    ],
+)
 def test_undelimited_literals_and_other_files_get_kind_unknown(path, source):
     found = mentions_in_source(path, source.encode(), PATTERN)
     assert [m.kind for m in found] == [UNKNOWN]
@@ -100,7 +126,13 @@ def test_matches_follow_rg_lines():
     pattern = compile_pattern("x*")
     # Empty matches count; no line after the final newline; "\r" belongs to the line.
     assert [(line, col) for _, _, line, col in matches_by_line(b"ab\r\n\nxx\n", pattern)] == [
-        (1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (3, 1), (3, 3),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 1),
+        (3, 1),
+        (3, 3),
     ]
     assert matches_by_line(b"", pattern) == []
 
@@ -122,17 +154,49 @@ def _line_by_line(source: bytes, pattern) -> list[tuple[int, int, int, int]]:
     return found
 
 
-@given(st.lists(st.sampled_from([b"FrobMeta", b"frob_dense_compat", b"frob_", b"Meta", b"\n", b"\r\n", b" ", b"x",
-                                 b"\xff", b"frob_rotating_compat"]), max_size=30).map(b"".join),
-       st.sampled_from([r"frob_(dense|rotating)_compat|FrobMeta", r"Frob(Meta)?", r"(?:frob_)+", r"x{2,}|Meta",
-                        r"x*", r"^Meta", r"Meta$", r"\bMeta", r"(?<=b)Meta", r"Meta\s"]))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"FrobMeta",
+                b"frob_dense_compat",
+                b"frob_",
+                b"Meta",
+                b"\n",
+                b"\r\n",
+                b" ",
+                b"x",
+                b"\xff",
+                b"frob_rotating_compat",
+            ]
+        ),
+        max_size=30,
+    ).map(b"".join),
+    st.sampled_from(
+        [
+            r"frob_(dense|rotating)_compat|FrobMeta",
+            r"Frob(Meta)?",
+            r"(?:frob_)+",
+            r"x{2,}|Meta",
+            r"x*",
+            r"^Meta",
+            r"Meta$",
+            r"\bMeta",
+            r"(?<=b)Meta",
+            r"Meta\s",
+        ]
+    ),
+)
 def test_one_pass_search_finds_what_the_line_by_line_search_finds(source, text):
     pattern = compile_pattern(text)
     assert matches_by_line(source, pattern) == _line_by_line(source, pattern)
 
 
-@given(st.lists(st.sampled_from([b"Meta", b"FrobMeta", b"frob", b"_", b" ", b"\n", b"x1", b"\xc3\xa9", b"::"]),
-                max_size=30).map(b"".join))
+@given(
+    st.lists(
+        st.sampled_from([b"Meta", b"FrobMeta", b"frob", b"_", b" ", b"\n", b"x1", b"\xc3\xa9", b"::"]), max_size=30
+    ).map(b"".join)
+)
 def test_whole_word_search_finds_what_a_word_bounded_regex_finds(source):
     import re
 

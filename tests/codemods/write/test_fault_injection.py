@@ -45,7 +45,7 @@ def _is_tree_file(root: Path, path) -> bool:
 
 
 def _all_or_nothing(root: Path) -> str:
-    """"before" or "after" when the recipe's files are all as they were or all as planned."""
+    """ "before" or "after" when the recipe's files are all as they were or all as planned."""
     files = {p: d for p, d in snapshot(root).items() if p in TARGETS}
     if files == BEFORE:
         return "before"
@@ -77,13 +77,16 @@ def _fail_on_call(monkeypatch, name: str, nth: int, error: BaseException, applie
 
 
 @pytest.mark.parametrize("nth", [1, 2, 3])
-@pytest.mark.parametrize("code", [errno.EIO, errno.EACCES, errno.ENOSPC, errno.EROFS],
-                         ids=["EIO", "EACCES", "ENOSPC", "EROFS"])
-def test_replace_failing_on_any_file_puts_every_file_back(tree: Path, tmp_path: Path, monkeypatch,
-                                                          nth: int, code: int) -> None:
+@pytest.mark.parametrize(
+    "code", [errno.EIO, errno.EACCES, errno.ENOSPC, errno.EROFS], ids=["EIO", "EACCES", "ENOSPC", "EROFS"]
+)
+def test_replace_failing_on_any_file_puts_every_file_back(
+    tree: Path, tmp_path: Path, monkeypatch, nth: int, code: int
+) -> None:
     changes = _changes(tree)
-    _fail_on_call(monkeypatch, "replace", nth, OSError(code, os.strerror(code)),
-                  applies=lambda src, dst: _is_tree_file(tree, dst))
+    _fail_on_call(
+        monkeypatch, "replace", nth, OSError(code, os.strerror(code)), applies=lambda src, dst: _is_tree_file(tree, dst)
+    )
     with pytest.raises(WriteFailed) as failed:
         write_changes(tree, changes)
     assert failed.value.restored
@@ -150,8 +153,7 @@ class _DiskFullFile:
         return self._handle.__exit__(*exc)
 
 
-def test_disk_full_while_writing_the_second_file_puts_the_first_back(tree: Path, tmp_path: Path,
-                                                                       monkeypatch) -> None:
+def test_disk_full_while_writing_the_second_file_puts_the_first_back(tree: Path, tmp_path: Path, monkeypatch) -> None:
     changes = _changes(tree)
     real_fdopen = os.fdopen
 
@@ -167,8 +169,9 @@ def test_disk_full_while_writing_the_second_file_puts_the_first_back(tree: Path,
     assert snapshot(tree) == BEFORE
 
 
-def test_when_the_undo_fails_too_the_journal_lets_the_next_run_put_files_back(tree: Path, tmp_path: Path,
-                                                                              monkeypatch) -> None:
+def test_when_the_undo_fails_too_the_journal_lets_the_next_run_put_files_back(
+    tree: Path, tmp_path: Path, monkeypatch
+) -> None:
     changes = _changes(tree)
     # The third file's replace fails, then so does putting the first one back.
     real_replace = os.replace
@@ -186,15 +189,19 @@ def test_when_the_undo_fails_too_the_journal_lets_the_next_run_put_files_back(tr
         write_changes(tree, changes)
     monkeypatch.undo()
     assert not failed.value.restored
-    assert str(failed.value) == (f"src/nested/c.rs: Input/output error; 1 file(s) already written could not be "
-                                 f"put back (src/a.rs): run `codemod apply {tree}` again to restore them "
-                                 f"from {JOURNAL_DIR}/")
+    assert str(failed.value) == (
+        f"src/nested/c.rs: Input/output error; 1 file(s) already written could not be "
+        f"put back (src/a.rs): run `codemod apply {tree}` again to restore them "
+        f"from {JOURNAL_DIR}/"
+    )
     assert (tree / JOURNAL_DIR).is_dir()
     assert (tree / "src/a.rs").read_bytes() == AFTER["src/a.rs"]
     assert (tree / "src/b.rs").read_bytes() == BEFORE["src/b.rs"]
     stderr = _apply_recovers_and_finishes(tree, tmp_path)
-    assert ("codemod: recovered: an interrupted codemod run had written 1 of 3 file(s) of its plan; "
-            "restored src/a.rs to their original bytes") in stderr
+    assert (
+        "codemod: recovered: an interrupted codemod run had written 1 of 3 file(s) of its plan; "
+        "restored src/a.rs to their original bytes"
+    ) in stderr
 
 
 def test_a_file_edited_while_the_plan_is_written_is_kept_and_the_rest_put_back(tree: Path, monkeypatch) -> None:
@@ -271,15 +278,19 @@ KILL_POINTS = [
 ]
 
 
-@pytest.mark.parametrize(("event", "after", "written", "action"), KILL_POINTS,
-                         ids=["while-journaling", "before-first-file", "after-first-file", "after-second-file",
-                              "before-journal-removal"])
-def test_sigkill_between_steps_is_recovered_by_the_next_run(tree: Path, tmp_path: Path, event: str, after: int,
-                                                            written: int, action: str) -> None:
+@pytest.mark.parametrize(
+    ("event", "after", "written", "action"),
+    KILL_POINTS,
+    ids=["while-journaling", "before-first-file", "after-first-file", "after-second-file", "before-journal-removal"],
+)
+def test_sigkill_between_steps_is_recovered_by_the_next_run(
+    tree: Path, tmp_path: Path, event: str, after: int, written: int, action: str
+) -> None:
     script = tmp_path / "child.py"
     script.write_text(_CHILD.format(repo=str(REPO), tests=str(REPO / "tests")))
-    child = subprocess.run([sys.executable, str(script), str(tree), event, str(after)],
-                           capture_output=True, text=True, timeout=120)
+    child = subprocess.run(
+        [sys.executable, str(script), str(tree), event, str(after)], capture_output=True, text=True, timeout=120
+    )
     assert child.returncode == -signal.SIGKILL, child.stdout + child.stderr
     on_disk = snapshot(tree)
     assert [t for t in TARGETS if on_disk[t] == AFTER[t]] == list(TARGETS[:written])
@@ -301,8 +312,10 @@ def test_apply_on_a_killed_run_says_what_it_restored_then_writes(tree: Path, tmp
     child = subprocess.run([sys.executable, str(script), str(tree), "file", "2"], capture_output=True, timeout=120)
     assert child.returncode == -signal.SIGKILL
     stderr = _apply_recovers_and_finishes(tree, tmp_path)
-    assert stderr.splitlines()[0] == ("codemod: recovered: an interrupted codemod run had written 2 of 3 file(s) "
-                                      "of its plan; restored src/a.rs, src/b.rs to their original bytes")
+    assert stderr.splitlines()[0] == (
+        "codemod: recovered: an interrupted codemod run had written 2 of 3 file(s) "
+        "of its plan; restored src/a.rs, src/b.rs to their original bytes"
+    )
 
 
 def test_recovery_refuses_to_touch_a_file_edited_after_the_kill(tree: Path, tmp_path: Path) -> None:
@@ -317,9 +330,11 @@ def test_recovery_refuses_to_touch_a_file_edited_after_the_kill(tree: Path, tmp_
     assert result.stderr.strip() == (
         f"codemod: error: recovery refused: an interrupted codemod run left {journal}, and 1 of its files changed "
         f"since (src/a.rs); nothing touched. Put each one back by hand (the original of src/a.rs is "
-        f"{journal}/before/000000) or keep your version, then delete {journal}")
-    assert {p: d for p, d in snapshot(tree).items() if p in TARGETS} == {p: d for p, d in edited.items()
-                                                                          if p in TARGETS}
+        f"{journal}/before/000000) or keep your version, then delete {journal}"
+    )
+    assert {p: d for p, d in snapshot(tree).items() if p in TARGETS} == {
+        p: d for p, d in edited.items() if p in TARGETS
+    }
     assert (journal / "before/000000").read_bytes() == BEFORE["src/a.rs"]
 
 
@@ -334,8 +349,10 @@ def test_the_library_entry_recovers_a_killed_run_then_writes(tree: Path, tmp_pat
     assert dry.recovery is not None and dry.recovery.startswith(f"note: {JOURNAL_DIR}/ is left")
     assert not dry.written and (tree / JOURNAL_DIR).exists()
     run = apply_recipe(tree, RECIPE)
-    assert run.recovery == ("recovered: an interrupted codemod run had written 2 of 3 file(s) of its plan; "
-                            "restored src/a.rs, src/b.rs to their original bytes")
+    assert run.recovery == (
+        "recovered: an interrupted codemod run had written 2 of 3 file(s) of its plan; "
+        "restored src/a.rs, src/b.rs to their original bytes"
+    )
     assert run.written and not run.blocking and run.error is None
     assert snapshot(tree) == AFTER
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -365,8 +382,9 @@ def test_write_plan_recovers_first_and_refuses_a_plan_made_before(tree: Path, tm
 def _git_tree(tree: Path) -> Path:
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
     subprocess.run(["git", "-C", str(tree), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(tree), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "before"],
-                   check=True)
+    subprocess.run(
+        ["git", "-C", str(tree), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "before"], check=True
+    )
     return tree
 
 
@@ -376,17 +394,23 @@ def test_in_a_git_work_tree_the_journal_and_lock_stay_out_of_git_status(tree: Pa
     _git_tree(tree)
     changes = _changes(tree)
     # What a SIGKILL after the first file leaves: the journal, and one file written.
-    journal.begin(tree, [(journal.JournalEntry(c.path, 0o644, c.before_digest, c.after_digest), c.before)
-                         for c in changes])
+    journal.begin(
+        tree, [(journal.JournalEntry(c.path, 0o644, c.before_digest, c.after_digest), c.before) for c in changes]
+    )
     (tree / changes[0].path).write_bytes(changes[0].after)
     assert (tree / ".git/codemod" / JOURNAL_DIR).is_dir() and not (tree / JOURNAL_DIR).exists()
-    status = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=all"],
-                            capture_output=True, text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert status.splitlines() == [f" M {changes[0].path}"]
     check = CliRunner().invoke(main, ["check", "--recipe", str(write_recipe(tmp_path)), str(tree)])
     assert check.stderr.splitlines()[-1] == (
         f"codemod check: warning: {tree.resolve()}/.git/codemod/{JOURNAL_DIR}/ is left from an interrupted "
-        f"`codemod apply`: files may be half written; `codemod apply {tree}` recovers them")
+        f"`codemod apply`: files may be half written; `codemod apply {tree}` recovers them"
+    )
     result = CliRunner().invoke(main, ["apply", "--recipe", str(write_recipe(tmp_path)), str(tree)])
     assert result.exit_code == 0, result.output
     assert "restored src/a.rs to their original bytes" in result.stderr
@@ -408,7 +432,8 @@ def test_ctrl_c_during_the_write_exits_130_and_never_says_changed(tree: Path, tm
     result = CliRunner().invoke(main, ["apply", "--recipe", str(write_recipe(tmp_path)), str(tree)])
     monkeypatch.undo()
     assert result.exit_code == 130
-    assert result.stderr.splitlines()[-1] == ("codemod: interrupted (Ctrl-C); no file is half written (a write in "
-                                              "progress was put back)")
+    assert result.stderr.splitlines()[-1] == (
+        "codemod: interrupted (Ctrl-C); no file is half written (a write in progress was put back)"
+    )
     assert "changed" not in result.stderr
     assert snapshot(tree) == BEFORE

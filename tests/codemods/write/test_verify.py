@@ -58,27 +58,41 @@ def cache(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Pa
 
 # --- C++ with a compile_commands.json ------------------------------------------------------------
 
+
 def _cpp_tree(root: Path, files: dict[str, str]) -> Path:
     _write(root, files)
     units = [p for p in files if p.endswith(".cpp")]
-    (root / "compile_commands.json").write_text(json.dumps([
-        {"directory": str(root), "file": str(root / unit),
-         "arguments": ["g++", "-std=c++17", f"-I{root}/include", "-c", unit, "-o", f"{unit}.o"]} for unit in units]))
+    (root / "compile_commands.json").write_text(
+        json.dumps(
+            [
+                {
+                    "directory": str(root),
+                    "file": str(root / unit),
+                    "arguments": ["g++", "-std=c++17", f"-I{root}/include", "-c", unit, "-o", f"{unit}.o"],
+                }
+                for unit in units
+            ]
+        )
+    )
     return root
 
 
 DIAL = {
     "include/dial.h": "#pragma once\nint dial_turn(int step);\nint dial_rest(int step);\nint dial_spare(int step);\n",
-    "src/dial.cpp": ('#include "dial.h"\nint dial_turn(int step) { return step * 3; }\n'
-                     'int dial_rest(int step) { return step - 1; }\nint dial_spare(int step) { return step; }\n'),
+    "src/dial.cpp": (
+        '#include "dial.h"\nint dial_turn(int step) { return step * 3; }\n'
+        "int dial_rest(int step) { return step - 1; }\nint dial_spare(int step) { return step; }\n"
+    ),
     "src/panel.cpp": '#include "dial.h"\n\nint panel_value() { return dial_turn(2) + dial_rest(4); }\n',
 }
 
 
 def _drop(name: str) -> str:
-    return (f'id = "drop-{name}"\nsummary = "drop {name}"\n'
-            f'[[delete]]\npath = "include/dial.h"\nlanguage = "cpp"\nkind = "declaration"\nname = "{name}"\n'
-            f'[[delete]]\npath = "src/dial.cpp"\nlanguage = "cpp"\nkind = "function"\nname = "{name}"\n')
+    return (
+        f'id = "drop-{name}"\nsummary = "drop {name}"\n'
+        f'[[delete]]\npath = "include/dial.h"\nlanguage = "cpp"\nkind = "declaration"\nname = "{name}"\n'
+        f'[[delete]]\npath = "src/dial.cpp"\nlanguage = "cpp"\nkind = "function"\nname = "{name}"\n'
+    )
 
 
 @needs_gxx
@@ -142,8 +156,14 @@ def test_nothing_to_verify_with_is_a_usage_error_naming_what_was_looked_for(tmp_
 def test_ctrl_c_leaves_no_scratch_copy_and_no_change(tmp_path: Path, cache: Path) -> None:
     root = _cpp_tree(tmp_path / "dial", DIAL)
     before = _snapshot(root)
-    recipe = Recipe(id="drop", summary="", deletions=(ItemTarget("src/dial.cpp", "cpp", "function", "dial_spare"),
-                                                      ItemTarget("include/dial.h", "cpp", "declaration", "dial_spare")))
+    recipe = Recipe(
+        id="drop",
+        summary="",
+        deletions=(
+            ItemTarget("src/dial.cpp", "cpp", "function", "dial_spare"),
+            ItemTarget("include/dial.h", "cpp", "declaration", "dial_spare"),
+        ),
+    )
     plan = plan_recipe(root, recipe)
 
     def interrupt(message: str) -> None:
@@ -158,15 +178,18 @@ def test_ctrl_c_leaves_no_scratch_copy_and_no_change(tmp_path: Path, cache: Path
 
 # --- Cargo: small workspaces of our own ----------------------------------------------------------
 
+
 def _crate(name: str, body: str, deps: str = "", extra: str = "") -> dict[str, str]:
-    return {f"{name}/Cargo.toml": f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n{extra}'
-                                  f'\n[dependencies]\n{deps}',
-            f"{name}/src/lib.rs": body}
+    return {
+        f"{name}/Cargo.toml": f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n{extra}'
+        f"\n[dependencies]\n{deps}",
+        f"{name}/src/lib.rs": body,
+    }
 
 
 def _workspace(root: Path, *crates: dict[str, str]) -> Path:
     members = [next(iter(c)).split("/")[0] for c in crates]
-    files = {"Cargo.toml": f"[workspace]\nmembers = {json.dumps(members)}\nresolver = \"2\"\n"}
+    files = {"Cargo.toml": f'[workspace]\nmembers = {json.dumps(members)}\nresolver = "2"\n'}
     for crate in crates:
         files.update(crate)
     return _write(root, files)
@@ -175,14 +198,19 @@ def _workspace(root: Path, *crates: dict[str, str]) -> Path:
 @needs_cargo
 def test_rust_an_item_reached_through_a_crate_alias_is_refused_by_the_build(tmp_path: Path, cache: Path) -> None:
     """Issue 37, point 1: `pub extern crate x as y;` and a call through `y`."""
-    root = _workspace(tmp_path / "ws",
-                      _crate("spool", "pub fn unwind(n: u32) -> u32 {\n    n + 1\n}\n\npub fn rewind() -> u32 {\n    2\n}\n"),
-                      _crate("loom", "pub extern crate spool as thread;\n", deps='spool = { path = "../spool" }\n'),
-                      _crate("weaver", "pub fn weave() -> u32 {\n    loom::thread::unwind(3)\n}\n",
-                             deps='loom = { path = "../loom" }\n'))
+    root = _workspace(
+        tmp_path / "ws",
+        _crate("spool", "pub fn unwind(n: u32) -> u32 {\n    n + 1\n}\n\npub fn rewind() -> u32 {\n    2\n}\n"),
+        _crate("loom", "pub extern crate spool as thread;\n", deps='spool = { path = "../spool" }\n'),
+        _crate(
+            "weaver", "pub fn weave() -> u32 {\n    loom::thread::unwind(3)\n}\n", deps='loom = { path = "../loom" }\n'
+        ),
+    )
     before = _snapshot(root)
-    recipe = ('id = "drop-unwind"\nsummary = "drop unwind"\n[[delete]]\npath = "spool/src/lib.rs"\n'
-              'language = "rust"\nkind = "fn"\nname = "unwind"\n')
+    recipe = (
+        'id = "drop-unwind"\nsummary = "drop unwind"\n[[delete]]\npath = "spool/src/lib.rs"\n'
+        'language = "rust"\nkind = "fn"\nname = "unwind"\n'
+    )
     code, _, stderr = _apply(root, recipe, "--allow-dangling", "--verify")
     assert code == 1, stderr
     assert any(line.startswith("weaver/src/lib.rs:2:") for line in _build_errors(stderr)), stderr
@@ -190,17 +218,24 @@ def test_rust_an_item_reached_through_a_crate_alias_is_refused_by_the_build(tmp_
 
 
 @needs_cargo
-def test_rust_a_subset_keeping_an_import_removal_its_skipped_rewrite_caused_is_refused(tmp_path: Path,
-                                                                                         cache: Path) -> None:
+def test_rust_a_subset_keeping_an_import_removal_its_skipped_rewrite_caused_is_refused(
+    tmp_path: Path, cache: Path
+) -> None:
     """Issue 37, point 3: skip the rewrite that made an import unused; the deletion stays."""
     root = _workspace(tmp_path / "ws", _crate("abacus", "pub mod beads;\npub mod tally;\n"))
-    _write(root, {"abacus/src/beads.rs": "pub fn old_count(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
-                                         "pub fn new_count(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
-                  "abacus/src/tally.rs": "use crate::beads::old_count;\n\npub fn total() -> i32 {\n"
-                                         "    old_count(1, 2)\n}\n"})
-    recipe_text = ('id = "recount"\nsummary = "old_count -> new_count"\n[[delete]]\npath = "abacus/src/beads.rs"\n'
-                   'language = "rust"\nkind = "fn"\nname = "old_count"\n[[rewrite]]\npath = "abacus/src/tally.rs"\n'
-                   'language = "rust"\npattern = "old_count($A, $B)"\nreplace = "crate::beads::new_count($A, $B)"\n')
+    _write(
+        root,
+        {
+            "abacus/src/beads.rs": "pub fn old_count(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+            "pub fn new_count(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+            "abacus/src/tally.rs": "use crate::beads::old_count;\n\npub fn total() -> i32 {\n    old_count(1, 2)\n}\n",
+        },
+    )
+    recipe_text = (
+        'id = "recount"\nsummary = "old_count -> new_count"\n[[delete]]\npath = "abacus/src/beads.rs"\n'
+        'language = "rust"\nkind = "fn"\nname = "old_count"\n[[rewrite]]\npath = "abacus/src/tally.rs"\n'
+        'language = "rust"\npattern = "old_count($A, $B)"\nreplace = "crate::beads::new_count($A, $B)"\n'
+    )
     (tmp_path / "recipe.toml").write_text(recipe_text, encoding="utf-8")
     from codemods import load_recipe
 
@@ -218,19 +253,27 @@ def test_rust_a_subset_keeping_an_import_removal_its_skipped_rewrite_caused_is_r
 def test_rust_an_unmatched_reword_hiding_a_dangling_reexport_is_refused(tmp_path: Path, cache: Path) -> None:
     """Issue 37, point 4: a `[[reword]]` that matches nothing (let through) on a file the plan also edits
     hid that file's dangling `pub use` of the deleted function and its unreworded mention."""
-    root = _workspace(tmp_path / "ws",
-                      _crate("rotor", "pub fn spin_up(n: u32) -> u32 {\n    n * 3\n}\n\npub fn idle() -> u32 {\n    0\n}\n"),
-                      _crate("turbine", "//! Turbines: call spin_up to start.\n\nextern crate rotor as hub;\n"
-                                        "pub use hub::spin_up;\n\n/// Old helper.\npub fn legacy_vane() -> u32 {\n"
-                                        "    1\n}\n\npub fn vane() -> u32 {\n    2\n}\n",
-                             deps='rotor = { path = "../rotor" }\n'),
-                      # Another crate uses the re-export, so the plan keeps the `pub use` (dangling).
-                      _crate("mill", "pub fn grind() -> u32 {\n    turbine::spin_up(2)\n}\n",
-                             deps='turbine = { path = "../turbine" }\n'))
-    recipe = ('id = "drop-spin-up"\nsummary = "drop spin_up"\ndead_symbol_pattern = "spin_up"\n'
-              '[[delete]]\npath = "rotor/src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "spin_up"\n'
-              '[[delete]]\npath = "turbine/src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "legacy_vane"\n'
-              '[[reword]]\npath = "turbine/src/lib.rs"\nfind = "windmills turn"\nreplace = "rotors rest"\n')
+    root = _workspace(
+        tmp_path / "ws",
+        _crate("rotor", "pub fn spin_up(n: u32) -> u32 {\n    n * 3\n}\n\npub fn idle() -> u32 {\n    0\n}\n"),
+        _crate(
+            "turbine",
+            "//! Turbines: call spin_up to start.\n\nextern crate rotor as hub;\n"
+            "pub use hub::spin_up;\n\n/// Old helper.\npub fn legacy_vane() -> u32 {\n"
+            "    1\n}\n\npub fn vane() -> u32 {\n    2\n}\n",
+            deps='rotor = { path = "../rotor" }\n',
+        ),
+        # Another crate uses the re-export, so the plan keeps the `pub use` (dangling).
+        _crate(
+            "mill", "pub fn grind() -> u32 {\n    turbine::spin_up(2)\n}\n", deps='turbine = { path = "../turbine" }\n'
+        ),
+    )
+    recipe = (
+        'id = "drop-spin-up"\nsummary = "drop spin_up"\ndead_symbol_pattern = "spin_up"\n'
+        '[[delete]]\npath = "rotor/src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "spin_up"\n'
+        '[[delete]]\npath = "turbine/src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "legacy_vane"\n'
+        '[[reword]]\npath = "turbine/src/lib.rs"\nfind = "windmills turn"\nreplace = "rotors rest"\n'
+    )
     before = _snapshot(root)
     code, _, stderr = _apply(root, recipe, "--allow-unmatched", "--allow-dangling", "--allow-unreworded", "--verify")
     assert code == 1, stderr
@@ -239,11 +282,16 @@ def test_rust_an_unmatched_reword_hiding_a_dangling_reexport_is_refused(tmp_path
     assert _snapshot(root) == before
 
 
-KILN = _crate("kiln", "pub fn fire() -> u32 {\n    4\n}\n\npub fn cool() -> u32 {\n    1\n}\n\n"
-                      "#[cfg(feature = \"glaze\")]\npub fn glazed() -> u32 {\n    fire() + 1\n}\n",
-              extra="\n[features]\nglaze = []\n")
-DROP_FIRE = ('id = "drop-fire"\nsummary = "drop fire"\n[[delete]]\npath = "kiln/src/lib.rs"\n'
-             'language = "rust"\nkind = "fn"\nname = "fire"\n')
+KILN = _crate(
+    "kiln",
+    "pub fn fire() -> u32 {\n    4\n}\n\npub fn cool() -> u32 {\n    1\n}\n\n"
+    '#[cfg(feature = "glaze")]\npub fn glazed() -> u32 {\n    fire() + 1\n}\n',
+    extra="\n[features]\nglaze = []\n",
+)
+DROP_FIRE = (
+    'id = "drop-fire"\nsummary = "drop fire"\n[[delete]]\npath = "kiln/src/lib.rs"\n'
+    'language = "rust"\nkind = "fn"\nname = "fire"\n'
+)
 
 
 @needs_cargo
@@ -260,8 +308,7 @@ def test_trust_build_lets_through_a_reference_the_clean_build_contradicts(tmp_pa
 @needs_cargo
 def test_trust_build_holds_only_for_the_configurations_built(tmp_path: Path, cache: Path) -> None:
     root = _workspace(tmp_path / "ws", KILN)
-    recipe = ('verify = ["cargo check --workspace", "cargo check --workspace --features glaze"]\n'
-              + DROP_FIRE)
+    recipe = 'verify = ["cargo check --workspace", "cargo check --workspace --features glaze"]\n' + DROP_FIRE
     before = _snapshot(root)
     code, _, stderr = _apply(root, recipe, "--verify", "--trust-build")
     assert code == 1, stderr
@@ -272,15 +319,21 @@ def test_trust_build_holds_only_for_the_configurations_built(tmp_path: Path, cac
 
 # --- C++: a member function called through an object (issue 37, point 2) -------------------------
 
+
 @needs_gxx
 def test_cpp_a_member_called_through_an_object_in_another_file_is_refused(tmp_path: Path, cache: Path) -> None:
-    root = _cpp_tree(tmp_path / "gauge", {
-        "include/needle.h": "#pragma once\nstruct Needle {\n  int sweep() { return 1; }\n  int park() { return 0; }\n};\n",
-        "src/face.cpp": '#include "needle.h"\n\nint face_reading() {\n  Needle n;\n  return n.sweep() + n.park();\n}\n',
-    })
+    root = _cpp_tree(
+        tmp_path / "gauge",
+        {
+            "include/needle.h": "#pragma once\nstruct Needle {\n  int sweep() { return 1; }\n  int park() { return 0; }\n};\n",
+            "src/face.cpp": '#include "needle.h"\n\nint face_reading() {\n  Needle n;\n  return n.sweep() + n.park();\n}\n',
+        },
+    )
     before = _snapshot(root)
-    recipe = ('id = "drop-sweep"\nsummary = "drop sweep"\n[[delete]]\npath = "include/needle.h"\n'
-              'language = "cpp"\nkind = "function"\nname = "Needle::sweep"\n')
+    recipe = (
+        'id = "drop-sweep"\nsummary = "drop sweep"\n[[delete]]\npath = "include/needle.h"\n'
+        'language = "cpp"\nkind = "function"\nname = "Needle::sweep"\n'
+    )
     code, _, stderr = _apply(root, recipe, "--allow-dangling", "--verify")
     assert code == 1, stderr
     assert any(line.startswith("src/face.cpp:5:") and "sweep" in line for line in _build_errors(stderr)), stderr
@@ -288,6 +341,7 @@ def test_cpp_a_member_called_through_an_object_in_another_file_is_refused(tmp_pa
 
 
 # --- the fixture crate (offline) ------------------------------------------------------------------
+
 
 @pytest.fixture
 def fixture_tree(tmp_path: Path, cache: Path) -> Path:
@@ -300,15 +354,18 @@ def fixture_tree(tmp_path: Path, cache: Path) -> Path:
 
 
 def _drop_rust(path: str, name: str, kind: str = "fn") -> str:
-    return (f'id = "drop-one"\nsummary = "drop {name}"\n[[delete]]\npath = "{path}"\nlanguage = "rust"\n'
-            f'kind = "{kind}"\nname = "{name}"\n')
+    return (
+        f'id = "drop-one"\nsummary = "drop {name}"\n[[delete]]\npath = "{path}"\nlanguage = "rust"\n'
+        f'kind = "{kind}"\nname = "{name}"\n'
+    )
 
 
 @needs_cargo
 def test_fixture_a_plan_that_does_not_compile_is_refused(fixture_tree: Path) -> None:
     before = _snapshot(fixture_tree)
-    code, stdout, stderr = _apply(fixture_tree, _drop_rust("src/models/mod.rs", "load_wrapper"),
-                                  "--allow-dangling", "--verify", "--json")
+    code, stdout, stderr = _apply(
+        fixture_tree, _drop_rust("src/models/mod.rs", "load_wrapper"), "--allow-dangling", "--verify", "--json"
+    )
     assert code == 1, stderr
     errors = [f for f in json.loads(stdout)["findings"] if f["code"] == Code.BUILD_ERROR]
     assert {f["path"] for f in errors} >= {"src/main.rs"}
@@ -318,8 +375,9 @@ def test_fixture_a_plan_that_does_not_compile_is_refused(fixture_tree: Path) -> 
 
 @needs_cargo
 def test_fixture_a_plan_that_compiles_is_written(fixture_tree: Path) -> None:
-    code, _, stderr = _apply(fixture_tree, _drop_rust("src/models/llama4.rs", "Llama4Wrapper::attention_chunk_size"),
-                             "--verify")
+    code, _, stderr = _apply(
+        fixture_tree, _drop_rust("src/models/llama4.rs", "Llama4Wrapper::attention_chunk_size"), "--verify"
+    )
     assert code == 0, stderr
     assert "fn attention_chunk_size" not in (fixture_tree / "src/models/llama4.rs").read_text()
 
@@ -327,20 +385,27 @@ def test_fixture_a_plan_that_compiles_is_written(fixture_tree: Path) -> None:
 @needs_cargo
 def test_fixture_an_error_already_there_does_not_block(fixture_tree: Path) -> None:
     gemma = fixture_tree / "src/models/gemma3.rs"
-    gemma.write_text(gemma.read_text() + "\npub fn broken_before() -> u32 {\n    \"not a number\"\n}\n")
-    code, _, stderr = _apply(fixture_tree, _drop_rust("src/models/llama4.rs", "Llama4Wrapper::attention_chunk_size"),
-                             "--verify")
+    gemma.write_text(gemma.read_text() + '\npub fn broken_before() -> u32 {\n    "not a number"\n}\n')
+    code, _, stderr = _apply(
+        fixture_tree, _drop_rust("src/models/llama4.rs", "Llama4Wrapper::attention_chunk_size"), "--verify"
+    )
     assert code == 0, stderr
     assert "fn attention_chunk_size" not in (fixture_tree / "src/models/llama4.rs").read_text()
 
 
-FORGE = {"Cargo.toml": '[package]\nname = "forge"\nversion = "0.1.0"\nedition = "2021"\n',
-         "src/lib.rs": ("pub struct Anvil;\n\nimpl Anvil {\n    pub fn strike(&self) -> u32 {\n        1\n    }\n}\n\n"
-                        "pub struct Bellows;\n\nimpl Bellows {\n    pub fn strike(&self) -> u32 {\n        2\n    }\n}\n\n"
-                        "fn pick() -> Bellows {\n    Bellows\n}\n\npub fn work() -> u32 {\n    let tool = pick();\n"
-                        "    tool.strike()\n}\n")}
-DROP_STRIKE = ('id = "drop-strike"\nsummary = "drop Anvil::strike"\n[[delete]]\npath = "src/lib.rs"\n'
-               'language = "rust"\nkind = "fn"\nname = "Anvil::strike"\n')
+FORGE = {
+    "Cargo.toml": '[package]\nname = "forge"\nversion = "0.1.0"\nedition = "2021"\n',
+    "src/lib.rs": (
+        "pub struct Anvil;\n\nimpl Anvil {\n    pub fn strike(&self) -> u32 {\n        1\n    }\n}\n\n"
+        "pub struct Bellows;\n\nimpl Bellows {\n    pub fn strike(&self) -> u32 {\n        2\n    }\n}\n\n"
+        "fn pick() -> Bellows {\n    Bellows\n}\n\npub fn work() -> u32 {\n    let tool = pick();\n"
+        "    tool.strike()\n}\n"
+    ),
+}
+DROP_STRIKE = (
+    'id = "drop-strike"\nsummary = "drop Anvil::strike"\n[[delete]]\npath = "src/lib.rs"\n'
+    'language = "rust"\nkind = "fn"\nname = "Anvil::strike"\n'
+)
 
 
 @needs_cargo
@@ -350,19 +415,27 @@ def test_a_possible_use_the_clean_build_contradicts_says_so(tmp_path: Path, cach
     assert code == 1 and "src/lib.rs:23:" in stderr  # a method call on a receiver of unknown type
     code, _, stderr = _apply(root, DROP_STRIKE, "--dry-run", "--verify")
     assert code == 0
-    assert any(line.startswith("src/lib.rs:23:") and "the build compiles without it" in line
-               for line in stderr.splitlines()), stderr
+    assert any(
+        line.startswith("src/lib.rs:23:") and "the build compiles without it" in line for line in stderr.splitlines()
+    ), stderr
     code, _, stderr = _apply(root, DROP_STRIKE, "--strict", "--verify", "--trust-build")
     assert code == 0, stderr
     assert "fn strike(&self) -> u32 {\n        1" not in (root / "src/lib.rs").read_text()
 
 
 def test_python_an_import_of_a_deleted_function_is_refused(tmp_path: Path, cache: Path) -> None:
-    root = _write(tmp_path / "py", {"loom/__init__.py": "",
-                                    "loom/mill.py": "def churn(n):\n    return n + 1\n\n\ndef settle(n):\n    return n\n",
-                                    "loom/line.py": "from loom.mill import churn\n\n\ndef batch():\n    return churn(2)\n"})
-    recipe = ('id = "drop-churn"\nsummary = "drop churn"\n[[delete]]\npath = "loom/mill.py"\nlanguage = "python"\n'
-              'kind = "function"\nname = "{name}"\n')
+    root = _write(
+        tmp_path / "py",
+        {
+            "loom/__init__.py": "",
+            "loom/mill.py": "def churn(n):\n    return n + 1\n\n\ndef settle(n):\n    return n\n",
+            "loom/line.py": "from loom.mill import churn\n\n\ndef batch():\n    return churn(2)\n",
+        },
+    )
+    recipe = (
+        'id = "drop-churn"\nsummary = "drop churn"\n[[delete]]\npath = "loom/mill.py"\nlanguage = "python"\n'
+        'kind = "function"\nname = "{name}"\n'
+    )
     before = _snapshot(root)
     code, _, stderr = _apply(root, recipe.format(name="churn"), "--allow-dangling", "--verify")
     assert code == 1, stderr
@@ -405,8 +478,14 @@ def test_the_library_returns_typed_results(tmp_path: Path, cache: Path) -> None:
     from codemods import BuildError, CheckRun, Verification, apply_recipe
 
     root = _cpp_tree(tmp_path / "dial", DIAL)
-    recipe = Recipe(id="drop", summary="", deletions=(ItemTarget("src/dial.cpp", "cpp", "function", "dial_turn"),
-                                                      ItemTarget("include/dial.h", "cpp", "declaration", "dial_turn")))
+    recipe = Recipe(
+        id="drop",
+        summary="",
+        deletions=(
+            ItemTarget("src/dial.cpp", "cpp", "function", "dial_turn"),
+            ItemTarget("include/dial.h", "cpp", "declaration", "dial_turn"),
+        ),
+    )
     proof = verify_plan(plan_recipe(root, recipe, allow_dangling=True), cache=cache)
     assert isinstance(proof, Verification) and isinstance(proof.checks[0], CheckRun)
     assert proof.new_errors == (BuildError("src/panel.cpp", 3, 28, proof.new_errors[0].message, None),)

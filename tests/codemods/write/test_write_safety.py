@@ -73,8 +73,10 @@ def test_a_second_run_while_the_tree_is_locked_stops_at_once_and_writes_nothing(
         os.write(fd, b"4242\n")
         result = _apply("--recipe", str(write_recipe(tmp_path)), str(tree))
         assert result.exit_code == 1
-        assert result.stderr.strip() == (f"codemod: error: another codemod apply is running on {tree} (pid 4242); "
-                                         f"wait for it to finish (lock: {tree / LOCK_FILE})")
+        assert result.stderr.strip() == (
+            f"codemod: error: another codemod apply is running on {tree} (pid 4242); "
+            f"wait for it to finish (lock: {tree / LOCK_FILE})"
+        )
         with pytest.raises(TreeLocked):
             write_changes(tree, list(plan_recipe(tree, RECIPE).changes))
         assert {p: d for p, d in snapshot(tree).items() if p != LOCK_FILE} == BEFORE
@@ -148,8 +150,7 @@ class _InsertAfter:
 
 
 def test_crlf_file_stays_crlf_including_inserted_and_reworded_text(tmp_path: Path) -> None:
-    before = (b"// The old route is\r\n// deprecated.\r\n\r\nfn gone() {}\r\n\r\n"
-              b"fn keep() {}\r\n\r\nfn last() {}\r\n")
+    before = b"// The old route is\r\n// deprecated.\r\n\r\nfn gone() {}\r\n\r\nfn keep() {}\r\n\r\nfn last() {}\r\n"
     root = make_tree(tmp_path / "tree", {"src/lib.rs": before})
     recipe = Recipe(
         id="crlf",
@@ -164,7 +165,8 @@ def test_crlf_file_stays_crlf_including_inserted_and_reworded_text(tmp_path: Pat
     assert all(b"\n" not in e.replacement.replace(b"\r\n", b"") for e in plan.changes[0].edits)
     write_changes(root, list(plan.changes))
     assert (root / "src/lib.rs").read_bytes() == (
-        b"// One route.\r\n\r\nfn keep() {}\r\n\r\nfn added() {\r\n    keep();\r\n}\r\n\r\nfn last() {}\r\n")
+        b"// One route.\r\n\r\nfn keep() {}\r\n\r\nfn added() {\r\n    keep();\r\n}\r\n\r\nfn last() {}\r\n"
+    )
     lf = plan_recipe(make_tree(tmp_path / "lf", {"src/lib.rs": before.replace(b"\r\n", b"\n")}), recipe)
     assert lf.changes and lf.crlf_files == ()
 
@@ -185,9 +187,9 @@ def test_inserted_text_is_converted_only_where_it_differs_from_what_it_replaces(
 
 
 def test_bom_invalid_utf8_and_tabs_outside_the_edit_survive_byte_for_byte(tmp_path: Path) -> None:
-    keep_head = b"\xef\xbb\xbf// caf\xe9 \xff\xfe in Latin-1\n\tconst X: &[u8] = b\"\\xff\";\n\n"
+    keep_head = b'\xef\xbb\xbf// caf\xe9 \xff\xfe in Latin-1\n\tconst X: &[u8] = b"\\xff";\n\n'
     gone = b"/// Gone.\nfn gone() {}\n\n"
-    keep_tail = b"fn keep() {\n\tlet s = \"\xc3\x28\";\t// odd bytes\n}\n"
+    keep_tail = b'fn keep() {\n\tlet s = "\xc3\x28";\t// odd bytes\n}\n'
     root = make_tree(tmp_path / "tree", {"src/lib.rs": keep_head + gone + keep_tail})
     recipe = Recipe(id="bytes", summary="", deletions=(ItemTarget("src/lib.rs", "rust", "fn", "gone"),))
     plan = plan_recipe(root, recipe)
@@ -228,8 +230,10 @@ def test_a_symlink_resolving_outside_root_is_refused_and_its_target_untouched(tr
 
 def test_two_paths_to_one_file_are_refused(tree: Path) -> None:
     (tree / "src/alias.rs").symlink_to("a.rs")
-    changes = [FileChange("src/a.rs", BEFORE["src/a.rs"], AFTER["src/a.rs"]),
-               FileChange("src/alias.rs", BEFORE["src/a.rs"], b"")]
+    changes = [
+        FileChange("src/a.rs", BEFORE["src/a.rs"], AFTER["src/a.rs"]),
+        FileChange("src/alias.rs", BEFORE["src/a.rs"], b""),
+    ]
     with pytest.raises(WriteRefused) as refused:
         write_changes(tree, changes)
     assert [(f.path, f.code) for f in refused.value.findings] == [("src/alias.rs", "aliased-path")]
@@ -279,11 +283,18 @@ def test_two_processes_cannot_apply_to_one_tree_at_once(tree: Path, tmp_path: Pa
 
     repo = Path(__file__).resolve().parents[3]
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys; sys.path.insert(0, sys.argv[2]); from codemods.write.journal import tree_lock\n"
-         "with tree_lock(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.read()\n",
-         str(tree), str(repo)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[2]); from codemods.write.journal import tree_lock\n"
+            "with tree_lock(sys.argv[1]):\n    print('held', flush=True)\n    sys.stdin.read()\n",
+            str(tree),
+            str(repo),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline() == "held\n"
         result = _apply("--recipe", str(write_recipe(tmp_path)), str(tree))

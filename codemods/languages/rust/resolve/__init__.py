@@ -38,6 +38,14 @@ from codemods.languages.rust.resolve.references import PARALLEL_FILES, RustResol
 from codemods.languages.rust.resolve.values import MACRO, TYPE, VALUE, DeletedRustItem
 
 __all__ = [
-    "EXPRESSION_MACROS", "MACRO", "PARALLEL_FILES", "SERDE_FUNCTION_KEYS", "SERDE_MODULE_KEYS", "TYPE", "VALUE",
-    "DeletedRustItem", "RustResolver", "deleted_rust_items",
+    "EXPRESSION_MACROS",
+    "MACRO",
+    "PARALLEL_FILES",
+    "SERDE_FUNCTION_KEYS",
+    "SERDE_MODULE_KEYS",
+    "TYPE",
+    "VALUE",
+    "DeletedRustItem",
+    "RustResolver",
+    "deleted_rust_items",
 ]

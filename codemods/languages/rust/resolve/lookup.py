@@ -13,8 +13,22 @@ from codemods.edit.values import line_col
 from codemods.languages.rust.resolve.scopes import ModuleScopes, binds_here, generic_here
 from codemods.languages.rust.resolve.syntax import struct_namespaces
 from codemods.languages.rust.resolve.values import (
-    EXTERNAL, ITEM_NAMESPACES, MACRO, OTHER, TYPE, UNKNOWN, VALUE, AssociatedItem, Def, Import, Mod, ModuleKey,
-    ModuleScope, Outcome, Place, SourceFile,
+    EXTERNAL,
+    ITEM_NAMESPACES,
+    MACRO,
+    OTHER,
+    TYPE,
+    UNKNOWN,
+    VALUE,
+    AssociatedItem,
+    Def,
+    Import,
+    Mod,
+    ModuleKey,
+    ModuleScope,
+    Outcome,
+    Place,
+    SourceFile,
 )
 from codemods.parse import node_text
 
@@ -43,12 +57,13 @@ class PathLookup:
         if visibility == "pub(super)":
             allowed = module[1][:-1]
         elif visibility.startswith("pub(in "):
-            path = visibility[len("pub(in "):-1].replace(" ", "").split("::")
+            path = visibility[len("pub(in ") : -1].replace(" ", "").split("::")
             allowed = tuple(p for p in path if p != "crate")
         return importer[1][: len(allowed)] == allowed
 
-    def lookup(self, key: ModuleKey, name: str, namespace: str, importer: ModuleKey | None = None,
-               seen: Seen | None = None) -> list[Outcome]:
+    def lookup(
+        self, key: ModuleKey, name: str, namespace: str, importer: ModuleKey | None = None, seen: Seen | None = None
+    ) -> list[Outcome]:
         """What `name` means in the module `key`: its items, then named imports, then globs.
 
         With `importer` (a glob lookup), only what is visible from that module counts.
@@ -57,8 +72,9 @@ class PathLookup:
             # Asked afresh, the answer depends on the tree alone: kept (a copy given out).
             fresh = self._fresh.get((key, name, namespace))
             if fresh is None:
-                fresh = self._fresh[(key, name, namespace)] = self._lookup(key, name, namespace, None,
-                                                                           {(key, name, namespace)})
+                fresh = self._fresh[(key, name, namespace)] = self._lookup(
+                    key, name, namespace, None, {(key, name, namespace)}
+                )
             return list(fresh)
         seen = set() if seen is None else seen
         if (key, name, namespace) in seen:
@@ -71,14 +87,17 @@ class PathLookup:
             # before an extern crate of the same name, say) may ask the same question again.
             seen.discard((key, name, namespace))
 
-    def _lookup(self, key: ModuleKey, name: str, namespace: str, importer: ModuleKey | None,
-                seen: Seen) -> list[Outcome]:
+    def _lookup(
+        self, key: ModuleKey, name: str, namespace: str, importer: ModuleKey | None, seen: Seen
+    ) -> list[Outcome]:
         scope = self.scopes.scope(key)
         if scope is None:
             return [Outcome(UNKNOWN, (f"module {self.module_name(key)} not found",))]
-        found = [Outcome(Mod((key[0], (*key[1], name)), d) if d.kind == "mod_item" else d)
-                 for d in scope.items.get(name, [])
-                 if namespace in d.namespaces and (importer is None or self._visible(key, d.visibility, importer))]
+        found = [
+            Outcome(Mod((key[0], (*key[1], name)), d) if d.kind == "mod_item" else d)
+            for d in scope.items.get(name, [])
+            if namespace in d.namespaces and (importer is None or self._visible(key, d.visibility, importer))
+        ]
         for entry in scope.imports.get(name, []):
             if importer is not None and not self._visible(key, entry.visibility, importer):
                 continue
@@ -124,8 +143,9 @@ class PathLookup:
             return [Outcome(UNKNOWN)]
         return self.resolve_segments(key, None, segments, TYPE, seen)
 
-    def resolve_segments(self, key: ModuleKey, place: Place | None, segments: tuple[str, ...],
-                         namespace: str, seen: Seen | None = None) -> list[Outcome]:
+    def resolve_segments(
+        self, key: ModuleKey, place: Place | None, segments: tuple[str, ...], namespace: str, seen: Seen | None = None
+    ) -> list[Outcome]:
         """Resolve a path in module `key`; the first segment from the lexical scope of `place`
         (without one, from the module's scope)."""
         seen = set() if seen is None else seen
@@ -160,8 +180,10 @@ class PathLookup:
             for outcome in current:
                 target = outcome.target
                 if isinstance(target, Mod):
-                    following += [Outcome(o.target, outcome.via + o.via)
-                                  for o in self.lookup(target.key, segment, wanted, None, seen)]
+                    following += [
+                        Outcome(o.target, outcome.via + o.via)
+                        for o in self.lookup(target.key, segment, wanted, None, seen)
+                    ]
                 elif target in (EXTERNAL, UNKNOWN):
                     following.append(outcome)
                 elif isinstance(target, Def):
@@ -233,16 +255,19 @@ class PathLookup:
                 return found
         return []
 
-    def _block_items(self, key: ModuleKey, file: SourceFile, block: tree_sitter.Node, name: str,
-                     namespace: str) -> list[Outcome]:
+    def _block_items(
+        self, key: ModuleKey, file: SourceFile, block: tree_sitter.Node, name: str, namespace: str
+    ) -> list[Outcome]:
         """Items and `use` declarations of a block of `file` (they are visible in all of it)."""
         scope = ModuleScope({}, {}, [], {})
         for statement in block.named_children:
             if statement.type == "use_declaration":
                 self.scopes.declare(scope, statement, file.path, "", key)
             elif node_text(statement.child_by_field_name("name")) == name and namespace in (
-                    struct_namespaces(statement) if statement.type == "struct_item"
-                    else ITEM_NAMESPACES.get(statement.type, ())):
+                struct_namespaces(statement)
+                if statement.type == "struct_item"
+                else ITEM_NAMESPACES.get(statement.type, ())
+            ):
                 return [Outcome(OTHER)]
         found: list[Outcome] = []
         for entry in scope.imports.get(name, []):
@@ -266,6 +291,7 @@ class PathLookup:
 
     def describe(self, definition: Def) -> str:
         """`crate_name::module::item (file:line)`."""
-        return (f"{self.module_name(definition.module)}::{definition.name} "
-                f"({definition.file}:{self.scopes.line(definition.file, definition.start)})")
-
+        return (
+            f"{self.module_name(definition.module)}::{definition.name} "
+            f"({definition.file}:{self.scopes.line(definition.file, definition.start)})"
+        )

@@ -16,23 +16,65 @@ from codemods.parse import descendants, node_text
 
 # Macros whose arguments are expressions (or format strings and expressions):
 # a name inside them resolves as in code.
-EXPRESSION_MACROS = frozenset({
-    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "vec",
-    "format", "format_args", "print", "println", "eprint", "eprintln", "write", "writeln", "panic",
-    "unreachable", "todo", "unimplemented", "dbg", "anyhow", "bail", "ensure", "json", "info", "warn",
-    "error", "debug", "trace",
-})
+EXPRESSION_MACROS = frozenset(
+    {
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "debug_assert",
+        "debug_assert_eq",
+        "debug_assert_ne",
+        "vec",
+        "format",
+        "format_args",
+        "print",
+        "println",
+        "eprint",
+        "eprintln",
+        "write",
+        "writeln",
+        "panic",
+        "unreachable",
+        "todo",
+        "unimplemented",
+        "dbg",
+        "anyhow",
+        "bail",
+        "ensure",
+        "json",
+        "info",
+        "warn",
+        "error",
+        "debug",
+        "trace",
+    }
+)
 
 # serde attribute keys whose string value is a path to a function (or, for `with`, a module).
 SERDE_FUNCTION_KEYS = frozenset({"default", "serialize_with", "deserialize_with", "skip_serializing_if", "getter"})
 SERDE_MODULE_KEYS = frozenset({"with"})
 
 # Item nodes whose `name` field declares the name (a use of the name there is not a reference).
-_DECLARING = frozenset({
-    "function_item", "function_signature_item", "const_item", "static_item", "struct_item", "enum_item",
-    "union_item", "trait_item", "type_item", "mod_item", "macro_definition", "enum_variant",
-    "type_parameter", "const_parameter", "field_declaration", "associated_type",
-})
+_DECLARING = frozenset(
+    {
+        "function_item",
+        "function_signature_item",
+        "const_item",
+        "static_item",
+        "struct_item",
+        "enum_item",
+        "union_item",
+        "trait_item",
+        "type_item",
+        "mod_item",
+        "macro_definition",
+        "enum_variant",
+        "type_parameter",
+        "const_parameter",
+        "field_declaration",
+        "associated_type",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +94,7 @@ def after_member_access(source: bytes, start: int) -> bool:
     """Whether the word at `start` follows `.` or `::` (blanks between): the only places a method
     or an associated function is named (`x.len()`, `Type::len`, `Self::len`, a serde path string),
     never as a bare word, so a file without such a spelling is not parsed for it."""
-    before = source[max(0, start - 256):start].rstrip()
+    before = source[max(0, start - 256) : start].rstrip()
     return before.endswith(b".") or before.endswith(b"::")
 
 
@@ -69,8 +111,13 @@ def classify(node: tree_sitter.Node, start: int, end: int, name: str) -> Use | N
         return None
     if kind == "field_identifier":
         caller = parent.parent
-        if parent.type == "field_expression" and parent.child_by_field_name("field") == node and \
-                caller is not None and caller.type == "call_expression" and caller.child_by_field_name("function") == parent:
+        if (
+            parent.type == "field_expression"
+            and parent.child_by_field_name("field") == node
+            and caller is not None
+            and caller.type == "call_expression"
+            and caller.child_by_field_name("function") == parent
+        ):
             return Use("method call", receiver=parent.child_by_field_name("value"))
         return None
     if kind == "shorthand_field_identifier":
@@ -106,13 +153,21 @@ def _code_use(node: tree_sitter.Node, name: str) -> Use | None:
     parent = node.parent
     named = parent is not None and parent.type in _SCOPED and parent.child_by_field_name("name") == node
     whole = parent if named and parent is not None else node
-    if whole.parent is not None and whole.parent.type == "generic_type" and whole.parent.child_by_field_name("type") == whole:
+    if (
+        whole.parent is not None
+        and whole.parent.type == "generic_type"
+        and whole.parent.child_by_field_name("type") == whole
+    ):
         whole = whole.parent
     if whole.parent is not None and whole.parent.type in _SCOPED and whole.parent.child_by_field_name("path") == whole:
         return Use("path", segments, (TYPE,), node)
     outer = _outermost_path(node)
     container = outer.parent
-    if container is not None and container.type == "macro_invocation" and container.child_by_field_name("macro") == outer:
+    if (
+        container is not None
+        and container.type == "macro_invocation"
+        and container.child_by_field_name("macro") == outer
+    ):
         return Use("macro", segments, (MACRO,), node)
     if container is not None and container.type in ("attribute", "attribute_item", "visibility_modifier"):
         return None
@@ -122,8 +177,13 @@ def _code_use(node: tree_sitter.Node, name: str) -> Use | None:
         namespaces = (TYPE,)
     else:
         namespaces = (VALUE,)
-    kind = "call" if container is not None and container.type == "call_expression" else "path" if len(
-        segments) > 1 else "name"
+    kind = (
+        "call"
+        if container is not None and container.type == "call_expression"
+        else "path"
+        if len(segments) > 1
+        else "name"
+    )
     return Use(kind, segments, namespaces, node)
 
 
@@ -146,8 +206,9 @@ def _import_use(node: tree_sitter.Node, use_declaration: tree_sitter.Node) -> Us
     if holder is not None and holder.type == "use_as_clause" and holder.child_by_field_name("alias") == top:
         return None
     is_last = position == len(leaves) - 1
-    if holder is not None and (holder.type == "use_wildcard" or holder.type == "scoped_use_list"
-                               and holder.child_by_field_name("path") == top):
+    if holder is not None and (
+        holder.type == "use_wildcard" or holder.type == "scoped_use_list" and holder.child_by_field_name("path") == top
+    ):
         is_last = False
     child, current = top, top.parent
     while current is not None and current != use_declaration:
@@ -174,7 +235,11 @@ def _ancestor(node: tree_sitter.Node, kind: str) -> tree_sitter.Node | None:
 def _outermost_path(node: tree_sitter.Node) -> tree_sitter.Node:
     current = node
     while current.parent is not None and current.parent.type in (
-            "scoped_identifier", "scoped_type_identifier", "generic_type", "generic_function"):
+        "scoped_identifier",
+        "scoped_type_identifier",
+        "generic_type",
+        "generic_function",
+    ):
         current = current.parent
     return current
 
@@ -212,8 +277,14 @@ def _token_use(node: tree_sitter.Node, name: str) -> Use | None:
     else:
         namespaces = (VALUE, TYPE)
     if _in_macro_definition(node):
-        return Use("macro_rules body", tuple(segments), namespaces, node, certain=False,
-                    reason="inside a macro_rules! body (resolved where the macro is defined)")
+        return Use(
+            "macro_rules body",
+            tuple(segments),
+            namespaces,
+            node,
+            certain=False,
+            reason="inside a macro_rules! body (resolved where the macro is defined)",
+        )
     outer = node.parent
     assert outer is not None  # a token is inside its token tree
     while outer.parent is not None and outer.parent.type == "token_tree":
@@ -226,8 +297,14 @@ def _token_use(node: tree_sitter.Node, name: str) -> Use | None:
     macro = node_text(invocation.child_by_field_name("macro")).split("::")[-1]
     if macro in EXPRESSION_MACROS or _whole_argument(outer, current, node):
         return Use("macro argument", tuple(segments), namespaces, invocation)
-    return Use("macro argument", tuple(segments), namespaces, invocation, certain=False,
-                reason=f"inside an invocation of {macro}!, whose arguments may not be expressions")
+    return Use(
+        "macro argument",
+        tuple(segments),
+        namespaces,
+        invocation,
+        certain=False,
+        reason=f"inside an invocation of {macro}!, whose arguments may not be expressions",
+    )
 
 
 def _whole_argument(tokens: tree_sitter.Node, first: tree_sitter.Node, last: tree_sitter.Node) -> bool:
@@ -236,8 +313,14 @@ def _whole_argument(tokens: tree_sitter.Node, first: tree_sitter.Node, last: tre
     what it resolves to, whatever the macro does with it (a macro that declared an item of that
     name beside the deleted one would not have compiled either)."""
     before, after = first.prev_sibling, last.next_sibling
-    return (first.parent == tokens and last.parent == tokens and before is not None and after is not None
-            and before.type in ("(", "[", "{", ",") and after.type in (",", ")", "]", "}"))
+    return (
+        first.parent == tokens
+        and last.parent == tokens
+        and before is not None
+        and after is not None
+        and before.type in ("(", "[", "{", ",")
+        and after.type in (",", ")", "]", "}")
+    )
 
 
 def _closure_parameter_in_tokens(tokens: tree_sitter.Node, node: tree_sitter.Node, name: bytes) -> bool:
@@ -259,11 +342,20 @@ def _closure_parameter_in_tokens(tokens: tree_sitter.Node, node: tree_sitter.Nod
             if open_bar is None:
                 open_bar = index
             else:
-                if any(t.text == name and t.type == "identifier" for t in flat[open_bar + 1:index]):
+                if any(t.text == name and t.type == "identifier" for t in flat[open_bar + 1 : index]):
                     return True
                 open_bar = None
-        elif open_bar is not None and token.type not in ("identifier", ",", ":", "&", "mut", "primitive_type",
-                                                         "(", ")", "_"):
+        elif open_bar is not None and token.type not in (
+            "identifier",
+            ",",
+            ":",
+            "&",
+            "mut",
+            "primitive_type",
+            "(",
+            ")",
+            "_",
+        ):
             open_bar = None
         if token.type == "let" and index + 1 < len(flat) and flat[index + 1].text == name:
             return True
@@ -302,4 +394,3 @@ def _serde_use(node: tree_sitter.Node, start: int, name: str) -> Use | None:
             return Use(f"serde {key_name}", segments[: index + 1], (namespace,), attribute)
         consumed += len(segment.encode()) + 2
     return None
-

@@ -19,8 +19,9 @@ _PATH_ATTRIBUTES = "rust-path-attributes"
 
 def plan_resolver(shared: PlanState) -> RustResolver:
     """The plan's Rust resolver, made on first use (with the `#[path]` search the plan started)."""
-    return shared.memo(RUST, lambda: RustResolver(shared.root, shared.read,
-                                                  shared.memo(_PATH_ATTRIBUTES, lambda: None)))
+    return shared.memo(
+        RUST, lambda: RustResolver(shared.root, shared.read, shared.memo(_PATH_ATTRIBUTES, lambda: None))
+    )
 
 
 def start_searches(state: PlanState, paths: list[str]) -> None:

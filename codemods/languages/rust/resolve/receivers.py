@@ -15,7 +15,14 @@ from codemods.languages.rust.resolve.lookup import PathLookup
 from codemods.languages.rust.resolve.scopes import binds, binds_here, generic_here
 from codemods.languages.rust.resolve.syntax import impl_type, root_of
 from codemods.languages.rust.resolve.values import (
-    EXTERNAL, TYPE, Def, DeletedRustItem, ModuleKey, Place, SourceFile, Spelling,
+    EXTERNAL,
+    TYPE,
+    Def,
+    DeletedRustItem,
+    ModuleKey,
+    Place,
+    SourceFile,
+    Spelling,
 )
 from codemods.parse import enclosing, node_text
 from codemods.words import WORD_BYTES, word_matches
@@ -28,8 +35,9 @@ class ReceiverTypes:
         self.paths = paths
         self._file_types: dict[str, FileTypes] = {}  # of the files as read, where an alias is
 
-    def method_call(self, key: ModuleKey, file: SourceFile, types: FileTypes, receiver: tree_sitter.Node | None,
-                    spelling: Spelling) -> Reference | None:
+    def method_call(
+        self, key: ModuleKey, file: SourceFile, types: FileTypes, receiver: tree_sitter.Node | None, spelling: Spelling
+    ) -> Reference | None:
         """`receiver.name(...)` in the module `key` of `file` (whose declared types are `types`):
         definite where the receiver's type is the deleted method's type, nothing where it is known
         to be another type, possible where it is not known."""
@@ -38,31 +46,63 @@ class ReceiverTypes:
         if not methods:
             return None
         known = receiver_type(receiver, types) if receiver is not None else None
-        if receiver is not None and known is not None and not known[1] and known[0].isidentifier() \
-                and known[0] not in _PRIMITIVES:
+        if (
+            receiver is not None
+            and known is not None
+            and not known[1]
+            and known[0].isidentifier()
+            and known[0] not in _PRIMITIVES
+        ):
             known = self._type_behind(key, Place(file, receiver), known[0])
         if known is None and receiver is not None and receiver.type == "call_expression":
             chained = self._builder_chain(key, file, types, receiver, methods)
             if chained is not None:
-                return Reference(file.path, spelling.start, spelling.end, name, DEFINITE, "method call",
-                                 f"the receiver is a {chained} (a chain of its methods returning Self); "
-                                 f"resolves to {chained}::{name}")
+                return Reference(
+                    file.path,
+                    spelling.start,
+                    spelling.end,
+                    name,
+                    DEFINITE,
+                    "method call",
+                    f"the receiver is a {chained} (a chain of its methods returning Self); "
+                    f"resolves to {chained}::{name}",
+                )
         if known is not None:
             type_name, declared_in_this_file = known
             same_type = [t for t in methods if t.owner == type_name]
             if not same_type:
                 return None
             if declared_in_this_file and any(t.path == file.path for t in same_type):
-                return Reference(file.path, spelling.start, spelling.end, name, DEFINITE, "method call",
-                                 f"the receiver is a {type_name}; resolves to {type_name}::{name}")
+                return Reference(
+                    file.path,
+                    spelling.start,
+                    spelling.end,
+                    name,
+                    DEFINITE,
+                    "method call",
+                    f"the receiver is a {type_name}; resolves to {type_name}::{name}",
+                )
             if declared_in_this_file and all(t.owner_declared_here for t in same_type):
                 return None  # this file's own type of that name, not the deleted impl's
         deleted = ", ".join(dict.fromkeys(f"{t.owner}::{t.name}" for t in methods))
-        return Reference(file.path, spelling.start, spelling.end, name, POSSIBLE, "method call",
-                         f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})")
+        return Reference(
+            file.path,
+            spelling.start,
+            spelling.end,
+            name,
+            POSSIBLE,
+            "method call",
+            f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})",
+        )
 
-    def _builder_chain(self, key: ModuleKey, file: SourceFile, types: FileTypes, receiver: tree_sitter.Node,
-                       methods: list[DeletedRustItem]) -> str | None:
+    def _builder_chain(
+        self,
+        key: ModuleKey,
+        file: SourceFile,
+        types: FileTypes,
+        receiver: tree_sitter.Node,
+        methods: list[DeletedRustItem],
+    ) -> str | None:
         """The deleted method's type where `receiver` is a chain `base.a(..).b(..)` whose base is
         of that type (a constructor call `Type::new(..)`, or a receiver the file types) and whose
         every method an impl of the type in the deleted method's file declares `-> Self` (or the
@@ -139,13 +179,37 @@ class ReceiverTypes:
 
 
 _TYPE_ITEMS = frozenset({"struct_item", "enum_item", "union_item"})
-_BUILTIN_TYPES = frozenset({"primitive_type", "array_type", "tuple_type", "pointer_type", "function_type",
-                            "unit_type", "never_type"})
-_PRIMITIVES = frozenset({"bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
-                         "i64", "i128", "isize", "f32", "f64"})
+_BUILTIN_TYPES = frozenset(
+    {"primitive_type", "array_type", "tuple_type", "pointer_type", "function_type", "unit_type", "never_type"}
+)
+_PRIMITIVES = frozenset(
+    {
+        "bool",
+        "char",
+        "str",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "usize",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "isize",
+        "f32",
+        "f64",
+    }
+)
 # The type of a literal receiver (`"text".len()`); byte strings and numbers are left unknown.
-_LITERAL_TYPES = {"string_literal": "str", "raw_string_literal": "str", "char_literal": "char",
-                  "boolean_literal": "bool"}
+_LITERAL_TYPES = {
+    "string_literal": "str",
+    "raw_string_literal": "str",
+    "char_literal": "char",
+    "boolean_literal": "bool",
+}
 _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 
@@ -184,7 +248,9 @@ class FileTypes:
             found = []
             base = self._root.start_byte
             if self._source is None:
-                self._source = self._root.text or b""  # from the root's first byte (not the file's, after leading blanks)
+                self._source = (
+                    self._root.text or b""
+                )  # from the root's first byte (not the file's, after leading blanks)
             for match in word_matches(self._source, (name,)):
                 if not _after_type_keyword(self._source, match.start()):
                     continue  # not `struct NAME`, `enum NAME` or `union NAME`
@@ -203,8 +269,11 @@ class FileTypes:
         for item in self._declarations(name):
             body = item.child_by_field_name("body")
             if item.type == "struct_item" and body is not None:
-                return {node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
-                        for d in body.named_children if d.type == "field_declaration"}
+                return {
+                    node_text(d.child_by_field_name("name")): d.child_by_field_name("type")
+                    for d in body.named_children
+                    if d.type == "field_declaration"
+                }
         return {}
 
 
@@ -268,8 +337,13 @@ def _walked_field(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
     if value is not None and value.type == "call_expression":
         method = value.child_by_field_name("function")
         arguments = value.child_by_field_name("arguments")
-        if method is None or method.type != "field_expression" or arguments is None or arguments.named_children \
-                or node_text(method.child_by_field_name("field")) not in ("iter", "iter_mut"):
+        if (
+            method is None
+            or method.type != "field_expression"
+            or arguments is None
+            or arguments.named_children
+            or node_text(method.child_by_field_name("field")) not in ("iter", "iter_mut")
+        ):
             return None
         value = method.child_by_field_name("value")
     if value is not None and value.type == "field_expression":
@@ -279,16 +353,19 @@ def _walked_field(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
     return None
 
 
-def _named_type(node: tree_sitter.Node | None, place: tree_sitter.Node, indexed: bool,
-                types: FileTypes) -> tuple[str, bool] | None:
+def _named_type(
+    node: tree_sitter.Node | None, place: tree_sitter.Node, indexed: bool, types: FileTypes
+) -> tuple[str, bool] | None:
     """The base name of a type node (through references, Box/Arc/Rc, and for `indexed` a Vec's
     or an array's element), unless it is a generic parameter; and whether this file declares it."""
     while node is not None:
         if node.type == "reference_type":
             node = node.child_by_field_name("type")
         elif indexed and node.type in ("array_type", "slice_type"):
-            node, indexed = node.child_by_field_name("element") or (
-                node.named_children[0] if node.named_children else None), False
+            node, indexed = (
+                node.child_by_field_name("element") or (node.named_children[0] if node.named_children else None),
+                False,
+            )
         elif node.type == "generic_type":
             base = node_text(node.child_by_field_name("type")).split("::")[-1]
             arguments = node.child_by_field_name("type_arguments")
@@ -353,8 +430,12 @@ def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
         parameters = current.child_by_field_name("parameters")
         for parameter in parameters.named_children if parameters is not None else []:
             pattern = parameter.child_by_field_name("pattern")
-            if parameter.type == "parameter" and pattern is not None and pattern.type == "identifier" \
-                    and pattern.text == name:
+            if (
+                parameter.type == "parameter"
+                and pattern is not None
+                and pattern.type == "identifier"
+                and pattern.text == name
+            ):
                 return parameter.child_by_field_name("type")
     return None
 
@@ -383,12 +464,16 @@ def _returns_own_type(place: tree_sitter.Node, owner: str, name: str) -> bool:
     """Whether the file of `place` has an impl of `owner` whose function `name` is declared to
     return `Self` or `owner` (`fn unlit() -> Self`): a call of it gives an `owner`."""
     root = root_of(place)
-    spelled = re.compile(rb"\bfn\s+(" + re.escape(name.encode()) + rb")\b[^{;]*?->\s*(?:Self|"
-                         + re.escape(owner.encode()) + rb")\s*(?:\{|where\b)")
+    spelled = re.compile(
+        rb"\bfn\s+("
+        + re.escape(name.encode())
+        + rb")\b[^{;]*?->\s*(?:Self|"
+        + re.escape(owner.encode())
+        + rb")\s*(?:\{|where\b)"
+    )
     for match in spelled.finditer(root.text or b""):
         node = root.descendant_for_byte_range(root.start_byte + match.start(1), root.start_byte + match.end(1))
         function = node.parent if node is not None else None
         if function is not None and function.type == "function_item" and impl_type(function) == owner:
             return True
     return False
-

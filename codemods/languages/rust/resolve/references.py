@@ -21,7 +21,17 @@ from codemods.languages.rust.resolve.receivers import FileTypes, ReceiverTypes
 from codemods.languages.rust.resolve.scopes import ModuleScopes
 from codemods.languages.rust.resolve.syntax import inline_modules, path_segments, root_of, visibility_of
 from codemods.languages.rust.resolve.values import (
-    TYPE, UNKNOWN, AssociatedItem, Def, DeletedRustItem, Mod, ModuleKey, ModuleScope, Outcome, Place, SourceFile,
+    TYPE,
+    UNKNOWN,
+    AssociatedItem,
+    Def,
+    DeletedRustItem,
+    Mod,
+    ModuleKey,
+    ModuleScope,
+    Outcome,
+    Place,
+    SourceFile,
     Spelling,
 )
 from codemods.parse import RUST, parse
@@ -51,8 +61,9 @@ class RustResolver:
     Module scopes are read from the tree before the plan (where the deleted items still exist);
     uses and their local scopes from the text after it."""
 
-    def __init__(self, root: Path, read_before: Callable[[str], bytes | None],
-                 path_attributes: PathAttributeSearch | None = None) -> None:
+    def __init__(
+        self, root: Path, read_before: Callable[[str], bytes | None], path_attributes: PathAttributeSearch | None = None
+    ) -> None:
         self.scopes = ModuleScopes(root, read_before, path_attributes)
         self.paths = PathLookup(self.scopes)
         self.receivers = ReceiverTypes(self.paths)
@@ -74,8 +85,11 @@ class RustResolver:
         is too small to be worth a fork (under PARALLEL_FILES files that may reach a target) or
         cannot be forked."""
         key = tuple(targets)
-        pending = [(path, source) for path, source in files if (path, source, key) not in self._references
-                   and any(self._may_reach(t, path) for t in targets)]
+        pending = [
+            (path, source)
+            for path, source in files
+            if (path, source, key) not in self._references and any(self._may_reach(t, path) for t in targets)
+        ]
         if len(pending) < PARALLEL_FILES or processes < 2:
             return
         shares = deal_shares(pending, self.crates.package_of, processes)
@@ -102,16 +116,23 @@ class RustResolver:
                 by_name.setdefault(target.name, []).append(target)
         if not by_name:
             return []
-        methods = {name for name, deleted in by_name.items()
-                   if all(t.owner is not None and t.kind in ("fn", "fn_signature") for t in deleted)}
-        hits = [hit for hit in word_matches(source, by_name)
-                if hit.group().decode() not in methods or after_member_access(source, hit.start())]
+        methods = {
+            name
+            for name, deleted in by_name.items()
+            if all(t.owner is not None and t.kind in ("fn", "fn_signature") for t in deleted)
+        }
+        hits = [
+            hit
+            for hit in word_matches(source, by_name)
+            if hit.group().decode() not in methods or after_member_access(source, hit.start())
+        ]
         if not hits:
             return []  # not parsed: no spelling here can name what the plan deletes
         instances = self.crates.instances(path)
         tree = parse(source, RUST)
-        checked = _CheckedFile(SourceFile(path, source, tree), {(t.path, t.start): t for t in targets},
-                               FileTypes(tree.root_node))
+        checked = _CheckedFile(
+            SourceFile(path, source, tree), {(t.path, t.start): t for t in targets}, FileTypes(tree.root_node)
+        )
         found: dict[tuple[int, int], Reference] = {}
         for match in hits:
             name = match.group().decode()
@@ -124,8 +145,14 @@ class RustResolver:
             if not instances:
                 if any(self._may_reach_orphan(path, t) for t in by_name[name]):
                     found[(match.start(), match.end())] = Reference(
-                        path, match.start(), match.end(), name, POSSIBLE, use.kind,
-                        f"{path} is not in the module tree of any crate (no `mod` declaration reaches it)")
+                        path,
+                        match.start(),
+                        match.end(),
+                        name,
+                        POSSIBLE,
+                        use.kind,
+                        f"{path} is not in the module tree of any crate (no `mod` declaration reaches it)",
+                    )
                 continue
             spelling = Spelling(name, match.start(), match.end(), tuple(by_name[name]))
             for root, file_module in instances:
@@ -158,8 +185,9 @@ class RustResolver:
             found = [(d.file, d.start) for d in scope.items.get(segments[0], []) if d.kind == "trait_item"]
         return found or None
 
-    def declares_deleted(self, path: str, module: tuple[str, ...], name: str, namespace: str,
-                         targets: list[DeletedRustItem]) -> DeletedRustItem | None:
+    def declares_deleted(
+        self, path: str, module: tuple[str, ...], name: str, namespace: str, targets: list[DeletedRustItem]
+    ) -> DeletedRustItem | None:
         """The deleted item of `targets` that `name` means in the inline module `module` of the
         file at `path`, as the tree was before the plan (None: it means none of them)."""
         identities = {(t.path, t.start): t for t in targets}
@@ -198,8 +226,9 @@ class RustResolver:
             if len(use.segments) == 1 and place is not None:
                 outcomes += self.paths.lexical(key, place, use.segments[0], namespace)
             else:
-                start, segments = self.paths.import_start(key, use.segments) if use.kind == "import" \
-                    else (key, use.segments)
+                start, segments = (
+                    self.paths.import_start(key, use.segments) if use.kind == "import" else (key, use.segments)
+                )
                 outcomes += self.paths.resolve_segments(start, place, segments, namespace)
         path, name = checked.file.path, spelling.name
         for outcome in outcomes:
@@ -224,8 +253,13 @@ class RustResolver:
             if deleted is None:
                 continue
             via = "; ".join(outcome.via)
-            where = (f"{deleted.owner}::{deleted.name} ({deleted.path}:{self.scopes.line(deleted.path, deleted.start)})"
-                     if deleted.owner else self.paths.describe(target) if isinstance(target, Def) else deleted.name)
+            where = (
+                f"{deleted.owner}::{deleted.name} ({deleted.path}:{self.scopes.line(deleted.path, deleted.start)})"
+                if deleted.owner
+                else self.paths.describe(target)
+                if isinstance(target, Def)
+                else deleted.name
+            )
             resolution = f"{via}; resolves to {where}" if via else f"resolves to {where}"
             certainty = DEFINITE if certain else POSSIBLE
             if reason:
@@ -233,13 +267,21 @@ class RustResolver:
             return Reference(path, spelling.start, spelling.end, name, certainty, use.kind, resolution)
         unknown = next((o for o in outcomes if o.target == UNKNOWN), None)
         if unknown is not None:
-            return Reference(path, spelling.start, spelling.end, name, POSSIBLE, use.kind,
-                             "; ".join((*unknown.via, "resolution stops there, so this may name the deleted item")))
+            return Reference(
+                path,
+                spelling.start,
+                spelling.end,
+                name,
+                POSSIBLE,
+                use.kind,
+                "; ".join((*unknown.via, "resolution stops there, so this may name the deleted item")),
+            )
         return None
 
 
-def deal_shares(pending: list[FileText], package_of: Callable[[str], Package | None],
-                processes: int) -> list[list[FileText]]:
+def deal_shares(
+    pending: list[FileText], package_of: Callable[[str], Package | None], processes: int
+) -> list[list[FileText]]:
     """`pending` dealt to at most `processes` shares of about as many bytes each. A package's files
     go to one share (its module tree is then resolved once), unless it holds more than half a
     share's bytes; the groups are dealt largest first to the share with the fewest bytes so far."""
@@ -248,9 +290,13 @@ def deal_shares(pending: list[FileText], package_of: Callable[[str], Package | N
         package = package_of(path)
         by_package.setdefault(package.dir if package is not None else "", []).append((path, source))
     half_share = sum(len(source) for _, source in pending) / processes / 2
-    groups = [group for files_of_package in by_package.values()
-              for group in ([[file] for file in files_of_package]
-                            if _size(files_of_package) > half_share else [files_of_package])]
+    groups = [
+        group
+        for files_of_package in by_package.values()
+        for group in (
+            [[file] for file in files_of_package] if _size(files_of_package) > half_share else [files_of_package]
+        )
+    ]
     shares: list[list[FileText]] = [[] for _ in range(processes)]
     loads = [0] * processes
     for group in sorted(groups, key=lambda files: -_size(files)):
@@ -277,15 +323,25 @@ def deleted_rust_items(path: str, resolved: Iterable[DeletedItem]) -> list[Delet
             owner = item.module_path[-1] if in_impl and item.module_path else None
             module = item.module_path[:-1] if owner else item.module_path
             # Bridge entries, trait methods and trait impl methods are as visible as their trait.
-            public = item.kind in ("bridge_fn", "bridge_type") or in_impl and container is not None and (
-                container.type == "trait_item" or container.child_by_field_name("trait") is not None)
+            public = (
+                item.kind in ("bridge_fn", "bridge_type")
+                or in_impl
+                and container is not None
+                and (container.type == "trait_item" or container.child_by_field_name("trait") is not None)
+            )
             visibility = "pub" if public else visibility_of(item.node)
             declared_here = owner is not None and FileTypes(root_of(item.node)).declares(owner)
-            left_impl = (in_impl and container is not None and container.type == "impl_item"
-                         and container.child_by_field_name("trait") is not None
-                         and deleted.target.kind not in ("impl", "struct", "enum", "union", "type", "mod"))
+            left_impl = (
+                in_impl
+                and container is not None
+                and container.type == "impl_item"
+                and container.child_by_field_name("trait") is not None
+                and deleted.target.kind not in ("impl", "struct", "enum", "union", "type", "mod")
+            )
             for name in item.visible_names:
-                found.append(DeletedRustItem(path, module, name, item.kind, item.node.start_byte, owner, visibility,
-                                             declared_here, left_impl))
+                found.append(
+                    DeletedRustItem(
+                        path, module, name, item.kind, item.node.start_byte, owner, visibility, declared_here, left_impl
+                    )
+                )
     return found
-

@@ -14,29 +14,42 @@ from codemods.edit.values import line_col
 from codemods.languages.rust.crates import CrateIndex, ModDeclaration, PathAttributeSearch, join_path
 from codemods.languages.rust.format import crate_edition
 from codemods.languages.rust.resolve.syntax import (
-    attribute_string, flatten_use, own_folder, struct_namespaces, visibility_of,
+    attribute_string,
+    flatten_use,
+    own_folder,
+    struct_namespaces,
+    visibility_of,
 )
-from codemods.languages.rust.resolve.values import (
-    ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope,
-)
+from codemods.languages.rust.resolve.values import ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope
 from codemods.parse import RUST, forget, node_text, parse
 
 # Pattern nodes whose identifier children bind names.
-_PATTERN_PARENTS = frozenset({
-    "tuple_pattern", "or_pattern", "match_pattern", "ref_pattern", "mut_pattern", "slice_pattern",
-    "reference_pattern", "closure_parameters", "captured_pattern",
-})
+_PATTERN_PARENTS = frozenset(
+    {
+        "tuple_pattern",
+        "or_pattern",
+        "match_pattern",
+        "ref_pattern",
+        "mut_pattern",
+        "slice_pattern",
+        "reference_pattern",
+        "closure_parameters",
+        "captured_pattern",
+    }
+)
 # Nodes whose `pattern` field binds names.
-_PATTERN_FIELDS = frozenset({"let_declaration", "parameter", "for_expression", "let_condition", "field_pattern",
-                             "match_arm"})
+_PATTERN_FIELDS = frozenset(
+    {"let_declaration", "parameter", "for_expression", "let_condition", "field_pattern", "match_arm"}
+)
 
 
 class ModuleScopes:
     """The module scopes of a tree's crates, built on demand from its files as read (before the
     plan), with the crates and module paths of its files (`crates`)."""
 
-    def __init__(self, root: Path, read_before: Callable[[str], bytes | None],
-                 path_attributes: PathAttributeSearch | None = None) -> None:
+    def __init__(
+        self, root: Path, read_before: Callable[[str], bytes | None], path_attributes: PathAttributeSearch | None = None
+    ) -> None:
         self._root = Path(root)
         self._read = read_before
         self._trees: dict[str, tuple[bytes, tree_sitter.Tree] | None] = {}
@@ -159,11 +172,13 @@ class ModuleScopes:
             if crate and name != "_":
                 text = f"extern crate {crate}" + (f" as {name}" if alias is not None else "")
                 scope.imports.setdefault(name, []).append(
-                    Import(name, (crate,), visibility_of(node), file, node.start_byte, text, crate=True))
+                    Import(name, (crate,), visibility_of(node), file, node.start_byte, text, crate=True)
+                )
             return
         if kind == "foreign_mod_item":
             body = node.child_by_field_name("body") or next(
-                (c for c in node.named_children if c.type == "declaration_list"), None)
+                (c for c in node.named_children if c.type == "declaration_list"), None
+            )
             for child in body.named_children if body is not None else []:
                 self.declare(scope, child, file, folder, key)
             return
@@ -180,8 +195,7 @@ class ModuleScopes:
         visibility = visibility_of(node)
         if kind in ("function_signature_item", "associated_type") and not visibility:
             visibility = "pub"
-        scope.items.setdefault(name, []).append(
-            Def(file, node.start_byte, name, kind, namespaces, key, visibility))
+        scope.items.setdefault(name, []).append(Def(file, node.start_byte, name, kind, namespaces, key, visibility))
         if kind == "mod_item":
             body = node.child_by_field_name("body")
             if body is not None:
@@ -259,8 +273,11 @@ def binds(pattern: tree_sitter.Node | None, name: bytes) -> bool:
 def names_a_path(node: tree_sitter.Node) -> bool:
     """Whether an identifier in a pattern is the type of a tuple-struct or struct pattern."""
     parent = node.parent
-    return parent is not None and parent.type in ("tuple_struct_pattern", "struct_pattern") \
+    return (
+        parent is not None
+        and parent.type in ("tuple_struct_pattern", "struct_pattern")
         and parent.child_by_field_name("type") == node
+    )
 
 
 def is_binding(node: tree_sitter.Node) -> bool:
@@ -297,9 +314,14 @@ def binds_here(node: tree_sitter.Node, child: tree_sitter.Node, name: bytes) -> 
         return False
     if kind == "function_item":
         parameters = node.child_by_field_name("parameters")
-        return child == node.child_by_field_name("body") and parameters is not None and any(
-            p.type == "parameter" and binds(p.child_by_field_name("pattern"), name)
-            for p in parameters.named_children)
+        return (
+            child == node.child_by_field_name("body")
+            and parameters is not None
+            and any(
+                p.type == "parameter" and binds(p.child_by_field_name("pattern"), name)
+                for p in parameters.named_children
+            )
+        )
     if kind == "closure_expression":
         parameters = node.child_by_field_name("parameters")
         return child == node.child_by_field_name("body") and parameters is not None and binds(parameters, name)
@@ -311,7 +333,9 @@ def binds_here(node: tree_sitter.Node, child: tree_sitter.Node, name: bytes) -> 
         return child == node.child_by_field_name("body") and binds(pattern, name)
     if kind in ("if_expression", "while_expression"):
         condition = node.child_by_field_name("condition")
-        return child == node.child_by_field_name("consequence") and condition is not None and _let_binds(condition, name)
+        return (
+            child == node.child_by_field_name("consequence") and condition is not None and _let_binds(condition, name)
+        )
     if kind == "let_chain":
         return any(c.end_byte <= child.start_byte and _let_binds(c, name) for c in node.named_children)
     return False
@@ -327,14 +351,16 @@ def _let_binds(condition: tree_sitter.Node, name: bytes) -> bool:
 
 
 def generic_here(node: tree_sitter.Node, name: bytes) -> bool:
-    parameters = node.child_by_field_name("type_parameters") if node.type in (
-        "function_item", "impl_item", "struct_item", "enum_item", "trait_item", "type_item", "union_item") else None
+    parameters = (
+        node.child_by_field_name("type_parameters")
+        if node.type
+        in ("function_item", "impl_item", "struct_item", "enum_item", "trait_item", "type_item", "union_item")
+        else None
+    )
     if parameters is None:
         return False
     for parameter in parameters.named_children:
-        declared = parameter.child_by_field_name("name") or (
-            parameter if parameter.type == "type_identifier" else None)
+        declared = parameter.child_by_field_name("name") or (parameter if parameter.type == "type_identifier" else None)
         if declared is not None and declared.text == name:
             return True
     return False
-

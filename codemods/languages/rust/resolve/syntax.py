@@ -108,7 +108,7 @@ def attribute_string(node: tree_sitter.Node, name: bytes) -> str | None:
 
 @lru_cache(maxsize=None)
 def _attribute_pattern(name: bytes) -> re.Pattern[bytes]:
-    return re.compile(rb'#\[\s*' + name + rb'\s*=\s*"([^"]*)"\s*\]')
+    return re.compile(rb"#\[\s*" + name + rb'\s*=\s*"([^"]*)"\s*\]')
 
 
 def inline_modules(node: tree_sitter.Node) -> tuple[str, ...]:
@@ -129,7 +129,11 @@ def impl_type(node: tree_sitter.Node) -> str | None:
         if current.type == "impl_item":
             kind = current.child_by_field_name("type")
             while kind is not None and kind.type in ("generic_type", "scoped_type_identifier"):
-                kind = kind.child_by_field_name("type") if kind.type == "generic_type" else kind.child_by_field_name("name")
+                kind = (
+                    kind.child_by_field_name("type")
+                    if kind.type == "generic_type"
+                    else kind.child_by_field_name("name")
+                )
             return node_text(kind) if kind is not None else None
         current = current.parent
     return None
@@ -140,4 +144,3 @@ def root_of(node: tree_sitter.Node) -> tree_sitter.Node:
     while node.parent is not None:
         node = node.parent
     return node
-

@@ -12,8 +12,13 @@ from codemods import PatternRewrite, Recipe, plan_recipe
 from codemods.testing import assert_recipe
 
 CLEAN = "int f(int a, int b);\n\nint g(int a, int b);\n\nint use(int x, int y) { return f(x, y); }\n"
-RECIPE = Recipe(id="swap", summary="", rewrites=(
-    PatternRewrite("src/a.cc", "f($A, $B)", "g($B,   $A)"),), check_scope=(), protected=())
+RECIPE = Recipe(
+    id="swap",
+    summary="",
+    rewrites=(PatternRewrite("src/a.cc", "f($A, $B)", "g($B,   $A)"),),
+    check_scope=(),
+    protected=(),
+)
 STYLE = {".clang-format": "BasedOnStyle: Google\n"}
 
 
@@ -25,21 +30,24 @@ def _tree(root: Path, source: str, style: bool = True) -> Path:
     return root
 
 
-needs_clang_format = pytest.mark.skipif(shutil.which("clang-format") is None,
-                                        reason="clang-format is not installed")
+needs_clang_format = pytest.mark.skipif(shutil.which("clang-format") is None, reason="clang-format is not installed")
 
 
 @needs_clang_format
 def test_the_edited_region_of_a_clean_file_is_formatted() -> None:
-    assert_recipe({**STYLE, "src/a.cc": CLEAN}, RECIPE,
-                  {**STYLE, "src/a.cc": CLEAN.replace("return f(x, y)", "return g(y, x)")})
+    assert_recipe(
+        {**STYLE, "src/a.cc": CLEAN}, RECIPE, {**STYLE, "src/a.cc": CLEAN.replace("return f(x, y)", "return g(y, x)")}
+    )
 
 
 @needs_clang_format
 def test_a_file_not_clean_before_or_a_tree_without_a_style_is_left_as_edited() -> None:
     unclean = CLEAN.replace("int g(int a, int b);", "int   g(int a,int b);")
-    assert_recipe({**STYLE, "src/a.cc": unclean}, RECIPE,
-                  {**STYLE, "src/a.cc": unclean.replace("return f(x, y)", "return g(y,   x)")})
+    assert_recipe(
+        {**STYLE, "src/a.cc": unclean},
+        RECIPE,
+        {**STYLE, "src/a.cc": unclean.replace("return f(x, y)", "return g(y,   x)")},
+    )
     assert_recipe({"src/a.cc": CLEAN}, RECIPE, {"src/a.cc": CLEAN.replace("return f(x, y)", "return g(y,   x)")})
 
 

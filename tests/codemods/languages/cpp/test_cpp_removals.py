@@ -26,8 +26,15 @@ def test_export_macros_on_classes_and_functions_are_looked_through():
         struct stat info{};
     """)
     found = {(i.kind, i.qualified_name) for i in cpp_items(source)}
-    assert {("class", "Planet"), ("declaration", "Planet::mass"), ("struct", "Moon"), ("field", "Moon::phase"),
-            ("declaration", "launch"), ("declaration", "describe"), ("variable", "info")} <= found
+    assert {
+        ("class", "Planet"),
+        ("declaration", "Planet::mass"),
+        ("struct", "Moon"),
+        ("field", "Moon::phase"),
+        ("declaration", "launch"),
+        ("declaration", "describe"),
+        ("variable", "info"),
+    } <= found
     assert ("struct", "stat") in found
 
 
@@ -76,12 +83,14 @@ def test_items_after_a_local_parse_error_are_indexed():
 
 
 def test_a_missing_target_in_a_file_that_does_not_parse_says_where(tmp_path):
-    (tmp_path / "t.h").write_bytes(dedent("""
+    (tmp_path / "t.h").write_bytes(
+        dedent("""
         namespace orbit {
         int before(int a);
         }
         ORBIT_BROKEN( {
-    """))
+    """)
+    )
     recipe = Recipe(id="t", summary="", deletions=(ItemTarget("t.h", "cpp", "class", "orbit::Lander"),))
     [finding] = [f for f in plan_recipe(tmp_path, recipe).findings if f.code == "no-such-item"]
     assert "does not parse at line 4" in finding.message
@@ -98,8 +107,13 @@ def test_operator_names_match_whatever_their_spacing():
     """)
     names = {i.qualified_name for i in cpp_items(source)}
     assert {"Span::operator+", "Span::operator()", "Span::operator==", "operator-"} <= names
-    for target in ("Span::operator+", "Span::operator + (const Span&)", "Span::operator()(int)",
-                   "Span::operator ()", "operator -(const Span&, const Span&)"):
+    for target in (
+        "Span::operator+",
+        "Span::operator + (const Span&)",
+        "Span::operator()(int)",
+        "Span::operator ()",
+        "operator -(const Span&, const Span&)",
+    ):
         taken = delete_cpp_items("t.h", source, [CppTarget("declaration", target)])
         assert len(taken.gone) == 1 and not taken.findings, target
 
@@ -309,8 +323,12 @@ def test_a_namespace_macro_opens_what_its_define_says_and_none_inside_its_own_na
         int knot();
         MESH_NAMESPACE_END
     """)
-    assert [i.qualified_name for i in cpp_items(source)] == ["tile::draw", "grid::detail::cell", "mesh::weave",
-                                                             "mesh::knot"]
+    assert [i.qualified_name for i in cpp_items(source)] == [
+        "tile::draw",
+        "grid::detail::cell",
+        "mesh::weave",
+        "mesh::knot",
+    ]
     taken = delete_cpp_items("t.h", source, [CppTarget("declaration", "tile::draw")])
     assert len(taken.gone) == 1 and not taken.findings
 
@@ -400,7 +418,9 @@ def test_a_parse_error_wholly_inside_a_deleted_cpp_item_goes_with_it(tmp_path):
 
 def test_a_deletion_that_cuts_through_a_parse_error_is_still_refused(tmp_path):
     # The conditional opens in one function and closes in the next: no item holds the error whole.
-    plan = _plan_header(tmp_path, """
+    plan = _plan_header(
+        tmp_path,
+        """
         namespace sky {
         int rise() {
         #ifdef KITE_STORMY
@@ -410,6 +430,8 @@ def test_a_deletion_that_cuts_through_a_parse_error_is_still_refused(tmp_path):
           return 2; }
         int drift() { return 3; }
         }  // namespace sky
-    """, ("function", "sky::rise"))
+    """,
+        ("function", "sky::rise"),
+    )
     assert [f.code for f in plan.blocking] in (["unparseable-target"], ["no-such-item"])
     assert plan.changes == ()

@@ -108,8 +108,11 @@ def test_declaration_kind_does_not_delete_the_definition():
 
 
 def test_missing_function_blocks_with_the_closest_names():
-    result, findings = run_deletion("cpp", b"namespace mlx {\nint frob_compat();\n}\n",
-                                    [("declaration", "mlx::frob_compta"), ("function", "frob_compat")])
+    result, findings = run_deletion(
+        "cpp",
+        b"namespace mlx {\nint frob_compat();\n}\n",
+        [("declaration", "mlx::frob_compta"), ("function", "frob_compat")],
+    )
     assert result == b"namespace mlx {\nint frob_compat();\n}\n"
     assert [(f.code, f.blocking, f.message) for f in findings] == [
         ("no-such-item", True, "no item mlx::frob_compta of kind declaration in t.cpp; did you mean mlx::frob_compat?"),
@@ -118,8 +121,9 @@ def test_missing_function_blocks_with_the_closest_names():
 
 
 def test_missing_function_in_a_file_already_clean_is_a_note():
-    findings = delete_cpp_items("t.cpp", b"int keep();\n", [CppTarget("function", "absent")],
-                                already_absent=lambda: True).findings
+    findings = delete_cpp_items(
+        "t.cpp", b"int keep();\n", [CppTarget("function", "absent")], already_absent=lambda: True
+    ).findings
     assert [(f.code, f.blocking) for f in findings] == [("not-found", False)]
 
 
@@ -200,17 +204,23 @@ def test_a_qualified_name_addresses_exactly():
         """
     )
     deleted = {}
-    for name in ("frob", "::frob", "mlx_cxx::frob", "mlx_cxx::detail::frob", "mlx_cxx::Klass::frob",
-                 "mlx_cxx::helper"):
+    for name in ("frob", "::frob", "mlx_cxx::frob", "mlx_cxx::detail::frob", "mlx_cxx::Klass::frob", "mlx_cxx::helper"):
         result, findings = run_deletion("cpp", source, [("any", name)])
         assert not findings, findings
         deleted[name] = source.count(b"\n") - result.count(b"\n")
     # A namespace left empty (`detail`, the anonymous one) goes with its last item.
-    assert deleted == {"frob": 6, "::frob": 1, "mlx_cxx::frob": 1, "mlx_cxx::detail::frob": 3,
-                       "mlx_cxx::Klass::frob": 1, "mlx_cxx::helper": 3}
+    assert deleted == {
+        "frob": 6,
+        "::frob": 1,
+        "mlx_cxx::frob": 1,
+        "mlx_cxx::detail::frob": 3,
+        "mlx_cxx::Klass::frob": 1,
+        "mlx_cxx::helper": 3,
+    }
     _, findings = run_deletion("cpp", source, [("any", "detail::frob")])
     assert [f.message for f in findings] == [
-        "no item detail::frob of kind any in t.cpp; did you mean mlx_cxx::detail::frob or mlx_cxx::frob or frob?"]
+        "no item detail::frob of kind any in t.cpp; did you mean mlx_cxx::detail::frob or mlx_cxx::frob or frob?"
+    ]
 
 
 def test_a_plan_deletes_a_declaration_annotated_by_a_macro_line(tmp_path: Path):
@@ -227,8 +237,10 @@ def test_a_namespace_macro_defined_in_another_header_points_to_namespace_macros(
     `spool::wind`; the message says what the recipe's `namespace_macros` should hold."""
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "spool_config.h").write_text(
-        "#define SPOOL_BEGIN_NAMESPACE namespace yarn { inline namespace v2 {\n#define SPOOL_END_NAMESPACE } }\n")
-    (tmp_path / "lib" / "reel.h").write_bytes(dedent("""
+        "#define SPOOL_BEGIN_NAMESPACE namespace yarn { inline namespace v2 {\n#define SPOOL_END_NAMESPACE } }\n"
+    )
+    (tmp_path / "lib" / "reel.h").write_bytes(
+        dedent("""
         #pragma once
         #include "spool_config.h"
         SPOOL_BEGIN_NAMESPACE
@@ -236,11 +248,16 @@ def test_a_namespace_macro_defined_in_another_header_points_to_namespace_macros(
         inline int wind(int turns) { return turns * 3; }
         }
         SPOOL_END_NAMESPACE
-    """))
+    """)
+    )
 
     def refusal(**macros: str):
-        recipe = Recipe(id="t", summary="", namespace_macros=macros,
-                        deletions=(ItemTarget("lib/reel.h", "cpp", "function", "yarn::knots::wind"),))
+        recipe = Recipe(
+            id="t",
+            summary="",
+            namespace_macros=macros,
+            deletions=(ItemTarget("lib/reel.h", "cpp", "function", "yarn::knots::wind"),),
+        )
         return [f for f in plan_recipe(tmp_path, recipe).findings if f.blocking]
 
     [finding] = refusal()

@@ -121,7 +121,8 @@ def test_deleting_every_branch_removes_the_emptied_conditional():
 
 
 def test_an_emptied_nested_conditional_goes_with_the_one_around_it():
-    after, findings = _delete("""
+    after, findings = _delete(
+        """
         int keep;
 
         #if defined(A)
@@ -131,7 +132,9 @@ def test_an_emptied_nested_conditional_goes_with_the_one_around_it():
         #endif
 
         int keep_too;
-        """, [CppTarget("declaration", "gone")])
+        """,
+        [CppTarget("declaration", "gone")],
+    )
     assert not findings
     assert after == dedent_text("""
         int keep;
@@ -155,7 +158,11 @@ def test_an_elif_branch_names_the_conditions_before_it():
         #endif
         """)
     assert [(i.condition, i.inactive) for i in cpp_items(source)] == [
-        ("0", True), ("defined(X)", False), ("!defined(X) && HAVE_Y", False), ("!defined(X) && !HAVE_Y", False)]
+        ("0", True),
+        ("defined(X)", False),
+        ("!defined(X) && HAVE_Y", False),
+        ("!defined(X) && !HAVE_Y", False),
+    ]
 
 
 def test_fmt_begin_namespace_is_recognised_and_a_recipe_names_other_macros():
@@ -177,24 +184,34 @@ def test_fmt_begin_namespace_is_recognised_and_a_recipe_names_other_macros():
     assert not findings and "a();" not in after and "FMT_BEGIN_NAMESPACE" in after
 
 
-@pytest.mark.parametrize("kind, name, gone", [
-    ("class", "ns::Box", "template <typename T>\nclass Box {\n  T value;\n};\n"),
-    ("struct", "ns::Point", "struct Point {\n  int x;\n};\n"),
-    ("union", "ns::Bits", "union Bits {\n  int i;\n  float f;\n};\n"),
-    ("enum", "ns::Mode", "enum class Mode { kA, kB };\n"),
-    ("enum", "ns::Plain", "enum Plain { kC };\n"),
-    ("type", "ns::Alias", "using Alias = int;\n"),
-    ("type", "ns::Vec", "template <typename T>\nusing Vec = Box<T>;\n"),
-    ("type", "ns::Handle", "typedef struct Point* Handle;\n"),
-    ("variable", "ns::kLimit", "constexpr int kLimit = 4;\n"),
-    ("function", "ns::twice", "template <typename T>\nT twice(T x) {\n  return x + x;\n}\n"),
-])
+@pytest.mark.parametrize(
+    "kind, name, gone",
+    [
+        ("class", "ns::Box", "template <typename T>\nclass Box {\n  T value;\n};\n"),
+        ("struct", "ns::Point", "struct Point {\n  int x;\n};\n"),
+        ("union", "ns::Bits", "union Bits {\n  int i;\n  float f;\n};\n"),
+        ("enum", "ns::Mode", "enum class Mode { kA, kB };\n"),
+        ("enum", "ns::Plain", "enum Plain { kC };\n"),
+        ("type", "ns::Alias", "using Alias = int;\n"),
+        ("type", "ns::Vec", "template <typename T>\nusing Vec = Box<T>;\n"),
+        ("type", "ns::Handle", "typedef struct Point* Handle;\n"),
+        ("variable", "ns::kLimit", "constexpr int kLimit = 4;\n"),
+        ("function", "ns::twice", "template <typename T>\nT twice(T x) {\n  return x + x;\n}\n"),
+    ],
+)
 def test_each_kind_is_deleted_with_its_template_head(kind: str, name: str, gone: str):
-    items = ("template <typename T>\nclass Box {\n  T value;\n};\n", "struct Point {\n  int x;\n};\n",
-             "union Bits {\n  int i;\n  float f;\n};\n", "enum class Mode { kA, kB };\n", "enum Plain { kC };\n",
-             "using Alias = int;\n", "template <typename T>\nusing Vec = Box<T>;\n",
-             "typedef struct Point* Handle;\n", "constexpr int kLimit = 4;\n",
-             "template <typename T>\nT twice(T x) {\n  return x + x;\n}\n")
+    items = (
+        "template <typename T>\nclass Box {\n  T value;\n};\n",
+        "struct Point {\n  int x;\n};\n",
+        "union Bits {\n  int i;\n  float f;\n};\n",
+        "enum class Mode { kA, kB };\n",
+        "enum Plain { kC };\n",
+        "using Alias = int;\n",
+        "template <typename T>\nusing Vec = Box<T>;\n",
+        "typedef struct Point* Handle;\n",
+        "constexpr int kLimit = 4;\n",
+        "template <typename T>\nT twice(T x) {\n  return x + x;\n}\n",
+    )
     source = "namespace ns {\n\n" + "\n".join(items) + "\n}  // namespace ns\n"
     after, findings = _delete(source, [CppTarget(kind, name)])
     assert not findings
@@ -203,7 +220,8 @@ def test_each_kind_is_deleted_with_its_template_head(kind: str, name: str, gone:
 
 @pytest.mark.parametrize("kind", ["function", "any"])
 def test_an_out_of_line_member_goes_with_its_in_class_declaration(kind: str):
-    after, findings = _delete("""
+    after, findings = _delete(
+        """
         namespace db {
         class Table {
          public:
@@ -215,7 +233,9 @@ def test_an_out_of_line_member_goes_with_its_in_class_declaration(kind: str):
 
         void Table::Clear() {}
         }  // namespace db
-        """, [CppTarget(kind, "db::Table::Size")])
+        """,
+        [CppTarget(kind, "db::Table::Size")],
+    )
     assert not findings
     assert after == dedent_text("""
         namespace db {
@@ -250,8 +270,12 @@ def test_a_bare_name_with_several_overloads_is_refused_listing_each_signature():
     _, findings = _delete(OVERLOADS, [CppTarget("declaration", "detail::copy")])
     [finding] = findings
     assert finding.blocking and finding.code == "ambiguous-target"
-    for form in ("'detail::copy(const char*, OutputIt)'", "'detail::copy(char, OutputIt)'",
-                 "'detail::copy(const std::string&, size_t)'", "'detail::copy(*)'"):
+    for form in (
+        "'detail::copy(const char*, OutputIt)'",
+        "'detail::copy(char, OutputIt)'",
+        "'detail::copy(const std::string&, size_t)'",
+        "'detail::copy(*)'",
+    ):
         assert form in finding.message
 
 
@@ -304,26 +328,38 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 def test_calls_are_told_apart_by_arity_and_inactive_code_is_no_use(tmp_path: Path):
     root = _tree(tmp_path, TREE)
-    recipe = Recipe(id="t", summary="", deletions=(
-        ItemTarget("src/strings.h", "cpp", "declaration", "lib::count(const char*, int)"),), check_scope=(),
-        protected=())
+    recipe = Recipe(
+        id="t",
+        summary="",
+        deletions=(ItemTarget("src/strings.h", "cpp", "declaration", "lib::count(const char*, int)"),),
+        check_scope=(),
+        protected=(),
+    )
     plan = plan_recipe(root, recipe)
     assert not plan.blocking, plan.blocking
-    recipe = Recipe(id="t", summary="", deletions=(
-        ItemTarget("src/strings.h", "cpp", "declaration", "lib::count(const char*)"),), check_scope=(),
-        protected=())
+    recipe = Recipe(
+        id="t",
+        summary="",
+        deletions=(ItemTarget("src/strings.h", "cpp", "declaration", "lib::count(const char*)"),),
+        check_scope=(),
+        protected=(),
+    )
     plan = plan_recipe(root, recipe)
     assert [(f.path, f.line) for f in plan.blocking] == [("src/use.cc", 2)]
 
 
 def test_namespace_macros_of_a_recipe_file(tmp_path: Path):
     path = tmp_path / "r.toml"
-    path.write_text('id = "r"\nnamespace_macros = { MYLIB_BEGIN = "my::lib" }\n\n[[delete]]\npath = "a.h"\n'
-                    'language = "cpp"\nkind = "declaration"\nname = "my::lib::b"\nbranch = ""\n')
+    path.write_text(
+        'id = "r"\nnamespace_macros = { MYLIB_BEGIN = "my::lib" }\n\n[[delete]]\npath = "a.h"\n'
+        'language = "cpp"\nkind = "declaration"\nname = "my::lib::b"\nbranch = ""\n'
+    )
     recipe = load_recipe(str(path))
     assert recipe.namespace_macros == (("MYLIB_BEGIN", "my::lib"),)
     assert recipe.deletions[0].namespace_macros == recipe.namespace_macros
-    assert_recipe("MYLIB_BEGIN\nint b();\nint c();\nMYLIB_END\n", recipe, "MYLIB_BEGIN\nint c();\nMYLIB_END\n", path="a.h")
+    assert_recipe(
+        "MYLIB_BEGIN\nint b();\nint c();\nMYLIB_END\n", recipe, "MYLIB_BEGIN\nint c();\nMYLIB_END\n", path="a.h"
+    )
     path.write_text('id = "r"\nnamespace_macros = ["MYLIB_BEGIN"]\n')
     with pytest.raises(RecipeError, match="namespace_macros must be a table"):
         load_recipe(str(path))
@@ -332,54 +368,80 @@ def test_namespace_macros_of_a_recipe_file(tmp_path: Path):
 def test_includes_are_resolved_beside_the_file_and_under_include_folders():
     from codemods.languages.cpp.includes import included_files
 
-    files = {"include/fmt/format.h": b'#include "base.h"\n', "include/fmt/base.h": b"",
-             "src/os.cc": b'#include "fmt/format.h"\n#include "missing.h"\n#include <vector>\n'}
+    files = {
+        "include/fmt/format.h": b'#include "base.h"\n',
+        "include/fmt/base.h": b"",
+        "src/os.cc": b'#include "fmt/format.h"\n#include "missing.h"\n#include <vector>\n',
+    }
     assert included_files("src/os.cc", files.get) == {"include/fmt/format.h", "include/fmt/base.h"}
 
 
 def test_a_static_function_is_visible_in_the_files_that_include_its_file(tmp_path: Path):
-    root = _tree(tmp_path, {
-        "src/impl.inc": "static int helper(int x) { return x; }\n",
-        "src/unity.cc": '#include "impl.inc"\nint use() { return helper(1); }\n',
-        "src/other.cc": "static int helper(int x);\nint other() { return helper(2); }\n",
-    })
-    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("src/impl.inc", "cpp", "function", "helper"),),
-                    check_scope=(), protected=())
+    root = _tree(
+        tmp_path,
+        {
+            "src/impl.inc": "static int helper(int x) { return x; }\n",
+            "src/unity.cc": '#include "impl.inc"\nint use() { return helper(1); }\n',
+            "src/other.cc": "static int helper(int x);\nint other() { return helper(2); }\n",
+        },
+    )
+    recipe = Recipe(
+        id="t",
+        summary="",
+        deletions=(ItemTarget("src/impl.inc", "cpp", "function", "helper"),),
+        check_scope=(),
+        protected=(),
+    )
     plan = plan_recipe(root, recipe)
     assert [(f.path, f.line) for f in plan.blocking] == [("src/unity.cc", 2)]
 
 
 def test_calls_are_told_apart_by_literal_and_local_argument_types(tmp_path: Path):
-    root = _tree(tmp_path, {
-        "src/copy.h": """
+    root = _tree(
+        tmp_path,
+        {
+            "src/copy.h": """
             #pragma once
             namespace detail {
             template <typename OutputIt> OutputIt copy(const char* str, OutputIt out);
             template <typename OutputIt> OutputIt copy(char ch, OutputIt out);
             }  // namespace detail
             """,
-        "src/use.cc": """
+            "src/use.cc": """
             #include "copy.h"
             char* one(char* out) { return detail::copy('x', out); }
             char* two(char* out) { const char* s = "ab"; return detail::copy(s, out); }
             char* three(char* out, char c) { return detail::copy(c, out); }
             char* four(char* out) { return detail::copy("ab", out); }
             """,
-    })
-    recipe = Recipe(id="t", summary="", deletions=(
-        ItemTarget("src/copy.h", "cpp", "declaration", "detail::copy(char, OutputIt)"),), check_scope=(),
-        protected=())
+        },
+    )
+    recipe = Recipe(
+        id="t",
+        summary="",
+        deletions=(ItemTarget("src/copy.h", "cpp", "declaration", "detail::copy(char, OutputIt)"),),
+        check_scope=(),
+        protected=(),
+    )
     plan = plan_recipe(root, recipe)
     assert [(f.path, f.line) for f in plan.blocking] == [("src/use.cc", 2), ("src/use.cc", 4)]
 
 
 def test_a_member_declared_in_another_files_class_is_reported_left_behind(tmp_path: Path):
-    root = _tree(tmp_path, {
-        "db/table.h": "#pragma once\nnamespace db {\nclass Table {\n public:\n  int Size() const;\n};\n}  // namespace db\n",
-        "db/table.cc": '#include "db/table.h"\nnamespace db {\nint Table::Size() const { return 0; }\n}  // namespace db\n',
-    })
-    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("db/table.cc", "cpp", "function", "db::Table::Size"),),
-                    check_scope=(), protected=())
+    root = _tree(
+        tmp_path,
+        {
+            "db/table.h": "#pragma once\nnamespace db {\nclass Table {\n public:\n  int Size() const;\n};\n}  // namespace db\n",
+            "db/table.cc": '#include "db/table.h"\nnamespace db {\nint Table::Size() const { return 0; }\n}  // namespace db\n',
+        },
+    )
+    recipe = Recipe(
+        id="t",
+        summary="",
+        deletions=(ItemTarget("db/table.cc", "cpp", "function", "db::Table::Size"),),
+        check_scope=(),
+        protected=(),
+    )
     [finding] = plan_recipe(root, recipe).blocking
     assert (finding.path, finding.line, finding.reference_kind) == ("db/table.h", 5, "declaration")
 
@@ -399,29 +461,45 @@ def test_other_begin_end_macro_pairs_are_looked_through_opening_no_namespace():
 def test_a_rewrite_rule_scoped_to_a_cpp_item_finds_it_by_its_qualified_name(tmp_path: Path):
     from codemods import PatternRewrite
 
-    recipe = Recipe(id="t", summary="", rewrites=(PatternRewrite("src/a.cc", "g($X)", "g2($X)", item="ns::h"),),
-                    check_scope=(), protected=())
-    assert_recipe("namespace ns {\nint f() { return g(1); }\nint h() { return g(1); }\n}\n", recipe,
-                  "namespace ns {\nint f() { return g(1); }\nint h() { return g2(1); }\n}\n", path="src/a.cc")
+    recipe = Recipe(
+        id="t",
+        summary="",
+        rewrites=(PatternRewrite("src/a.cc", "g($X)", "g2($X)", item="ns::h"),),
+        check_scope=(),
+        protected=(),
+    )
+    assert_recipe(
+        "namespace ns {\nint f() { return g(1); }\nint h() { return g(1); }\n}\n",
+        recipe,
+        "namespace ns {\nint f() { return g(1); }\nint h() { return g2(1); }\n}\n",
+        path="src/a.cc",
+    )
 
 
 def test_a_call_an_overload_that_stays_could_take_is_possible(tmp_path: Path):
-    root = _tree(tmp_path, {
-        "src/copy.h": """
+    root = _tree(
+        tmp_path,
+        {
+            "src/copy.h": """
             #pragma once
             namespace detail {
             template <typename OutputIt> OutputIt copy(const char* str, OutputIt out);
             template <typename OutputIt> OutputIt copy(char ch, OutputIt out);
             }  // namespace detail
             """,
-        "src/use.cc": """
+            "src/use.cc": """
             #include "copy.h"
             template <typename T> char* any(T value, char* out) { return detail::copy(value, out); }
             """,
-    })
-    recipe = Recipe(id="t", summary="", deletions=(
-        ItemTarget("src/copy.h", "cpp", "declaration", "detail::copy(char, OutputIt)"),), check_scope=(),
-        protected=())
+        },
+    )
+    recipe = Recipe(
+        id="t",
+        summary="",
+        deletions=(ItemTarget("src/copy.h", "cpp", "declaration", "detail::copy(char, OutputIt)"),),
+        check_scope=(),
+        protected=(),
+    )
     plan = plan_recipe(root, recipe)
     assert not plan.blocking
     [finding] = [f for f in plan.findings if f.code == "dangling-reference"]

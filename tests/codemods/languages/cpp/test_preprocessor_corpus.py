@@ -26,15 +26,16 @@ def _header_tree(corpus: Path, root: Path, inside_block: bytes = b"", after_bloc
     source = (corpus / BRIDGE_H).read_bytes()
     start = source.index(b"#if 0\n")
     end = source.index(b"#endif\n", start)
-    source = source[:end] + inside_block + source[end:end + 7] + after_block + source[end + 7:]
+    source = source[:end] + inside_block + source[end : end + 7] + after_block + source[end + 7 :]
     (root / BRIDGE_H).parent.mkdir(parents=True)
     (root / BRIDGE_H).write_bytes(source)
     return root
 
 
 def _deleting(kind: str, name: str) -> Recipe:
-    return Recipe(id="if0", summary="", deletions=(ItemTarget(BRIDGE_H, "cpp", kind, name),), check_scope=(),
-                  protected=())
+    return Recipe(
+        id="if0", summary="", deletions=(ItemTarget(BRIDGE_H, "cpp", kind, name),), check_scope=(), protected=()
+    )
 
 
 def test_the_declaration_in_the_if0_block_is_found_as_inactive(corpus: Path) -> None:

@@ -123,8 +123,10 @@ def found(root: Path, *targets: tuple[str, str, str]) -> dict[tuple[str, int], s
 
 
 def _tree(root: Path) -> None:
-    write_tree(root, {"kiln.h": KILN_H, "kiln.cpp": KILN_CPP, "oven.h": OVEN_H, "smithy.cpp": SMITHY_CPP,
-                      "guild.cpp": GUILD_CPP})
+    write_tree(
+        root,
+        {"kiln.h": KILN_H, "kiln.cpp": KILN_CPP, "oven.h": OVEN_H, "smithy.cpp": SMITHY_CPP, "guild.cpp": GUILD_CPP},
+    )
 
 
 def test_calls_through_objects_pointers_references_and_this_use_a_member_defined_in_its_class(tmp_path):
@@ -133,8 +135,10 @@ def test_calls_through_objects_pointers_references_and_this_use_a_member_defined
 
 
 def test_a_member_defined_out_of_line_is_used_by_calls_of_its_arity(tmp_path):
-    write_tree(tmp_path, {
-        "kiln.h": """
+    write_tree(
+        tmp_path,
+        {
+            "kiln.h": """
             #pragma once
             namespace kiln {
             class Furnace {
@@ -145,14 +149,14 @@ def test_a_member_defined_out_of_line_is_used_by_calls_of_its_arity(tmp_path):
             };
             }
         """,
-        "kiln.cpp": """
+            "kiln.cpp": """
             #include "kiln.h"
             namespace kiln {
             void Furnace::stoke(int coal) {}
             void Furnace::stoke(int coal, int air) {}
             }
         """,
-        "smithy.cpp": """
+            "smithy.cpp": """
             #include "kiln.h"
             void fire(kiln::Furnace& f, kiln::Furnace* p) {
               f.stoke(4); // REF
@@ -160,13 +164,16 @@ def test_a_member_defined_out_of_line_is_used_by_calls_of_its_arity(tmp_path):
               f.stoke(6, 7);
             }
         """,
-    })
+        },
+    )
     assert found(tmp_path, ("kiln.cpp", "function", "kiln::Furnace::stoke(int)")) == expected(tmp_path)
 
 
 def test_a_receiver_of_a_class_the_file_derives_from_it(tmp_path):
-    write_tree(tmp_path, {
-        "kiln.h": """
+    write_tree(
+        tmp_path,
+        {
+            "kiln.h": """
             namespace kiln {
             class Furnace {
              public:
@@ -174,7 +181,7 @@ def test_a_receiver_of_a_class_the_file_derives_from_it(tmp_path):
             };
             }
         """,
-        "blast.cpp": """
+            "blast.cpp": """
             #include "kiln.h"
             namespace kiln {
             class Blast : public Furnace {};
@@ -191,13 +198,16 @@ def test_a_receiver_of_a_class_the_file_derives_from_it(tmp_path):
             }
             }
         """,
-    })
+        },
+    )
     assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
 
 
 def test_a_class_of_the_same_name_in_another_namespace_is_another_class(tmp_path):
-    write_tree(tmp_path, {
-        "kiln.h": """
+    write_tree(
+        tmp_path,
+        {
+            "kiln.h": """
             namespace kiln {
             class Furnace {
              public:
@@ -205,7 +215,7 @@ def test_a_class_of_the_same_name_in_another_namespace_is_another_class(tmp_path
             };
             }
         """,
-        "toy.cpp": """
+            "toy.cpp": """
             namespace toy {
             class Furnace {
              public:
@@ -216,13 +226,16 @@ def test_a_class_of_the_same_name_in_another_namespace_is_another_class(tmp_path
             int real(kiln::Furnace* k) { return k->heat(); } // REF
             int unreached(Furnace f) { return f.heat(); } // MAYBE
         """,
-    })
+        },
+    )
     assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
 
 
 def test_receivers_typed_by_the_headers_a_file_includes(tmp_path):
-    write_tree(tmp_path, {
-        "kiln.h": """
+    write_tree(
+        tmp_path,
+        {
+            "kiln.h": """
             namespace kiln {
             class Furnace {
              public:
@@ -230,7 +243,7 @@ def test_receivers_typed_by_the_headers_a_file_includes(tmp_path):
             };
             }
         """,
-        "yard.h": """
+            "yard.h": """
             #include "kiln.h"
             namespace yard {
             class Annex : public kiln::Furnace {};
@@ -243,7 +256,7 @@ def test_receivers_typed_by_the_headers_a_file_includes(tmp_path):
             typedef Hearth* HearthRef;
             }
         """,
-        "yard.cpp": """
+            "yard.cpp": """
             #include "yard.h"
             namespace yard {
             int Foundry::pour() const { return hearth.heat() // REF
@@ -253,10 +266,11 @@ def test_receivers_typed_by_the_headers_a_file_includes(tmp_path):
                 + r->heat(); } // REF
             }
         """,
-        "loose.cpp": """
+            "loose.cpp": """
             int guess(Foundry& f) { return f.hearth.heat(); } // MAYBE
         """,
-    })
+        },
+    )
     assert found(tmp_path, ("kiln.h", "function", "kiln::Furnace::heat")) == expected(tmp_path)
 
 
@@ -292,8 +306,13 @@ name = "kiln::Furnace::report"
 
 
 def _compiles(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["g++", "-std=c++17", "-fsyntax-only", *sorted(str(p) for p in root.glob("*.cpp"))],
-                          cwd=root, capture_output=True, text=True, env={**os.environ, "LC_ALL": "C"})
+    return subprocess.run(
+        ["g++", "-std=c++17", "-fsyntax-only", *sorted(str(p) for p in root.glob("*.cpp"))],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LC_ALL": "C"},
+    )
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
@@ -312,10 +331,16 @@ def test_apply_refuses_a_deletion_whose_member_calls_would_not_compile(tmp_path)
     assert ("smithy.cpp", 6, 12) in blocking  # f.heat()
     assert ("smithy.cpp", 9, 13) in blocking  # p->heat()
     assert ("kiln.cpp", 3, 55) in blocking  # this->heat()
-    assert {f["path"] for f in findings if f["severity"] == "error"} == {"kiln.h", "kiln.cpp", "smithy.cpp", "guild.cpp"}
+    assert {f["path"] for f in findings if f["severity"] == "error"} == {
+        "kiln.h",
+        "kiln.cpp",
+        "smithy.cpp",
+        "guild.cpp",
+    }
 
-    forced = CliRunner().invoke(main, ["apply", "--allow-dangling", "--recipe", str(tmp_path / "recipe.toml"),
-                                       str(tree)])
+    forced = CliRunner().invoke(
+        main, ["apply", "--allow-dangling", "--recipe", str(tmp_path / "recipe.toml"), str(tree)]
+    )
     assert forced.exit_code == 0, forced.output
     broken = _compiles(tree)
     assert broken.returncode != 0
@@ -334,8 +359,9 @@ def test_apply_refuses_a_deletion_used_only_through_objects_in_other_files(tmp_p
     assert "smithy.cpp:13:27: report: code still refers to an item the recipe deletes" in refused.stderr  # (*&r)
     assert "smithy.cpp:22:51: report: code still refers to an item the recipe deletes" in refused.stderr
 
-    forced = CliRunner().invoke(main, ["apply", "--allow-dangling", "--recipe", str(tmp_path / "recipe.toml"),
-                                       str(tree)])
+    forced = CliRunner().invoke(
+        main, ["apply", "--allow-dangling", "--recipe", str(tmp_path / "recipe.toml"), str(tree)]
+    )
     assert forced.exit_code == 0, forced.output
     broken = _compiles(tree).stderr
     assert "smithy.cpp:13:27: error: 'const class kiln::Furnace' has no member named 'report'" in broken
@@ -345,10 +371,10 @@ def test_apply_refuses_a_deletion_used_only_through_objects_in_other_files(tmp_p
 def _shapes(tmp_path: Path) -> Path:
     files = {
         "outline.h": "#pragma once\nclass Outline {\n public:\n  virtual ~Outline() = default;\n"
-                     "  virtual double area() const = 0;\n};\n",
-        "shape.h": "#pragma once\n#include \"outline.h\"\nclass Shape : public Outline {\n public:\n"
-                   "  virtual double area() const = 0;\n  virtual int sides() const = 0;\n};\n",
-        "use.cpp": "#include \"shape.h\"\ndouble measure(const Shape* s) { return s->area() + s->sides(); }\n",
+        "  virtual double area() const = 0;\n};\n",
+        "shape.h": '#pragma once\n#include "outline.h"\nclass Shape : public Outline {\n public:\n'
+        "  virtual double area() const = 0;\n  virtual int sides() const = 0;\n};\n",
+        "use.cpp": '#include "shape.h"\ndouble measure(const Shape* s) { return s->area() + s->sides(); }\n',
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -359,23 +385,32 @@ def test_a_member_a_base_class_declares_too_may_go_its_uses_reach_the_base(tmp_p
     from codemods import ItemTarget, Recipe, plan_recipe
 
     root = _shapes(tmp_path)
-    plan = plan_recipe(root, Recipe(id="t", summary="", deletions=(ItemTarget("shape.h", "cpp", "declaration", "Shape::area"),)))
+    plan = plan_recipe(
+        root, Recipe(id="t", summary="", deletions=(ItemTarget("shape.h", "cpp", "declaration", "Shape::area"),))
+    )
     assert plan.blocking == []
-    plan = plan_recipe(root, Recipe(id="t", summary="", deletions=(ItemTarget("shape.h", "cpp", "declaration", "Shape::sides"),)))
+    plan = plan_recipe(
+        root, Recipe(id="t", summary="", deletions=(ItemTarget("shape.h", "cpp", "declaration", "Shape::sides"),))
+    )
     assert [(f.code, f.path, f.line) for f in plan.blocking] == [("dangling-reference", "use.cpp", 2)]
 
 
 def test_an_auto_variable_made_by_new_or_make_unique_types_its_member_calls(tmp_path: Path) -> None:
     from codemods import ItemTarget, Recipe, plan_recipe
 
-    (tmp_path / "kiln.h").write_text("#pragma once\nnamespace pottery {\nclass Kiln {\n public:\n  int heat() const;\n"
-                                     "  int size() const;\n};\nclass Wheel {\n public:\n  int heat() const;\n};\n}\n")
+    (tmp_path / "kiln.h").write_text(
+        "#pragma once\nnamespace pottery {\nclass Kiln {\n public:\n  int heat() const;\n"
+        "  int size() const;\n};\nclass Wheel {\n public:\n  int heat() const;\n};\n}\n"
+    )
     (tmp_path / "use.cpp").write_text(
         '#include <memory>\n#include "kiln.h"\nint fire() {\n'
         "  auto k = std::make_unique<pottery::Kiln>();\n  auto* raw = new pottery::Kiln();\n"
         "  auto w = std::make_shared<pottery::Wheel>();\n"
-        "  return k->heat() + raw->heat() + w->heat() + k->size();\n}\n")
-    plan = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(
-        ItemTarget("kiln.h", "cpp", "declaration", "pottery::Kiln::heat"),)))
+        "  return k->heat() + raw->heat() + w->heat() + k->size();\n}\n"
+    )
+    plan = plan_recipe(
+        tmp_path,
+        Recipe(id="t", summary="", deletions=(ItemTarget("kiln.h", "cpp", "declaration", "pottery::Kiln::heat"),)),
+    )
     found = sorted((f.line, f.col, f.certainty) for f in plan.findings if f.code == "dangling-reference")
     assert found == [(7, 13, "definite"), (7, 27, "definite")]

@@ -59,7 +59,8 @@ def test_missing_python_target_blocks_with_the_closest_names():
     result, findings = run_deletion("python", source, [("function", "Frob.goen")])
     assert result == source
     assert [(f.code, f.message) for f in findings] == [
-        ("no-such-item", "no item Frob.goen of kind function in t.py; did you mean Frob.gone?")]
+        ("no-such-item", "no item Frob.goen of kind function in t.py; did you mean Frob.gone?")
+    ]
 
 
 def _python_edits(source: str, targets: list[tuple[str, str]]):
@@ -76,7 +77,8 @@ def _python_edits(source: str, targets: list[tuple[str, str]]):
 
 
 def test_each_deleted_definition_is_its_own_byte_range_edit():
-    before, edits, after = _python_edits("""
+    before, edits, after = _python_edits(
+        """
         import os
 
 
@@ -93,7 +95,9 @@ def test_each_deleted_definition_is_its_own_byte_range_edit():
         @dec
         def b():
             return 3
-        """, [("function", "a"), ("function", "b")])
+        """,
+        [("function", "a"), ("function", "b")],
+    )
     assert len(edits) == 2 and all(e.end - e.start < len(before) // 2 for e in edits)
     assert after == "import os\n\n\ndef keep():\n    # a comment another rule may reword\n    return 2\n"
     comment = before.index(b"a comment")
@@ -101,7 +105,8 @@ def test_each_deleted_definition_is_its_own_byte_range_edit():
 
 
 def test_nested_targets_give_one_edit():
-    _, edits, after = _python_edits("""
+    _, edits, after = _python_edits(
+        """
         import os
 
 
@@ -112,7 +117,9 @@ def test_nested_targets_give_one_edit():
 
         def keep():
             return 1
-        """, [("class", "Frob"), ("function", "Frob.gone")])
+        """,
+        [("class", "Frob"), ("function", "Frob.gone")],
+    )
     assert len(edits) == 1
     assert after == "import os\n\n\ndef keep():\n    return 1\n"
 
@@ -137,11 +144,18 @@ def test_deleting_the_first_statement_leaves_no_blank_lines_at_the_top():
         """,
     )
     # A header comment keeps the one blank line it had; a method first in its class body too.
-    assert_deletes("python", "# Ledger tools.\n\ndef opening():\n    return 0\n\n\ndef closing():\n    return 1\n",
-                   [("function", "opening")], "# Ledger tools.\n\ndef closing():\n    return 1\n")
-    assert_deletes("python", "class Ledger:\n    def opening(self):\n        return 0\n\n    def closing(self):\n"
-                   "        return 1\n", [("function", "Ledger.opening")],
-                   "class Ledger:\n    def closing(self):\n        return 1\n")
+    assert_deletes(
+        "python",
+        "# Ledger tools.\n\ndef opening():\n    return 0\n\n\ndef closing():\n    return 1\n",
+        [("function", "opening")],
+        "# Ledger tools.\n\ndef closing():\n    return 1\n",
+    )
+    assert_deletes(
+        "python",
+        "class Ledger:\n    def opening(self):\n        return 0\n\n    def closing(self):\n        return 1\n",
+        [("function", "Ledger.opening")],
+        "class Ledger:\n    def closing(self):\n        return 1\n",
+    )
 
 
 def test_each_deleted_python_item_is_a_change_of_its_own(tmp_path):
@@ -149,31 +163,43 @@ def test_each_deleted_python_item_is_a_change_of_its_own(tmp_path):
     from codemods.plan.subset import changes_of, plan_subset
     from codemod_helpers import run_codemod
 
-    source = ("import math\n\n\ndef ledger_sum(rows):\n    return math.fsum(rows)\n\n\n"
-              "class Ledger:\n    def audit(self):\n        return 1\n\n    def close(self):\n        return 2\n")
+    source = (
+        "import math\n\n\ndef ledger_sum(rows):\n    return math.fsum(rows)\n\n\n"
+        "class Ledger:\n    def audit(self):\n        return 1\n\n    def close(self):\n        return 2\n"
+    )
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "books.py").write_text(source)
-    recipe = Recipe(id="trim-books", summary="", deletions=(
-        ItemTarget("books.py", "python", "function", "ledger_sum"),
-        ItemTarget("books.py", "python", "function", "Ledger.audit")))
+    recipe = Recipe(
+        id="trim-books",
+        summary="",
+        deletions=(
+            ItemTarget("books.py", "python", "function", "ledger_sum"),
+            ItemTarget("books.py", "python", "function", "Ledger.audit"),
+        ),
+    )
     plan = plan_recipe(tree, recipe)
     changes = changes_of(plan)
     assert [(c.id, c.item, c.removes) for c in changes] == [
         ("trim-books:function:ledger_sum", "ledger_sum", ("ledger_sum",)),
-        ("trim-books:function:Ledger.audit", "Ledger.audit", ("audit",))]
+        ("trim-books:function:Ledger.audit", "Ledger.audit", ("audit",)),
+    ]
     kept = plan_subset(plan, ["trim-books:function:ledger_sum"])
     assert not kept.plan.blocking
     assert kept.plan.changes[0].after.decode() == source.replace("    def audit(self):\n        return 1\n\n", "")
-    (tmp_path / "trim_books.toml").write_text('id = "trim-books"\nsummary = ""\n\n[[delete]]\npath = "books.py"\n'
-                                         'language = "python"\nkind = "function"\nname = "ledger_sum"\n\n'
-                                         '[[delete]]\npath = "books.py"\nlanguage = "python"\nkind = "function"\n'
-                                         'name = "Ledger.audit"\n')
-    written = run_codemod("apply", "--recipe", str(tmp_path / "trim_books.toml"), "--skip",
-                          "trim-books:function:Ledger.audit", str(tree))
+    (tmp_path / "trim_books.toml").write_text(
+        'id = "trim-books"\nsummary = ""\n\n[[delete]]\npath = "books.py"\n'
+        'language = "python"\nkind = "function"\nname = "ledger_sum"\n\n'
+        '[[delete]]\npath = "books.py"\nlanguage = "python"\nkind = "function"\n'
+        'name = "Ledger.audit"\n'
+    )
+    written = run_codemod(
+        "apply", "--recipe", str(tmp_path / "trim_books.toml"), "--skip", "trim-books:function:Ledger.audit", str(tree)
+    )
     assert written.exit_code == 0, written.stderr
     assert (tree / "books.py").read_text() == source.replace(
-        "def ledger_sum(rows):\n    return math.fsum(rows)\n\n\n", "")
+        "def ledger_sum(rows):\n    return math.fsum(rows)\n\n\n", ""
+    )
 
 
 def test_module_and_class_variables_by_qualified_name():
@@ -218,7 +244,9 @@ def test_a_deleted_module_variable_still_imported_elsewhere_blocks(tmp_path):
     (tmp_path / "brew" / "__init__.py").write_text("")
     (tmp_path / "brew" / "config.py").write_text("STEEP_MINUTES = 4\nCUP_ML = 250\n")
     (tmp_path / "brew" / "pour.py").write_text("from brew.config import STEEP_MINUTES\n\nprint(STEEP_MINUTES)\n")
-    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("brew/config.py", "python", "variable", "STEEP_MINUTES"),))
+    recipe = Recipe(
+        id="t", summary="", deletions=(ItemTarget("brew/config.py", "python", "variable", "STEEP_MINUTES"),)
+    )
     plan = plan_recipe(tmp_path, recipe)
     assert {(f.code, f.path, f.line) for f in plan.blocking} >= {("dangling-reference", "brew/pour.py", 1)}
     recipe = Recipe(id="t", summary="", deletions=(ItemTarget("brew/config.py", "python", "variable", "CUP_ML"),))

@@ -16,7 +16,8 @@ from codemods.plan.infer.tokens import same_tokens
 
 PYTHON = "python"
 
-KILN = textwrap.dedent('''
+KILN = (
+    textwrap.dedent('''
     class Kiln:
         def fire(self, pot, hours):
             if pot.glazed:
@@ -29,7 +30,10 @@ KILN = textwrap.dedent('''
     def cool(jar):
         if jar.glazed:
             self_check(jar)
-''').lstrip("\n").encode()
+''')
+    .lstrip("\n")
+    .encode()
+)
 
 
 def test_python_has_a_grammar_for_patterns_and_keeps_its_libcst_deleter() -> None:
@@ -46,20 +50,24 @@ def test_a_python_pattern_finds_blocks_and_captures_their_statements() -> None:
     found = Pattern("if $COND:\n    $$$BODY", PYTHON).find_all(KILN)
     assert [m.text("COND") for m in found] == ["pot.glazed", "jar.glazed"]
     assert found[1].text("BODY") == "self_check(jar)"
-    assert [m.text("ARGS") for m in Pattern("self.heat($$$ARGS)", PYTHON).find_all(KILN)] == \
-        ["pot,\n                      hours"]
+    assert [m.text("ARGS") for m in Pattern("self.heat($$$ARGS)", PYTHON).find_all(KILN)] == [
+        "pot,\n                      hours"
+    ]
 
 
 def test_a_python_rewrite_re_indents_what_it_moves_and_the_result_parses() -> None:
-    wrapped = replace_all(KILN, None, Pattern("if $COND:\n    $$$BODY", PYTHON),
-                          "with shield($COND):\n    if $COND:\n        $$$BODY")
+    wrapped = replace_all(
+        KILN, None, Pattern("if $COND:\n    $$$BODY", PYTHON), "with shield($COND):\n    if $COND:\n        $$$BODY"
+    )
     ast.parse(wrapped)
     assert b"        with shield(pot.glazed):\n            if pot.glazed:\n                self.heat(pot,\n" in wrapped
     assert b'note("""two\n  lines""")' in wrapped  # a string's own lines as written
     assert b"    with shield(jar.glazed):\n        if jar.glazed:\n            self_check(jar)\n" in wrapped
     unwrapped = replace_all(KILN, None, Pattern("if $COND:\n    $$$BODY", PYTHON), "$$$BODY")
     ast.parse(unwrapped)
-    assert b"    def fire(self, pot, hours):\n        self.heat(pot,\n                  hours)\n        note(" in unwrapped
+    assert (
+        b"    def fire(self, pot, hours):\n        self.heat(pot,\n                  hours)\n        note(" in unwrapped
+    )
     assert b"def cool(jar):\n    self_check(jar)\n" in unwrapped
 
 
@@ -79,7 +87,9 @@ def _planned(root: Path, recipe: str, tmp_path: Path):  # type: ignore[no-untype
 
 def test_a_recipe_rewrite_on_a_python_file(tmp_path: Path) -> None:
     root = _tree(tmp_path / "tree", {"pottery/kiln.py": KILN.decode()})
-    plan = _planned(root, '''
+    plan = _planned(
+        root,
+        """
         id = "glaze-guard"
 
         [[rewrite]]
@@ -87,7 +97,9 @@ def test_a_recipe_rewrite_on_a_python_file(tmp_path: Path) -> None:
         language = "python"
         pattern = "if $COND:\\n    $$$BODY"
         replace = "with shield($COND):\\n    $$$BODY"
-    ''', tmp_path)
+    """,
+        tmp_path,
+    )
     assert plan.blocking == []
     after = plan.changes[0].after
     ast.parse(after)
@@ -96,20 +108,27 @@ def test_a_recipe_rewrite_on_a_python_file(tmp_path: Path) -> None:
 
 def test_a_python_rewrite_whose_result_does_not_parse_is_refused(tmp_path: Path) -> None:
     root = _tree(tmp_path / "tree", {"pottery/kiln.py": KILN.decode()})
-    plan = _planned(root, '''
+    plan = _planned(
+        root,
+        """
         id = "broken"
 
         [[rewrite]]
         path = "pottery/kiln.py"
         pattern = "return $X"
         replace = "return ($X"
-    ''', tmp_path)
+    """,
+        tmp_path,
+    )
     assert [f.code for f in plan.blocking] == [Code.PARSE_REGRESSION]
     assert not plan.changes
 
 
 def test_infer_writes_a_python_rewrite_beside_a_deletion(tmp_path: Path) -> None:
-    before = _tree(tmp_path / "before", {"spool/reel.py": '''
+    before = _tree(
+        tmp_path / "before",
+        {
+            "spool/reel.py": """
         def wind(yarn):
             return yarn * 3
 
@@ -124,8 +143,13 @@ def test_infer_writes_a_python_rewrite_beside_a_deletion(tmp_path: Path) -> None
 
             def draw(self, a, b):
                 return a
-    '''})
-    after = _tree(tmp_path / "after", {"spool/reel.py": '''
+    """
+        },
+    )
+    after = _tree(
+        tmp_path / "after",
+        {
+            "spool/reel.py": """
         class Spindle:
             def spin(self, fleece, twist):
                 self.draw(fleece,
@@ -135,7 +159,9 @@ def test_infer_writes_a_python_rewrite_beside_a_deletion(tmp_path: Path) -> None
 
             def draw(self, a, b):
                 return a
-    '''})
+    """
+        },
+    )
     inferred = infer_recipe(before, after)
     assert inferred.unexpressed == ()
     assert 'kind = "function"\nname = "wind"' in inferred.toml
@@ -151,7 +177,10 @@ def test_infer_writes_a_python_rewrite_beside_a_deletion(tmp_path: Path) -> None
 
 
 def test_infer_deletes_side_by_side_statements_no_one_node_holds(tmp_path: Path) -> None:
-    before = _tree(tmp_path / "before", {"loom/heddle.py": '''
+    before = _tree(
+        tmp_path / "before",
+        {
+            "loom/heddle.py": """
         import zlib
         import shelve
 
@@ -162,14 +191,21 @@ def test_infer_deletes_side_by_side_statements_no_one_node_holds(tmp_path: Path)
 
         def treadle(beam):
             return beam + 1
-    '''})
-    after = _tree(tmp_path / "after", {"loom/heddle.py": '''
+    """
+        },
+    )
+    after = _tree(
+        tmp_path / "after",
+        {
+            "loom/heddle.py": """
         LEASH = object()
 
 
         def treadle(beam):
             return beam + 1
-    '''})
+    """
+        },
+    )
     inferred = infer_recipe(before, after)
     assert inferred.unexpressed == ()
     assert inferred.toml.count("[[rewrite]]") == 4 and 'pattern = "import zlib"\nreplace = ""' in inferred.toml
@@ -181,7 +217,10 @@ def test_infer_deletes_side_by_side_statements_no_one_node_holds(tmp_path: Path)
 
 
 def test_a_python_rewrite_scoped_to_a_method_by_its_dotted_name(tmp_path: Path) -> None:
-    root = _tree(tmp_path / "tree", {"pottery/wheel.py": '''
+    root = _tree(
+        tmp_path / "tree",
+        {
+            "pottery/wheel.py": """
         class Wheel:
             def throw(self, clay):
                 return centre(clay)
@@ -193,8 +232,12 @@ def test_a_python_rewrite_scoped_to_a_method_by_its_dotted_name(tmp_path: Path) 
 
         def centre(clay):
             return clay
-    '''})
-    plan = _planned(root, '''
+    """
+        },
+    )
+    plan = _planned(
+        root,
+        """
         id = "scoped"
 
         [[rewrite]]
@@ -202,7 +245,9 @@ def test_a_python_rewrite_scoped_to_a_method_by_its_dotted_name(tmp_path: Path) 
         item = "Wheel.trim"
         pattern = "centre($X)"
         replace = "centre($X, fine=True)"
-    ''', tmp_path)
+    """,
+        tmp_path,
+    )
     assert plan.blocking == []
     after = plan.changes[0].after
     assert after.count(b"centre(clay, fine=True)") == 1
@@ -210,7 +255,10 @@ def test_a_python_rewrite_scoped_to_a_method_by_its_dotted_name(tmp_path: Path) 
 
 
 def test_infer_rewrites_a_changed_module_docstring(tmp_path: Path) -> None:
-    before = _tree(tmp_path / "before", {"glass/annealer.py": '''
+    before = _tree(
+        tmp_path / "before",
+        {
+            "glass/annealer.py": '''
         """
         Helpers for the lehr that are kept for the blowing tests only,
         not part of the furnace interface.
@@ -225,8 +273,13 @@ def test_infer_rewrites_a_changed_module_docstring(tmp_path: Path) -> None:
 
         def soak(t):
             return t
-    '''})
-    after = _tree(tmp_path / "after", {"glass/annealer.py": '''
+    '''
+        },
+    )
+    after = _tree(
+        tmp_path / "after",
+        {
+            "glass/annealer.py": '''
         """
         Lehr helpers used by the blowing tests.
         """
@@ -236,7 +289,9 @@ def test_infer_rewrites_a_changed_module_docstring(tmp_path: Path) -> None:
 
         def ramp(t):
             return math.floor(t)
-    '''})
+    '''
+        },
+    )
     inferred = infer_recipe(before, after)
     assert inferred.unexpressed == ()
     assert inferred.toml.count("[[rewrite]]") == 1 and 'name = "soak"' in inferred.toml
@@ -248,7 +303,10 @@ def test_infer_rewrites_a_changed_module_docstring(tmp_path: Path) -> None:
 
 
 def test_infer_rewords_a_python_comment(tmp_path: Path) -> None:
-    before = _tree(tmp_path / "before", {"smithy/forge.py": '''
+    before = _tree(
+        tmp_path / "before",
+        {
+            "smithy/forge.py": """
         # The tuyere feeds the hearth and the slack tub.
         def stoke(coal):
             return coal
@@ -256,16 +314,25 @@ def test_infer_rewords_a_python_comment(tmp_path: Path) -> None:
 
         def slake(iron):
             return iron
-    '''})
-    after = _tree(tmp_path / "after", {"smithy/forge.py": '''
+    """
+        },
+    )
+    after = _tree(
+        tmp_path / "after",
+        {
+            "smithy/forge.py": """
         # The tuyere feeds the hearth.
         def stoke(coal):
             return coal
-    '''})
+    """
+        },
+    )
     inferred = infer_recipe(before, after)
     assert inferred.unexpressed == ()
-    assert 'find = "The tuyere feeds the hearth and the slack tub."\nreplace = "The tuyere feeds the hearth."' \
+    assert (
+        'find = "The tuyere feeds the hearth and the slack tub."\nreplace = "The tuyere feeds the hearth."'
         in inferred.toml
+    )
     recipe_file = tmp_path / "inferred.toml"
     recipe_file.write_text(inferred.toml, encoding="utf-8")
     plan = plan_recipe(before, load_recipe(str(recipe_file)))

@@ -94,7 +94,10 @@ def test_a_deleted_method_is_definite_on_self_and_possible_on_other_receivers(tm
 def test_the_method_of_a_class_with_bases_and_a_dunder_method_are_not_blocking(tmp_path: Path) -> None:
     found = _dangling(tmp_path, ORCHARD, ItemTarget("orchard/trees.py", "python", "function", "Rootstock.prune_twig"))
     assert set(found.values()) == {POSSIBLE} and ("orchard/trees.py", 3, "prune_twig") in found
-    tree = dict(ORCHARD, **{"orchard/crates.py": """
+    tree = dict(
+        ORCHARD,
+        **{
+            "orchard/crates.py": """
         class Crate:
             def __init__(self):
                 self.slats = 4
@@ -103,19 +106,23 @@ def test_the_method_of_a_class_with_bases_and_a_dunder_method_are_not_blocking(t
         class Pallet(Crate):
             def __init__(self):
                 super().__init__()
-        """})
+        """
+        },
+    )
     assert _dangling(tmp_path, tree, ItemTarget("orchard/crates.py", "python", "function", "Crate.__init__")) == {}
 
 
 def test_a_second_definition_of_the_name_is_not_a_use_of_the_first(tmp_path: Path) -> None:
-    tree = {"checks/test_pears.py": """
+    tree = {
+        "checks/test_pears.py": """
         def test_ripe_pears():
             assert 1
 
 
         def test_ripe_pears():
             assert 2
-        """}
+        """
+    }
     assert _dangling(tmp_path, tree, ItemTarget("checks/test_pears.py", "python", "function", "test_ripe_pears")) == {}
 
 
@@ -126,18 +133,26 @@ def test_a_file_that_does_not_parse_is_matched_by_spelling(tmp_path: Path) -> No
 
 
 def test_in_a_file_ast_does_not_parse_definitions_keywords_and_dunders_are_not_uses(tmp_path: Path) -> None:
-    tree = dict(ORCHARD, **{
-        "orchard/crates.py": "class Crate:\n    def __init__(self):\n        self.slats = 4\n",
-        "legacy/press.py": """
+    tree = dict(
+        ORCHARD,
+        **{
+            "orchard/crates.py": "class Crate:\n    def __init__(self):\n        self.slats = 4\n",
+            "legacy/press.py": """
             print 'pressing'
             juice = harvest_plums(3)
             spill(harvest_plums=4)
             def harvest_plums(n):
                 return Crate.__init__
             barrel.harvest_plums
-            """})
-    found = _dangling(tmp_path, tree, ItemTarget("orchard/trees.py", "python", "function", "harvest_plums"),
-                      ItemTarget("orchard/crates.py", "python", "function", "Crate.__init__"))
+            """,
+        },
+    )
+    found = _dangling(
+        tmp_path,
+        tree,
+        ItemTarget("orchard/trees.py", "python", "function", "harvest_plums"),
+        ItemTarget("orchard/crates.py", "python", "function", "Crate.__init__"),
+    )
     assert {k: v for k, v in found.items() if k[0] == "legacy/press.py"} == {
         ("legacy/press.py", 2, "harvest_plums"): DEFINITE,
         ("legacy/press.py", 6, "harvest_plums"): POSSIBLE,
@@ -145,7 +160,10 @@ def test_in_a_file_ast_does_not_parse_definitions_keywords_and_dunders_are_not_u
 
 
 def test_a_receiver_typed_by_a_constructor_call_or_an_annotation_makes_a_method_use_definite(tmp_path: Path) -> None:
-    tree = dict(ORCHARD, **{"market/typed.py": """
+    tree = dict(
+        ORCHARD,
+        **{
+            "market/typed.py": """
         from orchard.trees import Sapling, harvest_plums
         import orchard.trees as grove
 
@@ -165,11 +183,15 @@ def test_a_receiver_typed_by_a_constructor_call_or_an_annotation_makes_a_method_
             hedge.prune_twig()
             picked.prune_twig()
             unknown.prune_twig()
-        """})
+        """
+        },
+    )
     found = _dangling(tmp_path, tree, ItemTarget("orchard/trees.py", "python", "function", "Sapling.prune_twig"))
     assert {k[1]: v for k, v in found.items() if k[0] == "market/typed.py"} == {
-        14: DEFINITE, 15: DEFINITE,  # a `Sapling()` and a parameter annotated `Sapling`
-        18: POSSIBLE, 19: POSSIBLE,  # what a function returned, an unannotated parameter
+        14: DEFINITE,
+        15: DEFINITE,  # a `Sapling()` and a parameter annotated `Sapling`
+        18: POSSIBLE,
+        19: POSSIBLE,  # what a function returned, an unannotated parameter
     }  # a `Hedge`, a class of the file's own, is no `Sapling`
 
 

@@ -266,15 +266,18 @@ def test_bridge_entry_reports_its_rust_name_as_a_visible_name():
     assert resolved[0].removed_names == ("frob", "frob_rs")
 
 
-@pytest.mark.parametrize(("literal", "name"), [
-    (r'"frob_\u{72}s"', "frob_rs"),
-    (r'"frob_\x72s"', "frob_rs"),
-    ('r#"frob_rs"#', "frob_rs"),
-    ('"frob_\\\n                 rs"', "frob_rs"),
-])
+@pytest.mark.parametrize(
+    ("literal", "name"),
+    [
+        (r'"frob_\u{72}s"', "frob_rs"),
+        (r'"frob_\x72s"', "frob_rs"),
+        ('r#"frob_rs"#', "frob_rs"),
+        ('"frob_\\\n                 rs"', "frob_rs"),
+    ],
+)
 def test_a_rust_name_with_escapes_is_read_as_rustc_reads_it(literal: str, name: str):
     source = (
-        "#[cxx::bridge]\nmod ffi {\n    unsafe extern \"C++\" {\n"
+        '#[cxx::bridge]\nmod ffi {\n    unsafe extern "C++" {\n'
         f"        #[rust_name = {literal}]\n        fn frob(x: i32) -> i32;\n    }}\n}}\n"
     )
     resolved = delete_rust_items("t.rs", source.encode(), [RustTarget("bridge_fn", "ffi::frob")]).gone
@@ -334,8 +337,11 @@ def test_missing_target_blocks_with_the_closest_names():
     result, findings = run_deletion("rust", source, [("fn", "crate::mrege"), ("fn", "absent")])
     assert result == source
     assert [(f.code, f.blocking, f.message) for f in findings] == [
-        ("no-such-item", True,
-         "no item crate::mrege of kind fn in t.rs; did you mean crate::merge or crate::Handle::merge?"),
+        (
+            "no-such-item",
+            True,
+            "no item crate::mrege of kind fn in t.rs; did you mean crate::merge or crate::Handle::merge?",
+        ),
         ("no-such-item", True, "no item absent of kind fn in t.rs"),
     ]
 
@@ -443,7 +449,9 @@ def test_static_goes_with_every_attribute_and_trailing_comment(tmp_path: Path):
     (change,) = plan.changes
     assert change.after.decode() == ISSUE_12_LIB_RS.replace(
         '#[link_section = ".vectors"]\n#[no_mangle] // stays with the item\n'
-        '#[cfg_attr(feature = "x", allow(dead_code))]\npub static TABLE: [i32; 2] = [1, 2];\n\n', "")
+        '#[cfg_attr(feature = "x", allow(dead_code))]\npub static TABLE: [i32; 2] = [1, 2];\n\n',
+        "",
+    )
     assert rustfmt_clean(change.before) and rustfmt_clean(change.after)
 
 
@@ -473,7 +481,8 @@ def test_anchored_names_address_exactly():
     assert [f.code for f in findings] == ["no-such-item"]
     _, findings = run_deletion("rust", source, [("fn", "frob")])
     assert [f.message for f in findings] == [
-        "frob matches items in several modules (crate::Handle::frob, crate::inner::frob); name one exactly"]
+        "frob matches items in several modules (crate::Handle::frob, crate::inner::frob); name one exactly"
+    ]
     result, findings = run_deletion("rust", source, [("fn", "crate::Handle::frob")])
     assert not findings
     assert b"impl Handle {}" in result and b"pub fn frob() {}" in result
@@ -528,13 +537,23 @@ def test_a_target_naming_several_impl_methods_is_refused_listing_each_exact_spel
     source = dedent(SERDE_ERROR)
     result, findings = run_deletion("rust", source, [("fn", "crate::Error::from")])
     assert result == source
-    assert [(f.code, f.message) for f in findings] == [(
-        "ambiguous", "crate::Error::from names 2 items; name one exactly: "
-                     "crate::<Error as From<ErrorImpl>>::from, crate::<Error as From<io::Error>>::from")]
+    assert [(f.code, f.message) for f in findings] == [
+        (
+            "ambiguous",
+            "crate::Error::from names 2 items; name one exactly: "
+            "crate::<Error as From<ErrorImpl>>::from, crate::<Error as From<io::Error>>::from",
+        )
+    ]
 
 
-@pytest.mark.parametrize("name", ["crate::<Error as From<ErrorImpl>>::from", "<crate::Error as From<ErrorImpl>>::from",
-                                  "<Error as From < ErrorImpl >>::from"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "crate::<Error as From<ErrorImpl>>::from",
+        "<crate::Error as From<ErrorImpl>>::from",
+        "<Error as From < ErrorImpl >>::from",
+    ],
+)
 def test_an_impl_method_is_named_through_its_impl(name):
     # `From` is not the tree's: taking its one method out would leave `impl From<ErrorImpl> for Error {}`.
     _result, findings = run_deletion("rust", dedent(SERDE_ERROR), [("fn", name)])
@@ -544,18 +563,26 @@ def test_an_impl_method_is_named_through_its_impl(name):
 
 @pytest.mark.parametrize("name", ["impl From<ErrorImpl> for Error", "crate::<Error as From<ErrorImpl>>"])
 def test_an_impl_block_by_its_header_or_qualified_spelling(name):
-    assert_deletes("rust", SERDE_ERROR, [("impl", name)], SERDE_ERROR.replace(
-        "impl From<ErrorImpl> for Error {\n    fn from(e: ErrorImpl) -> Self { Error }\n}\n", ""))
+    assert_deletes(
+        "rust",
+        SERDE_ERROR,
+        [("impl", name)],
+        SERDE_ERROR.replace("impl From<ErrorImpl> for Error {\n    fn from(e: ErrorImpl) -> Self { Error }\n}\n", ""),
+    )
 
 
 def test_a_plain_impl_target_naming_several_impls_is_ambiguous():
     _, findings = run_deletion("rust", dedent(SERDE_ERROR), [("impl", "Error")])
     assert [f.code for f in findings] == ["ambiguous"]
-    assert "impl" not in findings[0].message.split(":")[0] and "crate::<Error as From<io::Error>>" in findings[0].message
+    assert (
+        "impl" not in findings[0].message.split(":")[0] and "crate::<Error as From<io::Error>>" in findings[0].message
+    )
 
 
 def test_a_trait_method_goes_with_its_impls_in_the_file():
-    assert_deletes("rust", """
+    assert_deletes(
+        "rust",
+        """
         pub trait Float {
             fn is_sign_positive(self) -> bool;
             fn is_sign_negative(self) -> bool;
@@ -569,7 +596,9 @@ def test_a_trait_method_goes_with_its_impls_in_the_file():
         impl Other for f32 {
             fn is_sign_negative(self) -> bool { false }
         }
-        """, [("trait_method", "crate::Float::is_sign_negative")], """
+        """,
+        [("trait_method", "crate::Float::is_sign_negative")],
+        """
         pub trait Float {
             fn is_sign_positive(self) -> bool;
         }
@@ -579,7 +608,8 @@ def test_a_trait_method_goes_with_its_impls_in_the_file():
         impl Other for f32 {
             fn is_sign_negative(self) -> bool { false }
         }
-        """)
+        """,
+    )
 
 
 def test_a_method_its_trait_still_requires_is_refused():
@@ -592,25 +622,33 @@ def test_a_method_its_trait_still_requires_is_refused():
 
 
 def test_a_trait_method_declaration_named_as_fn_takes_its_impls_too():
-    assert_deletes("rust", """
+    assert_deletes(
+        "rust",
+        """
         pub trait Float {
             fn neg(self) -> bool;
         }
         impl Float for f32 {
             fn neg(self) -> bool { false }
         }
-        """, [("fn", "crate::Float::neg")], """
+        """,
+        [("fn", "crate::Float::neg")],
+        """
         pub trait Float {}
         impl Float for f32 {}
-        """)
+        """,
+    )
 
 
 @pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt not installed")
 def test_a_rustfmt_clean_file_the_plan_empties_is_left_empty(tmp_path: Path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "lib.rs").write_text("pub fn lone_gauge() -> u8 {\n    7\n}\n")
-    recipe = Recipe(id="empty-it", summary="delete the only item",
-                    deletions=(ItemTarget("src/lib.rs", "rust", "fn", "crate::lone_gauge"),))
+    recipe = Recipe(
+        id="empty-it",
+        summary="delete the only item",
+        deletions=(ItemTarget("src/lib.rs", "rust", "fn", "crate::lone_gauge"),),
+    )
     plan = plan_recipe(tmp_path, recipe)
     assert not plan.blocking, plan.blocking
     assert [change.after for change in plan.changes] == [b""]

@@ -34,7 +34,8 @@ def test_every_rust_item_span_takes_all_its_attributes_and_docs(corpus: Path) ->
                 prev = prev.prev_sibling
             runs_with_trailing_comments += any(
                 a.type == "attribute_item" and b.type in _TRIVIA[1:] and a.end_point.row == b.start_point.row
-                for b, a in zip(inside, inside[1:]))
+                for b, a in zip(inside, inside[1:])
+            )
     assert items > 30000
     assert runs_with_trailing_comments > 0
 
@@ -57,9 +58,11 @@ def test_use_declarations_found_by_their_keyword_are_those_a_query_finds(corpus:
     declarations = 0
     for path in sorted((corpus / "src").rglob("*.rs")):
         tree = parse(path.read_bytes(), RUST)
-        queried = sorted(captures(RUST, "(use_declaration) @use", tree.root_node).get("use", []),
-                         key=lambda n: n.start_byte)
-        assert [(n.start_byte, n.end_byte) for n in _use_declarations(tree)] == \
-            [(n.start_byte, n.end_byte) for n in queried], path
+        queried = sorted(
+            captures(RUST, "(use_declaration) @use", tree.root_node).get("use", []), key=lambda n: n.start_byte
+        )
+        assert [(n.start_byte, n.end_byte) for n in _use_declarations(tree)] == [
+            (n.start_byte, n.end_byte) for n in queried
+        ], path
         declarations += len(queried)
     assert declarations > 1000

@@ -25,12 +25,16 @@ def _workspace() -> dict[str, str]:
         files[f"{name}/src/lib.rs"] = "pub fn tally() -> u32 {\n    1\n}\n\npub fn spare() -> u32 {\n    2\n}\n"
     for index in range(MEMBERS):
         inherited = "".join(f"{name} = {{ workspace = true }}\n" for name in SHARED)
-        files[f"member{index}/Cargo.toml"] = (f'[package]\nname = "member{index}"\nversion = "0.1.0"\n'
-                                              f'edition = "2021"\n[dependencies]\n{inherited}'
-                                              f'[dev-dependencies]\n{inherited}')
+        files[f"member{index}/Cargo.toml"] = (
+            f'[package]\nname = "member{index}"\nversion = "0.1.0"\n'
+            f'edition = "2021"\n[dependencies]\n{inherited}'
+            f"[dev-dependencies]\n{inherited}"
+        )
         # A twin of the deleted function in every member: each mention must be resolved.
-        files[f"member{index}/src/lib.rs"] = ("pub fn spare() -> u32 {\n    quill::tally()\n}\n\n"
-                                              "pub fn run() -> u32 {\n    spare() + sprocket::tally()\n}\n")
+        files[f"member{index}/src/lib.rs"] = (
+            "pub fn spare() -> u32 {\n    quill::tally()\n}\n\n"
+            "pub fn run() -> u32 {\n    spare() + sprocket::tally()\n}\n"
+        )
     return files
 
 

@@ -19,12 +19,15 @@ from codemod_helpers import formatted_texts
 needs_rustfmt = pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
 
 # Filler that rustfmt leaves as it is, so that the excerpt is a small part of the file.
-FILLER = "".join(f"""
+FILLER = "".join(
+    f"""
 /// Glazes batch {i}.
 pub fn glaze_batch_{i}(pots: &[u32]) -> u32 {{
     pots.iter().map(|p| p * {i}).sum()
 }}
-""" for i in range(40))
+"""
+    for i in range(40)
+)
 
 SOURCE = f"""use std::collections::BTreeMap;
 use std::fmt;
@@ -92,8 +95,9 @@ mod tests {{
 
 
 def _rustfmt(text: bytes) -> bytes | None:
-    result = subprocess.run(["rustfmt", "--edition", "2021", "--emit", "stdout"], input=text, capture_output=True,
-                            timeout=60)
+    result = subprocess.run(
+        ["rustfmt", "--edition", "2021", "--emit", "stdout"], input=text, capture_output=True, timeout=60
+    )
     return result.stdout if result.returncode == 0 else None
 
 
@@ -125,9 +129,14 @@ def test_the_file_is_clean_to_begin_with() -> None:
 @needs_rustfmt
 def test_a_cut_method_and_a_cut_test_give_a_small_excerpt_in_their_blocks_that_rustfmt_leaves() -> None:
     source = SOURCE.encode()
-    edits, after = _cut(source, (_between(SOURCE, "/// Drops every entry.", "pub fn len"), b""),
-                        (_between(SOURCE, "fn clears", "fn counts").replace(b"    #[test]\n", b"", 1)
-                         .join((b"    #[test]\n", b"")), b""))
+    edits, after = _cut(
+        source,
+        (_between(SOURCE, "/// Drops every entry.", "pub fn len"), b""),
+        (
+            _between(SOURCE, "fn clears", "fn counts").replace(b"    #[test]\n", b"", 1).join((b"    #[test]\n", b"")),
+            b"",
+        ),
+    )
     small = excerpt(source, edits, after)
     assert small is not None and len(small) < len(after) / 4
     assert b"impl FiringLog {\n" in small and b"pub fn len" in small and b"mod tests {\n" in small
@@ -144,8 +153,10 @@ def test_where_the_whole_file_would_change_the_excerpt_changes_too(case: str) ->
         # impl Shelf { } : rustfmt writes `impl Shelf {}`.
         "only method": (b"    pub fn stack(&self) {}\n", b""),
         # The first method cut, its blank line left after the brace.
-        "blank line after brace": (_between(SOURCE, "pub fn new()", "/// Drops every entry.").rstrip(b"\n")
-                                   + b"\n", b""),
+        "blank line after brace": (
+            _between(SOURCE, "pub fn new()", "/// Drops every entry.").rstrip(b"\n") + b"\n",
+            b"",
+        ),
         # use std::{fmt}; would be written `use std::fmt;`.
         "use list entry": (b"use std::fmt;\n", b"use std::{fmt};\n"),
         # A cut that leaves two blank lines between items.
@@ -170,8 +181,10 @@ def test_no_excerpt_where_it_could_not_say_as_much(case: str) -> None:
         assert excerpt(source, edits, after) is None
         return
     if case == "rustfmt skip":
-        source, after = source.replace(b"#[cfg(test)]", b"#[rustfmt::skip]"), after.replace(b"#[cfg(test)]",
-                                                                                           b"#[rustfmt::skip]")
+        source, after = (
+            source.replace(b"#[cfg(test)]", b"#[rustfmt::skip]"),
+            after.replace(b"#[cfg(test)]", b"#[rustfmt::skip]"),
+        )
     elif case == "crlf":
         source, after = source.replace(b"\n", b"\r\n"), after.replace(b"\n", b"\r\n")
     else:
@@ -191,7 +204,8 @@ def test_the_plan_formats_the_excerpt_only_where_rustfmt_leaves_it(tmp_path, mon
     plan = _plan(tmp_path, SOURCE, ItemTarget("src/lib.rs", "rust", "fn", "FiringLog::clear_all"))
     after = plan.changes[0].after
     assert b"pub fn clear_all" not in after and after == SOURCE.encode().replace(
-        _between(SOURCE, "/// Drops every entry.", "pub fn len"), b"")
+        _between(SOURCE, "/// Drops every entry.", "pub fn len"), b""
+    )
     assert len(texts) == 1 and len(texts[0]) < len(after) / 4  # only the excerpt went to rustfmt
 
 
@@ -200,9 +214,19 @@ def test_where_rustfmt_changes_the_excerpt_the_whole_file_is_formatted_as_before
     texts = formatted_texts(monkeypatch)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "lib.rs").write_text(SOURCE)
-    plan = plan_recipe(tmp_path, Recipe(id="shorten", summary="", rewrites=(
-        PatternRewrite("src/lib.rs", "very_long_name_of_the_old_input", "x"),), check_scope=(), protected=()))
+    plan = plan_recipe(
+        tmp_path,
+        Recipe(
+            id="shorten",
+            summary="",
+            rewrites=(PatternRewrite("src/lib.rs", "very_long_name_of_the_old_input", "x"),),
+            check_scope=(),
+            protected=(),
+        ),
+    )
     # The shorter argument lets rustfmt join the call onto one line; the file was clean, so that is taken.
-    assert b"    let glaze = firing_schedule(cone_temperature_reading, humidity_of_the_kiln_room, x);\n" \
+    assert (
+        b"    let glaze = firing_schedule(cone_temperature_reading, humidity_of_the_kiln_room, x);\n"
         in plan.changes[0].after
+    )
     assert [len(t) < len(SOURCE) / 2 for t in texts] == [True, False, False]  # excerpt, file as edited, as read

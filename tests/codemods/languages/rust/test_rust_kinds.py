@@ -20,8 +20,12 @@ CARGO = '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n'
 
 
 def _recipe(*targets: tuple[str, str, str], rewordings=()) -> Recipe:
-    return Recipe(id="t", summary="", deletions=tuple(ItemTarget(p, "rust", k, n) for p, k, n in targets),
-                  rewordings=tuple(rewordings))
+    return Recipe(
+        id="t",
+        summary="",
+        deletions=tuple(ItemTarget(p, "rust", k, n) for p, k, n in targets),
+        rewordings=tuple(rewordings),
+    )
 
 
 def _plan(root: Path, *targets: tuple[str, str, str], rewordings=()):
@@ -34,7 +38,10 @@ def _after(plan, path: str) -> str:
 
 
 def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it() -> None:
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub enum Error {
             Io,
             /// Gone soon.
@@ -51,7 +58,12 @@ def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it() ->
                 }
             }
         }
-    """}, _recipe(("src/lib.rs", "variant", "crate::Error::Disk")), {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+        },
+        _recipe(("src/lib.rs", "variant", "crate::Error::Disk")),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub enum Error {
             Io,
             Utf8,
@@ -65,13 +77,18 @@ def test_a_variant_goes_with_the_match_arms_and_alternatives_naming_only_it() ->
                 }
             }
         }
-    """})
+    """,
+        },
+    )
 
 
-@pytest.mark.parametrize("imported", ["use self::Mood::*;", "use crate::Mood::{Calm, Gloomy};",
-                                      "use Mood::Gloomy;"])
+@pytest.mark.parametrize("imported", ["use self::Mood::*;", "use crate::Mood::{Calm, Gloomy};", "use Mood::Gloomy;"])
 def test_a_variant_imported_by_a_use_goes_with_the_arms_naming_it_bare(tmp_path: Path, imported) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": f"""
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": f"""
         pub enum Mood {{
             Calm,
             Gloomy(u8),
@@ -84,7 +101,9 @@ def test_a_variant_imported_by_a_use_goes_with_the_arms_naming_it_bare(tmp_path:
                 Gloomy(depth) => *depth,
             }}
         }}
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Mood::Gloomy"))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert "Gloomy(depth)" not in _after(plan, "src/lib.rs")
@@ -92,7 +111,11 @@ def test_a_variant_imported_by_a_use_goes_with_the_arms_naming_it_bare(tmp_path:
 
 
 def test_a_bare_arm_of_the_variants_name_without_its_import_is_a_binding_and_stays(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub enum Mood { Calm, Gloomy }
 
         pub fn tone(level: u8) -> u8 {
@@ -101,29 +124,43 @@ def test_a_bare_arm_of_the_variants_name_without_its_import_is_a_binding_and_sta
                 Gloomy => Gloomy,
             }
         }
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Mood::Gloomy"))
     assert "Gloomy => Gloomy," in _after(plan, "src/lib.rs")
 
 
 def test_a_variant_still_constructed_blocks(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub enum Error { Io, Disk }
         pub fn make() -> Error { Error::Disk }
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "variant", "crate::Error::Disk"))
     assert [(f.line, f.symbol) for f in plan.blocking] == [(2, "Disk")]
 
 
 def test_a_field_is_refused_while_it_is_read_or_initialised(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub struct Args {
             pub overlapping: bool,
             pub quiet: bool,
         }
         pub fn new() -> Args { Args { overlapping: false, quiet: true } }
         pub fn quiet(a: &Args) -> bool { a.quiet }
-    """})
+    """,
+        },
+    )
     refused = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
     assert [(f.code, f.line) for f in refused.blocking] == [("dangling-reference", 5), ("dangling-reference", 6)]
     plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::overlapping"))
@@ -131,36 +168,58 @@ def test_a_field_is_refused_while_it_is_read_or_initialised(tmp_path: Path) -> N
 
 
 def test_a_use_entry_and_an_attribute() -> None:
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         #![feature(unicode)]
         #![allow(dead_code)]
         use std::io::{Read, Write};
 
         pub fn f() {}
-    """}, _recipe(("src/lib.rs", "use", "std::io::Write"), ("src/lib.rs", "attribute", "feature(unicode)")),
-        {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+        },
+        _recipe(("src/lib.rs", "use", "std::io::Write"), ("src/lib.rs", "attribute", "feature(unicode)")),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         #![allow(dead_code)]
         use std::io::Read;
 
         pub fn f() {}
-    """})
+    """,
+        },
+    )
 
 
 def test_several_use_entries_of_one_declaration_go_in_one_edit() -> None:
     # Each entry alone would reshape the same `{...}` list: the plan joins them, whatever the
     # order the recipe names them in, and the entries an import is still used by stay.
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         use std::collections::{BTreeMap, HashSet, VecDeque, BinaryHeap};
         use std::io::Write;
 
         pub fn depth(q: &VecDeque<u8>) -> usize { q.len() }
-    """}, _recipe(("src/lib.rs", "use", "std::collections::BinaryHeap"), ("src/lib.rs", "use", "std::io::Write"),
-                  ("src/lib.rs", "use", "std::collections::BTreeMap"), ("src/lib.rs", "use", "std::collections::HashSet")),
-        {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+        },
+        _recipe(
+            ("src/lib.rs", "use", "std::collections::BinaryHeap"),
+            ("src/lib.rs", "use", "std::io::Write"),
+            ("src/lib.rs", "use", "std::collections::BTreeMap"),
+            ("src/lib.rs", "use", "std::collections::HashSet"),
+        ),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         use std::collections::VecDeque;
 
         pub fn depth(q: &VecDeque<u8>) -> usize { q.len() }
-    """})
+    """,
+        },
+    )
 
 
 def test_imports_left_unused_go_and_used_ones_stay() -> None:
@@ -169,7 +228,10 @@ def test_imports_left_unused_go_and_used_ones_stay() -> None:
         pub struct Usage;
         pub fn usage() -> Usage { Usage }
     """
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         mod args;
         use crate::args::{self, Configurable, Usage};
         use std::fmt::Write;
@@ -177,13 +239,22 @@ def test_imports_left_unused_go_and_used_ones_stay() -> None:
         pub struct Args;
         impl Configurable for Args {}
         pub fn usage() -> Usage { args::usage() }
-    """, "src/args.rs": args}, _recipe(("src/lib.rs", "struct", "crate::Args")), {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+            "src/args.rs": args,
+        },
+        _recipe(("src/lib.rs", "struct", "crate::Args")),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         mod args;
         use crate::args::{self, Usage};
         use std::fmt::Write;
 
         pub fn usage() -> Usage { args::usage() }
-    """, "src/args.rs": args})
+    """,
+            "src/args.rs": args,
+        },
+    )
 
 
 def test_an_import_still_used_stays_in_a_file_that_opens_with_blank_lines(tmp_path: Path) -> None:
@@ -200,22 +271,32 @@ def test_an_import_still_used_stays_in_a_file_that_opens_with_blank_lines(tmp_pa
 
 
 def test_a_module_goes_with_its_file_in_the_same_write(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub mod net;
         pub mod util;
 
         pub use self::util::Socket;
-    """, "src/util.rs": """
+    """,
+            "src/util.rs": """
         mod inner;
         pub trait Socket {}
-    """, "src/util/inner.rs": """
+    """,
+            "src/util/inner.rs": """
         pub fn helper() {}
-    """, "src/net.rs": """
+    """,
+            "src/net.rs": """
         use crate::{util::Socket, util::inner};
         pub struct Tcp;
-    """})
-    run = apply_recipe(tmp_path, Recipe(id="t", summary="", deletions=(
-        ItemTarget("src/lib.rs", "rust", "mod", "crate::util"),)))
+    """,
+        },
+    )
+    run = apply_recipe(
+        tmp_path, Recipe(id="t", summary="", deletions=(ItemTarget("src/lib.rs", "rust", "mod", "crate::util"),))
+    )
     assert run.written, run.plan.findings
     assert not (tmp_path / "src/util.rs").exists() and not (tmp_path / "src/util/inner.rs").exists()
     assert (tmp_path / "src/lib.rs").read_text() == "pub mod net;\n"
@@ -224,8 +305,10 @@ def test_a_module_goes_with_its_file_in_the_same_write(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_write_that_deleted_a_file_is_rolled_back(tmp_path: Path, monkeypatch) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod util;\npub fn f() {}\n",
-                          "src/util.rs": "pub fn g() {}\n"})
+    write_tree(
+        tmp_path,
+        {"Cargo.toml": CARGO, "src/lib.rs": "pub mod util;\npub fn f() {}\n", "src/util.rs": "pub fn g() {}\n"},
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::util"))
     from codemods.write import atomic
 
@@ -249,15 +332,25 @@ def test_a_journaled_deletion_is_recovered_after_a_crash(tmp_path: Path) -> None
     write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod util;\n", "src/util.rs": "pub fn g() {}\n"})
     plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::util"))
     deleted = next(c for c in plan.changes if c.deleted)
-    journal.begin(tmp_path, [(journal.JournalEntry(deleted.path, 0o644, deleted.before_digest, deleted.after_digest,
-                                                   True), deleted.before)])
+    journal.begin(
+        tmp_path,
+        [
+            (
+                journal.JournalEntry(deleted.path, 0o644, deleted.before_digest, deleted.after_digest, True),
+                deleted.before,
+            )
+        ],
+    )
     (tmp_path / "src/util.rs").unlink()  # the run died right after deleting the file
     assert journal.recover(tmp_path).action == "completed"
     assert not journal.journal_present(tmp_path)
 
 
 def test_a_comment_block_goes_by_a_phrase_of_it() -> None:
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub struct S;
 
         impl S {
@@ -269,8 +362,12 @@ def test_a_comment_block_goes_by_a_phrase_of_it() -> None:
 
             pub fn b(&self) {}
         }
-    """}, _recipe(rewordings=[Rewording("src/lib.rs", find="pub fn old", replace="", item="crate::S", block=True)]),
-        {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+        },
+        _recipe(rewordings=[Rewording("src/lib.rs", find="pub fn old", replace="", item="crate::S", block=True)]),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub struct S;
 
         impl S {
@@ -278,12 +375,17 @@ def test_a_comment_block_goes_by_a_phrase_of_it() -> None:
 
             pub fn b(&self) {}
         }
-    """})
+    """,
+        },
+    )
 
 
 @pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt is not installed")
 def test_a_file_rustfmt_kept_clean_is_formatted_after_the_plan() -> None:
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         use std::io::{Read, Write};
 
         pub fn f<R: Read>(r: R) -> R {
@@ -293,19 +395,30 @@ def test_a_file_rustfmt_kept_clean_is_formatted_after_the_plan() -> None:
         pub fn g<W: Write>(w: W) -> W {
             w
         }
-    """, "src/messy.rs": "use std::io::{Read,   Write};\npub fn g<W: Write>(w: W) -> W { w }\n"
-                         "pub fn f<R: Read>(r: R) -> R { r }\n"},
-        _recipe(("src/lib.rs", "fn", "crate::g"), ("src/messy.rs", "fn", "crate::g")), {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+            "src/messy.rs": "use std::io::{Read,   Write};\npub fn g<W: Write>(w: W) -> W { w }\n"
+            "pub fn f<R: Read>(r: R) -> R { r }\n",
+        },
+        _recipe(("src/lib.rs", "fn", "crate::g"), ("src/messy.rs", "fn", "crate::g")),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         use std::io::Read;
 
         pub fn f<R: Read>(r: R) -> R {
             r
         }
-    """, "src/messy.rs": "use std::io::Read;\npub fn f<R: Read>(r: R) -> R { r }\n"})
+    """,
+            "src/messy.rs": "use std::io::Read;\npub fn f<R: Read>(r: R) -> R { r }\n",
+        },
+    )
 
 
 def test_a_trait_method_goes_with_its_impls_in_other_files() -> None:
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         mod float;
         pub trait Float {
             fn is_sign_positive(self) -> bool;
@@ -315,7 +428,8 @@ def test_a_trait_method_goes_with_its_impls_in_other_files() -> None:
             fn is_sign_positive(self) -> bool { true }
             fn is_sign_negative(self) -> bool { false }
         }
-    """, "src/float.rs": """
+    """,
+            "src/float.rs": """
         use crate::Float;
         impl Float for f32 {
             fn is_sign_positive(self) -> bool { true }
@@ -323,7 +437,12 @@ def test_a_trait_method_goes_with_its_impls_in_other_files() -> None:
             #[inline]
             fn is_sign_negative(self) -> bool { false }
         }
-    """}, _recipe(("src/lib.rs", "trait_method", "crate::Float::is_sign_negative")), {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+        },
+        _recipe(("src/lib.rs", "trait_method", "crate::Float::is_sign_negative")),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         mod float;
         pub trait Float {
             fn is_sign_positive(self) -> bool;
@@ -331,29 +450,42 @@ def test_a_trait_method_goes_with_its_impls_in_other_files() -> None:
         impl Float for f64 {
             fn is_sign_positive(self) -> bool { true }
         }
-    """, "src/float.rs": """
+    """,
+            "src/float.rs": """
         use crate::Float;
         impl Float for f32 {
             fn is_sign_positive(self) -> bool { true }
         }
-    """})
+    """,
+        },
+    )
 
 
 def test_insert_a_comment_before_an_item_and_after_each_match() -> None:
     from codemods import Insertion
 
-    before = {"Cargo.toml": CARGO, "src/lib.rs": """
+    before = {
+        "Cargo.toml": CARGO,
+        "src/lib.rs": """
         /// Docs.
         pub fn pooled() -> u32 {
             let x = frob(1);
             x
         }
         fn frob(n: u32) -> u32 { n }
-    """}
-    recipe = Recipe(id="t", summary="", insertions=(
-        Insertion("src/lib.rs", "// The only route.", item="crate::pooled"),
-        Insertion("src/lib.rs", "// frob is cheap", pattern="let $X = frob($$$A);", position="after")))
-    after = {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+    }
+    recipe = Recipe(
+        id="t",
+        summary="",
+        insertions=(
+            Insertion("src/lib.rs", "// The only route.", item="crate::pooled"),
+            Insertion("src/lib.rs", "// frob is cheap", pattern="let $X = frob($$$A);", position="after"),
+        ),
+    )
+    after = {
+        "Cargo.toml": CARGO,
+        "src/lib.rs": """
         // The only route.
         /// Docs.
         pub fn pooled() -> u32 {
@@ -362,38 +494,61 @@ def test_insert_a_comment_before_an_item_and_after_each_match() -> None:
             x
         }
         fn frob(n: u32) -> u32 { n }
-    """}
+    """,
+    }
     assert_recipe(before, recipe, after)
     again = assert_recipe(after, recipe, after)
     assert {f.code for f in again.findings} == {"insert-present"}
-    assert_recipe(after, Recipe(id="t", summary="", insertions=(Insertion("src/lib.rs", "// x", item="crate::absent"),)),
-                  after, blocking=(Code.INSERT_NOT_FOUND,))
+    assert_recipe(
+        after,
+        Recipe(id="t", summary="", insertions=(Insertion("src/lib.rs", "// x", item="crate::absent"),)),
+        after,
+        blocking=(Code.INSERT_NOT_FOUND,),
+    )
 
 
 def test_reword_the_content_of_string_literals() -> None:
-    before = {"Cargo.toml": CARGO, "src/lib.rs": """
+    before = {
+        "Cargo.toml": CARGO,
+        "src/lib.rs": """
         // the dense fallback
         pub fn f() -> &'static str { "uses the dense fallback" }
         pub fn g() -> &'static str { "the dense fallback again" }
-    """}
+    """,
+    }
     rule = Rewording("src/lib.rs", find="dense fallback", replace="dense reference", item="crate::f", strings=True)
-    assert_recipe(before, _recipe(rewordings=[rule]), {"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        before,
+        _recipe(rewordings=[rule]),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         // the dense fallback
         pub fn f() -> &'static str { "uses the dense reference" }
         pub fn g() -> &'static str { "the dense fallback again" }
-    """})
-    assert_recipe(before, _recipe(rewordings=[Rewording("src/lib.rs", find="absent", replace="x", strings=True)]),
-                  before, blocking=(Code.REWORDING_NOT_FOUND,))
+    """,
+        },
+    )
+    assert_recipe(
+        before,
+        _recipe(rewordings=[Rewording("src/lib.rs", find="absent", replace="x", strings=True)]),
+        before,
+        blocking=(Code.REWORDING_NOT_FOUND,),
+    )
 
 
 def test_a_variant_goes_with_the_arms_of_other_files() -> None:
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub mod show;
         pub enum Error {
             Io,
             Disk,
         }
-    """, "src/show.rs": """
+    """,
+            "src/show.rs": """
         use crate::Error;
         pub fn show(e: &Error) -> u8 {
             match e {
@@ -401,59 +556,99 @@ def test_a_variant_goes_with_the_arms_of_other_files() -> None:
                 crate::Error::Disk => 2,
             }
         }
-    """}, _recipe(("src/lib.rs", "variant", "crate::Error::Disk")), {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+        },
+        _recipe(("src/lib.rs", "variant", "crate::Error::Disk")),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub mod show;
         pub enum Error {
             Io,
         }
-    """, "src/show.rs": """
+    """,
+            "src/show.rs": """
         use crate::Error;
         pub fn show(e: &Error) -> u8 {
             match e {
                 Error::Io => 1,
             }
         }
-    """})
+    """,
+        },
+    )
 
 
 def test_a_field_initialised_in_another_file_blocks_and_an_access_is_listed(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub mod make;
         pub struct Args { pub quiet: bool, pub loud: bool }
-    """, "src/make.rs": """
+    """,
+            "src/make.rs": """
         use crate::Args;
         pub fn new() -> Args { Args { quiet: true, loud: false } }
         pub fn quiet(a: &Args) -> bool { a.quiet }
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "field", "crate::Args::quiet"))
     assert [(f.path, f.line, f.blocking) for f in plan.findings if f.code == "dangling-reference"] == [
-        ("src/make.rs", 2, True), ("src/make.rs", 3, False)]
+        ("src/make.rs", 2, True),
+        ("src/make.rs", 3, False),
+    ]
 
 
 def test_a_use_entry_whose_name_is_still_used_blocks(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         use std::io::{Read, Write};
         pub fn f<W: Write>(w: W) -> W { w }
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"))
     assert [f.code for f in plan.blocking] == ["import-still-used"]
 
 
-@pytest.mark.parametrize(("path", "name"), [("src/meter/mod.rs", "crate::meter::tests"),
-                                            ("src/meter/dial.rs", "crate::meter::dial::tests"),
-                                            ("src/meter/dial.rs", "crate::tests")])
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("src/meter/mod.rs", "crate::meter::tests"),
+        ("src/meter/dial.rs", "crate::meter::dial::tests"),
+        ("src/meter/dial.rs", "crate::tests"),
+    ],
+)
 def test_an_item_is_named_by_its_crate_path_or_its_files_top_level(tmp_path: Path, path, name) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod meter;\n",
-                          "src/meter/mod.rs": "pub mod dial;\n\n#[cfg(test)]\nmod tests {}\n",
-                          "src/meter/dial.rs": "pub fn read() -> u8 { 3 }\n\n#[cfg(test)]\nmod tests {}\n"})
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": "pub mod meter;\n",
+            "src/meter/mod.rs": "pub mod dial;\n\n#[cfg(test)]\nmod tests {}\n",
+            "src/meter/dial.rs": "pub fn read() -> u8 { 3 }\n\n#[cfg(test)]\nmod tests {}\n",
+        },
+    )
     plan = _plan(tmp_path, (path, "mod", name))
     assert not plan.findings, [f.render() for f in plan.findings]
     assert "mod tests" not in _after(plan, path)
 
 
 def test_a_crate_path_through_an_inline_module_of_the_files_name_is_that_module(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod meter;\n",
-                          "src/meter.rs": "pub fn probe() {}\n\npub mod meter {\n    pub fn probe() {}\n}\n"})
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": "pub mod meter;\n",
+            "src/meter.rs": "pub fn probe() {}\n\npub mod meter {\n    pub fn probe() {}\n}\n",
+        },
+    )
     plan = _plan(tmp_path, ("src/meter.rs", "fn", "crate::meter::probe"))
     assert _after(plan, "src/meter.rs") == "pub fn probe() {}\n\npub mod meter {}\n"
 
@@ -475,32 +670,53 @@ def test_a_member_sharing_its_line_keeps_one_separator_between_its_neighbours() 
         pub fn height(t: Tide) -> u8 { match t { Tide::Neap => 1, Tide::Spring => 2 } }
         pub fn last(t: Tide) -> u8 { match t { Tide::Neap => {} _ => {} } 0 }
     """
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": before},
-                  _recipe(("src/lib.rs", "variant", "Tide::Ebb"), ("src/lib.rs", "variant", "Wind::Gale"),
-                          ("src/lib.rs", "field", "Buoy::lon")),
-                  {"Cargo.toml": CARGO, "src/lib.rs": after})
+    assert_recipe(
+        {"Cargo.toml": CARGO, "src/lib.rs": before},
+        _recipe(
+            ("src/lib.rs", "variant", "Tide::Ebb"),
+            ("src/lib.rs", "variant", "Wind::Gale"),
+            ("src/lib.rs", "field", "Buoy::lon"),
+        ),
+        {"Cargo.toml": CARGO, "src/lib.rs": after},
+    )
     between = """
         pub enum Tide { Neap, Ebb, Spring }
         pub fn height(t: Tide) -> u8 { match t { Tide::Neap => 1, Tide::Ebb => 3, Tide::Spring => 2 } }
     """
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": between}, _recipe(("src/lib.rs", "variant", "Tide::Ebb")),
-                  {"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {"Cargo.toml": CARGO, "src/lib.rs": between},
+        _recipe(("src/lib.rs", "variant", "Tide::Ebb")),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub enum Tide { Neap, Spring }
         pub fn height(t: Tide) -> u8 { match t { Tide::Neap => 1, Tide::Spring => 2 } }
-    """})
+    """,
+        },
+    )
 
 
 def test_an_import_whose_name_is_spelt_only_behind_another_path_goes() -> None:
     # `fmt::Result` is not a use of the `Result` this file imports: once `tally` goes, nothing is.
-    assert_recipe({"Cargo.toml": CARGO, "src/lib.rs": """
+    assert_recipe(
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         use std::fmt;
         use std::io::Result;
 
         pub fn show(f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "abacus") }
 
         pub fn tally() -> Result<u8> { Ok(1) }
-    """}, _recipe(("src/lib.rs", "fn", "crate::tally")), {"Cargo.toml": CARGO, "src/lib.rs": """
+    """,
+        },
+        _recipe(("src/lib.rs", "fn", "crate::tally")),
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         use std::fmt;
 
         pub fn show(f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "abacus") }
-    """})
+    """,
+        },
+    )

@@ -55,16 +55,27 @@ def test_an_impl_name_that_selects_several_inherent_impls_is_refused_listing_eac
 
 @pytest.mark.parametrize("name", ["crate::<Gauge>#2", "impl Gauge #2", "<Gauge>#2"])
 def test_the_nth_impl_of_a_header_is_named_by_its_number(name):
-    assert_deletes("rust", GAUGE, [("impl", name)], GAUGE.replace(
-        "\nimpl Gauge {\n    pub fn reset(&mut self) { self.0 = 0; }\n}\n", ""))
+    assert_deletes(
+        "rust",
+        GAUGE,
+        [("impl", name)],
+        GAUGE.replace("\nimpl Gauge {\n    pub fn reset(&mut self) { self.0 = 0; }\n}\n", ""),
+    )
 
 
 def test_the_methods_an_impl_deletion_removes_are_checked_like_a_method_deletion(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": GAUGE + _text("""
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": GAUGE
+            + _text("""
         pub fn zero(gauge: &mut Gauge) {
             Gauge::reset(gauge);
         }
-    """)})
+    """),
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "impl", "<Gauge>#2"))
     dangling = [(f.line, f.symbol, f.certainty) for f in plan.blocking]
     assert dangling == [(11, "reset", "definite")]
@@ -95,25 +106,37 @@ impl std::fmt::Debug for Reading {
 """
 
 
-@pytest.mark.parametrize("name", ["impl fmt::Display for Reading", "<Reading as fmt::Display>",
-                                  "impl Display for Reading", "<Reading as std::fmt::Display>",
-                                  "<crate::Reading as Display>"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "impl fmt::Display for Reading",
+        "<Reading as fmt::Display>",
+        "impl Display for Reading",
+        "<Reading as std::fmt::Display>",
+        "<crate::Reading as Display>",
+    ],
+)
 def test_an_impl_of_a_trait_named_by_a_path_is_found_by_any_spelling_of_that_path(name):
     assert_deletes("rust", SHOWN, [("impl", name)], SHOWN.replace(DISPLAY_IMPL, ""))
 
 
-@pytest.mark.parametrize("name", ["impl std::fmt::Debug for Reading", "<Reading as Debug>", "impl fmt::Debug for Reading"])
+@pytest.mark.parametrize(
+    "name", ["impl std::fmt::Debug for Reading", "<Reading as Debug>", "impl fmt::Debug for Reading"]
+)
 def test_an_impl_of_a_fully_qualified_trait_is_found(name):
     assert_deletes("rust", SHOWN, [("impl", name)], SHOWN.replace(DEBUG_IMPL, ""))
 
 
 def test_a_method_of_an_impl_of_a_qualified_trait_is_named_through_it():
-    source = (_text(SHOWN) + _text("""
+    source = (
+        _text(SHOWN)
+        + _text("""
         impl fmt::Binary for Reading {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "{:b}", self.0) }
             fn describe(&self) {}
         }
-    """)).encode()
+    """)
+    ).encode()
     result, findings = run_deletion("rust", source, [("fn", "<Reading as std::fmt::Binary>::describe")])
     assert not findings and b"fn describe" not in result
 
@@ -136,17 +159,23 @@ def test_a_trait_name_two_paths_share_is_refused_listing_both():
 
 
 def _codec_tree(root: Path, impl_body: str) -> None:
-    write_tree(root, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        root,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub mod codec;
         pub mod frames;
-    """, "src/codec.rs": """
+    """,
+            "src/codec.rs": """
         pub trait Codec {
             fn encode(&self) -> Vec<u8>;
             fn name(&self) -> &str {
                 "codec"
             }
         }
-    """, "src/frames.rs": f"""
+    """,
+            "src/frames.rs": f"""
         use crate::codec::Codec as Wire;
 
         pub struct Frame;
@@ -154,7 +183,9 @@ def _codec_tree(root: Path, impl_body: str) -> None:
         impl Wire for Frame {{
         {impl_body}
         }}
-    """})
+    """,
+        },
+    )
 
 
 def test_a_method_a_trait_of_another_file_requires_is_refused(tmp_path: Path) -> None:
@@ -165,7 +196,7 @@ def test_a_method_a_trait_of_another_file_requires_is_refused(tmp_path: Path) ->
 
 
 def test_a_method_with_a_default_in_a_trait_of_another_file_may_go(tmp_path: Path) -> None:
-    _codec_tree(tmp_path, "    fn encode(&self) -> Vec<u8> { Vec::new() }\n    fn name(&self) -> &str { \"frame\" }")
+    _codec_tree(tmp_path, '    fn encode(&self) -> Vec<u8> { Vec::new() }\n    fn name(&self) -> &str { "frame" }')
     plan = _plan(tmp_path, ("src/frames.rs", "fn", "crate::<Frame as Wire>::name"))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert "fn name" not in _after(plan, "src/frames.rs")
@@ -201,7 +232,6 @@ def test_edition_2015_code_inside_a_deleted_item_does_not_block_its_deletion(tmp
     """)
 
 
-
 PROBE = """
 pub struct Probe {
     label: String,
@@ -231,7 +261,12 @@ def test_a_method_call_of_the_fields_name_is_no_read_of_the_field(tmp_path: Path
 def test_a_field_whose_reads_the_recipes_rewrites_remove_may_go(tmp_path: Path) -> None:
     from codemods import load_recipe
 
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": PROBE.replace('"probe"', "&self.label"), "r.toml": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": PROBE.replace('"probe"', "&self.label"),
+            "r.toml": """
         id = "drop-label"
 
         [[delete]]
@@ -244,7 +279,9 @@ def test_a_field_whose_reads_the_recipes_rewrites_remove_may_go(tmp_path: Path) 
         path = "src/lib.rs"
         pattern = "&self.label"
         replace = "\\"probe\\""
-    """})
+    """,
+        },
+    )
     plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert _after(plan, "src/lib.rs") == _text(PROBE).replace("    label: String,\n", "")
@@ -253,7 +290,11 @@ def test_a_field_whose_reads_the_recipes_rewrites_remove_may_go(tmp_path: Path) 
 
 
 def _bridge_tree(root: Path) -> None:
-    write_tree(root, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        root,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         #[cxx::bridge(namespace = "dsp")]
         pub mod ffi {
             unsafe extern "C++" {
@@ -270,7 +311,8 @@ def _bridge_tree(root: Path) -> None:
         pub fn length(window: &ffi::Window) -> usize {
             ffi::window_len(window)
         }
-    """, "cpp/dsp.h": """
+    """,
+            "cpp/dsp.h": """
         #pragma once
         namespace dsp {
         class Resampler {
@@ -279,7 +321,9 @@ def _bridge_tree(root: Path) -> None:
         };
         class Window {};
         }  // namespace dsp
-    """})
+    """,
+        },
+    )
 
 
 def _cpp_and_rust(*targets: tuple[str, str, str, str]) -> Recipe:
@@ -295,8 +339,12 @@ def test_a_bridge_type_left_declaring_a_deleted_cpp_class_is_a_definite_finding(
 
 def test_a_bridge_type_goes_with_the_cpp_class_it_declares(tmp_path: Path) -> None:
     _bridge_tree(tmp_path)
-    plan = plan_recipe(tmp_path, _cpp_and_rust(("cpp/dsp.h", "cpp", "class", "dsp::Resampler"),
-                                               ("src/lib.rs", "rust", "bridge_type", "ffi::Resampler")))
+    plan = plan_recipe(
+        tmp_path,
+        _cpp_and_rust(
+            ("cpp/dsp.h", "cpp", "class", "dsp::Resampler"), ("src/lib.rs", "rust", "bridge_type", "ffi::Resampler")
+        ),
+    )
     assert not plan.blocking, [f.render() for f in plan.blocking]
     after = _after(plan, "src/lib.rs")
     assert "Resampler" not in after and "type Window;" in after
@@ -304,10 +352,16 @@ def test_a_bridge_type_goes_with_the_cpp_class_it_declares(tmp_path: Path) -> No
 
 def test_the_uses_of_a_deleted_bridge_type_dangle(tmp_path: Path) -> None:
     _bridge_tree(tmp_path)
-    plan = plan_recipe(tmp_path, _cpp_and_rust(("cpp/dsp.h", "cpp", "class", "dsp::Window"),
-                                               ("src/lib.rs", "rust", "bridge_type", "ffi::Window")))
+    plan = plan_recipe(
+        tmp_path,
+        _cpp_and_rust(
+            ("cpp/dsp.h", "cpp", "class", "dsp::Window"), ("src/lib.rs", "rust", "bridge_type", "ffi::Window")
+        ),
+    )
     assert [(f.line, f.symbol, f.certainty) for f in plan.blocking] == [
-        (10, "Window", "definite"), (14, "Window", "definite")]
+        (10, "Window", "definite"),
+        (14, "Window", "definite"),
+    ]
 
 
 def test_a_bridge_type_of_another_namespace_is_not_the_deleted_class(tmp_path: Path) -> None:
@@ -318,7 +372,11 @@ def test_a_bridge_type_of_another_namespace_is_not_the_deleted_class(tmp_path: P
 
 
 def test_an_extern_rust_entry_exporting_a_deleted_rust_type_is_a_definite_finding(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         #[cxx::bridge]
         mod ffi {
             extern "Rust" {
@@ -329,7 +387,9 @@ def test_an_extern_rust_entry_exporting_a_deleted_rust_type_is_a_definite_findin
 
         pub struct Ledger;
         pub struct Journal;
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Ledger"))
     assert [(f.line, f.symbol, f.certainty) for f in plan.blocking] == [(4, "Ledger", "definite")]
     both = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Ledger"), ("src/lib.rs", "bridge_type", "ffi::Ledger"))
@@ -338,7 +398,11 @@ def test_an_extern_rust_entry_exporting_a_deleted_rust_type_is_a_definite_findin
 
 
 def test_a_macro_argument_that_is_a_path_to_a_deleted_item_is_definite(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         macro_rules! register {
             ($($kind:ty),*) => { $(let _ = std::mem::size_of::<$kind>();)* };
         }
@@ -355,7 +419,9 @@ def test_a_macro_argument_that_is_a_path_to_a_deleted_item_is_definite(tmp_path:
             register!(crate::Meter);
             register!(Vec<Meter>);
         }
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Meter"))
     found = sorted((f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference")
     assert found == [(5, "possible"), (13, "definite"), (14, "definite"), (15, "possible")]
@@ -364,11 +430,16 @@ def test_a_macro_argument_that_is_a_path_to_a_deleted_item_is_definite(tmp_path:
 def test_a_blank_line_an_insert_ends_with_is_kept(tmp_path: Path) -> None:
     from codemods import load_recipe
 
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub fn first() {}
 
         pub fn second() {}
-    """, "r.toml": '''
+    """,
+            "r.toml": '''
         id = "r"
         [[insert]]
         path = "src/lib.rs"
@@ -376,7 +447,9 @@ def test_a_blank_line_an_insert_ends_with_is_kept(tmp_path: Path) -> None:
         text = """pub fn between() {}
 
         """
-    '''})
+    ''',
+        },
+    )
     plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert _after(plan, "src/lib.rs") == "pub fn first() {}\n\npub fn between() {}\n\npub fn second() {}\n"
@@ -390,7 +463,8 @@ def test_a_multi_line_rewrite_is_indented_to_its_site(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "Cargo.toml").write_text(CARGO)
     (tmp_path / "src/lib.rs").write_text(source)
-    (tmp_path / "r.toml").write_text(_text('''
+    (tmp_path / "r.toml").write_text(
+        _text('''
         id = "r"
         [[rewrite]]
         path = "src/lib.rs"
@@ -399,11 +473,16 @@ def test_a_multi_line_rewrite_is_indented_to_its_site(tmp_path: Path) -> None:
             let folded = $E;
             folded
         };"""
-    '''))
+    ''')
+    )
     plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert _after(plan, "src/lib.rs").splitlines()[1:5] == [
-        "\tlet sum = {", "\t    let folded = values.iter().sum::<u32>();", "\t    folded", "\t};"]
+        "\tlet sum = {",
+        "\t    let folded = values.iter().sum::<u32>();",
+        "\t    folded",
+        "\t};",
+    ]
 
 
 @pytest.mark.parametrize("tail", ["\n", "\n\n", "\r\n\r\n"])
@@ -414,7 +493,11 @@ def test_deleting_the_last_item_leaves_no_blank_line_at_the_end_of_the_file(tail
 
 
 def test_an_import_a_doc_link_names_is_kept(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub mod units;
         use crate::units::{Celsius, Kelvin, Rankine};
 
@@ -426,11 +509,14 @@ def test_an_import_a_doc_link_names_is_kept(tmp_path: Path) -> None:
         pub fn old(r: Rankine) -> Kelvin {
             Kelvin(r.0 * 5.0 / 9.0)
         }
-    """, "src/units.rs": """
+    """,
+            "src/units.rs": """
         pub struct Celsius(pub f64);
         pub struct Kelvin(pub f64);
         pub struct Rankine(pub f64);
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::old"))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert _after(plan, "src/lib.rs").splitlines()[:2] == ["pub mod units;", "use crate::units::{Celsius, Kelvin};"]
@@ -453,12 +539,18 @@ pub fn setup() {
 
 @pytest.mark.parametrize("name", ["register!(Dial, Meter)", "register! ( Dial,Meter )"])
 def test_an_item_level_macro_invocation_by_its_text(name):
-    assert_deletes("rust", GAUGE_MACROS, [("macro_call", name)], GAUGE_MACROS.replace("register!(Dial, Meter);\n\n", ""))
+    assert_deletes(
+        "rust", GAUGE_MACROS, [("macro_call", name)], GAUGE_MACROS.replace("register!(Dial, Meter);\n\n", "")
+    )
 
 
 def test_a_statement_macro_invocation_goes_with_its_comment():
-    assert_deletes("rust", GAUGE_MACROS, [("macro_call", "register!(Meter)")],
-                   GAUGE_MACROS.replace("    // Meters go first.\n    register!(Meter);\n", ""))
+    assert_deletes(
+        "rust",
+        GAUGE_MACROS,
+        [("macro_call", "register!(Meter)")],
+        GAUGE_MACROS.replace("    // Meters go first.\n    register!(Meter);\n", ""),
+    )
 
 
 def test_a_macro_name_naming_several_invocations_is_refused_listing_each_and_numbered_selects_one():
@@ -466,8 +558,9 @@ def test_a_macro_name_naming_several_invocations_is_refused_listing_each_and_num
     result, findings = run_deletion("rust", source, [("macro_call", "register!")])
     assert result == source and [f.code for f in findings] == ["ambiguous"]
     assert "register!(Dial,Meter)#1 (line 5)" in findings[0].message
-    assert_deletes("rust", GAUGE_MACROS, [("macro_call", "register!#3")],
-                   GAUGE_MACROS.replace("    register!(Dial);\n", ""))
+    assert_deletes(
+        "rust", GAUGE_MACROS, [("macro_call", "register!#3")], GAUGE_MACROS.replace("    register!(Dial);\n", "")
+    )
 
 
 STATES = """
@@ -498,13 +591,21 @@ pub fn rank(state: &State) -> u8 {
 
 
 def test_a_match_arm_by_its_item_and_pattern():
-    assert_deletes("rust", STATES, [("match_arm", "crate::label => State::Idle")],
-                   STATES.replace('        State::Idle => "idle",\n', ""))
+    assert_deletes(
+        "rust",
+        STATES,
+        [("match_arm", "crate::label => State::Idle")],
+        STATES.replace('        State::Idle => "idle",\n', ""),
+    )
 
 
 def test_a_guarded_match_arm_with_a_block_body():
-    assert_deletes("rust", STATES, [("match_arm", "State::Busy(n) if *n > 9")],
-                   STATES.replace('        State::Busy(n) if *n > 9 => {\n            "swamped"\n        }\n', ""))
+    assert_deletes(
+        "rust",
+        STATES,
+        [("match_arm", "State::Busy(n) if *n > 9")],
+        STATES.replace('        State::Busy(n) if *n > 9 => {\n            "swamped"\n        }\n', ""),
+    )
 
 
 def test_a_match_arm_whose_removal_may_leave_the_match_not_exhaustive_is_refused():
@@ -523,7 +624,9 @@ def test_a_parse_error_in_a_deleted_item_of_a_later_edition_still_refuses(tmp_pa
 
 @pytest.mark.parametrize("name", ["register!(Dial, $$$REST)", "register!($A, $B)", "register!($$$ALL, Meter)"])
 def test_a_macro_invocation_by_a_token_pattern(name):
-    assert_deletes("rust", GAUGE_MACROS, [("macro_call", name)], GAUGE_MACROS.replace("register!(Dial, Meter);\n\n", ""))
+    assert_deletes(
+        "rust", GAUGE_MACROS, [("macro_call", name)], GAUGE_MACROS.replace("register!(Dial, Meter);\n\n", "")
+    )
 
 
 def test_a_macro_pattern_whose_metavariable_repeats_needs_equal_tokens():
@@ -546,15 +649,23 @@ def test_skipping_a_change_whose_target_name_is_no_slug_keeps_it(tmp_path: Path)
 def test_a_rewrite_scoped_to_a_numbered_impl(tmp_path: Path) -> None:
     from codemods import load_recipe
 
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": GAUGE.replace("{ Gauge(0) }", "{ let g = Gauge(0); g }")
-               .replace("{ self.0 = 0; }", "{ *self = Gauge(0); }"), "r.toml": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": GAUGE.replace("{ Gauge(0) }", "{ let g = Gauge(0); g }").replace(
+                "{ self.0 = 0; }", "{ *self = Gauge(0); }"
+            ),
+            "r.toml": """
         id = "r"
         [[rewrite]]
         path = "src/lib.rs"
         item = "<Gauge>#2"
         pattern = "Gauge(0)"
         replace = "Gauge(1)"
-    """})
+    """,
+        },
+    )
     plan = plan_recipe(tmp_path, load_recipe(str(tmp_path / "r.toml")))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     after = _after(plan, "src/lib.rs")
@@ -562,15 +673,21 @@ def test_a_rewrite_scoped_to_a_numbered_impl(tmp_path: Path) -> None:
 
 
 def test_in_an_edition_2015_crate_use_paths_start_at_the_crate_root(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": '[package]\nname = "old"\nversion = "0.1.0"\n', "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": '[package]\nname = "old"\nversion = "0.1.0"\n',
+            "src/lib.rs": """
         pub mod wire;
         pub mod frames;
         pub use wire::Codec;
-    """, "src/wire.rs": """
+    """,
+            "src/wire.rs": """
         pub trait Codec {
             fn encode(&self) -> Vec<u8>;
         }
-    """, "src/frames.rs": """
+    """,
+            "src/frames.rs": """
         use Codec;
         use wire::{self};
 
@@ -581,10 +698,16 @@ def test_in_an_edition_2015_crate_use_paths_start_at_the_crate_root(tmp_path: Pa
         }
 
         pub fn boxed() -> Box<wire::Codec> { Box::new(Frame) }
-    """})
+    """,
+        },
+    )
     plan = _plan(tmp_path, ("src/wire.rs", "trait", "crate::Codec"))
     assert sorted((f.path, f.line) for f in plan.blocking) == [
-        ("src/frames.rs", 1), ("src/frames.rs", 6), ("src/frames.rs", 10), ("src/lib.rs", 3)]
+        ("src/frames.rs", 1),
+        ("src/frames.rs", 6),
+        ("src/frames.rs", 10),
+        ("src/lib.rs", 3),
+    ]
     method = _plan(tmp_path, ("src/frames.rs", "fn", "crate::<Frame as Codec>::encode"))
     assert [(f.path, f.code) for f in method.blocking] == [("src/frames.rs", "required-method")]
 
@@ -603,8 +726,7 @@ def test_on_a_real_edition_2015_tree_every_use_of_a_deleted_trait_is_found(tmp_p
     root = tmp_path / "18-mio-socket-module"
     plan = _plan(root, ("src/io.rs", "trait", "crate::TryAccept"))
     # The crate root's re-export, and each `use {..., TryAccept}` and `impl TryAccept for` of the net modules.
-    assert {f.path for f in plan.blocking} == {"src/lib.rs", "src/net/tcp.rs", "src/net/unix.rs",
-                                              "src/sys/unix/uds.rs"}
+    assert {f.path for f in plan.blocking} == {"src/lib.rs", "src/net/tcp.rs", "src/net/unix.rs", "src/sys/unix/uds.rs"}
     assert len(plan.blocking) >= 6
     required = _plan(root, ("src/net/udp.rs", "fn", "crate::<UdpSocket as Evented>::deregister"))
     assert [(f.path, f.code) for f in required.blocking] == [("src/net/udp.rs", "required-method")]
@@ -633,30 +755,48 @@ impl Torch {
 
 @pytest.mark.parametrize("binding", ["Lantern::unlit()", "Lantern::default()", "crate::Lantern::unlit()"])
 def test_a_local_bound_to_a_constructor_of_the_type_is_of_that_type(tmp_path: Path, binding) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": LANTERN + _text(f"""
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": LANTERN
+            + _text(f"""
         pub fn light() {{
             let mut lantern = {binding};
             lantern.kindle();
         }}
-    """)})
+    """),
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Lantern::kindle"))
     assert [(f.symbol, f.certainty) for f in plan.findings] == [("kindle", "definite")]
 
 
 def test_a_local_bound_to_another_types_constructor_is_no_call_of_the_deleted_method(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": LANTERN + _text("""
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": LANTERN
+            + _text("""
         pub fn light() {
             let mut torch = Torch::fresh();
             torch.kindle();
         }
-    """)})
+    """),
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Lantern::kindle"))
     assert not plan.findings, [f.render() for f in plan.findings]
 
 
 def test_a_module_file_goes_with_its_trait_impls_whatever_their_trait(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "mod knob;\n\npub trait Turn {\n    fn turn(&mut self);\n}\n",
-                          "src/knob.rs": _text("""
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": "mod knob;\n\npub trait Turn {\n    fn turn(&mut self);\n}\n",
+            "src/knob.rs": _text("""
                               use std::fmt;
 
                               pub struct Knob(u8);
@@ -668,21 +808,34 @@ def test_a_module_file_goes_with_its_trait_impls_whatever_their_trait(tmp_path: 
                               impl crate::Turn for Knob {
                                   fn turn(&mut self) { self.0 += 1; }
                               }
-                          """)})
+                          """),
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::knob"))
     assert not plan.findings, [f.render() for f in plan.findings]
     assert [c.path for c in plan.changes if c.after is None or not c.after] == ["src/knob.rs"]
 
 
-@pytest.mark.parametrize(("clock", "refused"), [
-    ("use std::time::Instant;\n\npub fn now() -> Instant { Instant::now() }\n", False),
-    ("use std::time::Instant;\n\npub fn mark() -> crate::Instant { crate::Instant }\n", True),
-    ("use crate::Instant;\n\npub fn mark() -> Instant { Instant }\n", True),
-])
-def test_a_reexport_goes_when_other_files_use_only_another_crates_item_of_its_name(tmp_path: Path, clock,
-                                                                                    refused) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "mod clock;\nmod tick;\n\npub use self::tick::Instant;\n",
-                          "src/tick.rs": "pub struct Instant;\n", "src/clock.rs": clock})
+@pytest.mark.parametrize(
+    ("clock", "refused"),
+    [
+        ("use std::time::Instant;\n\npub fn now() -> Instant { Instant::now() }\n", False),
+        ("use std::time::Instant;\n\npub fn mark() -> crate::Instant { crate::Instant }\n", True),
+        ("use crate::Instant;\n\npub fn mark() -> Instant { Instant }\n", True),
+    ],
+)
+def test_a_reexport_goes_when_other_files_use_only_another_crates_item_of_its_name(
+    tmp_path: Path, clock, refused
+) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": "mod clock;\nmod tick;\n\npub use self::tick::Instant;\n",
+            "src/tick.rs": "pub struct Instant;\n",
+            "src/clock.rs": clock,
+        },
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "mod", "crate::tick"))
     assert bool(plan.blocking) == refused, [f.render() for f in plan.findings]
     if not refused:
@@ -739,8 +892,15 @@ impl Shelf {
 
 
 def test_fields_of_another_struct_of_the_same_name_are_no_use(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod ledger;\npub mod shelf;\n",
-                          "src/ledger.rs": LEDGER, "src/shelf.rs": SHELF})
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": "pub mod ledger;\npub mod shelf;\n",
+            "src/ledger.rs": LEDGER,
+            "src/shelf.rs": SHELF,
+        },
+    )
     plan = _plan(tmp_path, ("src/ledger.rs", "field", "crate::ledger::Ledger::tally"))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert "    pub tally: u64,\n    pub owner" not in _after(plan, "src/ledger.rs")
@@ -748,10 +908,17 @@ def test_fields_of_another_struct_of_the_same_name_are_no_use(tmp_path: Path) ->
 
 def test_self_of_the_struct_itself_still_uses_the_deleted_field(tmp_path: Path) -> None:
     kept = SHELF.replace("impl Shelf", "impl Journal").replace("pub struct Shelf", "pub struct Journal")
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": "pub mod ledger;\npub mod shelf;\n",
-                          "src/ledger.rs": LEDGER.replace("impl Journal", "impl Ledger")
-                          .replace("Self { tally: 0 }", "Self { tally: 0, owner: String::new() }"),
-                          "src/shelf.rs": kept})
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": "pub mod ledger;\npub mod shelf;\n",
+            "src/ledger.rs": LEDGER.replace("impl Journal", "impl Ledger").replace(
+                "Self { tally: 0 }", "Self { tally: 0, owner: String::new() }"
+            ),
+            "src/shelf.rs": kept,
+        },
+    )
     plan = _plan(tmp_path, ("src/ledger.rs", "field", "crate::ledger::Ledger::tally"))
     lines = sorted((f.path, f.line) for f in plan.blocking if f.symbol == "tally")
     # the ledger file: `Self { tally: .. }` and `self.tally` in `impl Ledger` are definite uses
@@ -786,8 +953,10 @@ def test_a_use_under_a_cfg_flag_nothing_in_the_tree_sets_is_possible(tmp_path: P
             fn spins() { assert_eq!(super::Dial::spun().turns, 3); }
         }
     """
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": lib,
-                          "build.rs": 'fn main() { println!("cargo:rustc-cfg=lab_rig"); }\n'})
+    write_tree(
+        tmp_path,
+        {"Cargo.toml": CARGO, "src/lib.rs": lib, "build.rs": 'fn main() { println!("cargo:rustc-cfg=lab_rig"); }\n'},
+    )
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::Dial::spun"))
     blocking = sorted((f.line, f.certainty) for f in plan.blocking if f.symbol == "spun")
     noted = sorted((f.line, f.certainty) for f in plan.findings if f.symbol == "spun" and f not in plan.blocking)

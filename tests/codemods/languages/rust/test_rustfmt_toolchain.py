@@ -19,13 +19,16 @@ def rustup_home(tmp_path: Path, monkeypatch) -> Path:
     return home
 
 
-@pytest.mark.parametrize("name, text, missing", [
-    ("rust-toolchain.toml", '[toolchain]\nchannel = "9.99.9"\n', True),
-    ("rust-toolchain.toml", '[toolchain]\nchannel = "1.80.0"\n', False),
-    ("rust-toolchain.toml", '[toolchain]\nchannel = "stable"\n', False),
-    ("rust-toolchain", "9.99.9\n", True),
-    ("rust-toolchain", "stable\n", False),
-])
+@pytest.mark.parametrize(
+    "name, text, missing",
+    [
+        ("rust-toolchain.toml", '[toolchain]\nchannel = "9.99.9"\n', True),
+        ("rust-toolchain.toml", '[toolchain]\nchannel = "1.80.0"\n', False),
+        ("rust-toolchain.toml", '[toolchain]\nchannel = "stable"\n', False),
+        ("rust-toolchain", "9.99.9\n", True),
+        ("rust-toolchain", "stable\n", False),
+    ],
+)
 def test_a_pinned_toolchain_is_looked_up_in_rustups_home(tmp_path, rustup_home, name, text, missing):
     tree = tmp_path / "tree"
     (tree / "crates" / "a").mkdir(parents=True)

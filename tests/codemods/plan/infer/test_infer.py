@@ -49,12 +49,14 @@ def _recipe(text: str) -> str:
 
 
 def test_a_removed_rust_function_is_one_delete_and_its_import_is_not_repeated(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {
-        "src/lib.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/lib.rs": """
             mod quill;
             pub fn scribe() {}
         """,
-        "src/quill.rs": """
+            "src/quill.rs": """
             use std::collections::BTreeMap;
 
             pub fn nib() -> u8 { 1 }
@@ -63,15 +65,17 @@ def test_a_removed_rust_function_is_one_delete_and_its_import_is_not_repeated(tm
                 pages.len()
             }
         """,
-    }, {
-        "src/lib.rs": """
+        },
+        {
+            "src/lib.rs": """
             mod quill;
             pub fn scribe() {}
         """,
-        "src/quill.rs": """
+            "src/quill.rs": """
             pub fn nib() -> u8 { 1 }
         """,
-    })
+        },
+    )
     assert inferred.toml == _recipe("""
         id = "inferred"
 
@@ -85,7 +89,10 @@ def test_a_removed_rust_function_is_one_delete_and_its_import_is_not_repeated(tm
 
 
 def test_a_variant_goes_with_its_match_arm_and_a_field_by_its_struct(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/ink.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/ink.rs": """
         pub enum Hue {
             Sepia,
             Indigo,
@@ -102,7 +109,10 @@ def test_a_variant_goes_with_its_match_arm_and_a_field_by_its_struct(tmp_path: P
                 Hue::Indigo => 2,
             }
         }
-    """}, {"src/ink.rs": """
+    """
+        },
+        {
+            "src/ink.rs": """
         pub enum Hue {
             Sepia,
         }
@@ -116,13 +126,22 @@ def test_a_variant_goes_with_its_match_arm_and_a_field_by_its_struct(tmp_path: P
                 Hue::Sepia => 1,
             }
         }
-    """})
+    """
+        },
+    )
     assert [line for line in inferred.toml.splitlines() if line.startswith(("kind", "name"))] == [
-        'kind = "variant"', 'name = "crate::Hue::Indigo"', 'kind = "field"', 'name = "crate::Well::spare"']
+        'kind = "variant"',
+        'name = "crate::Hue::Indigo"',
+        'kind = "field"',
+        'name = "crate::Well::spare"',
+    ]
 
 
 def test_a_trait_method_is_deleted_once_for_its_trait_and_impls(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/gild.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/gild.rs": """
         pub trait Gild {
             fn shine(&self) -> u8;
             fn dull(&self) -> u8;
@@ -132,7 +151,10 @@ def test_a_trait_method_is_deleted_once_for_its_trait_and_impls(tmp_path: Path) 
             fn shine(&self) -> u8 { 1 }
             fn dull(&self) -> u8 { 0 }
         }
-    """}, {"src/gild.rs": """
+    """
+        },
+        {
+            "src/gild.rs": """
         pub trait Gild {
             fn shine(&self) -> u8;
         }
@@ -140,79 +162,101 @@ def test_a_trait_method_is_deleted_once_for_its_trait_and_impls(tmp_path: Path) 
         impl Gild for u8 {
             fn shine(&self) -> u8 { 1 }
         }
-    """})
+    """
+        },
+    )
     assert 'kind = "trait_method"\nname = "crate::Gild::dull"' in inferred.toml
     assert inferred.toml.count("[[delete]]") == 1
 
 
 def test_a_module_goes_with_its_file(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {
-        "src/lib.rs": "mod parchment;\nmod vellum;\n",
-        "src/parchment.rs": "pub fn roll() {}\n",
-        "src/vellum.rs": "pub fn fold() {}\n",
-    }, {
-        "src/lib.rs": "mod parchment;\n",
-        "src/parchment.rs": "pub fn roll() {}\n",
-        "src/vellum.rs": "",
-    })
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/lib.rs": "mod parchment;\nmod vellum;\n",
+            "src/parchment.rs": "pub fn roll() {}\n",
+            "src/vellum.rs": "pub fn fold() {}\n",
+        },
+        {"src/lib.rs": "mod parchment;\n", "src/parchment.rs": "pub fn roll() {}\n", "src/vellum.rs": ""},
+    )
     assert 'kind = "mod"\nname = "crate::vellum"' in inferred.toml
     assert inferred.toml.count("[[delete]]") == 1
 
 
 def test_a_cpp_overload_is_named_by_its_signature(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/press.h": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/press.h": """
         namespace type {
         int ink(int dots);
         int ink(const char* glyph);
         }  // namespace type
-    """}, {"src/press.h": """
+    """
+        },
+        {
+            "src/press.h": """
         namespace type {
         int ink(int dots);
         }  // namespace type
-    """})
+    """
+        },
+    )
     assert 'kind = "declaration"\nname = "type::ink(const char*)"' in inferred.toml
 
 
 def test_a_python_method_is_deleted_by_its_dotted_name(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"tools/press.py": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "tools/press.py": """
         class Platen:
             def lower(self):
                 return 1
 
             def raise_(self):
                 return 2
-    """}, {"tools/press.py": """
+    """
+        },
+        {
+            "tools/press.py": """
         class Platen:
             def lower(self):
                 return 1
-    """})
+    """
+        },
+    )
     assert 'language = "python"\nkind = "function"\nname = "Platen.raise_"' in inferred.toml
 
 
 def test_call_sites_moved_to_a_method_become_one_general_rewrite_over_their_folder(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {
-        "src/app/one.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/app/one.rs": """
             pub fn a(v: Option<u8>) -> u8 {
                 widen(v.map(|x| x + 1))
             }
         """,
-        "src/app/two.rs": """
+            "src/app/two.rs": """
             pub fn b(w: Option<u8>) -> u8 {
                 widen(w.or(Some(3)))
             }
         """,
-    }, {
-        "src/app/one.rs": """
+        },
+        {
+            "src/app/one.rs": """
             pub fn a(v: Option<u8>) -> u8 {
                 v.map(|x| x + 1).widen()
             }
         """,
-        "src/app/two.rs": """
+            "src/app/two.rs": """
             pub fn b(w: Option<u8>) -> u8 {
                 w.or(Some(3)).widen()
             }
         """,
-    })
+        },
+    )
     assert inferred.toml == _recipe("""
         id = "inferred"
 
@@ -225,7 +269,10 @@ def test_call_sites_moved_to_a_method_become_one_general_rewrite_over_their_fold
 
 
 def test_a_rewrite_stays_literal_where_the_general_pattern_matches_code_the_change_kept(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/nib.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/nib.rs": """
         pub fn a(v: u8) -> u8 {
             sharpen(v + 1, 2)
         }
@@ -233,7 +280,10 @@ def test_a_rewrite_stays_literal_where_the_general_pattern_matches_code_the_chan
         pub fn b(v: u8) -> u8 {
             sharpen(v + 7, 2)
         }
-    """}, {"src/nib.rs": """
+    """
+        },
+        {
+            "src/nib.rs": """
         pub fn a(v: u8) -> u8 {
             sharpen(v + 1, 3)
         }
@@ -241,12 +291,17 @@ def test_a_rewrite_stays_literal_where_the_general_pattern_matches_code_the_chan
         pub fn b(v: u8) -> u8 {
             sharpen(v + 7, 2)
         }
-    """})
+    """
+        },
+    )
     assert 'pattern = "sharpen(v + 1, 2)"\nreplace = "sharpen(v + 1, 3)"' in inferred.toml
 
 
 def test_a_removed_comment_block_is_a_rewording(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/scroll.cc": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/scroll.cc": """
         int unroll(int n) { return n; }
 
         // int reroll(int n) {
@@ -254,11 +309,16 @@ def test_a_removed_comment_block_is_a_rewording(tmp_path: Path) -> None:
         // }
 
         int seal(int n) { return n + 1; }
-    """}, {"src/scroll.cc": """
+    """
+        },
+        {
+            "src/scroll.cc": """
         int unroll(int n) { return n; }
 
         int seal(int n) { return n + 1; }
-    """})
+    """
+        },
+    )
     assert inferred.toml == _recipe("""
         id = "inferred"
 
@@ -271,16 +331,24 @@ def test_a_removed_comment_block_is_a_rewording(tmp_path: Path) -> None:
 
 
 def test_an_added_attribute_is_an_insertion_before_its_item(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/seal.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/seal.rs": """
         pub fn wax() -> u8 {
             3
         }
-    """}, {"src/seal.rs": """
+    """
+        },
+        {
+            "src/seal.rs": """
         #[must_use]
         pub fn wax() -> u8 {
             3
         }
-    """})
+    """
+        },
+    )
     assert inferred.toml == _recipe("""
         id = "inferred"
 
@@ -329,7 +397,10 @@ def test_codemod_infer_prints_the_recipe_of_two_trees_and_of_a_commit(tmp_path: 
 
 
 def test_macro_calls_attributes_and_guarded_arms_are_deleted_by_their_text(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/desk.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/desk.rs": """
         #![allow(unused)]
 
         enroll!(Blotter, Stylus);
@@ -342,7 +413,10 @@ def test_macro_calls_attributes_and_guarded_arms_are_deleted_by_their_text(tmp_p
                 _ => 3,
             }
         }
-    """}, {"src/desk.rs": """
+    """
+        },
+        {
+            "src/desk.rs": """
         enroll!(Rule, Stylus);
 
         pub fn weigh(n: u8) -> u8 {
@@ -351,14 +425,24 @@ def test_macro_calls_attributes_and_guarded_arms_are_deleted_by_their_text(tmp_p
                 _ => 3,
             }
         }
-    """})
+    """
+        },
+    )
     assert [line for line in inferred.toml.splitlines() if line.startswith(("kind", "name"))] == [
-        'kind = "attribute"', 'name = "#![allow(unused)]"', 'kind = "macro_call"', 'name = "enroll!(Blotter, Stylus)"',
-        'kind = "match_arm"', 'name = "crate::weigh => k if k > 9"']
+        'kind = "attribute"',
+        'name = "#![allow(unused)]"',
+        'kind = "macro_call"',
+        'name = "enroll!(Blotter, Stylus)"',
+        'kind = "match_arm"',
+        'name = "crate::weigh => k if k > 9"',
+    ]
 
 
 def test_an_item_the_plan_refuses_to_delete_is_named_never_rewritten_as_text(tmp_path: Path) -> None:
-    old = _write(tmp_path / "before", {"src/lib.rs": """
+    old = _write(
+        tmp_path / "before",
+        {
+            "src/lib.rs": """
         pub trait Fold {
             fn crease(&self) -> u8;
             fn press(&self) -> u8;
@@ -368,8 +452,13 @@ def test_an_item_the_plan_refuses_to_delete_is_named_never_rewritten_as_text(tmp
             fn crease(&self) -> u8 { 1 }
             fn press(&self) -> u8 { 2 }
         }
-    """})
-    new = _write(tmp_path / "after", {"src/lib.rs": """
+    """
+        },
+    )
+    new = _write(
+        tmp_path / "after",
+        {
+            "src/lib.rs": """
         pub trait Fold {
             fn crease(&self) -> u8;
             fn press(&self) -> u8;
@@ -378,16 +467,22 @@ def test_an_item_the_plan_refuses_to_delete_is_named_never_rewritten_as_text(tmp
         impl Fold for u16 {
             fn crease(&self) -> u8 { 1 }
         }
-    """})
+    """
+        },
+    )
     inferred = infer_recipe(old, new)
     assert "[[rewrite]]" not in inferred.toml and "[[delete]]" not in inferred.toml
     assert len(inferred.unexpressed) == 1
-    assert inferred.unexpressed[0].startswith("src/lib.rs:8: the fn crate::<u16 as Fold>::press is gone, but a plan "
-                                              "refuses to delete it: ")
+    assert inferred.unexpressed[0].startswith(
+        "src/lib.rs:8: the fn crate::<u16 as Fold>::press is gone, but a plan refuses to delete it: "
+    )
 
 
 def test_a_prose_paragraph_changed_or_removed_is_a_rewording_and_an_added_one_is_named(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"docs/inks.md": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "docs/inks.md": """
         # Inks
 
         Sepia dries slowly and
@@ -397,13 +492,18 @@ def test_a_prose_paragraph_changed_or_removed_is_a_rewording_and_an_added_one_is
         the margins.
 
         Umber is cheap.
-    """}, {"docs/inks.md": """
+    """
+        },
+        {
+            "docs/inks.md": """
         # Inks
 
         Sepia dries slowly.
 
         Umber is cheap.
-    """})
+    """
+        },
+    )
     assert inferred.toml == _recipe("""
         id = "inferred"
 
@@ -422,7 +522,10 @@ def test_a_prose_paragraph_changed_or_removed_is_a_rewording_and_an_added_one_is
 
 
 def test_a_cpp_item_of_one_preprocessor_branch_names_its_branch_and_a_member_its_class(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/lamp.h": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/lamp.h": """
         namespace lamp {
         #ifdef USE_OIL
         int wick(int n) { return n; }
@@ -435,7 +538,10 @@ def test_a_cpp_item_of_one_preprocessor_branch_names_its_branch_and_a_member_its
           int gloss;
         };
         }  // namespace lamp
-    """}, {"src/lamp.h": """
+    """
+        },
+        {
+            "src/lamp.h": """
         namespace lamp {
         #ifdef USE_OIL
         int flame() { return 1; }
@@ -446,7 +552,9 @@ def test_a_cpp_item_of_one_preprocessor_branch_names_its_branch_and_a_member_its
           int tint;
         };
         }  // namespace lamp
-    """})
+    """
+        },
+    )
     assert inferred.toml == _recipe("""
         id = "inferred"
 
@@ -466,14 +574,22 @@ def test_a_cpp_item_of_one_preprocessor_branch_names_its_branch_and_a_member_its
 
 
 def test_a_line_dropped_from_a_comment_rewords_its_block_to_what_stays(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {"src/blotter.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/blotter.rs": """
         /// Soaks up the ink.
         /// Kept for the old presses.
         pub fn soak() {}
-    """}, {"src/blotter.rs": """
+    """
+        },
+        {
+            "src/blotter.rs": """
         /// Soaks up the ink.
         pub fn soak() {}
-    """})
+    """
+        },
+    )
     assert inferred.toml == _recipe("""
         id = "inferred"
 
@@ -507,18 +623,30 @@ def test_a_file_the_change_keeps_but_the_engine_edits_is_named(tmp_path: Path) -
             pub use self::oven::*;
         """,
     }
-    before = _write(tmp_path / "before", {**shared, "src/crafts/kiln/oven.rs": """
+    before = _write(
+        tmp_path / "before",
+        {
+            **shared,
+            "src/crafts/kiln/oven.rs": """
         pub struct Glaze;
 
         pub type OldGlaze = Glaze;
 
         pub fn fire() -> Glaze { Glaze }
-    """})
-    after = _write(tmp_path / "after", {**shared, "src/crafts/kiln/oven.rs": """
+    """,
+        },
+    )
+    after = _write(
+        tmp_path / "after",
+        {
+            **shared,
+            "src/crafts/kiln/oven.rs": """
         pub struct Glaze;
 
         pub fn fire() -> Glaze { Glaze }
-    """})
+    """,
+        },
+    )
     inferred = infer_recipe(before, after)
     assert [n.split(": ", 1)[0] for n in inferred.unexpressed] == ["src/lib.rs:5"], inferred.unexpressed
     assert "the change leaves this file as it is" in inferred.unexpressed[0]
@@ -528,14 +656,16 @@ def test_a_file_the_change_keeps_but_the_engine_edits_is_named(tmp_path: Path) -
 def test_a_comment_dropped_next_to_a_deleted_method_does_not_clash_with_it(tmp_path: Path) -> None:
     # The method's deletion and the block rewording that drops the note after it both take the
     # blank line between them: two deletions that overlap remove their union, without a conflict.
-    inferred = _inferred(tmp_path, {
-        "Cargo.toml": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "Cargo.toml": """
             [package]
             name = "gravel"
             version = "0.1.0"
             edition = "2021"
         """,
-        "src/lib.rs": """
+            "src/lib.rs": """
             pub struct Sieve {
                 mesh: Vec<u8>,
             }
@@ -554,14 +684,15 @@ def test_a_comment_dropped_next_to_a_deleted_method_does_not_clash_with_it(tmp_p
                 // is not, which reads oddly
             }
         """,
-    }, {
-        "Cargo.toml": """
+        },
+        {
+            "Cargo.toml": """
             [package]
             name = "gravel"
             version = "0.1.0"
             edition = "2021"
         """,
-        "src/lib.rs": """
+            "src/lib.rs": """
             pub struct Sieve {
                 mesh: Vec<u8>,
             }
@@ -572,9 +703,10 @@ def test_a_comment_dropped_next_to_a_deleted_method_does_not_clash_with_it(tmp_p
                 }
             }
         """,
-    })
+        },
+    )
     assert inferred.unexpressed == ()
-    assert 'block = true' in inferred.toml and 'kind = "fn"' in inferred.toml
+    assert "block = true" in inferred.toml and 'kind = "fn"' in inferred.toml
 
 
 def test_a_call_replaced_by_a_match_keeps_the_blank_after_the_keyword(tmp_path: Path) -> None:
@@ -586,7 +718,11 @@ def test_a_call_replaced_by_a_match_keeps_the_blank_after_the_keyword(tmp_path: 
         version = "0.1.0"
         edition = "2021"
     """
-    inferred = _inferred(tmp_path, {"Cargo.toml": cargo, "src/lib.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "Cargo.toml": cargo,
+            "src/lib.rs": """
         pub enum Ruling { Uphold, Quash }
 
         impl Ruling {
@@ -601,7 +737,11 @@ def test_a_call_replaced_by_a_match_keeps_the_blank_after_the_keyword(tmp_path: 
         pub fn decide(docket: &[u8]) -> Ruling {
             Ruling::of_flag(docket.is_empty())
         }
-    """}, {"Cargo.toml": cargo, "src/lib.rs": """
+    """,
+        },
+        {
+            "Cargo.toml": cargo,
+            "src/lib.rs": """
         pub enum Ruling { Uphold, Quash }
 
         impl Ruling {
@@ -613,7 +753,9 @@ def test_a_call_replaced_by_a_match_keeps_the_blank_after_the_keyword(tmp_path: 
                 false => Ruling::Quash,
             }
         }
-    """})
+    """,
+        },
+    )
     assert inferred.unexpressed == ()
     assert 'replace = "match $X {' in inferred.toml, inferred.toml
 
@@ -680,18 +822,21 @@ def test_a_repeated_comment_is_reworded_with_its_block_or_in_its_item(tmp_path: 
             }
         }
     """
-    inferred = _inferred(tmp_path, {"Cargo.toml": cargo, "src/lib.rs": before},
-                         {"Cargo.toml": cargo, "src/lib.rs": after})
+    inferred = _inferred(
+        tmp_path, {"Cargo.toml": cargo, "src/lib.rs": before}, {"Cargo.toml": cargo, "src/lib.rs": after}
+    )
     assert inferred.unexpressed == ()
-    assert inferred.toml.count("item = \"crate::Spool::") == 3, inferred.toml
+    assert inferred.toml.count('item = "crate::Spool::') == 3, inferred.toml
     assert 'item = "crate::Spool::unwind"' in inferred.toml, inferred.toml
-
 
 
 def test_a_doc_paragraph_dropped_with_its_blank_line_goes_whole(tmp_path: Path) -> None:
     # The field's doc keeps its first paragraph and loses the second, with the blank doc line
     # before it: no empty `///` line is left behind.
-    inferred = _inferred(tmp_path, {"src/lib.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/lib.rs": """
         pub struct Loom {
             /// Whether the shuttle runs by itself,
             /// across the whole width.
@@ -699,13 +844,18 @@ def test_a_doc_paragraph_dropped_with_its_blank_line_goes_whole(tmp_path: Path) 
             /// Note that this wants a tight warp.
             pub unattended: bool,
         }
-    """}, {"src/lib.rs": """
+    """
+        },
+        {
+            "src/lib.rs": """
         pub struct Loom {
             /// Whether the shuttle runs by itself,
             /// across the whole width.
             pub unattended: bool,
         }
-    """})
+    """
+        },
+    )
     assert inferred.unexpressed == ()
     assert 'find = "Note that this wants a tight warp."\nreplace = ""' in inferred.toml, inferred.toml
 
@@ -746,33 +896,38 @@ def test_items_an_unparseable_cpp_file_reads_in_the_wrong_scope_are_not_gone(tmp
         assert kept not in toml, toml
 
 
-def test_entries_the_change_takes_out_of_a_declaration_the_recipe_reshapes_are_deleted_with_it(
-        tmp_path: Path) -> None:
+def test_entries_the_change_takes_out_of_a_declaration_the_recipe_reshapes_are_deleted_with_it(tmp_path: Path) -> None:
     # `Weave` is a trait import the engine keeps by itself (its methods may be in use); once the
     # recipe reshapes that declaration, the engine's import stage leaves it alone, so `Loom` and
     # `Shuttle`, unused since `warp` went, are asked for in the same edit.
-    inferred = _inferred(tmp_path, {
-        "src/lib.rs": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/lib.rs": """
             use textile::{Loom, Shuttle, Spool, Weave};
 
             pub fn spool() -> Spool { Spool::default() }
 
             pub fn warp(l: Loom, s: Shuttle) -> u8 { l.weave(s) }
-        """,
-    }, {
-        "src/lib.rs": """
+        """
+        },
+        {
+            "src/lib.rs": """
             use textile::Spool;
 
             pub fn spool() -> Spool { Spool::default() }
-        """,
-    })
+        """
+        },
+    )
     assert 'name = "textile::Loom"' in inferred.toml and 'name = "textile::Weave"' in inferred.toml
     assert inferred.unexpressed == ()
 
 
 def test_a_removed_python_module_constant_is_a_variable_delete(tmp_path: Path) -> None:
-    inferred = _inferred(tmp_path, {
-        "kiln/settings.py": """
+    inferred = _inferred(
+        tmp_path,
+        {
+            "kiln/settings.py": """
             import os
 
             # Degrees, for stoneware.
@@ -782,9 +937,10 @@ def test_a_removed_python_module_constant_is_a_variable_delete(tmp_path: Path) -
 
             def coats() -> int:
                 return GLAZE_COATS
-        """,
-    }, {
-        "kiln/settings.py": """
+        """
+        },
+        {
+            "kiln/settings.py": """
             import os
 
             GLAZE_COATS: int = 2
@@ -792,15 +948,19 @@ def test_a_removed_python_module_constant_is_a_variable_delete(tmp_path: Path) -
 
             def coats() -> int:
                 return GLAZE_COATS
-        """,
-    })
-    assert _recipe("""
+        """
+        },
+    )
+    assert (
+        _recipe("""
         [[delete]]
         path = "kiln/settings.py"
         language = "python"
         kind = "variable"
         name = "FIRING_TEMP"
-    """) in inferred.toml
+    """)
+        in inferred.toml
+    )
     assert "[[rewrite]]" not in inferred.toml and inferred.unexpressed == ()
 
 
@@ -812,9 +972,15 @@ def test_a_cpp_name_declared_twice_under_one_condition_is_never_a_delete(tmp_pat
         RETIRED(int wind_slow(int turns), "use wind");
         int spin(int turns);
     """
-    inferred = _inferred(tmp_path, {"reel.h": header}, {"reel.h": header.replace(
-        '        RETIRED(int spin_slow(int turns), "use spin");\n', "").replace(
-        '        RETIRED(int wind_slow(int turns), "use wind");\n', "")})
+    inferred = _inferred(
+        tmp_path,
+        {"reel.h": header},
+        {
+            "reel.h": header.replace('        RETIRED(int spin_slow(int turns), "use spin");\n', "").replace(
+                '        RETIRED(int wind_slow(int turns), "use wind");\n', ""
+            )
+        },
+    )
     assert 'name = "RETIRED"' not in inferred.toml
 
 
@@ -830,5 +996,7 @@ def test_a_cpp_class_declared_ahead_and_defined_is_one_item_not_gone(tmp_path: P
         int stale(int x);
         }
     """
-    inferred = _inferred(tmp_path, {"shuttle.h": header}, {"shuttle.h": header.replace("        int stale(int x);\n", "")})
+    inferred = _inferred(
+        tmp_path, {"shuttle.h": header}, {"shuttle.h": header.replace("        int stale(int x);\n", "")}
+    )
     assert 'name = "loom::stale"' in inferred.toml and "Shuttle" not in inferred.toml

@@ -15,8 +15,9 @@ from codemod_helpers import dedent_text as dedent
 
 TESTS_RS = "src/ffi_tests.rs"
 LIB_RS = "src/lib.rs"
-REWRITE = OracleRewrite(path=TESTS_RS, tests=("pooled",), fallback="dense_fallback",
-                        metadata_type="DecodeMetadata", bridge=LIB_RS)
+REWRITE = OracleRewrite(
+    path=TESTS_RS, tests=("pooled",), fallback="dense_fallback", metadata_type="DecodeMetadata", bridge=LIB_RS
+)
 RECIPE = Recipe(id="oracle", summary="", steps=(REWRITE,))
 
 BRIDGE = """
@@ -64,7 +65,9 @@ def refusal(tmp_path: Path, body: str) -> str:
 
 
 def test_a_run_with_a_variable_for_the_lengths_and_other_names(tmp_path: Path) -> None:
-    assert rewritten_body(tmp_path, """
+    assert rewritten_body(
+        tmp_path,
+        """
         let lens = [9i32, 6i32];
         let meta = crate::cache::DecodeMetadata::from_visible_lengths(&lens, 4).unwrap();
         let ks = vec![
@@ -78,7 +81,8 @@ def test_a_run_with_a_variable_for_the_lengths_and_other_names(tmp_path: Path) -
         ];
         let expected = crate::layers::dense_fallback(&q, &ks, &vs, &meta, scale).unwrap();
         check(&expected, lens.len());
-    """) == dedent("""
+    """,
+    ) == dedent("""
         let lens = [9i32, 6i32];
         let expected = concat_batch_rows(&[
             dense_reference_decode_attention(
@@ -99,7 +103,9 @@ def test_a_run_with_a_variable_for_the_lengths_and_other_names(tmp_path: Path) -
 
 
 def test_a_run_inside_a_loop_with_pointers_built_outside(tmp_path: Path) -> None:
-    assert rewritten_body(tmp_path, """
+    assert rewritten_body(
+        tmp_path,
+        """
         let ks = vec![k.as_ref().unwrap() as *const MlxArray];
         let vs = vec![v.as_ref().unwrap() as *const MlxArray];
         for step in 0..4 {
@@ -107,7 +113,8 @@ def test_a_run_inside_a_loop_with_pointers_built_outside(tmp_path: Path) -> None
             let out = dense_fallback(&queries[step], &ks, &vs, &meta, 1.0).expect("oracle");
             check(&out);
         }
-    """) == dedent("""
+    """,
+    ) == dedent("""
         for step in 0..4 {
             let out = dense_reference_decode_attention(
                 &queries[step],
@@ -121,7 +128,9 @@ def test_a_run_inside_a_loop_with_pointers_built_outside(tmp_path: Path) -> None
 
 
 def test_bindings_that_only_fed_the_run_are_removed(tmp_path: Path) -> None:
-    assert rewritten_body(tmp_path, """
+    assert rewritten_body(
+        tmp_path,
+        """
         let window = total - start;
         let metadata = DecodeMetadata::from_visible_lengths(&[window], block as i32)
             .unwrap();
@@ -129,33 +138,47 @@ def test_bindings_that_only_fed_the_run_are_removed(tmp_path: Path) -> None:
         let cache_values = vec![v.as_ref().unwrap() as *const MlxArray];
         let out = dense_fallback(&q, &cache_keys, &cache_values, &metadata, 0.5).unwrap();
         assert!(close(&out, total));
-    """) == dedent("""
+    """,
+    ) == dedent("""
         let out = dense_reference_decode_attention(&q, k.as_ref().unwrap(), v.as_ref().unwrap(), 0.5);
         assert!(close(&out, total));
     """)
 
 
-@pytest.mark.parametrize(("body", "named"), [
-    ("let out = dense_fallback(&q, &ks, &vs, &meta, 1.0)?;\n",
-     "the call is not `let NAME = FALLBACK(Q, &KEYS, &VALUES, &METADATA, SCALE).unwrap();`"),
-    ("let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n", "no `let ks` in scope before the call"),
-    ("let meta = DecodeMetadata::from_visible_lengths(&[3], 2).unwrap();\n"
-     "let ks = pointers(&k);\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
-     "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n",
-     "`ks` is not bound to `vec![ARRAY as *const T, ...]`"),
-    ("let meta = DecodeMetadata { block_size: 2 };\n"
-     "let ks = vec![k.as_ref().unwrap() as *const MlxArray];\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
-     "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n",
-     "`meta` is not identity metadata `DecodeMetadata::from_visible_lengths(LENGTHS, BLOCK).unwrap()`"),
-    ("let meta = DecodeMetadata::from_visible_lengths(&[3, 4], 2).unwrap();\n"
-     "let ks = vec![k.as_ref().unwrap() as *const MlxArray];\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
-     "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n",
-     "2 visible lengths for 1 sequences"),
-    ("let meta = DecodeMetadata::from_visible_lengths(&[3], 2).unwrap();\n"
-     "let ks = vec![k.as_ref().unwrap() as *const MlxArray];\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
-     "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\nkeep(&ks);\n",
-     "`ks` is also used at line 7"),
-])
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        (
+            "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0)?;\n",
+            "the call is not `let NAME = FALLBACK(Q, &KEYS, &VALUES, &METADATA, SCALE).unwrap();`",
+        ),
+        ("let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n", "no `let ks` in scope before the call"),
+        (
+            "let meta = DecodeMetadata::from_visible_lengths(&[3], 2).unwrap();\n"
+            "let ks = pointers(&k);\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
+            "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n",
+            "`ks` is not bound to `vec![ARRAY as *const T, ...]`",
+        ),
+        (
+            "let meta = DecodeMetadata { block_size: 2 };\n"
+            "let ks = vec![k.as_ref().unwrap() as *const MlxArray];\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
+            "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n",
+            "`meta` is not identity metadata `DecodeMetadata::from_visible_lengths(LENGTHS, BLOCK).unwrap()`",
+        ),
+        (
+            "let meta = DecodeMetadata::from_visible_lengths(&[3, 4], 2).unwrap();\n"
+            "let ks = vec![k.as_ref().unwrap() as *const MlxArray];\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
+            "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\n",
+            "2 visible lengths for 1 sequences",
+        ),
+        (
+            "let meta = DecodeMetadata::from_visible_lengths(&[3], 2).unwrap();\n"
+            "let ks = vec![k.as_ref().unwrap() as *const MlxArray];\nlet vs = vec![v.as_ref().unwrap() as *const MlxArray];\n"
+            "let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();\nkeep(&ks);\n",
+            "`ks` is also used at line 7",
+        ),
+    ],
+)
 def test_a_run_of_another_structure_is_refused_naming_the_part(tmp_path: Path, body: str, named: str) -> None:
     message = refusal(tmp_path, body)
     assert "pooled: oracle run does not have the expected shape" in message
@@ -165,12 +188,19 @@ def test_a_run_of_another_structure_is_refused_naming_the_part(tmp_path: Path, b
 def test_a_helper_the_bridge_cannot_serve_is_refused(tmp_path: Path) -> None:
     bridge = BRIDGE.replace("        fn repeat(a: &MlxArray, repeats: i32, axis: i32) -> UniquePtr<MlxArray>;\n", "")
     bridge = bridge.replace("fn multiply(a: &MlxArray, b: &MlxArray)", "fn multiply(a: &MlxArray)")
-    plan = plan_recipe(tree(tmp_path, """
+    plan = plan_recipe(
+        tree(
+            tmp_path,
+            """
         let meta = DecodeMetadata::from_visible_lengths(&[3], 2).unwrap();
         let ks = vec![k.as_ref().unwrap() as *const MlxArray];
         let vs = vec![v.as_ref().unwrap() as *const MlxArray];
         let out = dense_fallback(&q, &ks, &vs, &meta, 1.0).unwrap();
-    """, bridge), RECIPE)
+    """,
+            bridge,
+        ),
+        RECIPE,
+    )
     assert not plan.changes
     assert sorted(f.render() for f in plan.blocking) == [
         "src/lib.rs: dense_reference_decode_attention: calls ffi::multiply, but `multiply` takes 1 parameter, "

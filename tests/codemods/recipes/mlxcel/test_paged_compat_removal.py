@@ -86,8 +86,9 @@ def test_deletion_alone_reports_exactly_the_pooled_and_empty_batch_references(tr
         assert {tag for tag, *_ in matcher.get_opcodes()} == {"equal", "delete"}, change.path
         if language_of(change.path) == RUST:
             assert error_count(parse(change.after, RUST)) == 0
-            formatted = subprocess.run(["rustfmt", "--edition", "2024", "--emit", "stdout"],
-                                       input=change.after, capture_output=True)
+            formatted = subprocess.run(
+                ["rustfmt", "--edition", "2024", "--emit", "stdout"], input=change.after, capture_output=True
+            )
             assert formatted.stdout == change.after, f"{change.path} is not rustfmt-clean"
 
 
@@ -105,8 +106,10 @@ def test_an_unreworded_mention_blocks_and_is_located(tree: Path) -> None:
     result = CliRunner().invoke(main, ["apply", str(tree)])
     assert result.exit_code == 1
     line = attend.read_bytes().count(b"\n")
-    assert (f"src/lib/mlxcel-core/src/cache/attend.rs:{line}:8: unreworded mention of "
-            "paged_decode_attention_rotating_compat [comment]") in result.stderr
+    assert (
+        f"src/lib/mlxcel-core/src/cache/attend.rs:{line}:8: unreworded mention of "
+        "paged_decode_attention_rotating_compat [comment]"
+    ) in result.stderr
     allowed = CliRunner().invoke(main, ["apply", "--allow-unreworded", str(tree)])
     assert allowed.exit_code == 0, allowed.output
 
@@ -114,10 +117,13 @@ def test_an_unreworded_mention_blocks_and_is_located(tree: Path) -> None:
 def test_a_reference_in_a_model_blocks_the_plan(tree: Path) -> None:
     """An older tree where a model still calls a compat route: the removal must say so."""
     gemma = tree / "src/models/gemma3.rs"
-    gemma.write_bytes(gemma.read_bytes() + (
-        b"\npub fn legacy_decode(q: &mlxcel_core::ffi::MlxArray) {\n"
-        b"    let _ = mlxcel_core::layers::paged_decode_attention_dense_compat(q, &[], &[], &[], 1.0);\n}\n"
-    ))
+    gemma.write_bytes(
+        gemma.read_bytes()
+        + (
+            b"\npub fn legacy_decode(q: &mlxcel_core::ffi::MlxArray) {\n"
+            b"    let _ = mlxcel_core::layers::paged_decode_attention_dense_compat(q, &[], &[], &[], 1.0);\n}\n"
+        )
+    )
     result = CliRunner().invoke(main, ["apply", "--dry-run", str(tree)])
     assert result.exit_code == 1
     assert "src/models/gemma3.rs:" in result.stderr
@@ -166,12 +172,16 @@ def test_applied_fixture_passes_the_gate_and_keeps_the_pooled_tests_power(tmp_pa
     for name in POOLED_TESTS:
         assert f"{name} ... ok" in tests.stdout
 
-    perturbed = CliRunner().invoke(main, ["apply", "--recipe", "perturb-pooled-output", "--param", "factor=1.01",
-                                                str(root)])
+    perturbed = CliRunner().invoke(
+        main, ["apply", "--recipe", "perturb-pooled-output", "--param", "factor=1.01", str(root)]
+    )
     assert perturbed.exit_code == 0, perturbed.output
     failing = cargo(root, "test", "--workspace", "--", "--test-threads=2", check=False)
-    failed = sorted(line.split()[1].split("::")[-1] for line in failing.stdout.splitlines()
-                    if line.startswith("test ") and line.endswith("FAILED"))
+    failed = sorted(
+        line.split()[1].split("::")[-1]
+        for line in failing.stdout.splitlines()
+        if line.startswith("test ") and line.endswith("FAILED")
+    )
     assert failed == sorted(POOLED_TESTS)
 
 
@@ -179,15 +189,20 @@ def test_local_rewording_rules_extend_the_bundled_recipe(tree: Path, tmp_path: P
     """A tree with prose the bundled rules do not know: refused with the location, then
     applied once the user adds a rule in a recipe file that extends the bundled one."""
     cache = tree / "src/lib/mlxcel-core/src/cache.rs"
-    cache.write_bytes(cache.read_bytes().replace(
-        b"/// Per-batch attention metadata as the scheduler hands it to the layers.\n",
-        b"/// Per-batch attention metadata as the scheduler hands it to the layers. It\n"
-        b"/// becomes [`PagedDecodeMetadata`] for the dense routes.\n"))
+    cache.write_bytes(
+        cache.read_bytes().replace(
+            b"/// Per-batch attention metadata as the scheduler hands it to the layers.\n",
+            b"/// Per-batch attention metadata as the scheduler hands it to the layers. It\n"
+            b"/// becomes [`PagedDecodeMetadata`] for the dense routes.\n",
+        )
+    )
     refused = CliRunner().invoke(main, ["apply", str(tree)])
     assert refused.exit_code == 1
     line = cache.read_bytes().split(b"\n").index(b"/// becomes [`PagedDecodeMetadata`] for the dense routes.") + 1
-    assert (f"src/lib/mlxcel-core/src/cache.rs:{line}:15: unreworded mention of PagedDecodeMetadata [comment]"
-            in refused.stderr)
+    assert (
+        f"src/lib/mlxcel-core/src/cache.rs:{line}:15: unreworded mention of PagedDecodeMetadata [comment]"
+        in refused.stderr
+    )
 
     local = tmp_path / "local.toml"
     local.write_text(
@@ -200,12 +215,13 @@ def test_local_rewording_rules_extend_the_bundled_recipe(tree: Path, tmp_path: P
     applied = CliRunner().invoke(main, ["apply", "--recipe", str(local), str(tree)])
     assert applied.exit_code == 0, applied.output
     assert CliRunner().invoke(main, ["check", str(tree)]).exit_code == 0
-    assert (b"/// Per-batch attention metadata as the scheduler hands it to the layers. The\n"
-            b"/// pooled route reads it directly.\n") in cache.read_bytes()
+    assert (
+        b"/// Per-batch attention metadata as the scheduler hands it to the layers. The\n"
+        b"/// pooled route reads it directly.\n"
+    ) in cache.read_bytes()
 
 
-def test_the_readme_rewording_example_replaces_the_bundled_rule_on_the_same_text(tree: Path,
-                                                                                 tmp_path: Path) -> None:
+def test_the_readme_rewording_example_replaces_the_bundled_rule_on_the_same_text(tree: Path, tmp_path: Path) -> None:
     local = tmp_path / "local.toml"
     local.write_text(readme_rewording_example())
     result = CliRunner().invoke(main, ["apply", "--dry-run", "--recipe", str(local), str(tree)])
@@ -215,22 +231,29 @@ def test_the_readme_rewording_example_replaces_the_bundled_rule_on_the_same_text
     assert "overlap" not in result.stderr
     layout = "layout 'as #2230 describes it' recognised"
     assert [line for line in result.stderr.splitlines() if "(note)" in line] == [
-        line for line in result.stderr.splitlines() if line.startswith(layout)]
+        line for line in result.stderr.splitlines() if line.startswith(layout)
+    ]
 
 
 def test_two_rules_of_one_recipe_on_the_same_text_are_one_blocking_line(tree: Path, tmp_path: Path) -> None:
     local = tmp_path / "local.toml"
-    rule = ('[[reword]]\npath = "src/lib/mlxcel-core/src/layers.rs"\nitem = "paged_decode_attention_pooled"\n'
-            'symbols = ["paged_decode_attention_dense_compat"]\nreplace = "{}"\n\n')
+    rule = (
+        '[[reword]]\npath = "src/lib/mlxcel-core/src/layers.rs"\nitem = "paged_decode_attention_pooled"\n'
+        'symbols = ["paged_decode_attention_dense_compat"]\nreplace = "{}"\n\n'
+    )
     local.write_text('extends = "paged-compat-removal"\n\n' + rule.format("One.") + rule.format("Two."))
     result = CliRunner().invoke(main, ["apply", "--dry-run", "--recipe", str(local), str(tree)])
     assert result.exit_code == 1
-    blocking = [line for line in result.stderr.splitlines()
-                if not line.startswith("codemod:") and not line.endswith("(note)")]
+    blocking = [
+        line for line in result.stderr.splitlines() if not line.startswith("codemod:") and not line.endswith("(note)")
+    ]
     assert len(blocking) == 1, blocking
-    assert re.fullmatch(r"src/lib/mlxcel-core/src/layers\.rs:\d+:1: local\.toml \[\[reword\]\] 1 \(item = "
-                        r"'paged_decode_attention_pooled', symbols = \['paged_decode_attention_dense_compat'\]\) and "
-                        r"local\.toml \[\[reword\]\] 2 \(.*\) reword the same text; keep one of them", blocking[0])
+    assert re.fullmatch(
+        r"src/lib/mlxcel-core/src/layers\.rs:\d+:1: local\.toml \[\[reword\]\] 1 \(item = "
+        r"'paged_decode_attention_pooled', symbols = \['paged_decode_attention_dense_compat'\]\) and "
+        r"local\.toml \[\[reword\]\] 2 \(.*\) reword the same text; keep one of them",
+        blocking[0],
+    )
 
 
 def test_the_fixture_is_recognised_as_the_2230_layout_and_gets_no_other_note(tree: Path) -> None:

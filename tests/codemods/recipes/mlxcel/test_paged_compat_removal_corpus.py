@@ -58,16 +58,24 @@ def rg_lines(root: Path) -> list[str]:
 
 
 def digest(root: Path, under: str) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted((root / under).rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((root / under).rglob("*"))
+        if p.is_file()
+    }
 
 
 def rustfmt_hunks(path: Path) -> int | None:
     """How many hunks `rustfmt --check` reports for one file (None without rustfmt)."""
     if shutil.which("rustfmt") is None:
         return None
-    result = subprocess.run(["rustfmt", "--edition", "2024", "--check", str(path)], capture_output=True, text=True,
-                            cwd=path.parent, env=STABLE)
+    result = subprocess.run(
+        ["rustfmt", "--edition", "2024", "--check", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+        env=STABLE,
+    )
     return result.stdout.count("Diff in ")
 
 
@@ -153,8 +161,11 @@ def check_pooled_tests(root: Path) -> None:
 
 
 def check_touched_files(outcome: Outcome) -> None:
-    changed = [p.relative_to(outcome.after).as_posix() for p in outcome.after.rglob("*")
-               if p.is_file() and p.read_bytes() != (outcome.before / p.relative_to(outcome.after)).read_bytes()]
+    changed = [
+        p.relative_to(outcome.after).as_posix()
+        for p in outcome.after.rglob("*")
+        if p.is_file() and p.read_bytes() != (outcome.before / p.relative_to(outcome.after)).read_bytes()
+    ]
     assert changed
     unformatted = []
     for path in changed:
@@ -171,7 +182,9 @@ def check_touched_files(outcome: Outcome) -> None:
             else:
                 assert hunks_after <= hunks_before, f"{path}: rustfmt hunks {hunks_before} -> {hunks_after}"
     if unformatted:
-        pytest.skip(f"rustfmt is not installed: the rest held, but the rustfmt hunks of {unformatted} were not compared")
+        pytest.skip(
+            f"rustfmt is not installed: the rest held, but the rustfmt hunks of {unformatted} were not compared"
+        )
 
 
 @pytest.fixture(scope="module")
@@ -189,8 +202,10 @@ def test_the_real_tree_has_no_unreworded_mention_and_names_the_extra_deleted_tes
     assert not [f for f in plan.findings if f.code == UNREWORDED]
     assert {f.path for f in plan.findings if f.code == DANGLING} == MODEL_FILES
     orphaned = [f.message for f in plan.findings if f.code == "orphaned-test"]
-    assert orphaned == ["deleted test tests::paged_decode_metadata_rejects_invalid_block_size: "
-                        "it exercises only removed items (PagedDecodeMetadata)"]
+    assert orphaned == [
+        "deleted test tests::paged_decode_metadata_rejects_invalid_block_size: "
+        "it exercises only removed items (PagedDecodeMetadata)"
+    ]
 
 
 def test_the_real_tree_reformatted(corpus: Path, tmp_path: Path) -> None:
@@ -199,8 +214,13 @@ def test_the_real_tree_reformatted(corpus: Path, tmp_path: Path) -> None:
     variant = tmp_path / "variant"
     shutil.copytree(corpus, variant, symlinks=True)
     for path in TARGET_RUST_FILES:
-        subprocess.run(["rustfmt", "--edition", "2024", "--config", "max_width=72", str(variant / path)],
-                       check=False, capture_output=True, cwd=tmp_path, env=STABLE)
+        subprocess.run(
+            ["rustfmt", "--edition", "2024", "--config", "max_width=72", str(variant / path)],
+            check=False,
+            capture_output=True,
+            cwd=tmp_path,
+            env=STABLE,
+        )
     assert (variant / FFI_TESTS_RS).read_bytes() != (corpus / FFI_TESTS_RS).read_bytes()
     check_outcome(run_removal(variant, tmp_path))
 
@@ -226,16 +246,31 @@ def test_the_real_tree_with_locals_spelled_differently(corpus: Path, tmp_path: P
     variant = tmp_path / "variant"
     shutil.copytree(corpus, variant, symlinks=True)
     tests = variant / FFI_TESTS_RS
-    tests.write_bytes(rename_locals(tests.read_bytes(), POOLED_TESTS, {
-        "cache_keys": "key_pointers", "cache_values": "value_pointers", "metadata": "identity",
-        "dense_out": "oracle", "dk": "keys_so_far", "dv": "values_so_far", "visible_len": "n_visible",
-        "dense_ks": "reference_keys", "dense_vs": "reference_values", "lens": "lengths",
-    }))
+    tests.write_bytes(
+        rename_locals(
+            tests.read_bytes(),
+            POOLED_TESTS,
+            {
+                "cache_keys": "key_pointers",
+                "cache_values": "value_pointers",
+                "metadata": "identity",
+                "dense_out": "oracle",
+                "dk": "keys_so_far",
+                "dv": "values_so_far",
+                "visible_len": "n_visible",
+                "dense_ks": "reference_keys",
+                "dense_vs": "reference_values",
+                "lens": "lengths",
+            },
+        )
+    )
     outcome = run_removal(variant, tmp_path)
     check_outcome(outcome)
     after = (outcome.after / FFI_TESTS_RS).read_text()
-    assert f"let oracle = {HELPER}(&q, keys_so_far.as_ref().unwrap(), values_so_far.as_ref().unwrap(), scale);" \
+    assert (
+        f"let oracle = {HELPER}(&q, keys_so_far.as_ref().unwrap(), values_so_far.as_ref().unwrap(), scale);"
         in " ".join(after.split()).replace("( ", "(").replace(", )", ")")
+    )
 
 
 def test_the_real_tree_after_the_models_migrated(corpus: Path, tmp_path: Path) -> None:
@@ -274,8 +309,7 @@ def test_the_readme_rewording_example_on_the_real_tree(real: Outcome, tmp_path: 
     local.write_text(readme_rewording_example())
     result = CliRunner().invoke(main, ["apply", "--dry-run", "--recipe", str(local), str(real.before)])
     assert result.exit_code == 1
-    assert refused_locations(result.stderr) == sorted({":".join(x.split(":")[:2])
-                                                       for x in model_lines(real.rg_before)})
+    assert refused_locations(result.stderr) == sorted({":".join(x.split(":")[:2]) for x in model_lines(real.rg_before)})
     added = " ".join(line[5:] for line in result.stdout.splitlines() if line.startswith("+///"))
     assert "The current state, described without the symbol names." in added
     notes = [line for line in result.stderr.splitlines() if line.endswith("(note)")]
@@ -285,8 +319,9 @@ def test_the_readme_rewording_example_on_the_real_tree(real: Outcome, tmp_path: 
         "layout '2026-07, before #2210' recognised (no cache/attend.rs; models still call the routes): its 11 "
         "rewording rule(s) apply (note)",
     ]
-    allowed = CliRunner().invoke(main, ["apply", "--dry-run", "--allow-dangling", "--recipe", str(local),
-                                        str(real.before)])
+    allowed = CliRunner().invoke(
+        main, ["apply", "--dry-run", "--allow-dangling", "--recipe", str(local), str(real.before)]
+    )
     assert allowed.exit_code == 0, allowed.stderr
 
 
@@ -296,8 +331,9 @@ def test_check_names_the_identifier_that_holds_a_match_at_its_start(real: Outcom
     lines = result.stdout.splitlines()
     assert "src/models/gemma3.rs:33:37: RotatingPagedDecodeMetadata [code]" in lines
     assert not [line for line in lines if line.startswith("src/models/gemma3.rs:33:45:")]
-    assert sorted({":".join(line.split(":")[:2]) for line in lines}) == \
-        sorted({":".join(line.split(":")[:2]) for line in real.rg_before})
+    assert sorted({":".join(line.split(":")[:2]) for line in lines}) == sorted(
+        {":".join(line.split(":")[:2]) for line in real.rg_before}
+    )
 
 
 def test_without_rustfmt_the_helper_calls_are_what_rustfmt_writes(real: Outcome, monkeypatch) -> None:
@@ -320,5 +356,6 @@ def test_the_helper_follows_the_file_conventions_and_the_reword_keeps_unrelated_
     for parameter in ("q", "keys", "values", "scale"):
         assert not re.search(rf"let (mut )?{parameter} =", helper), parameter
     layers = " ".join((real.after / "src/lib/mlxcel-core/src/layers.rs").read_text().split())
-    assert ("pool intercept (gather + standard SDPA, `src/models/llama3.rs` /// `is_paged_backed()`), never this "
-            "function.") in layers
+    assert (
+        "pool intercept (gather + standard SDPA, `src/models/llama3.rs` /// `is_paged_backed()`), never this function."
+    ) in layers

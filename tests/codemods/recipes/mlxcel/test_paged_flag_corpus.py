@@ -104,7 +104,9 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
     assert "llama4 (models/llama4): supports_paged_decode_backend = true" in reported.output
     assert "gemma3 p512 dense: c1 0, c4 0, c8 0" in reported.output
     text = (tree / DOCUMENT).read_text()
-    assert "## Decode paths and batch counters" in text and "| gemma3 | 512 | paged | 8 | 5 | 26 | paged kernels |" in text
+    assert (
+        "## Decode paths and batch counters" in text and "| gemma3 | 512 | paged | 8 | 5 | 26 | paged kernels |" in text
+    )
     decision = run / "decision.json"
     assert json.loads(decision.read_text())["results_document"] == DOCUMENT
 
@@ -120,29 +122,40 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
         assert _without_method(after[path], wrapper, "supports_paged_decode_backend") == _without_method(
             before[path], wrapper, "supports_paged_decode_backend"), path  # fmt: skip
     gemma3 = after["src/models/gemma3.rs"].decode()
-    assert "    fn supports_paged_decode_backend(&self) -> bool {\n        Self::SUPPORTS_PAGED_DECODE_BACKEND\n    }" in gemma3
+    assert (
+        "    fn supports_paged_decode_backend(&self) -> bool {\n        Self::SUPPORTS_PAGED_DECODE_BACKEND\n    }"
+        in gemma3
+    )
     assert "impl Gemma3Wrapper {\n    /// What `supports_paged_decode_backend` returns for Gemma 3" in gemma3
     assert DOCUMENT.encode() in after["src/models/llama4.rs"]
     # This tree has no engine-parity test: a note says so, and so do both texts; none claims an n/a row.
-    assert ("src/server/batch/scheduler_real_batch_parity_tests.rs: not in this tree: no engine-parity test to "
-            "move onto dense for Gemma 3; the texts say so (note)") in applied.output
+    assert (
+        "src/server/batch/scheduler_real_batch_parity_tests.rs: not in this tree: no engine-parity test to "
+        "move onto dense for Gemma 3; the texts say so (note)"
+    ) in applied.output
     prose = " ".join(line.strip().removeprefix("/// ") for line in gemma3.splitlines())
     batching = " ".join(after["docs/CONTINUOUS_BATCHING.md"].decode().split())
     for text in (prose, batching):
-        assert ("This tree has no engine-parity test (`src/server/batch/scheduler_real_batch_parity_tests.rs`), "
-                "so no parity row was updated.") in text
+        assert (
+            "This tree has no engine-parity test (`src/server/batch/scheduler_real_batch_parity_tests.rs`), "
+            "so no parity row was updated."
+        ) in text
         assert "reports n/a" not in text
 
     generated = after[TESTS][len(before[TESTS]) :].decode()
     assert before[TESTS] == after[TESTS][: len(before[TESTS])]
     assert "fn gemma3_auto_and_paged_resolve_to_dense_at_parallel_8() {\n" in generated
-    assert ("fn gemma3_wrapper_flag_resolves_to_dense_at_parallel_8() {\n    let supports_batching = true;\n"
-            "    let supports_paged_decode_backend =\n"
-            "        crate::models::gemma3::Gemma3Wrapper::SUPPORTS_PAGED_DECODE_BACKEND;\n") in generated
+    assert (
+        "fn gemma3_wrapper_flag_resolves_to_dense_at_parallel_8() {\n    let supports_batching = true;\n"
+        "    let supports_paged_decode_backend =\n"
+        "        crate::models::gemma3::Gemma3Wrapper::SUPPORTS_PAGED_DECODE_BACKEND;\n"
+    ) in generated
     # supports_batching: what Gemma3Wrapper::supports_batching returns; the flag: the decision.
     assert "    let supports_batching = true;\n    let supports_paged_decode_backend = false;\n" in generated
-    assert ("            effective_decode_storage_backend(\n                requested,\n                8,\n"
-            "                supports_batching,\n                supports_paged_decode_backend\n") in generated
+    assert (
+        "            effective_decode_storage_backend(\n                requested,\n                8,\n"
+        "                supports_batching,\n                supports_paged_decode_backend\n"
+    ) in generated
     for path in (*WRAPPERS, TESTS):
         assert _rustfmt_hunks(after[path]) == _rustfmt_hunks(before[path]), path
     assert _rustfmt_hunks(before[TESTS]) > 0  # the tree's own formatting debt is left alone
@@ -157,14 +170,17 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
     if shutil.which("rustc") is None:
         pytest.skip("rustc is not installed: the generated test was not compiled against the tree's resolver")
     name = "gemma3_auto_and_paged_resolve_to_dense_at_parallel_8"
-    pieces = [_item_text(after["src/server/config.rs"], "enum", "DecodeStorageBackend"),
-              _item_text(after["src/server/batch/scheduler.rs"], "fn", "effective_decode_storage_backend"),
-              _item_text(after[TESTS], "test", name)]
+    pieces = [
+        _item_text(after["src/server/config.rs"], "enum", "DecodeStorageBackend"),
+        _item_text(after["src/server/batch/scheduler.rs"], "fn", "effective_decode_storage_backend"),
+        _item_text(after[TESTS], "test", name),
+    ]
     assert "let supports_paged_decode_backend = false;" in pieces[2]
     passed = _run_extracted_test(tmp_path, pieces, name)
     assert passed.returncode == 0 and f"test {name} ... ok" in passed.stdout, passed.stdout + passed.stderr
-    left_true = pieces[:2] + [pieces[2].replace("let supports_paged_decode_backend = false;",
-                                                "let supports_paged_decode_backend = true;")]
+    left_true = pieces[:2] + [
+        pieces[2].replace("let supports_paged_decode_backend = false;", "let supports_paged_decode_backend = true;")
+    ]
     failed = _run_extracted_test(tmp_path, left_true, name)
     assert failed.returncode != 0 and f"test {name} ... FAILED" in failed.stdout, failed.stdout + failed.stderr
     assert "left: Paged" in failed.stdout and "right: Dense" in failed.stdout, failed.stdout
@@ -174,8 +190,10 @@ def test_report_then_flip_a_copy_of_the_real_tree(tmp_path, corpus):
     # as flipped and fails once the wrapper says true again.
     name = "gemma3_wrapper_flag_resolves_to_dense_at_parallel_8"
     constant = _item_text(after["src/models/gemma3.rs"], "const", "SUPPORTS_PAGED_DECODE_BACKEND")
-    wrapper = ("pub mod models {\n    pub mod gemma3 {\n        pub struct Gemma3Wrapper;\n"
-               f"        impl Gemma3Wrapper {{\n{constant}\n        }}\n    }}\n}}")
+    wrapper = (
+        "pub mod models {\n    pub mod gemma3 {\n        pub struct Gemma3Wrapper;\n"
+        f"        impl Gemma3Wrapper {{\n{constant}\n        }}\n    }}\n}}"
+    )
     pieces = pieces[:2] + [wrapper, _item_text(after[TESTS], "test", name)]
     passed = _run_extracted_test(tmp_path, pieces, name)
     assert passed.returncode == 0 and f"test {name} ... ok" in passed.stdout, passed.stdout + passed.stderr

@@ -35,10 +35,7 @@ from codemods.plan.planner import plan_recipe
 from codemods.plan.references import DANGLING
 from codemods import ItemTarget, Recipe
 
-pytestmark = [
-    pytest.mark.cargo,
-    pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed"),
-]
+pytestmark = [pytest.mark.cargo, pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")]
 
 NAMES = ("alpha", "beta", "gamma", "delta")
 VISIBILITIES = ("", "pub(crate) ", "pub(super) ", "pub ")
@@ -103,8 +100,11 @@ def generate(rng: random.Random) -> tuple[dict[str, str], list[Module]]:
                 continue
             if any(child.glob_parent and name in child.functions for child in module.children):
                 continue
-            owners = [m for m in modules if name in m.functions and m is not module
-                      and _visible(m.path, m.functions[name], module.path)]
+            owners = [
+                m
+                for m in modules
+                if name in m.functions and m is not module and _visible(m.path, m.functions[name], module.path)
+            ]
             if owners and rng.random() < 0.4:
                 module.imports[name] = rng.choice(owners).path
     return _render(modules, parents, rng), modules
@@ -160,8 +160,12 @@ def _render(modules: list[Module], parents: dict, rng: random.Random) -> dict[st
 def deletable(modules: list[Module]) -> list[tuple[Module, str]]:
     """(module, function name) pairs a recipe can name without ambiguity: no other module
     of the same file declares the name."""
-    return [(module, name) for module in modules for name in sorted(module.functions)
-            if sum(1 for m in modules if m.file == module.file and name in m.functions) == 1]
+    return [
+        (module, name)
+        for module in modules
+        for name in sorted(module.functions)
+        if sum(1 for m in modules if m.file == module.file and name in m.functions) == 1
+    ]
 
 
 def qualified_in_file(module: Module, modules: list[Module], name: str) -> str:
@@ -169,14 +173,19 @@ def qualified_in_file(module: Module, modules: list[Module], name: str) -> str:
     file_module = module.path
     while file_module and next(m for m in modules if m.path == file_module).inline:
         file_module = file_module[:-1]
-    return "::".join((*module.path[len(file_module):], name))
+    return "::".join((*module.path[len(file_module) :], name))
 
 
 def rustc_errors(root: Path, target_dir: Path) -> tuple[set[tuple[str, int]], list[str]]:
     """(file, line) of rustc's resolution errors, and any other error (a generator bug)."""
     environment = dict(os.environ, CARGO_TARGET_DIR=str(target_dir), CARGO_NET_OFFLINE="true")
-    result = subprocess.run(["cargo", "check", "--offline", "--quiet", "--message-format=json"], cwd=root,
-                            capture_output=True, text=True, env=environment)
+    result = subprocess.run(
+        ["cargo", "check", "--offline", "--quiet", "--message-format=json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=environment,
+    )
     found, other = set(), []
     for line in result.stdout.splitlines():
         message = json.loads(line)

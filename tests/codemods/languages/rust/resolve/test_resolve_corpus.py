@@ -38,14 +38,39 @@ SEED = 2230
 COUNT = 40
 
 _BINDING_PARENTS = {
-    "let_declaration", "parameter", "closure_parameters", "tuple_pattern", "tuple_struct_pattern", "or_pattern",
-    "match_pattern", "ref_pattern", "mut_pattern", "captured_pattern", "field_pattern", "slice_pattern",
-    "for_expression", "struct_pattern", "let_condition", "reference_pattern",
+    "let_declaration",
+    "parameter",
+    "closure_parameters",
+    "tuple_pattern",
+    "tuple_struct_pattern",
+    "or_pattern",
+    "match_pattern",
+    "ref_pattern",
+    "mut_pattern",
+    "captured_pattern",
+    "field_pattern",
+    "slice_pattern",
+    "for_expression",
+    "struct_pattern",
+    "let_condition",
+    "reference_pattern",
 }
 _DECLARING_PARENTS = {
-    "function_item", "function_signature_item", "const_item", "static_item", "mod_item", "macro_definition",
-    "use_as_clause", "type_item", "struct_item", "enum_item", "enum_variant", "trait_item", "union_item",
-    "type_parameter", "const_parameter",
+    "function_item",
+    "function_signature_item",
+    "const_item",
+    "static_item",
+    "mod_item",
+    "macro_definition",
+    "use_as_clause",
+    "type_item",
+    "struct_item",
+    "enum_item",
+    "enum_variant",
+    "trait_item",
+    "union_item",
+    "type_parameter",
+    "const_parameter",
 }
 
 
@@ -69,8 +94,11 @@ def _loaded_files(root: Path, path: str, container) -> list[str]:
         declared = [re.match(rb'#\[path\s*=\s*"([^"]+)"\]', a) for a in _attributes_before(node)]
         declared = [m.group(1).decode() for m in declared if m]
         folder = base.parent if owns_folder else base.parent / base.stem
-        options = [str(base.parent / declared[0])] if declared else [str(folder / f"{name}.rs"),
-                                                                      str(folder / name / "mod.rs")]
+        options = (
+            [str(base.parent / declared[0])]
+            if declared
+            else [str(folder / f"{name}.rs"), str(folder / name / "mod.rs")]
+        )
         found += [p for p in options if (root / p).is_file()][:1]
     return found
 
@@ -87,7 +115,7 @@ def _true_uses(source: bytes, tree, container, name: str, definition, own_module
     """Offsets of the true uses of `name` in `container`; None where this test cannot tell."""
     raw = name.encode()
     uses = []
-    for match in re.finditer(rb"\b" + re.escape(raw) + rb"\b", source[container.start_byte:container.end_byte]):
+    for match in re.finditer(rb"\b" + re.escape(raw) + rb"\b", source[container.start_byte : container.end_byte]):
         start = container.start_byte + match.start()
         node = tree.root_node.descendant_for_byte_range(start, start + len(raw))
         if node.type == "string_content":
@@ -167,7 +195,11 @@ def private_functions_with_twins(root: Path):
                 defined_in[node.child_by_field_name("name").text.decode()].add(path)
         for module, node, container in _module_functions(tree):
             name = node.child_by_field_name("name").text.decode()
-            if name != "main" and not _is_test(node) and not any(c.type == "visibility_modifier" for c in node.children):
+            if (
+                name != "main"
+                and not _is_test(node)
+                and not any(c.type == "visibility_modifier" for c in node.children)
+            ):
                 functions.append((path, module, name, node, container))
     admitted = []
     for path, module, name, node, container in functions:
@@ -194,8 +226,7 @@ def chosen(corpus):
     admitted, parsed = private_functions_with_twins(corpus)
     admitted.sort(key=lambda entry: (entry[0], entry[1]))
     picked = random.Random(SEED).sample(admitted, COUNT)
-    return [(path, name, {(p, *line_col(parsed[p][0], offset)) for p, offset in truth})
-            for path, name, truth in picked]
+    return [(path, name, {(p, *line_col(parsed[p][0], offset)) for p, offset in truth}) for path, name, truth in picked]
 
 
 def test_definite_findings_are_exactly_the_true_uses(corpus, chosen):
@@ -215,8 +246,9 @@ def test_definite_findings_are_exactly_the_true_uses(corpus, chosen):
 
 def test_the_seed_recipe_refuses_on_the_model_lines_as_before(corpus):
     plan = plan_recipe(corpus, load_recipe("paged-compat-removal"))
-    model_lines = sorted({(f.path, f.line) for f in plan.blocking
-                          if f.code == DANGLING and f.path.startswith("src/models/")})
+    model_lines = sorted(
+        {(f.path, f.line) for f in plan.blocking if f.code == DANGLING and f.path.startswith("src/models/")}
+    )
     assert len(model_lines) == 19
     assert {PurePosixPath(p).name for p, _ in model_lines} == {"gemma3.rs", "llama3.rs", "qwen3.rs", "model_owned.rs"}
 

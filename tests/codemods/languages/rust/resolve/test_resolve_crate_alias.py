@@ -114,29 +114,54 @@ class AliasForm:
 
 FORMS = {
     "pub extern crate x as y": AliasForm(
-        "pub extern crate sprocket as cog;\npub extern crate pulley as belt;\n", "", ("hinge",),
-        "hinge::cog", "hinge::cog", "hinge::belt"),
+        "pub extern crate sprocket as cog;\npub extern crate pulley as belt;\n",
+        "",
+        ("hinge",),
+        "hinge::cog",
+        "hinge::cog",
+        "hinge::belt",
+    ),
     "extern crate x as y": AliasForm(
-        "", "extern crate pulley as belt;\nextern crate sprocket as cog;\n", ("sprocket", "pulley"),
-        "cog", "cog", "belt"),
+        "",
+        "extern crate pulley as belt;\nextern crate sprocket as cog;\n",
+        ("sprocket", "pulley"),
+        "cog",
+        "cog",
+        "belt",
+    ),
     "use x as y": AliasForm(
-        "", "use pulley as belt;\nuse sprocket as cog;\n", ("sprocket", "pulley"),
-        "cog", "crate::cog", "crate::belt"),
+        "", "use pulley as belt;\nuse sprocket as cog;\n", ("sprocket", "pulley"), "cog", "crate::cog", "crate::belt"
+    ),
     "pub use x": AliasForm(
-        "pub use pulley;\npub use sprocket;\n", "", ("hinge",),
-        "hinge::sprocket", "hinge::sprocket", "hinge::pulley"),
+        "pub use pulley;\npub use sprocket;\n", "", ("hinge",), "hinge::sprocket", "hinge::sprocket", "hinge::pulley"
+    ),
     "pub use x as y": AliasForm(
-        "pub use pulley as belt;\npub use sprocket as cog;\n", "", ("hinge",),
-        "hinge::cog", "hinge::cog", "hinge::belt"),
+        "pub use pulley as belt;\npub use sprocket as cog;\n", "", ("hinge",), "hinge::cog", "hinge::cog", "hinge::belt"
+    ),
     "module: pub extern crate x as y": AliasForm(
-        "pub mod gears {\n    pub extern crate pulley as belt;\n    pub extern crate sprocket as cog;\n}\n", "",
-        ("hinge",), "hinge::gears::cog", "hinge::gears::cog", "hinge::gears::belt"),
+        "pub mod gears {\n    pub extern crate pulley as belt;\n    pub extern crate sprocket as cog;\n}\n",
+        "",
+        ("hinge",),
+        "hinge::gears::cog",
+        "hinge::gears::cog",
+        "hinge::gears::belt",
+    ),
     "module: pub use x as y": AliasForm(
-        "pub mod gears {\n    pub use pulley as belt;\n    pub use sprocket as cog;\n}\n", "",
-        ("hinge",), "hinge::gears::cog", "hinge::gears::cog", "hinge::gears::belt"),
+        "pub mod gears {\n    pub use pulley as belt;\n    pub use sprocket as cog;\n}\n",
+        "",
+        ("hinge",),
+        "hinge::gears::cog",
+        "hinge::gears::cog",
+        "hinge::gears::belt",
+    ),
     "extern crate of a re-exporting crate": AliasForm(
-        "pub extern crate pulley as belt;\npub extern crate sprocket as cog;\n", "extern crate hinge as axle;\n",
-        ("hinge",), "axle::cog", "axle::cog", "axle::belt"),
+        "pub extern crate pulley as belt;\npub extern crate sprocket as cog;\n",
+        "extern crate hinge as axle;\n",
+        ("hinge",),
+        "axle::cog",
+        "axle::cog",
+        "axle::belt",
+    ),
 }
 
 DELETED = re.compile(r"\b(spin|Spindle)\b")
@@ -150,17 +175,20 @@ def _manifest(name: str, dependencies: tuple[str, ...] = ()) -> str:
 
 def _workspace(root: Path, form: AliasForm) -> Path:
     prelude = form.prelude + "\n" if form.prelude else ""
-    write_tree(root, {
-        "Cargo.toml": '[workspace]\nmembers = ["sprocket", "pulley", "hinge", "lever"]\nresolver = "2"\n',
-        "sprocket/Cargo.toml": _manifest("sprocket"),
-        "sprocket/src/lib.rs": SPROCKET,
-        "pulley/Cargo.toml": _manifest("pulley"),
-        "pulley/src/lib.rs": PULLEY,
-        "hinge/Cargo.toml": _manifest("hinge", ("sprocket", "pulley")),
-        "hinge/src/lib.rs": form.hinge or "pub fn latch() {}\n",
-        "lever/Cargo.toml": _manifest("lever", form.lever_dependencies),
-        "lever/src/lib.rs": LEVER.format(prelude=prelude, root=form.root, sub=form.sub, other=form.other),
-    })
+    write_tree(
+        root,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["sprocket", "pulley", "hinge", "lever"]\nresolver = "2"\n',
+            "sprocket/Cargo.toml": _manifest("sprocket"),
+            "sprocket/src/lib.rs": SPROCKET,
+            "pulley/Cargo.toml": _manifest("pulley"),
+            "pulley/src/lib.rs": PULLEY,
+            "hinge/Cargo.toml": _manifest("hinge", ("sprocket", "pulley")),
+            "hinge/src/lib.rs": form.hinge or "pub fn latch() {}\n",
+            "lever/Cargo.toml": _manifest("lever", form.lever_dependencies),
+            "lever/src/lib.rs": LEVER.format(prelude=prelude, root=form.root, sub=form.sub, other=form.other),
+        },
+    )
     (root.parent / "sprocket-trim.toml").write_text(RECIPE)
     return root.parent / "sprocket-trim.toml"
 
@@ -201,8 +229,13 @@ def _rustc_errors(root: Path, target_dir: Path) -> tuple[int, set[tuple[str, int
     """cargo build's exit status and the (file, line) of rustc's errors."""
     environment = dict(os.environ, CARGO_TARGET_DIR=str(target_dir), CARGO_NET_OFFLINE="true")
     environment.setdefault("RUSTUP_TOOLCHAIN", "stable")
-    result = subprocess.run(["cargo", "build", "--offline", "--quiet", "--message-format=json"], cwd=root,
-                            capture_output=True, text=True, env=environment)
+    result = subprocess.run(
+        ["cargo", "build", "--offline", "--quiet", "--message-format=json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=environment,
+    )
     errors = set()
     for line in result.stdout.splitlines():
         message = json.loads(line)
@@ -218,9 +251,11 @@ def target_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.cargo
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
-@pytest.mark.parametrize("form", [FORMS["pub extern crate x as y"], FORMS["extern crate x as y"],
-                                  FORMS["module: pub extern crate x as y"]],
-                         ids=["pub extern crate x as y", "extern crate x as y", "module: pub extern crate x as y"])
+@pytest.mark.parametrize(
+    "form",
+    [FORMS["pub extern crate x as y"], FORMS["extern crate x as y"], FORMS["module: pub extern crate x as y"]],
+    ids=["pub extern crate x as y", "extern crate x as y", "module: pub extern crate x as y"],
+)
 def test_the_tree_written_over_the_finding_does_not_build(tmp_path: Path, target_dir: Path, form: AliasForm) -> None:
     root = tmp_path / "works"
     recipe = _workspace(root, form)
@@ -240,15 +275,20 @@ def test_the_tree_written_over_the_finding_does_not_build(tmp_path: Path, target
 def test_a_crate_naming_itself_through_extern_crate_self_is_resolved(tmp_path: Path) -> None:
     root = tmp_path / "works"
     recipe = _workspace(root, FORMS["pub use x"])
-    (root / "sprocket/src/lib.rs").write_text(SPROCKET.lstrip("\n") + (
-        "\nextern crate self as sprocket_root;\n\n"
-        "pub mod rim {\n"
-        "    pub fn wobble() -> u32 {\n"
-        "        sprocket_root::spin() + sprocket_root::idle()\n"
-        "    }\n"
-        "}\n"))
+    (root / "sprocket/src/lib.rs").write_text(
+        SPROCKET.lstrip("\n")
+        + (
+            "\nextern crate self as sprocket_root;\n\n"
+            "pub mod rim {\n"
+            "    pub fn wobble() -> u32 {\n"
+            "        sprocket_root::spin() + sprocket_root::idle()\n"
+            "    }\n"
+            "}\n"
+        )
+    )
     (root / "lever/src/lib.rs").write_text("pub fn nothing() {}\n")
     code, findings = _apply(root, recipe)
     assert code == 1
     assert [(f["path"], f["line"], f["col"], f["certainty"]) for f in findings] == [
-        ("sprocket/src/lib.rs", 15, 24, "definite")]
+        ("sprocket/src/lib.rs", 15, 24, "definite")
+    ]

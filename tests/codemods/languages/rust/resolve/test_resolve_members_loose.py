@@ -20,7 +20,11 @@ def _dangling(root: Path, path: str, kind: str, name: str) -> dict[tuple[str, in
 
 
 def test_a_variant_of_another_enum_with_the_same_name_is_no_use(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         mod glaze;
         mod firing;
         use crate::glaze::Finish;
@@ -41,7 +45,8 @@ def test_a_variant_of_another_enum_with_the_same_name_is_no_use(tmp_path: Path) 
         pub fn shown() -> bool {
             matches!(pick(&Finish::Matte), Stage::Crackle(_))
         }
-        """, "src/glaze.rs": """
+        """,
+            "src/glaze.rs": """
         pub enum Finish {
             Crackle(u8),
             Matte,
@@ -51,7 +56,8 @@ def test_a_variant_of_another_enum_with_the_same_name_is_no_use(tmp_path: Path) 
                 Self::Crackle(1) // REF
             }
         }
-        """, "src/firing.rs": """
+        """,
+            "src/firing.rs": """
         pub enum Stage {
             Crackle(u8),
             Cool,
@@ -65,12 +71,18 @@ def test_a_variant_of_another_enum_with_the_same_name_is_no_use(tmp_path: Path) 
             use Stage::*;
             Crackle(3)
         }
-        """})
+        """,
+        },
+    )
     assert _dangling(tmp_path, "src/glaze.rs", "variant", "crate::glaze::Finish::Crackle") == expected(tmp_path)
 
 
 def test_a_variant_imported_bare_is_a_use_where_the_import_reaches(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"Cargo.toml": CARGO, "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
         pub enum Finish {
             Crackle(u8),
             Matte,
@@ -86,32 +98,43 @@ def test_a_variant_imported_bare_is_a_use_where_the_import_reaches(tmp_path: Pat
         pub fn plain(Crackle: u8) -> u8 {
             Crackle
         }
-        """})
+        """,
+        },
+    )
     assert _dangling(tmp_path, "src/lib.rs", "variant", "crate::Finish::Crackle") == expected(tmp_path)
 
 
 def test_a_tree_without_a_manifest_is_resolved_as_a_crate_rooted_at_its_lib(tmp_path: Path) -> None:
     # The re-export names the deleted item and nothing uses it (`kilns::vent()` goes by its path,
     # not through it): the plan removes it; the uses left are reported.
-    write_tree(tmp_path, {"src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "src/lib.rs": """
         mod kilns;
         pub use crate::kilns::vent;
         pub fn unload() -> u32 {
             kilns::vent() + 1 // REF
         }
-        """, "src/kilns.rs": """
+        """,
+            "src/kilns.rs": """
         pub fn vent() -> u32 {
             3
         }
         pub fn stack() -> u32 {
             vent() * 2 // REF
         }
-        """})
+        """,
+        },
+    )
     assert _dangling(tmp_path, "src/kilns.rs", "fn", "crate::kilns::vent") == expected(tmp_path)
 
 
 def test_a_loose_file_without_a_manifest_is_its_own_crate_root(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"tools/sweep.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "tools/sweep.rs": """
         fn brush() -> u8 {
             1
         }
@@ -119,5 +142,7 @@ def test_a_loose_file_without_a_manifest_is_its_own_crate_root(tmp_path: Path) -
             let n = brush(); // REF
             println!("{n}");
         }
-        """})
+        """
+        },
+    )
     assert _dangling(tmp_path, "tools/sweep.rs", "fn", "brush") == expected(tmp_path)

@@ -46,36 +46,43 @@ def check(tmp_path: Path, files: dict[str, str], path: str, name: str, kind: str
 
 
 def test_a_twin_in_another_module_is_not_a_reference(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             mod a;
             mod b;
         """,
-        "src/a.rs": """
+            "src/a.rs": """
             fn helper() -> u32 { 1 }
             pub fn run() -> u32 { helper() } // REF
         """,
-        "src/b.rs": """
+            "src/b.rs": """
             fn helper() -> u32 { 2 }
             pub fn run() -> u32 { helper() + self::helper() }
         """,
-    }, "src/a.rs", "helper")
+        },
+        "src/a.rs",
+        "helper",
+    )
 
 
 def test_another_crate_sees_an_item_only_through_its_crate_name_or_a_reexport(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": '[workspace]\nmembers = ["core", "app"]\n',
-        "core/Cargo.toml": package("core"),
-        "core/src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["core", "app"]\n',
+            "core/Cargo.toml": package("core"),
+            "core/src/lib.rs": """
             pub mod layers;
             pub use layers::frob as frob_again; // REF
         """,
-        "core/src/layers.rs": """
+            "core/src/layers.rs": """
             pub fn frob() -> u32 { 1 }
         """,
-        "app/Cargo.toml": package("app", '[dependencies]\ncore = { path = "../core" }'),
-        "app/src/main.rs": """
+            "app/Cargo.toml": package("app", '[dependencies]\ncore = { path = "../core" }'),
+            "app/src/main.rs": """
             mod local;
             use core::layers::frob; // REF
             fn main() {
@@ -86,111 +93,136 @@ def test_another_crate_sees_an_item_only_through_its_crate_name_or_a_reexport(tm
                 let _ = local::frob();
             }
         """,
-        "app/src/local.rs": """
+            "app/src/local.rs": """
             pub fn frob() -> u32 { 2 }
         """,
-    }, "core/src/layers.rs", "frob")
+        },
+        "core/src/layers.rs",
+        "frob",
+    )
 
 
 def test_a_glob_import_from_another_crate_reaches_the_deleted_item(tmp_path):
     """`use base::kv::*;` then a bare call: the glob is tried before the extern crate `base` is,
     and the second lookup of `base` must not be taken for an import cycle (it was, and the use
     went unreported)."""
-    check(tmp_path, {
-        "Cargo.toml": '[workspace]\nmembers = ["base", "app"]\n',
-        "base/Cargo.toml": package("base"),
-        "base/src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["base", "app"]\n',
+            "base/Cargo.toml": package("base"),
+            "base/src/lib.rs": """
             pub mod kv;
         """,
-        "base/src/kv.rs": """
+            "base/src/kv.rs": """
             pub fn evict() -> u32 { 1 }
             pub fn keep() -> u32 { 2 }
         """,
-        "app/Cargo.toml": package("app", '[dependencies]\nbase = { path = "../base" }'),
-        "app/src/lib.rs": """
+            "app/Cargo.toml": package("app", '[dependencies]\nbase = { path = "../base" }'),
+            "app/src/lib.rs": """
             use base::kv::*;
             pub fn run() -> u32 {
                 evict() + keep() // REF
             }
         """,
-    }, "base/src/kv.rs", "evict")
+        },
+        "base/src/kv.rs",
+        "evict",
+    )
 
 
 def test_workspace_dependencies_and_renamed_packages(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": '[workspace]\nmembers = ["my-core", "app"]\n'
-                      '[workspace.dependencies]\nmy-core = { path = "my-core" }\n',
-        "my-core/Cargo.toml": package("my-core"),
-        "my-core/src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["my-core", "app"]\n'
+            '[workspace.dependencies]\nmy-core = { path = "my-core" }\n',
+            "my-core/Cargo.toml": package("my-core"),
+            "my-core/src/lib.rs": """
             pub fn frob() -> u32 { 1 }
         """,
-        "app/Cargo.toml": package("app", "[dependencies]\nmy-core = { workspace = true }"),
-        "app/src/lib.rs": """
+            "app/Cargo.toml": package("app", "[dependencies]\nmy-core = { workspace = true }"),
+            "app/src/lib.rs": """
             pub fn run() -> u32 { my_core::frob() } // REF
             pub fn frob() -> u32 { 3 }
             pub fn again() -> u32 { frob() }
         """,
-    }, "my-core/src/lib.rs", "frob")
+        },
+        "my-core/src/lib.rs",
+        "frob",
+    )
 
 
 def test_dependency_cycles_through_dev_dependencies_are_resolved(tmp_path):
     # helix-view dev-depends on helix-tui, which depends on helix-view.
-    check(tmp_path, {
-        "Cargo.toml": '[workspace]\nmembers = ["view", "tui"]\n',
-        "view/Cargo.toml": package("view", '[dev-dependencies]\ntui = { path = "../tui" }'),
-        "view/src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["view", "tui"]\n',
+            "view/Cargo.toml": package("view", '[dev-dependencies]\ntui = { path = "../tui" }'),
+            "view/src/lib.rs": """
             pub fn frob() -> u32 { 1 }
         """,
-        "tui/Cargo.toml": package("tui", '[dependencies]\nview = { path = "../view" }'),
-        "tui/src/lib.rs": """
+            "tui/Cargo.toml": package("tui", '[dependencies]\nview = { path = "../view" }'),
+            "tui/src/lib.rs": """
             pub fn run() -> u32 { view::frob() } // REF
         """,
-    }, "view/src/lib.rs", "frob")
+        },
+        "view/src/lib.rs",
+        "frob",
+    )
 
 
 def test_a_dependency_passes_on_its_library_dependencies_not_its_dev_dependencies(tmp_path):
     """A crate reaches the deleted method through a dependency's [dependencies] (a re-export can
     pass it on), never through that dependency's dev-dependencies (its library is built without
     them): a same-named call there on a receiver of unknown type is no possible use."""
-    check(tmp_path, {
-        "Cargo.toml": '[workspace]\nmembers = ["engine", "probe", "bench", "relay", "front"]\n',
-        "engine/Cargo.toml": package("engine"),
-        "engine/src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["engine", "probe", "bench", "relay", "front"]\n',
+            "engine/Cargo.toml": package("engine"),
+            "engine/src/lib.rs": """
             pub struct Spool;
             impl Spool {
                 pub fn unwind(&self) -> u32 { 1 }
             }
         """,
-        "probe/Cargo.toml": package("probe", '[dev-dependencies]\nengine = { path = "../engine" }'),
-        "probe/src/lib.rs": """
+            "probe/Cargo.toml": package("probe", '[dev-dependencies]\nengine = { path = "../engine" }'),
+            "probe/src/lib.rs": """
             pub fn wound<T: Clone>(t: T) -> T { t }
         """,
-        "probe/tests/spool.rs": """
+            "probe/tests/spool.rs": """
             fn check<S: Unwind>(spool: &S) -> u32 { spool.unwind() } // MAYBE
         """,
-        "bench/Cargo.toml": package("bench", '[dependencies]\nprobe = { path = "../probe" }'),
-        "bench/src/lib.rs": """
+            "bench/Cargo.toml": package("bench", '[dependencies]\nprobe = { path = "../probe" }'),
+            "bench/src/lib.rs": """
             pub fn run<R: Unwind>(reel: &R) -> u32 { reel.unwind() }
         """,
-        "relay/Cargo.toml": package("relay", '[dependencies]\nengine = { path = "../engine" }'),
-        "relay/src/lib.rs": """
+            "relay/Cargo.toml": package("relay", '[dependencies]\nengine = { path = "../engine" }'),
+            "relay/src/lib.rs": """
             pub use engine::Spool;
         """,
-        "front/Cargo.toml": package("front", '[dependencies]\nrelay = { path = "../relay" }'),
-        "front/src/lib.rs": """
+            "front/Cargo.toml": package("front", '[dependencies]\nrelay = { path = "../relay" }'),
+            "front/src/lib.rs": """
             pub fn run<R: Unwind>(reel: &R) -> u32 { reel.unwind() } // MAYBE
         """,
-    }, "engine/src/lib.rs", "crate::Spool::unwind")
+        },
+        "engine/src/lib.rs",
+        "crate::Spool::unwind",
+    )
 
 
 def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
     """`.tally()` is listed where the receiver may be the deleted method's type (a rename, an
     alias, a field of that type, a generic), and not where its type is evidently another one
     (a constructor's type, a field of another type, a slice, a string, a type outside the tree)."""
-    check(tmp_path, {
-        "Cargo.toml": '[workspace]\nmembers = ["ledger", "office"]\n',
-        "ledger/Cargo.toml": package("ledger"),
-        "ledger/src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["ledger", "office"]\n',
+            "ledger/Cargo.toml": package("ledger"),
+            "ledger/src/lib.rs": """
             pub struct Roster;
             impl Roster {
                 pub fn new() -> Roster { Roster }
@@ -201,8 +233,8 @@ def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
                 roster.tally() // REF
             }
         """,
-        "office/Cargo.toml": package("office", '[dependencies]\nledger = { path = "../ledger" }'),
-        "office/src/lib.rs": """
+            "office/Cargo.toml": package("office", '[dependencies]\nledger = { path = "../ledger" }'),
+            "office/src/lib.rs": """
             use std::collections::BTreeSet;
             use ledger::Roster;
             use ledger::Roster as Team;
@@ -233,13 +265,18 @@ def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
                     + names.tally()
             }
         """,
-    }, "ledger/src/lib.rs", "crate::Roster::tally")
+        },
+        "ledger/src/lib.rs",
+        "crate::Roster::tally",
+    )
 
 
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             mod a;
             mod sibling {
                 use crate::a::*;
@@ -247,7 +284,7 @@ def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_pa
                 pub fn run() -> u32 { helper() }
             }
         """,
-        "src/a.rs": """
+            "src/a.rs": """
             fn helper() -> u32 { 1 }
             mod child {
                 use super::*;
@@ -260,27 +297,32 @@ def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_pa
             #[path = "a_tests.rs"]
             mod tests;
         """,
-        "src/a_tests.rs": """
+            "src/a_tests.rs": """
             use super::helper; // REF
             #[test]
             fn works() {
                 assert_eq!(helper(), 1); // REF
             }
         """,
-    }, "src/a.rs", "helper")
+        },
+        "src/a.rs",
+        "helper",
+    )
 
 
 def test_restricted_visibility_reaches_through_globs(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             mod outer;
             mod other {
                 use crate::outer::inner::*;
                 pub fn run() -> u32 { helper() } // REF
             }
         """,
-        "src/outer.rs": """
+            "src/outer.rs": """
             pub mod inner {
                 pub(crate) fn helper() -> u32 { 1 }
                 pub(super) fn near() -> u32 { 2 }
@@ -291,13 +333,18 @@ def test_restricted_visibility_reaches_through_globs(tmp_path):
                 fn run() -> u32 { helper() + near() + nearer() } // REF
             }
         """,
-    }, "src/outer.rs", "inner::helper")
+        },
+        "src/outer.rs",
+        "inner::helper",
+    )
 
 
 def test_use_forms_renames_groups_self_and_nested_groups(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             pub mod layers {
                 pub fn frob() -> u32 { 1 }
                 pub fn keep() -> u32 { 2 }
@@ -313,13 +360,18 @@ def test_use_forms_renames_groups_self_and_nested_groups(tmp_path):
                 pub fn run() -> u32 { frob() }
             }
         """,
-    }, "src/lib.rs", "layers::frob")
+        },
+        "src/lib.rs",
+        "layers::frob",
+    )
 
 
 def test_glob_imports_are_shadowed_by_local_items(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             pub mod layers {
                 pub fn frob() -> u32 { 1 }
             }
@@ -339,13 +391,18 @@ def test_glob_imports_are_shadowed_by_local_items(tmp_path):
                 pub fn run() -> u32 { crate::c::frob() } // REF
             }
         """,
-    }, "src/lib.rs", "layers::frob")
+        },
+        "src/lib.rs",
+        "layers::frob",
+    )
 
 
 def test_locals_parameters_closures_patterns_and_block_items_shadow(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             fn frob(x: u32) -> u32 { x }
             pub fn by_let() -> u32 {
                 let frob = frob(1); // REF
@@ -373,25 +430,36 @@ def test_locals_parameters_closures_patterns_and_block_items_shadow(tmp_path):
                 values.iter().all(|frob| *frob > 0) && values.iter().any(|v| { let frob = *v; frob > 1 })
             }
         """,
-    }, "src/lib.rs", "frob")
+        },
+        "src/lib.rs",
+        "frob",
+    )
 
 
 def test_generics_shadow_types(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             pub struct Meta;
             pub fn with_generic<Meta: Default>() -> Meta { Meta::default() }
             pub fn uses() -> Meta { Meta } // REF
             pub struct Holder<Meta> { pub value: Meta }
         """,
-    }, "src/lib.rs", "Meta", kind="struct")
+        },
+        "src/lib.rs",
+        "Meta",
+        kind="struct",
+    )
 
 
 def test_method_calls_resolve_only_on_a_known_receiver(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             pub struct Cache;
             impl Cache {
                 pub fn frob(&self) -> u32 { 1 }
@@ -434,20 +502,25 @@ def test_method_calls_resolve_only_on_a_known_receiver(tmp_path):
             }
             mod namesake;
         """,
-        "src/namesake.rs": """
+            "src/namesake.rs": """
             pub struct Cache;
             impl Cache {
                 pub fn frob(&self) -> u32 { 3 }
             }
             pub fn own(c: &Cache) -> u32 { c.frob() + Cache::frob(c) }
         """,
-    }, "src/lib.rs", "Cache::frob")
+        },
+        "src/lib.rs",
+        "Cache::frob",
+    )
 
 
 def test_serde_attribute_strings_name_functions(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             mod config {
                 fn default_rope_theta() -> f32 { 1e4 }
                 pub struct Config {
@@ -467,13 +540,18 @@ def test_serde_attribute_strings_name_functions(tmp_path):
                 }
             }
         """,
-    }, "src/lib.rs", "config::default_rope_theta")
+        },
+        "src/lib.rs",
+        "config::default_rope_theta",
+    )
 
 
 def test_macro_bodies_and_unknown_macros_are_possible(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             fn frob() -> u32 { 1 }
             macro_rules! call_frob {
                 () => { frob() }; // MAYBE
@@ -485,50 +563,60 @@ def test_macro_bodies_and_unknown_macros_are_possible(tmp_path):
                 a + b + c.len() as u32
             }
         """,
-    }, "src/lib.rs", "frob")
+        },
+        "src/lib.rs",
+        "frob",
+    )
 
 
 def test_files_reached_by_path_attributes_and_mod_rs(tmp_path):
-    check(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             mod models;
         """,
-        "src/models/mod.rs": """
+            "src/models/mod.rs": """
             mod gemma;
             mod llama;
         """,
-        "src/models/gemma.rs": """
+            "src/models/gemma.rs": """
             fn weight() -> u32 { 1 }
             pub fn run() -> u32 { weight() } // REF
             #[cfg(test)]
             #[path = "gemma_tests.rs"]
             mod tests;
         """,
-        "src/models/gemma_tests.rs": """
+            "src/models/gemma_tests.rs": """
             use super::*;
             #[test]
             fn loads() { assert_eq!(weight(), 1); } // REF
         """,
-        "src/models/llama.rs": """
+            "src/models/llama.rs": """
             fn weight() -> u32 { 2 }
             pub fn run() -> u32 { weight() }
             #[cfg(test)]
             #[path = "llama_tests.rs"]
             mod tests;
         """,
-        "src/models/llama_tests.rs": """
+            "src/models/llama_tests.rs": """
             use super::*;
             #[test]
             fn loads() { assert_eq!(weight(), 2); }
         """,
-    }, "src/models/gemma.rs", "weight")
+        },
+        "src/models/gemma.rs",
+        "weight",
+    )
 
 
 def test_possible_uses_of_one_name_are_one_line_unless_verbose(tmp_path):
-    write_tree(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             pub struct Abacus;
             impl Abacus {
                 pub fn bead(&self) -> u32 { 1 }
@@ -538,16 +626,23 @@ def test_possible_uses_of_one_name_are_one_line_unless_verbose(tmp_path):
                 a.bead() + b.bead() + c.bead() + a.rod()
             }
         """,
-    })
+        },
+    )
     recipe = tmp_path / "r.toml"
-    recipe.write_text('id = "r"\n' + "".join(
-        f'[[delete]]\npath = "src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "crate::Abacus::{name}"\n'
-        for name in ("bead", "rod")))
+    recipe.write_text(
+        'id = "r"\n'
+        + "".join(
+            f'[[delete]]\npath = "src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "crate::Abacus::{name}"\n'
+            for name in ("bead", "rod")
+        )
+    )
     runner = CliRunner()
     arguments = ["apply", "--dry-run", "--recipe", str(recipe), str(tmp_path)]
     grouped = runner.invoke(main, arguments).stderr.splitlines()
-    assert "codemod: bead: 3 possible uses (method call: 3) in 1 file(s), first src/lib.rs:7:7 (possible; " \
-           "--strict blocks them, --verbose or --json lists them)" in grouped
+    assert (
+        "codemod: bead: 3 possible uses (method call: 3) in 1 file(s), first src/lib.rs:7:7 (possible; "
+        "--strict blocks them, --verbose or --json lists them)" in grouped
+    )
     assert not [line for line in grouped if line.startswith("src/lib.rs:7:") and ": bead:" in line]
     assert [line for line in grouped if line.startswith("src/lib.rs:7:40: rod: may still refer")]
     verbose = runner.invoke(main, [*arguments, "--verbose"]).stderr.splitlines()
@@ -559,13 +654,16 @@ def test_possible_uses_of_one_name_are_one_line_unless_verbose(tmp_path):
 
 
 def test_possible_findings_block_only_with_strict(tmp_path):
-    write_tree(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             fn frob() -> u32 { 1 }
             pub fn run() -> u32 { my_macro!(frob()) }
         """,
-    })
+        },
+    )
     recipe = tmp_path / "r.toml"
     recipe.write_text('id = "r"\n[[delete]]\npath = "src/lib.rs"\nlanguage = "rust"\nkind = "fn"\nname = "frob"\n')
     runner = CliRunner()
@@ -575,8 +673,9 @@ def test_possible_findings_block_only_with_strict(tmp_path):
     assert "(possible; --strict blocks it)" in relaxed.stderr
     strict = runner.invoke(main, ["apply", "--dry-run", "--strict", "--recipe", str(recipe), str(tmp_path)])
     assert strict.exit_code == 1
-    document = json.loads(runner.invoke(main, ["apply", "--dry-run", "--json", "--recipe", str(recipe),
-                                               str(tmp_path)]).stdout)
+    document = json.loads(
+        runner.invoke(main, ["apply", "--dry-run", "--json", "--recipe", str(recipe), str(tmp_path)]).stdout
+    )
     [finding] = [f for f in document["findings"] if f["code"] == DANGLING]
     assert finding["certainty"] == "possible" and finding["severity"] == "note"
     assert finding["kind"] == "macro argument"
@@ -584,20 +683,23 @@ def test_possible_findings_block_only_with_strict(tmp_path):
 
 
 def test_json_carries_the_resolution_path(tmp_path):
-    write_tree(tmp_path, {
-        "Cargo.toml": package("core"),
-        "src/lib.rs": """
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
             pub mod layers;
             mod a;
         """,
-        "src/layers.rs": """
+            "src/layers.rs": """
             pub fn frob() -> u32 { 1 }
         """,
-        "src/a.rs": """
+            "src/a.rs": """
             use crate::layers::frob;
             pub fn run() -> u32 { frob() }
         """,
-    })
+        },
+    )
     recipe = tmp_path / "r.toml"
     recipe.write_text('id = "r"\n[[delete]]\npath = "src/layers.rs"\nlanguage = "rust"\nkind = "fn"\nname = "frob"\n')
     result = CliRunner().invoke(main, ["apply", "--dry-run", "--json", "--recipe", str(recipe), str(tmp_path)])
@@ -606,7 +708,9 @@ def test_json_carries_the_resolution_path(tmp_path):
     assert findings[(1, "import")]["resolution"] == "resolves to core::layers::frob (src/layers.rs:1)"
     call = findings[(2, "call")]
     assert call["certainty"] == "definite"
-    assert call["resolution"] == "use crate::layers::frob at src/a.rs:1; resolves to core::layers::frob (src/layers.rs:1)"
+    assert (
+        call["resolution"] == "use crate::layers::frob at src/a.rs:1; resolves to core::layers::frob (src/layers.rs:1)"
+    )
 
 
 @pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
@@ -631,7 +735,10 @@ def test_the_path_attributes_searched_from_the_plans_start_are_each_folders_own(
     search = PathAttributeSearch(tmp_path, [""])
     for folder in ("", "kiln", "kiln/src/deep", "glaze", "glaze/inner", "kilnwork"):
         assert sorted(search.under(folder)) == sorted(path_attributes(tmp_path, folder)), folder
-    assert sorted(search.under("kiln")) == [("kiln/src/deep/mod.rs", "x/shelf.rs"), ("kiln/src/lib.rs", "firing_log.rs")]
+    assert sorted(search.under("kiln")) == [
+        ("kiln/src/deep/mod.rs", "x/shelf.rs"),
+        ("kiln/src/lib.rs", "firing_log.rs"),
+    ]
     assert path_attributes(tmp_path, "target/debug/build") == [("target/debug/build/src/lib.rs", "generated.rs")]
     assert search.under("target/debug/build") == []  # why CrateIndex searches such a folder itself
     # A search of some packages answers for folders inside them, and only for those.
@@ -673,7 +780,8 @@ def test_a_builder_chain_of_methods_returning_self_types_its_receiver(tmp_path: 
             "    pub fn taut(mut self, taut: bool) -> FrameBuilder { self.taut = taut; self }\n"
             "    pub fn build(self) -> u32 { self.span }\n"
             "}\n\n"
-            "pub struct Tail;\n\nimpl Tail {\n    pub fn taut(self, _t: bool) -> u32 { 0 }\n}\n"),
+            "pub struct Tail;\n\nimpl Tail {\n    pub fn taut(self, _t: bool) -> u32 { 0 }\n}\n"
+        ),
         "src/fly.rs": (
             "use crate::frame::{FrameBuilder, Tail};\n\n"
             "pub fn launch() -> u32 {\n"
@@ -681,13 +789,20 @@ def test_a_builder_chain_of_methods_returning_self_types_its_receiver(tmp_path: 
             "    let b = FrameBuilder::new(3).taut(false).build();\n"
             "    let c = Tail.taut(true);\n"
             "    a + b + c\n"
-            "}\n"),
+            "}\n"
+        ),
     }
     for path, text in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text)
-    plan = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(
-        ItemTarget("src/frame.rs", "rust", "fn", "crate::frame::FrameBuilder::taut"),)))
+    plan = plan_recipe(
+        tmp_path,
+        Recipe(
+            id="t",
+            summary="",
+            deletions=(ItemTarget("src/frame.rs", "rust", "fn", "crate::frame::FrameBuilder::taut"),),
+        ),
+    )
     found = sorted((f.path, f.line, f.certainty) for f in plan.findings if f.code == DANGLING)
     # Lines 4 and 5 chain FrameBuilder's methods; line 6 is another type's `taut` (not shown: possible).
     assert [f for f in found if f[2] == "definite"] == [("src/fly.rs", 4, "definite"), ("src/fly.rs", 5, "definite")]
