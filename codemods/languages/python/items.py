@@ -220,8 +220,10 @@ def delete_python_items(
         # One origin per deleted item, as for the other languages (`RECIPE:function:Cls.method`).
         origins = {name: f"{origin}:{wanted[name].kind}:{name}" for name in removed}
         # One item removed: the whole result is its own (libcst walks a large file for seconds).
-        edits = [_changed_range(path, source, result if len(removed) == 1 else without({name}), spans[name],
-                                origins[name]) for name in removed]
+        edits = [
+            _changed_range(path, source, result if len(removed) == 1 else without({name}), spans[name], origins[name])
+            for name in removed
+        ]
     except Exception as error:  # libcst refuses e.g. a body left empty
         return ItemDeletions([], [], [Finding(path, 0, 0, Code.CANNOT_DELETE, f"libcst could not delete: {error}")])
     ordered = sorted(edits, key=lambda e: e.start)
