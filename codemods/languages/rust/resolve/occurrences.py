@@ -133,6 +133,25 @@ def classify(node: tree_sitter.Node, start: int, end: int, name: str) -> Use | N
     return _code_use(node, name)
 
 
+def local_macro_path(node: tree_sitter.Node) -> bool:
+    """Whether a name in a macro_rules! body heads or ends a path (`Name::f`, `a::Name`), in a macro
+    not `#[macro_export]`ed: it expands beside the file's own names, where it is written."""
+    following, previous = node.next_sibling, node.prev_sibling
+    if not (following is not None and following.type == "::" or previous is not None and previous.type == "::"):
+        return False
+    current = node.parent
+    while current is not None and current.type != "macro_definition":
+        current = current.parent
+    if current is None:
+        return False
+    attribute = current.prev_named_sibling
+    while attribute is not None and attribute.type in ("attribute_item", "line_comment", "block_comment"):
+        if attribute.type == "attribute_item" and b"macro_export" in (attribute.text or b""):
+            return False
+        attribute = attribute.prev_named_sibling
+    return True
+
+
 def _in_macro_definition(node: tree_sitter.Node) -> bool:
     current = node.parent
     while current is not None:

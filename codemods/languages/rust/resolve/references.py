@@ -16,7 +16,7 @@ from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.crates import Package, PathAttributeSearch
 from codemods.languages.rust.items import DeletedItem
 from codemods.languages.rust.resolve.lookup import PathLookup
-from codemods.languages.rust.resolve.occurrences import Use, after_member_access, classify
+from codemods.languages.rust.resolve.occurrences import Use, after_member_access, classify, local_macro_path
 from codemods.languages.rust.resolve.receivers import FileTypes, ReceiverTypes
 from codemods.languages.rust.resolve.scopes import ModuleScopes
 from codemods.languages.rust.resolve.syntax import inline_modules, path_segments, root_of, visibility_of
@@ -252,6 +252,14 @@ class RustResolver:
                     reason = f"{owner_def.name} is declared in {owner_def.file}, the deleted impl is in {deleted.path}"
             if deleted is None:
                 continue
+            if (
+                use.kind == "macro_rules body"
+                and not certain
+                and deleted.path == path
+                and use.scope_node is not None
+                and local_macro_path(use.scope_node)
+            ):
+                certain, reason = True, "inside a macro_rules! body of the file that declares it, not exported"
             via = "; ".join(outcome.via)
             where = (
                 f"{deleted.owner}::{deleted.name} ({deleted.path}:{self.scopes.line(deleted.path, deleted.start)})"

@@ -424,7 +424,8 @@ def test_a_macro_argument_that_is_a_path_to_a_deleted_item_is_definite(tmp_path:
     )
     plan = _plan(tmp_path, ("src/lib.rs", "struct", "crate::Meter"))
     found = sorted((f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference")
-    assert found == [(5, "possible"), (13, "definite"), (14, "definite"), (15, "possible")]
+    # Line 5: `Meter::default()` in a macro_rules! body of this file, not exported: definite too.
+    assert found == [(5, "definite"), (13, "definite"), (14, "definite"), (15, "possible")]
 
 
 def test_a_blank_line_an_insert_ends_with_is_kept(tmp_path: Path) -> None:

@@ -569,6 +569,32 @@ def test_macro_bodies_and_unknown_macros_are_possible(tmp_path):
     )
 
 
+def test_a_path_in_a_local_macro_body_of_the_declaring_file_is_a_use(tmp_path):
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("core"),
+            "src/lib.rs": """
+            pub struct Gauge;
+            impl Gauge { pub fn zero() -> u8 { 0 } }
+            macro_rules! floor {
+                () => { Gauge::zero() }; // REF
+            }
+            macro_rules! named {
+                () => { Gauge }; // MAYBE
+            }
+            #[macro_export]
+            macro_rules! shared_floor {
+                () => { $crate::Gauge::zero() }; // MAYBE
+            }
+        """,
+        },
+        "src/lib.rs",
+        "Gauge",
+        kind="struct",
+    )
+
+
 def test_files_reached_by_path_attributes_and_mod_rs(tmp_path):
     check(
         tmp_path,
