@@ -24,10 +24,16 @@ from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedRecord, 
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.edit.item_spans import deletion_edits
 from codemods.languages.cpp.deletion import delete_cpp_items, delete_members_of
-from codemods.languages.cpp.items import CppItem, CppTarget, cpp_items, is_annotation_macro_semicolon
+from codemods.languages.cpp.items import (
+    CppItem,
+    CppTarget,
+    cpp_items,
+    is_annotation_macro_semicolon,
+    is_forward_declaration,
+)
 from codemods.languages.cpp.includes import included_files, include_lines, resolve_include
 from codemods.languages.cpp.preprocessor import masked_namespace_macros
-from codemods.languages.cpp.deleted import DeletedCppItem, deleted_cpp_items
+from codemods.languages.cpp.deleted import HEADER_SUFFIXES, DeletedCppItem, deleted_cpp_items, is_member
 from codemods.languages.cpp.inherited import without_redeclarations
 from codemods.languages.cpp.resolve import Includes, cpp_references
 from codemods.search.files import files_with_words
@@ -98,11 +104,24 @@ def files_deleted_with(
 
 def file_deleted(path: str, source: bytes, deleted: DeletedRecord) -> list[Finding]:
     """A recipe deletes the whole file `path`: the file is recorded, for the `#include` lines that
-    still read it. Code reaches a header's items only through such a line; a source file's
-    definitions (and its forward declarations) through the declarations other files keep, so
-    its items are not recorded one by one: a file split in two keeps each name's declaration."""
+    still read it, and a header's own items at namespace scope (its classes, functions, types and
+    variables), for the code of the files that include it, which uses them. A source file's
+    definitions (and its forward declarations) are reached through the declarations other files
+    keep, so its items are not recorded one by one: a file split in two keeps each name's
+    declaration."""
     deleted.add(CPP, [deleted_file(path)])
+    if path.endswith(HEADER_SUFFIXES):
+        items = [
+            i
+            for i in cpp_items(source)
+            if i.kind in _HEADER_ITEM_KINDS and not is_member(i) and not is_forward_declaration(i)
+        ]
+        deleted.add(CPP, deleted_cpp_items(path, items))
     return []
+
+
+# What a deleted header's includers may use of it by name.
+_HEADER_ITEM_KINDS = ("class", "struct", "union", "enum", "type", "function", "declaration", "variable")
 
 
 def _include_references(
