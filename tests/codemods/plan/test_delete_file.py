@@ -179,3 +179,16 @@ def test_each_deleted_file_is_one_change_of_a_subset(tmp_path: Path) -> None:
     assert len(ids) == 2 and all("file" in i for i in ids), ids
     kept = plan_subset(plan, [next(i for i in ids if "cog" in i)])
     assert [c.path for c in kept.plan.changes if c.deleted] == ["gears/sprocket.py"]
+
+
+def test_a_deleted_headers_classes_used_by_its_includers_are_dangling_there(tmp_path: Path) -> None:
+    root = _tree(
+        tmp_path,
+        {
+            "spool.h": "#pragma once\nclass Spool {\n public:\n  int turns() const;\n};\n",
+            "reel.h": '#pragma once\n#include "spool.h"\nclass Reel : public Spool {};\n',
+            "own.cpp": "class Spool { public: int turns() const { return 1; } };\nint own() { Spool s; return s.turns(); }\n",
+        },
+    )
+    plan = plan_recipe(root, Recipe("t", "", deletions=(_file("spool.h", "cpp"),)))
+    assert _dangling(plan) == [("reel.h", 2), ("reel.h", 3)]
