@@ -392,6 +392,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="mined corpus: table the results --results holds already instead of running those commits again",
     )
+    parser.add_argument(
+        "--retime",
+        action="store_true",
+        help="mined corpus: time again, one commit at a time, the dry run of each recipe --results holds "
+        "(trees under 100k lines; on a quiet machine), then table as --reuse does",
+    )
     parser.add_argument("--one", nargs=4, metavar=("REPO", "SHA", "LANGUAGE", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE))
@@ -402,6 +408,11 @@ def main(argv: list[str] | None = None) -> int:
         return _mined._one_main(repo, sha, language, Path(out), args.step_timeout)
     if not args.corpus.is_dir():
         parser.error(f"no replay corpus at {args.corpus}")
+    if _mined.is_mined(args.corpus) and args.retime:
+        if args.results is None:
+            parser.error("--retime needs --results")
+        _mined.retime(args.corpus, args.results, args.case, args.per_project, args.step_timeout)
+        args.reuse = True
     if _mined.is_mined(args.corpus):
         return _mined.main_corpus(
             args.corpus,
