@@ -273,6 +273,32 @@ def _another_copy(
     return False
 
 
+def _overrides(node: tree_sitter.Node, name: str, items: list[DeletedCppItem]) -> str | None:
+    """Why a member function declared `override` (or `final`) at `node`, in a class whose base
+    clause names the deleted member's class, is a use of it: it overrides nothing once that is
+    gone. None for any other declaration."""
+    declarator = node.parent
+    if declarator is None or declarator.type != "function_declarator":
+        return None
+    if not any(c.type == "virtual_specifier" for c in declarator.children):
+        return None
+    body = declarator.parent.parent if declarator.parent is not None else None
+    owner = body.parent if body is not None and body.type == "field_declaration_list" else None
+    clause = next((c for c in owner.children if c.type == "base_class_clause"), None) if owner is not None else None
+    if clause is None:
+        return None
+    bases = {
+        node_text(b).split("<", 1)[0].split("::")[-1].strip()
+        for b in clause.named_children
+        if b.type in ("type_identifier", "qualified_identifier", "template_type")
+    }
+    for item in items:
+        if item.member and item.name == name and item.visible_namespace and item.visible_namespace[-1] in bases:
+            full = "::".join((*item.visible_namespace, name))
+            return f"overrides {full} ({item.path}), which the recipe deletes: `override` then names nothing"
+    return None
+
+
 def _call_arguments(node: tree_sitter.Node) -> list[str | None] | None:
     """When `node` names the function a call calls, its arguments' categories as far as literals
     and declared locals show them (None where not known); None when it is not a callee."""
@@ -322,6 +348,9 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
     enclosing = enclosing_scopes(node, regions)
     declarator = _declared_function(outer)
     if declarator is not None:
+        overridden = _overrides(node, name, items)
+        if overridden is not None:
+            return DEFINITE, "override", overridden
         namespace = qualifier if absolute else enclosing_scopes(node, regions, classes=True) + qualifier
         signatures = deleted_definitions.get((name, tuple(n for n in namespace if n)), set())
         if _declared_signature(declarator) in signatures and declarator.type in ("declaration", "field_declaration"):

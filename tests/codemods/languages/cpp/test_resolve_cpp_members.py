@@ -414,3 +414,24 @@ def test_an_auto_variable_made_by_new_or_make_unique_types_its_member_calls(tmp_
     )
     found = sorted((f.line, f.col, f.certainty) for f in plan.findings if f.code == "dangling-reference")
     assert found == [(7, 13, "definite"), (7, 27, "definite")]
+
+
+def test_an_override_of_a_deleted_virtual_in_a_derived_class_is_a_use(tmp_path: Path) -> None:
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "ctl.h").write_text(
+        "#pragma once\nclass Controller {\n public:\n  virtual ~Controller() = default;\n"
+        "  virtual int pending() const = 0;\n  virtual int mask() const = 0;\n};\n"
+    )
+    (tmp_path / "pic.h").write_text(
+        '#pragma once\n#include "ctl.h"\nclass Pic final : public Controller {\n public:\n'
+        "  int pending() const override;\n  int mask() const override;\n};\n"
+        "class Other {\n public:\n  int pending() const;\n};\n"
+    )
+    plan = plan_recipe(
+        tmp_path,
+        Recipe(id="t", summary="", deletions=(ItemTarget("ctl.h", "cpp", "declaration", "Controller::pending"),)),
+    )
+    assert sorted((f.path, f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference") == [
+        ("pic.h", 5, "definite")
+    ]
