@@ -1,7 +1,7 @@
-"""`#include "..."` within the tree: which files a C++ file reads through its quoted includes.
+"""`#include` within the tree: which files a C++ file reads through its includes.
 
-A quoted include is looked for as the compiler's `-I` flags usually make it
-found: beside the including file, then under each folder above it, and under
+An include (`"..."`, or `<...>` naming a header the tree has) is looked for as
+the compiler's `-I` flags usually make it found: beside the including file, then under each folder above it, and under
 the `include/` folder of each (`#include "fmt/format.h"` from `src/os.cc`
 finds `include/fmt/format.h`). An include not found in the tree (a system
 or generated header) is left out. A `static` function defined in a file
@@ -15,14 +15,8 @@ import posixpath
 import re
 from typing import Callable
 
-_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 # How many files one closure reads at most (a guard against pathological trees).
 _MOST_FILES = 5000
-
-
-def quoted_includes(source: bytes) -> list[str]:
-    """The paths written in a file's `#include "..."` lines, in order."""
-    return [m.group(1).decode("utf-8", "replace") for m in _QUOTED_INCLUDE.finditer(source)]
 
 
 # Any include, quoted or bracketed (a tree's own headers are often read as `<lib/x.h>`).
@@ -56,7 +50,8 @@ def resolve_include(including: str, written: str, exists: Callable[[str], bool])
 
 
 def included_files(path: str, read: Callable[[str], bytes | None]) -> set[str]:
-    """Every file of the tree that `path` includes, directly or through other includes."""
+    """Every file of the tree that `path` includes (`"..."` or `<...>` where the tree has it),
+    directly or through other includes."""
     seen: set[str] = set()
     pending = [path]
     while pending and len(seen) < _MOST_FILES:
@@ -64,7 +59,8 @@ def included_files(path: str, read: Callable[[str], bytes | None]) -> set[str]:
         source = read(current)
         if source is None:
             continue
-        for written in quoted_includes(source):
+        # Bracketed ones too: a tree's own headers are often read as `<lib/x.h>` (-I src).
+        for _, _, written in include_lines(source):
             found = resolve_include(current, written, lambda p: read(p) is not None)
             if found is not None and found not in seen and found != path:
                 seen.add(found)

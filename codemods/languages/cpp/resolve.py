@@ -175,7 +175,7 @@ def cpp_references(
             continue
         fields = [i for i in candidates if i.kind == "field"]
         if fields:
-            reference = _field_reference(node, fields)
+            reference = _field_reference(node, fields, visible)
             candidates = [i for i in candidates if i.kind != "field"]
             if reference is not None or not candidates:
                 if reference is not None:
@@ -627,7 +627,9 @@ def _declared_class(variable: tree_sitter.Node) -> str | None:
     return class_name(written) if type_category(written) is None else None
 
 
-def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> _Verdict | None:
+def _field_reference(
+    node: tree_sitter.Node, fields: list[DeletedCppItem], visible: Callable[[], list[CppItem]]
+) -> _Verdict | None:
     """(certainty, kind, resolution) when the name at `node` may name one of the deleted data
     members `fields`: a member access on an object of its class or `this` in its class's member
     functions (definite), on a receiver of another or unknown type (possible), a constructor's
@@ -643,6 +645,10 @@ def _field_reference(node: tree_sitter.Node, fields: list[DeletedCppItem]) -> _V
             if receiver is not None and receiver.type == "this" and inside:
                 return DEFINITE, "member", f"this->{item.name} in a member function of {owner} names {full}"
             declared = _declared_class(receiver) if receiver is not None and receiver.type == "identifier" else None
+            if declared is None and receiver is not None and receiver.type == "field_expression":
+                # `ctx.info.flag`: the receiver typed through the file's (and its includes') classes.
+                written = receiver_class(parent, visible())
+                declared = written.split("::")[-1] if written and written != NOT_A_CLASS else None
             if declared == owner:
                 return DEFINITE, "member", f"{node_text(receiver)} is a {owner}: .{item.name} names {full}"
             if declared is None:

@@ -435,3 +435,24 @@ def test_an_override_of_a_deleted_virtual_in_a_derived_class_is_a_use(tmp_path: 
     assert sorted((f.path, f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference") == [
         ("pic.h", 5, "definite")
     ]
+
+
+def test_a_field_reached_through_a_field_of_a_bracket_included_header_is_a_use(tmp_path: Path) -> None:
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "src/loom").mkdir(parents=True)
+    (tmp_path / "src/loom/Warp.hpp").write_text("#pragma once\nstruct Warp {\n  int threads;\n  int tension;\n};\n")
+    (tmp_path / "src/loom/Frame.hpp").write_text(
+        "#pragma once\n#include <loom/Warp.hpp>\nstruct Frame {\n  Warp warp;\n};\n"
+    )
+    (tmp_path / "src/loom/weave.cpp").write_text(
+        "#include <loom/Frame.hpp>\n#include <vector>\n"
+        "int weave(Frame& frame) { return frame.warp.tension + frame.warp.threads; }\n"
+    )
+    plan = plan_recipe(
+        tmp_path,
+        Recipe(id="t", summary="", deletions=(ItemTarget("src/loom/Warp.hpp", "cpp", "field", "Warp::tension"),)),
+    )
+    assert [(f.path, f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference"] == [
+        ("src/loom/weave.cpp", 3, "definite")
+    ]
