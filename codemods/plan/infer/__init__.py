@@ -143,6 +143,8 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     # A file whose inferred rule finds no place (a paragraph the change reshapes, code the engine's
     # own edits reach first) is said as text, where that places.
     prose = {f.path for f in unplaced if f.path in changed and (is_prose(f.path) or language_of(f.path) is not None)}
+    # Two rewordings of a prose file that claim the same text (`reword-clash`): the file as text.
+    prose |= {f.path for f in findings if f.code == Code.REWORD_CLASH and f.path in changed and is_prose(f.path)}
     if prose:
         text_notes = list(settled_notes)
         as_text = _rules_beyond(before, recipe_id, deletes, changed, old, new, text_notes, frozenset(prose))
@@ -236,6 +238,10 @@ def _rules_beyond(
         language = language_of(path)
         if language is None and is_prose(path) and not is_text_rewritten(path) and path not in as_text and path in old:
             prose, unsaid = prose_rules(path, result[path] or b"", new[path])
+            literal = text_rules(path, result[path] or b"", new[path]) if unsaid else None
+            if literal is not None:  # what rewording cannot say (a paragraph added): the file as text
+                text_rewrites += literal
+                continue
             rules += prose
             notes += unsaid
             continue

@@ -140,3 +140,16 @@ def test_a_preprocessor_line_no_pattern_finds_is_said_as_text_and_items_still_de
     recipe_file.write_text(inferred.toml, encoding="utf-8")
     plan = plan_recipe(before, load_recipe(str(recipe_file)))
     assert plan.blocking == [] and plan.changes[0].after == (after / "reel.h").read_bytes()
+
+
+def test_a_paragraph_added_to_prose_is_said_as_text(tmp_path: Path) -> None:
+    notes = "# Loom\n\nThe shuttle carries the weft across.\nThe reed beats it into place.\n\nSee the manual.\n"
+    grown = notes.replace("across.\n", "across the warp.\n\nA new paragraph about bobbins.\n\n")
+    before = _tree(tmp_path / "before", {"notes.md": notes, "loom.py": "def beat():\n    pass\n"})
+    after = _tree(tmp_path / "after", {"notes.md": grown, "loom.py": "def beat():\n    return 1\n"})
+    inferred = infer_recipe(before, after)
+    assert inferred.unexpressed == () and 'path = "notes.md"\nlanguage = "text"' in inferred.toml
+    recipe_file = tmp_path / "inferred.toml"
+    recipe_file.write_text(inferred.toml, encoding="utf-8")
+    plan = plan_recipe(before, load_recipe(str(recipe_file)))
+    assert {c.path: c.after for c in plan.changes}["notes.md"] == grown.encode()
