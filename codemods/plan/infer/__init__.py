@@ -143,8 +143,16 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     # A file whose inferred rule finds no place (a paragraph the change reshapes, code the engine's
     # own edits reach first) is said as text, where that places.
     prose = {f.path for f in unplaced if f.path in changed and (is_prose(f.path) or language_of(f.path) is not None)}
-    # Two rewordings of a prose file that claim the same text (`reword-clash`): the file as text.
+    # Two rewordings of a prose file that claim the same text (`reword-clash`), or rules that
+    # together break a file's syntax or overlap: the file as text.
     prose |= {f.path for f in findings if f.code == Code.REWORD_CLASH and f.path in changed and is_prose(f.path)}
+    prose |= {
+        f.path
+        for f in findings
+        if f.code in (Code.PARSE_REGRESSION, Code.OVERLAPPING_EDITS)
+        and f.path in changed
+        and any(r.path == f.path for r in rewrites)
+    }
     if prose:
         text_notes = list(settled_notes)
         as_text = _rules_beyond(before, recipe_id, deletes, changed, old, new, text_notes, frozenset(prose))

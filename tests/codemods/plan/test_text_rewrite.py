@@ -153,3 +153,23 @@ def test_a_paragraph_added_to_prose_is_said_as_text(tmp_path: Path) -> None:
     recipe_file.write_text(inferred.toml, encoding="utf-8")
     plan = plan_recipe(before, load_recipe(str(recipe_file)))
     assert {c.path: c.after for c in plan.changes}["notes.md"] == grown.encode()
+
+
+def test_two_statements_made_one_are_said_as_text_where_structural_rules_break_the_syntax(tmp_path: Path) -> None:
+    chime = (
+        "class Chime:\n    def __init__(self, tones):\n        self.name = 'c'\n        if tones:\n"
+        "            self._tones = Tones(tones)\n            self._tones.attach(self)\n\n"
+        "    @property\n    def tones(self):\n        return self._tones\n\n    def ring(self):\n        return 1\n"
+    )
+    merged = chime.replace(
+        "            self._tones = Tones(tones)\n            self._tones.attach(self)\n",
+        "            Tones(tones).attach(self)\n",
+    ).replace("    @property\n    def tones(self):\n        return self._tones\n\n", "")
+    before = _tree(tmp_path / "before", {"chime.py": chime})
+    after = _tree(tmp_path / "after", {"chime.py": merged})
+    inferred = infer_recipe(before, after)
+    assert inferred.unexpressed == (), inferred.toml
+    recipe_file = tmp_path / "inferred.toml"
+    recipe_file.write_text(inferred.toml, encoding="utf-8")
+    plan = plan_recipe(before, load_recipe(str(recipe_file)))
+    assert plan.blocking == [] and plan.changes[0].after == merged.encode()
