@@ -171,6 +171,8 @@ def cpp_references(
         arguments = _call_arguments(node)
         candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
         candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included) and not copied(i)]
+        if node.type == "type_identifier":  # a type's name (`value f();`) never names a function
+            candidates = [i for i in candidates if i.signature is None]
         if not candidates:
             continue
         fields = [i for i in candidates if i.kind == "field"]

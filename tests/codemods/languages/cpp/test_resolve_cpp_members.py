@@ -456,3 +456,21 @@ def test_a_field_reached_through_a_field_of_a_bracket_included_header_is_a_use(t
     assert [(f.path, f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference"] == [
         ("src/loom/weave.cpp", 3, "definite")
     ]
+
+
+def test_a_type_named_like_a_deleted_member_function_is_no_use_of_it(tmp_path: Path) -> None:
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "doc.h").write_text(
+        "#pragma once\nnamespace ink {\nclass value { public: int n; };\nclass sheet {\n public:\n"
+        "  value value();\n  value first();\n};\n}\n"
+    )
+    (tmp_path / "doc-inl.h").write_text(
+        '#pragma once\n#include "doc.h"\nnamespace ink {\nvalue sheet::first() { return value{}; }\n'
+        "int use(sheet& s) { return s.value().n; }\n}\n"
+    )
+    plan = plan_recipe(
+        tmp_path,
+        Recipe(id="t", summary="", deletions=(ItemTarget("doc.h", "cpp", "declaration", "ink::sheet::value"),)),
+    )
+    assert [(f.path, f.line) for f in plan.findings if f.code == "dangling-reference"] == [("doc-inl.h", 5)]
