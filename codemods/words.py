@@ -78,3 +78,20 @@ def word_in(source: bytes, words: Iterable[str], start: int = 0, end: int | None
 def keyword_offsets(source: bytes, keyword: bytes) -> list[int]:
     """The start of each whole-word occurrence of `keyword` in `source` (`\\bKEYWORD\\b` for a word)."""
     return list(_starts(source, keyword))
+
+
+def whole_line_occurrences(source: bytes, text: bytes, overlapping: bool = False) -> list[int]:
+    """Where `text` stands in `source` starting a line and ending one (or the file): each place
+    after the last one found, or, with `overlapping`, every place (a count of how often it stands)."""
+    found = []
+    at = source.find(text)
+    while at >= 0 and text:
+        end = at + len(text)
+        if (at == 0 or source[at - 1 : at] == b"\n") and (
+            end == len(source) or text.endswith(b"\n") or source[end : end + 1] in (b"\n", b"\r")
+        ):
+            found.append(at)
+            at = source.find(text, at + 1 if overlapping else end)
+        else:
+            at = source.find(text, at + 1)
+    return found

@@ -41,6 +41,7 @@ from codemods.plan.reword import (
 )
 from codemods.search.mentions import COMMENT, STRING, compile_pattern, mentions_in_source
 from codemods.search.files import files_with_words
+from codemods.words import whole_line_occurrences
 
 
 def already_absent(recipe: Recipe, path: str, source: bytes) -> Callable[[], bool] | None:
@@ -440,10 +441,10 @@ class Rewrite:
             if source is None or b"\0" in source[:8192]:
                 continue
             read = True
-            for start in _whole_line_occurrences(source, wanted):
+            for start in whole_line_occurrences(source, wanted):
                 matched = True
                 planned.append(Edit(path, start, start + len(wanted), replacement, f"{self.recipe.id}:rewrite"))
-            applied = applied or bool(replacement and _whole_line_occurrences(source, replacement))
+            applied = applied or bool(replacement and whole_line_occurrences(source, replacement))
         if read and not matched:
             findings.append(
                 Finding(
@@ -455,22 +456,6 @@ class Rewrite:
                     severity="note" if applied or rule.optional else "error",
                 )
             )
-
-
-def _whole_line_occurrences(source: bytes, text: bytes) -> list[int]:
-    """Where `text` stands in `source` starting a line and ending one (or the file)."""
-    found = []
-    at = source.find(text)
-    while at >= 0 and text:
-        end = at + len(text)
-        if (at == 0 or source[at - 1 : at] == b"\n") and (
-            end == len(source) or text.endswith(b"\n") or source[end : end + 1] in (b"\n", b"\r")
-        ):
-            found.append(at)
-            at = source.find(text, end)
-        else:
-            at = source.find(text, at + 1)
-    return found
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from difflib import SequenceMatcher
 
 from codemods.config.recipe import TEXT
 from codemods.plan.infer.residue import RewriteRule
+from codemods.words import whole_line_occurrences
 
 # Build scripts whose suffix reads as prose (`.txt`), rewritten as text, never reworded.
 BUILD_FILES = ("CMakeLists.txt",)
@@ -32,7 +33,7 @@ def text_rules(path: str, old: bytes, new: bytes) -> list[RewriteRule] | None:
         for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
         if tag != "equal"
     ]
-    text = "".join(a)
+    text = "".join(a).encode("utf-8")
     while True:
         found = [_unique(a, block, text) for block in blocks]
         widened = [block for block in found if block is not None]
@@ -50,12 +51,12 @@ def text_rules(path: str, old: bytes, new: bytes) -> list[RewriteRule] | None:
     return [RewriteRule(path, TEXT, "".join(a[lo:hi]), "".join(b[jlo:jhi])) for lo, hi, jlo, jhi in widened]
 
 
-def _unique(a: list[str], block: list[int], text: str) -> list[int] | None:
+def _unique(a: list[str], block: list[int], text: bytes) -> list[int] | None:
     """The block widened by equal lines on both sides until its old lines stand once in the file."""
     lo, hi, jlo, jhi = block
     while True:
         pattern = "".join(a[lo:hi])
-        if pattern.strip() and _count_whole_lines(text, pattern) == 1:
+        if pattern.strip() and len(whole_line_occurrences(text, pattern.encode(), overlapping=True)) == 1:
             return [lo, hi, jlo, jhi]
         if lo == 0 and hi == len(a):
             return None
@@ -63,13 +64,3 @@ def _unique(a: list[str], block: list[int], text: str) -> list[int] | None:
             lo, jlo = lo - 1, jlo - 1
         if hi < len(a):
             hi, jhi = hi + 1, jhi + 1
-
-
-def _count_whole_lines(text: str, pattern: str) -> int:
-    count, at = 0, text.find(pattern)
-    while at >= 0:
-        end = at + len(pattern)
-        if (at == 0 or text[at - 1] == "\n") and (end == len(text) or pattern.endswith("\n") or text[end] in "\r\n"):
-            count += 1
-        at = text.find(pattern, at + 1)
-    return count
