@@ -110,6 +110,7 @@ class CommitResult:
     ablation: str = "n/a"  # n/a | measured | not separable | error
     ablation_expected: list[str] = field(default_factory=list)  # "path:line name"
     ablation_found: int = 0
+    ablation_missed: list[str] = field(default_factory=list)  # expected uses no blocking finding names
     recipe: str = ""
 
     @property
@@ -262,13 +263,120 @@ def _uses(source: bytes, language: str, names: set[str], lines: set[int]) -> lis
     except Exception:
         spans = None
     found = []
+    locals_ = None
     for start, end, name in hits:
         if spans is not None and spans.kind_at(start, end) is not None:
             continue
         line = source.count(b"\n", 0, start) + 1
         if line in lines:
+            if locals_ is None:
+                locals_ = _local_spellings(source, language)
+            if start in locals_:
+                continue  # a parameter or local of that name, or a use of one: not the deleted item
             found.append((line, name))
     return sorted(set(found))
+
+
+# Where a function binds a name of its own: a parameter, or a local a declaration or `let` (or, in
+# Python, an assignment) introduces. The node types of each grammar, and the field holding the
+# bound name or pattern.
+_BINDERS = {
+    "rust": {"parameter": "pattern", "let_declaration": "pattern", "closure_parameters": None},
+    "cpp": {"parameter_declaration": "declarator", "init_declarator": "declarator", "declaration": "declarator"},
+    "python": {"parameters": None, "default_parameter": "name", "typed_parameter": None, "assignment": "left"},
+}
+_FUNCTIONS = {
+    "rust": ("function_item", "closure_expression"),
+    "cpp": ("function_definition", "lambda_expression"),
+    "python": ("function_definition", "lambda"),
+}
+
+
+def _local_spellings(source: bytes, language: str) -> set[int]:
+    """The starts of identifiers that are, inside a function, a parameter or local binding of a
+    name, or a later use of a name so bound in that function: the ablation does not expect a
+    finding there (the name is the function's own, whatever the deleted item is called)."""
+    from codemods.parse import parse
+
+    binders, functions = _BINDERS.get(language), _FUNCTIONS.get(language)
+    if binders is None or functions is None:
+        return set()
+    try:
+        tree = parse(source, language)
+    except Exception:
+        return set()
+    found: set[int] = set()
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.type not in functions:
+            continue
+        bound: dict[str, int] = {}  # name -> start of its first binding in this function
+        inner = [node]
+        while inner:
+            current = inner.pop()
+            inner.extend(current.named_children)
+            if current.type not in binders:
+                continue
+            field = binders[current.type]
+            place = current.child_by_field_name(field) if field else current
+            if place is None or (language == "cpp" and current.type == "declaration" and _outside_body(current)):
+                continue
+            for identifier in _identifiers(place, language):
+                text = identifier.text.decode("utf-8", "replace") if identifier.text else ""
+                bound[text] = min(bound.get(text, identifier.start_byte), identifier.start_byte)
+        if not bound:
+            continue
+        inner = [node]
+        while inner:
+            current = inner.pop()
+            inner.extend(current.named_children)
+            if current.type == "identifier" and current.text:
+                text = current.text.decode("utf-8", "replace")
+                if text in bound and current.start_byte >= bound[text] and not _member_name(current):
+                    found.add(current.start_byte)
+    return found
+
+
+def _outside_body(declaration) -> bool:
+    parent = declaration.parent
+    return parent is None or parent.type in ("translation_unit", "field_declaration_list", "namespace_definition")
+
+
+def _identifiers(place, language: str) -> list:
+    """The identifiers a binding's pattern or declarator names (not its type, default, value or
+    array size; not the parts of a Python attribute or subscript target, which bind nothing)."""
+    out, stack = [], [place]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier":
+            out.append(node)
+            continue
+        if language == "python" and node.type in ("attribute", "subscript"):
+            continue
+        skipped = {
+            c.id
+            for name in ("type", "value", "default", "body", "arguments", "right", "size")
+            for c in [node.child_by_field_name(name)]
+            if c is not None
+        }
+        stack.extend(c for c in node.named_children if c.id not in skipped)
+    return out
+
+
+def _member_name(identifier) -> bool:
+    """`x.name` / `x->name` names a member, not a local (Rust and C++ give it its own node type)."""
+    parent = identifier.parent
+    if parent is None:
+        return False
+    if parent.type == "shorthand_field_initializer":
+        return True  # `S { name }` initialises the field `name` too
+    if parent.type in ("scoped_identifier", "qualified_identifier"):
+        return parent.child_by_field_name("name") == identifier  # a path's last part
+    if parent.type == "keyword_argument":
+        return parent.child_by_field_name("name") == identifier
+    return parent.type == "attribute" and parent.child_by_field_name("attribute") == identifier
 
 
 def _source_lines(files: dict[str, bytes]) -> int:
@@ -465,6 +573,8 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                             ):
                                 result.ablation_expected.append(f"{rel}:{line} {name}")
                                 result.ablation_found += (rel, line) in findings
+                                if (rel, line) not in findings:
+                                    result.ablation_missed.append(f"{rel}:{line} {name}")
                 result.ablation = "measured" if result.ablation_expected else "n/a"
     return result
 

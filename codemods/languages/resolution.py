@@ -24,6 +24,10 @@ class Reference:
     certainty: str
     kind: str
     resolution: str
+    # A possible use only because the receiver's type is not known here (`x.field`): the
+    # whole-plan check makes it definite where no other code in the tree spells the name, since
+    # then no other declaration can give it (plan/references.py, `_sole_spellings`).
+    receiver_unknown: bool = False
 
 
 @dataclass(frozen=True)

@@ -16,14 +16,16 @@ operations' `references` (see core/registry.py).
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
 from codemods.edit.codes import Code
 from codemods.edit.splice import FileChange, map_offset
 from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
-from codemods.search.files import FoundFiles, files_with_words
+from codemods.plan.reword import PROSE_SUFFIXES
+from codemods.search.files import FoundFiles, files_with_words, start_files_matching
 from codemods.core.registry import PlanState, language_for
 from codemods.config.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, DeletedItem, Reference
@@ -146,6 +148,8 @@ def dangling_references(
         else files_with_words(workspace.root, deleted.search_words())
     )
     candidates = set(found) | set(changes)
+    unknown: list[tuple[int, Reference]] = []  # possible only for want of the receiver's type
+    resolved: dict[str, set[int]] = {}  # the starts of every use found, by path
     for path in sorted(candidates - refused):
         planned = planned_file(workspace, changes, path)
         if planned is None:
@@ -171,11 +175,16 @@ def dangling_references(
         spelled_names = set(deleted.spelled)
         if language is not None:
             references = language.operations.references(path, text, deleted, shared)
-            findings += [_reference_finding(path, r, *locate(r.start), strict) for r in references.uses]
+            for reference in references.uses:
+                if reference.receiver_unknown and reference.certainty != DEFINITE:
+                    unknown.append((len(findings), reference))
+                findings.append(_reference_finding(path, reference, *locate(reference.start), strict))
+                resolved.setdefault(path, set()).add(reference.start)
             spelled_names |= set(references.by_spelling)
         if not spelled_names:
             continue
         for start, _end, name in spelled(path, text, spelled_names):
+            resolved.setdefault(path, set()).add(start)
             line, col = locate(start)
             findings.append(
                 Finding(
@@ -190,7 +199,49 @@ def dangling_references(
                     resolution="same spelling (names of this language are not resolved)",
                 )
             )
+    if unknown:
+        spelled_elsewhere = _spelled_elsewhere({r.name for _, r in unknown}, sorted(candidates), after, resolved)
+        for index, reference in unknown:
+            if reference.name not in spelled_elsewhere:
+                findings[index] = replace(
+                    findings[index],
+                    message=f"{reference.name}: code still refers to an item the recipe deletes",
+                    severity=BLOCKING,
+                    certainty=DEFINITE,
+                    resolution=f"{reference.resolution}; no other code in the tree spells "
+                    f"`{reference.name}`, so no other declaration can give it",
+                )
     return _one_per_place(findings)
+
+
+def _spelled_elsewhere(
+    names: set[str], paths: Sequence[str], after: AfterPlan, resolved: Mapping[str, set[int]]
+) -> set[str]:
+    """The `names` that some code of the tree, as the plan leaves it, spells other than at a use
+    the check found (`resolved`: the starts of those, by path): a declaration, a local, another
+    type's member. A file whose edits were refused counts as it is; a file of no language
+    counts by its words unless it is prose."""
+    found: set[str] = set()
+    pattern = r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b"
+    other = start_files_matching(after.workspace.root, pattern, ()).result()  # files of no language too
+    paths = sorted(set(paths) | {p for p in other if language_for(p) is None})
+    for path in paths:
+        if found >= names:
+            break
+        planned = planned_file(after.workspace, after.changes, path)
+        if planned is None:
+            continue
+        text = planned.before if path in after.refused else planned.text
+        wanted = {n for n in names - found if n.encode() in text}
+        if not wanted:
+            continue
+        if language_for(path) is None:
+            if PurePosixPath(path).suffix.lower() not in PROSE_SUFFIXES:
+                found |= {n for n in wanted if re.search(rb"\b" + re.escape(n.encode()) + rb"\b", text)}
+            continue
+        uses = resolved.get(path, set()) if path not in after.refused else set()
+        found |= {name for start, name in _code_words(path, text, wanted) if start not in uses}
+    return found
 
 
 def _code_words(path: str, text: bytes, names: set[str]) -> list[tuple[int, str]]:

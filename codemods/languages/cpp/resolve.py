@@ -91,6 +91,7 @@ _NAME_NODES = ("identifier", "field_identifier", "type_identifier", "namespace_i
 
 # What a resolution says of one use: (certainty, kind, resolution), as in `Reference`.
 _Verdict = tuple[str, str, str]
+_UNKNOWN_RECEIVER = "member access on a receiver of unknown type"
 # The signatures of the deleted functions, by (name, namespace).
 _DeletedDefinitions = dict[tuple[str, tuple[str, ...]], set[tuple[str, ...] | None]]
 
@@ -181,7 +182,19 @@ def cpp_references(
             candidates = [i for i in candidates if i.kind != "field"]
             if reference is not None or not candidates:
                 if reference is not None:
-                    found.append(Reference(path, match.start(), match.end(), name, *reference))
+                    certainty, kind, resolution = reference
+                    found.append(
+                        Reference(
+                            path,
+                            match.start(),
+                            match.end(),
+                            name,
+                            certainty,
+                            kind,
+                            resolution,
+                            receiver_unknown=resolution.startswith(_UNKNOWN_RECEIVER),
+                        )
+                    )
                 continue
         parent = node.parent
         if node.type == "field_identifier" and parent is not None and parent.type == "field_expression":
@@ -654,7 +667,7 @@ def _field_reference(
             if declared == owner:
                 return DEFINITE, "member", f"{node_text(receiver)} is a {owner}: .{item.name} names {full}"
             if declared is None:
-                return POSSIBLE, "member", f"member access on a receiver of unknown type may name {full}"
+                return POSSIBLE, "member", f"{_UNKNOWN_RECEIVER} may name {full}"
             continue
         qualifier, _, _ = _qualifier(node)
         if qualifier:

@@ -216,6 +216,7 @@ def field_references(path: str, text: bytes, fields: list[DeletedField]) -> list
                         POSSIBLE,
                         "field read",
                         f"uses a field named {deleted_field.name} of a struct not shown here (deleted: {owner})",
+                        receiver_unknown=read,
                     )
                 )
     return found
