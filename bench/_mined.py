@@ -285,6 +285,14 @@ _BINDERS = {
     "cpp": {"parameter_declaration": "declarator", "init_declarator": "declarator", "declaration": "declarator"},
     "python": {"parameters": None, "default_parameter": "name", "typed_parameter": None, "assignment": "left"},
 }
+# Definitions and the field holding the name they define.
+_DEFINES = {
+    "function_definition": "name",  # Python
+    "class_definition": "name",
+    "function_item": "name",  # Rust
+    "function_signature_item": "name",
+    "function_declarator": "declarator",  # C++
+}
 _FUNCTIONS = {
     "rust": ("function_item", "closure_expression"),
     "cpp": ("function_definition", "lambda_expression"),
@@ -310,6 +318,9 @@ def _local_spellings(source: bytes, language: str) -> set[int]:
     while stack:
         node = stack.pop()
         stack.extend(node.named_children)
+        named = node.child_by_field_name(_DEFINES.get(node.type, "")) if node.type in _DEFINES else None
+        if named is not None and named.type in ("identifier", "field_identifier", "type_identifier"):
+            found.add(named.start_byte)  # a definition of that name, not a use of one
         if node.type not in functions:
             continue
         bound: dict[str, int] = {}  # name -> start of its first binding in this function

@@ -16,7 +16,9 @@ from codemods.languages.resolution import DEFINITE, DeletedFile, DeletedName, De
 from codemods.languages.scope import Scope
 from codemods.languages.python.items import PythonTarget, delete_python_items
 from codemods.languages.python.scopes import python_item_scopes
+from codemods.languages.python.classes import PythonClasses
 from codemods.languages.python.resolve import DeletedPythonItem, definition_facts, python_references
+from codemods.search.files import SKIPPED_DIRS, walk_all
 
 
 def parse_errors(source: bytes, tree: None) -> list[tuple[int, int]]:
@@ -181,10 +183,16 @@ def references(path: str, text: bytes, deleted: DeletedRecord, shared: PlanState
     )
     items = [i for i in deleted.of(PYTHON) if isinstance(i, DeletedPythonItem)]
     spelled = [i.name for i in deleted.of(PYTHON) if isinstance(i, DeletedName)]
-    found = python_references(path, text, items) if items else []
+    classes = shared.memo("python-classes", lambda: PythonClasses(lambda: _python_files(shared.root), shared.read))
+    found = python_references(path, text, items, classes) if items else []
     if found is None:
         return References(tuple(modules), (*spelled, *(i.name for i in items)))
     return References((*modules, *found), tuple(spelled))
+
+
+def _python_files(root: Path) -> list[str]:
+    """The tree's Python files (relative POSIX paths), as the searches walk it."""
+    return [p for p in walk_all(root, SKIPPED_DIRS) if p.endswith(".py")]
 
 
 def format_item(text: str, indent: str, root: Path, path: str) -> None:

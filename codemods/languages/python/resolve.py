@@ -32,6 +32,7 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from codemods.languages.python.classes import UNKNOWN, PythonClasses, module_parts
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 
 
@@ -53,17 +54,6 @@ class DeletedPythonItem:
     @property
     def parts(self) -> tuple[str, ...]:
         return tuple((self.qualified or self.name).split("."))
-
-
-def module_parts(path: str) -> tuple[str, ...]:
-    """The dotted module path of the file at `path` (relative to the root): `a/b/c.py` is
-    `a.b.c`, `a/b/__init__.py` is `a.b`."""
-    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
-    if parts and parts[-1].endswith(".py"):
-        parts[-1] = parts[-1][:-3]
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    return tuple(parts)
 
 
 def _package_parts(path: str) -> tuple[str, ...]:
@@ -152,8 +142,16 @@ class _Lookup:
 
 
 class _Resolver:
-    def __init__(self, path: str, text: bytes, tree: ast.Module, items: Sequence[DeletedPythonItem]) -> None:
+    def __init__(
+        self,
+        path: str,
+        text: bytes,
+        tree: ast.Module,
+        items: Sequence[DeletedPythonItem],
+        classes: PythonClasses | None = None,
+    ) -> None:
         self.path = path
+        self.classes = classes
         self.text = text
         self.items = [i for i in items if not (len(i.parts) > 1 and _dunder(i.name))]
         self.names = {i.name for i in self.items}
@@ -283,6 +281,11 @@ class _Resolver:
             scope.first_parameter = ordered[0].arg if parent.is_class and ordered else None
             body = node.body if not isinstance(node, ast.Lambda) else [node.body]
             self.collect(scope, body)
+            for name, checked in _asserted_classes(body).items():
+                # `assert isinstance(p, Klass)` in the body itself: the parameter `p`, not bound
+                # again, is a Klass from there on (the function fails otherwise).
+                if scope.bindings.get(name) == [None] and name in {p.arg for p in parameters}:
+                    scope.bindings[name] = [_Instance(checked)]
             return scope
         assert isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
         scope = _Scope(node, parent.qualified + ("<comprehension>",))
@@ -335,15 +338,34 @@ class _Resolver:
         ]
 
     def judge(self, bindings: Sequence[Binding], item: DeletedPythonItem) -> str | None:
-        """DEFINITE when every binding names `item`, POSSIBLE when some may, else None."""
+        """DEFINITE when every binding names `item`, POSSIBLE when some may, else None. A member
+        of an instance is followed to the class that provides it (a base in another module)."""
         verdicts = [
-            _match(b.dotted, item) if isinstance(b, _Path) and b.kind in (REF, MEMBER) else None for b in bindings
+            self.member_match(b, item) if isinstance(b, _Path) and b.kind in (REF, MEMBER) else None for b in bindings
         ]
         if not any(verdicts):
             return None
-        if all(v == DEFINITE for v in verdicts) and not (len(item.parts) > 1 and item.inherited):
+        if all(v == DEFINITE for v in verdicts) and not (len(item.parts) > 1 and self.inherited(item)):
             return DEFINITE
         return POSSIBLE
+
+    def member_match(self, path: _Path, item: DeletedPythonItem) -> str | None:
+        """`_match` of a path, where a member of an instance (`Klass.name`) is the member of the
+        class that provides it: `Klass` itself or a base (classes.py)."""
+        verdict = _match(path.dotted, item)
+        if verdict is not None or path.kind != MEMBER or self.classes is None or len(path.dotted) < 2:
+            return verdict
+        provider = self.classes.provider(path.dotted[:-1], path.dotted[-1])
+        if provider is None or provider == UNKNOWN or provider == path.dotted[:-1]:
+            return None
+        return _match((*provider, path.dotted[-1]), item)
+
+    def inherited(self, item: DeletedPythonItem) -> bool:
+        """Whether a base of the deleted method's class may still provide its name: the class
+        names bases, and one is not in the tree or defines the name."""
+        if not item.inherited or self.classes is None:
+            return item.inherited
+        return self.classes.bases_provide((*module_parts(item.path), *item.parts[:-1]), item.name)
 
     def name_use(self, node: ast.Name, chain: list[_Scope]) -> None:
         found = self.lookup(node.id, chain)
@@ -400,13 +422,14 @@ class _Resolver:
             if len(item.parts) < 2:
                 continue  # a module-level item is an attribute of its module only
             if self.own_receiver(node.value, chain, item):
+                inherited = self.inherited(item)
                 self.add(
                     start,
                     node.attr,
-                    POSSIBLE if item.inherited else DEFINITE,
+                    POSSIBLE if inherited else DEFINITE,
                     "method",
                     "an attribute of `self` in the deleted item's class"
-                    + (" (a base class may define it)" if item.inherited else ""),
+                    + (" (a base class may define it)" if inherited else ""),
                 )
             elif receiver is None or any(b is None or b.kind not in (CLASS, INSTANCE, FUNCTION) for b in receiver):
                 self.add(start, node.attr, POSSIBLE, "method", "an attribute of a receiver of unknown type")
@@ -548,6 +571,25 @@ def _dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
+def _asserted_classes(body: Sequence[ast.AST]) -> dict[str, ast.expr]:
+    """The names a function body's own statements assert an instance of one class
+    (`assert isinstance(name, Klass)`, `Klass` a name or attribute chain), with the class."""
+    found: dict[str, ast.expr] = {}
+    for statement in body:
+        test = statement.test if isinstance(statement, ast.Assert) else None
+        if (
+            isinstance(test, ast.Call)
+            and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance"
+            and len(test.args) == 2
+            and not test.keywords
+            and isinstance(test.args[0], ast.Name)
+            and isinstance(test.args[1], (ast.Name, ast.Attribute))
+        ):
+            found[test.args[0].id] = test.args[1]
+    return found
+
+
 def _parameters(args: ast.arguments) -> list[ast.arg]:
     return [*args.posonlyargs, *args.args, *args.kwonlyargs, *[a for a in (args.vararg, args.kwarg) if a is not None]]
 
@@ -556,7 +598,9 @@ def _defaults(args: ast.arguments) -> list[ast.AST]:
     return [*args.defaults, *[d for d in args.kw_defaults if d is not None]]
 
 
-def python_references(path: str, text: bytes, items: Sequence[DeletedPythonItem]) -> list[Reference] | None:
+def python_references(
+    path: str, text: bytes, items: Sequence[DeletedPythonItem], classes: PythonClasses | None = None
+) -> list[Reference] | None:
     """The uses in the Python file `path` (its text after the plan) that resolve, or may resolve, to
     a deleted item; in a file `ast` does not parse (Python 2 code), the tokens spelling a deleted
     name (`lexical_references`); None when it does not even tokenize (then matched by spelling)."""
@@ -565,7 +609,7 @@ def python_references(path: str, text: bytes, items: Sequence[DeletedPythonItem]
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return lexical_references(path, text, items)
     try:
-        return _Resolver(path, text, tree, items).run()
+        return _Resolver(path, text, tree, items, classes).run()
     except RecursionError:  # an expression nested deeper than the walk's recursion allows
         return lexical_references(path, text, items)
 

@@ -41,3 +41,17 @@ def test_a_refusal_on_a_kept_line_is_wrong_unless_the_commit_keeps_the_reference
     right = _blocked(child_keeps_it=True)
     _mined.classify(right)
     assert right.outcome == "right refusal" and right.reason.startswith("the commit itself keeps it")
+
+
+def test_the_ablation_expects_no_finding_at_a_functions_own_binding_of_the_name() -> None:
+    """A parameter, a local, a definition of that name and the local's later uses are not uses of
+    the deleted item; a member access and a shorthand field initialiser are."""
+    rust = (
+        b"pub fn make(kiln_id: u32) -> Shed {\n    let extra = kiln_id + 1;\n    Shed { kiln_id, extra }\n}\n"
+        b"pub fn read(s: &Shed) -> u32 {\n    s.kiln_id\n}\n"
+    )
+    assert _mined._uses(rust, "rust", {"kiln_id"}, set(range(1, 8))) == [(3, "kiln_id"), (6, "kiln_id")]
+    cpp = b"int fire(Kiln& k) {\n  int glaze = 2;\n  return glaze + k.glaze;\n}\nint glaze() { return 1; }\n"
+    assert _mined._uses(cpp, "cpp", {"glaze"}, set(range(1, 6))) == [(3, "glaze")]
+    python = b"def cure(pot):\n    glaze = pot.glaze\n    return glaze\n\n\ndef glaze():\n    return 0\n"
+    assert _mined._uses(python, "python", {"glaze"}, set(range(1, 8))) == [(2, "glaze")]

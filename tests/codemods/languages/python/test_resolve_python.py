@@ -216,3 +216,73 @@ def test_a_deleted_pytest_fixture_is_used_by_the_parameters_that_name_it_under_i
     }
     found = _dangling(tmp_path, tree, ItemTarget("checks/conftest.py", "python", "function", "ripe_basket"))
     assert found == {("checks/test_baskets.py", 1, "ripe_basket"): DEFINITE}
+
+
+KILNWORKS = {
+    "kilnworks/__init__.py": "",
+    "kilnworks/vessel.py": """
+        class Vessel:
+            def __init__(self):
+                self.fired = False
+
+            @property
+            def glaze_layer(self):
+                return 2
+
+            def stamp(self):
+                return self.glaze_layer
+        """,
+    "kilnworks/jug.py": """
+        from kilnworks import vessel
+
+
+        class Jug(vessel.Vessel):
+            pass
+
+
+        class Ewer(vessel.Vessel):
+            glaze_layer = 5
+        """,
+    "kilnworks/shop.py": """
+        import kilnworks.jug
+
+
+        def price(item):
+            assert isinstance(item, kilnworks.jug.Jug)
+            return item.glaze_layer
+
+
+        def price_ewer(item):
+            assert isinstance(item, kilnworks.jug.Ewer)
+            return item.glaze_layer
+
+
+        def price_any(item):
+            return item.glaze_layer
+        """,
+}
+
+
+def test_a_member_is_followed_to_the_base_class_that_provides_it_across_modules(tmp_path: Path) -> None:
+    """`assert isinstance(p, Klass)` types the parameter; the member of a `Jug` is the `Vessel`'s
+    (its base in another module), of an `Ewer` its own; the deleted method's class has no base, so
+    `self.glaze_layer` in it is definite."""
+    target = ItemTarget("kilnworks/vessel.py", "python", "function", "Vessel.glaze_layer")
+    found = _dangling(tmp_path, KILNWORKS, target)
+    assert found == {
+        ("kilnworks/vessel.py", 10, "glaze_layer"): DEFINITE,
+        ("kilnworks/shop.py", 6, "glaze_layer"): DEFINITE,
+        ("kilnworks/shop.py", 11, "glaze_layer"): POSSIBLE,
+        ("kilnworks/shop.py", 15, "glaze_layer"): POSSIBLE,
+    }
+
+
+def test_a_base_class_outside_the_tree_may_provide_the_name(tmp_path: Path) -> None:
+    tree = dict(KILNWORKS)
+    tree["kilnworks/vessel.py"] = tree["kilnworks/vessel.py"].replace(
+        "class Vessel:", "import clay\n\n\n        class Vessel(clay.Body):"
+    )
+    target = ItemTarget("kilnworks/vessel.py", "python", "function", "Vessel.glaze_layer")
+    found = _dangling(tmp_path, tree, target)
+    assert found[("kilnworks/vessel.py", 13, "glaze_layer")] == POSSIBLE
+    assert found[("kilnworks/shop.py", 6, "glaze_layer")] == POSSIBLE
