@@ -24,9 +24,13 @@ def base_names(item: CppItem) -> list[str]:
     return names
 
 
-def declared_by_a_base(item: DeletedCppItem, pool: list[CppItem]) -> bool:
-    """Whether a base of the deleted member's class declares a member of its name: `pool` holds
-    the items of its file and of the files that file includes (a base is declared before use)."""
+def declared_by_a_base(
+    item: DeletedCppItem, pool: list[CppItem], gone: frozenset[tuple[str, str, tuple[str, ...] | None]] = frozenset()
+) -> bool:
+    """Whether a base of the deleted member's class declares a member of its name and signature
+    (either unknown: any of the name) that stays: `pool` holds the items of its file and of the
+    files that file includes (a base is declared before use); `gone` the (name, class, signature)
+    of the member functions the plan deletes, which take no call."""
     if not item.member or not item.visible_namespace or item.kind == "field":
         return False
     classes: dict[str, list[CppItem]] = {}
@@ -41,7 +45,15 @@ def declared_by_a_base(item: DeletedCppItem, pool: list[CppItem]) -> bool:
         if base in seen:
             continue
         seen.add(base)
-        if any(m.name == item.name and m.scope[-1:] == (base,) and is_member(m) and m.function for m in pool):
+        if any(
+            m.name == item.name
+            and m.scope[-1:] == (base,)
+            and is_member(m)
+            and m.function
+            and (item.signature is None or m.signature is None or m.signature == item.signature)
+            and (m.name, base, m.signature) not in gone
+            for m in pool
+        ):
             return True
         pending += [b for cls in classes.get(base, []) for b in base_names(cls)]
     return False
@@ -51,16 +63,19 @@ def without_redeclarations(
     items: list[DeletedCppItem],
     includes_of: Callable[[str], set[str]],
     items_of: Callable[[str], list[CppItem]],
-    memo: dict[tuple[str, str, tuple[str, ...]], bool],
+    memo: dict[tuple[str, str, tuple[str, ...], tuple[str, ...] | None], bool],
 ) -> list[DeletedCppItem]:
-    """`items` less the member functions a base of their class declares too (once per plan)."""
+    """`items` less the member functions a base of their class declares too, and keeps (once per
+    plan)."""
+    gone = frozenset((i.name, i.visible_namespace[-1], i.signature) for i in items if i.member and i.visible_namespace)
     kept = []
     for item in items:
-        key = (item.path, item.name, item.visible_namespace)
+        key = (item.path, item.name, item.visible_namespace, item.signature)
         if key not in memo:
             memo[key] = item.member and declared_by_a_base(
                 item,
                 [*items_of(item.path), *(i for header in sorted(includes_of(item.path)) for i in items_of(header))],
+                gone,
             )
         if not memo[key]:
             kept.append(item)

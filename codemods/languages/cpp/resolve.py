@@ -381,6 +381,7 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
     if _is_local(node, name):
         return None
     visible_enclosing = tuple(n for n in enclosing if n)
+    possible: _Verdict | None = None  # the first possible verdict, where no item is definite
     if (
         not qualifier
         and not absolute
@@ -415,7 +416,8 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
                 return DEFINITE, "name", f"{name} in a member function of {owner} names {full} ({item.path})"
             if not _may_derive(node):
                 continue
-            return (
+            # A later item may be the member of the enclosing class itself (definite).
+            possible = possible or (
                 POSSIBLE,
                 "name",
                 (
@@ -423,7 +425,8 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
                     f"which may derive from {owner}: it may name {full} ({item.path})"
                 ),
             )
-        return (
+            continue
+        possible = possible or (
             POSSIBLE,
             "name",
             (
@@ -431,7 +434,7 @@ def _resolve(node: tree_sitter.Node, name: str, items: list[DeletedCppItem], fac
                 f"argument-dependent lookup may find {full} ({item.path})"
             ),
         )
-    return None
+    return possible
 
 
 def _member_access(

@@ -474,3 +474,26 @@ def test_a_type_named_like_a_deleted_member_function_is_no_use_of_it(tmp_path: P
         Recipe(id="t", summary="", deletions=(ItemTarget("doc.h", "cpp", "declaration", "ink::sheet::value"),)),
     )
     assert [(f.path, f.line) for f in plan.findings if f.code == "dangling-reference"] == [("doc-inl.h", 5)]
+
+
+def test_an_unqualified_call_in_a_derived_class_names_its_own_deleted_member_whatever_the_order(tmp_path: Path) -> None:
+    """The base's member and the derived class's own both go: inside the derived class's member
+    function the call names its own (definite), however the deleted items are listed."""
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "dial.h").write_text(
+        "#pragma once\nclass Dial {\n public:\n  virtual ~Dial() = default;\n  virtual int notch() = 0;\n};\n"
+    )
+    (tmp_path / "knob.h").write_text(
+        '#pragma once\n#include "dial.h"\nclass Knob : public Dial {\n public:\n  int notch() override { return 3; }\n'
+        "  int notch(int turns) { return notch() * turns; }\n};\n"
+    )
+    targets = (
+        ItemTarget("dial.h", "cpp", "declaration", "Dial::notch"),
+        ItemTarget("knob.h", "cpp", "function", "Knob::notch()"),
+    )
+    for ordered in (targets, targets[::-1]):
+        plan = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=ordered))
+        assert [(f.path, f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference"] == [
+            ("knob.h", 6, "definite")
+        ]
