@@ -94,6 +94,8 @@ def expression_type(expression: tree_sitter.Node, items: list[CppItem]) -> tuple
         return typed[0], typed[1] - 1
     if expression.type == "identifier":
         return _variable_type(expression, items)
+    if expression.type == "call_expression":
+        return _returned_type(expression, items)
     if expression.type == "field_expression":
         field = expression.child_by_field_name("field")
         owner = receiver_class(expression, items)
@@ -109,7 +111,14 @@ def _variable_type(variable: tree_sitter.Node, items: list[CppItem]) -> tuple[st
     name = _text(variable).encode()
     local = local_declaration(variable, _text(variable))
     if local is not None:
-        return _declared_type(*local)
+        declared = _declared_type(*local)
+        if declared is None and _text(local[0].child_by_field_name("type")) in ("auto", "const auto"):
+            value = _single_value(local[0])
+            # `auto v = make(..)`, `auto& v = make(..)`: the type a visible function returns.
+            declared = _returned_type(value, items) if value is not None and value.type == "call_expression" else None
+            if declared is not None and "pointer_declarator" in local[1]:
+                declared = None if declared[1] == 0 else (declared[0], declared[1] - 1)
+        return declared
     for owner in member_function_classes(variable):
         typed = _data_member_type(owner, name, items)
         if typed is not None:
@@ -144,13 +153,58 @@ def _declared_type(declaration: tree_sitter.Node, wrappers: tuple[str, ...]) -> 
         not written
         or "array_declarator" in wrappers
         or _DEDUCED.search(written)
-        or _template_parameter(declaration, written)
+        or template_parameter(declaration, written)
     ):
         return None
     return written.replace("*", ""), wrappers.count("pointer_declarator") + written.count("*")
 
 
 _MAKERS = ("make_unique", "make_shared")
+
+
+def _single_value(declaration: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The initialiser of a declaration's one declarator (`auto v = ..;`), None otherwise."""
+    declarators = [c for c in declaration.named_children if c.type == "init_declarator"]
+    return declarators[0].child_by_field_name("value") if len(declarators) == 1 else None
+
+
+def _returned_type(call: tree_sitter.Node, items: list[CppItem]) -> tuple[str, int] | None:
+    """(return type as written, pointer depth) of a call to a function the file or its includes
+    declare: a free function called by its name (`make(..)`, `ns::make(..)`), or a member
+    function of the class whose member function the call is in, called unqualified; None where
+    no such declaration shows, or those of the name do not agree on it (overloads)."""
+    function = call.child_by_field_name("function")
+    if function is None:
+        return None
+    name = function
+    while name.type == "qualified_identifier" and name.child_by_field_name("name") is not None:
+        name = name.child_by_field_name("name")  # type: ignore[assignment]
+    if name.type != "identifier":
+        return None
+    spelled = _text(name)
+    owners = member_function_classes(call) if function.type == "identifier" else set()
+    found: set[tuple[str, int]] = set()
+    for item in items:
+        if not item.function or item.name != spelled:
+            continue
+        member = bool(item.scope) and item.scope[-1] in owners
+        parent = item.node.parent
+        in_class = parent is not None and parent.type == "field_declaration_list"
+        if in_class and not member or item.qualifier and not member:
+            continue
+        node = item.node
+        written = _text(node.child_by_field_name("type"))
+        declarator = node.child_by_field_name("declarator")
+        pointers = 0
+        while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
+            pointers += declarator.type == "pointer_declarator"
+            declarator = declarator.child_by_field_name("declarator") or (
+                declarator.named_children[0] if declarator.named_children else None
+            )
+        if not written or _DEDUCED.search(written) or declarator is None or declarator.type != "function_declarator":
+            return None
+        found.add((written.replace("*", ""), pointers + written.count("*")))
+    return found.pop() if len(found) == 1 else None
 
 
 def _allocated_type(declaration: tree_sitter.Node) -> tuple[str, int] | None:
@@ -222,10 +276,10 @@ def _class_of(written: str, where: tree_sitter.Node) -> str | None:
         return NOT_A_CLASS if bare else None  # `unsigned long`, `long double`: built in
     if bare.startswith("std::"):
         return NOT_A_CLASS
-    return None if _template_parameter(where, bare) else bare
+    return None if template_parameter(where, bare) else bare
 
 
-def _template_parameter(node: tree_sitter.Node, written: str) -> bool:
+def template_parameter(node: tree_sitter.Node, written: str) -> bool:
     """Whether the first name of a written type is a template parameter of a template around `node`."""
     first = re.match(r"\s*(?:(?:const|volatile|typename)\s+)*([A-Za-z_]\w*)", written)
     if first is None:

@@ -21,7 +21,8 @@ A use of a deleted C++ item counts where it can name it:
   `p->f` where the receiver's declared type is its class (receivers.py:
   locals, parameters, data members, pointers, references, smart pointers;
   one the file shows deriving from it too), possibly where the type is not
-  shown (`auto`, a template parameter, a call's result), not on another class;
+  shown (`auto` of an initialiser it does not type, a template parameter, a call to a function no
+    visible declaration types), not on another class;
 * a declaration in a header and its definition are one item when their
   signatures are the same: a surviving declaration of a function whose
   definition is deleted is reported (an in-class declaration of an
@@ -64,7 +65,13 @@ from codemods.languages.cpp.deleted import (
 )
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import NamespaceRegion, in_inactive_branch
-from codemods.languages.cpp.receivers import NOT_A_CLASS, local_declaration, member_function_classes, receiver_class
+from codemods.languages.cpp.receivers import (
+    NOT_A_CLASS,
+    local_declaration,
+    member_function_classes,
+    receiver_class,
+    template_parameter,
+)
 from codemods.languages.cpp.operators import MATCH, UNKNOWN, class_name, operand_match, operator_uses, verdict
 from codemods.languages.cpp.signature import (
     ARITHMETIC,
@@ -642,6 +649,8 @@ def _declared_class(variable: tree_sitter.Node) -> str | None:
     if local is None or "array_declarator" in local[1] or local[1].count("pointer_declarator") > 1:
         return None
     written = node_text(local[0].child_by_field_name("type"))
+    if template_parameter(local[0], written):
+        return None  # `K& k` in a template of K: any class
     return class_name(written) if type_category(written) is None else None
 
 
@@ -663,7 +672,7 @@ def _field_reference(
             if receiver is not None and receiver.type == "this" and inside:
                 return DEFINITE, "member", f"this->{item.name} in a member function of {owner} names {full}"
             declared = _declared_class(receiver) if receiver is not None and receiver.type == "identifier" else None
-            if declared is None and receiver is not None and receiver.type == "field_expression":
+            if declared is None and receiver is not None and receiver.type in ("field_expression", "identifier"):
                 # `ctx.info.flag`: the receiver typed through the file's (and its includes') classes.
                 written = receiver_class(parent, visible())
                 declared = written.split("::")[-1] if written and written != NOT_A_CLASS else None

@@ -28,7 +28,7 @@ KILN = {
     "base.h": '#pragma once\n#include "kiln.h"\nclass Studio {\n protected:\n  Kiln* kiln_;\n};\n',
     "fire.cpp": (
         '#include "base.h"\n'
-        "Kiln& pick();\nint fire() {\n  auto& k = pick();\n  return k.glaze_depth;\n}\n"
+        "template <typename K>\nint fire(K& k) {\n  int depth = 0;\n  return k.glaze_depth;\n}\n"
         "int heat() { return shared_kiln.peak_heat; }\n"
     ),
 }

@@ -2,8 +2,8 @@
 
 `x.f()`, `p->f()`, `r.f()` and `this->f()` call it when the receiver's declared
 type is its class (a local, a parameter, a data member, a pointer, a reference,
-a smart pointer): definite; where the type is not shown (`auto`, a template
-parameter, a call's result): possible; on an object of another class: no use.
+a smart pointer, a call to a function declared to return it, `auto` made so): definite; where
+the type is not shown (`auto` of another initialiser, a template parameter): possible; on an object of another class: no use.
 Expectations are markers in the sources (see tests/resolve_helpers.py).
 """
 
@@ -104,13 +104,13 @@ GUILD_CPP = """
     kiln::Furnace make();
     int deduced() {
       auto f = make();
-      return f.heat(); // MAYBE
+      return f.heat(); // REF
     }
     template <typename Stove>
     int generic(const Stove& s) {
       return s.heat(); // MAYBE
     }
-    int unknown_receiver() { return make().heat(); } // MAYBE
+    int call_result() { return make().heat(); } // REF
     int baked() { return generic(bakery::Oven()); }
 """
 
@@ -497,3 +497,25 @@ def test_an_unqualified_call_in_a_derived_class_names_its_own_deleted_member_wha
         assert [(f.path, f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference"] == [
             ("knob.h", 6, "definite")
         ]
+
+
+def test_an_auto_variable_made_by_a_declared_function_has_the_type_it_returns(tmp_path: Path) -> None:
+    """`auto b = make_bellows();` is a Bellows where an included header declares `Bellows
+    make_bellows()`; a field read on it is a use of Bellows' field, and no use of another struct's
+    field of the same name (`auto t = make_tongs(); t.draft`)."""
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "forge.h").write_text(
+        "#pragma once\nstruct Bellows {\n  int draft;\n  int gust;\n};\nstruct Tongs {\n  int draft;\n};\n"
+        "Bellows make_bellows();\nconst Tongs& make_tongs();\n"
+    )
+    (tmp_path / "smith.cpp").write_text(
+        '#include "forge.h"\nint blow() {\n  auto b = make_bellows();\n  return b.draft;\n}\n'
+        "int grip() {\n  const auto& t = make_tongs();\n  return t.draft;\n}\n"
+    )
+    plan = plan_recipe(
+        tmp_path, Recipe(id="t", summary="", deletions=(ItemTarget("forge.h", "cpp", "field", "Bellows::draft"),))
+    )
+    assert [(f.path, f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference"] == [
+        ("smith.cpp", 4, "definite")
+    ]
