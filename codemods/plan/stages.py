@@ -558,6 +558,22 @@ class DeleteModuleFiles:
         return StepResult(tuple(edits), tuple(findings), deleted=MappingProxyType(items))
 
 
+def _written_at(source: bytes, lines: list[bytes], place: tuple[int, int], position: str, wanted: list[bytes]) -> bool:
+    """Whether an insert rule's lines (`wanted`, stripped; `lines`: the file's, stripped) are
+    there already at one place: the lines just before the place's first line or its own first
+    lines (before), the lines just after its last line or its own last lines (after)."""
+    if not wanted:
+        return True
+    count = len(wanted)
+    first = source.count(b"\n", 0, place[0])
+    last = source.count(b"\n", 0, max(place[1] - 1, place[0]))
+    if position == "before":
+        windows = (lines[max(first - count, 0) : first], lines[first : first + count])
+    else:
+        windows = (lines[last + 1 : last + 1 + count], lines[max(last - count + 1, 0) : last + 1])
+    return any(window == wanted for window in windows)
+
+
 @dataclass(frozen=True)
 class Insert:
     """Edits of the recipe's insert rules: text on its own lines before or after an item or each
@@ -597,7 +613,9 @@ class Insert:
             else:  # the loader refuses such a rule; one made in Python is refused here
                 raise RecipeError(f"insert entry in {rule.path}: give either item or pattern")
             wanted = [line.strip().encode("utf-8") for line in rule.text.split("\n") if line.strip()]
-            if places and b"\n".join(wanted) in b"\n".join(line.strip() for line in source.split(b"\n")):
+            lines = [line.strip() for line in source.split(b"\n")]
+            absent = [p for p in places if not _written_at(source, lines, p, rule.position, wanted)]
+            if places and not absent:
                 findings.append(
                     Finding(
                         rule.path,
@@ -621,7 +639,7 @@ class Insert:
                     )
                 )
                 continue
-            for start, end in places:
+            for start, end in absent:
                 line_start = source.rfind(b"\n", 0, start) + 1
                 indent = source[line_start:start]
                 indent = indent if not indent.strip() else b""

@@ -325,13 +325,17 @@ def _gone(language: str, old: bytes, new: bytes) -> list[Entry]:
     """The items of `old` that `new` lacks."""
     kept = inventory(new, language)
     had = inventory(old, language)
-    gone = [e for key, e in had.items() if key not in kept]
+    gone = [e for key, e in had.items() if key not in kept and not e.ambiguous]
     if language == "cpp" and gone and parse(old, language).root_node.has_error:
         # Where the old file does not parse, an item can be read in the wrong scope (a class body
         # inside an error read as namespace code); the new one's item of its kind, base name and
         # signature is that item, read right.
         same = {(k[0], k[1].split("::")[-1], k[2]) for k in kept}
-        gone = [e for key, e in had.items() if key not in kept and (key[0], key[1].split("::")[-1], key[2]) not in same]
+        gone = [
+            e
+            for key, e in had.items()
+            if key not in kept and not e.ambiguous and (key[0], key[1].split("::")[-1], key[2]) not in same
+        ]
     # An impl block is known by its header and its items' names: one that lost an item is still
     # there. As many go as the header has fewer blocks.
     for header in {key[1] for key in had if key[0] == "impl"}:

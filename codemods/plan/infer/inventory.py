@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import functools
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tree_sitter
 
@@ -40,6 +40,9 @@ class Entry:
     branch: str | None = None
     secondary: bool = False
     ident: tuple[str, ...] = ()  # C++: the key, spelling aside (a name's signature shows only among overloads)
+    # Code known by its text that the file writes more than once: there (so not gone from a file
+    # that writes it once), but never deleted by that text (it does not say which).
+    ambiguous: bool = False
 
 
 # Rust item kinds (of rust_items) -> the `[[delete]]` kind that names them.
@@ -126,7 +129,7 @@ def _code_by_text(
     source: bytes, tree: tree_sitter.Tree, items: list[RustItem], found: dict[tuple[str, ...], Entry]
 ) -> None:
     """Attributes, macro invocations standing alone and match arms, each by the text that names
-    it; one whose text the file writes twice is left out (the residue's rewrite says it)."""
+    it; one whose text the file writes twice is `ambiguous` (the residue's rewrite says it)."""
     named: list[tuple[tuple[str, ...], Entry]] = []
     for node in descendants(tree.root_node, named=True):
         if node.type in ("attribute_item", "inner_attribute_item"):
@@ -152,8 +155,7 @@ def _code_by_text(
             named.append((("match_arm", name), Entry("match_arm", name, start, node.end_byte, secondary=True)))
     twice = {key for key, count in Counter(key for key, _ in named).items() if count > 1}
     for key, entry in named:
-        if key not in twice:
-            found.setdefault(key, entry)
+        found.setdefault(key, replace(entry, ambiguous=True) if key in twice else entry)
 
 
 def _in_trait(node: tree_sitter.Node) -> bool:

@@ -1001,3 +1001,31 @@ def test_a_cpp_class_declared_ahead_and_defined_is_one_item_not_gone(tmp_path: P
         tmp_path, {"shuttle.h": header}, {"shuttle.h": header.replace("        int stale(int x);\n", "")}
     )
     assert 'name = "loom::stale"' in inferred.toml and "Shuttle" not in inferred.toml
+
+
+def test_an_attribute_the_change_writes_a_second_time_is_not_gone(tmp_path: Path) -> None:
+    """The change swaps one attribute for the text of another the file has: that text is still
+    there (twice), so it is not gone; the swap is a deletion and an insertion before the item,
+    which the other place writing the same text does not make "there already"."""
+    before = {
+        "src/pier.rs": """
+        pub fn moor() -> u8 {
+            #[cfg(unix)]
+            let knots = 2;
+            knots
+        }
+
+        #[allow(dead_code)]
+        fn tide() -> u8 {
+            4
+        }
+    """
+    }
+    after = {"src/pier.rs": before["src/pier.rs"].replace("#[allow(dead_code)]", "#[cfg(unix)]")}
+    inferred = _inferred(tmp_path, before, after)
+    assert [line for line in inferred.toml.splitlines() if line.startswith(("kind", "name", "item", "text"))] == [
+        'kind = "attribute"',
+        'name = "#[allow(dead_code)]"',
+        'item = "crate::tide"',
+        'text = "#[cfg(unix)]"',
+    ]
