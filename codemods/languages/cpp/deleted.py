@@ -101,9 +101,13 @@ def deleted_cpp_items(
     found = []
     for item in items:
         node = item.node
-        # A type a source file (no header) defines is its own: another translation unit that names
-        # a type of that name defines or includes its own (unless it includes this file).
-        local = (has_internal_linkage(node) or item.kind in _TYPE_ITEM_KINDS) and not path.endswith(HEADER_SUFFIXES)
+        # A type a source file (no header) defines is its own, and so are the members its body
+        # declares: another translation unit that names a type of that name defines or includes
+        # its own (unless it includes this file).
+        in_body = node.parent is not None and node.parent.type == "field_declaration_list"
+        local = (has_internal_linkage(node) or item.kind in _TYPE_ITEM_KINDS or in_body) and not path.endswith(
+            HEADER_SUFFIXES
+        )
         survivors = tuple(
             dict.fromkeys(
                 Overload(

@@ -519,3 +519,20 @@ def test_an_auto_variable_made_by_a_declared_function_has_the_type_it_returns(tm
     assert [(f.path, f.line, f.certainty) for f in plan.findings if f.code == "dangling-reference"] == [
         ("smith.cpp", 4, "definite")
     ]
+
+
+def test_a_member_of_a_class_a_source_file_defines_is_that_files_own(tmp_path: Path) -> None:
+    """Two test sources each define their own `Probe` class (separate programs): deleting one's
+    field is no use in the other; in its own file the constructor's initializer uses it."""
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    body = "class Probe {\n public:\n  explicit Probe(int* d) : depth_(d) {}\n  int read() { return *depth_; }\n\n private:\n  int* depth_;\n};\n"
+    (tmp_path / "sonar_test.cpp").write_text(body + "int main() { int d = 3; return Probe(&d).read(); }\n")
+    (tmp_path / "radar_test.cpp").write_text(body + "int main() { int d = 4; return Probe(&d).read(); }\n")
+    plan = plan_recipe(
+        tmp_path, Recipe(id="t", summary="", deletions=(ItemTarget("sonar_test.cpp", "cpp", "field", "Probe::depth_"),))
+    )
+    assert sorted({(f.path, f.line) for f in plan.findings if f.code == "dangling-reference"}) == [
+        ("sonar_test.cpp", 3),
+        ("sonar_test.cpp", 4),
+    ]
