@@ -195,6 +195,47 @@ def _emptied_namespaces(
     return kept
 
 
+def _emptied_access_sections(
+    source: bytes, tree: tree_sitter.Tree, deletions: list[Deletion], origin: str
+) -> list[Deletion]:
+    """`deletions` and, for each class body section (`private:` up to the next label or the
+    body's end) whose every member they delete, the label's own line: no empty `private:` stays
+    at the end of a class."""
+
+    def covered(node: tree_sitter.Node) -> bool:
+        return any(d.start <= node.start_byte and node.end_byte <= d.end for d in deletions)
+
+    bodies: list[tree_sitter.Node] = []
+    for deletion in deletions:
+        node = tree.root_node.descendant_for_byte_range(deletion.start, max(deletion.start, deletion.end - 1))
+        while node is not None and node.type != "field_declaration_list":
+            node = node.parent
+        if node is not None and node not in bodies:
+            bodies.append(node)
+    added: list[Deletion] = []
+    for body in bodies:
+        label: tree_sitter.Node | None = None
+        members: list[tree_sitter.Node] = []
+        for child in [*body.named_children, None]:
+            if child is None or child.type == "access_specifier":
+                if label is not None and members and all(covered(m) for m in members) and not covered(label):
+                    line_start = source.rfind(b"\n", 0, label.start_byte) + 1
+                    line_end = source.find(b"\n", label.end_byte)
+                    rest = source[label.end_byte : line_end if line_end >= 0 else len(source)]
+                    if not source[line_start : label.start_byte].strip() and rest.strip() == b":":
+                        added.append(
+                            Deletion(
+                                line_start,
+                                line_end + 1 if line_end >= 0 else len(source),
+                                f"{origin}:cpp-emptied-access",
+                            )
+                        )
+                label, members = child, []
+            elif child.type != "comment":
+                members.append(child)
+    return deletions + added
+
+
 def _code_sibling(node: tree_sitter.Node, step: int) -> tree_sitter.Node | None:
     """The named sibling before (`step` -1) or after (+1) `node` that is not a comment."""
     sibling = node.prev_named_sibling if step < 0 else node.next_named_sibling
@@ -473,6 +514,7 @@ def _settled(
         return deletions
     tree = parsed(source, macros)[0]
     deletions = _emptied_conditionals(source, tree, deletions, origin)
+    deletions = _emptied_access_sections(source, tree, deletions, origin)
     deletions = _emptied_namespaces(masked, tree, deletions, origin)
     return _emptied_conditionals(source, tree, deletions, origin)
 

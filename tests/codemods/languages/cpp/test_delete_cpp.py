@@ -302,3 +302,34 @@ def test_a_comment_heading_a_group_of_overloads_stays_with_the_one_kept():
         int tick_count(const Chart& chart);
         """,
     )
+
+
+def test_a_class_section_left_without_members_loses_its_label():
+    """`private:` whose every member goes goes too; a section that keeps a member keeps its label."""
+    assert_deletes(
+        "cpp",
+        """
+        class Lathe {
+         public:
+          int spin() const { return rpm_; }
+
+         protected:
+          int chuck_ = 0;
+
+         private:
+          // Cached speed.
+          int rpm_cache_ = 0;
+          int rpm_ = 0;
+        };
+        """,
+        [("field", "Lathe::rpm_cache_"), ("field", "Lathe::chuck_")],
+        """
+        class Lathe {
+         public:
+          int spin() const { return rpm_; }
+
+         private:
+          int rpm_ = 0;
+        };
+        """,
+    )
