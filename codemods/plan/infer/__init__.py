@@ -274,7 +274,7 @@ def _rules_beyond(
         ):
             # What no structural rule says (a preprocessor line, code inside a macro's arguments)
             # the file's literal lines say: the plan still parses and checks the result.
-            literal = text_rules(path, result[path] or b"", new[path])
+            literal = text_rules(path, result[path] or b"", new[path], old.get(path))
             if literal is not None:
                 text_rewrites += literal
                 continue

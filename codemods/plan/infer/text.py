@@ -20,14 +20,47 @@ def is_text_rewritten(path: str) -> bool:
     return path.rsplit("/", 1)[-1] in BUILD_FILES
 
 
-def text_rules(path: str, old: bytes, new: bytes) -> list[RewriteRule] | None:
+def text_rules(path: str, old: bytes, new: bytes, original: bytes | None = None) -> list[RewriteRule] | None:
     """The literal rewrites that turn `old` into `new`; None where the text is not UTF-8 or a
-    change cannot be made to stand once in the file."""
+    change cannot be made to stand once in the file. With `original` (the file as read, of which
+    `old` is what the plan's deletions leave), each rule's pattern is the original's lines that
+    hold it, the deleted lines inside it too: rewrites match the file as read, and a deletion
+    inside a rewritten run goes with it."""
     try:
         a = old.decode("utf-8").splitlines(keepends=True)
         b = new.decode("utf-8").splitlines(keepends=True)
+        first = original.decode("utf-8").splitlines(keepends=True) if original is not None else None
     except UnicodeDecodeError:
         return None
+    rules = _rules(path, a, b)
+    if rules is None or first is None or first == a:
+        return None if rules is None else [RewriteRule(path, TEXT, "".join(a[lo:hi]), r) for lo, hi, r in rules]
+    where = _line_map(first, a)
+    text = "".join(first).encode("utf-8")
+    remapped = []
+    for lo, hi, replacement in rules:
+        if where[lo] is None or where[hi - 1] is None:
+            return None  # a line the deletions changed (not removed): no line of the original holds it
+        pattern = "".join(first[where[lo] : where[hi - 1] + 1])  # type: ignore[operator]
+        if len(whole_line_occurrences(text, pattern.encode(), overlapping=True)) != 1:
+            return None
+        remapped.append(RewriteRule(path, TEXT, pattern, replacement))
+    return remapped
+
+
+def _line_map(first: list[str], a: list[str]) -> list[int | None]:
+    """For each line of `a` (the original `first` with lines removed), its line in `first`; None
+    for a line not in it as it is."""
+    where: list[int | None] = [None] * len(a)
+    for tag, i1, _i2, j1, j2 in SequenceMatcher(None, first, a, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(j2 - j1):
+                where[j1 + k] = i1 + k
+    return where
+
+
+def _rules(path: str, a: list[str], b: list[str]) -> list[tuple[int, int, str]] | None:
+    """(first line, end line) of `a` and the replacement text of each widened changed run."""
     blocks = [
         [i1, i2, j1, j2]
         for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
@@ -48,7 +81,7 @@ def text_rules(path: str, old: bytes, new: bytes) -> list[RewriteRule] | None:
         if merged == widened:
             break
         blocks = merged
-    return [RewriteRule(path, TEXT, "".join(a[lo:hi]), "".join(b[jlo:jhi])) for lo, hi, jlo, jhi in widened]
+    return [(lo, hi, "".join(b[jlo:jhi])) for lo, hi, jlo, jhi in widened]
 
 
 def _unique(a: list[str], block: list[int], text: bytes) -> list[int] | None:

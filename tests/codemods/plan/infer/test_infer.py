@@ -1029,3 +1029,37 @@ def test_an_attribute_the_change_writes_a_second_time_is_not_gone(tmp_path: Path
         'item = "crate::tide"',
         'text = "#[cfg(unix)]"',
     ]
+
+
+def test_a_text_rewrite_over_a_deleted_item_is_written_on_the_file_as_read(tmp_path: Path) -> None:
+    """The change removes a whole `#if` block whose forward declaration is an item: the item is
+    a `[[delete]]`, and the block's lines (the declaration among them, as the file is read) a
+    literal rewrite; the plan reproduces the change."""
+    before = {
+        "src/kiosk.h": """
+        #pragma once
+
+        #if defined(KIOSK_TOUCH)
+        #define KIOSK_HAS_PANEL
+        class TouchPanel;
+        #endif
+
+        class Kiosk {
+         public:
+          int open() const { return 1; }
+        };
+    """
+    }
+    after = {
+        "src/kiosk.h": """
+        #pragma once
+
+        class Kiosk {
+         public:
+          int open() const { return 1; }
+        };
+    """
+    }
+    inferred = _inferred(tmp_path, before, after)
+    assert 'name = "TouchPanel"' in inferred.toml and 'language = "text"' in inferred.toml
+    assert "class TouchPanel;" in inferred.toml.split('language = "text"', 1)[1]
