@@ -17,6 +17,8 @@ declaration left with no entry goes with its lines.
 
 from __future__ import annotations
 
+import re
+
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable
@@ -272,7 +274,8 @@ def _remove_from_list(
         out += text[cursor : start - base] + replacement
         cursor = end - base
     out += text[cursor:]
-    return out.decode("utf-8", "replace")
+    # An entry taken from the end of a line leaves no blanks before the line's end.
+    return re.sub(rb"[ \t]+\n", b"\n", bytes(out)).decode("utf-8", "replace")
 
 
 def _render(source: bytes, node: tree_sitter.Node, removed: set[int]) -> str | None:

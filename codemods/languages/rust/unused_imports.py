@@ -17,7 +17,7 @@ from codemods.languages.rust.format import crate_edition
 from codemods.languages.rust.imports import UseEntry, name_uses, removal_edits, unused_entries, use_entries
 from codemods.languages.rust.items import rust_items
 from codemods.languages.rust.resolve.per_plan import plan_resolver
-from codemods.languages.rust.resolve.values import DeletedRustItem
+from codemods.languages.rust.resolve.values import TYPE, Def, DeletedRustItem
 from codemods.parse import node_text, parse
 from codemods.search.files import files_with_words
 from codemods.words import keyword_offsets, word_in
@@ -105,8 +105,43 @@ def _entries_left_unused(path: str, shared: PlanState, deleted: DeletedRecord) -
         memo[path] = []
         return []
     entries = unused_entries(source, planned, dangling, reexport_unused)
+    unnamed = [e for e in entries if not any(e.node.start_byte <= s < e.node.end_byte for s in dangling)]
+    if unnamed:
+        # A trait is used by calls of its methods, which never spell its name: one the tree
+        # declares stays where the file, as the plan leaves it, still calls a method of its.
+        calls = _method_calls(splice(source, planned) if planned else source)
+        kept = {id(e) for e in unnamed if calls and _trait_methods(path, e, shared) & calls}
+        entries = [e for e in entries if id(e) not in kept]
     memo[path] = entries
     return entries
+
+
+def _method_calls(source: bytes) -> set[str]:
+    """The names called as methods in `source` (`.name(`, `.name::<`), by spelling."""
+    return {m.decode() for m in re.findall(rb"\.\s*([A-Za-z_]\w*)\s*(?:\(|::\s*<)", source)}
+
+
+def _trait_methods(path: str, entry: UseEntry, shared: PlanState) -> set[str]:
+    """The method names of the trait the `use` entry of `path` imports, where it resolves to one
+    the tree declares (empty otherwise: a type, a function, another crate's item)."""
+    if not entry.binding:
+        return set()
+    resolver = plan_resolver(shared)
+    methods: set[str] = set()
+    for root, module in resolver.crates.instances(path):
+        for outcome in resolver.paths.lookup((root, module), entry.binding, TYPE):
+            target = outcome.target
+            if not isinstance(target, Def) or target.kind != "trait_item":
+                continue
+            parsed = resolver.scopes.tree(target.file)
+            node = parsed[1].root_node.descendant_for_byte_range(target.start, target.start) if parsed else None
+            while node is not None and node.type != "trait_item":
+                node = node.parent
+            body = node.child_by_field_name("body") if node is not None else None
+            for item in body.named_children if body is not None else ():
+                if item.type in ("function_item", "function_signature_item"):
+                    methods.add(node_text(item.child_by_field_name("name")))
+    return methods
 
 
 def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
