@@ -34,6 +34,7 @@ from codemods.plan.infer.residue import FileResidue, InsertRule, RewordRule, Rew
 from codemods.plan.infer.text import is_text_rewritten, text_rules
 from codemods.plan.infer.tokens import line_of, same_tokens
 from codemods.config.loader import load_recipe
+from codemods.config.recipe import TEXT
 from codemods.plan.planner import USAGE_ERROR, plan_recipe
 from codemods.plan.reword import is_prose
 from codemods.parse import parse
@@ -156,10 +157,14 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     if prose:
         text_notes = list(settled_notes)
         as_text = _rules_beyond(before, recipe_id, deletes, changed, old, new, text_notes, frozenset(prose))
+        # A `use` entry inside a literal rewrite's lines goes with that rewrite (its text says
+        # what the declaration becomes): deleting it too would edit the same text twice.
+        text_deletes = _without_uses_under(deletes, as_text[0], old)
         text_findings: list[Finding] = []
-        texted = _planned(before, _render(recipe_id, deletes, *as_text), old, text_findings)
+        texted = _planned(before, _render(recipe_id, text_deletes, *as_text), old, text_findings)
         if not any(f.path in prose and f.blocking for f in text_findings):
             (rewrites, rules), final, findings, notes = as_text, texted, text_findings, text_notes
+            deletes = text_deletes
             unplaced = [
                 f
                 for f in findings
@@ -220,6 +225,24 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
 def _touched(changed: list[str], old: dict[str, bytes], *results: dict[str, bytes | None]) -> list[str]:
     """The files the change edits, and those a planned result writes although the change does not."""
     return sorted(set(changed) | {p for result in results for p, text in result.items() if text != old.get(p)})
+
+
+def _without_uses_under(deletes: list[_Delete], rewrites: list[RewriteRule], old: dict[str, bytes]) -> list[_Delete]:
+    """`deletes` less the `use` entries that lie inside the lines a literal (text) rewrite of
+    their file replaces, in the file as read."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for rule in rewrites:
+        if rule.language == TEXT and rule.path in old and rule.pattern:
+            at = old[rule.path].find(rule.pattern.encode())
+            if at >= 0:
+                spans.setdefault(rule.path, []).append((at, at + len(rule.pattern.encode())))
+    return [
+        d
+        for d in deletes
+        if not (
+            d.entry.kind == "use" and any(a <= d.entry.start and d.entry.end <= b for a, b in spans.get(d.path, []))
+        )
+    ]
 
 
 def _rules_beyond(

@@ -1063,3 +1063,21 @@ def test_a_text_rewrite_over_a_deleted_item_is_written_on_the_file_as_read(tmp_p
     inferred = _inferred(tmp_path, before, after)
     assert 'name = "TouchPanel"' in inferred.toml and 'language = "text"' in inferred.toml
     assert "class TouchPanel;" in inferred.toml.split('language = "text"', 1)[1]
+
+
+def test_a_use_entry_inside_a_literal_rewrite_is_no_deletion_of_its_own() -> None:
+    """Where a file's change is said as literal text, a `use` entry the text's lines hold goes
+    with that rewrite; deleting it as well would edit the same text twice (overlapping edits)."""
+    from codemods.plan.infer import _Delete, _without_uses_under
+    from codemods.plan.infer.inventory import Entry
+    from codemods.plan.infer.residue import RewriteRule
+
+    source = b"use crate::parts::{\n    Axle, Bolt, Cog,\n};\nuse crate::tools::Awl;\n"
+    inside = _Delete("src/shop.rs", "rust", Entry("use", "crate::parts::Bolt", 30, 34))
+    outside = _Delete("src/shop.rs", "rust", Entry("use", "crate::tools::Awl", 56, 59))
+    item = _Delete("src/shop.rs", "rust", Entry("fn", "crate::fasten", 24, 28))
+    rule = RewriteRule(
+        "src/shop.rs", "text", "use crate::parts::{\n    Axle, Bolt, Cog,\n};\n", "use crate::parts::Axle;\n"
+    )
+    kept = _without_uses_under([inside, outside, item], [rule], {"src/shop.rs": source})
+    assert kept == [outside, item]
