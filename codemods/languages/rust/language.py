@@ -25,7 +25,7 @@ from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
 from codemods.languages.rust.items import matches_name, numbered_name, rust_items
 from codemods.languages.rust.member_references import FIELDS, VARIANTS, field_references, variant_references
 from codemods.languages.rust.members import MEMBER_KINDS
-from codemods.languages.rust.resolve.per_plan import plan_resolver, resolve_ahead, start_searches
+from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver, resolve_ahead, start_searches
 from codemods.languages.rust.unused_imports import imports_left_unused
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.parse import error_nodes, identifier_hits, parse
@@ -78,8 +78,9 @@ def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> Refer
     found: list[Reference] = []
     if deleted.of(RUST):
         resolver = plan_resolver(shared)
-        found += resolver.references_in_file(path, text, deleted.of(RUST))
-        found += rust_exports(path, text, deleted.of(RUST), resolver)
+        targets = live_targets(deleted, shared)
+        found += resolver.references_in_file(path, text, targets)
+        found += rust_exports(path, text, targets, resolver)
     if deleted.of(FIELDS):
         found += field_references(path, text, deleted.of(FIELDS))
     if deleted.of(VARIANTS):

@@ -6,7 +6,6 @@ recipe deletes whose names the file still uses."""
 from __future__ import annotations
 
 import re
-from typing import cast
 
 from codemods.core.registry import RUST, PlanState
 from codemods.edit.codes import Code
@@ -16,8 +15,8 @@ from codemods.languages.resolution import DEFINITE, DeletedRecord
 from codemods.languages.rust.format import crate_edition
 from codemods.languages.rust.imports import UseEntry, name_uses, removal_edits, unused_entries, use_entries
 from codemods.languages.rust.items import rust_items
-from codemods.languages.rust.resolve.per_plan import plan_resolver
-from codemods.languages.rust.resolve.values import TYPE, Def, DeletedRustItem
+from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver
+from codemods.languages.rust.resolve.values import TYPE, Def
 from codemods.parse import node_text, parse
 from codemods.search.files import files_with_words
 from codemods.words import keyword_offsets, word_in
@@ -71,7 +70,7 @@ def _entries_left_unused(path: str, shared: PlanState, deleted: DeletedRecord) -
         return []
     dangling: set[int] = set()
     if deleted.of(RUST) and _imports_a_name(source, [i.name for i in deleted.of(RUST)]):
-        targets = cast(list[DeletedRustItem], deleted.of(RUST))  # the Rust plug-in records DeletedRustItems
+        targets = live_targets(deleted, shared)  # the Rust plug-in records DeletedRustItems
         dangling = {
             r.start for r in plan_resolver(shared).references_in_file(path, source, targets) if r.certainty == DEFINITE
         }

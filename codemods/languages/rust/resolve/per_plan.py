@@ -4,14 +4,18 @@ resolution of many files at once, spread over processes."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from codemods.core.parallel import jobs
 from codemods.core.registry import RUST, PlanState
 from codemods.languages.rust.crates import PathAttributeSearch, package_folder
+from codemods.edit.splice import conflicts, splice
 from codemods.languages.rust.resolve.references import RustResolver
+from codemods.languages.rust.resolve.values import DeletedRustItem
+from codemods.parse import descendants, node_text, parse
 
 # The memo under which `start_searches` keeps the search of the tree's `#[path]` attributes.
 _PATH_ATTRIBUTES = "rust-path-attributes"
@@ -22,6 +26,53 @@ def plan_resolver(shared: PlanState) -> RustResolver:
     return shared.memo(
         RUST, lambda: RustResolver(shared.root, shared.read, shared.memo(_PATH_ATTRIBUTES, lambda: None))
     )
+
+
+def live_targets(deleted: Any, shared: PlanState) -> list[DeletedRustItem]:
+    """The deleted Rust items whose uses are to be found: all of them, but the methods of a deleted
+    trait impl whose type, as the plan leaves its file, derives that trait (`impl Default for
+    Options` replaced by `#[derive(Default)]`: `Options::default()` is the derived one)."""
+    items = cast(list[DeletedRustItem], deleted.of(RUST))
+    if not any(i.trait and i.owner and i.owner_declared_here for i in items):
+        return items
+    derived: dict[tuple[str, str], set[str]] = shared.memo("rust-derived-after-plan", dict)
+    kept = []
+    for item in items:
+        if item.trait and item.owner and item.owner_declared_here:
+            key = (item.path, item.owner)
+            if key not in derived:
+                derived[key] = _derives_after_plan(item.path, item.owner, shared)
+            if item.trait in derived[key]:
+                continue
+        kept.append(item)
+    return kept
+
+
+def _derives_after_plan(path: str, owner: str, shared: PlanState) -> set[str]:
+    """The traits (last path segments) a `#[derive(...)]` of the struct, enum or union `owner`
+    names in `path` as the plan's edits so far leave it; empty where they cannot be applied."""
+    source = shared.read(path)
+    if source is None:
+        return set()
+    edits = sorted(shared.planned(path), key=lambda e: (e.start, e.end))
+    if conflicts(list(edits), source):
+        return set()
+    tree = parse(splice(source, list(edits)), RUST)
+    found: set[str] = set()
+    for node in descendants(tree.root_node, named=True):
+        if (
+            node.type not in ("struct_item", "enum_item", "union_item")
+            or node_text(node.child_by_field_name("name")) != owner
+        ):
+            continue
+        attribute = node.prev_named_sibling
+        while attribute is not None and attribute.type in ("attribute_item", "line_comment", "block_comment"):
+            text = node_text(attribute)
+            if attribute.type == "attribute_item" and re.match(r"#\[\s*derive\s*\(", text):
+                inner = text[text.index("(") + 1 : text.rindex(")")]
+                found |= {part.strip().split("::")[-1] for part in inner.split(",") if part.strip()}
+            attribute = attribute.prev_named_sibling
+    return found
 
 
 def start_searches(state: PlanState, paths: list[str]) -> None:
@@ -40,4 +91,4 @@ def resolve_ahead(files: list[tuple[str, bytes]], deleted: Any, shared: PlanStat
     spread over processes (codemods/core/parallel.py), so that the import stage and `references`
     find them resolved."""
     if deleted.of(RUST):
-        plan_resolver(shared).resolve_files(files, deleted.of(RUST), jobs())
+        plan_resolver(shared).resolve_files(files, live_targets(deleted, shared), jobs())

@@ -34,7 +34,7 @@ from codemods.languages.rust.resolve.values import (
     SourceFile,
     Spelling,
 )
-from codemods.parse import RUST, parse
+from codemods.parse import RUST, node_text, parse
 from codemods.words import word_matches
 
 # Fewer files than this that may use a deleted item are resolved in the plan's own process:
@@ -346,10 +346,21 @@ def deleted_rust_items(path: str, resolved: Iterable[DeletedItem]) -> list[Delet
                 and container.child_by_field_name("trait") is not None
                 and deleted.target.kind not in ("impl", "struct", "enum", "union", "type", "mod")
             )
+            trait_node = container.child_by_field_name("trait") if in_impl and container is not None else None
+            trait = node_text(trait_node).split("<", 1)[0].split("::")[-1].strip() if trait_node is not None else ""
             for name in item.visible_names:
                 found.append(
                     DeletedRustItem(
-                        path, module, name, item.kind, item.node.start_byte, owner, visibility, declared_here, left_impl
+                        path,
+                        module,
+                        name,
+                        item.kind,
+                        item.node.start_byte,
+                        owner,
+                        visibility,
+                        declared_here,
+                        left_impl,
+                        trait,
                     )
                 )
     return found

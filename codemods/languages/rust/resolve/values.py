@@ -38,7 +38,7 @@ class DeletedRustItem:
     the implemented type for a method, and `owner_declared_here` whether the
     file declares that type (then a namesake declared elsewhere is another type);
     `left_impl` whether it is a method taken out of a trait impl that the plan keeps
-    (the trait must then not require it).
+    (the trait must then not require it); `trait` the trait a trait impl's method implements.
     """
 
     path: str
@@ -50,6 +50,7 @@ class DeletedRustItem:
     visibility: str = ""
     owner_declared_here: bool = False
     left_impl: bool = False
+    trait: str = ""  # a trait impl's method: the trait's name (its path's last segment, no generics)
 
 
 @dataclass(frozen=True)
