@@ -34,7 +34,7 @@ REPLAY = f"{PYTHON} -c 'import sys; sys.stdout.write(open(sys.argv[1]).read())' 
 def _run(out, *families, rounds=1, prompt_tokens="32", serve=SERVE, bench=BENCH, repo=ROOT):
     arguments = ["run", "--out", str(out), "--repo", str(repo), "--port", "0", "--rounds", str(rounds),
                  "--prompt-tokens", prompt_tokens, "--serve-cmd", serve, "--bench-cmd", bench,
-                 "--startup-timeout", "20", "--stop-timeout", "10"]  # fmt: skip
+                 "--startup-timeout", "120", "--stop-timeout", "10"]  # fmt: skip
     for family in families:
         arguments += ["--family", family]
     return CliRunner().invoke(main, arguments)
@@ -189,7 +189,7 @@ def test_sigint_stops_the_server_and_records_the_run(tmp_path):
     out = tmp_path / "run"
     interrupt = f"{PYTHON} -c 'import os, signal; os.kill(os.getppid(), signal.SIGINT)' {{port}} {{prompt_tokens}}"
     result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=interrupt)
-    assert result.exit_code == 130
+    assert result.exit_code == 130, (result.output, _records(out) if (out / "runs.jsonl").exists() else None)
     assert "Resume with the same command" in result.output
     (record,) = _records(out)
     assert record["status"] == "interrupted"
