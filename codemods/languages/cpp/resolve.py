@@ -179,7 +179,9 @@ def cpp_references(
         arguments = _call_arguments(node)
         candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
         candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included) and not copied(i)]
-        if node.type == "type_identifier":  # a type's name (`value f();`) never names a function
+        if node.type == "type_identifier" or _in_return_type(node):
+            # A type's name (`value f();`, and where an annotation macro before the return type
+            # left it in an error: `inline_macro value Klass::f() {`) never names a function.
             candidates = [i for i in candidates if i.signature is None]
         if not candidates:
             continue
@@ -235,6 +237,16 @@ def _own_internal_functions(
                 Overload(function_arity(item.node) or (0, None), item.signature)
             )
     return found
+
+
+def _in_return_type(node: tree_sitter.Node) -> bool:
+    """Whether `node` lies in an error node of a function definition before its declarator: the
+    specifiers and return type, which an unknown macro there kept from parsing as a type."""
+    error = node.parent
+    if error is None or error.type != "ERROR" or error.parent is None or error.parent.type != "function_definition":
+        return False
+    declarator = error.parent.child_by_field_name("declarator")
+    return declarator is not None and error.end_byte <= declarator.start_byte
 
 
 def _shadowed(

@@ -536,3 +536,21 @@ def test_a_member_of_a_class_a_source_file_defines_is_that_files_own(tmp_path: P
         ("sonar_test.cpp", 3),
         ("sonar_test.cpp", 4),
     ]
+
+
+def test_a_return_type_behind_an_unknown_macro_never_names_a_deleted_member_function(tmp_path: Path) -> None:
+    """`HOT_PATH gauge Meter::latest() noexcept`: tree-sitter cannot read the macro, so the return
+    type `gauge` lands in an error; it is still a type, no use of the deleted `Meter::gauge()`."""
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "meter.h").write_text(
+        "#pragma once\nstruct gauge {\n  int v;\n};\nclass Meter {\n public:\n  gauge latest() noexcept;\n"
+        "  int gauge();\n};\n"
+    )
+    (tmp_path / "meter.cpp").write_text(
+        '#include "meter.h"\nHOT_PATH gauge Meter::latest() noexcept {\n  return latest();\n}\n'
+    )
+    plan = plan_recipe(
+        tmp_path, Recipe(id="t", summary="", deletions=(ItemTarget("meter.h", "cpp", "declaration", "Meter::gauge"),))
+    )
+    assert [f.render() for f in plan.findings if f.code == "dangling-reference" and f.blocking] == []
