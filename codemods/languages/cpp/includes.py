@@ -34,15 +34,20 @@ def include_lines(source: bytes) -> list[tuple[int, int, str]]:
 
 
 def resolve_include(including: str, written: str, exists: Callable[[str], bool]) -> str | None:
-    """The tree path (relative, POSIX) an `#include "written"` in `including` reads, or None."""
+    """The tree path (relative, POSIX) an `#include "written"` in `including` reads, or None: the
+    including file's folder or one above it, then their `include/`, then their `src/` (the
+    folders a build puts on the include path, `-Iinclude`, `-Isrc`: a test beside `src/` includes
+    its headers so)."""
     folder = posixpath.dirname(including)
-    candidates = []
+    candidates: list[str] = []
+    fallback: list[str] = []
     while True:
         candidates += [posixpath.join(folder, written), posixpath.join(folder, "include", written)]
+        fallback.append(posixpath.join(folder, "src", written))
         if not folder:
             break
         folder = posixpath.dirname(folder)
-    for candidate in candidates:
+    for candidate in candidates + fallback:
         normal = posixpath.normpath(candidate)
         if not normal.startswith("../") and normal != ".." and exists(normal):
             return normal

@@ -554,3 +554,16 @@ def test_a_return_type_behind_an_unknown_macro_never_names_a_deleted_member_func
         tmp_path, Recipe(id="t", summary="", deletions=(ItemTarget("meter.h", "cpp", "declaration", "Meter::gauge"),))
     )
     assert [f.render() for f in plan.findings if f.code == "dangling-reference" and f.blocking] == []
+
+
+def test_a_quoted_include_is_found_in_the_tree_s_src_folder_after_the_including_file_s_own() -> None:
+    """`#include "pump.h"` in `tests/mock_pump.h` reads `tests/pump.h` where there is one, else
+    `src/pump.h` (`-Isrc`), found from any folder up to the root; an `include/` folder comes first."""
+    from codemods.languages.cpp.includes import resolve_include
+
+    tree = {"src/pump.h", "tests/mock_pump.h", "include/valve.h", "src/valve.h"}
+    assert resolve_include("tests/mock_pump.h", "pump.h", tree.__contains__) == "src/pump.h"
+    assert resolve_include("tests/mock_pump.h", "valve.h", tree.__contains__) == "include/valve.h"
+    assert resolve_include("tests/mock_pump.h", "gauge.h", tree.__contains__) is None
+    tree.add("tests/pump.h")
+    assert resolve_include("tests/mock_pump.h", "pump.h", tree.__contains__) == "tests/pump.h"
