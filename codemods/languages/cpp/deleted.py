@@ -93,6 +93,16 @@ class Overload:
         )
 
 
+def _explicit_specialization(node: tree_sitter.Node) -> bool:
+    """Whether the item is an explicit specialization (`template <> char* show(const T&)`): the
+    primary template it specializes is declared elsewhere, so uses of the name keep resolving."""
+    holder = node if node.type == "template_declaration" else node.parent
+    if holder is None or holder.type != "template_declaration":
+        return False
+    parameters = holder.child_by_field_name("parameters")
+    return parameters is not None and not parameters.named_children
+
+
 def deleted_cpp_items(
     path: str, items: list[CppItem], namespace_macros: tuple[tuple[str, str], ...] = (), kept: Sequence[CppItem] = ()
 ) -> list[DeletedCppItem]:
@@ -101,6 +111,8 @@ def deleted_cpp_items(
     found = []
     for item in items:
         node = item.node
+        if _explicit_specialization(node):
+            continue  # `template <> ...`: its name stays the primary template's, which code still uses
         # A type a source file (no header) defines is its own, and so are the members its body
         # declares: another translation unit that names a type of that name defines or includes
         # its own (unless it includes this file).

@@ -567,3 +567,20 @@ def test_a_quoted_include_is_found_in_the_tree_s_src_folder_after_the_including_
     assert resolve_include("tests/mock_pump.h", "gauge.h", tree.__contains__) is None
     tree.add("tests/pump.h")
     assert resolve_include("tests/mock_pump.h", "pump.h", tree.__contains__) == "tests/pump.h"
+
+
+def test_a_deleted_explicit_specialization_leaves_the_name_to_its_primary_template(tmp_path: Path) -> None:
+    """Deleting `template <> int weigh(const Anvil&)` leaves `scale::weigh`, the primary template
+    declared elsewhere: a call of the name is no dangling use."""
+    from codemods import ItemTarget, Recipe, plan_recipe
+
+    (tmp_path / "scale.h").write_text(
+        "#pragma once\nnamespace scale {\ntemplate <typename T>\nint weigh(const T&) {\n  return 0;\n}\n}  // namespace scale\n"
+    )
+    (tmp_path / "anvil_scale.h").write_text(
+        '#pragma once\n#include "scale.h"\nstruct Anvil {};\nnamespace scale {\ntemplate <>\n'
+        "inline int weigh(const Anvil&) {\n  return 90;\n}\n}  // namespace scale\n"
+    )
+    (tmp_path / "forge.cpp").write_text('#include "scale.h"\nint total(const int& x) { return scale::weigh(x); }\n')
+    plan = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(ItemTarget("anvil_scale.h", "cpp", "file"),)))
+    assert [f.render() for f in plan.findings if f.code == "dangling-reference"] == []
