@@ -23,6 +23,7 @@ from codemods.languages.rust.deletion import delete_items
 from codemods.languages.rust.excerpt import excerpt
 from codemods.languages.rust.items import DELETABLE_KINDS as ITEM_KINDS
 from codemods.languages.rust.items import matches_name, numbered_name, rust_items
+from codemods.languages.rust.macro_impls import macro_impl_methods
 from codemods.languages.rust.member_references import FIELDS, VARIANTS, field_references, variant_references
 from codemods.languages.rust.members import MEMBER_KINDS
 from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver, resolve_ahead, start_searches
@@ -81,6 +82,7 @@ def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> Refer
         targets = live_targets(deleted, shared)
         found += resolver.references_in_file(path, text, targets)
         found += rust_exports(path, text, targets, resolver)
+        found += macro_impl_methods(path, text, targets)
     if deleted.of(FIELDS):
         found += field_references(path, text, deleted.of(FIELDS))
     if deleted.of(VARIANTS):

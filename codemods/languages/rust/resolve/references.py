@@ -361,6 +361,7 @@ def deleted_rust_items(path: str, resolved: Iterable[DeletedItem]) -> list[Delet
                         declared_here,
                         left_impl,
                         trait,
+                        container is not None and container.type == "trait_item",
                     )
                 )
     return found

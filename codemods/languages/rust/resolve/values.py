@@ -51,6 +51,7 @@ class DeletedRustItem:
     owner_declared_here: bool = False
     left_impl: bool = False
     trait: str = ""  # a trait impl's method: the trait's name (its path's last segment, no generics)
+    in_trait: bool = False  # a method the trait itself declares (`owner` is the trait)
 
 
 @dataclass(frozen=True)
