@@ -152,6 +152,9 @@ class _Resolver:
     ) -> None:
         self.path = path
         self.classes = classes
+        # The instance attributes each class of the file types (by the class node's id: the tree
+        # lives as long as the resolver).
+        self.attribute_types: dict[int, dict[str, ast.expr]] = {}
         self.text = text
         self.items = [i for i in items if not (len(i.parts) > 1 and _dunder(i.name))]
         self.names = {i.name for i in self.items}
@@ -318,11 +321,34 @@ class _Resolver:
                 return [None, *[_Path(m + (node.id,)) for m in chain[0].star_modules]]
             return [path for b in found.bindings for path in self.instance_of(b, chain[: found.index + 1], depth)]
         if isinstance(node, ast.Attribute):
+            typed = self.instance_attribute(node, chain, depth)
+            if typed is not None:
+                return typed
             inner = self.candidates(node.value, chain, depth)
             if inner is None:
                 return None
             return [None if b is None else b.attribute(node.attr) for b in inner]
         return None
+
+    def instance_attribute(self, node: ast.Attribute, chain: list[_Scope], depth: int) -> list[_Path | None] | None:
+        """`self.attr` in a method, where the methods of its class give `attr` one class only
+        (`self.attr = Klass(...)`, `self.attr: Klass`; `= None` aside): an instance of it."""
+        if not isinstance(node.value, ast.Name) or depth >= 8:
+            return None
+        found = self.lookup(node.value.id, chain)
+        index = found.index
+        if index < 1 or found.scope is None or found.scope.first_parameter != node.value.id:
+            return None
+        owner = chain[index - 1]
+        if not owner.is_class or not isinstance(owner.node, ast.ClassDef):
+            return None
+        attributes = self.attribute_types.get(id(owner.node))
+        if attributes is None:
+            attributes = self.attribute_types[id(owner.node)] = _instance_attributes(owner.node)
+        callee = attributes.get(node.attr)
+        if callee is None:
+            return None
+        return self.instance_of(_Instance(callee), chain[: index - 1], depth + 1)
 
     def instance_of(self, binding: Binding, chain: list[_Scope], depth: int) -> list[_Path | None]:
         """The paths of one binding: an instance's, of what its callee names in `chain` (an
@@ -333,9 +359,15 @@ class _Resolver:
         if callee is None:
             return [None]
         return [
-            None if c is None or c.kind not in (REF, CLASS) else _Path(c.dotted, INSTANCE if c.kind == CLASS else GUESS)
+            None
+            if c is None or c.kind not in (REF, CLASS)
+            else _Path(c.dotted, INSTANCE if self.is_class(c) else GUESS)
             for c in callee
         ]
+
+    def is_class(self, path: _Path) -> bool:
+        """Whether a callee names a class: one the file defines, or (an import) one the tree does."""
+        return path.kind == CLASS or (self.classes is not None and self.classes.find(path.dotted) is not None)
 
     def judge(self, bindings: Sequence[Binding], item: DeletedPythonItem) -> str | None:
         """DEFINITE when every binding names `item`, POSSIBLE when some may, else None. A member
@@ -569,6 +601,49 @@ def _typed_binding(node: ast.AST) -> tuple[str, Binding] | None:
 
 def _dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+def _instance_attributes(klass: ast.ClassDef) -> dict[str, ast.expr]:
+    """The instance attributes that the methods of `klass` give one class only: `self.a =
+    Klass(...)` or `self.a: Klass` (an `= None` aside; any other value makes `a` unknown), `self`
+    being each method's first parameter; by attribute, the class expression."""
+    seen: dict[str, list[ast.expr | None]] = {}
+    for method in klass.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        ordered = [*method.args.posonlyargs, *method.args.args]
+        if not ordered:
+            continue
+        own = ordered[0].arg
+        for statement in ast.walk(method):
+            targets: list[ast.expr] = []
+            value: ast.expr | None = None
+            annotation: ast.expr | None = None
+            if isinstance(statement, ast.Assign):
+                targets, value = statement.targets, statement.value
+            elif isinstance(statement, ast.AnnAssign):
+                targets, value, annotation = [statement.target], statement.value, statement.annotation
+            elif isinstance(statement, ast.AugAssign):
+                targets = [statement.target]
+            for target in targets:
+                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+                    continue
+                if target.value.id != own:
+                    continue
+                kind: ast.expr | None = None
+                if isinstance(annotation, (ast.Name, ast.Attribute)):
+                    kind = annotation
+                elif isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute)):
+                    kind = value.func
+                elif isinstance(value, ast.Constant) and value.value is None and len(targets) == 1:
+                    continue
+                seen.setdefault(target.attr, []).append(kind)
+    result: dict[str, ast.expr] = {}
+    for name, kinds in seen.items():
+        spelled = {ast.dump(k) for k in kinds if k is not None}
+        if None not in kinds and len(spelled) == 1:
+            result[name] = next(k for k in kinds if k is not None)
+    return result
 
 
 def _asserted_classes(body: Sequence[ast.AST]) -> dict[str, ast.expr]:

@@ -265,14 +265,13 @@ KILNWORKS = {
 
 def test_a_member_is_followed_to_the_base_class_that_provides_it_across_modules(tmp_path: Path) -> None:
     """`assert isinstance(p, Klass)` types the parameter; the member of a `Jug` is the `Vessel`'s
-    (its base in another module), of an `Ewer` its own; the deleted method's class has no base, so
-    `self.glaze_layer` in it is definite."""
+    (its base in another module), of an `Ewer` its own (no use); the deleted method's class has no
+    base, so `self.glaze_layer` in it is definite; an untyped parameter's is possible."""
     target = ItemTarget("kilnworks/vessel.py", "python", "function", "Vessel.glaze_layer")
     found = _dangling(tmp_path, KILNWORKS, target)
     assert found == {
         ("kilnworks/vessel.py", 10, "glaze_layer"): DEFINITE,
         ("kilnworks/shop.py", 6, "glaze_layer"): DEFINITE,
-        ("kilnworks/shop.py", 11, "glaze_layer"): POSSIBLE,
         ("kilnworks/shop.py", 15, "glaze_layer"): POSSIBLE,
     }
 
@@ -286,3 +285,46 @@ def test_a_base_class_outside_the_tree_may_provide_the_name(tmp_path: Path) -> N
     found = _dangling(tmp_path, tree, target)
     assert found[("kilnworks/vessel.py", 13, "glaze_layer")] == POSSIBLE
     assert found[("kilnworks/shop.py", 6, "glaze_layer")] == POSSIBLE
+
+
+GREENHOUSE = {
+    "greenhouse/__init__.py": "",
+    "greenhouse/vents.py": """
+        class Vent:
+            def open_wide(self):
+                return 1
+
+
+        class Louvre:
+            def open_wide(self):
+                return 2
+        """,
+    "greenhouse/keeper.py": """
+        from greenhouse.vents import Louvre, Vent
+
+
+        class Keeper:
+            def __init__(self, louvred):
+                self._vent = Vent()
+                self._louvre = None
+                self._either = Louvre() if louvred else Vent()
+                if louvred:
+                    self._louvre = Louvre()
+
+            def air(self):
+                vent = self._vent.open_wide()
+                louvre = self._louvre.open_wide()
+                return vent + louvre + self._either.open_wide()
+        """,
+}
+
+
+def test_an_instance_attribute_its_class_assigns_one_class_types_self_attr(tmp_path: Path) -> None:
+    """`self._vent = Vent()` in a method types `self._vent` (definite); `self._louvre` is a Louvre
+    (its `= None` aside): no use of Vent's method; `self._either` is assigned no call: unknown."""
+    target = ItemTarget("greenhouse/vents.py", "python", "function", "Vent.open_wide")
+    found = _dangling(tmp_path, GREENHOUSE, target)
+    assert found == {
+        ("greenhouse/keeper.py", 13, "open_wide"): DEFINITE,
+        ("greenhouse/keeper.py", 15, "open_wide"): POSSIBLE,
+    }
