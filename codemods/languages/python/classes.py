@@ -46,6 +46,7 @@ class PythonClasses:
         self._read = read
         self._by_tail: dict[tuple[str, ...], str | None] | None = None
         self._modules: dict[str, dict[tuple[str, ...], _Class] | None] = {}
+        self._bound: dict[str, dict[str, tuple[str, ...]]] = {}
 
     def _module_file(self, module: tuple[str, ...]) -> str | None:
         """The file of the module a dotted path names (a tail of its path from the root), None
@@ -62,8 +63,19 @@ class PythonClasses:
 
     def _classes_of(self, path: str) -> dict[tuple[str, ...], _Class] | None:
         if path not in self._modules:
-            self._modules[path] = _read_classes(path, self._read(path))
+            self._modules[path], self._bound[path] = _read_classes(path, self._read(path))
         return self._modules[path]
+
+    def imported(self, module: tuple[str, ...], name: str) -> tuple[str, ...] | None:
+        """What the module `module` (a dotted path) binds `name` to at its top level: an import's
+        target (`from .compat import nested` in a package's `__init__.py`: `pkg.compat.nested`),
+        or the module's own definition (`pkg.nested`); None where the tree has no such module or
+        no plain binding of the name (a star import, an import and a definition both)."""
+        path = self._module_file(module)
+        if path is None:
+            return None
+        self._classes_of(path)
+        return self._bound.get(path, {}).get(name)
 
     def find(self, dotted: tuple[str, ...]) -> _Class | None:
         """The class a dotted path names, None where the tree does not define it (or not once)."""
@@ -110,18 +122,22 @@ class PythonClasses:
         return False
 
 
-def _read_classes(path: str, source: bytes | None) -> dict[tuple[str, ...], _Class] | None:
-    """The classes a module defines (nested ones by their dotted names), None where it does not
-    parse."""
+def _read_classes(
+    path: str, source: bytes | None
+) -> tuple[dict[tuple[str, ...], _Class] | None, dict[str, tuple[str, ...]]]:
+    """The classes a module defines (nested ones by their dotted names; None where it does not
+    parse), and the names its top-level imports bind, with what they name."""
     if source is None:
-        return None
+        return None, {}
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, {}
     module = module_parts(path)
     package = module if path.endswith("__init__.py") else module[:-1]
     bound: dict[str, tuple[str, ...]] = {}  # module-level names: what they name
+    imported_only: set[str] = set()  # names only imports bind
+    own: set[str] = set()  # names the module's own definitions bind
     for node in tree.body:
         for statement in _top_statements(node):
             if isinstance(statement, ast.Import):
@@ -131,6 +147,7 @@ def _read_classes(path: str, source: bytes | None) -> dict[tuple[str, ...], _Cla
                     else:
                         first = alias.name.split(".")[0]
                         bound[first] = (first,)
+                    imported_only.add(alias.asname or alias.name.split(".")[0])
             elif isinstance(statement, ast.ImportFrom):
                 base = tuple(statement.module.split(".")) if statement.module else ()
                 if statement.level:
@@ -139,8 +156,19 @@ def _read_classes(path: str, source: bytes | None) -> dict[tuple[str, ...], _Cla
                 for alias in statement.names:
                     if alias.name != "*":
                         bound[alias.asname or alias.name] = (*base, alias.name)
+                        imported_only.add(alias.asname or alias.name)
             elif isinstance(statement, ast.ClassDef):
                 bound[statement.name] = (*module, statement.name)
+                imported_only.discard(statement.name)
+                own.add(statement.name)
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign)):
+                defined = (
+                    [statement.name]
+                    if not isinstance(statement, ast.Assign)
+                    else [n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+                )
+                imported_only.difference_update(defined)
+                own.update(defined)
     classes: dict[tuple[str, ...], _Class] = {}
     stack: list[tuple[tuple[str, ...], ast.ClassDef]] = [
         ((s.name,), s) for n in tree.body for s in _top_statements(n) if isinstance(s, ast.ClassDef)
@@ -161,7 +189,11 @@ def _read_classes(path: str, source: bytes | None) -> dict[tuple[str, ...], _Cla
                     names.update((a.asname or a.name).split(".")[0] for a in inner.names)
         bases = tuple(_dotted(b, bound) for b in node.bases)
         classes[qualified] = _Class(module, frozenset(names), bases)
-    return classes
+    # A name both imported and defined (a fallback definition under `except ImportError`) is
+    # left out: which binds it is not known here.
+    ever_imported = {n for n in bound if bound[n] != (*module, n)}
+    through = {name: bound[name] for name in imported_only if name in bound and name not in own}
+    return classes, {**through, **{name: (*module, name) for name in own if name not in ever_imported}}
 
 
 def _top_statements(node: ast.stmt) -> list[ast.stmt]:

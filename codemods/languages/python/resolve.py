@@ -385,6 +385,12 @@ class _Resolver:
         """`_match` of a path, where a member of an instance (`Klass.name`) is the member of the
         class that provides it: `Klass` itself or a base (classes.py)."""
         verdict = _match(path.dotted, item)
+        if verdict == POSSIBLE and self.classes is not None and len(path.dotted) >= 2:
+            # Through a package above the item's module: definite where its `__init__` imports
+            # the item from that module (a re-export), no use where it binds the name otherwise.
+            target = self.classes.imported(path.dotted[:-1], path.dotted[-1])
+            if target is not None:
+                return DEFINITE if _match(target, item) == DEFINITE else None
         if verdict is not None or path.kind != MEMBER or self.classes is None or len(path.dotted) < 2:
             return verdict
         provider = self.classes.provider(path.dotted[:-1], path.dotted[-1])
@@ -504,7 +510,7 @@ class _Resolver:
             for item in self.items:
                 if alias.name != item.name:
                     continue
-                verdict = _match(target + (alias.name,), item)
+                verdict = self.member_match(_Path(target + (alias.name,)), item)
                 if verdict:
                     line, col = getattr(alias, "lineno", node.lineno), getattr(alias, "col_offset", node.col_offset)
                     start = self._find(alias.name, self.offset(line, col))

@@ -328,3 +328,27 @@ def test_an_instance_attribute_its_class_assigns_one_class_types_self_attr(tmp_p
         ("greenhouse/keeper.py", 13, "open_wide"): DEFINITE,
         ("greenhouse/keeper.py", 15, "open_wide"): POSSIBLE,
     }
+
+
+def test_an_import_through_a_package_that_reexports_the_item_is_definite(tmp_path: Path) -> None:
+    """`from loom.util import twist` where `loom/util/__init__.py` imports `twist` from the deleted
+    item's module is a use of it (definite); where `__init__` defines its own `twist`, none."""
+    tree = {
+        "loom/__init__.py": "",
+        "loom/util/__init__.py": "from .spindle import twist\n",
+        "loom/util/spindle.py": """
+        def twist(yarn):
+            return yarn
+        """,
+        "mill.py": """
+        from loom.util import twist
+
+
+        def spin(yarn):
+            return twist(yarn)
+        """,
+    }
+    target = ItemTarget("loom/util/spindle.py", "python", "function", "twist")
+    assert set(_dangling(tmp_path, tree, target).values()) == {DEFINITE}
+    tree["loom/util/__init__.py"] = "def twist(yarn):\n    return yarn[::-1]\n"
+    assert _dangling(tmp_path / "own", tree, target) == {}
