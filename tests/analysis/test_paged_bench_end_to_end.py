@@ -187,9 +187,15 @@ def test_failed_requests_are_recorded_and_rerun_on_resume(tmp_path, corpus):
 
 def test_sigint_stops_the_server_and_records_the_run(tmp_path):
     out = tmp_path / "run"
-    interrupt = f"{PYTHON} -c 'import os, signal; os.kill(os.getppid(), signal.SIGINT)' {{port}} {{prompt_tokens}}"
+    # The bench signals its parent, the runner, then waits to be stopped: the interrupt lands while
+    # the runner waits for it, however loaded the machine.
+    interrupt = (
+        f"{PYTHON} -c 'import os, signal, time; os.kill(os.getppid(), signal.SIGINT); time.sleep(30)' "
+        "{port} {prompt_tokens}"
+    )
     result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=interrupt)
-    assert result.exit_code == 130, (result.output, _records(out) if (out / "runs.jsonl").exists() else None)
+    got = [(r["status"], r["message"]) for r in _records(out)] if (out / "runs.jsonl").exists() else None
+    assert result.exit_code == 130, (result.output[-600:], got)
     assert "Resume with the same command" in result.output
     (record,) = _records(out)
     assert record["status"] == "interrupted"

@@ -54,17 +54,10 @@ import tree_sitter
 from codemods.parse import node_text
 from codemods.words import word_in, word_matches
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
-from codemods.languages.cpp.deleted import (
-    HEADER_SUFFIXES,
-    DeletedCppItem,
-    Overload,
-    declaration_of,
-    function_arity,
-    has_internal_linkage,
-    is_member,
-)
+from codemods.languages.cpp.deleted import DeletedCppItem, declaration_of
 from codemods.languages.cpp.items import CppItem, function_declarator, cpp_items, enclosing_scopes, parsed
 from codemods.languages.cpp.preprocessor import NamespaceRegion, in_inactive_branch
+from codemods.languages.cpp.visibility import another_copy, in_return_type, own_internal_functions, shadowed
 from codemods.languages.cpp.receivers import (
     NOT_A_CLASS,
     local_declaration,
@@ -148,7 +141,7 @@ def cpp_references(
     directives = _using(tree.root_node)
     file_items = cpp_items(source, namespace_macros=macros)
     declared = {(i.name, i.scope) for i in file_items}
-    own = _own_internal_functions(file_items, by_name)
+    own = own_internal_functions(file_items, by_name)
     seen: list[list[CppItem]] = []
 
     def visible() -> list[CppItem]:
@@ -161,7 +154,7 @@ def cpp_references(
 
     def copied(item: DeletedCppItem) -> bool:
         if item not in copies:
-            copies[item] = _another_copy(item, path, file_items, included, includes_of, items_of)
+            copies[item] = another_copy(item, path, file_items, included, includes_of, items_of)
         return copies[item]
 
     deleted_definitions: _DeletedDefinitions = {}
@@ -178,8 +171,8 @@ def cpp_references(
             continue
         arguments = _call_arguments(node)
         candidates = by_name[name] if arguments is None else [i for i in by_name[name] if i.takes(arguments)]
-        candidates = [i for i in candidates if not _shadowed(i, path, own, arguments, included) and not copied(i)]
-        if node.type == "type_identifier" or _in_return_type(node):
+        candidates = [i for i in candidates if not shadowed(i, path, own, arguments, included) and not copied(i)]
+        if node.type == "type_identifier" or in_return_type(node):
             # A type's name (`value f();`, and where an annotation macro before the return type
             # left it in an error: `inline_macro value Klass::f() {`) never names a function.
             candidates = [i for i in candidates if i.signature is None]
@@ -218,93 +211,6 @@ def cpp_references(
                 resolution += f"; overload resolution may pick {spelled(name, kept.signature)}, which stays"
             found.append(Reference(path, match.start(), match.end(), name, certainty, kind, resolution))
     return found
-
-
-def _own_internal_functions(
-    file_items: list[CppItem], names: Collection[str]
-) -> dict[tuple[str, tuple[str, ...]], list[Overload]]:
-    """The file's own `static` and anonymous-namespace functions (no members) of the names
-    `names`, as overloads by (name, namespace)."""
-    found: dict[tuple[str, tuple[str, ...]], list[Overload]] = {}
-    for item in file_items:
-        if (
-            item.name in names
-            and item.signature is not None
-            and not is_member(item)
-            and has_internal_linkage(item.node)
-        ):
-            found.setdefault((item.name, item.scope), []).append(
-                Overload(function_arity(item.node) or (0, None), item.signature)
-            )
-    return found
-
-
-def _in_return_type(node: tree_sitter.Node) -> bool:
-    """Whether `node` lies in an error node of a function definition before its declarator: the
-    specifiers and return type, which an unknown macro there kept from parsing as a type."""
-    error = node.parent
-    if error is None or error.type != "ERROR" or error.parent is None or error.parent.type != "function_definition":
-        return False
-    declarator = error.parent.child_by_field_name("declarator")
-    return declarator is not None and error.end_byte <= declarator.start_byte
-
-
-def _shadowed(
-    item: DeletedCppItem,
-    path: str,
-    own: dict[tuple[str, tuple[str, ...]], list[Overload]],
-    arguments: list[str | None] | None,
-    included: Callable[[], Collection[str]],
-) -> bool:
-    """Whether a name the file's own `static` (or anonymous-namespace) function of the deleted
-    item's name and namespace takes names that one: the deleted item is of another file, which
-    this one does not include (an amalgamated header that defines its own copy)."""
-    overloads = own.get((item.name, item.visible_namespace), [])
-    return (
-        bool(overloads)
-        and item.path != path
-        and not item.member
-        and any(arguments is None or o.takes(arguments) for o in overloads)
-        and item.path not in included()
-    )
-
-
-def _another_copy(
-    item: DeletedCppItem,
-    path: str,
-    file_items: list[CppItem],
-    included: Callable[[], Collection[str]],
-    includes_of: Callable[[str], Collection[str]],
-    items_of: Callable[[str], list[CppItem]],
-) -> bool:
-    """Whether a name in the file at `path` names another item of the deleted one's name and
-    namespace that the file sees (in itself or a file it includes): for a deleted forward
-    declaration, any other declaration of its class; otherwise, where the file does not include
-    the deleted item's file, one in a file unrelated to that by includes (neither includes the
-    other): another copy (a tree holding two programs, each with its own header). That is judged
-    only where the deleted item's file shows what it includes: a header, or a file whose quoted
-    includes the tree holds (a definition's own header declaring it is then one of them)."""
-    if item.forward:
-        # A forward declaration deleted leaves the class: any other declaration of it the file
-        # sees (its definition, or another forward declaration) is what the name names.
-        return any(
-            i.name == item.name and i.scope == item.visible_namespace
-            for other in (path, *sorted(included()))
-            if other != item.path
-            for i in (file_items if other == path else items_of(other))
-        )
-    if item.member or item.path == path or item.path in included():
-        return False
-    own = includes_of(item.path)
-    if not own and not item.path.endswith(HEADER_SUFFIXES):
-        return False
-    for other in (path, *sorted(included())):
-        if other in own or item.path in includes_of(other):
-            continue
-        found = file_items if other == path else items_of(other)
-        if any(i.name == item.name and i.scope == item.visible_namespace for i in found):
-            return True
-    return False
 
 
 def _overrides(node: tree_sitter.Node, name: str, items: list[DeletedCppItem]) -> str | None:
