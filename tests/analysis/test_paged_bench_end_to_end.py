@@ -6,6 +6,7 @@ the tree as the default bench template does.
 """
 
 import json
+import signal
 import shlex
 import sys
 
@@ -190,10 +191,15 @@ def test_sigint_stops_the_server_and_records_the_run(tmp_path):
     # The bench signals its parent, the runner, then waits to be stopped: the interrupt lands while
     # the runner waits for it, however loaded the machine.
     interrupt = (
-        f"{PYTHON} -c 'import os, signal, time; os.kill(os.getppid(), signal.SIGINT); time.sleep(30)' "
+        f"{PYTHON} -c 'import os, signal, time; os.kill(os.getppid(), signal.SIGINT); time.sleep(10)' "
         "{port} {prompt_tokens}"
     )
-    result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=interrupt)
+    # Python's own SIGINT handling, whatever a test run before this one left installed.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        result = _run(out, f"gemma3={FAKE_SERVE / 'models' / 'gemma3.json'}", bench=interrupt)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     got = [(r["status"], r["message"]) for r in _records(out)] if (out / "runs.jsonl").exists() else None
     assert result.exit_code == 130, (result.output[-600:], got)
     assert "Resume with the same command" in result.output
