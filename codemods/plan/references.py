@@ -30,6 +30,7 @@ from codemods.core.registry import PlanState, language_for
 from codemods.config.recipe import Workspace
 from codemods.languages.resolution import DEFINITE, DeletedItem, Reference
 from codemods.search.mentions import COMMENT, STRING, classify_spans
+from codemods.words import word_in
 
 DANGLING = Code.DANGLING_REFERENCE
 
@@ -237,7 +238,7 @@ def _spelled_elsewhere(
             continue
         if language_for(path) is None:
             if PurePosixPath(path).suffix.lower() not in PROSE_SUFFIXES:
-                found |= {n for n in wanted if re.search(rb"\b" + re.escape(n.encode()) + rb"\b", text)}
+                found |= {n for n in wanted if word_in(text, [n])}
             continue
         uses = resolved.get(path, set()) if path not in after.refused else set()
         found |= {name for start, name in _code_words(path, text, wanted) if start not in uses}

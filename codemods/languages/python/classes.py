@@ -30,6 +30,16 @@ def module_parts(path: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def from_module(package: tuple[str, ...], node: ast.ImportFrom) -> tuple[str, ...]:
+    """The dotted module a `from ... import` names, from the importing file's `package` (its
+    dotted path; a module's package is its folder): `from .b import x` in package `a` is `a.b`."""
+    module = tuple(node.module.split(".")) if node.module else ()
+    if not node.level:
+        return module
+    up = package[: len(package) - (node.level - 1)] if node.level - 1 <= len(package) else ()
+    return (*up, *module)
+
+
 @dataclass(frozen=True)
 class _Class:
     module: tuple[str, ...]  # the module's dotted path from the tree's root
@@ -149,10 +159,7 @@ def _read_classes(
                         bound[first] = (first,)
                     imported_only.add(alias.asname or alias.name.split(".")[0])
             elif isinstance(statement, ast.ImportFrom):
-                base = tuple(statement.module.split(".")) if statement.module else ()
-                if statement.level:
-                    up = package[: len(package) - (statement.level - 1)] if statement.level - 1 <= len(package) else ()
-                    base = (*up, *base)
+                base = from_module(package, statement)
                 for alias in statement.names:
                     if alias.name != "*":
                         bound[alias.asname or alias.name] = (*base, alias.name)

@@ -32,7 +32,7 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from codemods.languages.python.classes import UNKNOWN, PythonClasses, module_parts
+from codemods.languages.python.classes import UNKNOWN, PythonClasses, from_module, module_parts
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 
 
@@ -180,11 +180,7 @@ class _Resolver:
 
     # Bindings -------------------------------------------------------------------------------
     def import_target(self, node: ast.ImportFrom) -> tuple[str, ...]:
-        module = tuple(node.module.split(".")) if node.module else ()
-        if not node.level:
-            return module
-        package = self.package[: len(self.package) - (node.level - 1)] if node.level > 1 else self.package
-        return package + module
+        return from_module(self.package, node)
 
     def collect(self, scope: _Scope, body: Sequence[ast.AST]) -> None:
         """The bindings of `scope` made by `body` (nested scopes left out, but for their names)."""
