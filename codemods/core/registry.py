@@ -159,7 +159,10 @@ class LanguageOperations(Protocol):
     - `format_excerpt(before, edits, after) -> bytes | None`: a smaller file of `after` (`before`
       with the (start, end, replacement) `edits`) that the formatter leaves as it is only if it
       leaves the edited places of `after` as they are: the planner formats it first, and the
-      whole file only where the formatter changes it (None: no such file, format the whole).
+      whole file only where the formatter changes it (None: no such file, format the whole);
+    - `holds_after(root, path, text, finding) -> bool`: whether a finding `delete_items` made of
+      the file still holds on `text`, the file as every stage of the plan leaves it (a rewrite
+      may take away the last use of an import the recipe deletes): the planner drops the others.
 
     `deletable_kinds` are the item kinds a recipe may delete. `deletes_apart` says that
     `delete_items` may run in a forked process, beside the plan's other files (its values
@@ -186,6 +189,7 @@ class LanguageOperations(Protocol):
     start_searches: Callable[[PlanState, list[str]], None] | None = None
     named_items: Callable[[bytes, Any], list[tuple[int, int, str]]] | None = None
     file_deleted: Callable[[str, bytes, Any], list[Finding]] | None = None
+    holds_after: Callable[[Path, str, bytes, Finding], bool] | None = None
 
     def parse_errors(self, source: bytes, tree: Any, /) -> list[tuple[int, int]]:
         """Byte ranges of the file's syntax errors."""

@@ -293,6 +293,30 @@ def _last_part(name: str) -> str:
 _Apart = tuple[dict[str, FileDeletions], dict[tuple[str, str], list[tuple[int, int]]]]
 
 
+def _holding_after(root: Path, workspace: Workspace, findings: list[Finding]) -> list[Finding]:
+    """Of the stages' `findings`, those that hold on the files as `workspace` holds them (each
+    language's `holds_after`; a finding of a file no language asks about holds)."""
+    kept = []
+    texts: dict[str, bytes | None] = {}
+    for finding in findings:
+        language = language_for(finding.path) if finding.path else None
+        holds = language.operations.holds_after if language is not None else None
+        if holds is not None and finding.path not in texts:
+            source, edits = workspace.read(finding.path), list(workspace.planned(finding.path))
+            # Edits that overlap are the file gate's to refuse: the finding stands.
+            texts[finding.path] = (
+                None if source is None or conflicts(edits, source) else splice(source, sorted(edits, key=_span))
+            )
+        text = texts.get(finding.path)
+        if holds is None or text is None or holds(root, finding.path, text, finding):
+            kept.append(finding)
+    return kept
+
+
+def _span(edit: Edit) -> tuple[int, int]:
+    return edit.start, edit.end
+
+
 def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApart, Forked[_Apart]] | None:
     """Start the deletions in the files whose language deletes apart (`deletes_apart`: C++)
     in a forked process, with the parse errors the check will ask of those files as read and
@@ -503,6 +527,9 @@ def plan_recipe(
                     ),
                     settings=settings,
                 )
+        # A stage's finding may not hold once the later stages' edits are made (a rewrite takes
+        # away the last use of an import the recipe deletes): asked again on the files as they stand.
+        findings[:] = _holding_after(root, workspace, findings)
         say("removing the imports left unused")
         # The files as the stages leave them start formatting now, while the import stage resolves
         # (often for seconds, in other processes): a file that stage does not edit keeps its job.

@@ -24,6 +24,7 @@ def delete_items(
 ) -> Deletions:
     """The edits deleting `targets` (items and members) from the file at `path`, and the findings;
     what goes is added to `deleted` (the resolver's view of it, deleted fields, spelt names)."""
+    given = targets
     targets = [_file_relative(path, source, t) for t in targets]
     items = [RustTarget(t.kind, t.name) for t in targets if t.kind not in MEMBER_KINDS]
     rust = delete_rust_items(path, source, items, origin, absent)
@@ -54,8 +55,9 @@ def delete_items(
         findings += taken.findings
         deleted.spelled += [n for n in taken.names if n not in deleted.spelled]
     edits = deletion_edits(path, source, found) + reshaped
-    if any(t.kind == "use" for t in members):
-        findings += imports_still_used(path, source, edits, [t.name for t in members if t.kind == "use"])
+    uses = [t for t in given if t.kind == "use"]
+    if uses:
+        findings += imports_still_used(path, source, edits, uses)
     return Deletions(tuple(edits), tuple(findings))
 
 

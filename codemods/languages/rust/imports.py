@@ -72,7 +72,7 @@ def _binding(leaf: tree_sitter.Node) -> str | None:
     return None
 
 
-def _use_declarations(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
+def use_declarations(tree: tree_sitter.Tree) -> list[tree_sitter.Node]:
     """The `use` declarations of a file in source order, found where the source spells `use` (the
     keyword is a child of each; nested ones cannot occur): a query walks every node, and a
     file has a few dozen `use`s among hundreds of thousands of nodes."""
@@ -106,7 +106,7 @@ def use_entries(tree: tree_sitter.Tree) -> list[UseEntry]:
         elif node.type in _LEAVES:
             found.append(UseEntry(node, declaration, _binding(node)))
 
-    for node in _use_declarations(tree):
+    for node in use_declarations(tree):
         argument = node.child_by_field_name("argument")
         if argument is not None:
             leaves(argument, node)
@@ -127,7 +127,7 @@ def name_uses(tree: tree_sitter.Tree, names: set[str], through_paths: bool = Tru
     base = root.start_byte  # the root starts at the file's first token, after leading blank lines
     # A node lies inside a `use` declaration exactly when its bytes lie inside the declaration's
     # (they cannot nest): looked up among their ranges, not by climbing the node's ancestors.
-    declarations = [(d.start_byte, d.end_byte) for d in _use_declarations(tree)]
+    declarations = [(d.start_byte, d.end_byte) for d in use_declarations(tree)]
     starts = [start for start, _ in declarations]
     for start, end, name in whole_word_hits(text, names):
         node = root.descendant_for_byte_range(base + start, base + end)

@@ -27,7 +27,7 @@ from codemods.languages.rust.macro_impls import macro_impl_methods
 from codemods.languages.rust.member_references import FIELDS, VARIANTS, field_references, variant_references
 from codemods.languages.rust.members import MEMBER_KINDS
 from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver, resolve_ahead, start_searches
-from codemods.languages.rust.unused_imports import imports_left_unused
+from codemods.languages.rust.unused_imports import imports_left_unused, still_used_after
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.parse import error_nodes, identifier_hits, parse
 
@@ -151,6 +151,7 @@ class RustOperations(LanguageOperations):
     prepare_formatting = staticmethod(rustfmt.prepare_formatting)
     format_excerpt = staticmethod(excerpt)
     start_searches = staticmethod(start_searches)
+    holds_after = staticmethod(still_used_after)
     deletable_kinds = DELETABLE_KINDS
 
 

@@ -6,14 +6,23 @@ recipe deletes whose names the file still uses."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 from codemods.core.registry import RUST, PlanState
 from codemods.edit.codes import Code
 from codemods.edit.splice import splice
-from codemods.edit.values import Edit, Finding, line_col
+from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.languages.resolution import DEFINITE, DeletedRecord
 from codemods.languages.rust.format import crate_edition
-from codemods.languages.rust.imports import UseEntry, name_uses, removal_edits, unused_entries, use_entries
+from codemods.languages.rust.imports import (
+    UseEntry,
+    use_declarations,
+    name_uses,
+    removal_edits,
+    unused_entries,
+    use_entries,
+)
 from codemods.languages.rust.items import rust_items
 from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver
 from codemods.languages.rust.resolve.values import TYPE, Def
@@ -162,15 +171,17 @@ def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
     return re.search(rb"\b(?:crate|self|super)\s*::[\w\s:]*?\b" + re.escape(name.encode()) + rb"\b", source) is None
 
 
-def imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[str]) -> list[Finding]:
-    """A `use` entry the recipe deletes whose name the file still uses after its deletions."""
-    bindings = {name: split for name in names if (split := name.rsplit("::", 1)[-1].strip()) not in ("self", "*")}
+def imports_still_used(path: str, source: bytes, edits: list[Edit], uses: list[ItemTarget]) -> list[Finding]:
+    """A `use` entry the recipe deletes (of `uses`, its targets) whose name the file still uses
+    after its deletions. The planner asks again on the file as the whole plan leaves it
+    (`still_used_after`): a rewrite may take those uses away."""
+    bindings = {t: split for t in uses if (split := t.name.rsplit("::", 1)[-1].strip()) not in ("self", "*")}
     if not bindings:
         return []
     after = parse(splice(source, sorted(edits, key=lambda e: (e.start, e.end))), RUST)
     counts = name_uses(after, set(bindings.values()), through_paths=False)
     findings = []
-    for name, binding in bindings.items():
+    for target, binding in bindings.items():
         if counts[binding]:
             line, col = line_col(source, source.find(binding.encode()))
             findings.append(
@@ -179,9 +190,73 @@ def imports_still_used(path: str, source: bytes, edits: list[Edit], names: list[
                     line,
                     col,
                     Code.IMPORT_STILL_USED,
-                    f"{name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
+                    f"{target.name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
                     f"plan; delete or rewrite those uses too",
                     symbol=binding,
+                    target=target,
                 )
             )
     return findings
+
+
+# The names each edition's prelude brings into every module, by the paths of std, core and alloc
+# that declare them (`std::prelude::rust_20xx`): a deleted `use` of one of these paths leaves the
+# file's uses of the name to the prelude, which names the same item.
+_PRELUDE = {
+    "marker": ("Copy", "Send", "Sized", "Sync", "Unpin"),
+    "ops": ("Drop", "Fn", "FnMut", "FnOnce"),
+    "mem": ("drop",),
+    "boxed": ("Box",),
+    "borrow": ("ToOwned",),
+    "clone": ("Clone",),
+    "cmp": ("PartialEq", "PartialOrd", "Eq", "Ord"),
+    "convert": ("AsRef", "AsMut", "Into", "From"),
+    "default": ("Default",),
+    "iter": ("Iterator", "Extend", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator"),
+    "option": ("Option",),
+    "result": ("Result",),
+    "string": ("String", "ToString"),
+    "vec": ("Vec",),
+}
+_PRELUDE_SINCE = {
+    "2021": {"convert": ("TryFrom", "TryInto"), "iter": ("FromIterator",)},
+    "2024": {"future": ("Future", "IntoFuture")},
+}
+_EDITIONS = ("2015", "2018", "2021", "2024")
+
+
+def prelude_path(path: str, edition: str) -> bool:
+    """Whether the `use` path `path` (`std::future::Future`) names an item the prelude of
+    `edition` brings into every module anyway."""
+    parts = [p.strip() for p in path.lstrip(":").split("::")]
+    if len(parts) != 3 or parts[0] not in ("std", "core", "alloc"):
+        return False
+    module, name = parts[1], parts[2]
+    brought = [*_PRELUDE.get(module, ())]
+    for since, extra in _PRELUDE_SINCE.items():
+        if edition in _EDITIONS and _EDITIONS.index(edition) >= _EDITIONS.index(since):
+            brought += extra.get(module, ())
+    return name in brought
+
+
+def _has_wildcard(node: Any) -> bool:
+    """Whether the `use` declaration `node` imports a glob (`a::*`, `a::{b, *}`)."""
+    return node.type == "use_wildcard" or any(_has_wildcard(c) for c in node.named_children)
+
+
+def still_used_after(root: Path, path: str, text: bytes, finding: Finding) -> bool:
+    """Whether a finding `delete_items` made still holds on `text`, the file as the whole plan
+    leaves it. An `import-still-used` holds where the file still uses the name, unless the deleted
+    path is of an item the crate edition's prelude brings anyway (the uses then name it through
+    the prelude); other findings hold."""
+    if finding.code != Code.IMPORT_STILL_USED or not finding.symbol:
+        return True
+    tree = parse(text, RUST)
+    if (
+        finding.target is not None
+        and prelude_path(finding.target.name, crate_edition(root, path))
+        and not any(e.binding == finding.symbol for e in use_entries(tree))
+        and not any(_has_wildcard(d) for d in use_declarations(tree))
+    ):
+        return False  # (a glob import, or another of the name, would shadow the prelude)
+    return name_uses(tree, {finding.symbol}, through_paths=False)[finding.symbol] > 0

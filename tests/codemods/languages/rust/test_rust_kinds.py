@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import Code, ItemTarget, Recipe, Rewording, apply_recipe, plan_recipe
+from codemods import Code, ItemTarget, PatternRewrite, Recipe, Rewording, apply_recipe, plan_recipe
 from codemods.testing import assert_recipe
 from codemods.write import journal
 
@@ -615,6 +615,62 @@ def test_a_use_entry_whose_name_is_still_used_blocks(tmp_path: Path) -> None:
     )
     plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"))
     assert [f.code for f in plan.blocking] == ["import-still-used"]
+
+
+def test_a_use_entry_whose_last_use_a_rewrite_takes_is_no_finding(tmp_path: Path) -> None:
+    # The deletion alone leaves `Lantern` used (inside a macro's tokens, which no path resolves);
+    # the recipe's rewrite takes that use away: the file as the whole plan leaves it decides.
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/glow.rs": "pub struct Lantern;\npub struct Wick;\n",
+            "src/lib.rs": """
+        pub mod glow;
+        use glow::{Lantern, Wick};
+        macro_rules! lit { () => { Lantern } }
+        pub fn wick() -> Wick { Wick }
+    """,
+        },
+    )
+    deletion = ItemTarget("src/lib.rs", "rust", "use", "glow::Lantern")
+    rewrite = PatternRewrite(
+        "src/lib.rs", "macro_rules! lit { () => { Lantern } }", "macro_rules! lit { () => { () } }"
+    )
+    blocked = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(deletion,)))
+    assert [f.code for f in blocked.blocking] == ["import-still-used"]
+    plan = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(deletion,), rewrites=(rewrite,)))
+    assert not plan.findings, [f.render() for f in plan.findings]
+    assert "use glow::Wick;" in _after(plan, "src/lib.rs")
+    # A rewrite that keeps the use keeps the finding.
+    kept = PatternRewrite("src/lib.rs", "pub fn wick() -> Wick { Wick }", "pub fn wick() -> Wick { Wick {} }")
+    plan = plan_recipe(tmp_path, Recipe(id="t", summary="", deletions=(deletion,), rewrites=(kept,)))
+    assert [f.code for f in plan.blocking] == ["import-still-used"]
+
+
+@pytest.mark.parametrize(
+    ("edition", "extra", "blocks"),
+    [
+        ("2024", "", False),  # the 2024 prelude brings `Future`
+        ("2021", "", True),  # the 2021 one does not
+        ("2024", "use helpers::*;\n", True),  # a glob import would shadow the prelude
+    ],
+)
+def test_a_deleted_import_of_a_prelude_item_leaves_its_uses_to_the_prelude(
+    tmp_path: Path, edition: str, extra: str, blocks: bool
+) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO.replace("2021", edition),
+            "src/lib.rs": "pub mod helpers { pub fn one() -> u8 { 1 } }\n"
+            + extra
+            + "use std::future::Future;\n"
+            + "pub fn ready() -> impl Future<Output = u8> { async { helpers::one() } }\n",
+        },
+    )
+    plan = _plan(tmp_path, ("src/lib.rs", "use", "std::future::Future"))
+    assert [f.code for f in plan.blocking] == (["import-still-used"] if blocks else [])
 
 
 @pytest.mark.parametrize(
