@@ -561,6 +561,7 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                     str(d.get("name", "")).split("::")[-1].split("(")[0] for d in data.get("delete", [])
                 }
                 names = {n for n in names if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)}
+                imported = _private_import_names(data.get("delete", []), parent)
                 kept_by_ablated = _plan_lines(doc)
                 findings = {(f["path"], f["line"]) for f in _blocking(doc)}
                 from codemods.core.registry import language_of
@@ -573,7 +574,9 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                         plus_text = "\n".join(plus).encode()
                         # lines the ablated plan edits too are a deletion or what it derives
                         dropped = set(minus) - kept_by_ablated.get(rel, set())
-                        for line, name in _uses(parent[rel], lang, names, dropped):
+                        # A private `use` the recipe deletes binds its name in its own file only.
+                        here = {n for n in names if n not in imported or rel in imported[n]}
+                        for line, name in _uses(parent[rel], lang, here, dropped):
                             if len(re.findall(rf"\b{re.escape(name)}\b", plus_text.decode())) < sum(
                                 1
                                 for ln in minus
@@ -588,6 +591,24 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                                     result.ablation_missed.append(f"{rel}:{line} {name}")
                 result.ablation = "measured" if result.ablation_expected else "n/a"
     return result
+
+
+def _private_import_names(deletes: list[dict], parent: dict[str, bytes]) -> dict[str, set[str]]:
+    """The names only private `use` entries of the recipe bind (no other target of the name, no
+    `pub use` of it in the parent), each with the files whose entry goes: elsewhere the name is
+    another item's, and a use of it there none of the deleted entry."""
+    imports: dict[str, set[str]] = {}
+    others: set[str] = set()
+    for delete in deletes:
+        name = str(delete.get("name", "")).split("::")[-1].split("(")[0].strip()
+        if delete.get("kind") != "use":
+            others.add(name)
+            continue
+        text = parent.get(str(delete.get("path", "")), b"").decode("utf-8", "replace")
+        if re.search(rf"\bpub(\([^)]*\))?\s+use\b[^;]*\b{re.escape(name)}\b", text):
+            others.add(name)
+        imports.setdefault(name, set()).add(str(delete.get("path", "")))
+    return {n: paths for n, paths in imports.items() if n not in others}
 
 
 def _plan_hunks(document: dict | None) -> dict[str, list[tuple[list[int], list[str]]]]:

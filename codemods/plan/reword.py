@@ -317,7 +317,8 @@ def _normalised(text: str) -> list[str]:
 
 def _width(block: CommentBlock) -> int:
     """The width the block's paragraphs are filled to: rustfmt's comment width (80), unless most
-    wrapped lines of the block are longer (then their longest, at most 100)."""
+    wrapped lines of the block are longer (then their longest, at most 100); unwrapped where no
+    paragraph of the block is wrapped and some of its lines are longer than 80."""
     if block.width is not None:
         return block.width
     words = _words(block)
@@ -327,6 +328,8 @@ def _width(block: CommentBlock) -> int:
         for index, line in enumerate(block.lines)
         if index in paragraph_of and paragraph_of.get(index + 1) == paragraph_of[index]
     )
+    if not wrapped and any(len((line.lead + line.content).rstrip()) > _MIN_WIDTH for line in block.lines):
+        return _UNWRAPPED  # no paragraph wrapped, and lines longer than the width: one line each
     if not wrapped or wrapped[len(wrapped) // 2] <= _MIN_WIDTH:
         return _MIN_WIDTH
     return min(wrapped[-1], _MAX_WIDTH)

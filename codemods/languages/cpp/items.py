@@ -339,6 +339,22 @@ def is_annotation_macro_semicolon(source: bytes, node: tree_sitter.Node) -> bool
     return following is not None and following.type in ("function_definition", "declaration", "template_declaration")
 
 
+def is_deleted_function_misparse(node: tree_sitter.Node) -> bool:
+    """Whether an error node is only the operand tree-sitter-cpp wants after `= delete` on a
+    function declared outside a class (`void f(int) = delete;`, valid since C++11): it reads the
+    `delete` as an expression of an initializer."""
+    expression = node.parent
+    if not node.is_missing or expression is None or expression.type != "delete_expression":
+        return False
+    initializer = expression.parent
+    if initializer is None or initializer.type != "init_declarator" or expression.named_child_count != 1:
+        return False
+    declarator = initializer.child_by_field_name("declarator")
+    while declarator is not None and declarator.type in ("reference_declarator", "pointer_declarator"):
+        declarator = next((c for c in declarator.named_children if c.type.endswith("declarator")), None)
+    return declarator is not None and declarator.type == "function_declarator"
+
+
 def leading_start(source: bytes, node: tree_sitter.Node) -> int:
     """Start of `node` with the annotation macros and comments that belong to it (see the module doc)."""
     first = node

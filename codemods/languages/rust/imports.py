@@ -131,7 +131,7 @@ def name_uses(tree: tree_sitter.Tree, names: set[str], through_paths: bool = Tru
     starts = [start for start, _ in declarations]
     for start, end, name in whole_word_hits(text, names):
         node = root.descendant_for_byte_range(base + start, base + end)
-        if node is not None and node.type == "doc_comment" and _doc_link_target(text, start, end):
+        if node is not None and node.type == "doc_comment" and _doc_link_target(text, start, end, through_paths):
             counts[name] += 1  # rustdoc resolves `[Name]` through the file's imports
             continue
         if (
@@ -164,18 +164,24 @@ _LINK_PREFIXES = (b"", b"crate::", b"self::", b"super::")
 _LINK_ENDS = b"`]:(<!)"
 
 
-def _doc_link_target(text: bytes, start: int, end: int) -> bool:
+def _doc_link_target(text: bytes, start: int, end: int, through_paths: bool = True) -> bool:
     """Whether the word at [start, end) of a doc comment is the first name of an intra-doc link's
-    path: `[Name]`, `` [`Name`] ``, `` [`Name::method`] ``, `[text](Name)`, `[`name()`]`."""
+    path: `[Name]`, `` [`Name`] ``, `` [`Name::method`] ``, `[text](Name)`, `[`name()`]` (not
+    the text of a link given a target, `[Name](path)`, `[Name][label]`). Without `through_paths`,
+    a name behind `crate::` or `super::` is none: it is not reached through an import."""
     if end >= len(text) or text[end : end + 1] not in [bytes([c]) for c in _LINK_ENDS]:
         return False
     head = text[max(0, start - 12) : start]
-    for prefix in _LINK_PREFIXES:
+    for prefix in _LINK_PREFIXES if through_paths else (b"", b"self::"):
         if not head.endswith(prefix):
             continue
         opening = head[: len(head) - len(prefix)]
-        if opening.endswith((b"[", b"[`", b"](", b"](`")):
+        if opening.endswith((b"](", b"](`")):
             return True
+        if opening.endswith((b"[", b"[`")):
+            # `[Name](target)` and `[Name][label]`: the text of a link with a target of its own.
+            close = text.find(b"]", end, end + 200)
+            return close < 0 or text[close + 1 : close + 2] not in (b"(", b"[")
     return False
 
 

@@ -202,7 +202,7 @@ def imports_still_used(path: str, source: bytes, edits: list[Edit], uses: list[I
 # The names each edition's prelude brings into every module, by the paths of std, core and alloc
 # that declare them (`std::prelude::rust_20xx`): a deleted `use` of one of these paths leaves the
 # file's uses of the name to the prelude, which names the same item.
-_PRELUDE = {
+_PRELUDE: dict[str, tuple[str, ...]] = {
     "marker": ("Copy", "Send", "Sized", "Sync", "Unpin"),
     "ops": ("Drop", "Fn", "FnMut", "FnOnce"),
     "mem": ("drop",),
@@ -218,7 +218,7 @@ _PRELUDE = {
     "string": ("String", "ToString"),
     "vec": ("Vec",),
 }
-_PRELUDE_SINCE = {
+_PRELUDE_SINCE: dict[str, dict[str, tuple[str, ...]]] = {
     "2021": {"convert": ("TryFrom", "TryInto"), "iter": ("FromIterator",)},
     "2024": {"future": ("Future", "IntoFuture")},
 }

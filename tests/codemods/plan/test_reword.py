@@ -160,3 +160,50 @@ def test_a_paragraph_reworded_to_nothing_goes_with_the_blank_line_before_it() ->
         Rewording(PATH, item="bobbins", find="Slow: it walks every peg.", replace=""),
     )
     assert findings == []
+
+
+def test_a_block_whose_long_lines_are_never_wrapped_keeps_a_reworded_line_whole() -> None:
+    # No paragraph of the block is wrapped, and one of its lines is longer than 80: its author
+    # writes a paragraph per line, so the reworded item stays one line (here 95 characters).
+    assert_reworded(
+        """
+        /// Optional parts of a kiln:
+        /// - [`Damper`](crate::Damper) to hold the draft steady while the chamber cools after firing
+        /// - [`Vent`] to let steam out
+        pub struct Kiln;
+    """,
+        """
+        /// Optional parts of a kiln:
+        /// - [`Damper`](crate::Damper) to hold the draft steady while the chamber cools after firing
+        /// - [`Vent`](crate::parts::Vent) to let steam out of the chamber while it warms
+        pub struct Kiln;
+    """,
+        Rewording(
+            PATH,
+            item="Kiln",
+            find="- [`Vent`] to let steam out",
+            replace="- [`Vent`](crate::parts::Vent) to let steam out of the chamber while it warms",
+        ),
+    )
+
+
+def test_a_block_of_short_unwrapped_lines_is_still_filled_to_80() -> None:
+    assert_reworded(
+        """
+        /// Optional parts of a kiln:
+        /// - [`Vent`] to let steam out
+        pub struct Kiln;
+    """,
+        """
+        /// Optional parts of a kiln:
+        /// - [`Vent`](crate::parts::Vent) to let steam out of the chamber while it
+        /// warms
+        pub struct Kiln;
+    """,
+        Rewording(
+            PATH,
+            item="Kiln",
+            find="- [`Vent`] to let steam out",
+            replace="- [`Vent`](crate::parts::Vent) to let steam out of the chamber while it warms",
+        ),
+    )

@@ -435,3 +435,24 @@ def test_a_deletion_that_cuts_through_a_parse_error_is_still_refused(tmp_path):
     )
     assert [f.code for f in plan.blocking] in (["unparseable-target"], ["no-such-item"])
     assert plan.changes == ()
+
+
+def test_a_free_function_deleted_with_equals_delete_is_no_syntax_error(tmp_path):
+    # tree-sitter-cpp reads `= delete` outside a class as an initializer wanting an operand; the
+    # declaration is valid C++11, so a rewrite writing one is no parse regression.
+    from codemods import PatternRewrite
+    from codemods.languages.cpp.language import parse_errors
+    from codemods.parse import parse
+
+    for text in (b"void tick(int) = delete;\n", b"template <class T>\nstd::string& label(T&&) = delete;\n"):
+        assert parse_errors(text, parse(text, "cpp")) == []
+    broken = b"int total = delete;\n"  # an initializer that is no deleted function stays an error
+    assert parse_errors(broken, parse(broken, "cpp"))
+    (tmp_path / "clock.h").write_text("namespace clk {\ntemplate <class T>\nvoid tick(T&& when);\n}\n")
+    recipe = Recipe(
+        id="r",
+        summary="",
+        rewrites=(PatternRewrite("clock.h", "void tick(T&& when);", "void tick(T&& when) = delete;"),),
+    )
+    plan = plan_recipe(tmp_path, recipe)
+    assert not plan.findings, [f.render() for f in plan.findings]

@@ -52,7 +52,7 @@ def test_cpp_functions_after_an_attribute_macro_are_in_their_own_namespace(corpu
 
 
 def test_use_declarations_found_by_their_keyword_are_those_a_query_finds(corpus: Path) -> None:
-    from codemods.languages.rust.imports import _use_declarations
+    from codemods.languages.rust.imports import use_declarations
     from codemods.parse import RUST, captures, parse
 
     declarations = 0
@@ -61,7 +61,7 @@ def test_use_declarations_found_by_their_keyword_are_those_a_query_finds(corpus:
         queried = sorted(
             captures(RUST, "(use_declaration) @use", tree.root_node).get("use", []), key=lambda n: n.start_byte
         )
-        assert [(n.start_byte, n.end_byte) for n in _use_declarations(tree)] == [
+        assert [(n.start_byte, n.end_byte) for n in use_declarations(tree)] == [
             (n.start_byte, n.end_byte) for n in queried
         ], path
         declarations += len(queried)

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from codemods import ItemTarget, Recipe, plan_recipe
+from codemods.languages.rust.imports import name_uses
+from codemods.parse import parse
 
 from codemod_helpers import assert_deletes, run_deletion
 from resolve_helpers import write_tree
@@ -521,6 +523,21 @@ def test_an_import_a_doc_link_names_is_kept(tmp_path: Path) -> None:
     plan = _plan(tmp_path, ("src/lib.rs", "fn", "crate::old"))
     assert not plan.blocking, [f.render() for f in plan.blocking]
     assert _after(plan, "src/lib.rs").splitlines()[:2] == ["pub mod units;", "use crate::units::{Celsius, Kelvin};"]
+
+
+@pytest.mark.parametrize(
+    ("doc", "uses"),
+    [
+        ("/// See [`Kelvin`].", 1),
+        ("/// See [`Kelvin`](crate::units::Kelvin).", 0),  # link text: the target is its own path
+        ("/// See [Kelvin][scale].", 0),  # a reference-style link's text
+        ("/// See [`crate::Kelvin`].", 0),  # from the crate root, not through the import
+        ("/// See [`self::Kelvin`].", 1),  # `self::` reaches the module's imports
+    ],
+)
+def test_an_imports_uses_in_doc_links(doc: str, uses: int) -> None:
+    source = f"use crate::units::Kelvin;\n{doc}\npub fn f() {{}}\n".encode()
+    assert name_uses(parse(source, "rust"), {"Kelvin"}, through_paths=False)["Kelvin"] == uses
 
 
 GAUGE_MACROS = """
