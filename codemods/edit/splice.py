@@ -9,6 +9,7 @@ ending, `resolve_inside` says which real file a planned path names, and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -163,6 +164,52 @@ def _common_affixes(old: bytes, new: bytes) -> tuple[int, int]:
         # The common suffix would split the old CRLF from the new bare LF: that LF is inserted.
         suffix -= 1
     return prefix, suffix
+
+
+def edit_through(original: bytes, prior: Sequence[Edit], edit: Edit) -> list[Edit] | None:
+    """`edit`, made on the text `prior` edits leave of `original`, as edits of `original` that
+    leave each prior edit whole: the part of its replacement that differs from the text it
+    replaces, on the bytes of `original` that text came from (the first piece takes the new
+    text, the others go; a deletion between them stays the prior edit's). None where that part
+    would rewrite text a prior edit wrote."""
+    ordered = sorted(prior, key=lambda e: (e.start, e.end))
+    edited = splice(original, ordered)
+    old = edited[edit.start : edit.end]
+    prefix, suffix = _common_affixes(old, edit.replacement)
+    start, end = edit.start + prefix, edit.end - suffix
+    text = edit.replacement[prefix : len(edit.replacement) - suffix]
+    if start == end and not text:
+        return []
+    # The edited text as runs: (start, end) in it, and the original offset of a run read from the
+    # original (None: text a prior edit wrote).
+    runs: list[tuple[int, int, int | None]] = []
+    at_original = at_edited = 0
+    for prior_edit in ordered:
+        kept = prior_edit.start - at_original
+        if kept > 0:
+            runs.append((at_edited, at_edited + kept, at_original))
+            at_edited += kept
+        if prior_edit.replacement:
+            runs.append((at_edited, at_edited + len(prior_edit.replacement), None))
+            at_edited += len(prior_edit.replacement)
+        at_original = prior_edit.end
+    runs.append((at_edited, at_edited + len(original) - at_original, at_original))
+    if start == end:
+        if any(origin is None and low < start < high for low, high, origin in runs):
+            return None
+        low, origin = next((r[0], r[2]) for r in runs if r[2] is not None and r[0] <= start <= r[1])
+        at = (origin or 0) + start - low
+        return [replace(edit, start=at, end=at, replacement=text)]
+    if any(origin is None and low < end and start < high for low, high, origin in runs):
+        return None
+    pieces = [
+        (origin + max(start, low) - low, origin + min(end, high) - low)
+        for low, high, origin in runs
+        if origin is not None and low < end and start < high
+    ]
+    return [
+        replace(edit, start=a, end=b, replacement=text if index == 0 else b"") for index, (a, b) in enumerate(pieces)
+    ]
 
 
 def with_line_endings_of(source: bytes, edits: list[Edit]) -> list[Edit]:

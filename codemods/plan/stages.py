@@ -19,6 +19,7 @@ import tree_sitter
 
 from codemods.edit.codes import Code
 from codemods.edit.item_spans import Deletion, deletion_edits, whole_lines
+from codemods.edit.splice import conflicts, edit_through, splice
 from codemods.edit.errors import LanguageError, RecipeError
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.core.registry import FILE_KIND, LANGUAGES, PlanState, language_of, parsed_languages
@@ -412,6 +413,8 @@ class Rewrite:
                 )
                 scoped = scoped or bool(scopes)
                 edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{self.recipe.id}:rewrite")]
+                if not edits and workspace.planned(path):
+                    edits = self._through_planned(rule, rewrite, workspace, path, source)
                 matched = matched or bool(edits)
                 planned += edits
                 if not matched and not applied and result_pattern is not None:
@@ -430,6 +433,26 @@ class Rewrite:
                     )
                 )
         return StepResult(tuple(planned), tuple(findings))
+
+    def _through_planned(
+        self, rule: PatternRewrite, rewrite: PatternRewriter, workspace: Workspace, path: str, source: bytes
+    ) -> list[Edit]:
+        """A rule that matches nothing in the file as read, applied to the file as the stages
+        before leave it (what a deletion leaves: an emptied body, a shortened list). Each match's
+        change goes on the bytes it came from, the earlier edits left whole; none where a match
+        would change text an earlier stage wrote."""
+        prior = list(workspace.planned(path))
+        if conflicts(prior, source):
+            return []
+        language = rewrite.pattern.language
+        edited = splice(source, sorted(prior, key=lambda e: (e.start, e.end)))
+        tree = parse(edited, language)
+        scopes = (
+            [tree.root_node] if rule.item is None else [s.node for s in item_scopes(language, edited, tree, rule.item)]
+        )
+        found = [e for node in scopes for e in rewrite.edits(path, edited, node, f"{self.recipe.id}:rewrite")]
+        placed = [edit_through(source, prior, e) for e in found]
+        return [] if any(p is None for p in placed) else [e for p in placed if p is not None for e in p]
 
     def _text(self, rule: PatternRewrite, workspace: Workspace, planned: list[Edit], findings: list[Finding]) -> None:
         """A literal rewrite: each place the pattern's lines stand whole, verbatim, replaced."""
