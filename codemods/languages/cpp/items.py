@@ -339,15 +339,26 @@ def is_annotation_macro_semicolon(source: bytes, node: tree_sitter.Node) -> bool
     return following is not None and following.type in ("function_definition", "declaration", "template_declaration")
 
 
-def is_deleted_function_misparse(node: tree_sitter.Node) -> bool:
-    """Whether an error node is only the operand tree-sitter-cpp wants after `= delete` on a
-    function declared outside a class (`void f(int) = delete;`, valid since C++11): it reads the
-    `delete` as an expression of an initializer."""
-    expression = node.parent
-    if not node.is_missing or expression is None or expression.type != "delete_expression":
+def is_grammar_gap(node: tree_sitter.Node) -> bool:
+    """Whether an error node is only what tree-sitter-cpp wants where valid C++11 leaves nothing:
+    the operand after `= delete` on a function declared outside a class (`void f(int) = delete;`,
+    read as a `delete` expression), or the type before a braced default argument
+    (`void f(const Names& n = {"a"})`, read as a compound literal)."""
+    if not node.is_missing or node.parent is None:
         return False
-    initializer = expression.parent
-    if initializer is None or initializer.type != "init_declarator" or expression.named_child_count != 1:
+    parent = node.parent
+    if parent.type == "compound_literal_expression":
+        holder = parent.parent
+        return (
+            node == parent.child_by_field_name("type")
+            and holder is not None
+            and holder.type == "optional_parameter_declaration"
+            and holder.child_by_field_name("default_value") == parent
+        )
+    if parent.type != "delete_expression" or parent.named_child_count != 1:
+        return False
+    initializer = parent.parent
+    if initializer is None or initializer.type != "init_declarator":
         return False
     declarator = initializer.child_by_field_name("declarator")
     while declarator is not None and declarator.type in ("reference_declarator", "pointer_declarator"):

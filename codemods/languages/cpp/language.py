@@ -29,7 +29,7 @@ from codemods.languages.cpp.items import (
     CppTarget,
     cpp_items,
     is_annotation_macro_semicolon,
-    is_deleted_function_misparse,
+    is_grammar_gap,
     is_forward_declaration,
 )
 from codemods.languages.cpp.includes import included_files, include_lines, resolve_include
@@ -42,16 +42,17 @@ from codemods.languages.cpp.format import clang_format, style_file
 
 
 def parse_errors(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int]]:
-    """Syntax errors, less the `;` tree-sitter-cpp misses after an annotation macro line and the
-    operand it wants after a free function's `= delete`, with the namespace macro pairs read as
-    the namespaces they open (preprocessor.py; a recipe's own macros are such pairs too)."""
+    """Syntax errors, less the `;` tree-sitter-cpp misses after an annotation macro line and what
+    it wants where valid C++11 leaves nothing (items.is_grammar_gap), with the namespace macro
+    pairs read as the namespaces they open (preprocessor.py; a recipe's own macros are such pairs
+    too)."""
     masked, _ = masked_namespace_macros(source)
     if masked != source:
         tree = parse(masked, CPP)
     return [
         (n.start_byte, n.end_byte)
         for n in error_nodes(tree)
-        if not is_annotation_macro_semicolon(source, n) and not is_deleted_function_misparse(n)
+        if not is_annotation_macro_semicolon(source, n) and not is_grammar_gap(n)
     ]
 
 

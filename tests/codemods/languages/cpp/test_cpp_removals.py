@@ -437,14 +437,19 @@ def test_a_deletion_that_cuts_through_a_parse_error_is_still_refused(tmp_path):
     assert plan.changes == ()
 
 
-def test_a_free_function_deleted_with_equals_delete_is_no_syntax_error(tmp_path):
-    # tree-sitter-cpp reads `= delete` outside a class as an initializer wanting an operand; the
-    # declaration is valid C++11, so a rewrite writing one is no parse regression.
+def test_valid_cpp11_the_grammar_misreads_is_no_syntax_error(tmp_path):
+    # tree-sitter-cpp reads `= delete` outside a class as an initializer wanting an operand, and a
+    # braced default argument as a compound literal wanting a type; both are valid C++11, so a
+    # rewrite writing one is no parse regression.
     from codemods import PatternRewrite
     from codemods.languages.cpp.language import parse_errors
     from codemods.parse import parse
 
-    for text in (b"void tick(int) = delete;\n", b"template <class T>\nstd::string& label(T&&) = delete;\n"):
+    for text in (
+        b"void tick(int) = delete;\n",
+        b"template <class T>\nstd::string& label(T&&) = delete;\n",
+        b'void chime(const Tones& tones = {"low"}, int n = {});\n',  # braced default arguments
+    ):
         assert parse_errors(text, parse(text, "cpp")) == []
     broken = b"int total = delete;\n"  # an initializer that is no deleted function stays an error
     assert parse_errors(broken, parse(broken, "cpp"))
