@@ -4,6 +4,8 @@ plus small steps that return edits and findings.
 
 from __future__ import annotations
 
+import posixpath
+
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -248,7 +250,9 @@ class Workspace:
                 if not any(part.startswith(".") or part in SKIPPED_DIRS for part in p.split("/")[:-1])
             ]
         elif (self.root / path).is_dir():
-            candidates = [f"{path.rstrip('/')}/{p}" for p in walk_all(self.root / path, SKIPPED_DIRS)]
+            folder = posixpath.normpath(path.rstrip("/"))
+            prefix = "" if folder == "." else f"{folder}/"
+            candidates = [f"{prefix}{p}" for p in walk_all(self.root / path, SKIPPED_DIRS)]
         else:
             return [path]
         return [p for p in candidates if language_of(p) == language or language == TEXT]
