@@ -649,7 +649,9 @@ def _qualifier(node: tree_sitter.Node) -> tuple[tuple[str, ...], bool, tree_sitt
 
 
 def _declared_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The function definition or declaration whose declarator name is `node`, if it is one."""
+    """The function definition or declaration whose declarator name is `node`, if it is one (the
+    `init_declarator` of a function deleted with `= delete` outside a class, which tree-sitter-cpp
+    reads as an initialised declarator: a definition of its own, not a declaration of another)."""
     parent = node.parent
     if parent is None or parent.type != "function_declarator" or parent.child_by_field_name("declarator") != node:
         return None
@@ -661,6 +663,9 @@ def _declared_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
     ):
         current = current.parent
     holder = current.parent
+    if holder is not None and holder.type == "init_declarator" and holder.child_by_field_name("declarator") == current:
+        value = holder.child_by_field_name("value")
+        return holder if value is not None and value.type == "delete_expression" else None
     return (
         holder
         if holder is not None and holder.type in ("function_definition", "declaration", "field_declaration")

@@ -461,3 +461,31 @@ def test_valid_cpp11_the_grammar_misreads_is_no_syntax_error(tmp_path):
     )
     plan = plan_recipe(tmp_path, recipe)
     assert not plan.findings, [f.render() for f in plan.findings]
+
+
+def test_a_function_deleted_with_equals_delete_is_no_use_of_the_definition_that_goes(tmp_path):
+    # The recipe deletes a template's definition and turns its declaration into `= delete`: that
+    # declaration is a (deleted) definition of its own, not a declaration left dangling.
+    from codemods import PatternRewrite
+
+    (tmp_path / "bell.h").write_text(
+        "namespace bell {\n"
+        "template <class T>\n"
+        "int ring(T&& times);\n"
+        "\n"
+        "template <class T>\n"
+        "int ring(T&& times) {\n"
+        "  return static_cast<int>(times);\n"
+        "}\n"
+        "}  // namespace bell\n"
+    )
+    recipe = Recipe(
+        id="r",
+        summary="",
+        deletions=(ItemTarget("bell.h", "cpp", "function", "bell::ring"),),
+        rewrites=(PatternRewrite("bell.h", "int ring(T&& times);", "int ring(T&& times) = delete;"),),
+    )
+    plan = plan_recipe(tmp_path, recipe)
+    assert not plan.blocking, [f.render() for f in plan.blocking]
+    after = plan.changes[0].after.decode()
+    assert "= delete;" in after and "static_cast" not in after
