@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import tree_sitter
 
@@ -413,8 +413,11 @@ class Rewrite:
                 )
                 scoped = scoped or bool(scopes)
                 edits = [e for node in scopes for e in rewrite.edits(path, source, node, f"{self.recipe.id}:rewrite")]
-                if not edits and workspace.planned(path):
-                    edits = self._through_planned(rule, rewrite, workspace, path, source)
+                prior = workspace.planned(path)
+                if prior and (not edits or any(_straddles(e, prior) for e in edits)):
+                    # No place in the file as read, or one across a deletion's edge: the file as
+                    # the deletions leave it is asked (a match inside a deletion goes with it).
+                    edits = self._through_planned(rule, rewrite, workspace, path, source) or edits
                 matched = matched or bool(edits)
                 planned += edits
                 if not matched and not applied and result_pattern is not None:
@@ -479,6 +482,13 @@ class Rewrite:
                     severity="note" if applied or rule.optional else "error",
                 )
             )
+
+
+def _straddles(edit: Edit, prior: Sequence[Edit]) -> bool:
+    """Whether `edit` overlaps one of `prior` without lying inside it."""
+    return any(
+        p.start < edit.end and edit.start < p.end and not (p.start <= edit.start and edit.end <= p.end) for p in prior
+    )
 
 
 @dataclass(frozen=True)

@@ -69,3 +69,32 @@ def test_a_rewrite_of_what_the_engine_wrote_finds_no_place(tmp_path: Path) -> No
     )
     plan = plan_recipe(tmp_path, recipe)
     assert [f.code for f in plan.blocking] == ["rewrite-not-found"]
+
+
+def test_a_match_across_a_deletion_is_taken_from_the_file_as_the_deletion_leaves_it(tmp_path: Path) -> None:
+    # The rule matches the whole function as read, around the statement the recipe deletes: on
+    # the file as the deletion leaves it, its change (the function's name) misses the statement.
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": CARGO,
+            "src/lib.rs": """
+        pub fn tally(n: u8) -> u8 {
+            println!("counting");
+            n + 1
+        }
+    """,
+        },
+    )
+    recipe = Recipe(
+        id="t",
+        summary="",
+        deletions=(ItemTarget("src/lib.rs", "rust", "macro_call", 'println!("counting")'),),
+        rewrites=(
+            PatternRewrite("src/lib.rs", "pub fn tally($$$P) -> u8 { $$$S }", "pub fn total($$$P) -> u8 { $$$S }"),
+        ),
+    )
+    plan = plan_recipe(tmp_path, recipe)
+    assert not plan.findings, [f.render() for f in plan.findings]
+    after = next(c.after.decode() for c in plan.changes if c.path == "src/lib.rs")
+    assert "pub fn total(n: u8) -> u8 {" in after and "counting" not in after
