@@ -157,7 +157,8 @@ CATALOGUE: MappingProxyType[Code, CodeInfo] = MappingProxyType(
             "--allow-dangling (allow_dangling=True)",
         ),
         Code.IMPORT_STILL_USED: CodeInfo(
-            "an import the plan removes is still used by the file", "delete or rewrite those uses too"
+            "an import the plan removes is still used by the file (said at each use left)",
+            "delete or rewrite those uses too",
         ),
         Code.UNREWORDED_MENTION: CodeInfo(
             "a comment or string in the check scope still names a removed symbol",

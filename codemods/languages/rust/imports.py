@@ -115,13 +115,22 @@ def use_entries(tree: tree_sitter.Tree) -> list[UseEntry]:
 
 def name_uses(tree: tree_sitter.Tree, names: set[str], through_paths: bool = True) -> dict[str, int]:
     """How often each of `names` is spelt in the file's code outside `use` declarations
-    (macro bodies included; field and method names are not uses).
+    (`name_use_offsets`)."""
+    counts = dict.fromkeys(names, 0)
+    for _, name in name_use_offsets(tree, names, through_paths):
+        counts[name] += 1
+    return counts
+
+
+def name_use_offsets(tree: tree_sitter.Tree, names: set[str], through_paths: bool = True) -> list[tuple[int, str]]:
+    """(offset in the file, name) of each place one of `names` is spelt in the file's code
+    outside `use` declarations (macro bodies included; field and method names are not uses).
 
     Only the places where a name is spelt as a whole word are looked at (the node there, and its
     ancestors up to a `use` declaration), not every node of the tree. Without `through_paths`, a
     name behind another path (`fmt::Result`) is no use: the question is this file's import's
     uses, not a re-export's, which other crates reach by path."""
-    counts = dict.fromkeys(names, 0)
+    found: list[tuple[int, str]] = []
     root = tree.root_node
     text = root.text or b""
     base = root.start_byte  # the root starts at the file's first token, after leading blank lines
@@ -132,7 +141,7 @@ def name_uses(tree: tree_sitter.Tree, names: set[str], through_paths: bool = Tru
     for start, end, name in whole_word_hits(text, names):
         node = root.descendant_for_byte_range(base + start, base + end)
         if node is not None and node.type == "doc_comment" and _doc_link_target(text, start, end, through_paths):
-            counts[name] += 1  # rustdoc resolves `[Name]` through the file's imports
+            found.append((base + start, name))  # rustdoc resolves `[Name]` through the file's imports
             continue
         if (
             node is None
@@ -145,8 +154,8 @@ def name_uses(tree: tree_sitter.Tree, names: set[str], through_paths: bool = Tru
             continue  # `other::Name` resolves through its path, not through this file's import of Name
         at = bisect_right(starts, node.start_byte) - 1
         if at < 0 or node.end_byte > declarations[at][1]:
-            counts[name] += 1
-    return counts
+            found.append((base + start, name))
+    return found
 
 
 def _qualified(node: tree_sitter.Node) -> bool:

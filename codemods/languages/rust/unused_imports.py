@@ -11,13 +11,14 @@ from typing import Any
 
 from codemods.core.registry import RUST, PlanState
 from codemods.edit.codes import Code
-from codemods.edit.splice import splice
+from codemods.edit.splice import map_offset, splice
 from codemods.edit.values import Edit, Finding, ItemTarget, line_col
 from codemods.languages.resolution import DEFINITE, DeletedRecord
 from codemods.languages.rust.format import crate_edition
 from codemods.languages.rust.imports import (
     UseEntry,
     use_declarations,
+    name_use_offsets,
     name_uses,
     removal_edits,
     unused_entries,
@@ -173,25 +174,32 @@ def _imports_from_another_crate(source: bytes, name: str, edition: str) -> bool:
 
 def imports_still_used(path: str, source: bytes, edits: list[Edit], uses: list[ItemTarget]) -> list[Finding]:
     """A `use` entry the recipe deletes (of `uses`, its targets) whose name the file still uses
-    after its deletions. The planner asks again on the file as the whole plan leaves it
-    (`still_used_after`): a rewrite may take those uses away."""
+    after its deletions: one finding at each such use, as the file is read. The planner asks
+    again on the file as the whole plan leaves it (`still_used_after`): a rewrite may take those
+    uses away."""
     bindings = {t: split for t in uses if (split := t.name.rsplit("::", 1)[-1].strip()) not in ("self", "*")}
     if not bindings:
         return []
-    after = parse(splice(source, sorted(edits, key=lambda e: (e.start, e.end))), RUST)
-    counts = name_uses(after, set(bindings.values()), through_paths=False)
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    after = parse(splice(source, ordered), RUST)
+    offsets = name_use_offsets(after, set(bindings.values()), through_paths=False)
     findings = []
     for target, binding in bindings.items():
-        if counts[binding]:
-            line, col = line_col(source, source.find(binding.encode()))
+        places = [map_offset(ordered, at) for at, name in offsets if name == binding]
+        removal = next(
+            (e for e in ordered if any(o.endswith(f":use:{target.name}") for o in e.origin.split("+"))), None
+        )
+        import_line = line_col(source, removal.start if removal is not None else source.find(binding.encode()))[0]
+        for at in places:
+            line, col = line_col(source, at)
             findings.append(
                 Finding(
                     path,
                     line,
                     col,
                     Code.IMPORT_STILL_USED,
-                    f"{target.name}: the file still uses {binding} ({counts[binding]} time(s)) after the "
-                    f"plan; delete or rewrite those uses too",
+                    f"{target.name}: the file still uses {binding} here ({len(places)} use(s) in all) after the "
+                    f"plan deletes its import (line {import_line}); delete or rewrite those uses too",
                     symbol=binding,
                     target=target,
                 )

@@ -614,7 +614,9 @@ def test_a_use_entry_whose_name_is_still_used_blocks(tmp_path: Path) -> None:
         },
     )
     plan = _plan(tmp_path, ("src/lib.rs", "use", "std::io::Write"))
-    assert [f.code for f in plan.blocking] == ["import-still-used"]
+    # Said at the use that is left (the line to fix), naming the import's line.
+    assert [(f.code, f.line, f.col) for f in plan.blocking] == [("import-still-used", 2, 13)]
+    assert "deletes its import (line 1)" in plan.blocking[0].message
 
 
 def test_a_use_entry_whose_last_use_a_rewrite_takes_is_no_finding(tmp_path: Path) -> None:
