@@ -562,6 +562,7 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                 }
                 names = {n for n in names if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)}
                 imported = _private_import_names(data.get("delete", []), parent)
+                modules = _deleted_python_modules(data.get("delete", []))
                 kept_by_ablated = _plan_lines(doc)
                 findings = {(f["path"], f["line"]) for f in _blocking(doc)}
                 from codemods.core.registry import language_of
@@ -577,6 +578,17 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                         # A private `use` the recipe deletes binds its name in its own file only.
                         here = {n for n in names if n not in imported or rel in imported[n]}
                         for line, name in _uses(parent[rel], lang, here, dropped):
+                            text = parent[rel].split(b"\n")[line - 1].decode("utf-8", "replace")
+                            if (
+                                lang == "python"
+                                and name in modules
+                                and not _names_module(text, *modules[name])
+                                and not any(
+                                    _names_module(other, *modules[name])
+                                    for other in parent[rel].decode("utf-8", "replace").split("\n")
+                                )
+                            ):
+                                continue  # another module of that name (`pkg.compat`, not `pkg.sub.compat`)
                             if len(re.findall(rf"\b{re.escape(name)}\b", plus_text.decode())) < sum(
                                 1
                                 for ln in minus
@@ -591,6 +603,32 @@ def run_one(repo: str, sha: str, language: str, scratch: Path, step_timeout: flo
                                     result.ablation_missed.append(f"{rel}:{line} {name}")
                 result.ablation = "measured" if result.ablation_expected else "n/a"
     return result
+
+
+def _deleted_python_modules(deletes: list[dict]) -> dict[str, tuple[str, str]]:
+    """The Python modules the recipe deletes whole (kind `file`), by name: (their package's
+    name, their name), where no other target has that name."""
+    others = {str(d.get("name", "")).split(".")[-1] for d in deletes if d.get("kind") != "file"}
+    found = {}
+    for delete in deletes:
+        path = str(delete.get("path", ""))
+        if delete.get("kind") == "file" and path.endswith(".py") and "/" in path:
+            folders, stem = path[:-3].rsplit("/", 1)
+            if stem != "__init__" and stem not in others:
+                found[stem] = (folders.rsplit("/", 1)[-1], stem)
+    return found
+
+
+def _names_module(line: str, package: str, name: str) -> bool:
+    """Whether `line` names the module `name` of the package `package`: `package.name`, `from
+    ...package import name`, or a relative import of it (`from . import name`, `from .name`)."""
+    p, n = re.escape(package), re.escape(name)
+    return bool(
+        re.search(rf"\b{p}\s*\.\s*{n}\b", line)
+        or re.search(rf"\bfrom\s+[\w.]*\b{p}\s+import\b[^#]*\b{n}\b", line)
+        or re.search(rf"\bfrom\s+\.+\s*import\b[^#]*\b{n}\b", line)
+        or re.search(rf"\bfrom\s+\.{n}\b", line)
+    )
 
 
 def _private_import_names(deletes: list[dict], parent: dict[str, bytes]) -> dict[str, set[str]]:

@@ -55,3 +55,16 @@ def test_the_ablation_expects_no_finding_at_a_functions_own_binding_of_the_name(
     assert _mined._uses(cpp, "cpp", {"glaze"}, set(range(1, 6))) == [(3, "glaze")]
     python = b"def cure(pot):\n    glaze = pot.glaze\n    return glaze\n\n\ndef glaze():\n    return 0\n"
     assert _mined._uses(python, "python", {"glaze"}, set(range(1, 8))) == [(2, "glaze")]
+
+
+def test_the_ablation_reads_a_deleted_module_or_private_import_by_where_it_binds() -> None:
+    # A deleted Python module's name counts where a line names it under its package.
+    modules = _mined._deleted_python_modules([{"kind": "file", "path": "src/kiln/glaze/firing.py"}])
+    assert modules == {"firing": ("glaze", "firing")}
+    assert _mined._names_module("from kiln.glaze.firing import cone", *modules["firing"])
+    assert _mined._names_module("from kiln.glaze import firing", *modules["firing"])
+    assert not _mined._names_module("from kiln.firing import cone", *modules["firing"])
+    # A private `use` the recipe deletes binds its name in its own file only; a `pub use` anywhere.
+    deletes = [{"kind": "use", "path": "src/a.rs", "name": "std::rc::Rc"}]
+    assert _mined._private_import_names(deletes, {"src/a.rs": b"use std::rc::Rc;\n"}) == {"Rc": {"src/a.rs"}}
+    assert _mined._private_import_names(deletes, {"src/a.rs": b"pub use std::rc::Rc;\n"}) == {}
