@@ -440,10 +440,10 @@ class Rewrite:
     def _through_planned(
         self, rule: PatternRewrite, rewrite: PatternRewriter, workspace: Workspace, path: str, source: bytes
     ) -> list[Edit]:
-        """A rule that matches nothing in the file as read, applied to the file as the stages
-        before leave it (what a deletion leaves: an emptied body, a shortened list). Each match's
-        change goes on the bytes it came from, the earlier edits left whole; none where a match
-        would change text an earlier stage wrote."""
+        """The rule applied to the file as the stages before leave it (what a deletion leaves: an
+        emptied body, a shortened list), where the file as read has no place for it or only one
+        across a deletion's edge. Each match's change goes on the bytes it came from, the earlier
+        edits left whole; none at all where a match would change text an earlier stage wrote."""
         prior = list(workspace.planned(path))
         if conflicts(prior, source):
             return []
