@@ -166,14 +166,15 @@ def _common_affixes(old: bytes, new: bytes) -> tuple[int, int]:
     return prefix, suffix
 
 
-def edit_through(original: bytes, prior: Sequence[Edit], edit: Edit) -> list[Edit] | None:
+def edit_through(original: bytes, prior: Sequence[Edit], edit: Edit, edited: bytes | None = None) -> list[Edit] | None:
     """`edit`, made on the text `prior` edits leave of `original`, as edits of `original` that
     leave each prior edit whole: the part of its replacement that differs from the text it
     replaces, on the bytes of `original` that text came from (the first piece takes the new
     text, the others go; a deletion between them stays the prior edit's). None where that part
-    would rewrite text a prior edit wrote."""
+    would rewrite text a prior edit wrote. `edited` is that text where the caller has it."""
     ordered = sorted(prior, key=lambda e: (e.start, e.end))
-    edited = splice(original, ordered)
+    if edited is None:
+        edited = splice(original, ordered)
     old = edited[edit.start : edit.end]
     prefix, suffix = _common_affixes(old, edit.replacement)
     start, end = edit.start + prefix, edit.end - suffix

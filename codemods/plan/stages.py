@@ -454,7 +454,7 @@ class Rewrite:
             [tree.root_node] if rule.item is None else [s.node for s in item_scopes(language, edited, tree, rule.item)]
         )
         found = [e for node in scopes for e in rewrite.edits(path, edited, node, f"{self.recipe.id}:rewrite")]
-        placed = [edit_through(source, prior, e) for e in found]
+        placed = [edit_through(source, prior, e, edited) for e in found]
         return [] if any(p is None for p in placed) else [e for p in placed if p is not None for e in p]
 
     def _text(self, rule: PatternRewrite, workspace: Workspace, planned: list[Edit], findings: list[Finding]) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from codemods.core.registry import RUST, PlanState
 from codemods.edit.codes import Code
@@ -26,6 +25,7 @@ from codemods.languages.rust.imports import (
 )
 from codemods.languages.rust.items import rust_items
 from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver
+from codemods.languages.rust.resolve.syntax import flatten_use
 from codemods.languages.rust.resolve.values import TYPE, Def
 from codemods.parse import node_text, parse
 from codemods.search.files import files_with_words
@@ -247,11 +247,6 @@ def prelude_path(path: str, edition: str) -> bool:
     return name in brought
 
 
-def _has_wildcard(node: Any) -> bool:
-    """Whether the `use` declaration `node` imports a glob (`a::*`, `a::{b, *}`)."""
-    return node.type == "use_wildcard" or any(_has_wildcard(c) for c in node.named_children)
-
-
 def still_used_after(root: Path, path: str, text: bytes, finding: Finding) -> bool:
     """Whether a finding `delete_items` made still holds on `text`, the file as the whole plan
     leaves it. An `import-still-used` holds where the file still uses the name, unless the deleted
@@ -264,7 +259,12 @@ def still_used_after(root: Path, path: str, text: bytes, finding: Finding) -> bo
         finding.target is not None
         and prelude_path(finding.target.name, crate_edition(root, path))
         and not any(e.binding == finding.symbol for e in use_entries(tree))
-        and not any(_has_wildcard(d) for d in use_declarations(tree))
+        and not any(
+            leaf.name is None  # a glob (`a::*`, `a::{b, *}`)
+            for declaration in use_declarations(tree)
+            if (argument := declaration.child_by_field_name("argument")) is not None
+            for leaf in flatten_use(argument, ())
+        )
     ):
         return False  # (a glob import, or another of the name, would shadow the prelude)
     return name_uses(tree, {finding.symbol}, through_paths=False)[finding.symbol] > 0
