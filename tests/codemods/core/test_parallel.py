@@ -197,3 +197,21 @@ def test_cpp_deletions_in_a_forked_process_plan_what_one_process_plans(tmp_path)
     assert runs["2"]["plan"] == runs["1"]["plan"]
     paths = [c["path"] for c in runs["1"]["plan"]["changes"]]
     assert any(p.endswith(".cpp") for p in paths) and any(p.endswith(".rs") for p in paths)
+
+
+def test_a_package_too_large_for_one_share_is_dealt_by_folder():
+    """A package over half a share goes to the shares folder by folder (a module subtree's files
+    together, sharing its `mod.rs` scopes), not file by file; every file is dealt once."""
+
+    class Package:
+        dir = "big"
+
+    folders = ["orders", "ledger", "stock", "audit", "payroll"]
+    files = [(f"big/src/{folder}/part_{i}.rs", b"x" * 40) for folder in folders for i in range(3)]
+    files.append(("big/src/lib.rs", b"x" * 30))
+    shares = resolve.deal_shares(files, lambda path: Package(), 2)
+    assert sorted(path for share in shares for path, _ in share) == sorted(path for path, _ in files)
+    for folder in folders:
+        holding = [i for i, share in enumerate(shares) if any(p.startswith(f"big/src/{folder}/") for p, _ in share)]
+        assert len(holding) == 1, folder
+    assert sorted(sum(len(s) for _, s in share) for share in shares) == [270, 360]

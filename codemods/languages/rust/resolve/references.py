@@ -292,19 +292,15 @@ def deal_shares(
 ) -> list[list[FileText]]:
     """`pending` dealt to at most `processes` shares of about as many bytes each. A package's files
     go to one share (its module tree is then resolved once), unless it holds more than half a
-    share's bytes; the groups are dealt largest first to the share with the fewest bytes so far."""
+    share's bytes: then its folders do, each (split the same way, down to single files) holding at
+    most half a share, so that the files of one module subtree still share the scopes of its
+    `mod.rs` files. The groups are dealt largest first to the share with the fewest bytes so far."""
     by_package: dict[str, list[FileText]] = {}
     for path, source in pending:
         package = package_of(path)
         by_package.setdefault(package.dir if package is not None else "", []).append((path, source))
     half_share = sum(len(source) for _, source in pending) / processes / 2
-    groups = [
-        group
-        for files_of_package in by_package.values()
-        for group in (
-            [[file] for file in files_of_package] if _size(files_of_package) > half_share else [files_of_package]
-        )
-    ]
+    groups = [group for files in by_package.values() for group in _folder_groups(files, half_share)]
     shares: list[list[FileText]] = [[] for _ in range(processes)]
     loads = [0] * processes
     for group in sorted(groups, key=lambda files: -_size(files)):
@@ -312,6 +308,27 @@ def deal_shares(
         shares[least] += group
         loads[least] += _size(group)
     return [share for share in shares if share]
+
+
+def _folder_groups(files: list[FileText], most: float, depth: int = 0) -> list[list[FileText]]:
+    """`files` (paths sharing their first `depth` folders) as one group if they hold at most `most`
+    bytes, else split by their next folder (the files of the folder itself one group), each part
+    split again the same way; a single file, however large, is a group of its own."""
+    if _size(files) <= most or len(files) == 1:
+        return [files]
+    by_folder: dict[str, list[FileText]] = {}
+    for path, source in files:
+        parts = path.split("/")
+        by_folder.setdefault(parts[depth] if depth < len(parts) - 1 else "", []).append((path, source))
+    if len(by_folder) == 1 and "" not in by_folder:
+        return _folder_groups(files, most, depth + 1)
+    groups: list[list[FileText]] = []
+    for folder, inside in by_folder.items():
+        if not folder:
+            groups += [inside] if _size(inside) <= most else [[file] for file in inside]
+        else:
+            groups += _folder_groups(inside, most, depth + 1)
+    return groups
 
 
 def _size(files: Iterable[FileText]) -> int:
