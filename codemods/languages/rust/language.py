@@ -26,8 +26,15 @@ from codemods.languages.rust.items import matches_name, numbered_name, rust_item
 from codemods.languages.rust.macro_impls import macro_impl_methods
 from codemods.languages.rust.member_references import FIELDS, VARIANTS, field_references, variant_references
 from codemods.languages.rust.members import MEMBER_KINDS
-from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver, resolve_ahead, start_searches
-from codemods.languages.rust.unused_imports import imports_left_unused, still_used_after
+from codemods.languages.rust.resolve.per_plan import (
+    FileAhead,
+    live_targets,
+    plan_resolver,
+    resolve_ahead,
+    start_searches,
+    worked_ahead,
+)
+from codemods.languages.rust.unused_imports import imports_ahead, imports_left_unused, still_used_after
 from codemods.languages.scope import Scope, after_previous_sibling
 from codemods.parse import error_nodes, identifier_hits, parse
 
@@ -89,26 +96,22 @@ def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> Refer
         found += variant_references(path, text, deleted.of(VARIANTS))
     # A cxx bridge declares C++ items only: deleted items of other languages (Python's) never link.
     found += cpp_declarations(path, text, [i for i in deleted.foreign(RUST) if i in deleted.of(CPP)])
-    return References(tuple(_compiled_by_no_build(text, found, shared)))
+    return References(tuple(_compiled_by_no_build(path, text, found, shared)))
 
 
-def _compiled_by_no_build(text: bytes, found: list[Reference], shared: PlanState) -> list[Reference]:
+def _compiled_by_no_build(path: str, text: bytes, found: list[Reference], shared: PlanState) -> list[Reference]:
     """`found`, a definite use under a `#[cfg(flag)]` whose custom flag nothing in the tree sets
-    made possible (cfg_flags.py): no build the tree describes compiles it."""
+    made possible (cfg_flags.py): no build the tree describes compiles it. The text is parsed
+    here only where no forked process worked out the `#[cfg]` around each definite use."""
     if not any(r.certainty == DEFINITE for r in found) or b"cfg" not in text:
         return found
-    flags: dict[str, bool] = shared.memo("rust_cfg_flags_set", dict)
-
-    def is_set(name: str) -> bool:
-        if name not in flags:
-            flags[name] = flag_is_set(shared.root, name)
-        return flags[name]
-
-    tree = parse(text, RUST)
+    ahead = worked_ahead(shared, path, text)
+    known = ahead.cfg_around if ahead is not None else {}
+    if not all((r.start, r.end) in known for r in found if r.certainty == DEFINITE):
+        known = _cfg_around(text, [r for r in found if r.certainty == DEFINITE], shared)
     out = []
     for reference in found:
-        node = tree.root_node.descendant_for_byte_range(reference.start, reference.end)
-        cfg = unset_flags_around(node, is_set) if reference.certainty == DEFINITE and node is not None else None
+        cfg = known.get((reference.start, reference.end)) if reference.certainty == DEFINITE else None
         out.append(
             reference
             if cfg is None
@@ -119,6 +122,41 @@ def _compiled_by_no_build(text: bytes, found: list[Reference], shared: PlanState
             )
         )
     return out
+
+
+def _cfg_around(text: bytes, definite: list[Reference], shared: PlanState) -> dict[tuple[int, int], str | None]:
+    """The `#[cfg(...)]` around each of `definite` ((start, end)) whose custom flag nothing in the
+    tree sets (None: none)."""
+    flags: dict[str, bool] = shared.memo("rust_cfg_flags_set", dict)
+
+    def is_set(name: str) -> bool:
+        if name not in flags:
+            flags[name] = flag_is_set(shared.root, name)
+        return flags[name]
+
+    tree = parse(text, RUST)
+    known: dict[tuple[int, int], str | None] = {}
+    for reference in definite:
+        node = tree.root_node.descendant_for_byte_range(reference.start, reference.end)
+        known[(reference.start, reference.end)] = unset_flags_around(node, is_set) if node is not None else None
+    return known
+
+
+def _resolve_ahead(files: list[tuple[str, bytes]], deleted: Any, shared: PlanState) -> None:
+    """`resolve_ahead`, each forked process also working out, for each file it resolves, what the
+    import stage and the reference check would parse it again for (a FileAhead)."""
+
+    def also(path: str, source: bytes) -> FileAhead:
+        named, edits = imports_ahead(path, source, deleted, shared)
+        definite = [
+            r
+            for r in plan_resolver(shared).references_in_file(path, source, live_targets(deleted, shared))
+            if r.certainty == DEFINITE
+        ]
+        cfg = _cfg_around(source, definite, shared) if definite and b"cfg" in source else {}
+        return FileAhead(named, edits, cfg)
+
+    resolve_ahead(files, deleted, shared, also)
 
 
 def parse_errors_deletable(root: Path, path: str) -> bool:
@@ -147,7 +185,7 @@ class RustOperations(LanguageOperations):
     parse_errors_deletable = staticmethod(parse_errors_deletable)
     imports_left_unused = staticmethod(imports_left_unused)
     files_deleted_with = staticmethod(files_deleted_with)
-    resolve_ahead = staticmethod(resolve_ahead)
+    resolve_ahead = staticmethod(_resolve_ahead)
     prepare_formatting = staticmethod(rustfmt.prepare_formatting)
     format_excerpt = staticmethod(excerpt)
     start_searches = staticmethod(start_searches)

@@ -5,6 +5,7 @@ recipe deletes whose names the file still uses."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from codemods.languages.rust.imports import (
     use_entries,
 )
 from codemods.languages.rust.items import rust_items
-from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver
+from codemods.languages.rust.resolve.per_plan import live_targets, plan_resolver, worked_ahead
 from codemods.languages.rust.resolve.syntax import flatten_use
 from codemods.languages.rust.resolve.values import TYPE, Def
 from codemods.parse import node_text, parse
@@ -38,9 +39,31 @@ def imports_left_unused(
     """Edits removing the `use` entries of a Rust file that the plan leaves naming a deleted item
     or used by nothing (see rust/imports.py), with the plan's root, reads and planned edits
     (`shared`)."""
-    if not planned and not _imports_a_name(source, deleted.all_names()):
+    ahead = worked_ahead(shared, path, source) if not planned else None
+    if ahead is not None and ahead.import_edits is not None:
+        return [dataclasses.replace(edit, origin=origin) for edit in ahead.import_edits]
+    if not planned and not (ahead.imports_named if ahead is not None else _imports_a_name(source, deleted.all_names())):
         return []  # a file the plan does not edit changes only where a `use` names what it deletes
     return removal_edits(path, source, _entries_left_unused(path, shared, deleted), origin)
+
+
+def imports_ahead(
+    path: str, source: bytes, deleted: DeletedRecord, shared: PlanState
+) -> tuple[bool, tuple[Edit, ...] | None]:
+    """For a forked process resolving the file at `path` (text `source`): whether a `use` of it
+    may name a deleted item, and, where the plan does not edit it, the edits removing the imports
+    it leaves unused (origin left empty: `imports_left_unused` gives its own), as the plan's own
+    process would work them out; None where that asked about other files (a re-export: the
+    answer may then hang on the order files are asked in)."""
+    named = _imports_a_name(source, deleted.all_names())
+    if shared.planned(path) or shared.read(path) != source:
+        return named, None
+    if not named:
+        return named, ()
+    asked = shared.memo(_REEXPORTS_ASKED, lambda: [0])
+    before = asked[0]
+    edits = tuple(removal_edits(path, source, _entries_left_unused(path, shared, deleted), ""))
+    return named, edits if asked[0] == before else None
 
 
 def _imports_a_name(source: bytes, names: list[str]) -> bool:
@@ -66,6 +89,11 @@ def _imports_a_name(source: bytes, names: list[str]) -> bool:
     return False
 
 
+# How many times the import stage asked whether another file uses a re-exported name (a count
+# `imports_ahead` reads before and after a file).
+_REEXPORTS_ASKED = "rust-reexports-asked"
+
+
 def _entries_left_unused(path: str, shared: PlanState, deleted: DeletedRecord) -> list[UseEntry]:
     """The `use` entries of `path` to remove, computed once per plan (a re-export's removal asks
     about the files that use its name)."""
@@ -86,6 +114,7 @@ def _entries_left_unused(path: str, shared: PlanState, deleted: DeletedRecord) -
         }
 
     def reexport_unused(name: str) -> bool:
+        shared.memo(_REEXPORTS_ASKED, lambda: [0])[0] += 1
         for other in files_with_words(shared.root, [name]):
             if other == path or not other.endswith(".rs"):
                 continue

@@ -215,3 +215,75 @@ def test_a_package_too_large_for_one_share_is_dealt_by_folder():
         holding = [i for i, share in enumerate(shares) if any(p.startswith(f"big/src/{folder}/") for p, _ in share)]
         assert len(holding) == 1, folder
     assert sorted(sum(len(s) for _, s in share) for share in shares) == [270, 360]
+
+
+def _import_tree(root: Path, files: int) -> None:
+    """A crate whose `reckon` is deleted; `files` modules of another crate that import it, half
+    never calling it (the import goes, in files the plan does not otherwise edit) and half calling
+    it only under a `#[cfg]` flag nothing sets (a possible use)."""
+    tree = {
+        "Cargo.toml": '[workspace]\nmembers = ["books", "desk"]\n',
+        "books/Cargo.toml": CARGO.format(name="books", extra=""),
+        "books/src/lib.rs": "pub struct Ledger;\npub fn reckon() -> u32 {\n    1\n}\n",
+        "desk/Cargo.toml": CARGO.format(name="desk", extra='[dependencies]\nbooks = { path = "../books" }'),
+        "desk/src/lib.rs": "".join(f"pub mod teller_{i};\n" for i in range(files)),
+    }
+    for i in range(files):
+        tree[f"desk/src/teller_{i}.rs"] = f"// teller {i}\n" + (
+            "use books::{reckon, Ledger};\n\npub fn open(_ledger: &Ledger) -> u32 {\n    0\n}\n"
+            if i % 2
+            else "use books::reckon;\n\n#[cfg(paper_ledgers)]\npub fn count() -> u32 {\n    reckon()\n}\n"
+        )
+    write_tree(root, tree)
+
+
+def test_forked_processes_work_out_the_import_stage_and_cfg_checks_as_one_process_does(tmp_path, monkeypatch):
+    """The processes that resolve the files also work out the imports the plan leaves unused in a
+    file it does not otherwise edit, and the unset `#[cfg]` around each definite use: the plan is
+    the one a single process makes, and the plan's own process parses none of the files it leaves
+    as they are again."""
+    import codemods.parse as parsing
+
+    _import_tree(tmp_path, resolve.PARALLEL_FILES + 4)
+    recipe = Recipe(id="t", summary="", deletions=(ItemTarget("books/src/lib.rs", "rust", "fn", "crate::reckon"),))
+
+    def plan() -> tuple:
+        made = plan_recipe(tmp_path, recipe)
+        return (
+            sorted((c.path, c.after) for c in made.changes),
+            [(f.path, f.line, f.col, f.code, f.certainty, f.message) for f in made.findings],
+        )
+
+    monkeypatch.setenv("CODEMOD_JOBS", "1")
+    alone = plan()
+    parsed_after_fork: list[bytes] = []
+    real_parser = parsing._parser
+
+    class Counting:
+        def __init__(self, parser):
+            self._parser = parser
+
+        def parse(self, source, *rest):
+            if forked:
+                parsed_after_fork.append(source)
+            return self._parser.parse(source, *rest)
+
+    forked: list[int] = []
+
+    def spy(task, count, processes):
+        values = forked_map(task, count, processes)
+        forked.append(processes)
+        return values
+
+    monkeypatch.setattr(resolve, "forked_map", spy)
+    monkeypatch.setattr(parsing, "_parser", lambda name: Counting(real_parser(name)))
+    parsing._TREES.clear()
+    monkeypatch.setenv("CODEMOD_JOBS", "2")
+    spread = plan()
+    assert forked == [2]
+    assert spread == alone
+    changed = [path for path, _ in alone[0]]
+    assert "desk/src/teller_1.rs" in changed and "desk/src/teller_0.rs" not in changed
+    assert any(f[0] == "desk/src/teller_0.rs" and f[4] == "possible" for f in alone[1])
+    unedited = {(tmp_path / f"desk/src/teller_{i}.rs").read_bytes() for i in range(0, resolve.PARALLEL_FILES + 4, 2)}
+    assert not unedited & set(parsed_after_fork)

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 from codemods.core.parallel import jobs
 from codemods.core.registry import RUST, PlanState
 from codemods.languages.rust.crates import PathAttributeSearch, package_folder
 from codemods.edit.splice import conflicts, splice
+from codemods.edit.values import Edit
 from codemods.languages.rust.resolve.references import RustResolver
 from codemods.languages.rust.resolve.values import DeletedRustItem
 from codemods.parse import descendants, node_text, parse
@@ -86,9 +88,32 @@ def start_searches(state: PlanState, paths: list[str]) -> None:
         state.memo(_PATH_ATTRIBUTES, lambda: PathAttributeSearch(root, folders))
 
 
-def resolve_ahead(files: list[tuple[str, bytes]], deleted: Any, shared: PlanState) -> None:
+def resolve_ahead(
+    files: list[tuple[str, bytes]], deleted: Any, shared: PlanState, also: Callable[[str, bytes], object] | None = None
+) -> None:
     """Resolve the uses of what the plan deletes in `files` ((path, text as read)) all at once,
     spread over processes (codemods/core/parallel.py), so that the import stage and `references`
-    find them resolved."""
+    find them resolved; `also(path, text)` is worked out beside each file's uses, in the same
+    process (`RustResolver.resolve_files`), and kept for `worked_ahead`."""
     if deleted.of(RUST):
-        plan_resolver(shared).resolve_files(files, live_targets(deleted, shared), jobs())
+        plan_resolver(shared).resolve_files(files, live_targets(deleted, shared), jobs(), also)
+
+
+@dataclass(frozen=True)
+class FileAhead:
+    """What a forked process worked out for a file beside its uses (the plan's own process then
+    parses it no more): for the import stage, whether a `use` of it may name a deleted item and,
+    for a file the plan does not edit, the edits removing the imports it leaves unused (None: the
+    plan's own process works them out, as where a re-export asks about other files); for the
+    reference check, the unset `#[cfg]` around each definite use of the resolver's ((start, end):
+    its text, or None)."""
+
+    imports_named: bool
+    import_edits: tuple[Edit, ...] | None
+    cfg_around: dict[tuple[int, int], str | None]
+
+
+def worked_ahead(shared: PlanState, path: str, source: bytes) -> FileAhead | None:
+    """The FileAhead of the file at `path` with text `source`, where a forked process worked it out."""
+    found = plan_resolver(shared).ahead(path, source)
+    return found if isinstance(found, FileAhead) else None

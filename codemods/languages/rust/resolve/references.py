@@ -69,6 +69,7 @@ class RustResolver:
         self.receivers = ReceiverTypes(self.paths)
         self.crates = self.scopes.crates
         self._references: dict[tuple[str, bytes, tuple[DeletedRustItem, ...]], tuple[Reference, ...]] = {}
+        self._ahead: dict[tuple[str, bytes], object] = {}
 
     def references_in_file(self, path: str, source: bytes, targets: list[DeletedRustItem]) -> list[Reference]:
         """Every use in `source` (the file at `path` after the plan) of a name of `targets`
@@ -79,11 +80,19 @@ class RustResolver:
             self._references[key] = tuple(self._references_in_text(path, source, targets))
         return list(self._references[key])
 
-    def resolve_files(self, files: list[FileText], targets: list[DeletedRustItem], processes: int) -> None:
+    def resolve_files(
+        self,
+        files: list[FileText],
+        targets: list[DeletedRustItem],
+        processes: int,
+        also: Callable[[str, bytes], object] | None = None,
+    ) -> None:
         """Resolve the uses in each (path, text) of `files` ahead of `references_in_file`, spread
         over `processes` forked processes (their results are kept here), or here where the work
         is too small to be worth a fork (under PARALLEL_FILES files that may reach a target) or
-        cannot be forked."""
+        cannot be forked. `also(path, text)`, when given, runs in the same process right after a
+        file's uses are resolved (its tree still at hand); its value, which must pickle, is kept
+        for `ahead`."""
         key = tuple(targets)
         pending = [
             (path, source)
@@ -93,19 +102,29 @@ class RustResolver:
         if len(pending) < PARALLEL_FILES or processes < 2:
             return
         shares = deal_shares(pending, self.crates.package_of, processes)
-        found = forked_map(lambda index: self._resolve_share(shares[index], targets), len(shares), processes)
+        found = forked_map(lambda index: self._resolve_share(shares[index], targets, also), len(shares), processes)
         for share, results in zip(shares, found or ()):
-            for (path, source), references in zip(share, results):
+            for (path, source), (references, extra) in zip(share, results):
                 self._references[(path, source, key)] = references
+                if also is not None:
+                    self._ahead[(path, source)] = extra
 
-    def _resolve_share(self, share: list[FileText], targets: list[DeletedRustItem]) -> list[tuple[Reference, ...]]:
-        """The uses in each file of `share`, in a forked process. Once a file the plan leaves as it
-        is has been resolved, its tree is let go, so that the next file's parse reuses its memory
-        (keeping every tree of a workspace's files made each process fault in hundreds of MB
-        afresh); the few that later lookups ask for again are parsed again."""
-        found = []
+    def ahead(self, path: str, source: bytes) -> object | None:
+        """The value `resolve_files`' `also` gave for the file at `path` with text `source` in a
+        forked process; None where it was not asked there."""
+        return self._ahead.get((path, source))
+
+    def _resolve_share(
+        self, share: list[FileText], targets: list[DeletedRustItem], also: Callable[[str, bytes], object] | None
+    ) -> list[tuple[tuple[Reference, ...], object]]:
+        """The uses in each file of `share` (with `also`'s value), in a forked process. Once a file
+        the plan leaves as it is has been resolved, its tree is let go, so that the next file's
+        parse reuses its memory (keeping every tree of a workspace's files made each process fault
+        in hundreds of MB afresh); the few that later lookups ask for again are parsed again."""
+        found: list[tuple[tuple[Reference, ...], object]] = []
         for path, source in share:
-            found.append(tuple(self._references_in_text(path, source, targets)))
+            references = tuple(self.references_in_file(path, source, targets))
+            found.append((references, also(path, source) if also is not None else None))
             self.scopes.release(path, source)
         return found
 
