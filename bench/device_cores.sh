@@ -15,7 +15,8 @@
 #     bash BUNDLE/device_cores.sh run [RUNS] [ONLY]
 #
 # unpacks into /tmp/cores, installs the wheels offline (--target), runs
-# bench/bench_cores.py at 2, 4, 8 and 16 cores with a profile at 16, and writes to $OUT:
+# bench/bench_cores.py at 2, 4, 8 and 16 cores (CORES=1,2,16: others) with a profile at 16
+# (PROFILE=0: none), and writes to $OUT:
 # log.txt (the machine and the table), cores.json, profile.txt and prof.tar.gz.
 #
 # The wheels: python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12
@@ -91,7 +92,7 @@ run() {
     } 2>&1 | tee "$OUT/log.txt"
     cd "$work"
     set +e
-    timeout "${BENCH_LIMIT:-500}" python3 bench/bench_cores.py --runs "$runs" --only "$only" --profile 16 \
+    timeout "${BENCH_LIMIT:-500}" python3 bench/bench_cores.py --runs "$runs" --only "$only" --cores "${CORES:-2,4,8,16}" --profile "${PROFILE:-16}" \
         --profile-dir /tmp/cores-prof --save "$OUT/cores.json" --corpus "$bundle/mlxcel-2026-07.tar.xz" 2>&1 \
         | tee -a "$OUT/log.txt"
     echo "bench_cores exit: ${PIPESTATUS[0]}" | tee -a "$OUT/log.txt"
