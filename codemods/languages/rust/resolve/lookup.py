@@ -90,6 +90,8 @@ class PathLookup:
     def _lookup(
         self, key: ModuleKey, name: str, namespace: str, importer: ModuleKey | None, seen: Seen
     ) -> list[Outcome]:
+        if not self.scopes.may_bind(key, name):
+            return []
         scope = self.scopes.scope(key)
         if scope is None:
             return [Outcome(UNKNOWN, (f"module {self.module_name(key)} not found",))]

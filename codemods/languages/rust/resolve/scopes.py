@@ -5,6 +5,7 @@ parameter, a closure parameter, a pattern, a generic parameter)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -22,6 +23,11 @@ from codemods.languages.rust.resolve.syntax import (
 )
 from codemods.languages.rust.resolve.values import ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope
 from codemods.parse import RUST, forget, node_text, parse
+from codemods.words import word_in
+
+# A glob in a `use` declaration (`::*`, or `*` first in a group: `{*, ..}`), by spelling: a file
+# without one imports no name it does not spell.
+_GLOB_USE = re.compile(rb"::\s*\*|[{,]\s*\*")
 
 # Pattern nodes whose identifier children bind names.
 _PATTERN_PARENTS = frozenset(
@@ -139,6 +145,30 @@ class ModuleScopes:
             location = self._location(key)
             self._scopes[key] = self._build_scope(key, location) if location else None
         return self._scopes[key]
+
+    def may_bind(self, key: ModuleKey, name: str) -> bool:
+        """False only where the scope of module `key`, not read yet, surely binds no `name`: the
+        module is a whole file (not an inline `mod { }`) whose text spells `name` nowhere as a
+        word and holds no glob import. Every binding a module scope holds spells its name in the
+        module's file (an item, a `use` leaf or its `as` rename, `mod`, `extern crate`, a cxx
+        `rust_name` string); only a glob brings names it does not spell. So a lookup through a
+        glob of many modules (`pub use values::*;` beside thirty others) parses only those that
+        may answer."""
+        if key in self._scopes:
+            return True
+        root, path = key
+        if path:
+            parent = self.scope((root, path[:-1]))
+            child = parent.children.get(path[-1]) if parent is not None else None
+            if child is None or child.node is not None:
+                return True
+            file = child.file
+        else:
+            file = root
+        source = self._read(file) if file.endswith(".rs") and file not in self._trees else None
+        if source is None:
+            return True
+        return word_in(source, (name,)) or _GLOB_USE.search(source) is not None
 
     def _build_scope(self, key: ModuleKey, location: ModuleLocation) -> ModuleScope:
         scope = ModuleScope({}, {}, [], {})

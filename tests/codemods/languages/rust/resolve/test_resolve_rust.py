@@ -131,6 +131,52 @@ def test_a_glob_import_from_another_crate_reaches_the_deleted_item(tmp_path):
     )
 
 
+def test_a_lookup_through_globs_parses_only_the_modules_that_may_bind_the_name(tmp_path, monkeypatch):
+    """A name looked up through the globs of a crate root that re-exports many modules: a module
+    whose file spells the name nowhere and has no glob of its own binds nothing of that name and
+    is not parsed for the question; one that spells it, or has a glob (which may bring it), is.
+    The uses found are those of a full lookup, through a re-export the glob chain reaches too."""
+    import codemods.parse as parsing
+
+    files = {
+        "Cargo.toml": '[workspace]\nmembers = ["gears", "mill"]\n',
+        "gears/Cargo.toml": package("gears"),
+        "gears/src/lib.rs": """
+            mod cogs;
+            mod axles;
+            mod belts;
+            mod pulleys;
+            pub use cogs::*;
+            pub use axles::*;
+            pub use belts::*;
+            pub use pulleys::*;
+        """,
+        "gears/src/cogs.rs": "pub fn grind() -> u32 { 1 }\n",
+        "gears/src/axles.rs": "pub fn spin() -> u32 { 2 }\n",
+        "gears/src/belts.rs": "pub use crate::inner::*;\npub fn loop_belt() -> u32 { 3 }\n",
+        "gears/src/pulleys.rs": "pub fn hoist() -> u32 { 4 }\n",
+        "mill/Cargo.toml": package("mill", '[dependencies]\ngears = { path = "../gears" }'),
+        "mill/src/lib.rs": """
+            use gears::*;
+            pub fn run() -> u32 {
+                grind() + spin() // REF
+            }
+        """,
+    }
+    files["gears/src/lib.rs"] += "mod inner { pub fn shine() -> u32 { 5 } }\n"
+    write_tree(tmp_path, files)
+    parsed: list[bytes] = []
+    real_parse = parsing.parse
+    monkeypatch.setattr(
+        "codemods.languages.rust.resolve.scopes.parse",
+        lambda source, language: parsed.append(source) or real_parse(source, language),
+    )
+    assert found(tmp_path, "gears/src/axles.rs", "fn", "spin") == expected(tmp_path)
+    assert (tmp_path / "gears/src/pulleys.rs").read_bytes() not in parsed
+    assert (tmp_path / "gears/src/cogs.rs").read_bytes() not in parsed
+    assert (tmp_path / "gears/src/belts.rs").read_bytes() in parsed
+
+
 def test_workspace_dependencies_and_renamed_packages(tmp_path):
     check(
         tmp_path,
