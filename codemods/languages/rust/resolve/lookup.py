@@ -90,7 +90,7 @@ class PathLookup:
     def _lookup(
         self, key: ModuleKey, name: str, namespace: str, importer: ModuleKey | None, seen: Seen
     ) -> list[Outcome]:
-        if not self.scopes.may_bind(key, name):
+        if not self.scopes.may_bind(key, name, importer):
             return []
         scope = self.scopes.scope(key)
         if scope is None:

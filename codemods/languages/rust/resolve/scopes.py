@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -23,11 +24,56 @@ from codemods.languages.rust.resolve.syntax import (
 )
 from codemods.languages.rust.resolve.values import ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope
 from codemods.parse import RUST, forget, node_text, parse
-from codemods.words import word_in
+from codemods.words import keyword_offsets, word_in
 
 # A glob in a `use` declaration (`::*`, or `*` first in a group: `{*, ..}`), by spelling: a file
 # without one imports no name it does not spell.
 _GLOB_USE = re.compile(rb"::\s*\*|[{,]\s*\*")
+# A `use` declaration holding a glob with a visibility (`pub use`, `pub(crate) use`, ...): the only
+# globs a module outside the one declaring them may see through.
+_PUBLIC_GLOB_USE = re.compile(rb"\bpub\b\s*+(?:\([^)]*\))?\s*+use\b[^;]*\*")
+
+# What may stand right before the name an item binds (`pub(crate) async fn NAME`, `static mut
+# NAME`, `macro_rules! NAME`, `extern crate x as NAME`), comments and whitespace between.
+_BINDING_KEYWORD = rb"(?:\b(?:fn|struct|enum|union|trait|type|mod|const|static|mut|crate|as)|macro_rules!)"
+# Possessive (no backtracking into it): a run of `//` comments, or of slashes, would otherwise be
+# split every way there is before the name is found missing (exponential).
+_BETWEEN = rb"(?:\s++|//[^\n]*+|/\*.*?\*/)*+"
+# A visibility ending right before a `use` keyword (`pub `, `pub(crate) `, `pub(in a::b) `).
+_VISIBILITY_BEFORE = re.compile(rb"\bpub\s*+(?:\([^)]*\))?\s*+\Z")
+
+
+@lru_cache(maxsize=4096)
+def _binding_of(name: str) -> re.Pattern[bytes]:
+    return re.compile(_BINDING_KEYWORD + _BETWEEN + rb"(?:r#)?" + re.escape(name.encode()) + rb"\b", re.S)
+
+
+def spells_binding(source: bytes, name: str, public_imports: bool = False) -> bool:
+    """Whether the text of a Rust file may bind `name` in its module scope, by spelling (no
+    parse): `name` right after an item's keyword (`fn`, `struct`, `mod`, `static mut`,
+    `macro_rules!`, `extern crate .. as`, ...), in a `use` declaration (a leaf or its `as`; with
+    `public_imports`, only one with a visibility, `pub use`: the only imports a module outside
+    may see), or quoted (a cxx `rust_name = "name"`). Every binding a module scope holds
+    (scopes.declare) is spelled one of these ways, so False means the scope binds no such `name`
+    but through a glob; True may be wrong (a word in a comment), which costs a parse, never an
+    answer."""
+    needle = name.encode()
+    if source.find(needle) < 0:
+        return False
+    if b'"' + needle + b'"' in source or _binding_of(name).search(source) is not None:
+        return True
+    covered = 0
+    for start in keyword_offsets(source, b"use"):
+        if start < covered:
+            continue
+        end = source.find(b";", start + 3)
+        covered = len(source) if end < 0 else end
+        if word_in(source, (name,), start + 3, covered) and (
+            not public_imports or _VISIBILITY_BEFORE.search(source, max(0, start - 64), start) is not None
+        ):
+            return True
+    return False
+
 
 # Pattern nodes whose identifier children bind names.
 _PATTERN_PARENTS = frozenset(
@@ -146,14 +192,14 @@ class ModuleScopes:
             self._scopes[key] = self._build_scope(key, location) if location else None
         return self._scopes[key]
 
-    def may_bind(self, key: ModuleKey, name: str) -> bool:
-        """False only where the scope of module `key`, not read yet, surely binds no `name`: the
-        module is a whole file (not an inline `mod { }`) whose text spells `name` nowhere as a
-        word and holds no glob import. Every binding a module scope holds spells its name in the
-        module's file (an item, a `use` leaf or its `as` rename, `mod`, `extern crate`, a cxx
-        `rust_name` string); only a glob brings names it does not spell. So a lookup through a
-        glob of many modules (`pub use values::*;` beside thirty others) parses only those that
-        may answer."""
+    def may_bind(self, key: ModuleKey, name: str, importer: ModuleKey | None = None) -> bool:
+        """False only where the scope of module `key`, not read yet, surely binds no `name` that
+        `importer` (a module looking through a glob; None: the module itself) may see: the module
+        is a whole file (not an inline `mod { }`) that spells no binding of `name`
+        (`spells_binding`) and holds no glob import `importer` could see through. Only a glob
+        brings names a file does not spell, and a private glob only for the module and those
+        inside it. So a lookup through the globs of many modules (`pub use values::*;` beside
+        thirty others) parses only those that may answer."""
         if key in self._scopes:
             return True
         root, path = key
@@ -168,7 +214,10 @@ class ModuleScopes:
         source = self._read(file) if file.endswith(".rs") and file not in self._trees else None
         if source is None:
             return True
-        return word_in(source, (name,)) or _GLOB_USE.search(source) is not None
+        inside = importer is None or (importer[0] == root and importer[1][: len(path)] == path)
+        if spells_binding(source, name, public_imports=not inside):
+            return True
+        return (_GLOB_USE if inside else _PUBLIC_GLOB_USE).search(source) is not None
 
     def _build_scope(self, key: ModuleKey, location: ModuleLocation) -> ModuleScope:
         scope = ModuleScope({}, {}, [], {})

@@ -133,38 +133,48 @@ def test_a_glob_import_from_another_crate_reaches_the_deleted_item(tmp_path):
 
 def test_a_lookup_through_globs_parses_only_the_modules_that_may_bind_the_name(tmp_path, monkeypatch):
     """A name looked up through the globs of a crate root that re-exports many modules: a module
-    whose file spells the name nowhere and has no glob of its own binds nothing of that name and
-    is not parsed for the question; one that spells it, or has a glob (which may bring it), is.
-    The uses found are those of a full lookup, through a re-export the glob chain reaches too."""
+    whose file spells no binding of the name (only a comment or a call names it) and has no glob
+    another module could see through binds nothing of that name there and is not parsed for the
+    question; one with a public glob is, and so is one whose `pub use` binds it, through which
+    the use is found. A private `use` or glob binds nothing a module outside may see."""
     import codemods.parse as parsing
 
-    files = {
-        "Cargo.toml": '[workspace]\nmembers = ["gears", "mill"]\n',
-        "gears/Cargo.toml": package("gears"),
-        "gears/src/lib.rs": """
-            mod cogs;
+    write_tree(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["gears", "mill"]\n',
+            "gears/Cargo.toml": package("gears"),
+            "gears/src/lib.rs": """
             mod axles;
+            mod cogs;
             mod belts;
             mod pulleys;
+            mod levers;
+            mod springs;
             pub use cogs::*;
-            pub use axles::*;
             pub use belts::*;
             pub use pulleys::*;
+            pub use levers::*;
+            pub use springs::*;
+            pub mod inner {
+                pub fn shine() -> u32 { 5 }
+            }
         """,
-        "gears/src/cogs.rs": "pub fn grind() -> u32 { 1 }\n",
-        "gears/src/axles.rs": "pub fn spin() -> u32 { 2 }\n",
-        "gears/src/belts.rs": "pub use crate::inner::*;\npub fn loop_belt() -> u32 { 3 }\n",
-        "gears/src/pulleys.rs": "pub fn hoist() -> u32 { 4 }\n",
-        "mill/Cargo.toml": package("mill", '[dependencies]\ngears = { path = "../gears" }'),
-        "mill/src/lib.rs": """
+            "gears/src/axles.rs": "pub fn spin() -> u32 { 2 }\n",
+            "gears/src/cogs.rs": "pub fn grind() -> u32 { 1 }\n",
+            "gears/src/belts.rs": "pub use crate::inner::*;\npub fn loop_belt() -> u32 { 3 }\n",
+            "gears/src/pulleys.rs": "// a pulley does not spin by itself\npub fn hoist() -> u32 { 4 }\n",
+            "gears/src/levers.rs": "pub use crate::axles::spin; // REF\n",
+            "gears/src/springs.rs": "use crate::axles::*;\npub fn coil() -> u32 { 6 }\n",
+            "mill/Cargo.toml": package("mill", '[dependencies]\ngears = { path = "../gears" }'),
+            "mill/src/lib.rs": """
             use gears::*;
             pub fn run() -> u32 {
                 grind() + spin() // REF
             }
         """,
-    }
-    files["gears/src/lib.rs"] += "mod inner { pub fn shine() -> u32 { 5 } }\n"
-    write_tree(tmp_path, files)
+        },
+    )
     parsed: list[bytes] = []
     real_parse = parsing.parse
     monkeypatch.setattr(
@@ -172,9 +182,36 @@ def test_a_lookup_through_globs_parses_only_the_modules_that_may_bind_the_name(t
         lambda source, language: parsed.append(source) or real_parse(source, language),
     )
     assert found(tmp_path, "gears/src/axles.rs", "fn", "spin") == expected(tmp_path)
-    assert (tmp_path / "gears/src/pulleys.rs").read_bytes() not in parsed
-    assert (tmp_path / "gears/src/cogs.rs").read_bytes() not in parsed
-    assert (tmp_path / "gears/src/belts.rs").read_bytes() in parsed
+    for quiet in ("cogs", "pulleys", "springs"):
+        assert (tmp_path / f"gears/src/{quiet}.rs").read_bytes() not in parsed, quiet
+    for asked in ("belts", "levers"):
+        assert (tmp_path / f"gears/src/{asked}.rs").read_bytes() in parsed, asked
+
+
+@pytest.mark.parametrize(
+    ("text", "public_imports", "binds"),
+    [
+        ("fn spin() {}", False, True),
+        ("pub(crate) async unsafe fn spin() {}", True, True),
+        ("static mut spin: u8 = 0;", True, True),
+        ("fn /* odd */ spin() {}", True, True),
+        ("macro_rules! spin { () => {} }", True, True),
+        ("extern crate wheels as spin;", True, True),
+        ('#[rust_name = "spin"]\nfn spin_wheel();', True, True),
+        ("use crate::axles::spin;", False, True),
+        ("use crate::axles::spin;", True, False),
+        ("pub(crate) use crate::axles::{turn, spin};", True, True),
+        ("use a::{b, c as spin};", False, True),
+        ("fn run(w: &Wheel) { w.spin(); } // spin", False, False),
+        ("fn spinner() {}", False, False),
+        # A banner of slashes after a keyword (the pattern once split it every way: exponential).
+        ("fn\n" + "/" * 96 + "\n// " + "// " * 40 + "\nlet turns = 1; // spin", False, False),
+    ],
+)
+def test_spells_binding_reads_what_a_file_may_bind_by_spelling(text, public_imports, binds):
+    from codemods.languages.rust.resolve.scopes import spells_binding
+
+    assert spells_binding(text.encode(), "spin", public_imports) is binds
 
 
 def test_workspace_dependencies_and_renamed_packages(tmp_path):
