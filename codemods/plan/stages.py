@@ -522,6 +522,11 @@ class RemoveImports:
             source = workspace.read(path)
             if source is not None and len(source) <= RESOLVE_LIMIT:
                 by_language.setdefault(language_of(path) or "", []).append((path, source))
+                # A file the stages edit is checked as they leave it, unless its imports change
+                # too: resolved ahead that way as well (the checks then find it done).
+                after = _as_planned(source, list(workspace.planned(path)))
+                if after is not None and after != source and len(after) <= RESOLVE_LIMIT:
+                    by_language[language_of(path) or ""].append((path, after))
         for name, files in by_language.items():
             ahead = LANGUAGES[name].operations.resolve_ahead if name in LANGUAGES else None
             if ahead is not None:
@@ -548,6 +553,14 @@ class RemoveImports:
             if self.on_file is not None:
                 self.on_file(path, found)
         return StepResult(tuple(edits))
+
+
+def _as_planned(source: bytes, edits: list[Edit]) -> bytes | None:
+    """`source` with `edits` made (None where they conflict: the plan refuses them elsewhere)."""
+    if not edits:
+        return source
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    return None if conflicts(ordered, source) else splice(source, ordered)
 
 
 def _parseable_reads(workspace: Workspace) -> Callable[[str], bytes | None]:

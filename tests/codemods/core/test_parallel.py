@@ -287,3 +287,38 @@ def test_forked_processes_work_out_the_import_stage_and_cfg_checks_as_one_proces
     assert any(f[0] == "desk/src/teller_0.rs" and f[4] == "possible" for f in alone[1])
     unedited = {(tmp_path / f"desk/src/teller_{i}.rs").read_bytes() for i in range(0, resolve.PARALLEL_FILES + 4, 2)}
     assert not unedited & set(parsed_after_fork)
+
+
+def test_a_file_the_stages_edit_is_resolved_ahead_as_they_leave_it(tmp_path, monkeypatch):
+    """The file a recipe deletes in is resolved by the processes on its text as the stages leave
+    it too, so the reference check finds it done (the plan's own process resolves it no more),
+    with the findings one process gives."""
+    _tree(tmp_path, resolve.PARALLEL_FILES + 2)
+    (tmp_path / "books/src/lib.rs").write_text(
+        "pub struct Ledger;\nimpl Ledger {\n    pub fn settle(&self) -> u32 {\n        1\n    }\n"
+        "    pub fn open() -> Ledger {\n        Ledger\n    }\n}\n\n"
+        "pub fn audit(ledger: &Ledger) -> u32 {\n    ledger.settle()\n}\n"
+    )
+    monkeypatch.setenv("CODEMOD_JOBS", "1")
+    alone = _findings(tmp_path)
+    assert [f for f in alone if f[0] == "books/src/lib.rs" and f[4] == "definite"]
+    forked: list[int] = []
+    after_fork: list[str] = []
+    real_resolve = resolve.RustResolver._references_in_text
+
+    def spy(task, count, processes):
+        values = forked_map(task, count, processes)
+        forked.append(processes)
+        return values
+
+    def resolving(self, path, source, targets):
+        if forked:
+            after_fork.append(path)
+        return real_resolve(self, path, source, targets)
+
+    monkeypatch.setattr(resolve, "forked_map", spy)
+    monkeypatch.setattr(resolve.RustResolver, "_references_in_text", resolving)
+    monkeypatch.setenv("CODEMOD_JOBS", "2")
+    assert _findings(tmp_path) == alone
+    assert forked == [2]
+    assert "books/src/lib.rs" not in after_fork
