@@ -75,6 +75,11 @@ def word_in(source: bytes, words: Iterable[str], start: int = 0, end: int | None
     return any(next(_starts(source, word.encode(), start, end), None) is not None for word in set(words))
 
 
+def word_starts(source: bytes, needle: bytes, start: int = 0, stop: int | None = None) -> Iterator[int]:
+    """The start of each whole-word occurrence of `needle` in `source[start:stop]`, lazily."""
+    return _starts(source, needle, start, stop)
+
+
 def keyword_offsets(source: bytes, keyword: bytes) -> list[int]:
     """The start of each whole-word occurrence of `keyword` in `source` (`\\bKEYWORD\\b` for a word)."""
     return list(_starts(source, keyword))
