@@ -126,6 +126,19 @@ def line_col(source: bytes, offset: int) -> tuple[int, int]:
     return source.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
+def line_cols(source: bytes, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """`line_col` of each of `offsets` in `source`, by offset: the newlines counted once, from
+    one offset to the next in order (a file's references, asked together, cost one pass over
+    the file up to the last of them, not one count from its start each)."""
+    found: dict[int, tuple[int, int]] = {}
+    line, counted = 1, 0
+    for offset in sorted(set(offsets)):
+        line += source.count(b"\n", counted, offset)
+        counted = offset
+        found[offset] = line, offset - (source.rfind(b"\n", 0, offset) + 1) + 1
+    return found
+
+
 # Sources asked for many lines (a plan's findings and notes in one file): their line starts, kept
 # for the few sources asked last; the others are counted each time (cheaper for one or two).
 _ASKED: dict[int, tuple[bytes, int]] = {}

@@ -23,7 +23,7 @@ from typing import Callable, Mapping, Sequence
 
 from codemods.edit.codes import Code
 from codemods.edit.splice import FileChange, map_offset
-from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col
+from codemods.edit.values import BLOCKING, NOTE, Edit, Finding, line_col, line_cols
 from codemods.plan.reword import PROSE_SUFFIXES
 from codemods.search.files import FoundFiles, files_with_words, start_files_matching
 from codemods.core.registry import PlanState, language_for
@@ -51,6 +51,15 @@ class PlannedFile:
     def line_col(self, offset: int) -> tuple[int, int]:
         """The line and column, in the file as read, of `offset` in `text`."""
         return line_col(self.before, map_offset(list(self.edits), offset))
+
+    def line_cols(self, offsets: list[int]) -> dict[int, tuple[int, int]]:
+        """`line_col` of each of `offsets` (in `text`), by offset, the file's newlines counted once."""
+        if not self.edits:
+            return line_cols(self.before, offsets)
+        edits = list(self.edits)
+        read = {offset: map_offset(edits, offset) for offset in offsets}
+        found = line_cols(self.before, read.values())
+        return {offset: found[back] for offset, back in read.items()}
 
 
 def planned_file(workspace: Workspace, changes: Mapping[str, FileChange], path: str) -> PlannedFile | None:
@@ -176,10 +185,11 @@ def dangling_references(
         spelled_names = set(deleted.spelled)
         if language is not None:
             references = language.operations.references(path, text, deleted, shared)
+            places = planned.line_cols([r.start for r in references.uses]) if references.uses else {}
             for reference in references.uses:
                 if reference.receiver_unknown and reference.certainty != DEFINITE:
                     unknown.append((len(findings), reference))
-                findings.append(_reference_finding(path, reference, *locate(reference.start), strict))
+                findings.append(_reference_finding(path, reference, *places[reference.start], strict))
                 resolved.setdefault(path, set()).add(reference.start)
             spelled_names |= set(references.by_spelling)
         if not spelled_names:

@@ -24,3 +24,14 @@ def test_a_source_without_newlines_and_an_empty_one() -> None:
         for offset in range(len(source) + 1):
             for _ in range(10):
                 assert line_col(source, offset) == (1, offset + 1)
+
+
+def test_line_cols_answers_a_batch_as_line_col_answers_each() -> None:
+    from codemods.edit.values import line_cols
+
+    shuffle = random.Random(11)
+    source = b"".join(shuffle.choice([b"let", b" y\n", b"\n", b"\r\n", b"\xe2\x82\xac"]) for _ in range(3000))
+    offsets = [len(source), 0, *(shuffle.randint(0, len(source)) for _ in range(300)), 0]
+    assert line_cols(source, offsets) == {o: _counted(source, o) for o in offsets}
+    assert line_cols(b"", [0]) == {0: (1, 1)}
+    assert line_cols(source, []) == {}
