@@ -21,12 +21,17 @@ With `--profile N` the dry run of each tree runs once more under cProfile at N c
 (`forked_map`) and the functions the rest goes to, written to PROFILE_DIR/profile.txt
 (the raw .prof files beside it).
 
+With `--baseline DIR` (a checkout of an earlier commit) that checkout's dry run is timed too, in
+the same interleaved rounds at each N (PYTHONPATH=DIR before the rest of PYTHONPATH): the before
+and after of a change on one machine at once.
+
 The registry workspace is built from the Cargo registry on this machine; where there is
 none (a machine the tree was carried to), a tree already under bench/out/registry-workspace
 is used as it is.
 
     python bench/bench_cores.py [--runs N] [--cores 2,4,8,16] [--only generated,registry,databend,real]
                                 [--profile N] [--profile-dir DIR] [--json] [--save FILE] [--corpus ARCHIVE]
+                                [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_scale
 import registry_workspace
-from _harness import OUT, add_bytecode_option, add_corpus_option, machine, prepare_bytecode, tool
+from _harness import OUT, REPO, add_bytecode_option, add_corpus_option, machine, prepare_bytecode, tool
 
 CORES = (2, 4, 8, 16)
 
@@ -107,11 +112,30 @@ def use_carried_registry() -> None:
         bench_scale.build_registry = lambda out: carried
 
 
-def time_tree(tree: bench_scale.Workspace, cores: list[int], cpus: list[int], runs: int) -> dict:
+def baseline_run(baseline: Path, dry_run: list[str]) -> list[str]:
+    """The dry run `dry_run` (`codemod ARGS`) with the code of the checkout `baseline`."""
+    rest = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry and Path(entry) != REPO]
+    return [
+        "env",
+        f"PYTHONPATH={os.pathsep.join([str(baseline), *rest])}",
+        tool("python"),
+        "-m",
+        "codemods",
+        *dry_run[1:],
+    ]
+
+
+def time_tree(
+    tree: bench_scale.Workspace, cores: list[int], cpus: list[int], runs: int, baseline: Path | None = None
+) -> dict:
     """The interleaved runs of one tree at each core count: medians, CPU seconds, peak memory."""
     arms = []
     for n in cores:
         arms.append((n, "codemod", [*pinned(cpus, n), "env", f"CODEMOD_JOBS={n}", *tree.dry_run]))
+        if baseline is not None:
+            arms.append(
+                (n, "baseline", [*pinned(cpus, n), "env", f"CODEMOD_JOBS={n}", *baseline_run(baseline, tree.dry_run)])
+            )
         arms.append((n, "ast-grep", [*pinned(cpus, n), *peer_with_threads(tree.peer, n)]))
     walls: dict[tuple[int, str], list[float]] = {(n, side): [] for n, side, _ in arms}
     cpu: dict[tuple[int, str], list[float]] = {(n, side): [] for n, side, _ in arms}
@@ -123,7 +147,7 @@ def time_tree(tree: bench_scale.Workspace, cores: list[int], cpus: list[int], ru
                 walls[n, side].append(wall)
                 cpu[n, side].append(seconds)
     for (n, side), code in codes.items():
-        if side == "codemod" and code not in (0, 1):
+        if side != "ast-grep" and code not in (0, 1):
             sys.exit(
                 f"bench_cores: {tree.name}: the dry run exits {code} at N={n} (not a plan): "
                 f"{' '.join(tree.dry_run)} in {tree.root}"
@@ -147,6 +171,10 @@ def time_tree(tree: bench_scale.Workspace, cores: list[int], cpus: list[int], ru
                 "ast_grep_peak_mib": peer_memory / 2**20,
             }
         )
+        if baseline is not None:
+            rows[-1]["baseline_s"] = statistics.median(walls[n, "baseline"])
+            rows[-1]["baseline_ratio"] = rows[-1]["baseline_s"] / peer
+            rows[-1]["baseline_runs"] = walls[n, "baseline"]
     first = rows[0]
     for row in rows:
         row["codemod_speedup"] = first["codemod_s"] / row["codemod_s"]
@@ -248,12 +276,18 @@ def main() -> None:
     parser.add_argument("--profile-dir", type=Path, default=OUT / "cores-profile")
     parser.add_argument("--json", action="store_true", help="print the results as JSON (the table goes to stderr)")
     parser.add_argument(
+        "--baseline", type=Path, metavar="DIR", help="a checkout of an earlier commit, timed beside this one"
+    )
+    parser.add_argument(
         "--save", type=Path, metavar="FILE", help="also write the results as JSON to FILE, after each tree"
     )
     add_corpus_option(parser)
     add_bytecode_option(parser)
     args = parser.parse_args()
-    prepare_bytecode(args.bytecode)
+    baseline = args.baseline.resolve() if args.baseline else None
+    if baseline is not None and not (baseline / "codemods" / "__init__.py").is_file():
+        sys.exit(f"bench_cores: --baseline {args.baseline}: no codemods package there")
+    prepare_bytecode(args.bytecode, baseline)
     cpus = usable_cpus()
     cores = sorted({n for n in map(int, args.cores.split(",")) if n <= len(cpus)}) or [len(cpus)]
     capped = sorted({n for n in map(int, args.cores.split(",")) if n > len(cpus)})
@@ -275,7 +309,7 @@ def main() -> None:
         f"{'cm CPU':>8} {'ag CPU':>8} {'cm MiB':>7} {'ag MiB':>7}"
     )
     for tree in trees:
-        result = time_tree(tree, cores, cpus, args.runs)
+        result = time_tree(tree, cores, cpus, args.runs, baseline)
         results.append(result)
         say(f"\n{tree.name}: {tree.files} files, {tree.lines} lines; the dry run exits {result['dry_run_exit']}")
         say(header)
@@ -286,6 +320,11 @@ def main() -> None:
                 f"{row['codemod_cpu_s']:7.2f}s {row['ast_grep_cpu_s']:7.2f}s {row['codemod_peak_mib']:7.0f} "
                 f"{row['ast_grep_peak_mib']:7.0f}"
             )
+            if "baseline_s" in row:
+                say(
+                    f"{'  baseline':14} {row['cores']:>3} {row['baseline_s']:8.3f}s {row['ast_grep_s']:8.3f}s "
+                    f"{row['baseline_ratio']:6.2f}x  (the checkout at {baseline})"
+                )
         if result["fit"]:
             serial, parallel = result["fit"]["serial_s"], result["fit"]["parallel_s"]
             say(

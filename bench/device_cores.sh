@@ -16,7 +16,8 @@
 #
 # unpacks into /tmp/cores, installs the wheels offline (--target), runs
 # bench/bench_cores.py at 2, 4, 8 and 16 cores (CORES=1,2,16: others) with a profile at 16
-# (PROFILE=0: none), and writes to $OUT:
+# (PROFILE=0: none); with BASE=COMMIT given to `pack` (base.tar.xz: that commit's tracked
+# files), that checkout's dry run is timed beside this one's (bench_cores.py --baseline), and writes to $OUT:
 # log.txt (the machine and the table), cores.json, profile.txt and prof.tar.gz.
 #
 # The wheels: python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12
@@ -38,6 +39,10 @@ pack() {
     echo "$(git -C "$repo" rev-parse --short HEAD) ($(git -C "$repo" status --porcelain | wc -l) files changed since)" \
         >"$bundle/commit"
     (cd "$repo" && git ls-files -co --exclude-standard | tar -cf - -T - | xz -T2 -6 >"$bundle/code.tar.xz")
+    if [[ -n "${BASE:-}" ]]; then
+        git -C "$repo" archive "$BASE" | xz -T2 -6 >"$bundle/base.tar.xz"
+        git -C "$repo" rev-parse --short "$BASE" >"$bundle/base-commit"
+    fi
     (cd "$repo/bench/out" && tar -cf - registry-workspace databend | xz -T2 -6 >"$bundle/trees.tar.xz")
     cp "$repo/../../shared/corpora/mlxcel-2026-07.tar.xz" "$bundle/" 2>/dev/null \
         || cp "$repo/../shared/corpora/mlxcel-2026-07.tar.xz" "$bundle/" 2>/dev/null || true
@@ -60,6 +65,12 @@ run() {
     mkdir -p "$work/bench/out" "$work/.shim"
     tar -xJf "$bundle/code.tar.xz" -C "$work"
     tar -xJf "$bundle/trees.tar.xz" -C "$work/bench/out"
+    local baseline=()
+    if [[ -f "$bundle/base.tar.xz" ]]; then
+        rm -rf /tmp/cores-base && mkdir -p /tmp/cores-base
+        tar -xJf "$bundle/base.tar.xz" -C /tmp/cores-base
+        baseline=(--baseline /tmp/cores-base)
+    fi
     # Byte-compiled as pip installs them (the machine may set PYTHONDONTWRITEBYTECODE: modules
     # left uncompiled would be compiled again by every run, 0.07-0.1 s each, seen in a first run).
     python3 -m pip install -q --no-index --no-deps --no-cache-dir --target "$site" "$bundle"/whl/*.whl
@@ -78,6 +89,7 @@ run() {
     {
         date -u
         echo "commit measured: $(cat "$bundle/commit")"
+        [[ -f "$bundle/base-commit" ]] && echo "baseline: $(cat "$bundle/base-commit")"
         uname -a
         python3 --version
         env | grep -E '^PYTHON' || true
@@ -93,7 +105,8 @@ run() {
     cd "$work"
     set +e
     timeout "${BENCH_LIMIT:-500}" python3 bench/bench_cores.py --runs "$runs" --only "$only" --cores "${CORES:-2,4,8,16}" --profile "${PROFILE:-16}" \
-        --profile-dir /tmp/cores-prof --save "$OUT/cores.json" --corpus "$bundle/mlxcel-2026-07.tar.xz" 2>&1 \
+        --profile-dir /tmp/cores-prof --save "$OUT/cores.json" --corpus "$bundle/mlxcel-2026-07.tar.xz" \
+        "${baseline[@]}" 2>&1 \
         | tee -a "$OUT/log.txt"
     echo "bench_cores exit: ${PIPESTATUS[0]}" | tee -a "$OUT/log.txt"
     uptime | tee -a "$OUT/log.txt"
