@@ -34,6 +34,20 @@ def tool(name: str) -> str:
     return found
 
 
+def baseline_run(baseline: Path, dry_run: list[str]) -> list[str]:
+    """The dry run `dry_run` (`codemod ARGS`) with the code of the checkout `baseline`: its package
+    first on PYTHONPATH, before the rest of it (where the engine's dependencies may be)."""
+    rest = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry and Path(entry) != REPO]
+    return [
+        "env",
+        f"PYTHONPATH={os.pathsep.join([str(baseline), *rest])}",
+        tool("python"),
+        "-m",
+        "codemods",
+        *dry_run[1:],
+    ]
+
+
 # Beside the project, or beside the folder of worktrees that holds it.
 DEFAULT_CORPUS = next(
     (

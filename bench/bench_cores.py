@@ -51,7 +51,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_scale
 import registry_workspace
-from _harness import OUT, REPO, add_bytecode_option, add_corpus_option, machine, prepare_bytecode, tool
+from _harness import OUT, baseline_run, add_bytecode_option, add_corpus_option, machine, prepare_bytecode, tool
 
 CORES = (2, 4, 8, 16)
 
@@ -110,19 +110,6 @@ def use_carried_registry() -> None:
     if not registry_workspace.crate_dirs() and manifest.is_file():
         carried = json.loads(manifest.read_text())
         bench_scale.build_registry = lambda out: carried
-
-
-def baseline_run(baseline: Path, dry_run: list[str]) -> list[str]:
-    """The dry run `dry_run` (`codemod ARGS`) with the code of the checkout `baseline`."""
-    rest = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry and Path(entry) != REPO]
-    return [
-        "env",
-        f"PYTHONPATH={os.pathsep.join([str(baseline), *rest])}",
-        tool("python"),
-        "-m",
-        "codemods",
-        *dry_run[1:],
-    ]
 
 
 def time_tree(

@@ -60,6 +60,7 @@ from _harness import (
     OUT,
     REPO,
     add_bytecode_option,
+    baseline_run,
     add_corpus_option,
     corpus_tree,
     machine,
@@ -316,7 +317,7 @@ def main() -> None:
         arms = [("codemod", tree.dry_run), ("ast-grep run", tree.peer)]
         if baseline is not None:
             # The same command line, the earlier checkout's package first on the path.
-            arms.append(("baseline", ["env", f"PYTHONPATH={baseline}", python, "-m", "codemods", *tree.dry_run[1:]]))
+            arms.append(("baseline", baseline_run(baseline, tree.dry_run)))
         ours, peer, *before = race(arms, tree.root, args.runs)
         rows.append(
             (

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+BLANKS = frozenset(b" \t\n\r\f\v")
 
 
 def _starts(source: bytes, needle: bytes, start: int = 0, stop: int | None = None) -> Iterator[int]:
@@ -78,6 +79,23 @@ def word_in(source: bytes, words: Iterable[str], start: int = 0, end: int | None
 def word_starts(source: bytes, needle: bytes, start: int = 0, stop: int | None = None) -> Iterator[int]:
     """The start of each whole-word occurrence of `needle` in `source[start:stop]`, lazily."""
     return _starts(source, needle, start, stop)
+
+
+def blanks_before(source: bytes, at: int) -> int:
+    """Where the run of blanks (spaces, tabs, newlines) ending at byte `at` starts (`at` if none)."""
+    while at > 0 and source[at - 1] in BLANKS:
+        at -= 1
+    return at
+
+
+def word_ends_at(source: bytes, end: int, words: Iterable[bytes]) -> bool:
+    """Whether one of `words` ends at byte `end` of `source` with no word byte right before it
+    (a keyword right before a place, `\\b(?:WORDS)` ending there)."""
+    for word in words:
+        begin = end - len(word)
+        if begin >= 0 and source[begin:end] == word and (begin == 0 or source[begin - 1] not in WORD_BYTES):
+            return True
+    return False
 
 
 def keyword_offsets(source: bytes, keyword: bytes) -> list[int]:

@@ -25,7 +25,7 @@ from codemods.languages.rust.resolve.values import (
     Spelling,
 )
 from codemods.parse import enclosing, node_text
-from codemods.words import WORD_BYTES, word_matches
+from codemods.words import blanks_before, word_ends_at, word_matches
 
 
 class ReceiverTypes:
@@ -217,19 +217,8 @@ _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 def _after_type_keyword(source: bytes, at: int) -> bool:
     """Whether `struct`, `enum` or `union` and blanks come right before byte `at` (regex
     `\\b(?:struct|enum|union)\\s+` ending there)."""
-    start = at
-    while start > 0 and source[start - 1] in _BLANKS:
-        start -= 1
-    if start == at:
-        return False
-    for keyword in (b"struct", b"enum", b"union"):
-        begin = start - len(keyword)
-        if begin >= 0 and source[begin:start] == keyword and (begin == 0 or source[begin - 1] not in WORD_BYTES):
-            return True
-    return False
-
-
-_BLANKS = frozenset(b" \t\n\r\f\v")
+    start = blanks_before(source, at)
+    return start != at and word_ends_at(source, start, (b"struct", b"enum", b"union"))
 
 
 class FileTypes:

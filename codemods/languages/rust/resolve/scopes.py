@@ -23,7 +23,7 @@ from codemods.languages.rust.resolve.syntax import (
 )
 from codemods.languages.rust.resolve.values import ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope
 from codemods.parse import RUST, forget, node_text, parse
-from codemods.words import WORD_BYTES, keyword_offsets, word_in, word_starts
+from codemods.words import blanks_before, keyword_offsets, word_ends_at, word_in, word_starts
 
 # A glob in a `use` declaration (`::*`, or `*` first in a group: `{*, ..}`), by spelling: a file
 # without one imports no name it does not spell.
@@ -48,7 +48,6 @@ _BINDING_KEYWORDS = (
     b"crate",
     b"as",
 )
-_BLANKS = frozenset(b" \t\n\r\f\v")
 # A visibility ending right before a `use` keyword (`pub `, `pub(crate) `, `pub(in a::b) `).
 _VISIBILITY_BEFORE = re.compile(rb"\bpub\s*+(?:\([^)]*\))?\s*+\Z")
 
@@ -59,20 +58,13 @@ def _after_binding_keyword(source: bytes, at: int) -> bool:
     an earlier line the blanks cross) may be, so that counts too (True costs a parse, never an
     answer). What the pattern `(fn|struct|..)(blanks|comments)*(r#)?NAME` once searched the
     whole file for, from each whole-word NAME back: ten times faster on large files."""
-    i = at - 2 if at >= 2 and source[at - 2 : at] == b"r#" else at
-    crossed = False
-    while i > 0 and source[i - 1] in _BLANKS:
-        crossed = crossed or source[i - 1] == 0x0A
-        i -= 1
-    if crossed and source.find(b"//", source.rfind(b"\n", 0, i) + 1, i) >= 0:
+    end = at - 2 if at >= 2 and source[at - 2 : at] == b"r#" else at
+    i = blanks_before(source, end)
+    if source.find(b"\n", i, end) >= 0 and source.find(b"//", source.rfind(b"\n", 0, i) + 1, i) >= 0:
         return True
     if source[max(0, i - 2) : i] == b"*/":
         return True
-    for keyword in _BINDING_KEYWORDS:
-        begin = i - len(keyword)
-        if begin >= 0 and source[begin:i] == keyword and (begin == 0 or source[begin - 1] not in WORD_BYTES):
-            return True
-    return i >= 12 and source[i - 12 : i] == b"macro_rules!"
+    return word_ends_at(source, i, _BINDING_KEYWORDS) or source[max(0, i - 12) : i] == b"macro_rules!"
 
 
 def spells_binding(source: bytes, name: str, public_imports: bool = False) -> bool:
