@@ -21,6 +21,14 @@ With `--profile N` the dry run of each tree runs once more under cProfile at N c
 (`forked_map`) and the functions the rest goes to, written to PROFILE_DIR/profile.txt
 (the raw .prof files beside it).
 
+With `--floor` each tree's parse floor is measured too: the dry run runs once in one process
+(CODEMOD_JOBS=1) noting every distinct text the engine hands tree-sitter, then those texts are
+parsed again in a loop (the faster of two rounds), and a bare start-up (`python -c "import
+codemods.cli.main"`, the median of three) is timed. At N cores, floor(N) = start-up + parse/N:
+what any run that parses those files must take even with no other work and a perfect split over
+N processes, printed as a ratio to ast-grep's time at N (how much of the ratio is left to the
+resolution, the reading and the report).
+
 With `--baseline DIR` (a checkout of an earlier commit) that checkout's dry run is timed too, in
 the same interleaved rounds at each N (PYTHONPATH=DIR before the rest of PYTHONPATH): the before
 and after of a change on one machine at once.
@@ -31,7 +39,7 @@ is used as it is.
 
     python bench/bench_cores.py [--runs N] [--cores 2,4,8,16] [--only generated,registry,databend,real]
                                 [--profile N] [--profile-dir DIR] [--json] [--save FILE] [--corpus ARCHIVE]
-                                [--baseline DIR]
+                                [--baseline DIR] [--floor]
 """
 
 from __future__ import annotations
@@ -200,6 +208,58 @@ profile.dump_stats(out)
 """
 
 
+# The dry run `codemod ARGS` in this process at CODEMOD_JOBS=1, noting each distinct text given to
+# a tree-sitter parser; then the time to parse them all again (the faster of two rounds), as JSON.
+FLOOR = """import json, sys, time
+from codemods.startup import install
+install()
+import codemods.parse as parse_module
+texts = {}
+make = parse_module._parser
+class Noting:
+    def __init__(self, language):
+        self.language, self.parser = language, make(language)
+    def parse(self, source, *rest, **named):
+        texts[(self.language, source)] = None
+        return self.parser.parse(source, *rest, **named)
+parse_module._parser = Noting
+from codemods.cli.main import main
+sys.argv = ["codemod", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+best = None
+for _ in range(2):
+    start = time.perf_counter()
+    for language, source in texts:
+        make(language).parse(source)
+    took = time.perf_counter() - start
+    best = took if best is None else min(best, took)
+print(json.dumps({"texts": len(texts), "bytes": sum(len(s) for _, s in texts), "parse_s": best}))
+"""
+
+
+def parse_floor(tree: bench_scale.Workspace, cpus: list[int]) -> dict:
+    """The parse floor of one tree's dry run (see FLOOR), on one CPU, with the start-up time."""
+    out = subprocess.run(
+        [*pinned(cpus, 1), "env", "CODEMOD_JOBS=1", tool("python"), "-c", FLOOR, *tree.dry_run[1:]],
+        cwd=tree.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = out.stdout.strip().splitlines()
+    if not lines:
+        sys.exit(f"bench_cores: {tree.name}: the parse floor run printed nothing: {out.stderr[-2000:]}")
+    found = json.loads(lines[-1])
+    startups = [
+        run_once([*pinned(cpus, 1), tool("python"), "-c", "import codemods.cli.main"], tree.root)[0] for _ in range(3)
+    ]
+    found["startup_s"] = statistics.median(startups)
+    return found
+
+
 def profile_tree(tree: bench_scale.Workspace, n: int, cpus: list[int], folder: Path) -> str:
     """One dry run under cProfile at `n` cores: where the parent process's time goes."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -266,6 +326,9 @@ def main() -> None:
         "--baseline", type=Path, metavar="DIR", help="a checkout of an earlier commit, timed beside this one"
     )
     parser.add_argument(
+        "--floor", action="store_true", help="also measure each tree's parse floor (start-up + parse/N)"
+    )
+    parser.add_argument(
         "--save", type=Path, metavar="FILE", help="also write the results as JSON to FILE, after each tree"
     )
     add_corpus_option(parser)
@@ -297,6 +360,11 @@ def main() -> None:
     )
     for tree in trees:
         result = time_tree(tree, cores, cpus, args.runs, baseline)
+        if args.floor:
+            result["floor"] = parse_floor(tree, cpus)
+            for row in result["rows"]:
+                row["floor_s"] = result["floor"]["startup_s"] + result["floor"]["parse_s"] / row["cores"]
+                row["floor_ratio"] = row["floor_s"] / row["ast_grep_s"]
         results.append(result)
         say(f"\n{tree.name}: {tree.files} files, {tree.lines} lines; the dry run exits {result['dry_run_exit']}")
         say(header)
@@ -312,6 +380,13 @@ def main() -> None:
                     f"{'  baseline':14} {row['cores']:>3} {row['baseline_s']:8.3f}s {row['ast_grep_s']:8.3f}s "
                     f"{row['baseline_ratio']:6.2f}x  (the checkout at {baseline})"
                 )
+        if "floor" in result:
+            floor = result["floor"]
+            say(
+                f"parse floor: {floor['texts']} texts, {floor['bytes'] / 2**20:.1f} MiB parsed in "
+                f"{floor['parse_s']:.2f} s on one CPU; start-up {floor['startup_s']:.2f} s; floor(N) = "
+                + ", ".join(f"{r['floor_s']:.2f} s ({r['floor_ratio']:.2f}x) at {r['cores']}" for r in result["rows"])
+            )
         if result["fit"]:
             serial, parallel = result["fit"]["serial_s"], result["fit"]["parallel_s"]
             say(
