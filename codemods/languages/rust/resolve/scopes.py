@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_right
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -23,7 +24,7 @@ from codemods.languages.rust.resolve.syntax import (
 )
 from codemods.languages.rust.resolve.values import ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope
 from codemods.parse import RUST, forget, node_text, parse
-from codemods.words import blanks_before, keyword_offsets, word_ends_at, word_in, word_starts
+from codemods.words import BLANKS, blanks_before, keyword_offsets, word_ends_at, word_in, word_starts
 
 # A glob in a `use` declaration (`::*`, or `*` first in a group: `{*, ..}`), by spelling: a file
 # without one imports no name it does not spell.
@@ -112,6 +113,52 @@ _PATTERN_PARENTS = frozenset(
 _PATTERN_FIELDS = frozenset(
     {"let_declaration", "parameter", "for_expression", "let_condition", "field_pattern", "match_arm"}
 )
+
+
+class DeferredImports(dict[str, list[Import]]):
+    """The named imports of a module scope (name -> its `use` and `extern crate` bindings, in the
+    order the module declares them), where a `use` declaration that holds no glob is read only
+    once a name it may bind is asked for (`get`): a lookup asks a module about a few names (`Vec`,
+    the type of a receiver), and reading every leaf of its twenty `use` declarations cost more
+    than the rest of its scope. A `use` binds only names it spells as a whole word (`r#` is no
+    word byte), and not one whose every occurrence leads a path (`std::`) where it spells no
+    `self`. One that spells a `*` anywhere (a glob, or a star in a comment) or holds a syntax
+    error is read with the rest of the scope, so the answers are those of a scope read at once."""
+
+    def __init__(self, source: bytes, settle: Callable[[list[tuple[int, int]]], dict[str, list[Import]]]) -> None:
+        super().__init__()
+        self.source = source  # the module's file as read
+        self.pending: list[tuple[int, int]] = []  # (start, end) of each `use` not read yet, in order
+        self._settle = settle  # reads the `use` declarations at those bytes
+
+    def get(self, name: str, default: list[Import] | None = None) -> list[Import] | None:  # type: ignore[override]
+        pending = self.pending
+        if pending:
+            # Each whole-word occurrence of the name from the first unread `use` to the last, placed
+            # in the one it falls in (the uses are in order and do not overlap).
+            starts = [use[0] for use in pending]
+            spelled: dict[int, None] = {}
+            needle = name.encode()
+            for at in word_starts(self.source, needle, starts[0], pending[-1][1]):
+                index = bisect_right(starts, at) - 1
+                if index >= 0 and at < pending[index][1] and not self._leads_a_path(at + len(needle), pending[index]):
+                    spelled[index] = None
+            if spelled:
+                self.pending = [use for index, use in enumerate(pending) if index not in spelled]
+                for bound, entries in self._settle([pending[index] for index in spelled]).items():
+                    merged = self.setdefault(bound, [])
+                    merged += entries
+                    merged.sort(key=lambda entry: entry.start)  # the module's order (sorting is stable)
+        return super().get(name, default)
+
+    def _leads_a_path(self, end: int, use: tuple[int, int]) -> bool:
+        """Whether the name ending at byte `end` of the `use` declaration spanning `use` is
+        followed by `::` (blanks between), in a declaration that spells no `self`: a segment
+        that leads a path (`std` of `use std::fmt;`) binds nothing there; only `N::{self}` would."""
+        after = end
+        while after < use[1] and self.source[after] in BLANKS:
+            after += 1
+        return self.source.startswith(b"::", after) and next(word_starts(self.source, b"self", *use), None) is None
 
 
 class ModuleScopes:
@@ -255,8 +302,26 @@ class ModuleScopes:
         return globbed
 
     def _build_scope(self, key: ModuleKey, location: ModuleLocation) -> ModuleScope:
-        scope = ModuleScope({}, {}, [], {})
         assert location.node is not None
+        parsed = self.tree(location.file)
+        source = parsed[0] if parsed is not None else b""
+
+        def settle(uses: list[tuple[int, int]]) -> dict[str, list[Import]]:
+            """The imports of the `use` declarations spanning `uses` ((start, end) bytes)."""
+            found = ModuleScope({}, {}, [], {})
+            again = self.tree(location.file)  # parsed again where a forked process let it go
+            for start, end in uses:
+                node = again[1].root_node.descendant_for_byte_range(start, end) if again is not None else None
+                while node is not None and not (
+                    node.type == "use_declaration" and node.start_byte == start and node.end_byte == end
+                ):
+                    node = node.parent
+                if node is None:
+                    raise AssertionError(f"{location.file}: no use declaration at bytes {start}..{end}")
+                self.declare(found, node, location.file, location.folder, key)
+            return found.imports
+
+        scope = ModuleScope({}, DeferredImports(source, settle), [], {})
         for node in location.node.named_children:
             self.declare(scope, node, location.file, location.folder, key)
         return scope
@@ -265,6 +330,14 @@ class ModuleScopes:
         """Add to `scope` what the statement `node` of the module `key` declares or imports."""
         kind = node.type
         if kind == "use_declaration":
+            imports = scope.imports
+            if (
+                isinstance(imports, DeferredImports)
+                and not node.has_error
+                and imports.source.find(b"*", node.start_byte, node.end_byte) < 0
+            ):
+                imports.pending.append((node.start_byte, node.end_byte))  # read when a name it binds is asked
+                return
             visibility = visibility_of(node)
             argument = node.child_by_field_name("argument")
             for leaf in flatten_use(argument, ()) if argument is not None else []:

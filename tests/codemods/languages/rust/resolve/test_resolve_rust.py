@@ -7,6 +7,7 @@ the sources (see tests/resolve_helpers.py).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -919,3 +920,53 @@ def test_a_builder_chain_of_methods_returning_self_types_its_receiver(tmp_path: 
     found = sorted((f.path, f.line, f.certainty) for f in plan.findings if f.code == DANGLING)
     # Lines 4 and 5 chain FrameBuilder's methods; line 6 is another type's `taut` (not shown: possible).
     assert [f for f in found if f[2] == "definite"] == [("src/fly.rs", 4, "definite"), ("src/fly.rs", 5, "definite")]
+
+
+# A module whose `use` declarations take each form a name may be bound (or only spelled) by: a
+# leaf, a rename, `self` in a group, a segment leading a path, a raw identifier, a comment, a glob
+# (and a star in a comment), an `extern crate` binding a name a `use` before it binds, and two with a syntax error (the
+# grammar reads `use coral::;` as binding `coral`, which leads a path).
+_MANY_USES = """\
+use tidal::basin::Reef;
+use tidal::{basin::{self as pool, Shoal}, Drift as Current};
+use tidal::mouth as estuary;
+extern crate tidal as estuary;
+use estuary::Reef as Atoll;
+pub(crate) use crate::lagoon::{self, Spit};
+use r#match::Kelp; // Reef again, in a comment
+use tidal::basin::Dune /* tidal::Reef::* */;
+use tidal::shore::*;
+use tidal::Reef::{Grotto};
+use tidal::current::{self, Eddy};
+use broken::{Skerry,;
+use coral::;
+pub use tidal::Reef;
+mod lagoon { pub struct Spit; }
+fn shore() { let tidal = 1; }
+"""
+
+
+def test_a_scope_reads_its_use_declarations_as_asked_with_the_answers_of_a_scope_read_at_once(tmp_path):
+    from codemods.languages.rust.resolve.scopes import DeferredImports, ModuleScopes
+    from codemods.languages.rust.resolve.values import ModuleScope
+
+    (tmp_path / "lib.rs").write_text(_MANY_USES)
+
+    def fresh() -> tuple[ModuleScopes, ModuleScope]:
+        scopes = ModuleScopes(tmp_path, lambda path: (tmp_path / path).read_bytes())
+        scope = scopes.scope(("lib.rs", ()))
+        assert scope is not None and isinstance(scope.imports, DeferredImports)
+        return scopes, scope
+
+    scopes, deferred = fresh()
+    assert deferred.imports.pending, "the uses without a glob wait to be read"
+    source, tree = scopes.tree("lib.rs")
+    eager = ModuleScope({}, {}, [], {})
+    for node in tree.root_node.named_children:
+        scopes.declare(eager, node, "lib.rs", "", ("lib.rs", ()))
+    assert deferred.globs == eager.globs
+    names = sorted({w.decode() for w in re.findall(rb"[A-Za-z_][A-Za-z_0-9]*", source)} | {"r#match"})
+    for name in names:  # each asked first of a scope, and then all of them of one
+        assert fresh()[1].imports.get(name, []) == eager.imports.get(name, []), name
+        assert deferred.imports.get(name, []) == eager.imports.get(name, []), name
+    assert {k: v for k, v in eager.imports.items() if v} == {k: v for k, v in deferred.imports.items() if v}
