@@ -16,7 +16,7 @@
 #
 # unpacks into /tmp/cores, installs the wheels offline (--target), runs
 # bench/bench_cores.py at 2, 4, 8 and 16 cores (CORES=1,2,16: others) with a profile at 16
-# (PROFILE=0: none); with BASE=COMMIT given to `pack` (base.tar.xz: that commit's tracked
+# (PROFILE=0: none; FLOOR=1: each tree's parse floor too, bench_cores.py --floor); with BASE=COMMIT given to `pack` (base.tar.xz: that commit's tracked
 # files), that checkout's dry run is timed beside this one's (bench_cores.py --baseline), and writes to $OUT:
 # log.txt (the machine and the table), cores.json, profile.txt and prof.tar.gz.
 #
@@ -106,7 +106,7 @@ run() {
     set +e
     timeout "${BENCH_LIMIT:-500}" python3 bench/bench_cores.py --runs "$runs" --only "$only" --cores "${CORES:-2,4,8,16}" --profile "${PROFILE:-16}" \
         --profile-dir /tmp/cores-prof --save "$OUT/cores.json" --corpus "$bundle/mlxcel-2026-07.tar.xz" \
-        "${baseline[@]}" 2>&1 \
+        "${baseline[@]}" ${FLOOR:+--floor} 2>&1 \
         | tee -a "$OUT/log.txt"
     echo "bench_cores exit: ${PIPESTATUS[0]}" | tee -a "$OUT/log.txt"
     uptime | tee -a "$OUT/log.txt"
