@@ -970,3 +970,27 @@ def test_a_scope_reads_its_use_declarations_as_asked_with_the_answers_of_a_scope
         assert fresh()[1].imports.get(name, []) == eager.imports.get(name, []), name
         assert deferred.imports.get(name, []) == eager.imports.get(name, []), name
     assert {k: v for k, v in eager.imports.items() if v} == {k: v for k, v in deferred.imports.items() if v}
+
+
+@pytest.mark.parametrize(
+    "text, public, spelled",
+    [
+        ("use harbor::*;", False, True),
+        ("use harbor::{*, Quay};", False, True),
+        ("use harbor::{Quay,\n    *};", False, True),
+        ("use harbor :: \t*;", False, True),
+        ("let area = width * height; /* a note */", False, False),
+        ("fn deref(p: &u8) -> u8 { *p }", False, True),  # `{ *p`: spelled like `{*, ..}`; True costs a parse
+        ("pub use harbor::*;", True, True),
+        ("pub(crate)  use harbor::\n*;", True, True),
+        ("pub(in crate::docks) use harbor::*;", True, True),
+        ("use harbor::*;", True, False),
+        ("pub use harbor::Quay; // *", True, False),
+        ("repub use harbor::*;", True, False),
+        ("pub usex::*;", True, False),
+    ],
+)
+def test_spells_glob_use_finds_each_star_a_glob_may_be(text, public, spelled):
+    from codemods.languages.rust.resolve.scopes import spells_glob_use
+
+    assert spells_glob_use(text.encode(), public) is spelled
