@@ -35,7 +35,7 @@ from codemods.languages.rust.resolve.values import (
     Spelling,
 )
 from codemods.parse import RUST, node_text, parse
-from codemods.words import word_matches
+from codemods.words import word_in, word_matches
 
 # Fewer files than this that may use a deleted item are resolved in the plan's own process:
 # forking costs more than resolving them.
@@ -153,6 +153,8 @@ class RustResolver:
             SourceFile(path, source, tree), {(t.path, t.start): t for t in targets}, FileTypes(tree.root_node)
         )
         found: dict[tuple[int, int], Reference] = {}
+        # An inline module spells `mod` as a word: in a file that does not, no walk up for them.
+        nested = word_in(source, ("mod",))
         for match in hits:
             name = match.group().decode()
             node = tree.root_node.descendant_for_byte_range(match.start(), match.end())
@@ -175,7 +177,7 @@ class RustResolver:
                 continue
             spelling = Spelling(name, match.start(), match.end(), tuple(by_name[name]))
             for root, file_module in instances:
-                key = (root, file_module + inline_modules(node))
+                key = (root, file_module + inline_modules(node)) if nested else (root, file_module)
                 reference = self._resolve_use(checked, key, use, spelling)
                 if reference is not None:
                     previous = found.get((match.start(), match.end()))
