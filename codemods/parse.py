@@ -7,6 +7,7 @@ file is only ever decoded to be printed.
 from __future__ import annotations
 
 import importlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from functools import lru_cache, wraps
 from typing import TypeVar
@@ -57,7 +58,8 @@ def _parser(name: str) -> tree_sitter.Parser:
 # scan), and each gets the one parse. Trees are never edited in place.
 # Bounded by count and by the bytes of the sources kept: a tree takes about 25 times its
 # source's size, so 24 MiB of sources is well under a GiB of trees.
-_TREES: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+# An OrderedDict: the oldest goes in O(1) (`next(iter(dict))` walks over every slot deleted before it).
+_TREES: OrderedDict[tuple[str, bytes], tree_sitter.Tree] = OrderedDict()
 _TREES_KEPT = 512
 _TREE_SOURCE_BYTES = 24 * 1024 * 1024
 _kept_bytes = [0]
@@ -67,8 +69,7 @@ _VALUES_KEPT = 64
 
 def _remember(key: tuple[str, bytes], tree: tree_sitter.Tree) -> tree_sitter.Tree:
     while _TREES and (len(_TREES) >= _TREES_KEPT or _kept_bytes[0] + len(key[1]) > _TREE_SOURCE_BYTES):
-        oldest = next(iter(_TREES))
-        del _TREES[oldest]
+        oldest, _ = _TREES.popitem(last=False)
         _kept_bytes[0] -= len(oldest[1])
     if len(key[1]) <= _TREE_SOURCE_BYTES:
         _TREES[key] = tree
