@@ -286,12 +286,13 @@ def receiver_type(receiver: tree_sitter.Node, types: FileTypes) -> tuple[str, bo
         fields = types.fields(owner) if owner else {}
         return _named_type(fields.get(node_text(access.child_by_field_name("field"))), access, indexed, types)
     if receiver.type == "identifier":
-        loop = _loop_over_field(receiver)
+        binder, below, scope = _nearest_binding(receiver)
+        loop = _loop_over_field(binder) if binder is not None and binder.type == "for_expression" else None
         if loop is not None:
             owner = impl_type(loop)
             fields = types.fields(owner) if owner else {}
             return _named_type(fields.get(node_text(loop.child_by_field_name("field"))), loop, True, types)
-        return _named_type(_local_type(receiver), receiver, False, types)
+        return _named_type(_local_type(receiver, binder, below, scope), receiver, False, types)
     return None
 
 
@@ -303,20 +304,38 @@ def _struct_of(value: tree_sitter.Node, types: FileTypes) -> str | None:
     return known[0] if known is not None and known[1] else None
 
 
-def _loop_over_field(variable: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The `self.field` walked by the `for variable in &self.field` (or `self.field.iter()`,
-    `.iter_mut()`) loop that binds `variable`, if that is what binds it."""
+def _nearest_binding(
+    variable: tree_sitter.Node,
+) -> tuple[tree_sitter.Node | None, tree_sitter.Node, tree_sitter.Node | None]:
+    """(the node nearest above `variable` that binds its name for it, its child on the way down to
+    `variable`, the `function_item` or closure it is in): a `for` whose pattern binds it around the
+    body, a block with a `let` of it before that child, or another binder (`binds_here`); the
+    first is None where none does up to the function or closure (the child is then the one below
+    that), the third None outside one. One walk up for both `_loop_over_field`
+    and `_local_type`, which stop at the same node (each `.parent` step is a descent from the
+    root in tree-sitter 0.26)."""
     name = variable.text or b""
     child, current = variable, variable.parent
     while current is not None and current.type not in ("function_item", "closure_expression"):
         if current.type == "for_expression" and child == current.child_by_field_name("body"):
-            pattern = current.child_by_field_name("pattern")
-            if pattern is not None and binds(pattern, name):
-                return _walked_field(current.child_by_field_name("value")) if pattern.type == "identifier" else None
+            if binds(current.child_by_field_name("pattern"), name):
+                return current, child, None
         elif binds_here(current, child, name):
-            return None
+            return current, child, None
         child, current = current, current.parent
-    return None
+    return None, child, current
+
+
+def _loop_over_field(binder: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `self.field` walked by the `for variable in &self.field` (or `self.field.iter()`,
+    `.iter_mut()`) loop `binder` that binds the variable (`_nearest_binding`), where it binds it
+    alone (its pattern is the variable)."""
+    pattern = binder.child_by_field_name("pattern")
+    return (
+        _walked_field(binder.child_by_field_name("value"))
+        if pattern is not None and pattern.type == "identifier"
+        else None
+    )
 
 
 def _walked_field(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
@@ -391,32 +410,32 @@ def _declared_type(name: str, place: tree_sitter.Node, types: FileTypes) -> tupl
     return name, types.declares(name)
 
 
-def _local_type(variable: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`."""
+def _local_type(
+    variable: tree_sitter.Node, binder: tree_sitter.Node | None, below: tree_sitter.Node, scope: tree_sitter.Node | None
+) -> tree_sitter.Node | None:
+    """The type of a local or parameter where it is written: `let x: T`, `let x = T { .. }`, `x: T`;
+    `binder`, `below` and `scope` are `_nearest_binding(variable)`'s."""
     name = variable.text or b""
-    child, current = variable, variable.parent
-    while current is not None and current.type not in ("function_item", "closure_expression"):
-        if current.type == "block":
-            latest = None
-            for statement in current.named_children:
-                if statement.start_byte >= child.start_byte:
-                    break
-                pattern = statement.child_by_field_name("pattern") if statement.type == "let_declaration" else None
-                if pattern is not None and binds(pattern, name):
-                    latest = statement
-            if latest is not None:
-                latest_pattern = latest.child_by_field_name("pattern")
-                if latest_pattern is None or latest_pattern.type != "identifier":
-                    return None
-                value = latest.child_by_field_name("value")
-                if latest.child_by_field_name("type") is None and value is not None:
-                    return _constructed_type(value)
-                return latest.child_by_field_name("type")
-        elif binds_here(current, child, name):
+    if binder is not None:
+        if binder.type != "block":
+            return None  # a `for`, a `match` arm, a closure parameter, `if let`: not written here
+        latest = None
+        for statement in binder.named_children:
+            if statement.start_byte >= below.start_byte:
+                break
+            pattern = statement.child_by_field_name("pattern") if statement.type == "let_declaration" else None
+            if pattern is not None and binds(pattern, name):
+                latest = statement
+        assert latest is not None  # the block binds it (`binds_here`): a `let` before it does
+        latest_pattern = latest.child_by_field_name("pattern")
+        if latest_pattern is None or latest_pattern.type != "identifier":
             return None
-        child, current = current, current.parent
-    if current is not None and current.type == "function_item":
-        parameters = current.child_by_field_name("parameters")
+        value = latest.child_by_field_name("value")
+        if latest.child_by_field_name("type") is None and value is not None:
+            return _constructed_type(value)
+        return latest.child_by_field_name("type")
+    if scope is not None and scope.type == "function_item":
+        parameters = scope.child_by_field_name("parameters")
         for parameter in parameters.named_children if parameters is not None else []:
             pattern = parameter.child_by_field_name("pattern")
             if (
