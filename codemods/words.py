@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from functools import lru_cache
 
 WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 BLANKS = frozenset(b" \t\n\r\f\v")
@@ -16,31 +15,14 @@ BLANKS = frozenset(b" \t\n\r\f\v")
 
 def _starts(source: bytes, needle: bytes, start: int = 0, stop: int | None = None) -> Iterator[int]:
     """The start of each occurrence of `needle` in `source[start:stop]` with no word byte right
-    before or after it (in `source`). For a needle of word bytes only (an identifier), a regex
-    `NEEDLE\\b` (which passes over `get` in `get_or` and `budget` in C, where most substrings of a
-    short name are) with the byte before checked here: two such occurrences never overlap, so
-    none is lost to a match rejected for its byte before. Else a substring search."""
-    end = len(source) if stop is None else min(stop, len(source))
-    suffixed = _suffixed(needle)
-    if suffixed is not None:
-        # The byte at `end` is looked at (for `\b`) but no match may reach past it.
-        for match in suffixed.finditer(source, start, min(end + 1, len(source))):
-            at = match.start()
-            if match.end() <= end and (at == 0 or source[at - 1] not in WORD_BYTES):
-                yield at
-        return
-    at = source.find(needle, start, end)
+    before or after it (in `source`): a substring search, much faster than a regex."""
+    stop = len(source) if stop is None else stop
+    at = source.find(needle, start, stop)
     while at >= 0:
         after = at + len(needle)
         if (at == 0 or source[at - 1] not in WORD_BYTES) and (after == len(source) or source[after] not in WORD_BYTES):
             yield at
-        at = source.find(needle, at + 1, end)
-
-
-@lru_cache(maxsize=1024)
-def _suffixed(needle: bytes) -> re.Pattern[bytes] | None:
-    """`NEEDLE\\b` for a needle of word bytes only (None for any other)."""
-    return re.compile(re.escape(needle) + rb"\b") if needle and all(b in WORD_BYTES for b in needle) else None
+        at = source.find(needle, at + 1, stop)
 
 
 def whole_word_hits(source: bytes, names: set[str]) -> list[tuple[int, int, str]]:
