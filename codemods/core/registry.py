@@ -144,9 +144,6 @@ class LanguageOperations(Protocol):
       what goes in other files with the deleted items (a module's file);
     - `resolve_ahead(files, deleted, state)`: resolve the uses in `files` ((path, text as
       read)) at once (in parallel processes), before `references` asks file by file;
-    - `prepare_resolution(path, text, deleted, state)`: the work resolving a file that spells a
-      deleted name will need from the plan's own process (which crate it is, say), done as the
-      search finds the file, while the search goes on; it decides nothing;
     - `prepare_formatting(root)`: what finding the formatter takes (rustfmt through rustup
       asks which binary once), done in a thread as a plan that edits the language's files
       starts, while the plan is made;
@@ -187,7 +184,6 @@ class LanguageOperations(Protocol):
         Callable[[Any, Callable[[str], "bytes | None"], str, Path, list[ItemTarget]], DeletedWith] | None
     ) = None
     resolve_ahead: Callable[[list[tuple[str, bytes]], Any, PlanState], None] | None = None
-    prepare_resolution: Callable[[str, bytes, Any, PlanState], None] | None = None
     prepare_formatting: Callable[[Path], None] | None = None
     format_excerpt: Callable[[bytes, list[tuple[int, int, bytes]], bytes], "bytes | None"] | None = None
     start_searches: Callable[[PlanState, list[str]], None] | None = None

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, cast
+from typing import Any, Callable, Iterable, Mapping, cast
 
 from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Code
 from codemods.edit.diff import render_text, unified_diff
@@ -103,18 +103,6 @@ class SettledSearch:
         if self._files is None:
             self._files = sorted({path for search in self._searches for path in search.result()})
         return list(self._files)
-
-    def each(self) -> Iterator[str]:
-        """Each file once, as its search finds it (see FileSearch.each), before `result()`."""
-        if self._files is not None:
-            yield from self._files
-            return
-        seen: set[str] = set()
-        for search in self._searches:
-            for path in search.each() if isinstance(search, FileSearch) else ():
-                if path not in seen:
-                    seen.add(path)
-                    yield path
 
 
 @dataclass(frozen=True)
@@ -556,7 +544,7 @@ def plan_recipe(
             if path in before_imports.edits or edits:
                 format_ahead(root, before_imports.with_edits(edits), pool, [path], formatting, originals)
 
-        take(RemoveImports(recipe, deleted, referring_search.result, shared, final, referring_search.each)(workspace))
+        take(RemoveImports(recipe, deleted, referring_search.result, shared, final)(workspace))
         if not rg_installed() and (mentioning is not None or deleted.all_names()):
             findings.append(
                 Finding(

@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import tree_sitter
 
@@ -507,19 +507,9 @@ class RemoveImports:
     # Told each file's import edits as soon as they are known (the stage is the plan's last to
     # edit: the planner starts formatting the file's final text meanwhile).
     on_file: Callable[[str, list[Edit]], None] | None = None
-    # The files of `spelling`, each as its search finds it: while the search runs, each is read
-    # and its language's `prepare_resolution` does the work resolving it will need.
-    arriving: Callable[[], Iterable[str]] | None = None
 
     def __call__(self, workspace: Workspace) -> StepResult:
         names = self.deleted.all_names()
-        if names and self.arriving is not None and self.shared is not None:
-            for path in self.arriving():
-                language = LANGUAGES.get(language_of(path) or "")
-                prepare = language.operations.prepare_resolution if language is not None else None
-                source = workspace.read(path) if prepare is not None else None
-                if prepare is not None and source is not None and len(source) <= RESOLVE_LIMIT:
-                    prepare(path, source, self.deleted, self.shared)
         spelled = (
             (self.spelling() if self.spelling is not None else files_with_words(workspace.root, names)) if names else []
         )

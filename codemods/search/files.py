@@ -17,7 +17,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Protocol
+from typing import Callable, Protocol
 
 from codemods.core.registry import language_of, source_globs
 from codemods.search.mentions import compile_pattern, matches_by_line
@@ -186,7 +186,6 @@ class FileSearch:
     def __init__(self, process: subprocess.Popen[bytes] | None, fallback: Callable[[], list[str]]) -> None:
         self._process = process
         self._fallback = fallback
-        self._arrived: list[str] = []  # what `each` read of rg's output so far
 
     def __enter__(self) -> FileSearch:
         return self
@@ -206,23 +205,8 @@ class FileSearch:
             out, _ = self._process.communicate()
             if self._process.returncode in (0, 1):
                 paths = out.decode("utf-8", "surrogateescape").splitlines()
-                return sorted([*self._arrived, *(p[2:] if p.startswith("./") else p for p in paths)])
+                return sorted(p[2:] if p.startswith("./") else p for p in paths)
         return self._fallback()
-
-    def each(self) -> Iterator[str]:
-        """The files found, each as soon as rg prints it (in rg's order; without rg, those of
-        `result()`), so that a caller works on them while rg searches; `result()` then gives
-        them all, sorted. Without rg, none (the fallback runs in `result()`); where rg fails,
-        what it printed is no answer (`result()` gives the fallback's): a caller may only
-        prepare work with these."""
-        stream = self._process.stdout if self._process is not None else None
-        if stream is None:
-            return
-        for line in stream:
-            path = line.rstrip(b"\n").decode("utf-8", "surrogateescape")
-            path = path[2:] if path.startswith("./") else path
-            self._arrived.append(path)
-            yield path
 
 
 def _start_rg(root: Path, args: list[str]) -> subprocess.Popen[bytes] | None:

@@ -30,7 +30,6 @@ from codemods.languages.rust.resolve.per_plan import (
     FileAhead,
     live_targets,
     plan_resolver,
-    prepare_resolution,
     resolve_ahead,
     start_searches,
     worked_ahead,
@@ -187,7 +186,6 @@ class RustOperations(LanguageOperations):
     imports_left_unused = staticmethod(imports_left_unused)
     files_deleted_with = staticmethod(files_deleted_with)
     resolve_ahead = staticmethod(_resolve_ahead)
-    prepare_resolution = staticmethod(prepare_resolution)
     prepare_formatting = staticmethod(rustfmt.prepare_formatting)
     format_excerpt = staticmethod(excerpt)
     start_searches = staticmethod(start_searches)

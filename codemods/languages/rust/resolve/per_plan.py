@@ -99,14 +99,6 @@ def resolve_ahead(
         plan_resolver(shared).resolve_files(files, live_targets(deleted, shared), jobs(), also)
 
 
-def prepare_resolution(path: str, source: bytes, deleted: Any, shared: PlanState) -> None:
-    """Whether the file at `path` may see each deleted item (its crate, the crates it depends on),
-    worked out while the plan's search for files spelling a deleted name goes on: `resolve_ahead`
-    asks it of every such file before it deals them out to processes."""
-    if deleted.of(RUST):
-        plan_resolver(shared).may_reach_any(path, live_targets(deleted, shared))
-
-
 @dataclass(frozen=True)
 class FileAhead:
     """What a forked process worked out for a file beside its uses (the plan's own process then

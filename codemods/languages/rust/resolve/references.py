@@ -97,7 +97,7 @@ class RustResolver:
         pending = [
             (path, source)
             for path, source in files
-            if (path, source, key) not in self._references and self.may_reach_any(path, targets)
+            if (path, source, key) not in self._references and any(self._may_reach(t, path) for t in targets)
         ]
         if len(pending) < PARALLEL_FILES or processes < 2:
             return
@@ -222,10 +222,6 @@ class RustResolver:
     def declared_tree(self, path: str) -> tuple[bytes, tree_sitter.Tree] | None:
         """The file at `path` as read, with its syntax tree (shared with the resolver's lookups)."""
         return self.scopes.tree(path)
-
-    def may_reach_any(self, path: str, targets: list[DeletedRustItem]) -> bool:
-        """Whether code in the file at `path` could see one of `targets` at all (`_may_reach`)."""
-        return any(self._may_reach(t, path) for t in targets)
 
     def _may_reach(self, target: DeletedRustItem, path: str) -> bool:
         """Whether code in the file at `path` could see `target` at all (a cheap first cut,

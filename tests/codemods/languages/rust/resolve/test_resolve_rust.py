@@ -994,29 +994,3 @@ def test_spells_glob_use_finds_each_star_a_glob_may_be(text, public, spelled):
     from codemods.languages.rust.resolve.scopes import spells_glob_use
 
     assert spells_glob_use(text.encode(), public) is spelled
-
-
-@pytest.mark.skipif(shutil.which("rg") is None, reason="without rg no file arrives before the search ends")
-def test_each_file_the_search_finds_is_prepared_as_it_arrives_and_the_plan_is_the_same(tmp_path, monkeypatch):
-    from codemods.languages.rust.language import RustOperations
-
-    files = {
-        "Cargo.toml": package("locks"),
-        "src/lib.rs": "pub mod gate;\npub mod basin;\npub mod weir;\n",
-        "src/gate.rs": "pub struct Gate;\nimpl Gate {\n    pub fn swing(&self) -> u8 { 1 }\n}\n",
-        "src/basin.rs": "use crate::gate::Gate;\npub fn fill(g: &Gate) -> u8 { g.swing() } // MAYBE\n",
-        "src/weir.rs": "pub fn spill(v: &[u8]) -> usize { v.len() + swing() }\nfn swing() -> usize { 0 }\n",
-    }
-    write_tree(tmp_path, files)
-    prepared: list[str] = []
-    prepare = RustOperations.prepare_resolution
-
-    def noting(path, source, deleted, state):
-        prepared.append(path)
-        prepare(path, source, deleted, state)
-
-    monkeypatch.setattr(RustOperations, "prepare_resolution", staticmethod(noting))
-    with_prepare = found(tmp_path, "src/gate.rs", "fn", "Gate::swing")
-    assert sorted(prepared) == ["src/basin.rs", "src/gate.rs", "src/weir.rs"]
-    monkeypatch.setattr(RustOperations, "prepare_resolution", None)
-    assert found(tmp_path, "src/gate.rs", "fn", "Gate::swing") == with_prepare == expected(tmp_path)
