@@ -316,13 +316,15 @@ class ModuleScopes:
 
     def _build_scope(self, key: ModuleKey, location: ModuleLocation) -> ModuleScope:
         assert location.node is not None
-        parsed = self.tree(location.file)
+        file, folder = location.file, location.folder
+        parsed = self.tree(file)
         source = parsed[0] if parsed is not None else b""
 
         def settle(uses: list[tuple[int, int]]) -> dict[str, list[Import]]:
-            """The imports of the `use` declarations spanning `uses` ((start, end) bytes)."""
+            """The imports of the `use` declarations spanning `uses` ((start, end) bytes). It holds
+            no node: a node holds its whole tree, which a forked process lets go of (`release`)."""
             found = ModuleScope({}, {}, [], {})
-            again = self.tree(location.file)  # parsed again where a forked process let it go
+            again = self.tree(file)  # parsed again where a forked process let it go
             for start, end in uses:
                 node = again[1].root_node.descendant_for_byte_range(start, end) if again is not None else None
                 while node is not None and not (
@@ -330,8 +332,8 @@ class ModuleScopes:
                 ):
                     node = node.parent
                 if node is None:
-                    raise AssertionError(f"{location.file}: no use declaration at bytes {start}..{end}")
-                self.declare(found, node, location.file, location.folder, key)
+                    raise AssertionError(f"{file}: no use declaration at bytes {start}..{end}")
+                self.declare(found, node, file, folder, key)
             return found.imports
 
         scope = ModuleScope({}, DeferredImports(source, settle), [], {})

@@ -994,3 +994,32 @@ def test_spells_glob_use_finds_each_star_a_glob_may_be(text, public, spelled):
     from codemods.languages.rust.resolve.scopes import spells_glob_use
 
     assert spells_glob_use(text.encode(), public) is spelled
+
+
+def test_a_module_scope_holds_no_syntax_tree_so_a_released_file_lets_its_tree_go(tmp_path):
+    import gc
+    import types
+
+    import tree_sitter
+
+    from codemods.languages.rust.resolve.scopes import ModuleScopes
+
+    (tmp_path / "lib.rs").write_text("use tidal::basin::Reef;\nuse tidal::Drift;\npub struct Spit;\n")
+    scopes = ModuleScopes(tmp_path, lambda path: (tmp_path / path).read_bytes())
+    scope = scopes.scope(("lib.rs", ()))
+    assert scope is not None and scope.imports.get("Drift")  # one use read, one still waiting
+
+    def held(value: object) -> list[object]:
+        """What `value` keeps alive, but modules (a function's globals are its module's) and the
+        scopes' own cache of trees, which `release` lets go."""
+        if isinstance(value, types.FunctionType):
+            return [cell.cell_contents for cell in value.__closure__ or ()] + list(value.__defaults__ or ())
+        return [] if value is scopes or isinstance(value, (types.ModuleType, type)) else gc.get_referents(value)
+
+    seen, pending = set(), [scope]
+    while pending:  # everything the scope reaches, its waiting uses' reader included
+        current = pending.pop()
+        if id(current) not in seen:
+            seen.add(id(current))
+            assert not isinstance(current, (tree_sitter.Node, tree_sitter.Tree)), "a scope keeps a tree alive"
+            pending.extend(held(current))
