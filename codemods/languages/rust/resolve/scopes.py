@@ -36,7 +36,7 @@ def spells_glob_use(source: bytes, public: bool = False) -> bool:
     (blanks between: `use a::*`, `{*, ..}`); with `public`, a `pub use` (any visibility) holding a
     `*`: the only globs a module outside the one declaring them may see through. A file without
     one imports no name it does not spell. Each `*` (or `pub`) is found by substring search and
-    looked at from there: a regex scanning for `{` or `,` took a hundred times as long."""
+    looked at from there: a regex trying a match at each `{` and `,` took about sixty times as long."""
     if public:
         return any(_PUBLIC_USE_WITH_STAR.match(source, at) for at in word_starts(source, b"pub"))
     at = source.find(b"*")
