@@ -88,6 +88,14 @@ def blanks_before(source: bytes, at: int) -> int:
     return at
 
 
+def blanks_after(source: bytes, at: int, stop: int | None = None) -> int:
+    """Where the run of blanks starting at byte `at` ends (`at` if none), not past `stop`."""
+    stop = len(source) if stop is None else stop
+    while at < stop and source[at] in BLANKS:
+        at += 1
+    return at
+
+
 def word_ends_at(source: bytes, end: int, words: Iterable[bytes]) -> bool:
     """Whether one of `words` ends at byte `end` of `source` with no word byte right before it
     (a keyword right before a place, `\\b(?:WORDS)` ending there)."""

@@ -23,8 +23,8 @@ from codemods.languages.rust.resolve.syntax import (
     visibility_of,
 )
 from codemods.languages.rust.resolve.values import ITEM_NAMESPACES, Def, Import, ModuleKey, ModuleLocation, ModuleScope
-from codemods.parse import RUST, forget, node_text, parse
-from codemods.words import BLANKS, blanks_before, keyword_offsets, word_ends_at, word_in, word_starts
+from codemods.parse import RUST, enclosing, forget, node_text, parse
+from codemods.words import blanks_after, blanks_before, keyword_offsets, word_ends_at, word_in, word_starts
 
 # From a whole-word `pub`: a `use` declaration with that visibility (`pub use`, `pub(crate) use`, ...)
 # holding a `*` before its `;`.
@@ -170,10 +170,10 @@ class DeferredImports(dict[str, list[Import]]):
         """Whether the name ending at byte `end` of the `use` declaration spanning `use` is
         followed by `::` (blanks between), in a declaration that spells no `self`: a segment
         that leads a path (`std` of `use std::fmt;`) binds nothing there; only `N::{self}` would."""
-        after = end
-        while after < use[1] and self.source[after] in BLANKS:
-            after += 1
-        return self.source.startswith(b"::", after) and next(word_starts(self.source, b"self", *use), None) is None
+        return (
+            self.source.startswith(b"::", blanks_after(self.source, end, use[1]))
+            and next(word_starts(self.source, b"self", *use), None) is None
+        )
 
 
 class ModuleScopes:
@@ -326,19 +326,15 @@ class ModuleScopes:
             found = ModuleScope({}, {}, [], {})
             again = self.tree(file)  # parsed again where a forked process let it go
             for start, end in uses:
-                node = again[1].root_node.descendant_for_byte_range(start, end) if again is not None else None
-                while node is not None and not (
-                    node.type == "use_declaration" and node.start_byte == start and node.end_byte == end
-                ):
-                    node = node.parent
-                if node is None:
+                node = enclosing(again[1].root_node, start, ("use_declaration",)) if again is not None else None
+                if node is None or (node.start_byte, node.end_byte) != (start, end):
                     raise AssertionError(f"{file}: no use declaration at bytes {start}..{end}")
                 self.declare(found, node, file, folder, key)
             return found.imports
 
         scope = ModuleScope({}, DeferredImports(source, settle), [], {})
         for node in location.node.named_children:
-            self.declare(scope, node, location.file, location.folder, key)
+            self.declare(scope, node, file, folder, key)
         return scope
 
     def declare(self, scope: ModuleScope, node: tree_sitter.Node, file: str, folder: str, key: ModuleKey) -> None:
