@@ -16,7 +16,8 @@
 #
 # unpacks into /tmp/cores, installs the wheels offline (--target), runs
 # bench/bench_cores.py at 2, 4, 8 and 16 cores (CORES=1,2,16: others) with a profile at 16
-# (PROFILE=0: none; FLOOR=1: each tree's parse floor too, bench_cores.py --floor); with BASE=COMMIT given to `pack` (base.tar.xz: that commit's tracked
+# (PROFILE=0: none; FLOOR=1: each tree's parse floor too, bench_cores.py --floor; TRACE=1: then
+# the timeline of one dry run per workspace at 16 cores, bench/trace_forks.py); with BASE=COMMIT given to `pack` (base.tar.xz: that commit's tracked
 # files), that checkout's dry run is timed beside this one's (bench_cores.py --baseline), and writes to $OUT:
 # log.txt (the machine and the table), cores.json, profile.txt and prof.tar.gz.
 #
@@ -109,6 +110,16 @@ run() {
         "${baseline[@]}" ${FLOOR:+--floor} 2>&1 \
         | tee -a "$OUT/log.txt"
     echo "bench_cores exit: ${PIPESTATUS[0]}" | tee -a "$OUT/log.txt"
+    if [[ -n "${TRACE:-}" ]]; then
+        # The timeline of one dry run per tree at 16 cores (bench/trace_forks.py), 3 runs in a row.
+        local tree
+        for tree in databend registry-workspace; do
+            echo "== trace: $tree at 16 cores" | tee -a "$OUT/log.txt"
+            (cd "bench/out/$tree" && timeout 120 taskset -c 0-15 python3 "$work/bench/trace_forks.py" --jobs 16 \
+                --runs 3 -- apply --dry-run --recipe delete-methods.toml . 2>&1 | grep -v '^codemod:\|^src/\|^crates/') \
+                | tee -a "$OUT/log.txt"
+        done
+    fi
     uptime | tee -a "$OUT/log.txt"
     cp /tmp/cores-prof/profile.txt "$OUT/" 2>/dev/null
     tar -czf "$OUT/prof.tar.gz" -C /tmp cores-prof 2>/dev/null
