@@ -279,15 +279,17 @@ def test_undecodable_python_target(tree: Path, tmp_path: Path) -> None:
 
 
 def test_unreadable_target(tree: Path, tmp_path: Path, monkeypatch) -> None:
+    import codemods.config.recipe as recipe
+
     target = tree / "src/b.rs"
-    real_read_bytes = Path.read_bytes
+    real_read = recipe.read_regular_file
 
-    def read_bytes(self):
-        if self == target:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+    def read(path):
+        if Path(path) == target:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_read(path)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(recipe, "read_regular_file", read)
     lines = _refused(tree, tmp_path)
     assert "src/b.rs: cannot be read (Permission denied); the recipe needs it" in lines
     assert [line for line in lines if line.startswith("src/b.rs")] == [
@@ -360,14 +362,16 @@ def test_the_dry_run_diff_of_a_file_with_invalid_utf8_applies_with_git(tree: Pat
 
 @pytest.mark.parametrize("as_json", [False, True])
 def test_an_internal_error_is_one_line_naming_the_file_exit_3(tree: Path, monkeypatch, as_json: bool) -> None:
-    real_read_bytes = Path.read_bytes
+    import codemods.config.recipe as recipes
 
-    def read_bytes(self):
-        if self.name == "a.rs":
+    real_read = recipes.read_regular_file
+
+    def read(location):
+        if Path(location).name == "a.rs":
             raise RecursionError("maximum recursion depth exceeded")
-        return real_read_bytes(self)
+        return real_read(location)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(recipes, "read_regular_file", read)
     recipe = write_recipe(tree.parent)
     result = _apply("--dry-run", "--recipe", str(recipe), *(["--json"] if as_json else []), str(tree))
     assert result.exit_code == 3, result.output

@@ -305,3 +305,26 @@ def test_two_processes_cannot_apply_to_one_tree_at_once(tree: Path, tmp_path: Pa
         holder.communicate("", timeout=60)
     assert _apply("--recipe", str(write_recipe(tmp_path)), str(tree)).exit_code == 0
     assert snapshot(tree) == AFTER
+
+
+def test_a_plan_reads_regular_files_only_and_as_pathlib_would(tmp_path: Path) -> None:
+    # The snapshot's one-open read gives what `is_file()` and `read_bytes()` give: the bytes of
+    # a regular file (through a link too), None for a folder, a FIFO (never waited on), a
+    # missing file, a dangling link, a loop of links or a path through a file; and the whole
+    # of a file larger than one read.
+    from codemods.config.recipe import read_regular_file
+
+    (tmp_path / "a.rs").write_bytes(b"fn kept() {}\n")
+    (tmp_path / "empty.rs").write_bytes(b"")
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "pipe")
+    os.symlink(tmp_path / "a.rs", tmp_path / "link.rs")
+    os.symlink(tmp_path / "gone.rs", tmp_path / "dangling.rs")
+    os.symlink(tmp_path / "loop.rs", tmp_path / "loop.rs")
+    large = bytes(range(256)) * 12_000
+    (tmp_path / "large.rs").write_bytes(large)
+    names = ["a.rs", "empty.rs", "folder", "pipe", "link.rs", "dangling.rs", "loop.rs", "gone.rs", "a.rs/x", "large.rs"]
+    for name in names:
+        path = tmp_path / name
+        assert read_regular_file(str(path)) == (path.read_bytes() if path.is_file() else None), name
+    assert read_regular_file(str(tmp_path / "large.rs")) == large
