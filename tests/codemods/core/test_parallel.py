@@ -122,6 +122,41 @@ def test_a_file_that_spells_a_deleted_method_only_as_a_bare_word_is_not_parsed(t
     assert [f for f in findings if f[0] == "desk/src/clerk_0.rs" and f[4] == "definite"]
 
 
+class _Unpicklable(Exception):
+    def __reduce__(self):
+        raise TypeError("not this one")
+
+
+def _fail(index: int) -> int:
+    if index == 3:
+        raise ValueError(f"ledger {index} does not balance")
+    return index
+
+
+def _die(index: int) -> int:
+    import os
+
+    if index == 2:
+        os._exit(9)  # a process killed mid-way writes nothing
+    return index
+
+
+def _fail_unpicklably(index: int) -> int:
+    raise _Unpicklable("kept here")
+
+
+def test_forked_map_raises_what_a_task_raised_and_gives_none_for_a_process_that_died():
+    import pytest
+
+    with pytest.raises(ValueError, match="ledger 3 does not balance"):
+        forked_map(_fail, 6, 4)
+    with pytest.raises(RuntimeError, match="_Unpicklable: kept here"):
+        forked_map(_fail_unpicklably, 2, 2)
+    assert forked_map(_die, 5, 2) is None
+    big = forked_map(lambda index: bytes([index]) * 3_000_000, 4, 2)  # more than a pipe holds, side by side
+    assert big is not None and [len(b) for b in big] == [3_000_000] * 4 and big[3][:1] == b"\x03"
+
+
 def test_forked_call_gives_the_value_and_none_where_the_call_fails(monkeypatch):
     import time
 
