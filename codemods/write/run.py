@@ -21,7 +21,6 @@ from codemods.plan.planner import Plan, PlanSettings, plan_recipe, usage_problem
 from codemods.config.recipe import Recipe
 from codemods.plan.subset import Subset, plan_subset
 from codemods.edit.refusals import PlanRefused, WriteRefused
-from codemods.write.verify import verify_plan
 from codemods.edit.errors import TreeLocked, WriteFailed
 from codemods.write.atomic import write_changes
 from codemods.write.journal import journal_path, journal_present, recover, shown, tree_lock
@@ -146,6 +145,9 @@ def verifier(
     detect them), or None when `verify` is False."""
     if verify is False:
         return None
+
+    # here: only a run that verifies needs it (and its hashlib, tempfile and build checks, 0.01 s)
+    from codemods.write.verify import verify_plan
 
     commands = () if verify is True else tuple(verify)
     return lambda plan: verify_plan(plan, commands, trust_build=trust_build, progress=progress)
