@@ -76,7 +76,7 @@ def main() -> int:
 
     around(stages.RemoveImports, "__call__", "import stage")
     around(references.RustResolver, "resolve_files", "resolution ahead")
-    around(references, "forked_map", "processes")
+    around(references, "forked_queues", "processes")
     share_inner = references.RustResolver._resolve_share
 
     def share(self, files, targets, also):  # type: ignore[no-untyped-def]

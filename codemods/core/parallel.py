@@ -89,6 +89,60 @@ def forked_map(task: Callable[[int], _Result], count: int, processes: int) -> li
     return cast(list[_Result], results)
 
 
+def forked_queues(task: Callable[[int], _Result], queues: list[list[int]]) -> list[_Result] | None:
+    """`task(i)` for each index i of `queues` (the indices 0 to n - 1, each in one queue), in one
+    forked process per queue, as a list indexed by i; None as for `forked_map`.
+
+    Each process takes the indices of its own queue in order; once its queue is empty, it takes
+    what is left in the others (the queue after its own first, and so on). So a process the
+    machine slows down leaves its last indices to the others: at 16 processes, the same share of
+    work took anywhere from 0.29 s to 0.45 s from one run to the next on the device, and the
+    slowest process was the run's wall time. A queue is a pipe filled before the fork, read 4
+    bytes at a time (whole indices: the only writes were whole ones, so no read gets part of one)."""
+    count = sum(len(queue) for queue in queues)
+    if len(queues) < 2 or count < 2 or not hasattr(os, "fork"):
+        return None
+    if any(len(queue) * 4 > _QUEUE_BYTES for queue in queues):  # a pipe filled before any reader
+        return forked_map(task, count, len(queues))
+    streams: list[int] = []
+    try:
+        for queue in queues:
+            readable, writable = os.pipe()
+            streams.append(readable)
+            try:
+                os.write(writable, b"".join(index.to_bytes(4, "little") for index in queue))
+            finally:
+                os.close(writable)
+        found = forked_map(lambda first: _drain_queues(task, streams, first), len(queues), len(queues))
+    except OSError:
+        return None
+    finally:
+        for stream in streams:
+            os.close(stream)
+    if found is None:
+        return None
+    results: list[object] = [None] * count
+    for pairs in found:
+        for index, value in pairs:
+            results[index] = value
+    return cast(list[_Result], results)
+
+
+# What a pipe takes before it blocks its writer (Linux's default capacity is 64 KiB).
+_QUEUE_BYTES = 60_000
+
+
+def _drain_queues(task: Callable[[int], object], streams: list[int], first: int) -> list[tuple[int, object]]:
+    """In a forked process: (index, task(index)) for each index this process takes from the
+    queues, its own (`first`) first."""
+    done: list[tuple[int, object]] = []
+    for stream in streams[first:] + streams[:first]:
+        while token := os.read(stream, 4):
+            index = int.from_bytes(token, "little")
+            done.append((index, task(index)))
+    return done
+
+
 def _compute_share(task: Callable[[int], object], indices: range, writable: int) -> None:
     """In a forked process: `task` of each index, pickled down `writable` (or the exception it
     raised), then out at once (no cleanup: this process holds its parent's state)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import codemods.languages.rust.resolve.references as resolve
 from codemods import ItemTarget, Recipe
-from codemods.core.parallel import forked_map, jobs
+from codemods.core.parallel import forked_map, forked_queues, jobs
 from codemods.plan.planner import plan_recipe
 
 from resolve_helpers import write_tree
@@ -58,11 +58,11 @@ def test_forked_processes_find_the_same_references(tmp_path, monkeypatch):
     alone = _findings(tmp_path)
     forks = []
 
-    def spy(task, count, processes):
-        forks.append(processes)
-        return forked_map(task, count, processes)
+    def spy(task, queues):
+        forks.append(len(queues))
+        return forked_queues(task, queues)
 
-    monkeypatch.setattr(resolve, "forked_map", spy)
+    monkeypatch.setattr(resolve, "forked_queues", spy)
     monkeypatch.setenv("CODEMOD_JOBS", "2")
     spread = _findings(tmp_path)
     assert forks == [2]
@@ -81,12 +81,12 @@ def test_a_share_lets_go_of_the_trees_of_the_files_it_resolved(tmp_path, monkeyp
     monkeypatch.setenv("CODEMOD_JOBS", "2")
     seen = []
 
-    def in_process(task, count, processes):  # the shares run here, where their state can be seen
-        values = [task(index) for index in range(count)]
+    def in_process(task, queues):  # the shares run here, where their state can be seen
+        values = [task(index) for index in range(sum(len(queue) for queue in queues))]
         seen.append({source for (_, source) in parsing._TREES})
         return values
 
-    monkeypatch.setattr(resolve, "forked_map", in_process)
+    monkeypatch.setattr(resolve, "forked_queues", in_process)
     findings = _findings(tmp_path)
     assert len(seen) == 1
     assert len([f for f in findings if f[4] == "definite"]) == resolve.PARALLEL_FILES + 2
@@ -155,6 +155,28 @@ def test_forked_map_raises_what_a_task_raised_and_gives_none_for_a_process_that_
     assert forked_map(_die, 5, 2) is None
     big = forked_map(lambda index: bytes([index]) * 3_000_000, 4, 2)  # more than a pipe holds, side by side
     assert big is not None and [len(b) for b in big] == [3_000_000] * 4 and big[3][:1] == b"\x03"
+
+
+def _slow_first(index: int) -> tuple[int, int]:
+    import os
+    import time
+
+    if index == 0:
+        time.sleep(1.0)  # the first queue's process is held up on its first index
+    return index, os.getpid()
+
+
+def test_forked_queues_give_every_value_in_order_and_a_held_up_queue_is_emptied_by_the_others():
+    queues = [[0, 1, 2, 3, 4, 5], [6, 7], [8]]
+    found = forked_queues(_slow_first, queues)
+    assert found is not None and [index for index, _ in found] == list(range(9))
+    held_up = found[0][1]
+    # Meanwhile the other processes took the rest of the first queue.
+    assert {pid for _, pid in found[1:6]} - {held_up}
+    assert forked_queues(lambda index: index, [[0, 1]]) is None  # one queue: no fork
+    with __import__("pytest").raises(ValueError, match="ledger 3"):
+        forked_queues(_fail, [[0, 1], [2, 3]])
+    assert forked_queues(_die, [[0, 1], [2, 3]]) is None
 
 
 def test_forked_call_gives_the_value_and_none_where_the_call_fails(monkeypatch):
@@ -305,12 +327,12 @@ def test_forked_processes_work_out_the_import_stage_and_cfg_checks_as_one_proces
 
     forked: list[int] = []
 
-    def spy(task, count, processes):
-        values = forked_map(task, count, processes)
-        forked.append(processes)
+    def spy(task, queues):
+        values = forked_queues(task, queues)
+        forked.append(len(queues))
         return values
 
-    monkeypatch.setattr(resolve, "forked_map", spy)
+    monkeypatch.setattr(resolve, "forked_queues", spy)
     monkeypatch.setattr(parsing, "_parser", lambda name: Counting(real_parser(name)))
     parsing._TREES.clear()
     monkeypatch.setenv("CODEMOD_JOBS", "2")
@@ -341,9 +363,9 @@ def test_a_file_the_stages_edit_is_resolved_ahead_as_they_leave_it(tmp_path, mon
     after_fork: list[str] = []
     real_resolve = resolve.RustResolver._references_in_text
 
-    def spy(task, count, processes):
-        values = forked_map(task, count, processes)
-        forked.append(processes)
+    def spy(task, queues):
+        values = forked_queues(task, queues)
+        forked.append(len(queues))
         return values
 
     def resolving(self, path, source, targets):
@@ -351,7 +373,7 @@ def test_a_file_the_stages_edit_is_resolved_ahead_as_they_leave_it(tmp_path, mon
             after_fork.append(path)
         return real_resolve(self, path, source, targets)
 
-    monkeypatch.setattr(resolve, "forked_map", spy)
+    monkeypatch.setattr(resolve, "forked_queues", spy)
     monkeypatch.setattr(resolve.RustResolver, "_references_in_text", resolving)
     monkeypatch.setenv("CODEMOD_JOBS", "2")
     assert _findings(tmp_path) == alone

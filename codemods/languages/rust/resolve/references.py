@@ -11,7 +11,7 @@ from typing import Callable, Iterable
 
 import tree_sitter
 
-from codemods.core.parallel import forked_map
+from codemods.core.parallel import forked_queues
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.crates import Package, PathAttributeSearch
 from codemods.languages.rust.items import DeletedItem
@@ -101,10 +101,15 @@ class RustResolver:
         ]
         if len(pending) < PARALLEL_FILES or processes < 2:
             return
-        shares = deal_shares(pending, self.crates.package_of, processes)
-        found = forked_map(lambda index: self._resolve_share(shares[index], targets, also), len(shares), processes)
-        for share, results in zip(shares, found or ()):
-            for (path, source), (references, extra) in zip(share, results):
+        # Each process takes the groups of its share, then what is left of the others'.
+        groups: list[list[FileText]] = []
+        queues: list[list[int]] = []
+        for share in deal_groups(pending, self.crates.package_of, processes):
+            queues.append(list(range(len(groups), len(groups) + len(share))))
+            groups += share
+        found = forked_queues(lambda index: self._resolve_share(groups[index], targets, also), queues)
+        for group, results in zip(groups, found or ()):
+            for (path, source), (references, extra) in zip(group, results):
                 self._references[(path, source, key)] = references
                 if also is not None:
                     self._ahead[(path, source)] = extra
@@ -311,22 +316,31 @@ class RustResolver:
 def deal_shares(
     pending: list[FileText], package_of: Callable[[str], Package | None], processes: int
 ) -> list[list[FileText]]:
-    """`pending` dealt to at most `processes` shares of about as many bytes each. A package's files
-    go to one share (its module tree is then resolved once), unless it holds more than half a
-    share's bytes: then its folders do, each (split the same way, down to single files) holding at
-    most half a share, so that the files of one module subtree still share the scopes of its
-    `mod.rs` files. The groups are dealt largest first to the share with the fewest bytes so far."""
+    """`pending` dealt to at most `processes` shares of about as many bytes each (`deal_groups`,
+    each share's groups one after the other)."""
+    return [[file for group in share for file in group] for share in deal_groups(pending, package_of, processes)]
+
+
+def deal_groups(
+    pending: list[FileText], package_of: Callable[[str], Package | None], processes: int
+) -> list[list[list[FileText]]]:
+    """`pending` dealt to at most `processes` shares of about as many bytes each, as groups of
+    files, largest first. A package's files are one group (its module tree is then resolved
+    once), unless it holds more than half a share's bytes: then its folders are, each (split the
+    same way, down to single files) holding at most half a share, so that the files of one
+    module subtree still share the scopes of its `mod.rs` files. The groups are dealt largest
+    first to the share with the fewest bytes so far."""
     by_package: dict[str, list[FileText]] = {}
     for path, source in pending:
         package = package_of(path)
         by_package.setdefault(package.dir if package is not None else "", []).append((path, source))
     half_share = sum(len(source) for _, source in pending) / processes / 2
     groups = [group for files in by_package.values() for group in _folder_groups(files, half_share)]
-    shares: list[list[FileText]] = [[] for _ in range(processes)]
+    shares: list[list[list[FileText]]] = [[] for _ in range(processes)]
     loads = [0] * processes
     for group in sorted(groups, key=lambda files: -_size(files)):
         least = loads.index(min(loads))
-        shares[least] += group
+        shares[least].append(group)
         loads[least] += _size(group)
     return [share for share in shares if share]
 
