@@ -5,11 +5,12 @@ plan's phases and inside each forked process.
     python bench/trace_forks.py [--jobs N] [--runs K] -- apply --dry-run --recipe R.toml ROOT
 
 prints, for each of K runs, the seconds from the start of this script to: the engine imported,
-the import stage begun, the resolution ahead begun, the processes forked, each process's share
-begun and ended (files, parses and the seconds its parses took), the processes joined, and the
-run done; then the parent's serial part (before the fork and after the join) and the spread of
-the shares' lengths. Run it under `taskset` to give it N cores. Timing wrappers only: the plan
-it makes is the engine's own (its output is thrown away).
+the import stage begun, the resolution ahead begun, the processes forked, each process's work
+begun and ended (the groups of files it took, its own share's and what it took of the others',
+the files, the parses and the seconds its parses took), the processes joined, and the run
+done; then the parent's serial part (before the fork and after the join). Run it under
+`taskset` to give it N cores. Timing wrappers only: the plan it makes is the engine's own (its
+output is thrown away).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def main() -> int:
     from codemods.startup import install
 
     install()
+    import codemods.core.parallel as parallel
     import codemods.languages.rust.resolve.references as references
     import codemods.parse as parse
     import codemods.plan.stages as stages
@@ -78,20 +80,28 @@ def main() -> int:
     around(references.RustResolver, "resolve_files", "resolution ahead")
     around(references, "forked_queues", "processes")
     share_inner = references.RustResolver._resolve_share
+    files = [0]
 
-    def share(self, files, targets, also):  # type: ignore[no-untyped-def]
+    def share(self, group, targets, also):  # type: ignore[no-untyped-def]
+        files[0] += len(group)
+        return share_inner(self, group, targets, also)
+
+    references.RustResolver._resolve_share = share  # type: ignore[method-assign]
+    drain_inner = parallel._drain_queues
+
+    def drain(task, streams, first):  # type: ignore[no-untyped-def]
         began, count, seconds = time.perf_counter() - T0, parses["count"], parses["seconds"]
-        found = share_inner(self, files, targets, also)
+        done = drain_inner(task, streams, first)
         ended = time.perf_counter() - T0
         print(
-            f"  share {began:.3f}-{ended:.3f} ({ended - began:.3f} s): {len(files)} files, "
+            f"  share {began:.3f}-{ended:.3f} ({ended - began:.3f} s): {len(done)} groups, {files[0]} files, "
             f"{parses['count'] - count} parses in {parses['seconds'] - seconds:.3f} s",
             file=sys.stderr,
             flush=True,
         )
-        return found
+        return done
 
-    references.RustResolver._resolve_share = share  # type: ignore[method-assign]
+    parallel._drain_queues = drain  # type: ignore[assignment]
     mark("engine imported")
     for run in range(options.runs):
         marks.clear()
