@@ -76,9 +76,10 @@ class RustResolver:
         that resolves, or may resolve, to one of them. Resolved once per plan for each text: the
         import stage asks about the files it may edit, and the reference check again."""
         key = (path, source, tuple(targets))
-        if key not in self._references:
-            self._references[key] = tuple(self._references_in_text(path, source, targets))
-        return list(self._references[key])
+        found = self._references.get(key)  # one lookup: the key hashes every target
+        if found is None:
+            found = self._references[key] = tuple(self._references_in_text(path, source, targets))
+        return list(found)
 
     def resolve_files(
         self,
