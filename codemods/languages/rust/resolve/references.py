@@ -314,14 +314,6 @@ class RustResolver:
         return None
 
 
-def deal_shares(
-    pending: list[FileText], package_of: Callable[[str], Package | None], processes: int
-) -> list[list[FileText]]:
-    """`pending` dealt to at most `processes` shares of about as many bytes each (`deal_groups`,
-    each share's groups one after the other)."""
-    return [[file for group in share for file in group] for share in deal_groups(pending, package_of, processes)]
-
-
 def deal_groups(
     pending: list[FileText], package_of: Callable[[str], Package | None], processes: int
 ) -> list[list[list[FileText]]]:
