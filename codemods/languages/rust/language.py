@@ -82,7 +82,13 @@ def named_items(source: bytes, tree: tree_sitter.Tree) -> list[tuple[int, int, s
 def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> References:
     """Uses in a Rust file of what the plan deletes: uses that resolve to a deleted Rust item, and
     cxx bridge entries exporting one or declaring a deleted C++ item; no name is matched by
-    spelling alone. `shared` keeps the plan's resolver (made on first use from its root and reads)."""
+    spelling alone. `shared` keeps the plan's resolver (made on first use from its root and reads).
+    A forked process that resolved the file ahead worked this out already (FileAhead)."""
+    ahead = worked_ahead(shared, path, text)
+    return ahead.references if ahead is not None else _references(path, text, deleted, shared)
+
+
+def _references(path: str, text: bytes, deleted: Any, shared: PlanState) -> References:
     found: list[Reference] = []
     if deleted.of(RUST):
         resolver = plan_resolver(shared)
@@ -101,14 +107,10 @@ def references(path: str, text: bytes, deleted: Any, shared: PlanState) -> Refer
 
 def _compiled_by_no_build(path: str, text: bytes, found: list[Reference], shared: PlanState) -> list[Reference]:
     """`found`, a definite use under a `#[cfg(flag)]` whose custom flag nothing in the tree sets
-    made possible (cfg_flags.py): no build the tree describes compiles it. The text is parsed
-    here only where no forked process worked out the `#[cfg]` around each definite use."""
+    made possible (cfg_flags.py): no build the tree describes compiles it."""
     if not any(r.certainty == DEFINITE for r in found) or b"cfg" not in text:
         return found
-    ahead = worked_ahead(shared, path, text)
-    known = ahead.cfg_around if ahead is not None else {}
-    if not all((r.start, r.end) in known for r in found if r.certainty == DEFINITE):
-        known = _cfg_around(text, [r for r in found if r.certainty == DEFINITE], shared)
+    known = _cfg_around(text, [r for r in found if r.certainty == DEFINITE], shared)
     out = []
     for reference in found:
         cfg = known.get((reference.start, reference.end)) if reference.certainty == DEFINITE else None
@@ -148,13 +150,7 @@ def _resolve_ahead(files: list[tuple[str, bytes]], deleted: Any, shared: PlanSta
 
     def also(path: str, source: bytes) -> FileAhead:
         named, edits = imports_ahead(path, source, deleted, shared)
-        definite = [
-            r
-            for r in plan_resolver(shared).references_in_file(path, source, live_targets(deleted, shared))
-            if r.certainty == DEFINITE
-        ]
-        cfg = _cfg_around(source, definite, shared) if definite and b"cfg" in source else {}
-        return FileAhead(named, edits, cfg)
+        return FileAhead(named, edits, _references(path, source, deleted, shared))
 
     resolve_ahead(files, deleted, shared, also)
 

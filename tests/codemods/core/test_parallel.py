@@ -334,13 +334,26 @@ def test_forked_processes_work_out_the_import_stage_and_cfg_checks_as_one_proces
         forked.append(len(queues))
         return values
 
+    import codemods.languages.rust.language as rust
+
+    worked_here: list[str] = []
+    real_references = rust._references
+
+    def references_here(path, text, deleted, shared):
+        if forked:
+            worked_here.append(path)
+        return real_references(path, text, deleted, shared)
+
     monkeypatch.setattr(resolve, "forked_queues", spy)
     monkeypatch.setattr(parsing, "_parser", lambda name: Counting(real_parser(name)))
+    monkeypatch.setattr(rust, "_references", references_here)
     parsing._TREES.clear()
     monkeypatch.setenv("CODEMOD_JOBS", "2")
     spread = plan()
     assert forked == [2]
     assert spread == alone
+    # The reference check takes each unedited file's uses from the process that resolved it.
+    assert not [path for path in worked_here if path.startswith("desk/src/teller_") and int(path[16:-3]) % 2 == 0]
     changed = [path for path, _ in alone[0]]
     assert "desk/src/teller_1.rs" in changed and "desk/src/teller_0.rs" not in changed
     assert any(f[0] == "desk/src/teller_0.rs" and f[4] == "possible" for f in alone[1])

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable, cast
 
 from codemods.core.parallel import jobs
-from codemods.core.registry import RUST, PlanState
+from codemods.core.registry import RUST, PlanState, References
 from codemods.languages.rust.crates import PathAttributeSearch, package_folder
 from codemods.edit.splice import conflicts, splice
 from codemods.edit.values import Edit
@@ -105,12 +105,12 @@ class FileAhead:
     parses it no more): for the import stage, whether a `use` of it may name a deleted item and,
     for a file the plan does not edit, the edits removing the imports it leaves unused (None: the
     plan's own process works them out, as where a re-export asks about other files); for the
-    reference check, the unset `#[cfg]` around each definite use of the resolver's ((start, end):
-    its text, or None)."""
+    reference check, the plug-in's `references` of the file (its uses, the cxx bridge entries,
+    and a definite use made possible by an unset `#[cfg]` around it)."""
 
     imports_named: bool
     import_edits: tuple[Edit, ...] | None
-    cfg_around: dict[tuple[int, int], str | None]
+    references: References
 
 
 def worked_ahead(shared: PlanState, path: str, source: bytes) -> FileAhead | None:
