@@ -169,21 +169,19 @@ def _compute_share(task: Callable[[int], object], indices: range, writable: int)
 def _read_all(streams: list[int]) -> list[bytes]:
     """Everything written to each of `streams` until it closes, read side by side (a process
     blocks on a full pipe until it is read)."""
-    import select  # here: `codemod check` never forks
+    import selectors  # here: `codemod check` never forks (epoll here, kqueue on macOS)
 
     data = {stream: bytearray() for stream in streams}
-    poll = select.poll()
-    for stream in streams:
-        poll.register(stream, select.POLLIN | select.POLLHUP)
-    left = len(streams)
-    while left:
-        for stream, _ in poll.poll():
-            chunk = os.read(stream, 1 << 20)
-            if chunk:
-                data[stream] += chunk
-            else:
-                poll.unregister(stream)
-                left -= 1
+    with selectors.DefaultSelector() as selector:
+        for stream in streams:
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map():
+            for key, _ in selector.select():
+                chunk = os.read(key.fd, 1 << 20)
+                if chunk:
+                    data[key.fd] += chunk
+                else:
+                    selector.unregister(key.fd)
     return [bytes(data[stream]) for stream in streams]
 
 
