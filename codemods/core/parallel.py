@@ -22,6 +22,7 @@ import pickle
 import signal
 import threading
 import warnings
+from functools import partial
 from typing import Callable, Generic, TypeVar, cast
 
 _Result = TypeVar("_Result")
@@ -59,17 +60,10 @@ def forked_map(task: Callable[[int], _Result], count: int, processes: int) -> li
             # runs `task` alone and takes none of their locks.
             warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
             for first in range(min(processes, count)):
-                readable, writable = os.pipe()
-                try:
-                    pid = os.fork()
-                except OSError:
-                    os.close(readable)
-                    os.close(writable)
+                child = _fork_piped(partial(_compute_share, task, range(first, count, processes)))
+                if child is None:
                     return None
-                if pid == 0:
-                    _compute_share(task, range(first, count, processes), writable)
-                os.close(writable)
-                children.append((pid, readable))
+                children.append(child)
         payloads = _read_all([readable for _, readable in children])
         read = True
     except OSError:
@@ -158,12 +152,33 @@ def _compute_share(task: Callable[[int], object], indices: range, writable: int)
                 payload = pickle.dumps(("raised", error), pickle.HIGHEST_PROTOCOL)
             except Exception:
                 payload = pickle.dumps(("raised", RuntimeError(f"{type(error).__name__}: {error}")))
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(writable, view) :]
+        _write_all(writable, payload)
         code = 0
     finally:
         os._exit(code)
+
+
+def _fork_piped(child: Callable[[int], None]) -> tuple[int, int] | None:
+    """A forked process running `child(the write end of a pipe)` (which must end it with
+    `os._exit`): (its pid, the pipe's read end) here; None where it cannot be forked."""
+    readable, writable = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(readable)
+        os.close(writable)
+        return None
+    if pid == 0:
+        os.close(readable)
+        child(writable)
+    os.close(writable)
+    return pid, readable
+
+
+def _write_all(writable: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(writable, view) :]
 
 
 def _read_all(streams: list[int]) -> list[bytes]:
@@ -247,24 +262,15 @@ def forked_call(task: Callable[[], _Result]) -> Forked[_Result] | None:
     if not hasattr(os, "fork") or jobs() < 2 or threading.active_count() > 1:
         return None
 
-    readable, writable = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(readable)
-        os.close(writable)
-        return None
-    if pid == 0:  # the forked process: the value, pickled, down the pipe, then out without cleanup
+    def child(writable: int) -> None:  # the value, pickled, down the pipe, then out without cleanup
         code = 1
         try:
-            os.close(readable)
-            view = memoryview(pickle.dumps(task()))
-            while view:
-                view = view[os.write(writable, view) :]
+            _write_all(writable, pickle.dumps(task()))
             code = 0
         except BaseException:
             pass
         finally:
             os._exit(code)
-    os.close(writable)
-    return Forked(pid, readable)
+
+    forked = _fork_piped(child)
+    return Forked(*forked) if forked is not None else None
