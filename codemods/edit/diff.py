@@ -1,9 +1,9 @@
 """Unified diffs of planned changes, with a/ and b/ paths relative to the root.
 
 Lines end at b"\\n" (as for git and rg). When the edits that produced the
-change are known, only the lines around each edit are compared: a few
-deletions in a 10,000-line file cost a few small comparisons instead of one
-over the whole file.
+change are known, only the lines around each edit are compared, and only those
+and their context are decoded: a few deletions in a 10,000-line file cost a few
+small comparisons instead of one over the whole file.
 """
 
 from __future__ import annotations
@@ -35,6 +35,38 @@ def _lines(data: bytes) -> list[str]:
     return lines
 
 
+class _LineSlices(Protocol):
+    """What a diff reads of a file's lines: how many, and runs of them."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, span: slice, /) -> list[str]: ...
+
+
+class _Lines:
+    """The lines of `data` as `_lines` gives them, each decoded only when a run of lines that
+    holds it is asked for: a diff of a few edits reads the lines around them, where decoding and
+    splitting the whole of both texts took about two thirds of the diff's time (a real tree's six
+    changed files, 1.2 MB, measured here). Lines split at b"\\n" decode as the whole text does: no UTF-8 sequence
+    holds that byte, and surrogateescape escapes each byte of an invalid one alike."""
+
+    __slots__ = ("_pieces", "_count")
+
+    def __init__(self, data: bytes) -> None:
+        self._pieces = data.split(b"\n")
+        self._count = len(self._pieces) - (0 if self._pieces[-1] else 1)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, span: slice, /) -> list[str]:
+        last = len(self._pieces) - 1  # the piece after the last b"\n": no line end of its own
+        return [
+            self._pieces[i].decode("utf-8", errors="surrogateescape") + ("\n" if i < last else "")
+            for i in range(*span.indices(self._count))
+        ]
+
+
 def _windows(before: bytes, after: bytes, edits: Sequence[Edit]) -> list[tuple[int, int, int, int]]:
     """Line ranges [a0, a1) of `before` and [b0, b1) of `after` that hold all the edits; equal outside."""
     windows: list[list[int]] = []
@@ -59,7 +91,7 @@ def _windows(before: bytes, after: bytes, edits: Sequence[Edit]) -> list[tuple[i
     return [(a0, a1, b0, b1) for a0, a1, b0, b1 in windows]
 
 
-def _opcodes(a: list[str], b: list[str], windows: list[tuple[int, int, int, int]]) -> list[_Opcode]:
+def _opcodes(a: _LineSlices, b: _LineSlices, windows: list[tuple[int, int, int, int]]) -> list[_Opcode]:
     """difflib-style opcodes for the whole file, the matcher run inside each window only."""
     opcodes: list[_Opcode] = []
 
@@ -110,10 +142,13 @@ def unified_diff(path: str, before: bytes, after: bytes, context: int = 3, edits
     """
     if before == after:
         return ""
-    a, b = _lines(before), _lines(after)
+    a: _LineSlices
+    b: _LineSlices
     if edits:
+        a, b = _Lines(before), _Lines(after)
         matcher: difflib.SequenceMatcher[str] = _WindowedMatcher(_opcodes(a, b, _windows(before, after, edits)))
     else:
+        a, b = _lines(before), _lines(after)
         matcher = difflib.SequenceMatcher(None, a, b)
     out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
     for group in matcher.get_grouped_opcodes(context):
@@ -130,11 +165,10 @@ def unified_diff(path: str, before: bytes, after: bytes, context: int = 3, edits
 def changed_lines(before: bytes, after: bytes, edits: Sequence[Edit] = ()) -> list[tuple[int, int, int, int]]:
     """The runs of lines that differ, as ([i1, i2) of `before`'s lines, [j1, j2) of `after`'s),
     in order (0-based; `edits` as for `unified_diff`)."""
-    a, b = _lines(before), _lines(after)
     opcodes = (
-        _opcodes(a, b, _windows(before, after, edits))
+        _opcodes(_Lines(before), _Lines(after), _windows(before, after, edits))
         if edits
-        else difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        else difflib.SequenceMatcher(None, _lines(before), _lines(after), autojunk=False).get_opcodes()
     )
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in opcodes if tag != "equal"]
 

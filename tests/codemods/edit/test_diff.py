@@ -92,3 +92,21 @@ def test_diff_chunks_give_a_line_of_undecodable_bytes_as_those_bytes_between_col
     # A diff of text only is one chunk, coloured line by line.
     clean = diff.replace("\udce9", "e")
     assert diff_chunks(clean) == ["".join(coloured(line + "\n") for line in clean.split("\n") if line)]
+
+
+# Bytes a line may hold: text, a lone `\r`, UTF-8 of two and three bytes, and bytes that are
+# no UTF-8 (a lead byte cut short by the line's end, a stray continuation byte, 0xff).
+_PIECE = st.sampled_from(
+    [b"ok", b"\r", b"\xc3\xa9", b"\xe2\x82\xac", b"\xe2\x82", b"\xf0\x9f", b"\x80", b"\xff", b"\n"]
+)
+
+
+@given(st.lists(_PIECE, max_size=30).map(b"".join), st.integers(-3, 35), st.integers(-3, 35))
+def test_lines_decoded_on_demand_are_the_lines_of_the_whole_text(data, start, stop):
+    from codemods.edit.diff import _Lines, _lines
+
+    whole = _lines(data)
+    lazy = _Lines(data)
+    assert len(lazy) == len(whole)
+    assert lazy[start:stop] == whole[start:stop]
+    assert lazy[:] == whole
