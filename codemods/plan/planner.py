@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping, cast
 
 from codemods.edit.codes import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Code
 from codemods.edit.diff import render_text, unified_diff
-from codemods.edit.splice import FileChange, conflicts, digest, splice, with_line_endings_of
+from codemods.edit.splice import FileChange, conflicts, splice, with_line_endings_of
 from codemods.edit.values import Edit, Finding, ItemTarget
 from codemods.core.parallel import Forked, forked_call
 from codemods.core.registry import Language, PlanState, language_for
@@ -290,7 +290,7 @@ def _last_part(name: str) -> str:
     return re.split(r"::|\.", name.split("(")[0])[-1]
 
 
-_Apart = tuple[dict[str, FileDeletions], dict[tuple[str, str], list[tuple[int, int]]]]
+_Apart = tuple[dict[str, FileDeletions], dict[tuple[str, bytes], list[tuple[int, int]]]]
 
 
 def _holding_after(root: Path, workspace: Workspace, findings: list[Finding]) -> list[Finding]:
@@ -334,16 +334,16 @@ def _deletions_apart(recipe: Recipe, workspace: Workspace) -> tuple[DeletionsApa
 
     def task() -> _Apart:
         deletions: dict[str, FileDeletions] = {}
-        errors: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        errors: dict[tuple[str, bytes], list[tuple[int, int]]] = {}
         for path, (source, targets) in apart.items():
             deletions[path] = delete_in_file(recipe, path, source, targets)
             name = cast(Language, language_for(path)).name
-            errors[(name, digest(source))] = parse_errors(path, source)
+            errors[(name, source)] = parse_errors(path, source)
             edits = deletions[path].edits
             if edits and not any(e.delete_file for e in edits) and not conflicts(edits, source):
                 written = with_line_endings_of(source, edits)
                 after = splice(source, written)
-                errors[(name, digest(after))] = parse_errors(path, after, (source, written))
+                errors[(name, after)] = parse_errors(path, after, (source, written))
         return deletions, errors
 
     forked = forked_call(task)
