@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from codemods.core.registry import FILE_KIND, language_of
 from codemods.edit.codes import Code
+from codemods.edit.diff import changed_lines
 from codemods.edit.errors import CodemodError
 from codemods.edit.values import Finding
 from codemods.languages.cpp.items import cpp_items
@@ -359,6 +360,11 @@ def _gone(language: str, old: bytes, new: bytes) -> list[Entry]:
             for key, e in had.items()
             if key not in kept and not e.ambiguous and (key[0], key[1].split("::")[-1], key[2]) not in same
         ]
+        # Nor is an item gone whose lines the change leaves as they are, whatever the new file's
+        # parse makes of them (members the error reads as namespace variables, where the new
+        # file, without the annotation macro that misled the parser, reads them as fields).
+        runs = changed_lines(old, new)
+        gone = [e for e in gone if _lines_changed_in(old, e, runs)]
     # An impl block is known by its header and its items' names: one that lost an item is still
     # there. As many go as the header has fewer blocks.
     for header in {key[1] for key in had if key[0] == "impl"}:
@@ -366,6 +372,14 @@ def _gone(language: str, old: bytes, new: bytes) -> list[Entry]:
         unmatched = [had[k] for k in had if k[:2] == ("impl", header) and k not in kept]
         gone = [e for e in gone if e not in unmatched[max(fewer, 0) :]]
     return gone
+
+
+def _lines_changed_in(source: bytes, entry: Entry, runs: list[tuple[int, int, int, int]]) -> bool:
+    """Whether a run of lines the change replaces or removes ([i1, i2) of `changed_lines`) meets
+    the lines of `entry` in `source`, or one it inserts falls between two of them."""
+    first = source.count(b"\n", 0, entry.start)
+    last = first + source.count(b"\n", entry.start, max(entry.start, entry.end - 1))
+    return any(first <= i2 - 1 and i1 <= last if i1 < i2 else first < i1 <= last for i1, i2, _, _ in runs)
 
 
 def _settled_deletes(

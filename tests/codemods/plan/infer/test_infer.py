@@ -897,6 +897,37 @@ def test_items_an_unparseable_cpp_file_reads_in_the_wrong_scope_are_not_gone(tmp
         assert kept not in toml, toml
 
 
+def test_members_an_unparseable_cpp_file_reads_as_other_items_are_not_gone_where_the_change_leaves_their_lines(
+    tmp_path: Path,
+) -> None:
+    # An export macro in the class head and an annotation macro before the method the change
+    # deletes: the old file reads the fields after it as namespace variables, the new one as
+    # fields. No line of theirs changed: the change deletes the method alone.
+    method = """
+      // Lights it the old way, for ovens built before the chimney.
+      KILN_OBSOLETE("Lighting by hand is no longer needed.")
+      void IgniteByHand() {
+        lit_by_hand_ = true;
+      }
+
+    """
+    fields = """
+      bool lit_by_hand_ = false;
+      mutable bool warmed_up_ = false;
+      std::map<std::string, int> logs_by_name_;
+    };
+    """
+    head = "class KILN_API Oven {\n"
+    before = {"oven.h": head + textwrap.dedent(method).lstrip("\n") + textwrap.dedent(fields).lstrip("\n")}
+    after = {"oven.h": head + textwrap.dedent(fields).lstrip("\n")}
+    old, new = _write(tmp_path / "before", before), _write(tmp_path / "after", after)
+    inferred = infer_recipe(old, new)
+    assert 'name = "IgniteByHand"' in inferred.toml, inferred.toml
+    for kept in ("lit_by_hand_", "warmed_up_", "logs_by_name_"):
+        assert f'name = "{kept}"' not in inferred.toml, inferred.toml
+        assert not [note for note in inferred.unexpressed if f"variable {kept} is gone" in note], inferred.unexpressed
+
+
 def test_entries_the_change_takes_out_of_a_declaration_the_recipe_reshapes_are_deleted_with_it(tmp_path: Path) -> None:
     # `Weave` is a trait import the engine keeps by itself (its methods may be in use); once the
     # recipe reshapes that declaration, the engine's import stage leaves it alone, so `Loom` and
