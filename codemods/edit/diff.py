@@ -47,8 +47,9 @@ class _Lines:
     """The lines of `data` as `_lines` gives them, each decoded only when a run of lines that
     holds it is asked for: a diff of a few edits reads the lines around them, where decoding and
     splitting the whole of both texts took about two thirds of the diff's time (a real tree's six
-    changed files, 1.2 MB, measured here). Lines split at b"\\n" decode as the whole text does: no UTF-8 sequence
-    holds that byte, and surrogateescape escapes each byte of an invalid one alike."""
+    changed files, 1.2 MB, measured here). Lines split at b"\\n" decode as the whole text does:
+    no UTF-8 sequence holds that byte, and surrogateescape escapes each byte of an invalid one
+    alike."""
 
     __slots__ = ("_pieces", "_count")
 

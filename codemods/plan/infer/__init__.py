@@ -377,8 +377,7 @@ def _gone(language: str, old: bytes, new: bytes) -> list[Entry]:
 def _lines_changed_in(source: bytes, entry: Entry, runs: list[tuple[int, int, int, int]]) -> bool:
     """Whether a run of lines the change replaces or removes ([i1, i2) of `changed_lines`) meets
     the lines of `entry` in `source`, or one it inserts falls between two of them."""
-    first = source.count(b"\n", 0, entry.start)
-    last = first + source.count(b"\n", entry.start, max(entry.start, entry.end - 1))
+    first, last = line_of(source, entry.start) - 1, line_of(source, max(entry.start, entry.end - 1)) - 1
     return any(first <= i2 - 1 and i1 <= last if i1 < i2 else first < i1 <= last for i1, i2, _, _ in runs)
 
 
