@@ -16,11 +16,15 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, NamedTuple
+
+try:  # tomli's compiled (mypyc) wheel parses a workspace's manifests about four times as fast
+    import tomli as toml
+except ImportError:  # pragma: no cover - the standard library's pure Python copy of it
+    import tomllib as toml  # type: ignore[no-redef]
 
 # std and friends: names in every crate's extern prelude that are never items of the tree.
 BUILTIN_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})
@@ -103,8 +107,8 @@ def parse_manifest(data: bytes | None) -> dict[str, Any] | None:
     if data is None:
         return None
     try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return toml.loads(data.decode("utf-8"))
+    except (toml.TOMLDecodeError, UnicodeDecodeError):
         return None
 
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
+from pathlib import Path
+
+import pytest
 
 from codemods import ItemTarget, Recipe
 from codemods.languages.rust import crates
@@ -42,14 +45,14 @@ def test_each_manifest_is_parsed_once_per_run(tmp_path, monkeypatch):
     write_tree(tmp_path, _workspace())
     crates.parse_manifest.cache_clear()
     parsed: Counter[str] = Counter()
-    real_loads = tomllib.loads
+    real_loads = crates.toml.loads
 
     def counting_loads(text: str, **kwargs):
         if "[package]" in text or "[workspace]" in text:
             parsed[text] += 1
         return real_loads(text, **kwargs)
 
-    monkeypatch.setattr(tomllib, "loads", counting_loads)
+    monkeypatch.setattr(crates.toml, "loads", counting_loads)
     monkeypatch.setenv("CODEMOD_JOBS", "1")
     recipe = Recipe(id="t", summary="", deletions=(ItemTarget("sprocket/src/lib.rs", "rust", "fn", "spare"),))
     plan = plan_recipe(tmp_path, recipe)
@@ -58,3 +61,27 @@ def test_each_manifest_is_parsed_once_per_run(tmp_path, monkeypatch):
     assert set(parsed) <= manifests
     assert parsed[(tmp_path / "Cargo.toml").read_text()] == 1
     assert max(parsed.values()) == 1, parsed.most_common(3)
+
+
+REGISTRY = Path("/usr/share/cargo/registry")
+
+
+@pytest.mark.skipif(crates.toml is tomllib, reason="tomli is not installed: the standard library parses")
+@pytest.mark.skipif(not REGISTRY.is_dir(), reason="no Debian cargo registry on this machine")
+def test_the_parser_used_reads_real_manifests_as_the_standard_library_does():
+    """The resolver parses manifests with tomli's compiled wheel where it is installed: on the
+    real manifests of Debian's registry it gives the tables `tomllib` gives, and refuses the same."""
+    compared = 0
+    for manifest in sorted(REGISTRY.glob("*/Cargo.toml*")):
+        text = manifest.read_bytes().decode("utf-8", "replace")
+        try:
+            expected: object = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            expected = "refused"
+        try:
+            got: object = crates.toml.loads(text)
+        except crates.toml.TOMLDecodeError:
+            got = "refused"
+        assert got == expected, manifest
+        compared += 1
+    assert compared >= 20
