@@ -25,7 +25,7 @@
 #   --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64
 #   --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d WHEELS tree-sitter==0.26.1
 #   tree-sitter-rust==0.24.2 tree-sitter-cpp==0.23.4 tree-sitter-python==0.25.0 libcst==1.9.0
-#   click==8.5.1 pyyaml==6.0.2
+#   click==8.5.1 pyyaml==6.0.2 tomli==2.5.0
 #   ast-grep-cli==0.51.1
 set -euo pipefail
 
