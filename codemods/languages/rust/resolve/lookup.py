@@ -34,6 +34,10 @@ from codemods.parse import node_text
 
 # A lookup's path so far: (module, name, namespace) asked and not yet answered (a cycle of imports).
 Seen = set[tuple[ModuleKey, str, str]]
+# A lookup asked: (module, name, namespace).
+Asked = tuple[ModuleKey, str, str]
+# A lookup asked within another: (module, name, namespace, what the importer sees: `_sees`).
+Nested = tuple[ModuleKey, str, str, tuple[bool, ...] | None]
 
 
 class PathLookup:
@@ -44,6 +48,18 @@ class PathLookup:
         # What a name means in a module, asked afresh (no importer, no lookup in progress): the
         # same few names (`Vec`, `HashMap`, a crate's own types) are asked in every file of a module.
         self._fresh: dict[tuple[ModuleKey, str, str], list[Outcome]] = {}
+        # What a name means in a module asked within another lookup (through an import or a
+        # glob), by what the importer sees there, with the lookups its computation made (its
+        # footprint). Kept only where that computation cut no cycle short (`_cuts` did not move),
+        # and given again only to a lookup whose path so far (`seen`) holds none of its footprint:
+        # asked again there, it would make the same lookups and cut none, so the answer is the one
+        # the computation would give.
+        self._nested: dict[Nested, tuple[list[Outcome], frozenset[Asked]]] = {}
+        self._cuts = 0
+        self._asked: list[Asked] = []  # the lookups made since the outermost one began
+        self._depth = 0
+        # The visibilities of what may answer a name in a module (`_sees`), sorted.
+        self._visibilities: dict[tuple[ModuleKey, str], tuple[str, ...]] = {}
 
     def _visible(self, module: ModuleKey, visibility: str, importer: ModuleKey) -> bool:
         """Whether an item of `module` with `visibility` is visible from the module `importer`."""
@@ -77,15 +93,51 @@ class PathLookup:
                 )
             return list(fresh)
         seen = set() if seen is None else seen
-        if (key, name, namespace) in seen:
+        asked = (key, name, namespace)
+        if asked in seen:
+            self._cuts += 1
             return []  # a cycle of imports on the path being resolved
-        seen.add((key, name, namespace))
+        if importer is not None and not self.scopes.may_bind(key, name, importer):
+            return []  # as `_lookup` would answer
+        sees = self._sees(key, name, importer)
+        memo = (key, name, namespace, sees)
+        kept = self._nested.get(memo)
+        if kept is not None and kept[1].isdisjoint(seen):
+            self._asked += kept[1]
+            return list(kept[0])
+        cuts, first = self._cuts, len(self._asked)
+        self._asked.append(asked)
+        self._depth += 1
+        seen.add(asked)
         try:
-            return self._lookup(key, name, namespace, importer, seen)
+            found = self._lookup(key, name, namespace, importer, seen)
         finally:
             # `seen` holds the lookups on the current path only: a sibling path (the glob tried
             # before an extern crate of the same name, say) may ask the same question again.
-            seen.discard((key, name, namespace))
+            seen.discard(asked)
+            self._depth -= 1
+        if cuts == self._cuts:
+            self._nested[memo] = (found, frozenset(self._asked[first:]))
+        if not self._depth:
+            self._asked.clear()
+        return list(found)
+
+    def _sees(self, key: ModuleKey, name: str, importer: ModuleKey | None) -> tuple[bool, ...] | None:
+        """What of module `key`'s entries that may answer `name` the module `importer` sees: None
+        for the module itself (all of them), else whether it sees each of their visibilities (in
+        order)."""
+        if importer is None:
+            return None
+        visibilities = self._visibilities.get((key, name))
+        if visibilities is None:
+            scope = self.scopes.scope(key)
+            found = set()
+            if scope is not None:
+                found = {d.visibility for d in scope.items.get(name, [])}
+                found |= {entry.visibility for entry in scope.imports.get(name, [])}
+                found |= {entry.visibility for entry in scope.globs}
+            visibilities = self._visibilities[(key, name)] = tuple(sorted(found))
+        return tuple(v == "pub" or self._visible(key, v, importer) for v in visibilities)
 
     def _lookup(
         self, key: ModuleKey, name: str, namespace: str, importer: ModuleKey | None, seen: Seen
