@@ -17,7 +17,8 @@
 # unpacks into /tmp/cores, installs the wheels offline (--target), runs
 # bench/bench_cores.py at 2, 4, 8 and 16 cores (CORES=1,2,16: others) with a profile at 16
 # (PROFILE=0: none; FLOOR=1: each tree's parse floor too, bench_cores.py --floor; TRACE=1: then
-# the timeline of one dry run per workspace at 16 cores, bench/trace_forks.py); with BASE=COMMIT given to `pack` (base.tar.xz: that commit's tracked
+# the timeline of one dry run per workspace at 16 cores, bench/trace_forks.py; PARSE_SCALING=1: then
+# databend's files parsed by 1, 2 and 16 processes at once, bench/parse_scaling.py); with BASE=COMMIT given to `pack` (base.tar.xz: that commit's tracked
 # files), that checkout's dry run is timed beside this one's (bench_cores.py --baseline), and writes to $OUT:
 # log.txt (the machine and the table), cores.json, profile.txt and prof.tar.gz.
 #
@@ -119,6 +120,11 @@ run() {
                 --runs 3 -- apply --dry-run --recipe delete-methods.toml . 2>&1 | grep -v '^codemod:\|^src/\|^crates/') \
                 | tee -a "$OUT/log.txt"
         done
+    fi
+    if [[ -n "${PARSE_SCALING:-}" ]]; then
+        echo "== parse scaling: databend" | tee -a "$OUT/log.txt"
+        timeout 120 taskset -c 0-15 python3 bench/parse_scaling.py bench/out/databend --procs 1,2,16 --env-malloc \
+            2>&1 | tee -a "$OUT/log.txt"
     fi
     uptime | tee -a "$OUT/log.txt"
     cp /tmp/cores-prof/profile.txt "$OUT/" 2>/dev/null
