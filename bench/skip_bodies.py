@@ -74,8 +74,11 @@ def ranges_without(source: bytes, gaps: list[tuple[int, int]]) -> list:
     """tree-sitter ranges covering `source` but the gaps [start, end) (sorted, apart)."""
     import tree_sitter
 
-    def point(offset: int) -> tuple[int, int]:
-        return source.count(b"\n", 0, offset), offset - (source.rfind(b"\n", 0, offset) + 1)
+    from codemods.edit.values import line_col
+
+    def point(offset: int) -> tuple[int, int]:  # tree-sitter's, 0-based
+        line, column = line_col(source, offset)
+        return line - 1, column - 1
 
     ranges, start = [], 0
     for gap_start, gap_end in gaps:
