@@ -46,13 +46,7 @@ class ReceiverTypes:
         if not methods:
             return None
         known = receiver_type(receiver, types) if receiver is not None else None
-        if (
-            receiver is not None
-            and known is not None
-            and not known[1]
-            and known[0].isidentifier()
-            and known[0] not in _PRIMITIVES
-        ):
+        if receiver is not None and known is not None and not known[1] and _is_type_path(known[0]):
             known = self._type_behind(key, Place(file, receiver), known[0])
         if known is None and receiver is not None and receiver.type == "call_expression":
             chained = self._builder_chain(key, file, types, receiver, methods)
@@ -122,7 +116,7 @@ class ReceiverTypes:
             known = _named_type(constructed, base, False, types)
         else:
             known = receiver_type(base, types) if chain else None
-        if known is None or not known[0].isidentifier() or known[0] in _PRIMITIVES:
+        if known is None or not _is_type_path(known[0]):
             return None
         if not known[1]:
             known = self._type_behind(key, Place(file, base), known[0])
@@ -137,28 +131,37 @@ class ReceiverTypes:
         return None
 
     def _type_behind(self, key: ModuleKey, place: Place, type_name: str, depth: int = 0) -> tuple[str, bool] | None:
-        """What the type name `type_name` (not declared in this file) is at `place`: the struct,
-        enum or union it resolves to (through imports, renames and type aliases), None where it
-        may be anything (a name resolution cannot follow), or a type outside the tree."""
-        outcomes = self.paths.lexical(key, place, type_name, TYPE)
+        """What the type name or path `type_name` (`Name` not declared in this file, or `a::Name`)
+        is at `place`: the struct, enum or union it resolves to (through imports, renames and type
+        aliases) and whether the file of `place` declares it, None where it may be anything (a
+        name resolution cannot follow), or a type outside the tree. A path is resolved as written, not by its last name: in the module it
+        is written in that name may be another type, or the alias `pub type Name = a::Name;`."""
+        segments = tuple(type_name.split("::"))
+        if len(segments) > 1:
+            outcomes = self.paths.resolve_segments(key, place, segments, TYPE)
+        else:
+            outcomes = self.paths.lexical(key, place, type_name, TYPE)
         names = set()
+        here = True  # whether every type found is declared in the file of `place`
         for outcome in outcomes:
             target = outcome.target
             if isinstance(target, Def) and target.kind in ("struct_item", "enum_item", "union_item"):
                 names.add(target.name)
+                here = here and target.file == place.file.path
             elif isinstance(target, Def) and target.kind == "type_item" and depth < 8:
                 aliased = self._alias_target(target, depth)
                 if aliased is None:
                     return None
                 names.add(aliased)
+                here = False
             elif target != EXTERNAL:
                 return None
         if len(names) > 1:
             return None
         if names:
-            return names.pop(), False
+            return names.pop(), here
         # Outside the tree (std, a registry crate), or not found (a prelude type): by its name.
-        return ("<a type outside the tree>", False) if outcomes else (type_name, False)
+        return ("<a type outside the tree>", False) if outcomes else (segments[-1], False)
 
     def _alias_target(self, alias: Def, depth: int) -> str | None:
         """The type a `type` alias stands for (followed to a struct, enum or union), where that shows."""
@@ -170,7 +173,7 @@ class ReceiverTypes:
         if alias.file not in self._file_types:
             self._file_types[alias.file] = FileTypes(found[1].root_node)
         named = _named_type(aliased, aliased, False, self._file_types[alias.file])
-        if named is None or not named[0].isidentifier() or named[0] in _PRIMITIVES:
+        if named is None or not _is_type_path(named[0]):
             return None
         if named[1]:
             return named[0]
@@ -212,6 +215,15 @@ _LITERAL_TYPES = {
 }
 _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
+
+
+def _is_type_path(text: str) -> bool:
+    """Whether `text` (from `_named_type`) names a type that resolution may follow: `Name` or a
+    path `a::b::Name` (`crate`, `self`, `super`, a leading `::` included), not a primitive."""
+    segments = text.split("::")
+    if segments[0] == "" and len(segments) > 1:
+        segments = segments[1:]
+    return all(s.isidentifier() for s in segments) and segments[-1] not in _PRIMITIVES
 
 
 def _after_type_keyword(source: bytes, at: int) -> bool:
@@ -364,8 +376,10 @@ def _walked_field(value: tree_sitter.Node | None) -> tree_sitter.Node | None:
 def _named_type(
     node: tree_sitter.Node | None, place: tree_sitter.Node, indexed: bool, types: FileTypes
 ) -> tuple[str, bool] | None:
-    """The base name of a type node (through references, Box/Arc/Rc, and for `indexed` a Vec's
-    or an array's element), unless it is a generic parameter; and whether this file declares it."""
+    """The name of a type node, or its path as written (through references, Box/Arc/Rc, the
+    associated types of the `impl` around `place` (`Self::Item`), and for `indexed` a Vec's or an
+    array's element), unless it is a generic parameter; and whether this file declares it."""
+    hops = 0
     while node is not None:
         if node.type == "reference_type":
             node = node.child_by_field_name("type")
@@ -375,20 +389,27 @@ def _named_type(
                 False,
             )
         elif node.type == "generic_type":
-            base = node_text(node.child_by_field_name("type")).split("::")[-1]
+            path = "".join(node_text(node.child_by_field_name("type")).split())
+            base = path.split("::")[-1]
             arguments = node.child_by_field_name("type_arguments")
             inner = arguments.named_children[0] if arguments is not None and arguments.named_children else None
             if base in _POINTERS or indexed and base in _SEQUENCES:
                 indexed = indexed and base not in _SEQUENCES
                 node = inner
+            elif _is_associated(path) and hops < 4:
+                # `Self::Item<'a>`: the impl's `type Item<'a> = ...;`, its own parameters in it.
+                node, hops = _associated_type(place, base), hops + 1
             else:
-                return None if indexed else _declared_type(base, place, types)
+                return None if indexed else _declared_type(path, place, types)
         elif node.type in ("type_identifier", "scoped_type_identifier", "identifier", "scoped_identifier"):
-            name = node_text(node).split("::")[-1]
-            if name == "Self":
+            path = "".join(node_text(node).split())
+            if path == "Self":
                 owner = impl_type(place)
                 return (owner, True) if owner and not indexed else None
-            return None if indexed else _declared_type(name, place, types)
+            if _is_associated(path) and hops < 4:
+                node, hops = _associated_type(place, path[len("Self::") :]), hops + 1
+                continue
+            return None if indexed else _declared_type(path, place, types)
         elif node.type in _BUILTIN_TYPES and not indexed and node.child_by_field_name("length") is None:
             # A primitive, slice, tuple or pointer: no struct's or enum's method is called on it.
             # (An array is left unknown: its methods include those of the slice it unsizes to.)
@@ -400,8 +421,30 @@ def _named_type(
     return None
 
 
+def _is_associated(path: str) -> bool:
+    """Whether the type path `path` is `Self::Name`, an associated type of the impl it is in."""
+    return path.startswith("Self::") and path.count("::") == 1
+
+
+def _associated_type(place: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    """The type that the `impl` around `place` gives its associated type `name` (`type Item =
+    T;`), None outside an impl or where it declares none of that name (a trait's default method
+    knows no more than the trait's bounds)."""
+    current = place.parent
+    while current is not None and current.type != "impl_item":
+        current = current.parent
+    body = current.child_by_field_name("body") if current is not None else None
+    for item in body.named_children if body is not None else []:
+        if item.type == "type_item" and node_text(item.child_by_field_name("name")) == name:
+            return item.child_by_field_name("type")
+    return None
+
+
 def _declared_type(name: str, place: tree_sitter.Node, types: FileTypes) -> tuple[str, bool] | None:
-    """(name, declared in this file) unless `name` is a generic parameter around `place`."""
+    """(name, declared in this file) unless `name` is a generic parameter around `place`; a path
+    `a::Name` as written (no generic parameter, and which type it is its resolution tells)."""
+    if "::" in name:
+        return name, False
     current: tree_sitter.Node | None = place
     while current is not None:
         if generic_here(current, name.encode()):

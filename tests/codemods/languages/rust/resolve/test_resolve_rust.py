@@ -359,6 +359,130 @@ def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
     )
 
 
+def test_a_receivers_type_written_as_a_path_is_resolved_by_its_path(tmp_path):
+    """A type written `a::B` (a parameter's, or the target of an alias that re-exports a type under
+    its own name, `pub type B = a::B;`) is resolved by the whole path, not by its last name in the
+    module it is written in: there that name may be the alias itself, or another type. `.weigh()`
+    on the other crate's `Ingot` is no use of `Slag::weigh`, through the alias or not; on
+    `crate::Slag` in the file that declares it, it is one."""
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
+            "ore/Cargo.toml": package("ore"),
+            "ore/src/lib.rs": """
+            pub struct Ingot;
+            impl Ingot {
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+            pub struct Slag;
+            impl Slag {
+                pub fn weigh(&self) -> u32 { 2 }
+            }
+            pub fn heap(slag: &crate::Slag, ingot: &self::Ingot) -> u32 {
+                slag.weigh() // REF
+                    + ingot.weigh()
+            }
+        """,
+            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
+            "mill/src/lib.rs": """
+            pub mod shapes {
+                pub type Ingot = ore::Ingot;
+                pub type Slag = ore::Slag;
+            }
+            use shapes::Ingot;
+            pub fn total(a: &Ingot, b: &shapes::Slag, c: &ore::Ingot, d: &ore::Slag, e: &shapes::Ingot) -> u32 {
+                a.weigh()
+                    + b.weigh() // MAYBE
+                    + c.weigh()
+                    + d.weigh() // MAYBE
+                    + e.weigh()
+            }
+        """,
+        },
+        "ore/src/lib.rs",
+        "crate::Slag::weigh",
+    )
+
+
+def test_a_receiver_of_an_associated_type_has_the_type_its_impl_gives(tmp_path):
+    """`x: &Self::Sample` (or `&Self::Piece<'_>`) inside an impl is the type that impl assigns to
+    `Sample`; in a trait's own default method it is not known."""
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
+            "ore/Cargo.toml": package("ore"),
+            "ore/src/lib.rs": """
+            pub trait Assay {
+                type Sample: ?Sized;
+                type Piece<'a>;
+                fn size(sample: &Self::Sample) -> u32;
+                fn piece_size(piece: &Self::Piece<'_>) -> u32 { 0 }
+            }
+            pub struct Ingot;
+            impl Ingot {
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+            pub struct Slag;
+            impl Slag {
+                pub fn weigh(&self) -> u32 { 2 }
+            }
+            impl Assay for Slag {
+                type Sample = Slag;
+                type Piece<'a> = &'a Slag;
+                fn size(sample: &Self::Sample) -> u32 {
+                    sample.weigh() // REF
+                }
+                fn piece_size(piece: &Self::Piece<'_>) -> u32 {
+                    piece.weigh() // REF
+                }
+            }
+            impl Assay for Ingot {
+                type Sample = Ingot;
+                type Piece<'a> = &'a Ingot;
+                fn size(sample: &Self::Sample) -> u32 {
+                    sample.weigh()
+                }
+                fn piece_size(piece: &Self::Piece<'_>) -> u32 {
+                    piece.weigh()
+                }
+            }
+        """,
+            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
+            "mill/src/lib.rs": """
+            pub trait Grade {
+                type Lot: Weighed;
+                fn grade(lot: &Self::Lot) -> u32 {
+                    lot.weigh() // MAYBE
+                }
+            }
+            pub trait Weighed {
+                fn weigh(&self) -> u32;
+            }
+            pub struct Mill;
+            impl ore::Assay for Mill {
+                type Sample = ore::Slag;
+                type Piece<'a> = u8;
+                fn size(sample: &Self::Sample) -> u32 {
+                    sample.weigh() // MAYBE
+                }
+            }
+            pub struct Press;
+            impl ore::Assay for Press {
+                type Sample = [u8];
+                type Piece<'a> = u8;
+                fn size(sample: &Self::Sample) -> u32 {
+                    sample.weigh()
+                }
+            }
+        """,
+        },
+        "ore/src/lib.rs",
+        "crate::Slag::weigh",
+    )
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(
         tmp_path,
