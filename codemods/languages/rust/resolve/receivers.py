@@ -34,6 +34,7 @@ class ReceiverTypes:
     def __init__(self, paths: PathLookup) -> None:
         self.paths = paths
         self._file_types: dict[str, FileTypes] = {}  # of the files as read, where an alias is
+        self._derefs: dict[tuple[Def, str, int], str | None] = {}  # `_deref_target`'s answers
 
     def method_call(
         self, key: ModuleKey, file: SourceFile, types: FileTypes, receiver: tree_sitter.Node | None, spelling: Spelling
@@ -46,8 +47,10 @@ class ReceiverTypes:
         if not methods:
             return None
         known = receiver_type(receiver, types) if receiver is not None else None
+        definition = None  # the tree's declaration of the receiver's type, where it shows
         if receiver is not None and known is not None and not known[1] and _is_type_path(known[0]):
-            known = self._type_behind(key, Place(file, receiver), known[0])
+            behind = self._tree_type(key, Place(file, receiver), known[0])
+            known, definition = (behind[:2], behind[2]) if behind is not None else (None, None)
         if known is None and receiver is not None and receiver.type == "call_expression":
             chained = self._builder_chain(key, file, types, receiver, methods)
             if chained is not None:
@@ -65,7 +68,26 @@ class ReceiverTypes:
             type_name, declared_in_this_file = known
             same_type = [t for t in methods if t.owner == type_name]
             if not same_type:
-                return None
+                if definition is None and declared_in_this_file and b"Deref" in file.source and receiver is not None:
+                    behind = self._tree_type(key, Place(file, receiver), type_name)
+                    definition = behind[2] if behind is not None else None
+                through = (
+                    self._deref_target(definition, name, {t.owner for t in methods if t.owner})
+                    if definition is not None
+                    else None
+                )
+                if through is None:
+                    return None
+                return Reference(
+                    file.path,
+                    spelling.start,
+                    spelling.end,
+                    name,
+                    POSSIBLE,
+                    "method call",
+                    f"the receiver is a {type_name}, which has no method {name} in its file and may reach "
+                    f"the deleted one by auto-deref ({through})",
+                )
             if declared_in_this_file and any(t.path == file.path for t in same_type):
                 return Reference(
                     file.path,
@@ -130,11 +152,19 @@ class ReceiverTypes:
                 return known[0]
         return None
 
-    def _type_behind(self, key: ModuleKey, place: Place, type_name: str, depth: int = 0) -> tuple[str, bool] | None:
+    def _type_behind(self, key: ModuleKey, place: Place, type_name: str) -> tuple[str, bool] | None:
+        """`_tree_type`'s type name and whether the file of `place` declares it."""
+        found = self._tree_type(key, place, type_name)
+        return found[:2] if found is not None else None
+
+    def _tree_type(
+        self, key: ModuleKey, place: Place, type_name: str, depth: int = 0
+    ) -> tuple[str, bool, Def | None] | None:
         """What the type name or path `type_name` (`Name` not declared in this file, or `a::Name`)
         is at `place`: the struct, enum or union it resolves to (through imports, renames and type
-        aliases) and whether the file of `place` declares it, None where it may be anything (a
-        name resolution cannot follow), or a type outside the tree. A path is resolved as written, not by its last name: in the module it
+        aliases), whether the file of `place` declares it, and its declaration where one alone
+        shows; None where it may be anything (a name resolution cannot follow), or a type
+        outside the tree. A path is resolved as written, not by its last name: in the module it
         is written in that name may be another type, or the alias `pub type Name = a::Name;`."""
         segments = tuple(type_name.split("::"))
         if len(segments) > 1:
@@ -142,43 +172,83 @@ class ReceiverTypes:
         else:
             outcomes = self.paths.lexical(key, place, type_name, TYPE)
         names = set()
+        declarations: set[Def | None] = set()
         here = True  # whether every type found is declared in the file of `place`
         for outcome in outcomes:
             target = outcome.target
-            if isinstance(target, Def) and target.kind in ("struct_item", "enum_item", "union_item"):
+            if isinstance(target, Def) and target.kind in _TYPE_ITEMS:
                 names.add(target.name)
+                declarations.add(target)
                 here = here and target.file == place.file.path
             elif isinstance(target, Def) and target.kind == "type_item" and depth < 8:
                 aliased = self._alias_target(target, depth)
                 if aliased is None:
                     return None
-                names.add(aliased)
+                names.add(aliased[0])
+                declarations.add(aliased[1])
                 here = False
             elif target != EXTERNAL:
                 return None
         if len(names) > 1:
             return None
         if names:
-            return names.pop(), here
+            return names.pop(), here, declarations.pop() if len(declarations) == 1 else None
         # Outside the tree (std, a registry crate), or not found (a prelude type): by its name.
-        return ("<a type outside the tree>", False) if outcomes else (segments[-1], False)
+        return ("<a type outside the tree>", False, None) if outcomes else (segments[-1], False, None)
 
-    def _alias_target(self, alias: Def, depth: int) -> str | None:
-        """The type a `type` alias stands for (followed to a struct, enum or union), where that shows."""
+    def _alias_target(self, alias: Def, depth: int) -> tuple[str, Def | None] | None:
+        """The type a `type` alias stands for (followed to a struct, enum or union), where that
+        shows, with its declaration where that shows too."""
         found = self.paths.scopes.tree(alias.file)
         node = enclosing(found[1].root_node, alias.start, ("type_item",)) if found else None
         aliased = node.child_by_field_name("type") if node is not None else None
         if found is None or aliased is None:
             return None
-        if alias.file not in self._file_types:
-            self._file_types[alias.file] = FileTypes(found[1].root_node)
-        named = _named_type(aliased, aliased, False, self._file_types[alias.file])
+        named = _named_type(aliased, aliased, False, self._types_of(alias.file, found[1]))
         if named is None or not _is_type_path(named[0]):
             return None
         if named[1]:
-            return named[0]
-        behind = self._type_behind(alias.module, Place(SourceFile(alias.file, *found), aliased), named[0], depth + 1)
-        return behind[0] if behind is not None else None
+            return named[0], None
+        behind = self._tree_type(alias.module, Place(SourceFile(alias.file, *found), aliased), named[0], depth + 1)
+        return (behind[0], behind[2]) if behind is not None else None
+
+    def _types_of(self, path: str, tree: tree_sitter.Tree) -> FileTypes:
+        """The types the file at `path` as read declares (its tree `tree`)."""
+        if path not in self._file_types:
+            self._file_types[path] = FileTypes(tree.root_node)
+        return self._file_types[path]
+
+    def _deref_target(self, definition: Def, name: str, owners: set[str], depth: int = 0) -> str | None:
+        """Where a call `.name(..)` on a value of the tree's type `definition` may reach a method
+        of one of `owners` by auto-deref: the type's file has an `impl Deref for Type` whose
+        `Target` is one of them, or a type not known there (a generic parameter), or a type that
+        does so in turn, and no impl of that file gives the type a method `name` of its own
+        (which the call would take first). Its description then ("Type derefs to Target"), else
+        None. Only the type's own file is read: the impls Rust keeps next to the type."""
+        memo = (definition, name, depth)
+        if memo in self._derefs:
+            return self._derefs[memo]
+        self._derefs[memo] = None  # a cycle of derefs reaches nothing new
+        found = self.paths.scopes.tree(definition.file)
+        target = (
+            _deref_type(found[1].root_node, definition.name) if found is not None and b"Deref" in found[0] else None
+        )
+        through = None
+        if found is not None and target is not None and not _declares_method(found[1].root_node, definition.name, name):
+            named = _named_type(target, target, False, self._types_of(definition.file, found[1]))
+            shown = f"{definition.name} derefs to {node_text(target)}"
+            if named is None or named[0] in owners:
+                through = shown
+            elif _is_type_path(named[0]) and depth < 3:
+                place = Place(SourceFile(definition.file, *found), target)
+                behind = self._tree_type(definition.module, place, named[0])
+                if behind is not None and behind[0] in owners:
+                    through = shown
+                elif behind is not None and behind[2] is not None:
+                    further = self._deref_target(behind[2], name, owners, depth + 1)
+                    through = f"{shown}, which {further.split(' ', 1)[1]}" if further is not None else None
+        self._derefs[memo] = through
+        return through
 
 
 _TYPE_ITEMS = frozenset({"struct_item", "enum_item", "union_item"})
@@ -419,6 +489,46 @@ def _named_type(
         else:
             return None
     return None
+
+
+def _deref_type(root: tree_sitter.Node, type_name: str) -> tree_sitter.Node | None:
+    """The `Target` type of an `impl Deref for type_name` (or `impl<T> ops::Deref for
+    type_name<T>`) of the file `root`, where it declares one."""
+    source = root.text or b""
+    for match in re.finditer(rb"\bDeref\b", source):
+        node = root.descendant_for_byte_range(match.start(), match.end())
+        while node is not None and node.type not in ("impl_item", "source_file"):
+            node = node.parent
+        if node is None or node.type != "impl_item":
+            continue
+        trait = node.child_by_field_name("trait")
+        if trait is None or node_text(trait).split("<")[0].split("::")[-1].strip() != "Deref":
+            continue
+        if impl_type(trait) != type_name:
+            continue
+        body = node.child_by_field_name("body")
+        for item in body.named_children if body is not None else []:
+            if item.type == "type_item" and node_text(item.child_by_field_name("name")) == "Target":
+                return item.child_by_field_name("type")
+    return None
+
+
+def _declares_method(root: tree_sitter.Node, type_name: str, name: str) -> bool:
+    """Whether an impl of the file `root` (inherent or of a trait) gives `type_name` a function `name`."""
+    for match in re.finditer(rb"\bfn\s+(" + re.escape(name.encode()) + rb")\b", root.text or b""):
+        node = root.descendant_for_byte_range(match.start(1), match.end(1))
+        function = node.parent if node is not None else None
+        body = function.parent if function is not None and function.type == "function_item" else None
+        if (
+            function is not None
+            and body is not None
+            and body.type == "declaration_list"
+            and body.parent is not None
+            and body.parent.type == "impl_item"
+            and impl_type(function) == type_name
+        ):
+            return True
+    return False
 
 
 def _is_associated(path: str) -> bool:

@@ -483,6 +483,83 @@ def test_a_receiver_of_an_associated_type_has_the_type_its_impl_gives(tmp_path):
     )
 
 
+def test_a_call_on_a_type_that_derefs_to_the_deleted_methods_type_may_use_it(tmp_path):
+    """`.weigh()` on a type without a `weigh` of its own reaches `Slag::weigh` by auto-deref where
+    its `impl Deref` targets a `Slag`, a generic parameter, or a type that derefs on to a `Slag`;
+    not where the type has its own `weigh`, or derefs to another type."""
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
+            "ore/Cargo.toml": package("ore"),
+            "ore/src/lib.rs": """
+            pub struct Ingot;
+            impl Ingot {
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+            pub struct Slag;
+            impl Slag {
+                pub fn weigh(&self) -> u32 { 2 }
+            }
+        """,
+            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
+            "mill/src/lib.rs": """
+            use std::ops::Deref;
+            pub mod yard;
+            pub struct Cart(ore::Slag);
+            impl Deref for Cart {
+                type Target = ore::Slag;
+                fn deref(&self) -> &ore::Slag { &self.0 }
+            }
+            impl Cart {
+                pub fn load(&self) -> u32 {
+                    self.weigh() // MAYBE
+                }
+            }
+            pub struct Tray(ore::Ingot);
+            impl Deref for Tray {
+                type Target = ore::Ingot;
+                fn deref(&self) -> &ore::Ingot { &self.0 }
+            }
+            pub struct Scale(ore::Slag);
+            impl Deref for Scale {
+                type Target = ore::Slag;
+                fn deref(&self) -> &ore::Slag { &self.0 }
+            }
+            impl Scale {
+                pub fn weigh(&self) -> u32 { 0 }
+            }
+            pub struct Holder<T>(T);
+            impl<T> Deref for Holder<T> {
+                type Target = T;
+                fn deref(&self) -> &T { &self.0 }
+            }
+            pub struct Wagon(Cart);
+            impl Deref for Wagon {
+                type Target = Cart;
+                fn deref(&self) -> &Cart { &self.0 }
+            }
+            pub fn haul(cart: &Cart, tray: &Tray, scale: &Scale, held: &Holder<ore::Slag>, wagon: &Wagon) -> u32 {
+                cart.weigh() // MAYBE
+                    + tray.weigh()
+                    + scale.weigh()
+                    + held.weigh() // MAYBE
+                    + wagon.weigh() // MAYBE
+            }
+        """,
+            "mill/src/yard.rs": """
+            use crate::{Cart, Tray};
+            pub fn count(cart: &Cart, tray: &Tray) -> u32 {
+                cart.weigh() // MAYBE
+                    + tray.weigh()
+            }
+        """,
+        },
+        "ore/src/lib.rs",
+        "crate::Slag::weigh",
+    )
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(
         tmp_path,
