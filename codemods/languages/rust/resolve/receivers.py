@@ -284,6 +284,26 @@ _LITERAL_TYPES = {
     "boolean_literal": "bool",
 }
 _POINTERS = frozenset({"Box", "Arc", "Rc", "RefCell", "Mutex", "RwLock"})
+# The pointers whose constructor `P::new(value)` gives a value that derefs to `value`'s type.
+_OWNING_POINTERS = frozenset({"Box", "Arc", "Rc"})
+# Other std types (and the same-named ones of common crates) that deref to their type parameter.
+_DEREF_WRAPPERS = frozenset(
+    {
+        "Ref",
+        "RefMut",
+        "MutexGuard",
+        "RwLockReadGuard",
+        "RwLockWriteGuard",
+        "MappedMutexGuard",
+        "Cow",
+        "ManuallyDrop",
+        "Pin",
+        "LazyLock",
+        "LazyCell",
+        "Lazy",
+        "AssertUnwindSafe",
+    }
+)
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
 
 
@@ -450,6 +470,7 @@ def _named_type(
     associated types of the `impl` around `place` (`Self::Item`), and for `indexed` a Vec's or an
     array's element), unless it is a generic parameter; and whether this file declares it."""
     hops = 0
+    wrapped = False  # through a `_DEREF_WRAPPERS` type: a named type it wraps is not known
     while node is not None:
         if node.type == "reference_type":
             node = node.child_by_field_name("type")
@@ -462,17 +483,24 @@ def _named_type(
             path = "".join(node_text(node.child_by_field_name("type")).split())
             base = path.split("::")[-1]
             arguments = node.child_by_field_name("type_arguments")
-            inner = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+            inner = next((a for a in arguments.named_children if a.type != "lifetime"), None) if arguments else None
             if base in _POINTERS or indexed and base in _SEQUENCES:
                 indexed = indexed and base not in _SEQUENCES
                 node = inner
+            elif base in _DEREF_WRAPPERS and not indexed:
+                # A guard or wrapper that derefs to its parameter: the parameter's methods are
+                # called through it, but the name may be a type of the tree's own: a builtin
+                # parameter (`Cow<'_, str>`) shows the call's type, a named one is not known.
+                wrapped, node = True, inner
             elif _is_associated(path) and hops < 4:
                 # `Self::Item<'a>`: the impl's `type Item<'a> = ...;`, its own parameters in it.
                 node, hops = _associated_type(place, base), hops + 1
             else:
-                return None if indexed else _declared_type(path, place, types)
+                return None if indexed or wrapped else _declared_type(path, place, types)
         elif node.type in ("type_identifier", "scoped_type_identifier", "identifier", "scoped_identifier"):
             path = "".join(node_text(node).split())
+            if wrapped:
+                return None
             if path == "Self":
                 owner = impl_type(place)
                 return (owner, True) if owner and not indexed else None
@@ -616,6 +644,11 @@ def _constructed_type(value: tree_sitter.Node) -> tree_sitter.Node | None:
     path = function.child_by_field_name("path")
     # The path names a type (UpperCamelCase, as rustc asks), not a module's function `new`.
     last = node_text(path.child_by_field_name("type") if path is not None and path.type == "generic_type" else path)
+    if last.split("::")[-1] in _OWNING_POINTERS and name in ("new", "pin"):
+        # `Arc::new(value)` derefs to the value's type: a method call on it reaches the value's.
+        arguments = value.child_by_field_name("arguments")
+        inner = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        return _constructed_type(inner) if inner is not None else None
     is_type = last.split("::")[-1][:1].isupper()
     conventional = name in ("new", "default") or name.startswith("with_")
     return path if is_type and (conventional or _returns_own_type(value, last.split("::")[-1], name)) else None

@@ -560,6 +560,49 @@ def test_a_call_on_a_type_that_derefs_to_the_deleted_methods_type_may_use_it(tmp
     )
 
 
+def test_a_call_through_a_std_pointer_or_guard_reaches_the_wrapped_type(tmp_path):
+    """A value made by `Arc::new(Type::new())` or `Box::new(..)`, or typed as a guard that derefs
+    to its parameter (`MutexGuard<'_, T>`, `Cow<'_, T>`), has the wrapped type's methods: a call
+    on one wrapping the deleted method's type may be a use; on one wrapping a builtin type, or
+    another type made by its constructor, it is not."""
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
+            "ore/Cargo.toml": package("ore"),
+            "ore/src/lib.rs": """
+            pub struct Ingot;
+            impl Ingot {
+                pub fn new() -> Ingot { Ingot }
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+            pub struct Slag;
+            impl Slag {
+                pub fn new() -> Slag { Slag }
+                pub fn weigh(&self) -> u32 { 2 }
+            }
+        """,
+            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
+            "mill/src/lib.rs": """
+            use std::borrow::Cow;
+            use std::sync::{Arc, MutexGuard};
+            pub fn guarded(slag: MutexGuard<'_, ore::Slag>, label: Cow<'_, str>) -> usize {
+                slag.weigh() as usize // MAYBE
+                    + label.weigh()
+            }
+            pub fn shared() -> u32 {
+                let slag = Arc::new(ore::Slag::new());
+                let ingot = Box::new(ore::Ingot::new());
+                slag.weigh() // MAYBE
+                    + ingot.weigh()
+            }
+        """,
+        },
+        "ore/src/lib.rs",
+        "crate::Slag::weigh",
+    )
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(
         tmp_path,
