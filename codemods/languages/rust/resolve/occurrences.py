@@ -275,7 +275,7 @@ def _token_use(node: tree_sitter.Node, name: str) -> Use | None:
     """A name inside a macro invocation's tokens or a macro_rules! body."""
     previous = node.prev_sibling
     if previous is not None and previous.type == ".":
-        return Use("method call")
+        return Use("method call", receiver=_token_receiver(node, previous))
     segments = [name]
     current = node
     while True:
@@ -324,6 +324,40 @@ def _token_use(node: tree_sitter.Node, name: str) -> Use | None:
         certain=False,
         reason=f"inside an invocation of {macro}!, whose arguments may not be expressions",
     )
+
+
+def _token_receiver(name: tree_sitter.Node, dot: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The receiver token of the call `receiver.name(..)` in the arguments of a macro that takes
+    expressions, where it is a variable or `self` (not a field `a.b.name()`, a path, a call's
+    value): its type is then found as in code, from the token up. None where the call's
+    parentheses do not follow, the macro may not take expressions, or its tokens bind the
+    variable themselves (a closure parameter, a `let`)."""
+    receiver = dot.prev_sibling
+    before = receiver.prev_sibling if receiver is not None else None
+    call = name.next_sibling
+    if (
+        receiver is None
+        or receiver.type not in ("identifier", "self")
+        or before is not None
+        and before.type in (".", "::", "$")
+        or call is None
+        or call.type != "token_tree"
+        or not call.children
+        or call.children[0].type != "("
+        or _in_macro_definition(name)
+    ):
+        return None
+    outer = name.parent
+    while outer is not None and outer.parent is not None and outer.parent.type == "token_tree":
+        outer = outer.parent
+    invocation = outer.parent if outer is not None else None
+    if outer is None or invocation is None or invocation.type != "macro_invocation":
+        return None
+    if node_text(invocation.child_by_field_name("macro")).split("::")[-1] not in EXPRESSION_MACROS:
+        return None
+    if receiver.type == "identifier" and _closure_parameter_in_tokens(outer, receiver, receiver.text or b""):
+        return None
+    return receiver
 
 
 def _whole_argument(tokens: tree_sitter.Node, first: tree_sitter.Node, last: tree_sitter.Node) -> bool:

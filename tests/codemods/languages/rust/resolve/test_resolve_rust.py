@@ -603,6 +603,47 @@ def test_a_call_through_a_std_pointer_or_guard_reaches_the_wrapped_type(tmp_path
     )
 
 
+def test_a_method_call_in_an_expression_macros_arguments_is_typed_as_in_code(tmp_path):
+    """In `assert_eq!(..)`, `format!(..)` and the other macros whose arguments are expressions, a
+    call on a variable or on `self` has the variable's type as in code; on a closure parameter of
+    the tokens, or in a macro not known to take expressions, it stays possible."""
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
+            "ore/Cargo.toml": package("ore"),
+            "ore/src/lib.rs": """
+            pub struct Ingot;
+            impl Ingot {
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+            pub struct Slag;
+            impl Slag {
+                pub fn weigh(&self) -> u32 { 2 }
+                pub fn check(&self) {
+                    debug_assert!(self.weigh() > 1); // REF
+                }
+            }
+        """,
+            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
+            "mill/src/lib.rs": """
+            macro_rules! noted {
+                ($e:expr) => { $e };
+            }
+            pub fn checks(slag: &ore::Slag, ingot: &ore::Ingot, slags: &[ore::Slag]) -> String {
+                assert_eq!(slag.weigh(), 2); // MAYBE
+                assert_eq!(ingot.weigh(), 1);
+                assert!(slags.iter().all(|ingot| ingot.weigh() > 0)); // MAYBE
+                noted!(ingot.weigh()); // MAYBE
+                format!("{}", ingot.weigh())
+            }
+        """,
+        },
+        "ore/src/lib.rs",
+        "crate::Slag::weigh",
+    )
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(
         tmp_path,
