@@ -47,6 +47,8 @@ class ReceiverTypes:
         if not methods:
             return None
         known = receiver_type(receiver, types) if receiver is not None else None
+        if known is not None and known[1] and not types.declares(known[0]):
+            known = known[0], False  # `self` in `impl Trait for Imported`: a type of another file
         definition = None  # the tree's declaration of the receiver's type, where it shows
         if receiver is not None and known is not None and not known[1] and _is_type_path(known[0]):
             behind = self._tree_type(key, Place(file, receiver), known[0])
@@ -100,6 +102,17 @@ class ReceiverTypes:
                 )
             if declared_in_this_file and all(t.owner_declared_here for t in same_type):
                 return None  # this file's own type of that name, not the deleted impl's
+            if definition is not None and any(self._is_owner(definition, t) for t in same_type):
+                return Reference(
+                    file.path,
+                    spelling.start,
+                    spelling.end,
+                    name,
+                    DEFINITE,
+                    "method call",
+                    f"the receiver is a {type_name} ({self.paths.describe(definition)}); "
+                    f"resolves to {type_name}::{name}",
+                )
         deleted = ", ".join(dict.fromkeys(f"{t.owner}::{t.name}" for t in methods))
         return Reference(
             file.path,
@@ -211,6 +224,14 @@ class ReceiverTypes:
             return named[0], None
         behind = self._tree_type(alias.module, Place(SourceFile(alias.file, *found), aliased), named[0], depth + 1)
         return (behind[0], behind[2]) if behind is not None else None
+
+    def _is_owner(self, definition: Def, method: DeletedRustItem) -> bool:
+        """Whether the type declaration `definition` is the one whose inherent impl has the deleted
+        `method`: declared in the method's file, the only type of its name there."""
+        if method.trait or method.in_trait or not method.owner_declared_here or definition.file != method.path:
+            return False
+        found = self.paths.scopes.tree(method.path)
+        return found is not None and len(self._types_of(method.path, found[1]).declarations(definition.name)) == 1
 
     def _types_of(self, path: str, tree: tree_sitter.Tree) -> FileTypes:
         """The types the file at `path` as read declares (its tree `tree`)."""
@@ -334,7 +355,8 @@ class FileTypes:
         self._source: bytes | None = None  # the root's text, read on the first question
         self._items: dict[str, list[tree_sitter.Node]] = {}
 
-    def _declarations(self, name: str) -> list[tree_sitter.Node]:
+    def declarations(self, name: str) -> list[tree_sitter.Node]:
+        """The struct, enum and union items of the file named `name`."""
         if name not in self._items:
             found = []
             base = self._root.start_byte
@@ -353,11 +375,11 @@ class FileTypes:
         return self._items[name]
 
     def declares(self, name: str) -> bool:
-        return bool(self._declarations(name))
+        return bool(self.declarations(name))
 
     def fields(self, name: str) -> dict[str, tree_sitter.Node | None]:
         """Field name -> type node of the first struct `name` with named fields ({} if none)."""
-        for item in self._declarations(name):
+        for item in self.declarations(name):
             body = item.child_by_field_name("body")
             if item.type == "struct_item" and body is not None:
                 return {

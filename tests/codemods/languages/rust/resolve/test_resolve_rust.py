@@ -302,9 +302,10 @@ def test_a_dependency_passes_on_its_library_dependencies_not_its_dev_dependencie
 
 
 def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
-    """`.tally()` is listed where the receiver may be the deleted method's type (a rename, an
-    alias, a field of that type, a generic), and not where its type is evidently another one
-    (a constructor's type, a field of another type, a slice, a string, a type outside the tree)."""
+    """`.tally()` is a use where the receiver's type resolves to the deleted method's type (a
+    constructor's, a rename, an alias, a field of that type), possible where it may be (a
+    generic), and none where its type is evidently another one (a constructor's type, a field
+    of another type, a slice, a string, a type outside the tree)."""
     check(
         tmp_path,
         {
@@ -341,10 +342,10 @@ def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
                 let roster = Roster::new();
                 let ballot = Ballot::with_seats(3);
                 let label = "desk";
-                roster.tally() // MAYBE
-                    + desk.roster.tally() // MAYBE
-                    + team.tally() // MAYBE
-                    + crew.tally() // MAYBE
+                roster.tally() // REF
+                    + desk.roster.tally() // REF
+                    + team.tally() // REF
+                    + crew.tally() // REF
                     + other.tally() // MAYBE
                     + ballot.tally()
                     + desk.ballot.tally()
@@ -363,8 +364,8 @@ def test_a_receivers_type_written_as_a_path_is_resolved_by_its_path(tmp_path):
     """A type written `a::B` (a parameter's, or the target of an alias that re-exports a type under
     its own name, `pub type B = a::B;`) is resolved by the whole path, not by its last name in the
     module it is written in: there that name may be the alias itself, or another type. `.weigh()`
-    on the other crate's `Ingot` is no use of `Slag::weigh`, through the alias or not; on
-    `crate::Slag` in the file that declares it, it is one."""
+    on the other crate's `Ingot` is no use of `Slag::weigh`, through the alias or not; on a
+    `Slag`, through the alias or not, it is one."""
     check(
         tmp_path,
         {
@@ -393,9 +394,9 @@ def test_a_receivers_type_written_as_a_path_is_resolved_by_its_path(tmp_path):
             use shapes::Ingot;
             pub fn total(a: &Ingot, b: &shapes::Slag, c: &ore::Ingot, d: &ore::Slag, e: &shapes::Ingot) -> u32 {
                 a.weigh()
-                    + b.weigh() // MAYBE
+                    + b.weigh() // REF
                     + c.weigh()
-                    + d.weigh() // MAYBE
+                    + d.weigh() // REF
                     + e.weigh()
             }
         """,
@@ -465,7 +466,7 @@ def test_a_receiver_of_an_associated_type_has_the_type_its_impl_gives(tmp_path):
                 type Sample = ore::Slag;
                 type Piece<'a> = u8;
                 fn size(sample: &Self::Sample) -> u32 {
-                    sample.weigh() // MAYBE
+                    sample.weigh() // REF
                 }
             }
             pub struct Press;
@@ -563,8 +564,9 @@ def test_a_call_on_a_type_that_derefs_to_the_deleted_methods_type_may_use_it(tmp
 def test_a_call_through_a_std_pointer_or_guard_reaches_the_wrapped_type(tmp_path):
     """A value made by `Arc::new(Type::new())` or `Box::new(..)`, or typed as a guard that derefs
     to its parameter (`MutexGuard<'_, T>`, `Cow<'_, T>`), has the wrapped type's methods: a call
-    on one wrapping the deleted method's type may be a use; on one wrapping a builtin type, or
-    another type made by its constructor, it is not."""
+    on an `Arc` of the deleted method's type is a use, on a guard of it may be one (the guard's
+    name may be a type of the tree's own); on one wrapping a builtin type, or another type made
+    by its constructor, it is not."""
     check(
         tmp_path,
         {
@@ -593,7 +595,7 @@ def test_a_call_through_a_std_pointer_or_guard_reaches_the_wrapped_type(tmp_path
             pub fn shared() -> u32 {
                 let slag = Arc::new(ore::Slag::new());
                 let ingot = Box::new(ore::Ingot::new());
-                slag.weigh() // MAYBE
+                slag.weigh() // REF
                     + ingot.weigh()
             }
         """,
@@ -631,7 +633,7 @@ def test_a_method_call_in_an_expression_macros_arguments_is_typed_as_in_code(tmp
                 ($e:expr) => { $e };
             }
             pub fn checks(slag: &ore::Slag, ingot: &ore::Ingot, slags: &[ore::Slag]) -> String {
-                assert_eq!(slag.weigh(), 2); // MAYBE
+                assert_eq!(slag.weigh(), 2); // REF
                 assert_eq!(ingot.weigh(), 1);
                 assert!(slags.iter().all(|ingot| ingot.weigh() > 0)); // MAYBE
                 noted!(ingot.weigh()); // MAYBE
@@ -640,6 +642,46 @@ def test_a_method_call_in_an_expression_macros_arguments_is_typed_as_in_code(tmp
         """,
         },
         "ore/src/lib.rs",
+        "crate::Slag::weigh",
+    )
+
+
+def test_self_in_an_impl_of_a_type_declared_in_another_file_is_that_type(tmp_path):
+    """`self.weigh()` in `impl Heavy for Slag` written in another file than `Slag` (imported
+    there) calls the deleted `Slag::weigh`; in the impl of another type it does not."""
+    check(
+        tmp_path,
+        {
+            "Cargo.toml": package("ore"),
+            "src/lib.rs": """
+            pub mod heavy;
+            pub struct Ingot;
+            impl Ingot {
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+            pub struct Slag;
+            impl Slag {
+                pub fn weigh(&self) -> u32 { 2 }
+            }
+        """,
+            "src/heavy.rs": """
+            use crate::{Ingot, Slag};
+            pub trait Heavy {
+                fn heft(&self) -> u32;
+            }
+            impl Heavy for Slag {
+                fn heft(&self) -> u32 {
+                    self.weigh() // REF
+                }
+            }
+            impl Heavy for Ingot {
+                fn heft(&self) -> u32 {
+                    self.weigh()
+                }
+            }
+        """,
+        },
+        "src/lib.rs",
         "crate::Slag::weigh",
     )
 
