@@ -69,6 +69,8 @@ class ReceiverTypes:
         if known is not None:
             type_name, declared_in_this_file = known
             same_type = [t for t in methods if t.owner == type_name]
+            if definition is not None and all(t.owner_declared_here and t.path != definition.file for t in same_type):
+                same_type = []  # a namesake: the type resolved to is declared elsewhere than the deleted impl's
             if not same_type:
                 if definition is None and declared_in_this_file and b"Deref" in file.source and receiver is not None:
                     behind = self._tree_type(key, Place(file, receiver), type_name)

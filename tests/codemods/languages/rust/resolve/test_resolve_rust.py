@@ -364,8 +364,8 @@ def test_a_receivers_type_written_as_a_path_is_resolved_by_its_path(tmp_path):
     """A type written `a::B` (a parameter's, or the target of an alias that re-exports a type under
     its own name, `pub type B = a::B;`) is resolved by the whole path, not by its last name in the
     module it is written in: there that name may be the alias itself, or another type. `.weigh()`
-    on the other crate's `Ingot` is no use of `Slag::weigh`, through the alias or not; on a
-    `Slag`, through the alias or not, it is one."""
+    on the other crate's `Ingot` is no use of `Slag::weigh`, through the alias or not, nor on a
+    namesake `local::Slag`; on `ore`'s `Slag`, through the alias or not, it is one."""
     check(
         tmp_path,
         {
@@ -391,6 +391,7 @@ def test_a_receivers_type_written_as_a_path_is_resolved_by_its_path(tmp_path):
                 pub type Ingot = ore::Ingot;
                 pub type Slag = ore::Slag;
             }
+            pub mod local;
             use shapes::Ingot;
             pub fn total(a: &Ingot, b: &shapes::Slag, c: &ore::Ingot, d: &ore::Slag, e: &shapes::Ingot) -> u32 {
                 a.weigh()
@@ -398,6 +399,15 @@ def test_a_receivers_type_written_as_a_path_is_resolved_by_its_path(tmp_path):
                     + c.weigh()
                     + d.weigh() // REF
                     + e.weigh()
+            }
+            pub fn other(slag: &local::Slag) -> u32 {
+                slag.weigh()
+            }
+        """,
+            "mill/src/local.rs": """
+            pub struct Slag;
+            impl Slag {
+                pub fn weigh(&self) -> u32 { 3 }
             }
         """,
         },
