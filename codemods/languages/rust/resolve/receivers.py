@@ -48,7 +48,9 @@ class ReceiverTypes:
             return None
         known = receiver_type(receiver, types) if receiver is not None else None
         if known is not None and known[1] and not types.declares(known[0]):
-            known = known[0], False  # `self` in `impl Trait for Imported`: a type of another file
+            # `self` in `impl Trait for Imported` (or `for a::Imported`): a type of another file,
+            # resolved by the impl's path for it.
+            known = (_impl_type_path(receiver) if receiver is not None else None) or known[0], False
         definition = None  # the tree's declaration of the receiver's type, where it shows
         if receiver is not None and known is not None and not known[1] and _is_type_path(known[0]):
             behind = self._tree_type(key, Place(file, receiver), known[0])
@@ -581,6 +583,21 @@ def _declares_method(root: tree_sitter.Node, type_name: str, name: str) -> bool:
         ):
             return True
     return False
+
+
+def _impl_type_path(node: tree_sitter.Node) -> str | None:
+    """The path of the type implemented by the `impl` around `node` as written there, without its
+    generic arguments or a reference (`a::Imported` of `impl<T> Trait for &a::Imported<T>`); None
+    outside one."""
+    current = node.parent
+    while current is not None and current.type != "impl_item":
+        current = current.parent
+    kind = current.child_by_field_name("type") if current is not None else None
+    while kind is not None and kind.type == "reference_type":
+        kind = kind.child_by_field_name("type")  # `impl Trait for &Type`: `self` derefs to a Type
+    if kind is not None and kind.type == "generic_type":
+        kind = kind.child_by_field_name("type")
+    return "".join(node_text(kind).split()) if kind is not None else None
 
 
 def _is_associated(path: str) -> bool:

@@ -657,12 +657,13 @@ def test_a_method_call_in_an_expression_macros_arguments_is_typed_as_in_code(tmp
 
 
 def test_self_in_an_impl_of_a_type_declared_in_another_file_is_that_type(tmp_path):
-    """`self.weigh()` in `impl Heavy for Slag` written in another file than `Slag` (imported
-    there) calls the deleted `Slag::weigh`; in the impl of another type it does not."""
+    """`self.weigh()` in `impl Heavy for Slag` (or `for &crate::Slag`) written in another file
+    than `Slag` calls the deleted `Slag::weigh`; in the impl of another type, or of a namesake
+    of another crate (`slag_ext::Slag`), it does not."""
     check(
         tmp_path,
         {
-            "Cargo.toml": package("ore"),
+            "Cargo.toml": package("ore", '[dependencies]\nslag_ext = "1"'),
             "src/lib.rs": """
             pub mod heavy;
             pub struct Ingot;
@@ -685,6 +686,16 @@ def test_self_in_an_impl_of_a_type_declared_in_another_file_is_that_type(tmp_pat
                 }
             }
             impl Heavy for Ingot {
+                fn heft(&self) -> u32 {
+                    self.weigh()
+                }
+            }
+            impl Heavy for &crate::Slag {
+                fn heft(&self) -> u32 {
+                    self.weigh() // REF
+                }
+            }
+            impl Heavy for slag_ext::Slag {
                 fn heft(&self) -> u32 {
                     self.weigh()
                 }
