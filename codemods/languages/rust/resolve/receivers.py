@@ -35,6 +35,7 @@ class ReceiverTypes:
         self.paths = paths
         self._file_types: dict[str, FileTypes] = {}  # of the files as read, where an alias is
         self._derefs: dict[tuple[Def, str, int], str | None] = {}  # `_deref_target`'s answers
+        self._deref_spelled: dict[str, tuple[bytes, bool]] = {}  # `_spells_deref`'s, by file
 
     def method_call(
         self, key: ModuleKey, file: SourceFile, types: FileTypes, receiver: tree_sitter.Node | None, spelling: Spelling
@@ -74,7 +75,7 @@ class ReceiverTypes:
             if definition is not None and all(t.owner_declared_here and t.path != definition.file for t in same_type):
                 same_type = []  # a namesake: the type resolved to is declared elsewhere than the deleted impl's
             if not same_type:
-                if definition is None and declared_in_this_file and b"Deref" in file.source and receiver is not None:
+                if definition is None and declared_in_this_file and receiver is not None and self._spells_deref(file):
                     behind = self._tree_type(key, Place(file, receiver), type_name)
                     definition = behind[2] if behind is not None else None
                 through = (
@@ -228,6 +229,13 @@ class ReceiverTypes:
             return named[0], None
         behind = self._tree_type(alias.module, Place(SourceFile(alias.file, *found), aliased), named[0], depth + 1)
         return (behind[0], behind[2]) if behind is not None else None
+
+    def _spells_deref(self, file: SourceFile) -> bool:
+        """Whether `file`'s text spells `Deref` (an impl of it may be there), read once per text."""
+        kept = self._deref_spelled.get(file.path)
+        if kept is None or kept[0] is not file.source:
+            kept = self._deref_spelled[file.path] = (file.source, b"Deref" in file.source)
+        return kept[1]
 
     def _is_owner(self, definition: Def, method: DeletedRustItem) -> bool:
         """Whether the type declaration `definition` is the one whose inherent impl has the deleted
