@@ -262,10 +262,9 @@ class ReceiverTypes:
         if memo in self._derefs:
             return self._derefs[memo]
         self._derefs[memo] = None  # a cycle of derefs reaches nothing new
-        found = self.paths.scopes.tree(definition.file)
-        target = (
-            _deref_type(found[1].root_node, definition.name) if found is not None and b"Deref" in found[0] else None
-        )
+        text = self.paths.scopes.text(definition.file)  # the file is parsed only where it spells Deref
+        found = self.paths.scopes.tree(definition.file) if text is not None and b"Deref" in text else None
+        target = _deref_type(found[1].root_node, definition.name) if found is not None else None
         through = None
         if found is not None and target is not None and not _declares_method(found[1].root_node, definition.name, name):
             named = _named_type(target, target, False, self._types_of(definition.file, found[1]))

@@ -215,6 +215,13 @@ class ModuleScopes:
             self._trees[path] = (source, parse(source, RUST)) if source is not None else None
         return self._trees[path]
 
+    def text(self, path: str) -> bytes | None:
+        """The file at `path` as read (None: not a Rust file of the tree), without parsing it."""
+        parsed = self._trees.get(path)
+        if parsed is not None:
+            return parsed[0]
+        return self._read(path) if path.endswith(".rs") and path not in self._trees else None
+
     def release(self, path: str, source: bytes) -> None:
         """Let go of the trees of the file at `path` (its module scopes and `mod` declarations, once
         read, stay), for a caller done with it whose text of it is `source`: unless the plan edits
