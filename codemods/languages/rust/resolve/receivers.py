@@ -59,13 +59,10 @@ class ReceiverTypes:
         if known is None and receiver is not None and receiver.type == "call_expression":
             chained = self._builder_chain(key, file, types, receiver, methods)
             if chained is not None:
-                return Reference(
-                    file.path,
-                    spelling.start,
-                    spelling.end,
-                    name,
+                return _call(
+                    file,
+                    spelling,
                     DEFINITE,
-                    "method call",
                     f"the receiver is a {chained} (a chain of its methods returning Self); "
                     f"resolves to {chained}::{name}",
                 )
@@ -85,48 +82,30 @@ class ReceiverTypes:
                 )
                 if through is None:
                     return None
-                return Reference(
-                    file.path,
-                    spelling.start,
-                    spelling.end,
-                    name,
+                return _call(
+                    file,
+                    spelling,
                     POSSIBLE,
-                    "method call",
                     f"the receiver is a {type_name}, which has no method {name} in its file and may reach "
                     f"the deleted one by auto-deref ({through})",
                 )
             if declared_in_this_file and any(t.path == file.path for t in same_type):
-                return Reference(
-                    file.path,
-                    spelling.start,
-                    spelling.end,
-                    name,
-                    DEFINITE,
-                    "method call",
-                    f"the receiver is a {type_name}; resolves to {type_name}::{name}",
+                return _call(
+                    file, spelling, DEFINITE, f"the receiver is a {type_name}; resolves to {type_name}::{name}"
                 )
             if declared_in_this_file and all(t.owner_declared_here for t in same_type):
                 return None  # this file's own type of that name, not the deleted impl's
             if definition is not None and any(self._is_owner(definition, t) for t in same_type):
-                return Reference(
-                    file.path,
-                    spelling.start,
-                    spelling.end,
-                    name,
+                return _call(
+                    file,
+                    spelling,
                     DEFINITE,
-                    "method call",
                     f"the receiver is a {type_name} ({self.paths.describe(definition)}); "
                     f"resolves to {type_name}::{name}",
                 )
         deleted = ", ".join(dict.fromkeys(f"{t.owner}::{t.name}" for t in methods))
-        return Reference(
-            file.path,
-            spelling.start,
-            spelling.end,
-            name,
-            POSSIBLE,
-            "method call",
-            f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})",
+        return _call(
+            file, spelling, POSSIBLE, f"`.{name}(...)` on a receiver whose type is not known here (deleted: {deleted})"
         )
 
     def _builder_chain(
@@ -337,6 +316,11 @@ _DEREF_WRAPPERS = frozenset(
     }
 )
 _SEQUENCES = frozenset({"Vec", "VecDeque", "SmallVec"})
+
+
+def _call(file: SourceFile, spelling: Spelling, certainty: str, resolution: str) -> Reference:
+    """The reference a method call `.name(..)` (the spelling `spelling` of `file`) makes."""
+    return Reference(file.path, spelling.start, spelling.end, spelling.name, certainty, "method call", resolution)
 
 
 def _is_type_path(text: str) -> bool:

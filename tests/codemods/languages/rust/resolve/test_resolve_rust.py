@@ -360,6 +360,24 @@ def test_a_method_call_is_resolved_by_the_receivers_evident_type(tmp_path):
     )
 
 
+# The workspace of the receiver tests: `ore` declares the types, `mill` depends on it.
+ORE_MILL = {
+    "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
+    "ore/Cargo.toml": package("ore"),
+    "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
+}
+ORE_TYPES = """
+            pub struct Ingot;
+            impl Ingot {
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+            pub struct Slag;
+            impl Slag {
+                pub fn weigh(&self) -> u32 { 2 }
+            }
+"""
+
+
 def test_a_receivers_type_written_as_a_path_is_resolved_by_its_path(tmp_path):
     """A type written `a::B` (a parameter's, or the target of an alias that re-exports a type under
     its own name, `pub type B = a::B;`) is resolved by the whole path, not by its last name in the
@@ -369,23 +387,14 @@ def test_a_receivers_type_written_as_a_path_is_resolved_by_its_path(tmp_path):
     check(
         tmp_path,
         {
-            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
-            "ore/Cargo.toml": package("ore"),
-            "ore/src/lib.rs": """
-            pub struct Ingot;
-            impl Ingot {
-                pub fn weigh(&self) -> u32 { 1 }
-            }
-            pub struct Slag;
-            impl Slag {
-                pub fn weigh(&self) -> u32 { 2 }
-            }
+            **ORE_MILL,
+            "ore/src/lib.rs": ORE_TYPES
+            + """
             pub fn heap(slag: &crate::Slag, ingot: &self::Ingot) -> u32 {
                 slag.weigh() // REF
                     + ingot.weigh()
             }
         """,
-            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
             "mill/src/lib.rs": """
             pub mod shapes {
                 pub type Ingot = ore::Ingot;
@@ -422,22 +431,14 @@ def test_a_receiver_of_an_associated_type_has_the_type_its_impl_gives(tmp_path):
     check(
         tmp_path,
         {
-            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
-            "ore/Cargo.toml": package("ore"),
-            "ore/src/lib.rs": """
+            **ORE_MILL,
+            "ore/src/lib.rs": ORE_TYPES
+            + """
             pub trait Assay {
                 type Sample: ?Sized;
                 type Piece<'a>;
                 fn size(sample: &Self::Sample) -> u32;
                 fn piece_size(piece: &Self::Piece<'_>) -> u32 { 0 }
-            }
-            pub struct Ingot;
-            impl Ingot {
-                pub fn weigh(&self) -> u32 { 1 }
-            }
-            pub struct Slag;
-            impl Slag {
-                pub fn weigh(&self) -> u32 { 2 }
             }
             impl Assay for Slag {
                 type Sample = Slag;
@@ -460,7 +461,6 @@ def test_a_receiver_of_an_associated_type_has_the_type_its_impl_gives(tmp_path):
                 }
             }
         """,
-            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
             "mill/src/lib.rs": """
             pub trait Grade {
                 type Lot: Weighed;
@@ -501,19 +501,10 @@ def test_a_call_on_a_type_that_derefs_to_the_deleted_methods_type_may_use_it(tmp
     check(
         tmp_path,
         {
-            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
-            "ore/Cargo.toml": package("ore"),
-            "ore/src/lib.rs": """
-            pub struct Ingot;
-            impl Ingot {
-                pub fn weigh(&self) -> u32 { 1 }
-            }
-            pub struct Slag;
-            impl Slag {
-                pub fn weigh(&self) -> u32 { 2 }
-            }
+            **ORE_MILL,
+            "ore/src/lib.rs": ORE_TYPES
+            + """
         """,
-            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
             "mill/src/lib.rs": """
             use std::ops::Deref;
             pub mod yard;
@@ -580,21 +571,16 @@ def test_a_call_through_a_std_pointer_or_guard_reaches_the_wrapped_type(tmp_path
     check(
         tmp_path,
         {
-            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
-            "ore/Cargo.toml": package("ore"),
-            "ore/src/lib.rs": """
-            pub struct Ingot;
+            **ORE_MILL,
+            "ore/src/lib.rs": ORE_TYPES
+            + """
             impl Ingot {
                 pub fn new() -> Ingot { Ingot }
-                pub fn weigh(&self) -> u32 { 1 }
             }
-            pub struct Slag;
             impl Slag {
                 pub fn new() -> Slag { Slag }
-                pub fn weigh(&self) -> u32 { 2 }
             }
         """,
-            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
             "mill/src/lib.rs": """
             use std::borrow::Cow;
             use std::sync::{Arc, MutexGuard};
@@ -622,22 +608,15 @@ def test_a_method_call_in_an_expression_macros_arguments_is_typed_as_in_code(tmp
     check(
         tmp_path,
         {
-            "Cargo.toml": '[workspace]\nmembers = ["ore", "mill"]\n',
-            "ore/Cargo.toml": package("ore"),
-            "ore/src/lib.rs": """
-            pub struct Ingot;
-            impl Ingot {
-                pub fn weigh(&self) -> u32 { 1 }
-            }
-            pub struct Slag;
+            **ORE_MILL,
+            "ore/src/lib.rs": ORE_TYPES
+            + """
             impl Slag {
-                pub fn weigh(&self) -> u32 { 2 }
                 pub fn check(&self) {
                     debug_assert!(self.weigh() > 1); // REF
                 }
             }
         """,
-            "mill/Cargo.toml": package("mill", '[dependencies]\nore = { path = "../ore" }'),
             "mill/src/lib.rs": """
             macro_rules! noted {
                 ($e:expr) => { $e };
@@ -664,17 +643,7 @@ def test_self_in_an_impl_of_a_type_declared_in_another_file_is_that_type(tmp_pat
         tmp_path,
         {
             "Cargo.toml": package("ore", '[dependencies]\nslag_ext = "1"'),
-            "src/lib.rs": """
-            pub mod heavy;
-            pub struct Ingot;
-            impl Ingot {
-                pub fn weigh(&self) -> u32 { 1 }
-            }
-            pub struct Slag;
-            impl Slag {
-                pub fn weigh(&self) -> u32 { 2 }
-            }
-        """,
+            "src/lib.rs": ORE_TYPES + "\n            pub mod heavy;\n",
             "src/heavy.rs": """
             use crate::{Ingot, Slag};
             pub trait Heavy {
