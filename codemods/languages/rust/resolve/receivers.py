@@ -36,6 +36,7 @@ class ReceiverTypes:
         self._file_types: dict[str, FileTypes] = {}  # of the files as read, where an alias is
         self._derefs: dict[tuple[Def, str, int], str | None] = {}  # `_deref_target`'s answers
         self._deref_spelled: dict[str, tuple[bytes, bool]] = {}  # `_spells_deref`'s, by file
+        self._whole_impls: dict[tuple[str, int], bool] = {}  # `_impl_is_whole`'s, by method
 
     def method_call(
         self, key: ModuleKey, file: SourceFile, types: FileTypes, receiver: tree_sitter.Node | None, spelling: Spelling
@@ -89,11 +90,11 @@ class ReceiverTypes:
                     f"the receiver is a {type_name}, which has no method {name} in its file and may reach "
                     f"the deleted one by auto-deref ({through})",
                 )
-            if declared_in_this_file and any(t.path == file.path for t in same_type):
+            if declared_in_this_file and any(t.path == file.path and self._impl_is_whole(t) for t in same_type):
                 return _call(
                     file, spelling, DEFINITE, f"the receiver is a {type_name}; resolves to {type_name}::{name}"
                 )
-            if declared_in_this_file and all(t.owner_declared_here for t in same_type):
+            if declared_in_this_file and all(t.owner_declared_here and t.path != file.path for t in same_type):
                 return None  # this file's own type of that name, not the deleted impl's
             if definition is not None and any(self._is_owner(definition, t) for t in same_type):
                 return _call(
@@ -209,6 +210,27 @@ class ReceiverTypes:
         behind = self._tree_type(alias.module, Place(SourceFile(alias.file, *found), aliased), named[0], depth + 1)
         return (behind[0], behind[2]) if behind is not None else None
 
+    def _impl_is_whole(self, method: DeletedRustItem) -> bool:
+        """Whether the impl that declares the deleted `method` is of its type with any arguments
+        (`impl Type`, `impl<T> Type<T>`), not of some of them only (`impl Type<u8>`, where a call
+        on a `Type<u16>` may reach another impl's method of the name)."""
+        whole = self._whole_impls.get((method.path, method.start))
+        if whole is None:
+            found = self.paths.scopes.tree(method.path)
+            impl = enclosing(found[1].root_node, method.start, ("impl_item",)) if found is not None else None
+            kind = impl.child_by_field_name("type") if impl is not None else None
+            arguments = kind.child_by_field_name("type_arguments") if kind is not None else None
+            parameters = impl.child_by_field_name("type_parameters") if impl is not None else None
+            declared = {
+                node_text(p.child_by_field_name("name") or p)
+                for p in (parameters.named_children if parameters is not None else [])
+            }
+            whole = self._whole_impls[(method.path, method.start)] = impl is not None and all(
+                a.type == "lifetime" or a.type == "type_identifier" and node_text(a) in declared
+                for a in (arguments.named_children if arguments is not None else [])
+            )
+        return whole
+
     def _spells_deref(self, file: SourceFile) -> bool:
         """Whether `file`'s text spells `Deref` (an impl of it may be there), read once per text."""
         kept = self._deref_spelled.get(file.path)
@@ -220,6 +242,8 @@ class ReceiverTypes:
         """Whether the type declaration `definition` is the one whose inherent impl has the deleted
         `method`: declared in the method's file, the only type of its name there."""
         if method.trait or method.in_trait or not method.owner_declared_here or definition.file != method.path:
+            return False
+        if not self._impl_is_whole(method):
             return False
         found = self.paths.scopes.tree(method.path)
         return found is not None and len(self._types_of(method.path, found[1]).declarations(definition.name)) == 1

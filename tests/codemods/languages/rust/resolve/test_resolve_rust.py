@@ -676,6 +676,56 @@ def test_self_in_an_impl_of_a_type_declared_in_another_file_is_that_type(tmp_pat
     )
 
 
+def test_a_call_on_a_type_whose_deleted_impl_covers_some_arguments_only_is_possible(tmp_path):
+    """The deleted `weigh` is of `impl Sack<u8>`; `impl Sack<u16>` has one too: a call on a
+    `Sack<..>` may reach either, so it is possible, in the declaring file or elsewhere; on a type
+    whose impl is generic over all its arguments (`impl<T> Bag<T>`) it is definite."""
+    check(
+        tmp_path,
+        {
+            **ORE_MILL,
+            "ore/src/lib.rs": """
+            pub struct Sack<T>(pub T);
+            impl Sack<u8> {
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+            impl Sack<u16> {
+                pub fn weigh(&self) -> u32 { 2 }
+            }
+            pub fn own(sack: &Sack<u16>) -> u32 {
+                sack.weigh() // MAYBE
+            }
+        """,
+            "mill/src/lib.rs": """
+            pub fn other(sack: &ore::Sack<u16>) -> u32 {
+                sack.weigh() // MAYBE
+            }
+        """,
+        },
+        "ore/src/lib.rs",
+        "crate::<Sack<u8>>::weigh",
+    )
+    check(
+        tmp_path / "bag",
+        {
+            **ORE_MILL,
+            "ore/src/lib.rs": """
+            pub struct Bag<T>(pub T);
+            impl<T> Bag<T> {
+                pub fn weigh(&self) -> u32 { 1 }
+            }
+        """,
+            "mill/src/lib.rs": """
+            pub fn other(bag: &ore::Bag<u16>) -> u32 {
+                bag.weigh() // REF
+            }
+        """,
+        },
+        "ore/src/lib.rs",
+        "crate::Bag::weigh",
+    )
+
+
 def test_a_private_item_is_reachable_from_its_module_and_descendants_only(tmp_path):
     check(
         tmp_path,
