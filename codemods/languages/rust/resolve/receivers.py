@@ -13,7 +13,7 @@ import tree_sitter
 from codemods.languages.resolution import DEFINITE, POSSIBLE, Reference
 from codemods.languages.rust.resolve.lookup import PathLookup
 from codemods.languages.rust.resolve.scopes import binds, binds_here, generic_here
-from codemods.languages.rust.resolve.syntax import impl_type, root_of
+from codemods.languages.rust.resolve.syntax import enclosing_impl, impl_type, root_of
 from codemods.languages.rust.resolve.values import (
     EXTERNAL,
     TYPE,
@@ -139,7 +139,8 @@ class ReceiverTypes:
         if known is None or not _is_type_path(known[0]):
             return None
         if not known[1]:
-            known = self._type_behind(key, Place(file, base), known[0])
+            behind = self._tree_type(key, Place(file, base), known[0])
+            known = behind[:2] if behind is not None else None
         if known is None:
             return None
         for method in methods:
@@ -149,11 +150,6 @@ class ReceiverTypes:
             if found is not None and all(_returns_own_type(found[1].root_node, known[0], link) for link in chain):
                 return known[0]
         return None
-
-    def _type_behind(self, key: ModuleKey, place: Place, type_name: str) -> tuple[str, bool] | None:
-        """`_tree_type`'s type name and whether the file of `place` declares it."""
-        found = self._tree_type(key, place, type_name)
-        return found[:2] if found is not None else None
 
     def _tree_type(
         self, key: ModuleKey, place: Place, type_name: str, depth: int = 0
@@ -565,10 +561,9 @@ def _deref_type(root: tree_sitter.Node, type_name: str) -> tree_sitter.Node | No
     type_name<T>`) of the file `root`, where it declares one."""
     source = root.text or b""
     for match in re.finditer(rb"\bDeref\b", source):
-        node = root.descendant_for_byte_range(match.start(), match.end())
-        while node is not None and node.type not in ("impl_item", "source_file"):
-            node = node.parent
-        if node is None or node.type != "impl_item":
+        token = root.descendant_for_byte_range(match.start(), match.end())
+        node = enclosing_impl(token) if token is not None else None
+        if node is None:
             continue
         trait = node.child_by_field_name("trait")
         if trait is None or node_text(trait).split("<")[0].split("::")[-1].strip() != "Deref":
@@ -604,10 +599,8 @@ def _impl_type_path(node: tree_sitter.Node) -> str | None:
     """The path of the type implemented by the `impl` around `node` as written there, without its
     generic arguments or a reference (`a::Imported` of `impl<T> Trait for &a::Imported<T>`); None
     outside one."""
-    current = node.parent
-    while current is not None and current.type != "impl_item":
-        current = current.parent
-    kind = current.child_by_field_name("type") if current is not None else None
+    impl = enclosing_impl(node)
+    kind = impl.child_by_field_name("type") if impl is not None else None
     while kind is not None and kind.type == "reference_type":
         kind = kind.child_by_field_name("type")  # `impl Trait for &Type`: `self` derefs to a Type
     if kind is not None and kind.type == "generic_type":
@@ -624,10 +617,8 @@ def _associated_type(place: tree_sitter.Node, name: str) -> tree_sitter.Node | N
     """The type that the `impl` around `place` gives its associated type `name` (`type Item =
     T;`), None outside an impl or where it declares none of that name (a trait's default method
     knows no more than the trait's bounds)."""
-    current = place.parent
-    while current is not None and current.type != "impl_item":
-        current = current.parent
-    body = current.child_by_field_name("body") if current is not None else None
+    impl = enclosing_impl(place)
+    body = impl.child_by_field_name("body") if impl is not None else None
     for item in body.named_children if body is not None else []:
         if item.type == "type_item" and node_text(item.child_by_field_name("name")) == name:
             return item.child_by_field_name("type")

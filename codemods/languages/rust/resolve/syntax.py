@@ -122,21 +122,21 @@ def inline_modules(node: tree_sitter.Node) -> tuple[str, ...]:
     return tuple(reversed(names))
 
 
+def enclosing_impl(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The `impl` item around `node` (None outside one)."""
+    current = node.parent
+    while current is not None and current.type != "impl_item":
+        current = current.parent
+    return current
+
+
 def impl_type(node: tree_sitter.Node) -> str | None:
     """The base name of the type implemented by the `impl` around `node` (None outside one)."""
-    current = node.parent
-    while current is not None:
-        if current.type == "impl_item":
-            kind = current.child_by_field_name("type")
-            while kind is not None and kind.type in ("generic_type", "scoped_type_identifier"):
-                kind = (
-                    kind.child_by_field_name("type")
-                    if kind.type == "generic_type"
-                    else kind.child_by_field_name("name")
-                )
-            return node_text(kind) if kind is not None else None
-        current = current.parent
-    return None
+    impl = enclosing_impl(node)
+    kind = impl.child_by_field_name("type") if impl is not None else None
+    while kind is not None and kind.type in ("generic_type", "scoped_type_identifier"):
+        kind = kind.child_by_field_name("type") if kind.type == "generic_type" else kind.child_by_field_name("name")
+    return node_text(kind) if kind is not None else None
 
 
 def root_of(node: tree_sitter.Node) -> tree_sitter.Node:
