@@ -99,6 +99,7 @@ def _fields(path: Path, data: dict[str, Any]) -> dict[str, Any]:
         "protected": ("protected", tuple),
         "verify": ("verify", tuple),
         "namespace_macros": ("namespace_macros", lambda v: _namespace_macros(path, v)),
+        "unused_imports": ("unused_imports", lambda v: v),
     }
     return {converters[key][0]: converters[key][1](data[key]) for key in converters if key in data}
 
@@ -152,6 +153,7 @@ TOML_KEYS = (
     "protected",
     "namespace_macros",
     "verify",
+    "unused_imports",
     "delete",
     "rewrite",
     "reword",

@@ -306,6 +306,10 @@ class StepResult:
 
 Step = Callable[[Workspace], StepResult]
 
+# What a recipe's `unused_imports` may say: an import the plan leaves used by nothing is removed
+# (the default), or kept as it stands (a change that leaves that cleanup to a later one).
+UNUSED_IMPORTS = ("remove", "keep")
+
 # Chooses, from a tree, which of a recipe's rewording rules apply to it (rules written for
 # another version of the tree do not), with the findings that say what it recognised.
 RewordingSelector = Callable[[Workspace, tuple[Rewording, ...]], tuple[tuple[Rewording, ...], tuple[Finding, ...]]]
@@ -326,7 +330,9 @@ class Recipe:
     files the recipe was read from (absolute paths; `load_recipe` sets them): a recipe file kept in
     the tree names what it removes, so the dead-symbol check leaves it out. `verify` are the shell
     commands `codemod apply --verify` (and `verify_plan`) run on the planned tree when given none
-    (docs/verify.md); empty: the check the tree calls for is detected.
+    (docs/verify.md); empty: the check the tree calls for is detected. `unused_imports` says what
+    the import stage does with an import the plan leaves used by nothing: "remove" it (the
+    default) or "keep" it; an import naming a deleted item goes either way (`UNUSED_IMPORTS`).
 
     Raises RecipeError for data of the wrong type (a deletion that is not an `ItemTarget`, a
     step that is not callable, ...) or a target of an unregistered language; what only a tree
@@ -349,6 +355,7 @@ class Recipe:
     namespace_macros: tuple[tuple[str, str], ...] = ()
     sources: tuple[str, ...] = ()
     verify: tuple[str, ...] = ()
+    unused_imports: str = "remove"
 
     def footprint(self) -> tuple[str, ...]:
         """Every path under ROOT the recipe looks at: a ROOT holding none of them is the wrong folder."""
@@ -413,6 +420,11 @@ class Recipe:
             object.__setattr__(self, "verify", (self.verify,) if isinstance(self.verify, str) else tuple(self.verify))
         if any(not isinstance(command, str) or not command.strip() for command in self.verify):
             raise RecipeError(f"recipe {self.id}: verify must be a list of shell commands (strings)")
+        if self.unused_imports not in UNUSED_IMPORTS:
+            raise RecipeError(
+                f"recipe {self.id}: unused_imports must be one of {', '.join(map(repr, UNUSED_IMPORTS))}, "
+                f"not {self.unused_imports!r}"
+            )
         for target in self.deletions:
             if target.language not in LANGUAGES:
                 raise RecipeError(f"recipe {self.id}: unknown language {target.language!r} for {target.name}")

@@ -45,7 +45,9 @@ _Memo = TypeVar("_Memo")
 
 class PlanState:
     """What the plug-ins share over one plan: its root, how to read a file of its snapshot and
-    the edits planned in a file so far, and a memo per plug-in (a resolver built once)."""
+    the edits planned in a file so far, a memo per plug-in (a resolver built once), and whether
+    the recipe keeps the imports the plan leaves unused (its `unused_imports = "keep"`: the
+    import stage then removes only those naming a deleted item)."""
 
     def __init__(
         self,
@@ -53,10 +55,12 @@ class PlanState:
         read: Callable[[str], "bytes | None"],
         planned: Callable[[str], Sequence[Edit]] = lambda _path: (),
         carried: "PlanState | None" = None,
+        keep_unused_imports: bool = False,
     ) -> None:
         self.root = root
         self.read = read
         self.planned = planned
+        self.keep_unused_imports = keep_unused_imports
         # The memos of `carried` (the plan's state at its start, where searches began) are these too.
         self._memos: dict[str, object] = carried._memos if carried is not None else {}
 

@@ -536,7 +536,9 @@ def plan_recipe(
         format_ahead(root, workspace, pool, workspace.edits, formatting, originals)
         referring_search = SettledSearch(*referring)
         # The plug-ins' state (their resolvers) is kept from the import stage for the reference check.
-        shared = PlanState(root, workspace.read, workspace.planned, carried=early)
+        shared = PlanState(
+            root, workspace.read, workspace.planned, carried=early, keep_unused_imports=recipe.unused_imports == "keep"
+        )
         before_imports = workspace
 
         def final(path: str, edits: list[Edit]) -> None:

@@ -515,7 +515,14 @@ class RemoveImports:
         )
         candidates = set(workspace.edits) | set(spelled)
         shared = (
-            self.shared if self.shared is not None else PlanState(workspace.root, workspace.read, workspace.planned)
+            self.shared
+            if self.shared is not None
+            else PlanState(
+                workspace.root,
+                workspace.read,
+                workspace.planned,
+                keep_unused_imports=self.recipe.unused_imports == "keep",
+            )
         )
         by_language: dict[str, list[tuple[str, bytes]]] = {}
         for path in sorted(candidates):

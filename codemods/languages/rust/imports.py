@@ -199,7 +199,11 @@ def _inside(node: tree_sitter.Node, edits: list[Edit]) -> bool:
 
 
 def unused_entries(
-    source: bytes, planned: list[Edit], dangling_starts: set[int], reexport_unused: Callable[[str], bool]
+    source: bytes,
+    planned: list[Edit],
+    dangling_starts: set[int],
+    reexport_unused: Callable[[str], bool],
+    keep_unused: bool = False,
 ) -> list[UseEntry]:
     """The entries of a file to remove after `planned` edits (see the module docstring).
 
@@ -207,7 +211,9 @@ def unused_entries(
     `source`. An entry is removed only when its name is used nowhere in the file
     after the plan, so that the uses left are reported rather than silenced; a
     public entry (a re-export) naming a deleted item also needs
-    `reexport_unused(name)`: no other file uses the name after the plan.
+    `reexport_unused(name)`: no other file uses the name after the plan. With
+    `keep_unused` (a recipe's `unused_imports = "keep"`), only entries naming a
+    deleted item go: one the plan merely leaves unused stays.
     """
     tree = parse(source, RUST)
     entries = [e for e in use_entries(tree) if not _inside(e.declaration, planned)]
@@ -216,7 +222,11 @@ def unused_entries(
     dangling = [e for e in entries if any(e.node.start_byte <= s < e.node.end_byte for s in dangling_starts)]
     # An entry the plan can leave unused names a deleted item, or is spelt in the text it removes.
     removed_text = b" ".join(source[e.start : e.end] for e in planned)
-    names = {e.binding for e in entries if e.binding and (e in dangling or whole_word_hits(removed_text, {e.binding}))}
+    names = {
+        e.binding
+        for e in entries
+        if e.binding and (e in dangling or not keep_unused and whole_word_hits(removed_text, {e.binding}))
+    }
     if not names:
         return []
     before = name_uses(tree, names, through_paths=False)
@@ -241,7 +251,7 @@ def unused_entries(
         if entry in dangling:
             if not entry.public or reexport_unused(entry.binding):
                 removed.append(entry)
-        elif not entry.public and before[entry.binding]:
+        elif not keep_unused and not entry.public and before[entry.binding]:
             removed.append(entry)
     return removed
 

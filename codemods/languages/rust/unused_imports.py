@@ -142,7 +142,7 @@ def _entries_left_unused(path: str, shared: PlanState, deleted: DeletedRecord) -
     if not dangling and not planned:
         memo[path] = []
         return []
-    entries = unused_entries(source, planned, dangling, reexport_unused)
+    entries = unused_entries(source, planned, dangling, reexport_unused, shared.keep_unused_imports)
     unnamed = [e for e in entries if not any(e.node.start_byte <= s < e.node.end_byte for s in dangling)]
     if unnamed:
         # A trait is used by calls of its methods, which never spell its name: one the tree

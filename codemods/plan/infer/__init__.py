@@ -72,11 +72,34 @@ def read_tree(root: Path) -> dict[str, bytes]:
     return files
 
 
+@dataclass(frozen=True)
+class _Head:
+    """The top of an inferred recipe: its id, and whether it keeps the imports its plan leaves
+    unused (`unused_imports = "keep"`)."""
+
+    id: str
+    keep_unused_imports: bool = False
+
+
 def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> InferredRecipe:
     """The recipe that turns the tree `before` into the tree `after` (see the module doc).
-    Never raises on the trees' content; what it cannot express is in `unexpressed`."""
+    Never raises on the trees' content; what it cannot express is in `unexpressed`.
+
+    A change may leave in place the imports its deletions leave unused (their cleanup left to
+    another change): where the recipe that removes them does not say the whole change, the one
+    that keeps them (`unused_imports = "keep"`) is given instead, if it does."""
     before, after = Path(before), Path(after)
     old, new = read_tree(before), read_tree(after)
+    inferred = _inferred(before, _Head(recipe_id), old, new)
+    if inferred.unexpressed:
+        keeping = _inferred(before, _Head(recipe_id, keep_unused_imports=True), old, new)
+        if not keeping.unexpressed:
+            return keeping
+    return inferred
+
+
+def _inferred(before: Path, head: _Head, old: dict[str, bytes], new: dict[str, bytes]) -> InferredRecipe:
+    """`infer_recipe`'s recipe, with the top `head`, from the files of the trees before and after."""
     changed = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
     notes: list[str] = []
     primary: list[_Delete] = []
@@ -94,17 +117,17 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
             continue  # a module's file goes with its `mod`; one no deleted module takes, whole
         for delete in _deleted_items(path, language, old[path], new[path]):
             (secondary if delete.entry.secondary else primary).append(delete)
-    deletes = _settled_deletes(before, recipe_id, primary, secondary, notes)
+    deletes = _settled_deletes(before, head, primary, secondary, notes)
     if gone_files:
         # A file the change deletes that no deleted module takes with it goes whole.
-        left = _planned(before, _render(recipe_id, deletes, [], []), {d.path: old[d.path] for d in gone_files})
+        left = _planned(before, _render(head, deletes, [], []), {d.path: old[d.path] for d in gone_files})
         deletes = sorted(
             deletes + [d for d in gone_files if left.get(d.path) is not None], key=lambda d: (d.path, d.entry.start)
         )
     settled_notes = list(notes)
-    rewrites, rules = _rules_beyond(before, recipe_id, deletes, changed, old, new, notes)
+    rewrites, rules = _rules_beyond(before, head, deletes, changed, old, new, notes)
     findings: list[Finding] = []
-    final = _planned(before, _render(recipe_id, deletes, rewrites, rules), old, findings)
+    final = _planned(before, _render(head, deletes, rewrites, rules), old, findings)
     # Code named by its text (a `use` entry) that a plan refuses to delete: without it, the
     # engine may drop it by itself, or the rewrite of what holds it say it. Where neither
     # reproduces the change, the deletion stays, and the plan's refusal is named.
@@ -118,9 +141,9 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     if refused:
         kept = [d for d in deletes if d not in refused]
         retry_notes = list(settled_notes)
-        retry = _rules_beyond(before, recipe_id, kept, changed, old, new, retry_notes)
+        retry = _rules_beyond(before, head, kept, changed, old, new, retry_notes)
         retry_findings: list[Finding] = []
-        retried = _planned(before, _render(recipe_id, kept, *retry), old, retry_findings)
+        retried = _planned(before, _render(head, kept, *retry), old, retry_findings)
         if all(
             retried.get(d.path) is not None and same_tokens(retried[d.path] or b"", new.get(d.path, b""), d.language)
             for d in refused
@@ -157,12 +180,12 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     }
     if prose:
         text_notes = list(settled_notes)
-        as_text = _rules_beyond(before, recipe_id, deletes, changed, old, new, text_notes, frozenset(prose))
+        as_text = _rules_beyond(before, head, deletes, changed, old, new, text_notes, frozenset(prose))
         # A `use` entry inside a literal rewrite's lines goes with that rewrite (its text says
         # what the declaration becomes): deleting it too would edit the same text twice.
         text_deletes = _without_uses_under(deletes, as_text[0], old)
         text_findings: list[Finding] = []
-        texted = _planned(before, _render(recipe_id, text_deletes, *as_text), old, text_findings)
+        texted = _planned(before, _render(head, text_deletes, *as_text), old, text_findings)
         if not any(f.path in prose and f.blocking for f in text_findings):
             (rewrites, rules), final, findings, notes = as_text, texted, text_findings, text_notes
             deletes = text_deletes
@@ -190,7 +213,7 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     if (uses or use_rewrites) and (rewrites or rules):
         without = [d for d in deletes if d.entry.kind != "use"]
         fewer = [r for r in rewrites if r not in use_rewrites]
-        lighter = _planned(before, _render(recipe_id, without, fewer, rules), old)
+        lighter = _planned(before, _render(head, without, fewer, rules), old)
         if all(
             lighter.get(p) == final.get(p)
             or (
@@ -220,7 +243,7 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
                 notes.append(
                     f"{path}:{line}: the recipe does not reproduce this file (an edit the rules above cannot say)"
                 )
-    return InferredRecipe(_render(recipe_id, deletes, rewrites, rules, notes), tuple(notes))
+    return InferredRecipe(_render(head, deletes, rewrites, rules, notes), tuple(notes))
 
 
 def _touched(changed: list[str], old: dict[str, bytes], *results: dict[str, bytes | None]) -> list[str]:
@@ -248,7 +271,7 @@ def _without_uses_under(deletes: list[_Delete], rewrites: list[RewriteRule], old
 
 def _rules_beyond(
     before: Path,
-    recipe_id: str,
+    head: _Head,
     deletes: list[_Delete],
     changed: list[str],
     old: dict[str, bytes],
@@ -258,7 +281,7 @@ def _rules_beyond(
 ) -> tuple[list[RewriteRule], list[Rule]]:
     """The rewrites, and the rewordings and insertions, that take the files as `deletes` leave
     them to `new` (the prose files `as_text` rewritten as text); what they cannot say added to `notes`."""
-    result = _planned(before, _render(recipe_id, deletes, [], []), old)
+    result = _planned(before, _render(head, deletes, [], []), old)
     rules: list[Rule] = []
     generic: list[_Generic] = []
     text_rewrites: list[RewriteRule] = []
@@ -382,7 +405,7 @@ def _lines_changed_in(source: bytes, entry: Entry, runs: list[tuple[int, int, in
 
 
 def _settled_deletes(
-    before: Path, recipe_id: str, primary: list[_Delete], secondary: list[_Delete], notes: list[str]
+    before: Path, head: _Head, primary: list[_Delete], secondary: list[_Delete], notes: list[str]
 ) -> list[_Delete]:
     """The deletions to write: the primary ones, and each secondary one a plan of the others
     leaves in place (planned again until none is left)."""
@@ -392,7 +415,7 @@ def _settled_deletes(
         if not waiting:
             break
         paths = {d.path for d in waiting}
-        result = _planned(before, _render(recipe_id, chosen, [], []), {p: (before / p).read_bytes() for p in paths})
+        result = _planned(before, _render(head, chosen, [], []), {p: (before / p).read_bytes() for p in paths})
         still = [d for d in waiting if _still_there(d, result.get(d.path))]
         if not still:
             break
@@ -412,7 +435,7 @@ def _settled_deletes(
         waiting = [d for d in waiting if d not in batch and d in still]
     findings: list[Finding] = []
     final = _planned(
-        before, _render(recipe_id, chosen, [], []), {d.path: (before / d.path).read_bytes() for d in chosen}, findings
+        before, _render(head, chosen, [], []), {d.path: (before / d.path).read_bytes() for d in chosen}, findings
     )
     refused = [d for d in chosen if _still_there(d, final.get(d.path))]
     for delete in refused:
@@ -576,9 +599,11 @@ def _string(text: str) -> str:
 
 
 def _render(
-    recipe_id: str, deletes: list[_Delete], rewrites: list[RewriteRule], rules: list[Rule], notes: Iterable[str] = ()
+    head: _Head, deletes: list[_Delete], rewrites: list[RewriteRule], rules: list[Rule], notes: Iterable[str] = ()
 ) -> str:
-    lines = [f"id = {_string(recipe_id)}"]
+    lines = [f"id = {_string(head.id)}"]
+    if head.keep_unused_imports:
+        lines.append('unused_imports = "keep"')
     notes = list(notes)
     if notes:
         lines += ["", "# Not expressed (edit by hand):", *(f"# - {note}" for note in notes)]

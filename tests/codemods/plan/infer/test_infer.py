@@ -1113,3 +1113,52 @@ def test_a_use_entry_inside_a_literal_rewrite_is_no_deletion_of_its_own() -> Non
     )
     kept = _without_uses_under([inside, outside, item], [rule], {"src/shop.rs": source})
     assert kept == [outside, item]
+
+
+def test_a_change_that_keeps_the_imports_it_leaves_unused_says_unused_imports_keep(tmp_path: Path) -> None:
+    """The change deletes the one function using `HashSet` and keeps its import (a later change's
+    cleanup): the recipe that removes it would not give the second tree, the one that keeps it does."""
+    inferred = _inferred(
+        tmp_path,
+        {
+            "src/lib.rs": """
+            mod ledger;
+            pub fn open() {}
+        """,
+            "src/ledger.rs": """
+            use std::collections::{BTreeMap, HashSet};
+
+            pub fn tally(rows: &BTreeMap<u8, u8>) -> usize {
+                rows.len()
+            }
+
+            pub fn distinct(rows: &[u8]) -> usize {
+                rows.iter().collect::<HashSet<_>>().len()
+            }
+        """,
+        },
+        {
+            "src/lib.rs": """
+            mod ledger;
+            pub fn open() {}
+        """,
+            "src/ledger.rs": """
+            use std::collections::{BTreeMap, HashSet};
+
+            pub fn tally(rows: &BTreeMap<u8, u8>) -> usize {
+                rows.len()
+            }
+        """,
+        },
+    )
+    assert inferred.toml == _recipe("""
+        id = "inferred"
+        unused_imports = "keep"
+
+        [[delete]]
+        path = "src/ledger.rs"
+        language = "rust"
+        kind = "fn"
+        name = "crate::distinct"
+    """)
+    assert inferred.unexpressed == ()
