@@ -86,16 +86,22 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     Never raises on the trees' content; what it cannot express is in `unexpressed`.
 
     A change may leave in place the imports its deletions leave unused (their cleanup left to
-    another change): where the recipe that removes them does not say the whole change, the one
-    that keeps them (`unused_imports = "keep"`) is given instead, if it does."""
+    another change): where the recipe that removes them does not say the whole change, or says
+    it with rewrites, the one that keeps them (`unused_imports = "keep"`) is given instead if it
+    says the whole change with fewer rewrites (a `use` line rewritten to itself, say)."""
     before, after = Path(before), Path(after)
     old, new = read_tree(before), read_tree(after)
     inferred = _inferred(before, _Head(recipe_id), old, new)
-    if inferred.unexpressed:
+    if inferred.unexpressed or _REWRITE_TABLE in inferred.toml:
         keeping = _inferred(before, _Head(recipe_id, keep_unused_imports=True), old, new)
-        if not keeping.unexpressed:
+        if not keeping.unexpressed and (
+            inferred.unexpressed or keeping.toml.count(_REWRITE_TABLE) < inferred.toml.count(_REWRITE_TABLE)
+        ):
             return keeping
     return inferred
+
+
+_REWRITE_TABLE = "\n[[rewrite]]\n"
 
 
 def _inferred(before: Path, head: _Head, old: dict[str, bytes], new: dict[str, bytes]) -> InferredRecipe:

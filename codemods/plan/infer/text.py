@@ -4,6 +4,7 @@ pattern widened by the lines around it until it stands once in the file."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from difflib import SequenceMatcher
 
 from codemods.config.recipe import TEXT
@@ -32,16 +33,27 @@ def text_rules(path: str, old: bytes, new: bytes, original: bytes | None = None)
         first = original.decode("utf-8").splitlines(keepends=True) if original is not None else None
     except UnicodeDecodeError:
         return None
-    rules = _rules(path, a, b)
-    if rules is None or first is None or first == a:
+    if first is None or first == a:
+        rules = _rules(path, a, b)
         return None if rules is None else [RewriteRule(path, TEXT, "".join(a[lo:hi]), r) for lo, hi, r in rules]
     where = _line_map(first, a)
+    # A run whose first or last line the plan changed (not removed: the import stage reshaping a
+    # `use` declaration the change reshapes too) is widened to lines the original holds as they
+    # are: its pattern is then the original's lines, the plan's changed ones inside.
+    # (A run from the file's first line starts where the original does; one to its last, ends there.)
+    rules = _rules(
+        path, a, b, lambda lo, hi: (where[lo] is not None or lo == 0) and (where[hi - 1] is not None or hi == len(a))
+    )
+    if rules is None:
+        return None
     text = "".join(first).encode("utf-8")
     remapped = []
     for lo, hi, replacement in rules:
-        if where[lo] is None or where[hi - 1] is None:
-            return None  # a line the deletions changed (not removed): no line of the original holds it
-        pattern = "".join(first[where[lo] : where[hi - 1] + 1])  # type: ignore[operator]
+        start = 0 if lo == 0 and where[lo] is None else where[lo]
+        end = len(first) - 1 if hi == len(a) and where[hi - 1] is None else where[hi - 1]
+        if start is None or end is None:
+            return None  # no line of the original holds its ends
+        pattern = "".join(first[start : end + 1])
         if len(whole_line_occurrences(text, pattern.encode(), overlapping=True)) != 1:
             return None
         remapped.append(RewriteRule(path, TEXT, pattern, replacement))
@@ -59,8 +71,11 @@ def _line_map(first: list[str], a: list[str]) -> list[int | None]:
     return where
 
 
-def _rules(path: str, a: list[str], b: list[str]) -> list[tuple[int, int, str]] | None:
-    """(first line, end line) of `a` and the replacement text of each widened changed run."""
+def _rules(
+    path: str, a: list[str], b: list[str], anchored: Callable[[int, int], bool] = lambda _lo, _hi: True
+) -> list[tuple[int, int, str]] | None:
+    """(first line, end line) of `a` and the replacement text of each widened changed run, each
+    widened until its lines are `anchored` too (`anchored(first line, end line)`)."""
     blocks = [
         [i1, i2, j1, j2]
         for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
@@ -68,7 +83,7 @@ def _rules(path: str, a: list[str], b: list[str]) -> list[tuple[int, int, str]] 
     ]
     text = "".join(a).encode("utf-8")
     while True:
-        found = [_unique(a, block, text) for block in blocks]
+        found = [_unique(a, block, text, anchored) for block in blocks]
         widened = [block for block in found if block is not None]
         if len(widened) < len(found):
             return None
@@ -84,12 +99,17 @@ def _rules(path: str, a: list[str], b: list[str]) -> list[tuple[int, int, str]] 
     return [(lo, hi, "".join(b[jlo:jhi])) for lo, hi, jlo, jhi in widened]
 
 
-def _unique(a: list[str], block: list[int], text: bytes) -> list[int] | None:
-    """The block widened by equal lines on both sides until its old lines stand once in the file."""
+def _unique(a: list[str], block: list[int], text: bytes, anchored: Callable[[int, int], bool]) -> list[int] | None:
+    """The block widened by equal lines on both sides until its old lines stand once in the file
+    and are `anchored`."""
     lo, hi, jlo, jhi = block
     while True:
         pattern = "".join(a[lo:hi])
-        if pattern.strip() and len(whole_line_occurrences(text, pattern.encode(), overlapping=True)) == 1:
+        if (
+            pattern.strip()
+            and len(whole_line_occurrences(text, pattern.encode(), overlapping=True)) == 1
+            and anchored(lo, hi)
+        ):
             return [lo, hi, jlo, jhi]
         if lo == 0 and hi == len(a):
             return None

@@ -1162,3 +1162,48 @@ def test_a_change_that_keeps_the_imports_it_leaves_unused_says_unused_imports_ke
         name = "crate::distinct"
     """)
     assert inferred.unexpressed == ()
+
+
+def test_a_use_declaration_the_change_reshapes_and_the_import_stage_edits_is_rewritten_from_the_original(
+    tmp_path: Path,
+) -> None:
+    """The change deletes `bake` (the one use of `fire`) and folds `use crate::glaze::cool;` into
+    the group; the import stage takes `fire` out of that group first, so no rule written from the
+    plan's result finds its place: the lines are rewritten as text from the file as read."""
+    before = {
+        "src/lib.rs": """
+            mod glaze;
+            mod kiln;
+        """,
+        "src/glaze.rs": """
+            pub fn tint() -> u8 { 1 }
+            pub fn fire() -> u8 { 2 }
+            pub fn cool() -> u8 { 3 }
+        """,
+        "src/kiln.rs": """
+            use crate::glaze::{fire, tint};
+            use crate::glaze::cool;
+
+            pub fn bake() -> u8 {
+                fire()
+            }
+
+            pub fn finish() -> u8 {
+                tint() + cool()
+            }
+        """,
+    }
+    after = {
+        **before,
+        "src/kiln.rs": """
+            use crate::glaze::{cool, tint};
+
+            pub fn finish() -> u8 {
+                tint() + cool()
+            }
+        """,
+    }
+    inferred = _inferred(tmp_path, before, after)
+    assert inferred.unexpressed == ()
+    assert 'name = "crate::bake"' in inferred.toml
+    assert 'language = "text"\npattern = "use crate::glaze::{fire, tint};\\nuse crate::glaze::cool;\\n' in inferred.toml
