@@ -92,7 +92,9 @@ def infer_recipe(before: Path, after: Path, *, recipe_id: str = "inferred") -> I
     before, after = Path(before), Path(after)
     old, new = read_tree(before), read_tree(after)
     inferred = _inferred(before, _Head(recipe_id), old, new)
-    if inferred.unexpressed or _REWRITE_TABLE in inferred.toml:
+    # Only Rust's import stage removes the imports a plan leaves unused: elsewhere the key changes nothing.
+    rust = any(language_of(p) == "rust" for p in old.keys() | new.keys() if old.get(p) != new.get(p))
+    if rust and (inferred.unexpressed or _REWRITE_TABLE in inferred.toml):
         keeping = _inferred(before, _Head(recipe_id, keep_unused_imports=True), old, new)
         if not keeping.unexpressed and (
             inferred.unexpressed or keeping.toml.count(_REWRITE_TABLE) < inferred.toml.count(_REWRITE_TABLE)
