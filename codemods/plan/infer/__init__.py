@@ -329,7 +329,9 @@ def _rules_beyond(
         ):
             # What no structural rule says (a preprocessor line, code inside a macro's arguments)
             # the file's literal lines say: the plan still parses and checks the result.
-            literal = text_rules(path, result[path] or b"", new[path], old.get(path))
+            # Widened only for a file said as text on a second try: the caller keeps that try only
+            # where it does not block.
+            literal = text_rules(path, result[path] or b"", new[path], old.get(path), widen=path in as_text)
             if literal is not None:
                 text_rewrites += literal
                 continue

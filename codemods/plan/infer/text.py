@@ -21,12 +21,16 @@ def is_text_rewritten(path: str) -> bool:
     return path.rsplit("/", 1)[-1] in BUILD_FILES
 
 
-def text_rules(path: str, old: bytes, new: bytes, original: bytes | None = None) -> list[RewriteRule] | None:
+def text_rules(
+    path: str, old: bytes, new: bytes, original: bytes | None = None, widen: bool = False
+) -> list[RewriteRule] | None:
     """The literal rewrites that turn `old` into `new`; None where the text is not UTF-8 or a
     change cannot be made to stand once in the file. With `original` (the file as read, of which
     `old` is what the plan's deletions leave), each rule's pattern is the original's lines that
     hold it, the deleted lines inside it too: rewrites match the file as read, and a deletion
-    inside a rewritten run goes with it."""
+    inside a rewritten run goes with it. A run whose first or last line the plan changed gives
+    None, unless `widen` (for a caller that plans the result and keeps it only where it does
+    not block: a widened run may take in part of an item the plan deletes)."""
     try:
         a = old.decode("utf-8").splitlines(keepends=True)
         b = new.decode("utf-8").splitlines(keepends=True)
@@ -37,20 +41,26 @@ def text_rules(path: str, old: bytes, new: bytes, original: bytes | None = None)
         rules = _rules(path, a, b)
         return None if rules is None else [RewriteRule(path, TEXT, "".join(a[lo:hi]), r) for lo, hi, r in rules]
     where = _line_map(first, a)
-    # A run whose first or last line the plan changed (not removed: the import stage reshaping a
-    # `use` declaration the change reshapes too) is widened to lines the original holds as they
-    # are: its pattern is then the original's lines, the plan's changed ones inside.
+    # With `widen`, a run whose first or last line the plan changed (not removed: the import stage
+    # reshaping a `use` declaration the change reshapes too) is widened to lines the original holds
+    # as they are: its pattern is then the original's lines, the plan's changed ones inside.
     # (A run from the file's first line starts where the original does; one to its last, ends there.)
-    rules = _rules(
-        path, a, b, lambda lo, hi: (where[lo] is not None or lo == 0) and (where[hi - 1] is not None or hi == len(a))
-    )
+    if widen:
+        rules = _rules(
+            path,
+            a,
+            b,
+            lambda lo, hi: (where[lo] is not None or lo == 0) and (where[hi - 1] is not None or hi == len(a)),
+        )
+    else:
+        rules = _rules(path, a, b)
     if rules is None:
         return None
     text = "".join(first).encode("utf-8")
     remapped = []
     for lo, hi, replacement in rules:
-        start = 0 if lo == 0 and where[lo] is None else where[lo]
-        end = len(first) - 1 if hi == len(a) and where[hi - 1] is None else where[hi - 1]
+        start = 0 if widen and lo == 0 and where[lo] is None else where[lo]
+        end = len(first) - 1 if widen and hi == len(a) and where[hi - 1] is None else where[hi - 1]
         if start is None or end is None:
             return None  # no line of the original holds its ends
         pattern = "".join(first[start : end + 1])
