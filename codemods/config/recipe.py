@@ -368,6 +368,11 @@ class Recipe:
         return tuple(dict.fromkeys([*paths, *self.expects, *self.check_scope]))
 
     @property
+    def keeps_unused_imports(self) -> bool:
+        """Whether the import stage keeps the imports the plan leaves unused (`unused_imports = "keep"`)."""
+        return self.unused_imports == "keep"
+
+    @property
     def parameter_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.parameters)
 

@@ -537,7 +537,7 @@ def plan_recipe(
         referring_search = SettledSearch(*referring)
         # The plug-ins' state (their resolvers) is kept from the import stage for the reference check.
         shared = PlanState(
-            root, workspace.read, workspace.planned, carried=early, keep_unused_imports=recipe.unused_imports == "keep"
+            root, workspace.read, workspace.planned, carried=early, keep_unused_imports=recipe.keeps_unused_imports
         )
         before_imports = workspace
 

@@ -518,10 +518,7 @@ class RemoveImports:
             self.shared
             if self.shared is not None
             else PlanState(
-                workspace.root,
-                workspace.read,
-                workspace.planned,
-                keep_unused_imports=self.recipe.unused_imports == "keep",
+                workspace.root, workspace.read, workspace.planned, keep_unused_imports=self.recipe.keeps_unused_imports
             )
         )
         by_language: dict[str, list[tuple[str, bytes]]] = {}
